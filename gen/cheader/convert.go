@@ -1,0 +1,513 @@
+package cheader
+
+import (
+	"fmt"
+	"strings"
+
+	"modernc.org/cc/v4"
+	"modernc.org/token"
+)
+
+type tokenPosition = token.Position
+
+var scalarKinds = map[cc.Kind]Kind{
+	cc.Void: Void, cc.Bool: Bool, cc.Char: Char, cc.SChar: SChar, cc.UChar: UChar,
+	cc.Short: Short, cc.UShort: UShort, cc.Int: Int, cc.UInt: UInt, cc.Long: Long,
+	cc.ULong: ULong, cc.LongLong: LongLong, cc.ULongLong: ULongLong, cc.Int128: Int128,
+	cc.UInt128: UInt128, cc.Float: Float, cc.Double: Double, cc.LongDouble: LongDouble,
+	cc.Float128: Float128, cc.Float32: Float, cc.Float64: Double, cc.Float64x: LongDouble,
+	cc.ComplexFloat: Complex, cc.ComplexDouble: Complex, cc.ComplexLongDouble: Complex,
+}
+
+// typedefChain follows a typedef name to the typedef names it is defined
+// with: __be32 -> [__be32 __u32].
+func (p *parser) typedefChain(name string) []string {
+	var out []string
+	for name != "" && len(out) < 32 {
+		out = append(out, name)
+		name = p.tdefInner[name]
+	}
+	return out
+}
+
+func endianOf(names []string) Endian {
+	for _, n := range names {
+		switch {
+		case strings.HasPrefix(n, "__be"):
+			return BigEndian
+		case strings.HasPrefix(n, "__le"):
+			return LittleEndian
+		}
+	}
+	return Host
+}
+
+// typ converts a cc type as used by a declaration at pos (what names the
+// declaration in messages) into the model's type.
+func (p *parser) typ(t cc.Type, pos Pos, what string) (*Type, error) {
+	out, err := p.structural(t, pos, what)
+	if err != nil {
+		return nil, err
+	}
+	if d := t.Typedef(); d != nil && d.Name() != "" {
+		c := *out
+		c.Typedefs = p.typedefChain(d.Name())
+		c.Name = c.Typedefs[0]
+		c.Endian = endianOf(c.Typedefs)
+		// aligned(N) on a typedef sets the alignment (gcc lets a typedef
+		// both raise and lower it); inner typedefs apply first.
+		for i := len(c.Typedefs) - 1; i >= 0; i-- {
+			a := p.tdefAttrs[c.Typedefs[i]]
+			if a.has("mode") || a.has("vector_size") && c.Kind != Vector {
+				return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: "mode and vector_size attributes are not modelled"}
+			}
+			if a.has("packed") {
+				return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: "packed on a typedef is not modelled"}
+			}
+			if n := a.aligned(); n != 0 {
+				if n < 0 {
+					return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: "aligned without an argument is not modelled"}
+				}
+				c.Align = n
+			}
+		}
+		out = &c
+	}
+	if a := t.Attributes(); a != nil && (a.IsConst() || a.IsVolatile()) {
+		c := *out
+		c.Const, c.Volatile = a.IsConst(), a.IsVolatile()
+		out = &c
+	}
+	return out, nil
+}
+
+func (p *parser) structural(t cc.Type, pos Pos, what string) (*Type, error) {
+	if vs := t.VectorSize(); vs > 0 {
+		return &Type{Kind: Vector, Size: vs, Align: int64(t.Align()), Elem: &Type{Kind: scalarKinds[t.Kind()], Size: t.Size(), Align: int64(t.Align())}}, nil
+	}
+	switch x := t.(type) {
+	case *cc.PointerType:
+		elem, err := p.typ(x.Elem(), pos, what)
+		if err != nil {
+			return nil, err
+		}
+		return &Type{Kind: Pointer, Size: x.Size(), Align: int64(x.Align()), Elem: elem}, nil
+	case *cc.ArrayType:
+		elem, err := p.typ(x.Elem(), pos, what)
+		if err != nil {
+			return nil, err
+		}
+		if x.IsVLA() {
+			return nil, &LayoutError{Pos: pos, Decl: what, Reason: "variable length array"}
+		}
+		n := x.Len()
+		size := int64(0)
+		if n > 0 {
+			size = n * elem.Size
+		} else if n < 0 {
+			n = -1
+		}
+		return &Type{Kind: Array, Size: size, Align: elem.Align, Elem: elem, Len: n}, nil
+	case *cc.StructType, *cc.UnionType:
+		r, err := p.record(t, nil)
+		if err != nil {
+			return nil, err
+		}
+		k := Struct
+		if t.Kind() == cc.Union {
+			k = Union
+		}
+		return &Type{Kind: k, Size: r.Size, Align: r.Align, Record: r}, nil
+	case *cc.EnumType:
+		e, err := p.enum(x)
+		if err != nil {
+			return nil, err
+		}
+		return &Type{Kind: Enumeration, Size: e.Underlying.Size, Align: e.Underlying.Align, Enum: e}, nil
+	case *cc.FunctionType:
+		ft, err := p.funcType(x, pos, what)
+		if err != nil {
+			return nil, err
+		}
+		return &Type{Kind: Function, Size: 1, Align: 1, Func: ft}, nil
+	case *cc.PredefinedType:
+		k, ok := scalarKinds[x.Kind()]
+		if !ok {
+			return nil, &LayoutError{Pos: pos, Decl: what, Reason: fmt.Sprintf("type %s is not modelled", x)}
+		}
+		size, align := x.Size(), int64(x.Align())
+		if k == Void {
+			size, align = 1, 1
+		}
+		return &Type{Kind: k, Size: size, Align: align}, nil
+	}
+	return nil, &LayoutError{Pos: pos, Decl: what, Reason: fmt.Sprintf("type %s (%T) is not modelled", t, t)}
+}
+
+func (p *parser) funcType(ft *cc.FunctionType, pos Pos, what string) (*FuncType, error) {
+	res, err := p.typ(ft.Result(), pos, what)
+	if err != nil {
+		return nil, err
+	}
+	out := &FuncType{Result: res, Variadic: ft.IsVariadic()}
+	for _, prm := range ft.Parameters() {
+		pt, err := p.typ(prm.Type(), pos, what)
+		if err != nil {
+			return nil, err
+		}
+		if pt.Kind == Void && prm.Name() == "" {
+			continue // f(void)
+		}
+		out.Params = append(out.Params, &Param{Name: prm.Name(), Type: pt})
+	}
+	return out, nil
+}
+
+func ccTag(t cc.Type) string {
+	switch x := t.(type) {
+	case *cc.StructType:
+		tk := x.Tag()
+		return tk.SrcStr()
+	case *cc.UnionType:
+		tk := x.Tag()
+		return tk.SrcStr()
+	case *cc.EnumType:
+		tk := x.Tag()
+		return tk.SrcStr()
+	}
+	return ""
+}
+
+// record returns the model of a struct or union type, laying it out on
+// first use. spec is its definition when the caller has it.
+func (p *parser) record(t cc.Type, spec *cc.StructOrUnionSpecifier) (*Record, error) {
+	kind := Struct
+	if t.Kind() == cc.Union {
+		kind = Union
+	}
+	tag := ccTag(t)
+	if spec == nil {
+		spec = p.recSpecs[t]
+	}
+	if spec == nil && tag == "" && t.Typedef() != nil {
+		spec = p.tdefSpec[t.Typedef().Name()]
+	}
+	key := kind.String() + " " + tag
+	if tag == "" {
+		if spec == nil {
+			return nil, fmt.Errorf("internal error: anonymous %s %s has no definition in the syntax tree", kind, t)
+		}
+		key = fmt.Sprintf("%s@%p", kind, spec)
+	}
+	if r := p.records[key]; r != nil {
+		return r, nil
+	}
+	if spec == nil && tag != "" {
+		// A reference to a tag: find its definition, if the translation
+		// unit has one.
+		for ct, s := range p.recSpecs {
+			if ct.Kind() == t.Kind() && ccTag(ct) == tag {
+				spec = s
+				break
+			}
+		}
+	}
+	r := &Record{Kind: kind, Tag: tag}
+	p.records[key] = r
+	if spec == nil {
+		r.Incomplete = true
+		r.External = true
+		return r, nil
+	}
+	r.Pos = p.pos(spec)
+	r.External = !p.isRDMA(spec.Position())
+	p.recOrder = append(p.recOrder, r)
+	if err := p.layout(r, spec, spec.Type()); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// member is a field's declaration as the syntax tree has it.
+type member struct {
+	pos     Pos
+	attrs   attrs
+	alignas []*cc.AlignmentSpecifier
+}
+
+// members lists the declarations of a record's fields in order, one per
+// cc field: one per declarator, one for an anonymous struct or union.
+func (p *parser) members(spec *cc.StructOrUnionSpecifier) []member {
+	var out []member
+	for l := spec.StructDeclarationList; l != nil; l = l.StructDeclarationList {
+		sd := l.StructDeclaration
+		if sd == nil || sd.Case != cc.StructDeclarationDecl {
+			continue
+		}
+		a, alignas := declAttrs(sd)
+		if sd.StructDeclaratorList == nil {
+			out = append(out, member{pos: p.pos(sd), attrs: a, alignas: alignas})
+			continue
+		}
+		for dl := sd.StructDeclaratorList; dl != nil; dl = dl.StructDeclaratorList {
+			m := member{pos: p.pos(sd), attrs: a, alignas: alignas}
+			if d := dl.StructDeclarator; d != nil {
+				m.pos = p.pos(d)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func alignUp(n, a int64) int64 {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}
+
+// layout computes r's fields, size and alignment the way gcc does for
+// x86-64 (System V psABI plus the GNU packed and aligned attributes).
+func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) error {
+	ra := recordAttrs(spec)
+	name := r.CName()
+	for _, bad := range []string{"mode", "vector_size", "ms_struct", "gcc_struct", "designated_init"} {
+		if ra.has(bad) && bad != "designated_init" {
+			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "attribute " + bad + " is not modelled"}
+		}
+	}
+	if file := spec.Position().Filename; p.packedByPragma(file, spec.Position().Line) {
+		return &LayoutError{Pos: r.Pos, Decl: name, Reason: "#pragma pack is in force"}
+	}
+	r.Packed = ra.has("packed")
+	if n := ra.aligned(); n != 0 {
+		if n < 0 {
+			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "aligned without an argument"}
+		}
+		r.Aligned = n
+	}
+
+	var nfields int
+	var fieldAt func(int) *cc.Field
+	switch x := ct.(type) {
+	case *cc.StructType:
+		nfields, fieldAt = x.NumFields(), x.FieldByIndex
+	case *cc.UnionType:
+		nfields, fieldAt = x.NumFields(), x.FieldByIndex
+	}
+	decls := p.members(spec)
+	if len(decls) != nfields {
+		return &LayoutError{Pos: r.Pos, Decl: name, Reason: fmt.Sprintf("the syntax tree has %d member declarations, the type has %d fields", len(decls), nfields)}
+	}
+
+	union := r.Kind == Union
+	var bit, maxBits int64
+	align := int64(1)
+	for i := 0; i < nfields; i++ {
+		cf := fieldAt(i)
+		md := decls[i]
+		fname := cf.Name()
+		what := name + "." + fname
+		if fname == "" {
+			what = name + ".<anonymous>"
+		}
+		ft, err := p.typ(cf.Type(), md.pos, what)
+		if err != nil {
+			return err
+		}
+		f := &Field{Pos: md.pos, Name: fname, Type: ft, Record: r}
+		if ft.Record != nil && ft.Record.Tag == "" && ft.Record.Parent == nil && ft.Record.Typedef == "" {
+			ft.Record.Parent = r
+			ft.Record.Path = fname
+		}
+		for _, bad := range []string{"mode", "vector_size"} {
+			if md.attrs.has(bad) {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "attribute " + bad + " on a member is not modelled"}
+			}
+		}
+		if md.attrs.has("packed") {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: "packed on a single member is not modelled"}
+		}
+		if n := md.attrs.aligned(); n != 0 {
+			if n < 0 {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
+			}
+			f.Aligned = n
+		}
+		for _, as := range md.alignas {
+			n, err := p.alignas(as, md.pos, what)
+			if err != nil {
+				return err
+			}
+			if n > f.Aligned {
+				f.Aligned = n
+			}
+		}
+
+		// The alignment the member asks for inside this record.
+		fa := ft.Align
+		if r.Packed {
+			fa = 1
+		}
+		if f.Aligned > fa {
+			fa = f.Aligned
+		}
+
+		if cf.IsBitfield() {
+			f.Bitfield = true
+			f.BitWidth = cf.ValueBits()
+			if !ft.Kind.IsInteger() && ft.Kind != Enumeration {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "bitfield of non-integer type " + ft.Spelling()}
+			}
+			if f.Aligned != 0 {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned attribute on a bitfield is not modelled"}
+			}
+			unit := ft.Align * 8
+			if union {
+				bit = 0
+			}
+			if f.BitWidth == 0 {
+				if r.Packed {
+					return &LayoutError{Pos: md.pos, Decl: what, Reason: "zero-width bitfield in a packed record is not modelled"}
+				}
+				// ':0' moves to the next unit of its type and does
+				// not add to the record's alignment.
+				bit = alignUp(bit, unit)
+				f.BitOffset = bit
+				r.Fields = append(r.Fields, f)
+				continue
+			}
+			if !r.Packed && bit/unit != (bit+f.BitWidth-1)/unit {
+				bit = alignUp(bit, unit) // it must not straddle a unit of its type
+			}
+			f.BitOffset = bit
+			bit += f.BitWidth
+			if fname != "" && fa > align {
+				align = fa // unnamed bitfields do not align the record
+			}
+		} else {
+			if union {
+				bit = 0
+			}
+			bit = alignUp(bit, fa*8)
+			f.BitOffset = bit
+			bit += ft.Size * 8
+			if fa > align {
+				align = fa
+			}
+		}
+		if bit > maxBits {
+			maxBits = bit
+		}
+		r.Fields = append(r.Fields, f)
+	}
+	if r.Aligned > align {
+		align = r.Aligned
+	}
+	r.Align = align
+	r.Size = alignUp((maxBits+7)/8, align)
+
+	// Note where cc/v4's own layout differs: a macro that applies sizeof
+	// or offsetof to such a record has a value cc computed wrongly.
+	r.ccDiffers = ct.Size() != r.Size || int64(ct.Align()) != r.Align
+	for i, f := range r.Fields {
+		cf := fieldAt(i)
+		if int64(cf.Offset())*8+int64(cf.OffsetBits()) != f.BitOffset && !f.Bitfield || f.Type.Record != nil && f.Type.Record.ccDiffers {
+			r.ccDiffers = true
+		}
+	}
+	return nil
+}
+
+// enum returns the model of an enum type.
+func (p *parser) enum(t *cc.EnumType) (*Enum, error) {
+	tag := ccTag(t)
+	key := "enum " + tag
+	if tag == "" {
+		key = fmt.Sprintf("enum@%p", t)
+		if len(t.Enumerators()) > 0 {
+			key = fmt.Sprintf("enum@%s", p.tokPos(t.Enumerators()[0].Position()))
+		}
+	}
+	if e := p.enums[key]; e != nil {
+		return e, nil
+	}
+	e := &Enum{Tag: tag}
+	p.enums[key] = e
+	ut := t.UnderlyingType()
+	if ut == nil || t.Size() <= 0 {
+		// Declared, never defined: gcc treats it as int-sized.
+		e.Underlying = &Type{Kind: UInt, Size: 4, Align: 4}
+		e.External = true
+		return e, nil
+	}
+	k := scalarKinds[ut.Kind()]
+	if !k.IsInteger() {
+		return nil, fmt.Errorf("%s: %s: enum with underlying type %s", p.tokPos(t.Enumerators()[0].Position()), e.CName(), ut)
+	}
+	e.Underlying = &Type{Kind: k, Size: t.Size(), Align: int64(t.Align())}
+	enums := t.Enumerators()
+	if len(enums) > 0 {
+		e.Pos = p.tokPos(enums[0].Position())
+		e.External = !p.isRDMA(enums[0].Position())
+		if a := t.Attributes(); a != nil && (a.IsAttrSet("packed") || a.IsAttrSet("__packed__") || a.IsAttrSet("mode") || a.IsAttrSet("__mode__")) {
+			return nil, &LayoutError{Pos: e.Pos, Decl: e.CName(), Reason: "packed or mode attribute on an enum is not modelled"}
+		}
+	}
+	for _, en := range enums {
+		v, err := constValue(en.Value())
+		if err != nil {
+			return nil, fmt.Errorf("%s: enumerator %s: %v", p.tokPos(en.Position()), en.Token.SrcStr(), err)
+		}
+		// GNU C gives an enumeration constant type int when its value
+		// fits, and the enum's own integer type when it does not.
+		et := &Type{Kind: Int, Size: 4, Align: 4}
+		if !fitsInt(v) {
+			et = e.Underlying
+		}
+		v.Signed = et.Kind.IsSigned()
+		e.Enumerators = append(e.Enumerators, &Enumerator{Pos: p.tokPos(en.Position()), Name: en.Token.SrcStr(), Value: v, Type: et, Enum: e})
+	}
+	p.enumList = append(p.enumList, e)
+	return e, nil
+}
+
+func constValue(v cc.Value) (Value, error) {
+	switch x := v.(type) {
+	case cc.Int64Value:
+		return Value{Bits: uint64(x), Signed: true}, nil
+	case cc.UInt64Value:
+		return Value{Bits: uint64(x)}, nil
+	}
+	return Value{}, errNotConst
+}
+
+// fitsInt reports whether an enumerator value, as cc computed it, is
+// representable in int.
+func fitsInt(v Value) bool {
+	if v.Signed {
+		return int64(v.Bits) >= -1<<31 && int64(v.Bits) < 1<<31
+	}
+	return v.Bits < 1<<31
+}
+
+// alignas evaluates _Alignas(N) or _Alignas(type) with the model's own
+// alignments.
+func (p *parser) alignas(as *cc.AlignmentSpecifier, pos Pos, what string) (int64, error) {
+	switch as.Case {
+	case cc.AlignmentSpecifierExpr:
+		v, err := constValue(as.ConstantExpression.Value())
+		if err != nil || v.Int64() <= 0 {
+			return 0, &LayoutError{Pos: pos, Decl: what, Reason: "_Alignas without a positive constant"}
+		}
+		return v.Int64(), nil
+	case cc.AlignmentSpecifierType:
+		t, err := p.typ(as.TypeName.Type(), pos, what)
+		if err != nil {
+			return 0, err
+		}
+		return t.Align, nil
+	}
+	return 0, &LayoutError{Pos: pos, Decl: what, Reason: "unknown _Alignas form"}
+}

@@ -1,0 +1,135 @@
+package cheader_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mlx5gen/mlx5gen/gen/cheader"
+)
+
+// writeHeader makes an include root holding infiniband/<name> with src.
+func writeHeader(t *testing.T, name, src string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "infiniband"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "infiniband", name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestMissingIncludeRoot(t *testing.T) {
+	_, err := cheader.Load(cheader.Config{IncludeRoot: "/nonexistent/include"})
+	t.Log(err)
+	var me *cheader.MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("want a MissingError, got %v", err)
+	}
+	for _, want := range []string{"/nonexistent/include", "libibverbs-dev"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestMissingHeader(t *testing.T) {
+	root := t.TempDir()
+	_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	t.Log(err)
+	var me *cheader.MissingError
+	if !errors.As(err, &me) || me.What != "header" {
+		t.Fatalf("want a missing header error, got %v", err)
+	}
+	for _, want := range []string{filepath.Join(root, "infiniband/mlx5dv.h"), "apt-get install libibverbs-dev"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestMissingIncludeFile(t *testing.T) {
+	root := writeHeader(t, "mlx5dv.h", "#include <infiniband/verbs.h>\nstruct a { int x; };\n")
+	_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	t.Log(err)
+	var me *cheader.MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("want a MissingError, got %v", err)
+	}
+	for _, want := range []string{"infiniband/mlx5dv.h:1:", "infiniband/verbs.h", "libibverbs-dev"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestParseErrorHasPosition(t *testing.T) {
+	root := writeHeader(t, "mlx5dv.h", "struct ok { int a; };\n\nstruct broken {\n\tint a b;\n};\n")
+	_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	t.Log(err)
+	var pe *cheader.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a ParseError, got %v", err)
+	}
+	if !regexp.MustCompile(`^infiniband/mlx5dv\.h:4:\d+: `).MatchString(pe.Messages[0]) {
+		t.Errorf("first message %q is not file:line:col: message at line 4", pe.Messages[0])
+	}
+	if strings.Contains(err.Error(), root) {
+		t.Errorf("%q contains the absolute include root", err)
+	}
+}
+
+// Layouts the model cannot compute exactly are refused, naming the
+// declaration, never laid out wrongly.
+func TestRefusals(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"pragma pack", "#pragma pack(push, 1)\nstruct p { char a; int b; };\n#pragma pack(pop)\n",
+			[]string{"infiniband/mlx5dv.h:2:1", "struct p", "#pragma pack"}},
+		{"pragma pack(n)", "#pragma pack(2)\nstruct q { char a; int b; };\n",
+			[]string{"struct q", "#pragma pack"}},
+		{"packed member", "struct m { char a; int b __attribute__((packed)); };\n",
+			[]string{"infiniband/mlx5dv.h:1:", "struct m.b", "packed on a single member"}},
+		{"mode typedef", "typedef int ti __attribute__((mode(TI)));\nstruct t { ti x; };\n",
+			[]string{"typedef ti", "mode"}},
+		{"aligned bitfield", "struct b { int x:3 __attribute__((aligned(8))); };\n",
+			[]string{"struct b.x", "bitfield"}},
+		{"bare aligned", "struct c { char x; } __attribute__((aligned));\n",
+			[]string{"struct c", "aligned without an argument"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := writeHeader(t, "mlx5dv.h", c.src)
+			_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+			t.Log(err)
+			var le *cheader.LayoutError
+			if !errors.As(err, &le) {
+				t.Fatalf("want a LayoutError, got %v", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A pack pragma that was popped before a record does not affect it.
+func TestPragmaPackPopped(t *testing.T) {
+	root := writeHeader(t, "mlx5dv.h", "#pragma pack(push, 1)\n#pragma pack(pop)\nstruct ok { char a; int b; };\n")
+	m, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Struct("ok"); r.Size != 8 {
+		t.Errorf("struct ok: size %d, want 8", r.Size)
+	}
+}

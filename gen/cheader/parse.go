@@ -1,0 +1,510 @@
+package cheader
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"modernc.org/cc/v4"
+)
+
+// DefaultIncludeRoot and DefaultHeader are where Debian's libibverbs-dev
+// installs mlx5dv.h.
+const (
+	DefaultIncludeRoot = "/usr/include"
+	DefaultHeader      = "infiniband/mlx5dv.h"
+)
+
+// Config says which header to model.
+type Config struct {
+	// IncludeRoot is the directory that holds infiniband/ (default
+	// /usr/include). It is searched before the system include directories,
+	// so an unpacked rdma-core release shadows an installed one.
+	IncludeRoot string
+	// Header is the header to parse, relative to IncludeRoot (default
+	// infiniband/mlx5dv.h).
+	Header string
+}
+
+// The model covers the RDMA headers: rdma-core's own, in infiniband/ under
+// the include root, and the kernel's RDMA uapi headers in rdma/ (Debian ships
+// them in linux-libc-dev), which rdma-core's headers include and whose
+// types they embed. Declarations from anywhere else (libc, other kernel
+// headers) are modelled only when an RDMA declaration uses them, and are
+// marked External.
+const (
+	rdmaDir = "infiniband/"
+	uapiDir = "rdma/"
+)
+
+var (
+	baseOnce sync.Once
+	baseCfg  *cc.Config
+	baseErr  error
+)
+
+// hostConfig asks the host C compiler once for its predefined macros and
+// include directories.
+func hostConfig() (*cc.Config, error) {
+	baseOnce.Do(func() {
+		baseCfg, baseErr = cc.NewConfig(runtime.GOOS, runtime.GOARCH)
+		if baseErr != nil {
+			baseErr = fmt.Errorf("asking the host C compiler for its configuration (Debian package gcc): %w", baseErr)
+		}
+	})
+	return baseCfg, baseErr
+}
+
+// Load parses the header and builds its model.
+func Load(c Config) (*Model, error) {
+	if c.IncludeRoot == "" {
+		c.IncludeRoot = DefaultIncludeRoot
+	}
+	if c.Header == "" {
+		c.Header = DefaultHeader
+	}
+	if fi, err := os.Stat(c.IncludeRoot); err != nil || !fi.IsDir() {
+		return nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
+	}
+	if _, err := os.Stat(filepath.Join(c.IncludeRoot, c.Header)); err != nil {
+		return nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
+	}
+	root, err := filepath.Abs(c.IncludeRoot)
+	if err != nil {
+		return nil, err
+	}
+
+	base, err := hostConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg := *base
+	cfg.IncludePaths = append([]string{root}, base.IncludePaths...)
+	cfg.SysIncludePaths = append([]string{root}, base.SysIncludePaths...)
+	cfg.EvalAllMacros = true
+	cfg.Header = true
+	cfg.UnsignedEnums = true // as gcc: an enum without negative values is unsigned
+
+	p := &parser{root: root, searchDirs: dedup(append([]string{root}, base.SysIncludePaths...))}
+	cfg.PragmaHandler = p.pragma
+
+	src := fmt.Sprintf("#include <%s>\n", filepath.ToSlash(c.Header))
+	ast, err := cc.Translate(&cfg, []cc.Source{
+		{Name: "<predefined>", Value: cfg.Predefined},
+		{Name: "<builtin>", Value: cc.Builtin},
+		{Name: "<mlx5gen>", Value: src},
+	})
+	if err != nil {
+		return nil, p.parseError(err)
+	}
+	p.ast = ast
+	m := &Model{IncludeRoot: c.IncludeRoot, Header: filepath.ToSlash(c.Header)}
+	p.m = m
+	if err := p.build(); err != nil {
+		return nil, err
+	}
+	m.Version, m.VersionSource = detectVersion(root)
+	m.index()
+	return m, nil
+}
+
+func dedup(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range s {
+		if d == "" || seen[d] {
+			continue
+		}
+		seen[d] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+type packEvent struct {
+	file   string
+	line   int
+	active bool
+}
+
+type parser struct {
+	root       string
+	searchDirs []string
+	ast        *cc.AST
+	m          *Model
+
+	once  map[string]bool
+	packs []packEvent
+
+	files map[string]bool // rdma-core headers seen
+
+	// definitions found in the tree
+	recSpecs  map[cc.Type]*cc.StructOrUnionSpecifier
+	tdefAttrs map[string]attrs
+	tdefInner map[string]string // typedef name -> typedef name it is defined with
+	tdefPos   map[string]Pos
+	tdefSpec  map[string]*cc.StructOrUnionSpecifier // typedef struct { ... } name
+
+	records  map[string]*Record // key -> record
+	enums    map[string]*Enum
+	recOrder []*Record
+	enumList []*Enum
+}
+
+// pragma implements #pragma once and notes #pragma pack, which the layout
+// refuses rather than guesses.
+func (p *parser) pragma(toks []cc.Token) error {
+	if len(toks) == 0 {
+		return nil
+	}
+	pos := toks[0].Position()
+	switch toks[0].SrcStr() {
+	case "once":
+		if p.once == nil {
+			p.once = map[string]bool{}
+		}
+		if p.once[pos.Filename] {
+			return cc.SkipSource
+		}
+		p.once[pos.Filename] = true
+	case "pack":
+		var args []string
+		for _, t := range toks[1:] {
+			switch s := t.SrcStr(); s {
+			case "(", ")", ",":
+			default:
+				args = append(args, s)
+			}
+		}
+		active := len(args) > 0 && args[0] != "pop"
+		p.packs = append(p.packs, packEvent{file: pos.Filename, line: pos.Line, active: active})
+	}
+	return nil
+}
+
+// packedByPragma reports whether a #pragma pack is in force at pos.
+func (p *parser) packedByPragma(file string, line int) bool {
+	active := false
+	for _, e := range p.packs {
+		if e.file == file && e.line < line {
+			active = e.active
+		}
+	}
+	return active
+}
+
+var (
+	errPosRE      = regexp.MustCompile(`^(.*?):(\d+):(\d+): (.*)$`)
+	includeMissRE = regexp.MustCompile(`include file not found: (\S+)`)
+)
+
+// parseError turns cc's error list into file:line:col messages with paths
+// relative to their include directory; a missing include file names the
+// package that provides it.
+func (p *parser) parseError(err error) error {
+	var msgs []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if m := errPosRE.FindStringSubmatch(line); m != nil {
+			where := p.rel(m[1]) + ":" + m[2] + ":" + m[3]
+			if im := includeMissRE.FindStringSubmatch(m[4]); im != nil {
+				name := strings.Trim(im[1], `<>"`)
+				return &MissingError{Path: name, What: "include file", Package: packageFor(name), Where: where}
+			}
+			line = where + ": " + m[4]
+		}
+		msgs = append(msgs, line)
+	}
+	if len(msgs) == 0 {
+		msgs = []string{err.Error()}
+	}
+	return &ParseError{Messages: msgs}
+}
+
+// rel makes a header path relative to the include directory it was found in.
+func (p *parser) rel(file string) string {
+	best := ""
+	for _, d := range p.searchDirs {
+		d = strings.TrimSuffix(d, "/") + "/"
+		if strings.HasPrefix(file, d) && len(d) > len(best) {
+			best = d
+		}
+	}
+	return strings.TrimPrefix(file, best)
+}
+
+func (p *parser) pos(n interface{ Position() tokenPosition }) Pos {
+	return p.tokPos(n.Position())
+}
+
+func (p *parser) tokPos(tp tokenPosition) Pos {
+	if tp.Filename == "" {
+		return Pos{}
+	}
+	return Pos{File: p.rel(tp.Filename), Line: tp.Line, Col: tp.Column}
+}
+
+// isRDMA reports whether a position is in an rdma-core header under the
+// include root.
+func (p *parser) isRDMA(tp tokenPosition) bool {
+	return strings.HasPrefix(tp.Filename, p.root+"/"+rdmaDir) || strings.HasPrefix(p.rel(tp.Filename), uapiDir)
+}
+
+func (p *parser) noteFile(tp tokenPosition) {
+	if p.isRDMA(tp) {
+		if p.files == nil {
+			p.files = map[string]bool{}
+		}
+		p.files[p.rel(tp.Filename)] = true
+	}
+}
+
+// build walks the translation unit and fills the model.
+func (p *parser) build() error {
+	p.recSpecs = map[cc.Type]*cc.StructOrUnionSpecifier{}
+	p.tdefAttrs = map[string]attrs{}
+	p.tdefInner = map[string]string{}
+	p.tdefPos = map[string]Pos{}
+	p.tdefSpec = map[string]*cc.StructOrUnionSpecifier{}
+	p.records = map[string]*Record{}
+	p.enums = map[string]*Enum{}
+
+	var defs []*cc.StructOrUnionSpecifier
+	var enumDefs []*cc.EnumSpecifier
+	var decls []*cc.Declaration
+	var fdefs []*cc.FunctionDefinition
+	for l := p.ast.TranslationUnit; l != nil; l = l.TranslationUnit {
+		ed := l.ExternalDeclaration
+		if ed == nil {
+			continue
+		}
+		switch ed.Case {
+		case cc.ExternalDeclarationFuncDef:
+			fdefs = append(fdefs, ed.FunctionDefinition)
+			continue
+		case cc.ExternalDeclarationDecl:
+			decls = append(decls, ed.Declaration)
+		default:
+			continue
+		}
+		d := ed.Declaration
+		visit(d.DeclarationSpecifiers, func(n any) {
+			switch x := n.(type) {
+			case *cc.StructOrUnionSpecifier:
+				if x.StructDeclarationList != nil {
+					defs = append(defs, x)
+					p.recSpecs[x.Type()] = x
+				}
+			case *cc.EnumSpecifier:
+				if x.EnumeratorList != nil {
+					enumDefs = append(enumDefs, x)
+				}
+			}
+		})
+		p.noteTypedefs(d)
+	}
+
+	// Records and enums defined in rdma-core headers, in source order,
+	// pulling in whatever libc or kernel types they need.
+	for _, s := range defs {
+		if !p.isRDMA(s.Position()) {
+			continue
+		}
+		p.noteFile(s.Position())
+		if _, err := p.record(s.Type(), s); err != nil {
+			return err
+		}
+	}
+	for _, s := range enumDefs {
+		if !p.isRDMA(s.Position()) {
+			continue
+		}
+		et, ok := s.Type().(*cc.EnumType)
+		if !ok {
+			continue
+		}
+		if _, err := p.enum(et); err != nil {
+			return err
+		}
+	}
+
+	if err := p.declarations(decls, fdefs); err != nil {
+		return err
+	}
+	if err := p.macros(); err != nil {
+		return err
+	}
+
+	for _, r := range p.recOrder {
+		if r.External {
+			p.m.External = append(p.m.External, r)
+		} else {
+			p.m.Records = append(p.m.Records, r)
+		}
+	}
+	for _, e := range p.enumList {
+		if e.External {
+			p.m.ExternEnums = append(p.m.ExternEnums, e)
+		} else {
+			p.m.Enums = append(p.m.Enums, e)
+		}
+	}
+	sortByPos := func(a, b Pos) bool {
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	}
+	// Records are created in the order they are first needed; report them
+	// in source order.
+	sort.SliceStable(p.m.Records, func(i, j int) bool { return sortByPos(p.m.Records[i].Pos, p.m.Records[j].Pos) })
+	sort.SliceStable(p.m.External, func(i, j int) bool { return sortByPos(p.m.External[i].Pos, p.m.External[j].Pos) })
+	sort.SliceStable(p.m.Enums, func(i, j int) bool { return sortByPos(p.m.Enums[i].Pos, p.m.Enums[j].Pos) })
+	sort.SliceStable(p.m.ExternEnums, func(i, j int) bool { return sortByPos(p.m.ExternEnums[i].Pos, p.m.ExternEnums[j].Pos) })
+	for f := range p.files {
+		p.m.Files = append(p.m.Files, f)
+	}
+	sort.Strings(p.m.Files)
+	return nil
+}
+
+// noteTypedefs records, for every typedef, the attributes written on its
+// declaration and the typedef name it is defined with, so that the model can
+// follow chains such as __be32 -> __u32 and apply aligned(N) on typedefs
+// (__aligned_u64), which cc/v4 does not expose.
+func (p *parser) noteTypedefs(d *cc.Declaration) {
+	if d.InitDeclaratorList == nil {
+		return
+	}
+	var a attrs
+	inner := ""
+	for l := d.InitDeclaratorList; l != nil; l = l.InitDeclaratorList {
+		id := l.InitDeclarator
+		if id == nil || id.Declarator == nil || !id.Declarator.IsTypename() {
+			continue
+		}
+		if a == nil {
+			a, _ = declAttrs(d)
+			if t := d.DeclarationSpecifiers.Type(); t != nil && t.Typedef() != nil {
+				inner = t.Typedef().Name()
+			}
+		}
+		dd := id.Declarator
+		name := dd.Name()
+		p.tdefAttrs[name] = a
+		if dd.Pointer == nil && dd.DirectDeclarator != nil && dd.DirectDeclarator.Case == cc.DirectDeclaratorIdent {
+			p.tdefInner[name] = inner
+		}
+		p.tdefPos[name] = p.pos(dd)
+		if spec := definedRecord(d.DeclarationSpecifiers); spec != nil {
+			p.tdefSpec[name] = spec
+		}
+	}
+}
+
+// declarations collects typedefs, prototypes and inline definitions.
+func (p *parser) declarations(decls []*cc.Declaration, fdefs []*cc.FunctionDefinition) error {
+	for _, d := range decls {
+		if !p.isRDMA(d.Position()) {
+			continue
+		}
+		p.noteFile(d.Position())
+		for l := d.InitDeclaratorList; l != nil; l = l.InitDeclaratorList {
+			id := l.InitDeclarator
+			if id == nil || id.Declarator == nil {
+				continue
+			}
+			dd := id.Declarator
+			if dd.IsTypename() {
+				t, err := p.typ(dd.Type(), p.pos(dd), dd.Name())
+				if err != nil {
+					return err
+				}
+				// The typedef's own name is not part of the type it
+				// stands for.
+				t = stripOuterTypedef(t, dd.Name())
+				p.m.Typedefs = append(p.m.Typedefs, &Typedef{Pos: p.pos(dd), Name: dd.Name(), Type: t})
+				p.nameAnonymous(t, dd.Name())
+				continue
+			}
+			if dd.Type().Kind() == cc.Function {
+				f, err := p.fn(dd, false)
+				if err != nil {
+					return err
+				}
+				p.m.Funcs = append(p.m.Funcs, f)
+			}
+		}
+	}
+	for _, fd := range fdefs {
+		if !p.isRDMA(fd.Position()) || fd.Declarator == nil {
+			continue
+		}
+		f, err := p.fn(fd.Declarator, true)
+		if err != nil {
+			return err
+		}
+		p.m.Funcs = append(p.m.Funcs, f)
+	}
+	return nil
+}
+
+// nameAnonymous gives "typedef struct { ... } name" its typedef name.
+func (p *parser) nameAnonymous(t *Type, name string) {
+	switch {
+	case t.Record != nil && t.Record.Tag == "" && t.Record.Typedef == "" && t.Record.Parent == nil:
+		t.Record.Typedef = name
+	case t.Enum != nil && t.Enum.Tag == "" && t.Enum.Typedef == "":
+		t.Enum.Typedef = name
+	}
+}
+
+func stripOuterTypedef(t *Type, name string) *Type {
+	if t.Name != name {
+		return t
+	}
+	c := *t
+	c.Typedefs = t.Typedefs[1:]
+	c.Name = ""
+	if len(c.Typedefs) > 0 {
+		c.Name = c.Typedefs[0]
+	}
+	return &c
+}
+
+func (p *parser) fn(d *cc.Declarator, body bool) (*Func, error) {
+	ft, ok := d.Type().(*cc.FunctionType)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s: not a function type", p.pos(d), d.Name())
+	}
+	sig, err := p.funcType(ft, p.pos(d), d.Name())
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Pos: p.pos(d), Name: d.Name(), Type: sig, Static: d.IsStatic(), Inline: d.IsInline(), Body: body}, nil
+}
+
+var errNotConst = errors.New("not an integer constant")
+
+// definedRecord returns the struct or union a declaration's specifiers
+// define, if any.
+func definedRecord(ds *cc.DeclarationSpecifiers) *cc.StructOrUnionSpecifier {
+	for ; ds != nil; ds = ds.DeclarationSpecifiers {
+		if ts := ds.TypeSpecifier; ts != nil && ts.StructOrUnionSpecifier != nil && ts.StructOrUnionSpecifier.StructDeclarationList != nil {
+			return ts.StructOrUnionSpecifier
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+/* Layout corner cases the model must lay out exactly as gcc does. The
+ * file sits under infiniband/ so that the model treats it as an rdma-core
+ * header. TestCornerCasesMatchGCC compares every declaration with gcc. */
+#ifndef CORNER_H
+#define CORNER_H
+#include <stdint.h>
+#include <linux/types.h>
+#include <pthread.h>
+
+typedef __u64 __attribute__((aligned(4))) u64_a4;   /* a typedef may lower alignment */
+typedef uint32_t __attribute__((aligned(16))) u32_a16;
+typedef u32_a16 u32_a16_again;                       /* and the next typedef inherits it */
+
+struct c_packed { uint8_t a; uint32_t b; uint16_t c; } __attribute__((packed));
+struct c_packed_aligned {                            /* the shape of mlx5_wqe_ctrl_seg */
+	__be32 a; __be32 b; uint8_t c; __be16 d; uint8_t e; __be32 f;
+} __attribute__((__packed__)) __attribute__((__aligned__(4)));
+struct __attribute__((packed)) c_packed_front { uint8_t a; uint64_t b; };
+struct c_member_aligned { char a; int b __attribute__((aligned(16))); char c; };
+struct c_packed_member_aligned { char a; int b __attribute__((aligned(8))); char c; } __attribute__((packed));
+struct c_typedef_aligned { char a; u64_a4 b; char c; u32_a16 d; char e; u32_a16_again f; __aligned_u64 g; };
+struct c_bits {
+	unsigned a:3; unsigned b:30; unsigned :0; unsigned c:1; uint8_t d;
+	uint64_t e:40; uint64_t f:30; int :5; short g:9; char h:2; __be16 i:4;
+};
+struct c_bits_packed { uint8_t a:3; uint32_t b:30; uint8_t c; uint64_t d:63; } __attribute__((packed));
+struct c_only_unnamed_bits { char a; int :7; };
+union c_union { uint32_t a:7; uint64_t b; char c[3]; };
+struct c_flex { uint16_t n; uint64_t data[]; };
+struct c_zero { uint32_t n; uint8_t z[0]; };
+struct c_nested {
+	int a;
+	union { struct { uint8_t x, y; }; uint32_t xy; };
+	struct { char q; short r; } named;
+	struct c_inner_tagged { char t; } tagged;
+	struct c_flex *p;
+	union { struct { uint64_t deep:12; } in; } dd;
+};
+struct c_empty {};
+struct c_aligned_record { char a; } __attribute__((aligned(32)));
+struct c_contains_aligned { char a; struct c_aligned_record r; char b; };
+struct c_alignas { char a; _Alignas(8) char b; };
+struct c_ethhdr_like { unsigned char d[6]; unsigned char s[6]; __be16 p; } __attribute__((packed));
+struct c_contains_packed { char a; struct c_ethhdr_like e; int b; struct c_ethhdr_like arr[3]; };
+struct c_arrays { char a; uint16_t m[2][3]; void *ptrs[2]; long double ld; __int128 big; };
+struct c_fnptrs { int (*cb)(void *ctx, int n); void (*done)(void); };
+struct c_libc { char a; pthread_mutex_t mu; pthread_cond_t cond; };
+typedef struct { char a; int b; } c_typedef_anon;
+struct c_uses_typedef_anon { char x; c_typedef_anon t; };
+
+enum c_big { C_BIG = 1ULL << 40, C_SMALL = 1 };
+enum c_neg { C_NEG = -5, C_POS = 3 };
+enum c_u32 { C_U32 = 0x80000000 };
+enum c_packed_enum_use { C_PE = 1 };
+
+#define C_MACRO_LL (1LL << 40)
+#define C_MACRO_U 7u
+#define C_MACRO_NEG (-3)
+#define C_MACRO_ENUM C_NEG
+#define C_MACRO_CHAR 'a'
+#define C_MACRO_SIZEOF (sizeof(struct c_packed) * 2)
+#define C_MACRO_SHIFT (1 << 31)
+#define C_MACRO_ULL 0xffffffffffffffffULL
+#define C_MACRO_CAST ((uint8_t)0x1ff)
+#endif
