@@ -16,9 +16,14 @@ cache=${MLX5GEN_CACHE:-$top/.cache}
 root=$cache/rdma-core
 apt=$cache/apt
 
-# version -> Debian suite and exact package version
+# version -> Debian suite, the package version tested, and its sha256
 declare -A suite=([44.0]=bookworm [56.1]=trixie [65.0]=sid)
 declare -A debver=([44.0]=44.0-2 [56.1]=56.1-1 [65.0]=65.0-1.1)
+declare -A debsha=(
+	[44.0]=78e87d12fb642bc41b04cb2e2f3f2f23cee14b89978a846b83defe945f388f72
+	[56.1]=3833759895e1435663a0bc2f9d9d82feb467f8cf8f19afb57c75b5c1f6bb1f1a
+	[65.0]=c36f57d9b11d48827eb0e01c9c0e353984620bcf741fa3b13a039b53ecca6a67
+)
 
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(44.0 56.1 65.0)
@@ -37,6 +42,7 @@ aptopts=(
 	-o "Dir::State::status=$apt/status"
 	-o "Dir::Cache=$apt/cache"
 	-o "Debug::NoLocking=1"
+	-o "APT::Sandbox::User=root"
 	-o "APT::Get::List-Cleanup=0"
 	-o "Acquire::Languages=none"
 	-o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
@@ -66,16 +72,34 @@ for v in "${versions[@]}"; do
 		continue
 	fi
 	apt_update
-	deb=$apt/debs/libibverbs-dev_${debver[$v]}_amd64.deb
+	want=${debver[$v]}
+	deb=$apt/debs/libibverbs-dev_${want}_amd64.deb
 	if [ ! -f "$deb" ]; then
-		(cd "$apt/debs" && apt-get "${aptopts[@]}" -qq download "libibverbs-dev=${debver[$v]}" >&2)
+		if ! (cd "$apt/debs" && apt-get "${aptopts[@]}" -qq download "libibverbs-dev=$want" >&2 2>/dev/null); then
+			# The suite moved to another Debian revision of the same
+			# upstream release: take that one, and say so.
+			other=$(apt-cache "${aptopts[@]}" madison libibverbs-dev | awk -v v="$v-" '$3 ~ "^" v { print $3; exit }')
+			if [ -z "$other" ]; then
+				echo "rdma-headers.sh: Debian ${suite[$v]} no longer has libibverbs-dev $v (wanted $want)" >&2
+				exit 1
+			fi
+			echo "rdma-headers.sh: libibverbs-dev $want is gone from ${suite[$v]}; using $other" >&2
+			want=$other
+			deb=$apt/debs/libibverbs-dev_${want}_amd64.deb
+			(cd "$apt/debs" && apt-get "${aptopts[@]}" -qq download "libibverbs-dev=$want" >&2)
+		fi
 	fi
-	[ -f "$deb" ] || { echo "rdma-headers.sh: download of libibverbs-dev=${debver[$v]} produced no $deb" >&2; exit 1; }
+	[ -f "$deb" ] || { echo "rdma-headers.sh: download of libibverbs-dev=$want produced no $deb" >&2; exit 1; }
+	if [ "$want" = "${debver[$v]}" ] && ! echo "${debsha[$v]}  $deb" | sha256sum -c --status; then
+		echo "rdma-headers.sh: $deb does not have the expected sha256 ${debsha[$v]}" >&2
+		rm -f "$deb"
+		exit 1
+	fi
 	rm -rf "$dest.tmp"
 	mkdir -p "$dest.tmp"
 	dpkg -x "$deb" "$dest.tmp"
 	[ -f "$dest.tmp/usr/include/infiniband/mlx5dv.h" ] || { echo "rdma-headers.sh: $deb has no usr/include/infiniband/mlx5dv.h" >&2; exit 1; }
-	echo "${debver[$v]}" >"$dest.tmp/.complete"
+	echo "$want" >"$dest.tmp/.complete"
 	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 	echo "$v $dest"

@@ -297,19 +297,7 @@ func (p *parser) build() error {
 			continue
 		}
 		d := ed.Declaration
-		visit(d.DeclarationSpecifiers, func(n any) {
-			switch x := n.(type) {
-			case *cc.StructOrUnionSpecifier:
-				if x.StructDeclarationList != nil {
-					defs = append(defs, x)
-					p.recSpecs[x.Type()] = x
-				}
-			case *cc.EnumSpecifier:
-				if x.EnumeratorList != nil {
-					enumDefs = append(enumDefs, x)
-				}
-			}
-		})
+		p.collectDefs(d.DeclarationSpecifiers, &defs, &enumDefs)
 		p.noteTypedefs(d)
 	}
 
@@ -507,4 +495,34 @@ func definedRecord(ds *cc.DeclarationSpecifiers) *cc.StructOrUnionSpecifier {
 		}
 	}
 	return nil
+}
+
+// collectDefs finds the struct, union and enum definitions in a file-scope
+// declaration's specifiers, nested ones included.
+func (p *parser) collectDefs(ds *cc.DeclarationSpecifiers, defs *[]*cc.StructOrUnionSpecifier, enums *[]*cc.EnumSpecifier) {
+	for ; ds != nil; ds = ds.DeclarationSpecifiers {
+		p.collectTypeSpec(ds.TypeSpecifier, defs, enums)
+	}
+}
+
+func (p *parser) collectTypeSpec(ts *cc.TypeSpecifier, defs *[]*cc.StructOrUnionSpecifier, enums *[]*cc.EnumSpecifier) {
+	if ts == nil {
+		return
+	}
+	if es := ts.EnumSpecifier; es != nil && es.EnumeratorList != nil {
+		*enums = append(*enums, es)
+	}
+	s := ts.StructOrUnionSpecifier
+	if s == nil || s.StructDeclarationList == nil {
+		return
+	}
+	*defs = append(*defs, s)
+	p.recSpecs[s.Type()] = s
+	for l := s.StructDeclarationList; l != nil; l = l.StructDeclarationList {
+		if sd := l.StructDeclaration; sd != nil {
+			for sq := sd.SpecifierQualifierList; sq != nil; sq = sq.SpecifierQualifierList {
+				p.collectTypeSpec(sq.TypeSpecifier, defs, enums)
+			}
+		}
+	}
 }
