@@ -1,15 +1,20 @@
 // Command mlx5gen turns rdma-core's mlx5dv.h into Go.
 //
-//	mlx5gen generate [-I include-root] [-header infiniband/mlx5dv.h]
+//	mlx5gen generate [-I include-root | -rdma-core version] [-spec dir] [-out dir] [-pkg name]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
+	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -17,7 +22,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 const usage = `usage: mlx5gen <command> [flags]
 
 commands:
-  generate   read mlx5dv.h and report its model
+  generate   read mlx5dv.h and the spec, write the Go package
 `
 
 // run is main without the process: it returns the exit status (2 for usage
@@ -43,20 +48,49 @@ func generate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	root := fs.String("I", cheader.DefaultIncludeRoot, "include root holding infiniband/")
 	header := fs.String("header", cheader.DefaultHeader, "header to read, relative to the include root")
+	version := fs.String("rdma-core", "", "read the headers of this rdma-core release from the project's header cache (44.0, 56.1, 65.0) instead of -I")
+	specDir := fs.String("spec", "", "spec directory (default: the descriptors built into mlx5gen)")
+	out := fs.String("out", ".", "output directory")
+	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	m, err := cheader.Load(cheader.Config{IncludeRoot: *root, Header: *header})
+	cfg := gen.Config{IncludeRoot: *root, Header: *header, Package: *pkg}
+	if *version != "" {
+		r, err := rdmacore.IncludeRoot(".", *version)
+		if err != nil {
+			fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
+			return 1
+		}
+		cfg.IncludeRoot = r
+	}
+	cfg.Spec, cfg.SpecName = specFS(*specDir)
+	res, err := gen.Generate(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
 		return 1
 	}
-	fields := 0
-	for _, r := range m.Records {
-		fields += len(r.Fields)
+	written, removed, err := gen.Write(*out, res.Files)
+	if err != nil {
+		fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
+		return 1
 	}
-	fmt.Fprintf(stdout, "read %s/%s (rdma-core %s, from %s)\n", m.IncludeRoot, m.Header, m.Version, m.VersionSource)
-	fmt.Fprintf(stdout, "  %d structs and unions (%d fields), %d enums, %d integer macros (%d other macros skipped), %d functions\n",
-		len(m.Records), fields, len(m.Enums), len(m.Macros), len(m.Skipped), len(m.Funcs))
+	p := res.Package
+	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
+	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
+	for _, w := range written {
+		fmt.Fprintf(stdout, "wrote %s\n", w)
+	}
+	for _, r := range removed {
+		fmt.Fprintf(stdout, "removed %s\n", r)
+	}
 	return 0
+}
+
+// specFS returns the spec to read: a directory, or the embedded one.
+func specFS(dir string) (fs.FS, string) {
+	if dir == "" {
+		return specfiles.FS, "spec"
+	}
+	return os.DirFS(dir), filepath.ToSlash(filepath.Clean(dir))
 }

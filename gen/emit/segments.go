@@ -1,0 +1,240 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mlx5gen/mlx5gen/gen/model"
+)
+
+// segmentsFile writes a byte-array type per segment with its size, a
+// compile-time layout check and a getter and setter per field and part.
+func segmentsFile(p *model.Package, f *jen.File) {
+	for _, sg := range p.Segments {
+		segmentType(f, sg)
+		for _, fd := range sg.Fields {
+			accessors(f, sg, fd)
+		}
+	}
+}
+
+func segDoc(sg *model.Segment) string {
+	kind := "struct"
+	if sg.Union {
+		kind = "union"
+	}
+	where := sg.Src.Header.String()
+	if sg.Private != "" {
+		where = fmt.Sprintf("rdma-core's %s, not in the public header; laid out in %s", sg.Private, sg.Src.Spec.File)
+	}
+	doc := fmt.Sprintf("%s is the %d bytes of %s %s (%s).", sg.GoName, sg.Size, kind, sg.CName, where)
+	if sg.Doc != "" {
+		doc += "\n" + docLines(sg.Doc)
+	}
+	if len(sg.Omitted) > 0 {
+		doc += fmt.Sprintf("\nThe zero-length array %s that follows it in C is not part of the type.", strings.Join(sg.Omitted, ", "))
+	}
+	return doc
+}
+
+func segmentType(f *jen.File, sg *model.Segment) {
+	size := sg.GoName + "Size"
+	comment(f, segDoc(sg))
+	f.Type().Id(sg.GoName).Index(jen.Id(size)).Byte()
+	f.Line()
+	f.Commentf("%s is sizeof(%s %s).", size, map[bool]string{true: "union", false: "struct"}[sg.Union], sg.CName)
+	f.Const().Id(size).Op("=").Lit(sg.Size)
+	f.Line()
+	// The layout this code was generated with: the stringer trick makes
+	// the build fail if the size or a nested segment's size moves.
+	checks := []jen.Code{
+		jen.Var().Id("x").Index(jen.Lit(1)).Struct(),
+		jen.Id("_").Op("=").Id("x").Index(jen.Id(size).Op("-").Lit(sg.Size)),
+	}
+	for _, fd := range sg.Fields {
+		if fd.Kind == model.NestedField {
+			checks = append(checks, jen.Id("_").Op("=").Id("x").Index(jen.Id(fd.Nested.GoName+"Size").Op("-").Lit(fd.Nested.Size)))
+		}
+	}
+	f.Func().Id("_").Params().Block(checks...)
+	f.Line()
+	f.Commentf("CName returns %q.", sg.CName)
+	f.Func().Params(jen.Op("*").Id(sg.GoName)).Id("CName").Params().String().Block(jen.Return(jen.Lit(sg.CName)))
+	f.Line()
+}
+
+// span renders s[off:off+n].
+func span(off, n int) jen.Code {
+	return jen.Id("s").Index(jen.Lit(off), jen.Lit(off+n))
+}
+
+func endianQual(e model.Endian) jen.Code {
+	switch e {
+	case model.Little:
+		return jen.Qual(binaryPkg, "LittleEndian")
+	case model.Native:
+		return jen.Qual(binaryPkg, "NativeEndian")
+	}
+	return jen.Qual(binaryPkg, "BigEndian")
+}
+
+// load renders the expression reading an integer of bits at b (for a
+// byte, b is the byte itself).
+func load(bits int, e model.Endian, b jen.Code) jen.Code {
+	if bits == 8 {
+		return b
+	}
+	return jen.Add(endianQual(e)).Dot(fmt.Sprintf("Uint%d", bits)).Call(b)
+}
+
+// store renders the statement writing v, an integer of bits, at b.
+func store(bits int, e model.Endian, b, v jen.Code) jen.Code {
+	if bits == 8 {
+		return jen.Add(b).Op("=").Add(v)
+	}
+	return jen.Add(endianQual(e)).Dot(fmt.Sprintf("PutUint%d", bits)).Call(b, v)
+}
+
+// at renders the bytes of an integer field: s[off] for a byte, else
+// s[off:off+n].
+func at(off, bits int) jen.Code {
+	if bits == 8 {
+		return jen.Id("s").Index(jen.Lit(off))
+	}
+	return span(off, bits/8)
+}
+
+func recv(sg *model.Segment) jen.Code { return jen.Id("s").Op("*").Id(sg.GoName) }
+
+func cType(fd *model.Field) string {
+	switch fd.Kind {
+	case model.IntField:
+		return fd.Int.String()
+	case model.IntArray:
+		return fmt.Sprintf("%d x %s", fd.Len, fd.Int)
+	case model.BytesField:
+		return fmt.Sprintf("%d bytes", fd.Len)
+	}
+	return fd.Nested.CName
+}
+
+func endianName(fd *model.Field) string {
+	if fd.Kind != model.IntField && fd.Kind != model.IntArray || fd.Int.Bits == 8 {
+		return ""
+	}
+	switch fd.Endian {
+	case model.Little:
+		return "little-endian "
+	case model.Native:
+		return "host-order "
+	}
+	return "big-endian "
+}
+
+func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
+	name := fd.GoName
+	doc := fmt.Sprintf("%s returns %s, the %s%s at byte %d.", name, fd.CName, endianName(fd), cType(fd), fd.Offset)
+	if fd.Doc != "" {
+		doc += "\n" + docLines(fd.Doc)
+	}
+	switch fd.Kind {
+	case model.IntField:
+		valType := intType(fd.Int)
+		get := load(fd.Int.Bits, fd.Endian, at(fd.Offset, fd.Int.Bits))
+		var put jen.Code = jen.Id("v")
+		if fd.Enum != nil {
+			valType = jen.Id(fd.Enum.GoName)
+			get = jen.Id(fd.Enum.GoName).Call(get)
+			put = jen.Add(intType(fd.Int)).Call(jen.Id("v"))
+		}
+		comment(f, doc)
+		f.Func().Params(recv(sg)).Id(name).Params().Add(valType).Block(jen.Return(get))
+		f.Line()
+		f.Commentf("Set%s sets %s.", name, fd.CName)
+		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Add(valType)).Block(
+			store(fd.Int.Bits, fd.Endian, at(fd.Offset, fd.Int.Bits), put))
+		f.Line()
+		for _, pt := range fd.Parts {
+			partAccessors(f, sg, fd, pt)
+		}
+	case model.IntArray:
+		n := fd.Int.Bits / 8
+		// Slicing the field's array panics for i out of range, so an
+		// element access never strays into the next field.
+		arr := jen.Parens(jen.Op("*").Index(jen.Lit(fd.Size())).Byte()).Call(span(fd.Offset, fd.Size()))
+		elem := jen.Add(arr).Index(jen.Lit(n).Op("*").Id("i"), jen.Lit(n).Op("*").Id("i").Op("+").Lit(n))
+		if n == 1 {
+			elem = jen.Add(arr).Index(jen.Id("i"))
+		}
+		comment(f, strings.Replace(doc, " returns "+fd.CName, " returns element i of "+fd.CName, 1))
+		f.Func().Params(recv(sg)).Id(name).Params(jen.Id("i").Int()).Add(intType(fd.Int)).Block(
+			jen.Return(load(fd.Int.Bits, fd.Endian, elem)))
+		f.Line()
+		f.Commentf("Set%s sets element i of %s.", name, fd.CName)
+		f.Func().Params(recv(sg)).Id("Set"+name).Params(jen.Id("i").Int(), jen.Id("v").Add(intType(fd.Int))).Block(
+			store(fd.Int.Bits, fd.Endian, elem, jen.Id("v")))
+		f.Line()
+	case model.BytesField:
+		comment(f, strings.Replace(doc, " returns ", " returns a pointer to ", 1))
+		f.Func().Params(recv(sg)).Id(name).Params().Op("*").Index(jen.Lit(fd.Len)).Byte().Block(
+			jen.Return(jen.Parens(jen.Op("*").Index(jen.Lit(fd.Len)).Byte()).Call(span(fd.Offset, fd.Len))))
+		f.Line()
+		f.Commentf("Set%s sets %s.", name, fd.CName)
+		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Index(jen.Lit(fd.Len)).Byte()).Block(
+			jen.Copy(span(fd.Offset, fd.Len), jen.Id("v").Index(jen.Op(":"))))
+		f.Line()
+	case model.NestedField:
+		t := fd.Nested.GoName
+		comment(f, strings.Replace(doc, " returns ", " returns a view of ", 1))
+		f.Func().Params(recv(sg)).Id(name).Params().Op("*").Id(t).Block(
+			jen.Return(jen.Parens(jen.Op("*").Id(t)).Call(span(fd.Offset, fd.Size()))))
+		f.Line()
+		f.Commentf("Set%s sets %s.", name, fd.CName)
+		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Op("*").Id(t)).Block(
+			jen.Op("*").Id("s").Dot(name).Call().Op("=").Op("*").Id("v"))
+		f.Line()
+	}
+}
+
+func partAccessors(f *jen.File, sg *model.Segment, fd *model.Field, pt *model.Part) {
+	valType := intType(pt.Type)
+	field := jen.Id("s").Dot(fd.GoName).Call()
+	var raw jen.Code = field
+	if fd.Enum != nil {
+		raw = jen.Add(intType(fd.Int)).Call(field)
+	}
+	shifted := jen.Add(raw)
+	if pt.Shift > 0 {
+		shifted = jen.Parens(jen.Add(raw).Op(">>").Lit(pt.Shift))
+	}
+	get := jen.Add(intType(pt.Type)).Call(jen.Add(shifted).Op("&").Add(mask(pt.Width)))
+	var in jen.Code = jen.Id("v")
+	if pt.Enum != nil {
+		valType = jen.Id(pt.Enum.GoName)
+		get = jen.Id(pt.Enum.GoName).Call(get)
+	}
+	in = jen.Add(intType(fd.Int)).Call(jen.Id("v"))
+	doc := fmt.Sprintf("%s returns %s, bits %d..%d of %s.", pt.GoName, pt.Name, pt.Shift, pt.Shift+pt.Width-1, fd.CName)
+	if pt.Doc != "" {
+		doc += "\n" + docLines(pt.Doc)
+	}
+	comment(f, doc)
+	f.Func().Params(recv(sg)).Id(pt.GoName).Params().Add(valType).Block(jen.Return(get))
+	f.Line()
+	// Read-modify-write of the whole field; bits of v above Width are
+	// dropped.
+	newVal := jen.Add(raw).Op("&^").Parens(jen.Add(mask(pt.Width)).Op("<<").Lit(pt.Shift)).Op("|").
+		Parens(jen.Add(in).Op("&").Add(mask(pt.Width))).Op("<<").Lit(pt.Shift)
+	if pt.Shift == 0 {
+		newVal = jen.Add(raw).Op("&^").Add(mask(pt.Width)).Op("|").Add(in).Op("&").Add(mask(pt.Width))
+	}
+	var set jen.Code = jen.Id("s").Dot("Set" + fd.GoName).Call(newVal)
+	if fd.Enum != nil {
+		set = jen.Id("s").Dot("Set" + fd.GoName).Call(jen.Id(fd.Enum.GoName).Call(newVal))
+	}
+	f.Commentf("Set%s sets bits %d..%d of %s to v; bits of v above them are dropped.", pt.GoName, pt.Shift, pt.Shift+pt.Width-1, fd.CName)
+	f.Func().Params(recv(sg)).Id("Set" + pt.GoName).Params(jen.Id("v").Add(valType)).Block(set)
+	f.Line()
+}

@@ -1,0 +1,225 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mlx5gen/mlx5gen/gen/model"
+)
+
+// repeatBlockOp is what libmlx5 writes into the op word of an interleaved
+// UMR translation (rdma-core providers/mlx5/qp.c); a KLM list has an mkey
+// there. The public header has no name for it.
+const repeatBlockOp = 0x400
+
+func id(s string) *jen.Statement { return jen.Id(s) }
+
+// splitFile writes Split, which cuts a WQE into its segments using the
+// spec's WQE formats, and the view types it returns.
+func splitFile(p *model.Package, f *jen.File) {
+	stringer := jen.Qual("fmt", "Stringer")
+
+	comment(f, "WQESegment is one segment of a WQE, as Split finds it.")
+	f.Type().Id("WQESegment").Struct(
+		id("Offset").Int().Comment("byte offset in the WQE"),
+		id("Name").String().Comment(`C name of the segment, or "inline data", "padding", "unparsed"`),
+		id("Raw").Index().Byte().Comment("the segment's bytes, aliasing the WQE"),
+		id("View").Add(stringer).Comment("typed view: *Mlx5WqeCtrlSeg, ..., InlineData or RawBytes"),
+	)
+	f.Line()
+	comment(f, "SplitOptions says what a WQE's bytes alone do not tell.")
+	f.Type().Id("SplitOptions").Struct(
+		id("DCI").Bool().Comment("posted on a DC initiator: an address vector follows the control segment"),
+	)
+	f.Line()
+	comment(f, "InlineData is an inline data segment: its 4-byte header and the payload.")
+	f.Type().Id("InlineData").Index().Byte()
+	f.Line()
+	comment(f, "Header returns the inline segment's header.")
+	f.Func().Params(id("d").Id("InlineData")).Id("Header").Params().Op("*").Id("Mlx5WqeInlDataSeg").Block(
+		jen.Return(jen.Parens(jen.Op("*").Id("Mlx5WqeInlDataSeg")).Call(id("d").Index(jen.Op(":").Id("Mlx5WqeInlDataSegSize")))))
+	f.Line()
+	comment(f, "Payload returns the inline data.")
+	f.Func().Params(id("d").Id("InlineData")).Id("Payload").Params().Index().Byte().Block(
+		jen.Return(id("d").Index(id("Mlx5WqeInlDataSegSize").Op(":"))))
+	f.Line()
+	comment(f, "String prints the header and the payload in hex.")
+	f.Func().Params(id("d").Id("InlineData")).Id("String").Params().String().Block(
+		jen.Return(jen.Lit("inline{").Op("+").Id("d").Dot("Header").Call().Dot("String").Call().Op("+").Lit(", data: ").Op("+").
+			Qual("encoding/hex", "EncodeToString").Call(id("d").Dot("Payload").Call()).Op("+").Lit("}")))
+	f.Line()
+	comment(f, "RawBytes is bytes Split does not interpret: padding, or the body of a WQE\nwhose opcode has no format.")
+	f.Type().Id("RawBytes").Index().Byte()
+	f.Line()
+	comment(f, "String prints the bytes in hex.")
+	f.Func().Params(id("r").Id("RawBytes")).Id("String").Params().String().Block(
+		jen.Return(jen.Lit("bytes{").Op("+").Qual("encoding/hex", "EncodeToString").Call(id("r")).Op("+").Lit("}")))
+	f.Line()
+
+	// SegmentView: name -> typed view.
+	var cases []jen.Code
+	for _, sg := range p.Segments {
+		cases = append(cases, jen.Case(jen.Lit(sg.CName)).Block(
+			jen.If(jen.Len(id("b")).Op("<").Id(sg.GoName+"Size")).Block(jen.Return(jen.Nil(), jen.False())),
+			jen.Return(jen.Parens(jen.Op("*").Id(sg.GoName)).Call(id("b").Index(jen.Op(":").Id(sg.GoName+"Size"))), jen.True())))
+	}
+	comment(f, "SegmentView returns the typed view of the segment named cname (a C struct\nname such as mlx5_wqe_ctrl_seg) over the start of b, and false if there is no\nsuch segment or b is too short.")
+	f.Func().Id("SegmentView").Params(id("cname").String(), id("b").Index().Byte()).Params(stringer, jen.Bool()).Block(
+		jen.Switch(id("cname")).Block(cases...),
+		jen.Return(jen.Nil(), jen.False()))
+	f.Line()
+	comment(f, "segmentSize returns the size of the segment named cname.")
+	var sizeCases []jen.Code
+	for _, sg := range p.Segments {
+		sizeCases = append(sizeCases, jen.Case(jen.Lit(sg.CName)).Block(jen.Return(id(sg.GoName+"Size"))))
+	}
+	f.Func().Id("segmentSize").Params(id("cname").String()).Int().Block(
+		jen.Switch(id("cname")).Block(sizeCases...),
+		jen.Return(jen.Lit(0)))
+	f.Line()
+
+	splitter(f)
+	splitFunc(p, f)
+}
+
+// splitter writes the cursor Split walks a WQE with.
+func splitter(f *jen.File) {
+	s := func() *jen.Statement { return id("s") }
+	comment(f, "splitter walks a WQE, appending the segments it finds.")
+	f.Type().Id("splitter").Struct(
+		id("wqe").Index().Byte(),
+		id("off").Int(),
+		id("segs").Index().Id("WQESegment"),
+	)
+	f.Line()
+	f.Func().Params(s().Op("*").Id("splitter")).Id("add").Params(id("name").String(), id("n").Int(), id("view").Qual("fmt", "Stringer")).Block(
+		s().Dot("segs").Op("=").Append(s().Dot("segs"), jen.Id("WQESegment").Values(jen.Dict{
+			id("Offset"): s().Dot("off"), id("Name"): id("name"),
+			id("Raw"): s().Dot("wqe").Index(s().Dot("off"), s().Dot("off").Op("+").Id("n")), id("View"): id("view"),
+		})),
+		s().Dot("off").Op("+=").Id("n"),
+	)
+	f.Line()
+	comment(f, "fixed adds one segment of a known type.")
+	f.Func().Params(s().Op("*").Id("splitter")).Id("fixed").Params(id("cname").String()).Error().Block(
+		id("n").Op(":=").Id("segmentSize").Call(id("cname")),
+		jen.If(s().Dot("off").Op("+").Id("n").Op(">").Len(s().Dot("wqe"))).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %s (%d bytes) at byte %d runs past the %d bytes ds gives"),
+				id("cname"), id("n"), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
+		jen.List(id("v"), id("_")).Op(":=").Id("SegmentView").Call(id("cname"), s().Dot("wqe").Index(s().Dot("off").Op(":"))),
+		s().Dot("add").Call(id("cname"), id("n"), id("v")),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	comment(f, "rest adds what is left as raw bytes.")
+	f.Func().Params(s().Op("*").Id("splitter")).Id("rest").Params(id("name").String(), id("end").Int()).Block(
+		jen.If(s().Dot("off").Op("<").Id("end")).Block(
+			s().Dot("add").Call(id("name"), id("end").Op("-").Id("s").Dot("off"), id("RawBytes").Call(s().Dot("wqe").Index(s().Dot("off"), id("end"))))),
+	)
+	f.Line()
+	comment(f, "data adds data segments, or inline data, up to the end of the WQE.")
+	f.Func().Params(s().Op("*").Id("splitter")).Id("data").Params().Error().Block(
+		jen.For(s().Dot("off").Op("<").Len(s().Dot("wqe"))).Block(
+			jen.If(jen.Len(s().Dot("wqe")).Op("-").Id("s").Dot("off").Op("<").Lit(4)).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d stray bytes at byte %d"), jen.Len(s().Dot("wqe")).Op("-").Id("s").Dot("off"), s().Dot("off")))),
+			id("bc").Op(":=").Qual(binaryPkg, "BigEndian").Dot("Uint32").Call(s().Dot("wqe").Index(s().Dot("off").Op(":"))),
+			jen.If(id("bc").Op("&").Id("MLX5_INLINE_SEG").Op("==").Lit(0)).Block(
+				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_data_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
+				jen.Continue(),
+			),
+			id("n").Op(":=").Id("Mlx5WqeInlDataSegSize").Op("+").Int().Call(id("bc").Op("&^").Id("MLX5_INLINE_SEG")),
+			jen.If(s().Dot("off").Op("+").Id("n").Op(">").Len(s().Dot("wqe"))).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: inline data of %d bytes at byte %d runs past the %d bytes ds gives"),
+					id("n").Op("-").Id("Mlx5WqeInlDataSegSize"), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
+			s().Dot("add").Call(jen.Lit("inline data"), id("n"), id("InlineData").Call(s().Dot("wqe").Index(s().Dot("off"), s().Dot("off").Op("+").Id("n")))),
+			id("pad").Op(":=").Parens(id("s").Dot("off").Op("+").Lit(15)).Op("&^").Lit(15),
+			s().Dot("rest").Call(jen.Lit("padding"), jen.Min(id("pad"), jen.Len(s().Dot("wqe")))),
+		),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	comment(f, "umr adds the body of a UMR WQE after its control segment u: the mkey\ncontext, the translation (KLMs, or a repeat block and its entries) and the BSFs.")
+	f.Func().Params(s().Op("*").Id("splitter")).Id("umr").Params(id("u").Op("*").Id("Mlx5WqeUmrCtrlSeg")).Error().Block(
+		jen.If(s().Dot("off").Op("==").Len(s().Dot("wqe"))).Block(jen.Return(jen.Nil())),
+		jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_mkey_context_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
+		id("end").Op(":=").Id("s").Dot("off").Op("+").Lit(16).Op("*").Int().Call(id("u").Dot("KlmOctowords").Call()),
+		jen.If(id("end").Op(">").Len(s().Dot("wqe"))).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d KLM octowords at byte %d run past the %d bytes ds gives"),
+				id("u").Dot("KlmOctowords").Call(), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
+		jen.If(id("end").Op("-").Id("s").Dot("off").Op(">=").Lit(16).Op("&&").Qual(binaryPkg, "BigEndian").Dot("Uint32").Call(s().Dot("wqe").Index(s().Dot("off").Op("+").Lit(4).Op(":"))).Op("==").Lit(repeatBlockOp)).Block(
+			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_repeat_block_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
+			id("rb").Op(":=").Id("s").Dot("segs").Index(jen.Len(s().Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id("Mlx5WqeUmrRepeatBlockSeg")),
+			jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Int().Call(id("rb").Dot("NumEnt").Call()).Op("&&").Id("s").Dot("off").Op("<").Id("end").Op(";").Id("i").Op("++")).Block(
+				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_repeat_ent_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err")))),
+		).Else().Block(
+			jen.For(s().Dot("off").Op("+").Id("Mlx5WqeUmrKlmSegSize").Op("<=").Id("end")).Block(
+				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_klm_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err")))),
+		),
+		s().Dot("rest").Call(jen.Lit("padding"), id("end")),
+		jen.If(id("u").Dot("Flags").Call().Op("&").Id("MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET").Op("!=").Lit(0)).Block(
+			jen.Return(jen.Nil()).Comment("the union holds translation_offset, not bsf_octowords")),
+		id("bsf").Op(":=").Lit(16).Op("*").Int().Call(id("u").Dot("BsfOctowords").Call()),
+		jen.If(id("bsf").Op("%").Lit(64).Op("!=").Lit(0)).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d BSF octowords is not a whole number of 64-byte BSFs"), id("u").Dot("BsfOctowords").Call()))),
+		jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Id("bsf").Op(";").Id("i").Op("+=").Lit(64)).Block(
+			id("name").Op(":=").Lit("mlx5_bsf"),
+			jen.If(s().Dot("off").Op("<").Len(s().Dot("wqe")).Op("&&").Id("s").Dot("wqe").Index(s().Dot("off")).Op("&").Lit(0x3f).Op("==").Lit(1)).Block(
+				id("name").Op("=").Lit("mlx5_crypto_bsf").Comment("BSF type 1")),
+			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(id("name")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
+		),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+}
+
+func splitFunc(p *model.Package, f *jen.File) {
+	var cases []jen.Code
+	for _, w := range p.Formats {
+		var ops []jen.Code
+		for _, o := range w.Opcodes {
+			ops = append(ops, id(o.Name))
+		}
+		var steps []jen.Code
+		for _, st := range w.Steps {
+			var call jen.Code
+			switch st.Kind {
+			case model.StepSegment:
+				call = id("s").Dot("fixed").Call(jen.Lit(st.Segment.CName))
+			case model.StepData:
+				call = id("s").Dot("data").Call()
+			case model.StepUMR:
+				call = id("s").Dot("umr").Call(id("s").Dot("segs").Index(jen.Len(id("s").Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id("Mlx5WqeUmrCtrlSeg")))
+			}
+			steps = append(steps, jen.If(id("err").Op(":=").Add(call), id("err").Op("!=").Nil()).Block(jen.Return(id("s").Dot("segs"), id("err"))))
+		}
+		cases = append(cases, jen.Case(ops...).Block(append([]jen.Code{jen.Comment("format " + w.Name)}, steps...)...))
+	}
+	cases = append(cases, jen.Default().Block(id("s").Dot("rest").Call(jen.Lit("unparsed"), jen.Len(id("s").Dot("wqe")))))
+
+	var names []string
+	for _, w := range p.Formats {
+		names = append(names, w.Name)
+	}
+	comment(f, fmt.Sprintf(`Split cuts a WQE into its segments: the control segment, then what the
+opcode's format says (%s; spec/hw/wqe.yaml), up to the ds the control
+segment gives. Bytes it cannot interpret come back as RawBytes; a WQE whose
+ds or contents do not fit is an error, with the segments found so far.
+The segments alias wqe.`, strings.Join(names, ", ")))
+	f.Func().Id("Split").Params(id("wqe").Index().Byte(), id("opt").Id("SplitOptions")).Params(jen.Index().Id("WQESegment"), jen.Error()).Block(
+		jen.If(jen.Len(id("wqe")).Op("<").Id("Mlx5WqeCtrlSegSize")).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d bytes is shorter than a control segment"), jen.Len(id("wqe"))))),
+		id("ctrl").Op(":=").Parens(jen.Op("*").Id("Mlx5WqeCtrlSeg")).Call(id("wqe").Index(jen.Op(":").Id("Mlx5WqeCtrlSegSize"))),
+		id("end").Op(":=").Lit(16).Op("*").Int().Call(id("ctrl").Dot("Ds").Call()),
+		jen.If(id("end").Op("<").Id("Mlx5WqeCtrlSegSize").Op("||").Id("end").Op(">").Len(id("wqe"))).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: ds %d (%d bytes) does not fit the %d-byte WQE"), id("ctrl").Dot("Ds").Call(), id("end"), jen.Len(id("wqe"))))),
+		id("s").Op(":=").Op("&").Id("splitter").Values(jen.Dict{id("wqe"): id("wqe").Index(jen.Op(":").Id("end"))}),
+		id("s").Dot("add").Call(jen.Lit("mlx5_wqe_ctrl_seg"), id("Mlx5WqeCtrlSegSize"), id("ctrl")),
+		jen.If(id("opt").Dot("DCI")).Block(
+			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_av")), id("err").Op("!=").Nil()).Block(jen.Return(id("s").Dot("segs"), id("err")))),
+		jen.Switch(id("ctrl").Dot("Opcode").Call()).Block(cases...),
+		id("s").Dot("rest").Call(jen.Lit("padding"), jen.Len(id("s").Dot("wqe"))),
+		jen.Return(id("s").Dot("segs"), jen.Nil()),
+	)
+}

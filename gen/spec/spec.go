@@ -1,0 +1,252 @@
+// Package spec reads mlx5gen's YAML API descriptors (the spec/ directory):
+// which enums are flag sets, the layouts of WQE segments that are not in
+// the public header, how a send WQE is laid out per opcode, and (see
+// functions.go) the functions, structs and rules of the mlx5dv man pages.
+//
+// Decoding is strict: unknown keys, duplicate keys, missing required keys
+// and wrongly typed values are errors, and every error reads
+// file:line:col: message. spec/README.md documents the schema.
+package spec
+
+import (
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Spec is every descriptor file of a spec directory, merged.
+type Spec struct {
+	Files    []string // the files read, in order
+	Enums    []*Enum
+	Segments []*Segment
+	Formats  []*WQEFormat
+}
+
+// File is the top level of one descriptor file. Every section is optional.
+type File struct {
+	Doc      string       `yaml:"doc"`
+	Enums    []*Enum      `yaml:"enums"`
+	Segments []*Segment   `yaml:"segments"`
+	Formats  []*WQEFormat `yaml:"wqe_formats"`
+}
+
+// Gate limits a descriptor to the rdma-core releases that have it.
+type Gate struct {
+	Since string `yaml:"since"` // first release (e.g. "56.1"); "" = always
+	Until string `yaml:"until"` // first release without it; "" = still there
+}
+
+// Enum says how an enum of the header is generated.
+type Enum struct {
+	Pos Pos `yaml:"-"`
+	// C is the enum's tag (ibv_access_flags); for an anonymous enum,
+	// Anonymous names one of its enumerators instead.
+	C         string `yaml:"c"`
+	Anonymous string `yaml:"anonymous"`
+	Go        string `yaml:"go"`            // Go type name; default from C
+	Kind      string `yaml:"kind,required"` // "flags" or "values"
+	Man       string `yaml:"man"`           // man page that documents it
+	Doc       string `yaml:"doc"`
+	Gate      `yaml:",inline"`
+}
+
+// Flags reports whether the enum is a flag set.
+func (e *Enum) Flags() bool { return e.Kind == "flags" }
+
+// Segment describes a WQE or CQE segment: a struct of the header, refined
+// (subfields, corrected endianness, docs), or a private one laid out here.
+type Segment struct {
+	Pos Pos `yaml:"-"`
+	// C is the struct's name: the tag of a header struct, or the name of
+	// the private struct in rdma-core's source.
+	C       string `yaml:"c,required"`
+	Go      string `yaml:"go"`
+	Private string `yaml:"private"` // source file of a struct not in the public header
+	Size    int    `yaml:"size"`    // private segments: size in bytes
+	Doc     string `yaml:"doc"`
+	// Fields: for a private segment, every field; for a header segment,
+	// overrides of fields the header declares (endianness, docs, parts).
+	Fields []*Field `yaml:"fields"`
+}
+
+// Field is one field of a segment.
+type Field struct {
+	Pos    Pos    `yaml:"-"`
+	Name   string `yaml:"name,required"`
+	Offset int    `yaml:"offset"` // private segments: byte offset
+	// Type: u8, be16, be32, be64, le16, le32, le64, u16, u32, u64 (host
+	// order), bytes (Len bytes), or segment (Segment names a segment).
+	Type    string  `yaml:"type"`
+	Len     int     `yaml:"len"`     // bytes: size; integer types: array length
+	Segment string  `yaml:"segment"` // type segment: which one
+	Endian  string  `yaml:"endian"`  // header segments: "big" where the header says host order but the device uses big-endian
+	Enum    string  `yaml:"enum"`    // Go enum type the value takes
+	Doc     string  `yaml:"doc"`
+	Parts   []*Part `yaml:"parts"`
+}
+
+// Part is a bit range of an integer field with a name of its own, such as
+// the opcode in the low byte of the control segment's opmod_idx_opcode.
+type Part struct {
+	Pos   Pos    `yaml:"-"`
+	Name  string `yaml:"name,required"`
+	Shift int    `yaml:"shift"`          // bit position of the least significant bit
+	Width int    `yaml:"width,required"` // bits
+	Enum  string `yaml:"enum"`           // Go enum type the value takes
+	Doc   string `yaml:"doc"`
+}
+
+// WQEFormat says which segments follow the control segment for a set of
+// opcodes; the generated Split function is built from these.
+type WQEFormat struct {
+	Pos     Pos      `yaml:"-"`
+	Name    string   `yaml:"name,required"`
+	Opcodes []string `yaml:"opcodes,required"`
+	// Segments in order after the control segment. An entry is a segment
+	// name, "data*" (data segments, or one inline segment, up to ds),
+	// or "umr*" (the UMR body: mkey context, translation and BSFs as
+	// the UMR control segment sizes them).
+	Segments []string `yaml:"segments,required"`
+	Doc      string   `yaml:"doc"`
+}
+
+// Load reads every *.yaml file under dir in fsys (recursively, in lexical
+// order). Positions name files as dir-relative paths prefixed by name
+// (name is usually "spec").
+func Load(fsys fs.FS, dir, name string) (*Spec, error) {
+	var files []string
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	s := &Spec{}
+	var errs ErrorList
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(f, dir), "/")
+		display := path.Join(name, rel)
+		var file File
+		if e := decodeFile(display, data, &file); len(e) > 0 {
+			errs = append(errs, e...)
+			continue
+		}
+		s.Files = append(s.Files, display)
+		s.Enums = append(s.Enums, file.Enums...)
+		s.Segments = append(s.Segments, file.Segments...)
+		s.Formats = append(s.Formats, file.Formats...)
+	}
+	errs = append(errs, s.check()...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+// check validates what can be validated without the header.
+func (s *Spec) check() ErrorList {
+	var errs ErrorList
+	bad := func(p Pos, format string, args ...any) {
+		errs = append(errs, &Error{Pos: p, Msg: sprintf(format, args...)})
+	}
+	seen := map[string]Pos{}
+	for _, e := range s.Enums {
+		switch {
+		case e.C == "" && e.Anonymous == "":
+			bad(e.Pos, "enum: give c (the tag) or anonymous (one of its enumerators)")
+		case e.C != "" && e.Anonymous != "":
+			bad(e.Pos, "enum: give c or anonymous, not both")
+		case e.Anonymous != "" && e.Go == "":
+			bad(e.Pos, "enum with anonymous %s: an anonymous enum needs a go name", e.Anonymous)
+		}
+		if e.Kind != "flags" && e.Kind != "values" {
+			bad(e.Pos, "enum %s: kind must be flags or values, not %q", e.C+e.Anonymous, e.Kind)
+		}
+		key := "enum " + e.C + e.Anonymous
+		if p, dup := seen[key]; dup {
+			bad(e.Pos, "%s described twice (first at %s)", key, p)
+		}
+		seen[key] = e.Pos
+		errs = append(errs, checkGate(e.Pos, e.Gate)...)
+	}
+	for _, g := range s.Segments {
+		key := "segment " + g.C
+		if p, dup := seen[key]; dup {
+			bad(g.Pos, "%s described twice (first at %s)", key, p)
+		}
+		seen[key] = g.Pos
+		if g.Private != "" {
+			if g.Size <= 0 {
+				bad(g.Pos, "private segment %s: size must be positive", g.C)
+			}
+			if len(g.Fields) == 0 {
+				bad(g.Pos, "private segment %s: no fields", g.C)
+			}
+		} else if g.Size != 0 {
+			bad(g.Pos, "segment %s: size is for private segments; the header gives this one's", g.C)
+		}
+		names := map[string]bool{}
+		for _, f := range g.Fields {
+			if names[f.Name] {
+				bad(f.Pos, "segment %s: field %s described twice", g.C, f.Name)
+			}
+			names[f.Name] = true
+			if g.Private != "" {
+				if f.Type == "" {
+					bad(f.Pos, "segment %s: field %s: type missing", g.C, f.Name)
+				} else if !validType(f.Type) {
+					bad(f.Pos, "segment %s: field %s: unknown type %q (want u8, be16, be32, be64, le16, le32, le64, u16, u32, u64, bytes or segment)", g.C, f.Name, f.Type)
+				}
+				if f.Type == "bytes" && f.Len <= 0 {
+					bad(f.Pos, "segment %s: field %s: bytes needs len", g.C, f.Name)
+				}
+				if f.Type == "segment" && f.Segment == "" {
+					bad(f.Pos, "segment %s: field %s: type segment needs segment", g.C, f.Name)
+				}
+				if f.Endian != "" {
+					bad(f.Pos, "segment %s: field %s: endian is for header fields; say it in the type", g.C, f.Name)
+				}
+			} else {
+				if f.Type != "" || f.Offset != 0 || f.Len != 0 || f.Segment != "" {
+					bad(f.Pos, "segment %s: field %s: the header gives this field's type and offset", g.C, f.Name)
+				}
+				if f.Endian != "" && f.Endian != "big" && f.Endian != "little" {
+					bad(f.Pos, "segment %s: field %s: endian must be big or little", g.C, f.Name)
+				}
+			}
+			for _, p := range f.Parts {
+				if p.Width <= 0 || p.Shift < 0 || p.Shift+p.Width > 64 {
+					bad(p.Pos, "segment %s: field %s: part %s: bad bit range shift %d width %d", g.C, f.Name, p.Name, p.Shift, p.Width)
+				}
+			}
+		}
+	}
+	for _, w := range s.Formats {
+		for _, seg := range w.Segments {
+			if seg == "" {
+				bad(w.Pos, "wqe format %s: empty segment name", w.Name)
+			}
+		}
+	}
+	return errs
+}
+
+func validType(t string) bool {
+	switch t {
+	case "u8", "be16", "be32", "be64", "le16", "le32", "le64", "u16", "u32", "u64", "bytes", "segment":
+		return true
+	}
+	return false
+}
