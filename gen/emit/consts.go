@@ -64,7 +64,7 @@ func constsFile(p *model.Package, f *jen.File) {
 // enum, or the macros of its header.
 func constGroup(k *model.Const) string {
 	if k.CEnum != nil {
-		return fmt.Sprintf("From the anonymous enum at %s.", k.CEnum.Pos)
+		return fmt.Sprintf("From the anonymous enum of %s that starts with %s.", k.CEnum.Pos.File, k.CEnum.Enumerators[0].Name)
 	}
 	return fmt.Sprintf("Macros of %s.", k.Src.Header.File)
 }

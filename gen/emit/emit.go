@@ -37,6 +37,8 @@ func Generate(p *model.Package) ([]File, error) {
 		{"fields.go", fieldsFile},
 		{"split.go", splitFile},
 		{"format.go", formatFile},
+		{"byteorder_le.go", byteOrderFile(true)},
+		{"byteorder_be.go", byteOrderFile(false)},
 	}
 	var out []File
 	for _, g := range gens {

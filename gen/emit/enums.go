@@ -16,7 +16,7 @@ func enumsFile(p *model.Package, f *jen.File) {
 		if e.Flags {
 			kind = "a flag set"
 		}
-		doc := fmt.Sprintf("%s is %s (%s), %s.", e.GoName, e.CName, e.Src.Header, kind)
+		doc := fmt.Sprintf("%s is %s (%s), %s.", e.GoName, e.CName, e.Src.Header.File, kind)
 		if e.Man != "" {
 			doc += " See " + e.Man + "."
 		}
@@ -128,8 +128,43 @@ func formatFile(p *model.Package, f *jen.File) {
 		jen.Return(jen.Qual("strconv", "AppendUint").Call(jen.Append(jen.Id("b"), jen.Lit("0x").Op("...")), jen.Id("v"), jen.Lit(16))),
 	)
 	f.Line()
+	for _, bits := range []int{16, 32, 64} {
+		be := fmt.Sprintf("BE%d", bits)
+		comment(f, fmt.Sprintf("%s is a %d-bit value in the device's byte order (big-endian), as a\nsegment stores it: convert once with To%s, store many times with a\nsegment's Set...BE method.", be, bits, be))
+		f.Type().Id(be).Id(fmt.Sprintf("uint%d", bits))
+		f.Line()
+	}
 	comment(f, "appendBytes appends p as lower-case hex.")
 	f.Func().Id("appendBytes").Params(jen.Id("b").Index().Byte(), jen.Id("p").Index().Byte()).Index().Byte().Block(
 		jen.Return(jen.Qual("encoding/hex", "AppendEncode").Call(jen.Id("b"), jen.Id("p"))),
 	)
+}
+
+// littleEndianArchs are the GOARCH values whose byte order is little-endian.
+const littleEndianArchs = "386 || amd64 || arm || arm64 || loong64 || mips64le || mipsle || ppc64le || riscv64 || wasm"
+
+// byteOrderFile writes ToBEn and BEn.Value for little-endian hosts (a byte
+// swap) or big-endian ones (nothing); build constraints pick the file.
+func byteOrderFile(little bool) func(*model.Package, *jen.File) {
+	return func(p *model.Package, f *jen.File) {
+		if little {
+			f.HeaderComment("//go:build " + littleEndianArchs)
+		} else {
+			f.HeaderComment("//go:build !(" + littleEndianArchs + ")")
+		}
+		for _, bits := range []int{16, 32, 64} {
+			be := fmt.Sprintf("BE%d", bits)
+			u := fmt.Sprintf("uint%d", bits)
+			conv := func(v jen.Code) jen.Code { return v }
+			if little {
+				conv = func(v jen.Code) jen.Code { return jen.Qual("math/bits", fmt.Sprintf("ReverseBytes%d", bits)).Call(v) }
+			}
+			f.Commentf("To%s converts v to the device's byte order.", be)
+			f.Func().Id("To"+be).Params(jen.Id("v").Id(u)).Id(be).Block(jen.Return(jen.Id(be).Call(conv(jen.Id("v")))))
+			f.Line()
+			f.Commentf("Value converts v back to a host integer.")
+			f.Func().Params(jen.Id("v").Id(be)).Id("Value").Params().Id(u).Block(jen.Return(conv(jen.Id(u).Call(jen.Id("v")))))
+			f.Line()
+		}
+	}
 }

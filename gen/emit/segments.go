@@ -25,7 +25,7 @@ func segDoc(sg *model.Segment) string {
 	if sg.Union {
 		kind = "union"
 	}
-	where := sg.Src.Header.String()
+	where := sg.Src.Header.File
 	if sg.Private != "" {
 		where = fmt.Sprintf("rdma-core's %s, not in the public header; laid out in %s", sg.Private, sg.Src.Spec.File)
 	}
@@ -81,18 +81,26 @@ func endianQual(e model.Endian) jen.Code {
 }
 
 // load renders the expression reading an integer of bits at b (for a
-// byte, b is the byte itself).
+// byte, b is the byte itself). Big-endian values go through BEn, whose
+// conversion is a single byte swap on little-endian hosts.
 func load(bits int, e model.Endian, b jen.Code) jen.Code {
-	if bits == 8 {
+	switch {
+	case bits == 8:
 		return b
+	case e == model.Big:
+		return jen.Id(fmt.Sprintf("BE%d", bits)).Call(jen.Qual(binaryPkg, "NativeEndian").Dot(fmt.Sprintf("Uint%d", bits)).Call(b)).Dot("Value").Call()
 	}
 	return jen.Add(endianQual(e)).Dot(fmt.Sprintf("Uint%d", bits)).Call(b)
 }
 
 // store renders the statement writing v, an integer of bits, at b.
 func store(bits int, e model.Endian, b, v jen.Code) jen.Code {
-	if bits == 8 {
+	switch {
+	case bits == 8:
 		return jen.Add(b).Op("=").Add(v)
+	case e == model.Big:
+		return jen.Qual(binaryPkg, "NativeEndian").Dot(fmt.Sprintf("PutUint%d", bits)).Call(b,
+			jen.Id(fmt.Sprintf("uint%d", bits)).Call(jen.Id(fmt.Sprintf("ToBE%d", bits)).Call(v)))
 	}
 	return jen.Add(endianQual(e)).Dot(fmt.Sprintf("PutUint%d", bits)).Call(b, v)
 }
@@ -156,6 +164,9 @@ func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Add(valType)).Block(
 			store(fd.Int.Bits, fd.Endian, at(fd.Offset, fd.Int.Bits), put))
 		f.Line()
+		if fd.Endian == model.Big && fd.Int.Bits > 8 && fd.Enum == nil {
+			wireAccessors(f, sg, fd)
+		}
 		for _, pt := range fd.Parts {
 			partAccessors(f, sg, fd, pt)
 		}
@@ -236,5 +247,23 @@ func partAccessors(f *jen.File, sg *model.Segment, fd *model.Field, pt *model.Pa
 	}
 	f.Commentf("Set%s sets bits %d..%d of %s to v; bits of v above them are dropped.", pt.GoName, pt.Shift, pt.Shift+pt.Width-1, fd.CName)
 	f.Func().Params(recv(sg)).Id("Set" + pt.GoName).Params(jen.Id("v").Add(valType)).Block(set)
+	f.Line()
+}
+
+// wireAccessors lets a caller store a big-endian field from a value it
+// converted once (with ToBE16/32/64): Go does not hoist byte swaps out of
+// loops, so a hot loop stores lkeys, rkeys and qpn_ds words it swapped up
+// front, as C's optimiser would.
+func wireAccessors(f *jen.File, sg *model.Segment, fd *model.Field) {
+	be := fmt.Sprintf("BE%d", fd.Int.Bits)
+	native := jen.Qual(binaryPkg, "NativeEndian")
+	b := at(fd.Offset, fd.Int.Bits)
+	f.Commentf("%sBE returns %s as stored, in the device's byte order.", fd.GoName, fd.CName)
+	f.Func().Params(recv(sg)).Id(fd.GoName + "BE").Params().Id(be).Block(
+		jen.Return(jen.Id(be).Call(jen.Add(native).Dot(fmt.Sprintf("Uint%d", fd.Int.Bits)).Call(b))))
+	f.Line()
+	f.Commentf("Set%sBE stores v, already in the device's byte order, into %s.", fd.GoName, fd.CName)
+	f.Func().Params(recv(sg)).Id("Set"+fd.GoName+"BE").Params(jen.Id("v").Id(be)).Block(
+		jen.Add(native).Dot(fmt.Sprintf("PutUint%d", fd.Int.Bits)).Call(b, jen.Add(jen.Id(fmt.Sprintf("uint%d", fd.Int.Bits))).Call(jen.Id("v"))))
 	f.Line()
 }

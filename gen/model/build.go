@@ -73,7 +73,7 @@ func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
 }
 
 // Names the generated package declares by itself.
-var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData"}
+var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64"}
 
 // Build makes the Go model of c refined by s.
 func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
@@ -221,6 +221,9 @@ func (b *builder) enums() {
 		se := gated[ce]
 		it, _ := intType(&cheader.Type{Kind: cheader.Enumeration, Enum: ce, Size: ce.Underlying.Size})
 		e := &Enum{CName: ce.CName(), Underlying: it, Src: Source{Header: ce.Pos}}
+		if ce.Tag == "" && ce.Typedef == "" && len(ce.Enumerators) > 0 {
+			e.CName = "the anonymous enum that starts with " + ce.Enumerators[0].Name
+		}
 		name := ce.Tag
 		if name == "" {
 			name = ce.Typedef

@@ -324,6 +324,9 @@ func (b *builder) checkNames(sg *Segment) {
 			pos = f.Src.Spec
 		}
 		add(pos, f.GoName, "field "+f.CName)
+		if f.Kind == IntField && f.Endian == Big && f.Int.Bits > 8 && f.Enum == nil {
+			add(pos, f.GoName+"BE", "the wire-order accessors of field "+f.CName)
+		}
 		for _, p := range f.Parts {
 			add(p.Src.Spec, p.GoName, "part "+p.Name+" of "+f.CName)
 		}

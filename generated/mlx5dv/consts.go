@@ -14,86 +14,86 @@ const (
 	MLX5DV_RES_TYPE_CQ  = 0x100000005
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:70:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_RCV_DBR.
 const (
 	MLX5_RCV_DBR = 0
 	MLX5_SND_DBR = 1
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1049:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_INLINE_SCATTER_32.
 const (
 	MLX5_INLINE_SCATTER_32 = 4
 	MLX5_INLINE_SCATTER_64 = 8
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1070:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT.
 const (
 	MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT = 0x93
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1074:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_CQE_L2_OK.
 const (
 	MLX5_CQE_L2_OK = 1
 	MLX5_CQE_L3_OK = 2
 	MLX5_CQE_L4_OK = 4
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1080:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_CQE_L3_HDR_TYPE_NONE.
 const (
 	MLX5_CQE_L3_HDR_TYPE_NONE = 0
 	MLX5_CQE_L3_HDR_TYPE_IPV6 = 1
 	MLX5_CQE_L3_HDR_TYPE_IPV4 = 2
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1101:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_CQ_DOORBELL.
 const (
 	MLX5_CQ_DOORBELL = 0x20
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1105:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_CQ_DB_REQ_NOT_SOL.
 const (
 	MLX5_CQ_DB_REQ_NOT_SOL = 0x1000000
 	MLX5_CQ_DB_REQ_NOT     = 0
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1159:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_TMC_SUCCESS.
 const (
 	MLX5_TMC_SUCCESS = 0x80000000
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1209:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_INVALID_LKEY.
 const (
 	MLX5_INVALID_LKEY = 0x100
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1213:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_EXTENDED_UD_AV.
 const (
 	MLX5_EXTENDED_UD_AV = 0x80000000
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1224:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_SEND_WQE_BB.
 const (
 	MLX5_SEND_WQE_BB    = 0x40
 	MLX5_SEND_WQE_SHIFT = 6
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1229:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_INLINE_SEG.
 const (
 	MLX5_INLINE_SEG = 0x80000000
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1233:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_ETH_WQE_L3_CSUM.
 const (
 	MLX5_ETH_WQE_L3_CSUM = 0x40
 	MLX5_ETH_WQE_L4_CSUM = 0x80
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1386:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_WQE_MKEY_CONTEXT_FREE.
 const (
 	MLX5_WQE_MKEY_CONTEXT_FREE = 0x40
 )
 
-// From the anonymous enum at infiniband/mlx5dv.h:1600:2.
+// From the anonymous enum of infiniband/mlx5dv.h that starts with MLX5_MMAP_GET_REGULAR_PAGES_CMD.
 const (
 	MLX5_MMAP_GET_REGULAR_PAGES_CMD = 0
 	MLX5_MMAP_GET_NC_PAGES_CMD      = 3

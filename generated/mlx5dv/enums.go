@@ -5,7 +5,7 @@
 
 package mlx5dv
 
-// Mlx5dvContextCompMask is enum mlx5dv_context_comp_mask (infiniband/mlx5dv.h:75:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvContextCompMask is enum mlx5dv_context_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvContextCompMask uint32
 
 const (
@@ -47,7 +47,7 @@ func (v Mlx5dvContextCompMask) String() string {
 	return formatFlags(uint64(v), mlx5dvContextCompMaskNames)
 }
 
-// Mlx5dvTunnelOffloads is enum mlx5dv_tunnel_offloads (infiniband/mlx5dv.h:115:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvTunnelOffloads is enum mlx5dv_tunnel_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvTunnelOffloads uint32
 
 const (
@@ -71,7 +71,7 @@ func (v Mlx5dvTunnelOffloads) String() string {
 	return formatFlags(uint64(v), mlx5dvTunnelOffloadsNames)
 }
 
-// Mlx5dvFlowActionCapFlags is enum mlx5dv_flow_action_cap_flags (infiniband/mlx5dv.h:123:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvFlowActionCapFlags is enum mlx5dv_flow_action_cap_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvFlowActionCapFlags uint32
 
 const (
@@ -95,7 +95,7 @@ func (v Mlx5dvFlowActionCapFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvFlowActionCapFlagsNames)
 }
 
-// Mlx5dvSigType is enum mlx5dv_sig_type (infiniband/mlx5dv.h:131:2), a value enum.
+// Mlx5dvSigType is enum mlx5dv_sig_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvSigType uint32
 
 const (
@@ -114,7 +114,7 @@ func (v Mlx5dvSigType) String() string {
 	return formatUnknown("Mlx5dvSigType", uint64(v))
 }
 
-// Mlx5dvSigProtCaps is enum mlx5dv_sig_prot_caps (infiniband/mlx5dv.h:136:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvSigProtCaps is enum mlx5dv_sig_prot_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvSigProtCaps uint32
 
 const (
@@ -132,7 +132,7 @@ func (v Mlx5dvSigProtCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvSigProtCapsNames)
 }
 
-// Mlx5dvSigT10difBgType is enum mlx5dv_sig_t10dif_bg_type (infiniband/mlx5dv.h:141:2), a value enum.
+// Mlx5dvSigT10difBgType is enum mlx5dv_sig_t10dif_bg_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvSigT10difBgType uint32
 
 const (
@@ -151,7 +151,7 @@ func (v Mlx5dvSigT10difBgType) String() string {
 	return formatUnknown("Mlx5dvSigT10difBgType", uint64(v))
 }
 
-// Mlx5dvSigT10difBgCaps is enum mlx5dv_sig_t10dif_bg_caps (infiniband/mlx5dv.h:146:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvSigT10difBgCaps is enum mlx5dv_sig_t10dif_bg_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvSigT10difBgCaps uint32
 
 const (
@@ -169,7 +169,7 @@ func (v Mlx5dvSigT10difBgCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvSigT10difBgCapsNames)
 }
 
-// Mlx5dvSigCrcType is enum mlx5dv_sig_crc_type (infiniband/mlx5dv.h:151:2), a value enum.
+// Mlx5dvSigCrcType is enum mlx5dv_sig_crc_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvSigCrcType uint32
 
 const (
@@ -191,7 +191,7 @@ func (v Mlx5dvSigCrcType) String() string {
 	return formatUnknown("Mlx5dvSigCrcType", uint64(v))
 }
 
-// Mlx5dvSigCrcTypeCaps is enum mlx5dv_sig_crc_type_caps (infiniband/mlx5dv.h:157:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvSigCrcTypeCaps is enum mlx5dv_sig_crc_type_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvSigCrcTypeCaps uint32
 
 const (
@@ -211,7 +211,7 @@ func (v Mlx5dvSigCrcTypeCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvSigCrcTypeCapsNames)
 }
 
-// Mlx5dvBlockSize is enum mlx5dv_block_size (infiniband/mlx5dv.h:163:2), a value enum.
+// Mlx5dvBlockSize is enum mlx5dv_block_size (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvBlockSize uint32
 
 const (
@@ -239,7 +239,7 @@ func (v Mlx5dvBlockSize) String() string {
 	return formatUnknown("Mlx5dvBlockSize", uint64(v))
 }
 
-// Mlx5dvBlockSizeCaps is enum mlx5dv_block_size_caps (infiniband/mlx5dv.h:171:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvBlockSizeCaps is enum mlx5dv_block_size_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvBlockSizeCaps uint32
 
 const (
@@ -263,7 +263,7 @@ func (v Mlx5dvBlockSizeCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvBlockSizeCapsNames)
 }
 
-// Mlx5dvCryptoEnginesCaps is enum mlx5dv_crypto_engines_caps (infiniband/mlx5dv.h:186:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvCryptoEnginesCaps is enum mlx5dv_crypto_engines_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvCryptoEnginesCaps uint32
 
 const (
@@ -283,7 +283,7 @@ func (v Mlx5dvCryptoEnginesCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvCryptoEnginesCapsNames)
 }
 
-// Mlx5dvCryptoWrappedImportMethodCaps is enum mlx5dv_crypto_wrapped_import_method_caps (infiniband/mlx5dv.h:192:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvCryptoWrappedImportMethodCaps is enum mlx5dv_crypto_wrapped_import_method_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvCryptoWrappedImportMethodCaps uint32
 
 const (
@@ -299,7 +299,7 @@ func (v Mlx5dvCryptoWrappedImportMethodCaps) String() string {
 	return formatFlags(uint64(v), mlx5dvCryptoWrappedImportMethodCapsNames)
 }
 
-// Mlx5dvCryptoCapsFlags is enum mlx5dv_crypto_caps_flags (infiniband/mlx5dv.h:196:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvCryptoCapsFlags is enum mlx5dv_crypto_caps_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvCryptoCapsFlags uint32
 
 const (
@@ -319,7 +319,7 @@ func (v Mlx5dvCryptoCapsFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvCryptoCapsFlagsNames)
 }
 
-// Mlx5dvContextFlags is enum mlx5dv_context_flags (infiniband/mlx5dv.h:241:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvContextFlags is enum mlx5dv_context_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvContextFlags uint32
 
 const (
@@ -349,7 +349,7 @@ func (v Mlx5dvContextFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvContextFlagsNames)
 }
 
-// Mlx5dvCqInitAttrMask is enum mlx5dv_cq_init_attr_mask (infiniband/mlx5dv.h:252:2), a flag set. See mlx5dv_create_cq(3).
+// Mlx5dvCqInitAttrMask is enum mlx5dv_cq_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
 type Mlx5dvCqInitAttrMask uint32
 
 const (
@@ -369,7 +369,7 @@ func (v Mlx5dvCqInitAttrMask) String() string {
 	return formatFlags(uint64(v), mlx5dvCqInitAttrMaskNames)
 }
 
-// Mlx5dvCqInitAttrFlags is enum mlx5dv_cq_init_attr_flags (infiniband/mlx5dv.h:258:2), a flag set. See mlx5dv_create_cq(3).
+// Mlx5dvCqInitAttrFlags is enum mlx5dv_cq_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
 type Mlx5dvCqInitAttrFlags uint32
 
 const (
@@ -387,7 +387,7 @@ func (v Mlx5dvCqInitAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvCqInitAttrFlagsNames)
 }
 
-// Mlx5dvQpCreateFlags is enum mlx5dv_qp_create_flags (infiniband/mlx5dv.h:274:2), a flag set. See mlx5dv_create_qp(3).
+// Mlx5dvQpCreateFlags is enum mlx5dv_qp_create_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type Mlx5dvQpCreateFlags uint32
 
 const (
@@ -415,7 +415,7 @@ func (v Mlx5dvQpCreateFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvQpCreateFlagsNames)
 }
 
-// Mlx5dvMkeyInitAttrFlags is enum mlx5dv_mkey_init_attr_flags (infiniband/mlx5dv.h:284:2), a flag set. See mlx5dv_create_mkey(3).
+// Mlx5dvMkeyInitAttrFlags is enum mlx5dv_mkey_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_mkey(3).
 type Mlx5dvMkeyInitAttrFlags uint32
 
 const (
@@ -439,7 +439,7 @@ func (v Mlx5dvMkeyInitAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvMkeyInitAttrFlagsNames)
 }
 
-// Mlx5dvQpInitAttrMask is enum mlx5dv_qp_init_attr_mask (infiniband/mlx5dv.h:306:2), a flag set. See mlx5dv_create_qp(3).
+// Mlx5dvQpInitAttrMask is enum mlx5dv_qp_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type Mlx5dvQpInitAttrMask uint32
 
 const (
@@ -461,7 +461,7 @@ func (v Mlx5dvQpInitAttrMask) String() string {
 	return formatFlags(uint64(v), mlx5dvQpInitAttrMaskNames)
 }
 
-// Mlx5dvDcType is enum mlx5dv_dc_type (infiniband/mlx5dv.h:313:2), a value enum.
+// Mlx5dvDcType is enum mlx5dv_dc_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvDcType uint32
 
 const (
@@ -480,7 +480,7 @@ func (v Mlx5dvDcType) String() string {
 	return formatUnknown("Mlx5dvDcType", uint64(v))
 }
 
-// Mlx5dvQpCreateSendOpsFlags is enum mlx5dv_qp_create_send_ops_flags (infiniband/mlx5dv.h:331:2), a flag set. See mlx5dv_create_qp(3).
+// Mlx5dvQpCreateSendOpsFlags is enum mlx5dv_qp_create_send_ops_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type Mlx5dvQpCreateSendOpsFlags uint32
 
 const (
@@ -504,7 +504,7 @@ func (v Mlx5dvQpCreateSendOpsFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvQpCreateSendOpsFlagsNames)
 }
 
-// Mlx5dvSigT10difFlags is enum mlx5dv_sig_t10dif_flags (infiniband/mlx5dv.h:357:2), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+// Mlx5dvSigT10difFlags is enum mlx5dv_sig_t10dif_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 type Mlx5dvSigT10difFlags uint32
 
 const (
@@ -524,7 +524,7 @@ func (v Mlx5dvSigT10difFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvSigT10difFlagsNames)
 }
 
-// Mlx5dvSigMask is enum mlx5dv_sig_mask (infiniband/mlx5dv.h:386:2), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+// Mlx5dvSigMask is enum mlx5dv_sig_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 // Check and copy masks: each names the signature bytes it covers; masks overlap (CRC32 and CRC32C are the same bits).
 type Mlx5dvSigMask uint32
 
@@ -551,7 +551,7 @@ func (v Mlx5dvSigMask) String() string {
 	return formatFlags(uint64(v), mlx5dvSigMaskNames)
 }
 
-// Mlx5dvSigBlockAttrFlags is enum mlx5dv_sig_block_attr_flags (infiniband/mlx5dv.h:395:2), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+// Mlx5dvSigBlockAttrFlags is enum mlx5dv_sig_block_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 type Mlx5dvSigBlockAttrFlags uint32
 
 const (
@@ -567,7 +567,7 @@ func (v Mlx5dvSigBlockAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvSigBlockAttrFlagsNames)
 }
 
-// Mlx5dvCryptoStandard is enum mlx5dv_crypto_standard (infiniband/mlx5dv.h:408:2), a value enum.
+// Mlx5dvCryptoStandard is enum mlx5dv_crypto_standard (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvCryptoStandard uint32
 
 const (
@@ -583,7 +583,7 @@ func (v Mlx5dvCryptoStandard) String() string {
 	return formatUnknown("Mlx5dvCryptoStandard", uint64(v))
 }
 
-// Mlx5dvSignatureCryptoOrder is enum mlx5dv_signature_crypto_order (infiniband/mlx5dv.h:412:2), a value enum.
+// Mlx5dvSignatureCryptoOrder is enum mlx5dv_signature_crypto_order (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvSignatureCryptoOrder uint32
 
 const (
@@ -602,7 +602,7 @@ func (v Mlx5dvSignatureCryptoOrder) String() string {
 	return formatUnknown("Mlx5dvSignatureCryptoOrder", uint64(v))
 }
 
-// Mlx5dvMkeyConfFlags is enum mlx5dv_mkey_conf_flags (infiniband/mlx5dv.h:428:2), a flag set. See mlx5dv_wr_mkey_configure(3).
+// Mlx5dvMkeyConfFlags is enum mlx5dv_mkey_conf_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_mkey_configure(3).
 type Mlx5dvMkeyConfFlags uint32
 
 const (
@@ -618,7 +618,7 @@ func (v Mlx5dvMkeyConfFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvMkeyConfFlagsNames)
 }
 
-// Mlx5dvWcOpcode is enum mlx5dv_wc_opcode (infiniband/mlx5dv.h:437:2), a value enum.
+// Mlx5dvWcOpcode is enum mlx5dv_wc_opcode (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvWcOpcode uint32
 
 const (
@@ -640,7 +640,7 @@ func (v Mlx5dvWcOpcode) String() string {
 	return formatUnknown("Mlx5dvWcOpcode", uint64(v))
 }
 
-// Mlx5dvMkeyErrType is enum mlx5dv_mkey_err_type (infiniband/mlx5dv.h:583:2), a value enum.
+// Mlx5dvMkeyErrType is enum mlx5dv_mkey_err_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvMkeyErrType uint32
 
 const (
@@ -665,7 +665,7 @@ func (v Mlx5dvMkeyErrType) String() string {
 	return formatUnknown("Mlx5dvMkeyErrType", uint64(v))
 }
 
-// Mlx5dvCryptoLoginState is enum mlx5dv_crypto_login_state (infiniband/mlx5dv.h:636:2), a value enum.
+// Mlx5dvCryptoLoginState is enum mlx5dv_crypto_login_state (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvCryptoLoginState uint32
 
 const (
@@ -687,7 +687,7 @@ func (v Mlx5dvCryptoLoginState) String() string {
 	return formatUnknown("Mlx5dvCryptoLoginState", uint64(v))
 }
 
-// Mlx5dvCryptoKeySize is enum mlx5dv_crypto_key_size (infiniband/mlx5dv.h:664:2), a value enum.
+// Mlx5dvCryptoKeySize is enum mlx5dv_crypto_key_size (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvCryptoKeySize uint32
 
 const (
@@ -706,7 +706,7 @@ func (v Mlx5dvCryptoKeySize) String() string {
 	return formatUnknown("Mlx5dvCryptoKeySize", uint64(v))
 }
 
-// Mlx5dvCryptoKeyPurpose is enum mlx5dv_crypto_key_purpose (infiniband/mlx5dv.h:669:2), a value enum.
+// Mlx5dvCryptoKeyPurpose is enum mlx5dv_crypto_key_purpose (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvCryptoKeyPurpose uint32
 
 const (
@@ -722,7 +722,7 @@ func (v Mlx5dvCryptoKeyPurpose) String() string {
 	return formatUnknown("Mlx5dvCryptoKeyPurpose", uint64(v))
 }
 
-// Mlx5dvDekState is enum mlx5dv_dek_state (infiniband/mlx5dv.h:673:2), a value enum.
+// Mlx5dvDekState is enum mlx5dv_dek_state (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvDekState uint32
 
 const (
@@ -741,7 +741,7 @@ func (v Mlx5dvDekState) String() string {
 	return formatUnknown("Mlx5dvDekState", uint64(v))
 }
 
-// Mlx5dvDekInitAttrMask is enum mlx5dv_dek_init_attr_mask (infiniband/mlx5dv.h:678:2), a flag set. See mlx5dv_dek_create(3).
+// Mlx5dvDekInitAttrMask is enum mlx5dv_dek_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_dek_create(3).
 type Mlx5dvDekInitAttrMask uint32
 
 const (
@@ -757,7 +757,7 @@ func (v Mlx5dvDekInitAttrMask) String() string {
 	return formatFlags(uint64(v), mlx5dvDekInitAttrMaskNames)
 }
 
-// Mlx5dvFlowActionEspMask is enum mlx5dv_flow_action_esp_mask (infiniband/mlx5dv.h:708:2), a flag set. See mlx5dv_flow_action_esp(3).
+// Mlx5dvFlowActionEspMask is enum mlx5dv_flow_action_esp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_flow_action_esp(3).
 type Mlx5dvFlowActionEspMask uint32
 
 const (
@@ -773,7 +773,7 @@ func (v Mlx5dvFlowActionEspMask) String() string {
 	return formatFlags(uint64(v), mlx5dvFlowActionEspMaskNames)
 }
 
-// Mlx5dvFlowMatcherAttrMask is enum mlx5dv_flow_matcher_attr_mask (infiniband/mlx5dv.h:722:2), a flag set. See mlx5dv_create_flow_matcher(3).
+// Mlx5dvFlowMatcherAttrMask is enum mlx5dv_flow_matcher_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_flow_matcher(3).
 type Mlx5dvFlowMatcherAttrMask uint32
 
 const (
@@ -789,7 +789,7 @@ func (v Mlx5dvFlowMatcherAttrMask) String() string {
 	return formatFlags(uint64(v), mlx5dvFlowMatcherAttrMaskNames)
 }
 
-// Mlx5dvFlowActionType is enum mlx5dv_flow_action_type (infiniband/mlx5dv.h:759:2), a value enum.
+// Mlx5dvFlowActionType is enum mlx5dv_flow_action_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvFlowActionType uint32
 
 const (
@@ -826,7 +826,7 @@ func (v Mlx5dvFlowActionType) String() string {
 	return formatUnknown("Mlx5dvFlowActionType", uint64(v))
 }
 
-// Mlx5dvQpCompMask is enum mlx5dv_qp_comp_mask (infiniband/mlx5dv.h:833:2), a flag set. See mlx5dv_init_obj(3).
+// Mlx5dvQpCompMask is enum mlx5dv_qp_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type Mlx5dvQpCompMask uint32
 
 const (
@@ -846,7 +846,7 @@ func (v Mlx5dvQpCompMask) String() string {
 	return formatFlags(uint64(v), mlx5dvQpCompMaskNames)
 }
 
-// Mlx5dvSrqCompMask is enum mlx5dv_srq_comp_mask (infiniband/mlx5dv.h:874:2), a flag set. See mlx5dv_init_obj(3).
+// Mlx5dvSrqCompMask is enum mlx5dv_srq_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type Mlx5dvSrqCompMask uint32
 
 const (
@@ -862,7 +862,7 @@ func (v Mlx5dvSrqCompMask) String() string {
 	return formatFlags(uint64(v), mlx5dvSrqCompMaskNames)
 }
 
-// Mlx5dvDmCompMask is enum mlx5dv_dm_comp_mask (infiniband/mlx5dv.h:901:2), a flag set. See mlx5dv_init_obj(3).
+// Mlx5dvDmCompMask is enum mlx5dv_dm_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type Mlx5dvDmCompMask uint32
 
 const (
@@ -878,7 +878,7 @@ func (v Mlx5dvDmCompMask) String() string {
 	return formatFlags(uint64(v), mlx5dvDmCompMaskNames)
 }
 
-// Mlx5dvObjType is enum mlx5dv_obj_type (infiniband/mlx5dv.h:961:2), a flag set. See mlx5dv_init_obj(3).
+// Mlx5dvObjType is enum mlx5dv_obj_type (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 // mlx5dv_init_obj takes an OR of the objects to initialise.
 type Mlx5dvObjType uint32
 
@@ -907,7 +907,7 @@ func (v Mlx5dvObjType) String() string {
 	return formatFlags(uint64(v), mlx5dvObjTypeNames)
 }
 
-// Mlx5dvWqInitAttrMask is enum mlx5dv_wq_init_attr_mask (infiniband/mlx5dv.h:971:2), a flag set.
+// Mlx5dvWqInitAttrMask is enum mlx5dv_wq_init_attr_mask (infiniband/mlx5dv.h), a flag set.
 type Mlx5dvWqInitAttrMask uint32
 
 const (
@@ -923,7 +923,7 @@ func (v Mlx5dvWqInitAttrMask) String() string {
 	return formatFlags(uint64(v), mlx5dvWqInitAttrMaskNames)
 }
 
-// Mlx5Opcode is enum <anonymous at infiniband/mlx5dv.h:1022:2> (infiniband/mlx5dv.h:1022:2), a value enum.
+// Mlx5Opcode is the anonymous enum that starts with MLX5_OPCODE_NOP (infiniband/mlx5dv.h), a value enum.
 // Send WQE opcode, the low byte of the control segment's opmod_idx_opcode.
 type Mlx5Opcode uint32
 
@@ -997,7 +997,7 @@ func (v Mlx5Opcode) String() string {
 	return formatUnknown("Mlx5Opcode", uint64(v))
 }
 
-// Mlx5CqeSyndrome is enum <anonymous at infiniband/mlx5dv.h:1054:2> (infiniband/mlx5dv.h:1054:2), a value enum.
+// Mlx5CqeSyndrome is the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR (infiniband/mlx5dv.h), a value enum.
 // Error CQE syndrome.
 type Mlx5CqeSyndrome uint32
 
@@ -1050,7 +1050,7 @@ func (v Mlx5CqeSyndrome) String() string {
 	return formatUnknown("Mlx5CqeSyndrome", uint64(v))
 }
 
-// Mlx5CqeOpcode is enum <anonymous at infiniband/mlx5dv.h:1086:2> (infiniband/mlx5dv.h:1086:2), a value enum.
+// Mlx5CqeOpcode is the anonymous enum that starts with MLX5_CQE_OWNER_MASK (infiniband/mlx5dv.h), a value enum.
 // CQE opcode, the high nibble of op_own (MLX5_CQE_OWNER_MASK shares the enum).
 type Mlx5CqeOpcode uint32
 
@@ -1098,7 +1098,7 @@ func (v Mlx5CqeOpcode) String() string {
 	return formatUnknown("Mlx5CqeOpcode", uint64(v))
 }
 
-// Mlx5dvCqeCompResFormat is enum mlx5dv_cqe_comp_res_format (infiniband/mlx5dv.h:1163:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvCqeCompResFormat is enum mlx5dv_cqe_comp_res_format (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvCqeCompResFormat uint32
 
 const (
@@ -1118,7 +1118,7 @@ func (v Mlx5dvCqeCompResFormat) String() string {
 	return formatFlags(uint64(v), mlx5dvCqeCompResFormatNames)
 }
 
-// Mlx5dvSwParsingOffloads is enum mlx5dv_sw_parsing_offloads (infiniband/mlx5dv.h:1169:2), a flag set. See mlx5dv_query_device(3).
+// Mlx5dvSwParsingOffloads is enum mlx5dv_sw_parsing_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type Mlx5dvSwParsingOffloads uint32
 
 const (
@@ -1138,7 +1138,7 @@ func (v Mlx5dvSwParsingOffloads) String() string {
 	return formatFlags(uint64(v), mlx5dvSwParsingOffloadsNames)
 }
 
-// Mlx5WqeCtrlFlags is enum <anonymous at infiniband/mlx5dv.h:1217:2> (infiniband/mlx5dv.h:1217:2), a flag set.
+// Mlx5WqeCtrlFlags is the anonymous enum that starts with MLX5_WQE_CTRL_CQ_UPDATE (infiniband/mlx5dv.h), a flag set.
 // fm_ce_se byte of the control segment: fence mode, completion, solicited event.
 type Mlx5WqeCtrlFlags uint32
 
@@ -1161,7 +1161,7 @@ func (v Mlx5WqeCtrlFlags) String() string {
 	return formatFlags(uint64(v), mlx5WqeCtrlFlagsNames)
 }
 
-// Mlx5WqeUmrCtrlFlags is enum <anonymous at infiniband/mlx5dv.h:1326:2> (infiniband/mlx5dv.h:1326:2), a flag set.
+// Mlx5WqeUmrCtrlFlags is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_FLAG_INLINE (infiniband/mlx5dv.h), a flag set.
 // flags byte of the UMR control segment.
 type Mlx5WqeUmrCtrlFlags uint32
 
@@ -1184,7 +1184,7 @@ func (v Mlx5WqeUmrCtrlFlags) String() string {
 	return formatFlags(uint64(v), mlx5WqeUmrCtrlFlagsNames)
 }
 
-// Mlx5WqeUmrCtrlMkeyMask is enum <anonymous at infiniband/mlx5dv.h:1333:2> (infiniband/mlx5dv.h:1333:2), a flag set.
+// Mlx5WqeUmrCtrlMkeyMask is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN (infiniband/mlx5dv.h), a flag set.
 // mkey_mask of the UMR control segment: which mkey context fields the UMR updates.
 type Mlx5WqeUmrCtrlMkeyMask uint32
 
@@ -1221,7 +1221,7 @@ func (v Mlx5WqeUmrCtrlMkeyMask) String() string {
 	return formatFlags(uint64(v), mlx5WqeUmrCtrlMkeyMaskNames)
 }
 
-// Mlx5WqeMkeyContextAccessFlags is enum <anonymous at infiniband/mlx5dv.h:1390:2> (infiniband/mlx5dv.h:1390:2), a flag set.
+// Mlx5WqeMkeyContextAccessFlags is the anonymous enum that starts with MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC (infiniband/mlx5dv.h), a flag set.
 // access_flags byte of the mkey context segment.
 type Mlx5WqeMkeyContextAccessFlags uint32
 
@@ -1246,7 +1246,7 @@ func (v Mlx5WqeMkeyContextAccessFlags) String() string {
 	return formatFlags(uint64(v), mlx5WqeMkeyContextAccessFlagsNames)
 }
 
-// Mlx5dvSetCtxAttrType is enum mlx5dv_set_ctx_attr_type (infiniband/mlx5dv.h:1596:2), a value enum.
+// Mlx5dvSetCtxAttrType is enum mlx5dv_set_ctx_attr_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvSetCtxAttrType uint32
 
 const (
@@ -1262,7 +1262,7 @@ func (v Mlx5dvSetCtxAttrType) String() string {
 	return formatUnknown("Mlx5dvSetCtxAttrType", uint64(v))
 }
 
-// Mlx5dvContextAttrFlags is enum mlx5dv_context_attr_flags (infiniband/mlx5dv.h:1682:2), a flag set. See mlx5dv_open_device(3).
+// Mlx5dvContextAttrFlags is enum mlx5dv_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_open_device(3).
 type Mlx5dvContextAttrFlags uint32
 
 const (
@@ -1278,7 +1278,7 @@ func (v Mlx5dvContextAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvContextAttrFlagsNames)
 }
 
-// Mlx5dvVfioContextAttrFlags is enum mlx5dv_vfio_context_attr_flags (infiniband/mlx5dv.h:1693:2), a flag set. See mlx5dv_get_vfio_device_list(3).
+// Mlx5dvVfioContextAttrFlags is enum mlx5dv_vfio_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_get_vfio_device_list(3).
 type Mlx5dvVfioContextAttrFlags uint32
 
 const (
@@ -1294,7 +1294,7 @@ func (v Mlx5dvVfioContextAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvVfioContextAttrFlagsNames)
 }
 
-// Mlx5dvDevxUmemInMask is enum mlx5dv_devx_umem_in_mask (infiniband/mlx5dv.h:1749:2), a flag set. See mlx5dv_devx_umem_reg(3).
+// Mlx5dvDevxUmemInMask is enum mlx5dv_devx_umem_in_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_devx_umem_reg(3).
 type Mlx5dvDevxUmemInMask uint32
 
 const (
@@ -1310,7 +1310,7 @@ func (v Mlx5dvDevxUmemInMask) String() string {
 	return formatFlags(uint64(v), mlx5dvDevxUmemInMaskNames)
 }
 
-// Mlx5dvDrDomainType is enum mlx5dv_dr_domain_type (infiniband/mlx5dv.h:1929:2), a value enum.
+// Mlx5dvDrDomainType is enum mlx5dv_dr_domain_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvDrDomainType uint32
 
 const (
@@ -1332,7 +1332,7 @@ func (v Mlx5dvDrDomainType) String() string {
 	return formatUnknown("Mlx5dvDrDomainType", uint64(v))
 }
 
-// Mlx5dvDrDomainSyncFlags is enum mlx5dv_dr_domain_sync_flags (infiniband/mlx5dv.h:1935:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrDomainSyncFlags is enum mlx5dv_dr_domain_sync_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrDomainSyncFlags uint32
 
 const (
@@ -1352,7 +1352,7 @@ func (v Mlx5dvDrDomainSyncFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrDomainSyncFlagsNames)
 }
 
-// Mlx5dvDrMatcherLayoutFlags is enum mlx5dv_dr_matcher_layout_flags (infiniband/mlx5dv.h:1984:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrMatcherLayoutFlags is enum mlx5dv_dr_matcher_layout_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrMatcherLayoutFlags uint32
 
 const (
@@ -1370,7 +1370,7 @@ func (v Mlx5dvDrMatcherLayoutFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrMatcherLayoutFlagsNames)
 }
 
-// Mlx5dvDrActionFlags is enum mlx5dv_dr_action_flags (infiniband/mlx5dv.h:2005:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrActionFlags is enum mlx5dv_dr_action_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrActionFlags uint32
 
 const (
@@ -1386,7 +1386,7 @@ func (v Mlx5dvDrActionFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrActionFlagsNames)
 }
 
-// Mlx5dvDrActionDestType is enum mlx5dv_dr_action_dest_type (infiniband/mlx5dv.h:2026:2), a value enum.
+// Mlx5dvDrActionDestType is enum mlx5dv_dr_action_dest_type (infiniband/mlx5dv.h), a value enum.
 type Mlx5dvDrActionDestType uint32
 
 const (
@@ -1405,7 +1405,7 @@ func (v Mlx5dvDrActionDestType) String() string {
 	return formatUnknown("Mlx5dvDrActionDestType", uint64(v))
 }
 
-// Mlx5dvDrActionAsoFirstHitFlags is enum mlx5dv_dr_action_aso_first_hit_flags (infiniband/mlx5dv.h:2059:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrActionAsoFirstHitFlags is enum mlx5dv_dr_action_aso_first_hit_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrActionAsoFirstHitFlags uint32
 
 const (
@@ -1421,7 +1421,7 @@ func (v Mlx5dvDrActionAsoFirstHitFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrActionAsoFirstHitFlagsNames)
 }
 
-// Mlx5dvDrActionAsoFlowMeterFlags is enum mlx5dv_dr_action_aso_flow_meter_flags (infiniband/mlx5dv.h:2063:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrActionAsoFlowMeterFlags is enum mlx5dv_dr_action_aso_flow_meter_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrActionAsoFlowMeterFlags uint32
 
 const (
@@ -1443,7 +1443,7 @@ func (v Mlx5dvDrActionAsoFlowMeterFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrActionAsoFlowMeterFlagsNames)
 }
 
-// Mlx5dvDrActionAsoCtFlags is enum mlx5dv_dr_action_aso_ct_flags (infiniband/mlx5dv.h:2070:2), a flag set. See mlx5dv_dr_flow(3).
+// Mlx5dvDrActionAsoCtFlags is enum mlx5dv_dr_action_aso_ct_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type Mlx5dvDrActionAsoCtFlags uint32
 
 const (
@@ -1461,7 +1461,7 @@ func (v Mlx5dvDrActionAsoCtFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvDrActionAsoCtFlagsNames)
 }
 
-// Mlx5dvSchedElemAttrFlags is enum mlx5dv_sched_elem_attr_flags (infiniband/mlx5dv.h:2148:2), a flag set. See mlx5dv_sched_node_create(3).
+// Mlx5dvSchedElemAttrFlags is enum mlx5dv_sched_elem_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_sched_node_create(3).
 type Mlx5dvSchedElemAttrFlags uint32
 
 const (
@@ -1479,7 +1479,7 @@ func (v Mlx5dvSchedElemAttrFlags) String() string {
 	return formatFlags(uint64(v), mlx5dvSchedElemAttrFlagsNames)
 }
 
-// IbvWcStatus is enum ibv_wc_status (infiniband/verbs.h:484:2), a value enum. See ibv_poll_cq(3).
+// IbvWcStatus is enum ibv_wc_status (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
 type IbvWcStatus uint32
 
 const (
@@ -1564,7 +1564,7 @@ func (v IbvWcStatus) String() string {
 	return formatUnknown("IbvWcStatus", uint64(v))
 }
 
-// IbvWcOpcode is enum ibv_wc_opcode (infiniband/verbs.h:512:2), a value enum. See ibv_poll_cq(3).
+// IbvWcOpcode is enum ibv_wc_opcode (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
 type IbvWcOpcode uint32
 
 const (
@@ -1634,7 +1634,7 @@ func (v IbvWcOpcode) String() string {
 	return formatUnknown("IbvWcOpcode", uint64(v))
 }
 
-// IbvWcFlags is enum ibv_wc_flags (infiniband/verbs.h:577:2), a flag set. See ibv_poll_cq(3).
+// IbvWcFlags is enum ibv_wc_flags (infiniband/verbs.h), a flag set. See ibv_poll_cq(3).
 type IbvWcFlags uint32
 
 const (
@@ -1662,7 +1662,7 @@ func (v IbvWcFlags) String() string {
 	return formatFlags(uint64(v), ibvWcFlagsNames)
 }
 
-// IbvAccessFlags is enum ibv_access_flags (infiniband/verbs.h:609:2), a flag set. See ibv_reg_mr(3).
+// IbvAccessFlags is enum ibv_access_flags (infiniband/verbs.h), a flag set. See ibv_reg_mr(3).
 type IbvAccessFlags uint32
 
 const (
@@ -1694,7 +1694,7 @@ func (v IbvAccessFlags) String() string {
 	return formatFlags(uint64(v), ibvAccessFlagsNames)
 }
 
-// IbvMwType is enum ibv_mw_type (infiniband/verbs.h:674:2), a value enum. See ibv_alloc_mw(3).
+// IbvMwType is enum ibv_mw_type (infiniband/verbs.h), a value enum. See ibv_alloc_mw(3).
 type IbvMwType uint32
 
 const (
@@ -1713,7 +1713,7 @@ func (v IbvMwType) String() string {
 	return formatUnknown("IbvMwType", uint64(v))
 }
 
-// IbvQpType is enum ibv_qp_type (infiniband/verbs.h:897:2), a value enum. See ibv_create_qp(3).
+// IbvQpType is enum ibv_qp_type (infiniband/verbs.h), a value enum. See ibv_create_qp(3).
 type IbvQpType uint32
 
 const (
@@ -1747,7 +1747,7 @@ func (v IbvQpType) String() string {
 	return formatUnknown("IbvQpType", uint64(v))
 }
 
-// IbvQpInitAttrMask is enum ibv_qp_init_attr_mask (infiniband/verbs.h:925:2), a flag set. See ibv_create_qp_ex(3).
+// IbvQpInitAttrMask is enum ibv_qp_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IbvQpInitAttrMask uint32
 
 const (
@@ -1775,7 +1775,7 @@ func (v IbvQpInitAttrMask) String() string {
 	return formatFlags(uint64(v), ibvQpInitAttrMaskNames)
 }
 
-// IbvQpCreateFlags is enum ibv_qp_create_flags (infiniband/verbs.h:935:2), a flag set. See ibv_create_qp_ex(3).
+// IbvQpCreateFlags is enum ibv_qp_create_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IbvQpCreateFlags uint32
 
 const (
@@ -1799,7 +1799,7 @@ func (v IbvQpCreateFlags) String() string {
 	return formatFlags(uint64(v), ibvQpCreateFlagsNames)
 }
 
-// IbvQpCreateSendOpsFlags is enum ibv_qp_create_send_ops_flags (infiniband/verbs.h:943:2), a flag set. See ibv_create_qp_ex(3).
+// IbvQpCreateSendOpsFlags is enum ibv_qp_create_send_ops_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IbvQpCreateSendOpsFlags uint32
 
 const (
@@ -1837,7 +1837,7 @@ func (v IbvQpCreateSendOpsFlags) String() string {
 	return formatFlags(uint64(v), ibvQpCreateSendOpsFlagsNames)
 }
 
-// IbvWrOpcode is enum ibv_wr_opcode (infiniband/verbs.h:1089:2), a value enum. See ibv_post_send(3).
+// IbvWrOpcode is enum ibv_wr_opcode (infiniband/verbs.h), a value enum. See ibv_post_send(3).
 type IbvWrOpcode uint32
 
 const (
@@ -1889,7 +1889,7 @@ func (v IbvWrOpcode) String() string {
 	return formatUnknown("IbvWrOpcode", uint64(v))
 }
 
-// IbvSendFlags is enum ibv_send_flags (infiniband/verbs.h:1105:2), a flag set. See ibv_post_send(3).
+// IbvSendFlags is enum ibv_send_flags (infiniband/verbs.h), a flag set. See ibv_post_send(3).
 type IbvSendFlags uint32
 
 const (
@@ -1913,7 +1913,7 @@ func (v IbvSendFlags) String() string {
 	return formatFlags(uint64(v), ibvSendFlagsNames)
 }
 
-// IbvFlowAttrType is enum ibv_flow_attr_type (infiniband/verbs.h:1671:2), a value enum.
+// IbvFlowAttrType is enum ibv_flow_attr_type (infiniband/verbs.h), a value enum.
 type IbvFlowAttrType uint32
 
 const (
@@ -1938,7 +1938,7 @@ func (v IbvFlowAttrType) String() string {
 	return formatUnknown("IbvFlowAttrType", uint64(v))
 }
 
-// Mlx5IbUapiFlowTableType is enum mlx5_ib_uapi_flow_table_type (infiniband/mlx5_user_ioctl_verbs.h:43:2), a value enum.
+// Mlx5IbUapiFlowTableType is enum mlx5_ib_uapi_flow_table_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type Mlx5IbUapiFlowTableType uint32
 
 const (
@@ -1966,7 +1966,7 @@ func (v Mlx5IbUapiFlowTableType) String() string {
 	return formatUnknown("Mlx5IbUapiFlowTableType", uint64(v))
 }
 
-// Mlx5IbUapiFlowActionPacketReformatType is enum mlx5_ib_uapi_flow_action_packet_reformat_type (infiniband/mlx5_user_ioctl_verbs.h:51:2), a value enum.
+// Mlx5IbUapiFlowActionPacketReformatType is enum mlx5_ib_uapi_flow_action_packet_reformat_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type Mlx5IbUapiFlowActionPacketReformatType uint32
 
 const (
@@ -1991,7 +1991,7 @@ func (v Mlx5IbUapiFlowActionPacketReformatType) String() string {
 	return formatUnknown("Mlx5IbUapiFlowActionPacketReformatType", uint64(v))
 }
 
-// Mlx5IbUapiDmType is enum mlx5_ib_uapi_dm_type (infiniband/mlx5_user_ioctl_verbs.h:63:2), a value enum.
+// Mlx5IbUapiDmType is enum mlx5_ib_uapi_dm_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type Mlx5IbUapiDmType uint32
 
 const (
@@ -2016,7 +2016,7 @@ func (v Mlx5IbUapiDmType) String() string {
 	return formatUnknown("Mlx5IbUapiDmType", uint64(v))
 }
 
-// Mlx5IbUapiDevxCreateEventChannelFlags is enum mlx5_ib_uapi_devx_create_event_channel_flags (infiniband/mlx5_user_ioctl_verbs.h:70:2), a value enum.
+// Mlx5IbUapiDevxCreateEventChannelFlags is enum mlx5_ib_uapi_devx_create_event_channel_flags (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type Mlx5IbUapiDevxCreateEventChannelFlags uint32
 
 const (

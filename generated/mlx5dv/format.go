@@ -62,6 +62,21 @@ func appendHex(b []byte, v uint64) []byte {
 	return strconv.AppendUint(append(b, "0x"...), v, 16)
 }
 
+// BE16 is a 16-bit value in the device's byte order (big-endian), as a
+// segment stores it: convert once with ToBE16, store many times with a
+// segment's Set...BE method.
+type BE16 uint16
+
+// BE32 is a 32-bit value in the device's byte order (big-endian), as a
+// segment stores it: convert once with ToBE32, store many times with a
+// segment's Set...BE method.
+type BE32 uint32
+
+// BE64 is a 64-bit value in the device's byte order (big-endian), as a
+// segment stores it: convert once with ToBE64, store many times with a
+// segment's Set...BE method.
+type BE64 uint64
+
 // appendBytes appends p as lower-case hex.
 func appendBytes(b []byte, p []byte) []byte {
 	return hex.AppendEncode(b, p)

@@ -7,7 +7,7 @@ package mlx5dv
 
 import "encoding/binary"
 
-// Mlx5ErrCqe is the 64 bytes of struct mlx5_err_cqe (infiniband/mlx5dv.h:1109:1).
+// Mlx5ErrCqe is the 64 bytes of struct mlx5_err_cqe (infiniband/mlx5dv.h).
 // Error completion, the layout of a CQE whose opcode is a requester or responder error.
 type Mlx5ErrCqe [Mlx5ErrCqeSize]byte
 
@@ -37,12 +37,22 @@ func (s *Mlx5ErrCqe) SetRsvd0(v [32]byte) {
 // Srqn returns srqn, the big-endian uint32 at byte 32.
 // the header declares uint32_t; the device writes big-endian
 func (s *Mlx5ErrCqe) Srqn() uint32 {
-	return binary.BigEndian.Uint32(s[32:36])
+	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
 // SetSrqn sets srqn.
 func (s *Mlx5ErrCqe) SetSrqn(v uint32) {
-	binary.BigEndian.PutUint32(s[32:36], v)
+	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
+}
+
+// SrqnBE returns srqn as stored, in the device's byte order.
+func (s *Mlx5ErrCqe) SrqnBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[32:36]))
+}
+
+// SetSrqnBE stores v, already in the device's byte order, into srqn.
+func (s *Mlx5ErrCqe) SetSrqnBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 18 bytes at byte 36.
@@ -78,12 +88,22 @@ func (s *Mlx5ErrCqe) SetSyndrome(v Mlx5CqeSyndrome) {
 // SWqeOpcodeQpn returns s_wqe_opcode_qpn, the big-endian uint32 at byte 56.
 // the header declares uint32_t; the device writes big-endian
 func (s *Mlx5ErrCqe) SWqeOpcodeQpn() uint32 {
-	return binary.BigEndian.Uint32(s[56:60])
+	return BE32(binary.NativeEndian.Uint32(s[56:60])).Value()
 }
 
 // SetSWqeOpcodeQpn sets s_wqe_opcode_qpn.
 func (s *Mlx5ErrCqe) SetSWqeOpcodeQpn(v uint32) {
-	binary.BigEndian.PutUint32(s[56:60], v)
+	binary.NativeEndian.PutUint32(s[56:60], uint32(ToBE32(v)))
+}
+
+// SWqeOpcodeQpnBE returns s_wqe_opcode_qpn as stored, in the device's byte order.
+func (s *Mlx5ErrCqe) SWqeOpcodeQpnBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[56:60]))
+}
+
+// SetSWqeOpcodeQpnBE stores v, already in the device's byte order, into s_wqe_opcode_qpn.
+func (s *Mlx5ErrCqe) SetSWqeOpcodeQpnBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[56:60], uint32(v))
 }
 
 // Qpn returns qpn, bits 0..23 of s_wqe_opcode_qpn.
@@ -109,12 +129,22 @@ func (s *Mlx5ErrCqe) SetWqeOpcode(v uint8) {
 // WqeCounter returns wqe_counter, the big-endian uint16 at byte 60.
 // the header declares uint16_t; the device writes big-endian
 func (s *Mlx5ErrCqe) WqeCounter() uint16 {
-	return binary.BigEndian.Uint16(s[60:62])
+	return BE16(binary.NativeEndian.Uint16(s[60:62])).Value()
 }
 
 // SetWqeCounter sets wqe_counter.
 func (s *Mlx5ErrCqe) SetWqeCounter(v uint16) {
-	binary.BigEndian.PutUint16(s[60:62], v)
+	binary.NativeEndian.PutUint16(s[60:62], uint16(ToBE16(v)))
+}
+
+// WqeCounterBE returns wqe_counter as stored, in the device's byte order.
+func (s *Mlx5ErrCqe) WqeCounterBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[60:62]))
+}
+
+// SetWqeCounterBE stores v, already in the device's byte order, into wqe_counter.
+func (s *Mlx5ErrCqe) SetWqeCounterBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[60:62], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 62.
@@ -137,7 +167,7 @@ func (s *Mlx5ErrCqe) SetOpOwn(v uint8) {
 	s[63] = v
 }
 
-// Mlx5TmCqe is the 20 bytes of struct mlx5_tm_cqe (infiniband/mlx5dv.h:1121:1).
+// Mlx5TmCqe is the 20 bytes of struct mlx5_tm_cqe (infiniband/mlx5dv.h).
 type Mlx5TmCqe [Mlx5TmCqeSize]byte
 
 // Mlx5TmCqeSize is sizeof(struct mlx5_tm_cqe).
@@ -155,22 +185,42 @@ func (*Mlx5TmCqe) CName() string {
 
 // Success returns success, the big-endian uint32 at byte 0.
 func (s *Mlx5TmCqe) Success() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetSuccess sets success.
 func (s *Mlx5TmCqe) SetSuccess(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// SuccessBE returns success as stored, in the device's byte order.
+func (s *Mlx5TmCqe) SuccessBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetSuccessBE stores v, already in the device's byte order, into success.
+func (s *Mlx5TmCqe) SetSuccessBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // HwPhaseCnt returns hw_phase_cnt, the big-endian uint16 at byte 4.
 func (s *Mlx5TmCqe) HwPhaseCnt() uint16 {
-	return binary.BigEndian.Uint16(s[4:6])
+	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
 // SetHwPhaseCnt sets hw_phase_cnt.
 func (s *Mlx5TmCqe) SetHwPhaseCnt(v uint16) {
-	binary.BigEndian.PutUint16(s[4:6], v)
+	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
+}
+
+// HwPhaseCntBE returns hw_phase_cnt as stored, in the device's byte order.
+func (s *Mlx5TmCqe) HwPhaseCntBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[4:6]))
+}
+
+// SetHwPhaseCntBE stores v, already in the device's byte order, into hw_phase_cnt.
+func (s *Mlx5TmCqe) SetHwPhaseCntBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 12 bytes at byte 6.
@@ -183,7 +233,7 @@ func (s *Mlx5TmCqe) SetRsvd0(v [12]byte) {
 	copy(s[6:18], v[:])
 }
 
-// Mlx5Cqe64 is the 64 bytes of struct mlx5_cqe64 (infiniband/mlx5dv.h:1127:1).
+// Mlx5Cqe64 is the 64 bytes of struct mlx5_cqe64 (infiniband/mlx5dv.h).
 // 64-byte completion queue entry.
 type Mlx5Cqe64 [Mlx5Cqe64Size]byte
 
@@ -213,12 +263,22 @@ func (s *Mlx5Cqe64) SetRsvd0(v [2]byte) {
 
 // WqeId returns wqe_id, the big-endian uint16 at byte 2.
 func (s *Mlx5Cqe64) WqeId() uint16 {
-	return binary.BigEndian.Uint16(s[2:4])
+	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetWqeId sets wqe_id.
 func (s *Mlx5Cqe64) SetWqeId(v uint16) {
-	binary.BigEndian.PutUint16(s[2:4], v)
+	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
+}
+
+// WqeIdBE returns wqe_id as stored, in the device's byte order.
+func (s *Mlx5Cqe64) WqeIdBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[2:4]))
+}
+
+// SetWqeIdBE stores v, already in the device's byte order, into wqe_id.
+func (s *Mlx5Cqe64) SetWqeIdBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Rsvd4 returns a pointer to rsvd4, the 13 bytes at byte 4.
@@ -253,22 +313,42 @@ func (s *Mlx5Cqe64) SetRsvd20(v [4]byte) {
 
 // Slid returns slid, the big-endian uint16 at byte 22.
 func (s *Mlx5Cqe64) Slid() uint16 {
-	return binary.BigEndian.Uint16(s[22:24])
+	return BE16(binary.NativeEndian.Uint16(s[22:24])).Value()
 }
 
 // SetSlid sets slid.
 func (s *Mlx5Cqe64) SetSlid(v uint16) {
-	binary.BigEndian.PutUint16(s[22:24], v)
+	binary.NativeEndian.PutUint16(s[22:24], uint16(ToBE16(v)))
+}
+
+// SlidBE returns slid as stored, in the device's byte order.
+func (s *Mlx5Cqe64) SlidBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[22:24]))
+}
+
+// SetSlidBE stores v, already in the device's byte order, into slid.
+func (s *Mlx5Cqe64) SetSlidBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[22:24], uint16(v))
 }
 
 // FlagsRqpn returns flags_rqpn, the big-endian uint32 at byte 24.
 func (s *Mlx5Cqe64) FlagsRqpn() uint32 {
-	return binary.BigEndian.Uint32(s[24:28])
+	return BE32(binary.NativeEndian.Uint32(s[24:28])).Value()
 }
 
 // SetFlagsRqpn sets flags_rqpn.
 func (s *Mlx5Cqe64) SetFlagsRqpn(v uint32) {
-	binary.BigEndian.PutUint32(s[24:28], v)
+	binary.NativeEndian.PutUint32(s[24:28], uint32(ToBE32(v)))
+}
+
+// FlagsRqpnBE returns flags_rqpn as stored, in the device's byte order.
+func (s *Mlx5Cqe64) FlagsRqpnBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[24:28]))
+}
+
+// SetFlagsRqpnBE stores v, already in the device's byte order, into flags_rqpn.
+func (s *Mlx5Cqe64) SetFlagsRqpnBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[24:28], uint32(v))
 }
 
 // HdsIpExt returns hds_ip_ext, the uint8 at byte 28.
@@ -293,12 +373,22 @@ func (s *Mlx5Cqe64) SetL4HdrTypeEtc(v uint8) {
 
 // VlanInfo returns vlan_info, the big-endian uint16 at byte 30.
 func (s *Mlx5Cqe64) VlanInfo() uint16 {
-	return binary.BigEndian.Uint16(s[30:32])
+	return BE16(binary.NativeEndian.Uint16(s[30:32])).Value()
 }
 
 // SetVlanInfo sets vlan_info.
 func (s *Mlx5Cqe64) SetVlanInfo(v uint16) {
-	binary.BigEndian.PutUint16(s[30:32], v)
+	binary.NativeEndian.PutUint16(s[30:32], uint16(ToBE16(v)))
+}
+
+// VlanInfoBE returns vlan_info as stored, in the device's byte order.
+func (s *Mlx5Cqe64) VlanInfoBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[30:32]))
+}
+
+// SetVlanInfoBE stores v, already in the device's byte order, into vlan_info.
+func (s *Mlx5Cqe64) SetVlanInfoBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[30:32], uint16(v))
 }
 
 // TmCqe returns a view of tm_cqe, the mlx5_tm_cqe at byte 0.
@@ -324,22 +414,42 @@ func (s *Mlx5Cqe64) SetTmh(v [16]byte) {
 
 // SrqnUidx returns srqn_uidx, the big-endian uint32 at byte 32.
 func (s *Mlx5Cqe64) SrqnUidx() uint32 {
-	return binary.BigEndian.Uint32(s[32:36])
+	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
 // SetSrqnUidx sets srqn_uidx.
 func (s *Mlx5Cqe64) SetSrqnUidx(v uint32) {
-	binary.BigEndian.PutUint32(s[32:36], v)
+	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
+}
+
+// SrqnUidxBE returns srqn_uidx as stored, in the device's byte order.
+func (s *Mlx5Cqe64) SrqnUidxBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[32:36]))
+}
+
+// SetSrqnUidxBE stores v, already in the device's byte order, into srqn_uidx.
+func (s *Mlx5Cqe64) SetSrqnUidxBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // ImmInvalPkey returns imm_inval_pkey, the big-endian uint32 at byte 36.
 func (s *Mlx5Cqe64) ImmInvalPkey() uint32 {
-	return binary.BigEndian.Uint32(s[36:40])
+	return BE32(binary.NativeEndian.Uint32(s[36:40])).Value()
 }
 
 // SetImmInvalPkey sets imm_inval_pkey.
 func (s *Mlx5Cqe64) SetImmInvalPkey(v uint32) {
-	binary.BigEndian.PutUint32(s[36:40], v)
+	binary.NativeEndian.PutUint32(s[36:40], uint32(ToBE32(v)))
+}
+
+// ImmInvalPkeyBE returns imm_inval_pkey as stored, in the device's byte order.
+func (s *Mlx5Cqe64) ImmInvalPkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[36:40]))
+}
+
+// SetImmInvalPkeyBE stores v, already in the device's byte order, into imm_inval_pkey.
+func (s *Mlx5Cqe64) SetImmInvalPkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[36:40], uint32(v))
 }
 
 // App returns app, the uint8 at byte 40.
@@ -364,42 +474,82 @@ func (s *Mlx5Cqe64) SetAppOp(v uint8) {
 
 // AppInfo returns app_info, the big-endian uint16 at byte 42.
 func (s *Mlx5Cqe64) AppInfo() uint16 {
-	return binary.BigEndian.Uint16(s[42:44])
+	return BE16(binary.NativeEndian.Uint16(s[42:44])).Value()
 }
 
 // SetAppInfo sets app_info.
 func (s *Mlx5Cqe64) SetAppInfo(v uint16) {
-	binary.BigEndian.PutUint16(s[42:44], v)
+	binary.NativeEndian.PutUint16(s[42:44], uint16(ToBE16(v)))
+}
+
+// AppInfoBE returns app_info as stored, in the device's byte order.
+func (s *Mlx5Cqe64) AppInfoBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[42:44]))
+}
+
+// SetAppInfoBE stores v, already in the device's byte order, into app_info.
+func (s *Mlx5Cqe64) SetAppInfoBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[42:44], uint16(v))
 }
 
 // ByteCnt returns byte_cnt, the big-endian uint32 at byte 44.
 func (s *Mlx5Cqe64) ByteCnt() uint32 {
-	return binary.BigEndian.Uint32(s[44:48])
+	return BE32(binary.NativeEndian.Uint32(s[44:48])).Value()
 }
 
 // SetByteCnt sets byte_cnt.
 func (s *Mlx5Cqe64) SetByteCnt(v uint32) {
-	binary.BigEndian.PutUint32(s[44:48], v)
+	binary.NativeEndian.PutUint32(s[44:48], uint32(ToBE32(v)))
+}
+
+// ByteCntBE returns byte_cnt as stored, in the device's byte order.
+func (s *Mlx5Cqe64) ByteCntBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[44:48]))
+}
+
+// SetByteCntBE stores v, already in the device's byte order, into byte_cnt.
+func (s *Mlx5Cqe64) SetByteCntBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[44:48], uint32(v))
 }
 
 // Timestamp returns timestamp, the big-endian uint64 at byte 48.
 func (s *Mlx5Cqe64) Timestamp() uint64 {
-	return binary.BigEndian.Uint64(s[48:56])
+	return BE64(binary.NativeEndian.Uint64(s[48:56])).Value()
 }
 
 // SetTimestamp sets timestamp.
 func (s *Mlx5Cqe64) SetTimestamp(v uint64) {
-	binary.BigEndian.PutUint64(s[48:56], v)
+	binary.NativeEndian.PutUint64(s[48:56], uint64(ToBE64(v)))
+}
+
+// TimestampBE returns timestamp as stored, in the device's byte order.
+func (s *Mlx5Cqe64) TimestampBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[48:56]))
+}
+
+// SetTimestampBE stores v, already in the device's byte order, into timestamp.
+func (s *Mlx5Cqe64) SetTimestampBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[48:56], uint64(v))
 }
 
 // SopDropQpn returns sop_drop_qpn, the big-endian uint32 at byte 56.
 func (s *Mlx5Cqe64) SopDropQpn() uint32 {
-	return binary.BigEndian.Uint32(s[56:60])
+	return BE32(binary.NativeEndian.Uint32(s[56:60])).Value()
 }
 
 // SetSopDropQpn sets sop_drop_qpn.
 func (s *Mlx5Cqe64) SetSopDropQpn(v uint32) {
-	binary.BigEndian.PutUint32(s[56:60], v)
+	binary.NativeEndian.PutUint32(s[56:60], uint32(ToBE32(v)))
+}
+
+// SopDropQpnBE returns sop_drop_qpn as stored, in the device's byte order.
+func (s *Mlx5Cqe64) SopDropQpnBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[56:60]))
+}
+
+// SetSopDropQpnBE stores v, already in the device's byte order, into sop_drop_qpn.
+func (s *Mlx5Cqe64) SetSopDropQpnBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[56:60], uint32(v))
 }
 
 // Qpn returns qpn, bits 0..23 of sop_drop_qpn.
@@ -414,12 +564,22 @@ func (s *Mlx5Cqe64) SetQpn(v uint32) {
 
 // WqeCounter returns wqe_counter, the big-endian uint16 at byte 60.
 func (s *Mlx5Cqe64) WqeCounter() uint16 {
-	return binary.BigEndian.Uint16(s[60:62])
+	return BE16(binary.NativeEndian.Uint16(s[60:62])).Value()
 }
 
 // SetWqeCounter sets wqe_counter.
 func (s *Mlx5Cqe64) SetWqeCounter(v uint16) {
-	binary.BigEndian.PutUint16(s[60:62], v)
+	binary.NativeEndian.PutUint16(s[60:62], uint16(ToBE16(v)))
+}
+
+// WqeCounterBE returns wqe_counter as stored, in the device's byte order.
+func (s *Mlx5Cqe64) WqeCounterBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[60:62]))
+}
+
+// SetWqeCounterBE stores v, already in the device's byte order, into wqe_counter.
+func (s *Mlx5Cqe64) SetWqeCounterBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[60:62], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 62.
@@ -482,7 +642,7 @@ func (s *Mlx5Cqe64) SetOpcode(v Mlx5CqeOpcode) {
 	s.SetOpOwn(s.OpOwn()&^(0xf<<4) | (uint8(v)&0xf)<<4)
 }
 
-// Mlx5WqeSrqNextSeg is the 16 bytes of struct mlx5_wqe_srq_next_seg (infiniband/mlx5dv.h:1237:1).
+// Mlx5WqeSrqNextSeg is the 16 bytes of struct mlx5_wqe_srq_next_seg (infiniband/mlx5dv.h).
 type Mlx5WqeSrqNextSeg [Mlx5WqeSrqNextSegSize]byte
 
 // Mlx5WqeSrqNextSegSize is sizeof(struct mlx5_wqe_srq_next_seg).
@@ -510,12 +670,22 @@ func (s *Mlx5WqeSrqNextSeg) SetRsvd0(v [2]byte) {
 
 // NextWqeIndex returns next_wqe_index, the big-endian uint16 at byte 2.
 func (s *Mlx5WqeSrqNextSeg) NextWqeIndex() uint16 {
-	return binary.BigEndian.Uint16(s[2:4])
+	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetNextWqeIndex sets next_wqe_index.
 func (s *Mlx5WqeSrqNextSeg) SetNextWqeIndex(v uint16) {
-	binary.BigEndian.PutUint16(s[2:4], v)
+	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
+}
+
+// NextWqeIndexBE returns next_wqe_index as stored, in the device's byte order.
+func (s *Mlx5WqeSrqNextSeg) NextWqeIndexBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[2:4]))
+}
+
+// SetNextWqeIndexBE stores v, already in the device's byte order, into next_wqe_index.
+func (s *Mlx5WqeSrqNextSeg) SetNextWqeIndexBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 4.
@@ -538,7 +708,7 @@ func (s *Mlx5WqeSrqNextSeg) SetRsvd1(v [11]byte) {
 	copy(s[5:16], v[:])
 }
 
-// Mlx5WqeDataSeg is the 16 bytes of struct mlx5_wqe_data_seg (infiniband/mlx5dv.h:1244:1).
+// Mlx5WqeDataSeg is the 16 bytes of struct mlx5_wqe_data_seg (infiniband/mlx5dv.h).
 // Data (scatter/gather) segment.
 type Mlx5WqeDataSeg [Mlx5WqeDataSegSize]byte
 
@@ -557,35 +727,65 @@ func (*Mlx5WqeDataSeg) CName() string {
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeDataSeg) ByteCount() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
 func (s *Mlx5WqeDataSeg) SetByteCount(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// ByteCountBE returns byte_count as stored, in the device's byte order.
+func (s *Mlx5WqeDataSeg) ByteCountBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetByteCountBE stores v, already in the device's byte order, into byte_count.
+func (s *Mlx5WqeDataSeg) SetByteCountBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Lkey returns lkey, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeDataSeg) Lkey() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetLkey sets lkey.
 func (s *Mlx5WqeDataSeg) SetLkey(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// LkeyBE returns lkey as stored, in the device's byte order.
+func (s *Mlx5WqeDataSeg) LkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetLkeyBE stores v, already in the device's byte order, into lkey.
+func (s *Mlx5WqeDataSeg) SetLkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Addr returns addr, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeDataSeg) Addr() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetAddr sets addr.
 func (s *Mlx5WqeDataSeg) SetAddr(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
-// Mlx5WqeCtrlSeg is the 16 bytes of struct mlx5_wqe_ctrl_seg (infiniband/mlx5dv.h:1250:1).
+// AddrBE returns addr as stored, in the device's byte order.
+func (s *Mlx5WqeDataSeg) AddrBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetAddrBE stores v, already in the device's byte order, into addr.
+func (s *Mlx5WqeDataSeg) SetAddrBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// Mlx5WqeCtrlSeg is the 16 bytes of struct mlx5_wqe_ctrl_seg (infiniband/mlx5dv.h).
 // Control segment, first 16 bytes of every send WQE.
 type Mlx5WqeCtrlSeg [Mlx5WqeCtrlSegSize]byte
 
@@ -604,12 +804,22 @@ func (*Mlx5WqeCtrlSeg) CName() string {
 
 // OpmodIdxOpcode returns opmod_idx_opcode, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeCtrlSeg) OpmodIdxOpcode() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetOpmodIdxOpcode sets opmod_idx_opcode.
 func (s *Mlx5WqeCtrlSeg) SetOpmodIdxOpcode(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// OpmodIdxOpcodeBE returns opmod_idx_opcode as stored, in the device's byte order.
+func (s *Mlx5WqeCtrlSeg) OpmodIdxOpcodeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetOpmodIdxOpcodeBE stores v, already in the device's byte order, into opmod_idx_opcode.
+func (s *Mlx5WqeCtrlSeg) SetOpmodIdxOpcodeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Opcode returns opcode, bits 0..7 of opmod_idx_opcode.
@@ -645,12 +855,22 @@ func (s *Mlx5WqeCtrlSeg) SetOpmod(v uint8) {
 
 // QpnDs returns qpn_ds, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeCtrlSeg) QpnDs() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetQpnDs sets qpn_ds.
 func (s *Mlx5WqeCtrlSeg) SetQpnDs(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// QpnDsBE returns qpn_ds as stored, in the device's byte order.
+func (s *Mlx5WqeCtrlSeg) QpnDsBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetQpnDsBE stores v, already in the device's byte order, into qpn_ds.
+func (s *Mlx5WqeCtrlSeg) SetQpnDsBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Ds returns ds, bits 0..5 of qpn_ds.
@@ -686,12 +906,22 @@ func (s *Mlx5WqeCtrlSeg) SetSignature(v uint8) {
 
 // DciStreamChannelId returns dci_stream_channel_id, the big-endian uint16 at byte 9.
 func (s *Mlx5WqeCtrlSeg) DciStreamChannelId() uint16 {
-	return binary.BigEndian.Uint16(s[9:11])
+	return BE16(binary.NativeEndian.Uint16(s[9:11])).Value()
 }
 
 // SetDciStreamChannelId sets dci_stream_channel_id.
 func (s *Mlx5WqeCtrlSeg) SetDciStreamChannelId(v uint16) {
-	binary.BigEndian.PutUint16(s[9:11], v)
+	binary.NativeEndian.PutUint16(s[9:11], uint16(ToBE16(v)))
+}
+
+// DciStreamChannelIdBE returns dci_stream_channel_id as stored, in the device's byte order.
+func (s *Mlx5WqeCtrlSeg) DciStreamChannelIdBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[9:11]))
+}
+
+// SetDciStreamChannelIdBE stores v, already in the device's byte order, into dci_stream_channel_id.
+func (s *Mlx5WqeCtrlSeg) SetDciStreamChannelIdBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[9:11], uint16(v))
 }
 
 // FmCeSe returns fm_ce_se, the uint8 at byte 11.
@@ -740,15 +970,25 @@ func (s *Mlx5WqeCtrlSeg) SetFence(v uint8) {
 // Imm returns imm, the big-endian uint32 at byte 12.
 // immediate data, invalidated rkey or UMR mkey
 func (s *Mlx5WqeCtrlSeg) Imm() uint32 {
-	return binary.BigEndian.Uint32(s[12:16])
+	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetImm sets imm.
 func (s *Mlx5WqeCtrlSeg) SetImm(v uint32) {
-	binary.BigEndian.PutUint32(s[12:16], v)
+	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
-// Mlx5MprqWqe is the 32 bytes of struct mlx5_mprq_wqe (infiniband/mlx5dv.h:1259:1).
+// ImmBE returns imm as stored, in the device's byte order.
+func (s *Mlx5WqeCtrlSeg) ImmBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[12:16]))
+}
+
+// SetImmBE stores v, already in the device's byte order, into imm.
+func (s *Mlx5WqeCtrlSeg) SetImmBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
+}
+
+// Mlx5MprqWqe is the 32 bytes of struct mlx5_mprq_wqe (infiniband/mlx5dv.h).
 type Mlx5MprqWqe [Mlx5MprqWqeSize]byte
 
 // Mlx5MprqWqeSize is sizeof(struct mlx5_mprq_wqe).
@@ -786,7 +1026,7 @@ func (s *Mlx5MprqWqe) SetDseg(v *Mlx5WqeDataSeg) {
 	*s.Dseg() = *v
 }
 
-// Mlx5WqeAv is the 48 bytes of struct mlx5_wqe_av (infiniband/mlx5dv.h:1264:1).
+// Mlx5WqeAv is the 48 bytes of struct mlx5_wqe_av (infiniband/mlx5dv.h).
 // Address vector of a DC (or UD) WQE.
 type Mlx5WqeAv [Mlx5WqeAvSize]byte
 
@@ -805,42 +1045,82 @@ func (*Mlx5WqeAv) CName() string {
 
 // KeyQkeyQkey returns key.qkey.qkey, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeAv) KeyQkeyQkey() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetKeyQkeyQkey sets key.qkey.qkey.
 func (s *Mlx5WqeAv) SetKeyQkeyQkey(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// KeyQkeyQkeyBE returns key.qkey.qkey as stored, in the device's byte order.
+func (s *Mlx5WqeAv) KeyQkeyQkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetKeyQkeyQkeyBE stores v, already in the device's byte order, into key.qkey.qkey.
+func (s *Mlx5WqeAv) SetKeyQkeyQkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // KeyQkeyReserved returns key.qkey.reserved, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeAv) KeyQkeyReserved() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetKeyQkeyReserved sets key.qkey.reserved.
 func (s *Mlx5WqeAv) SetKeyQkeyReserved(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// KeyQkeyReservedBE returns key.qkey.reserved as stored, in the device's byte order.
+func (s *Mlx5WqeAv) KeyQkeyReservedBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetKeyQkeyReservedBE stores v, already in the device's byte order, into key.qkey.reserved.
+func (s *Mlx5WqeAv) SetKeyQkeyReservedBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // KeyDcKey returns key.dc_key, the big-endian uint64 at byte 0.
 func (s *Mlx5WqeAv) KeyDcKey() uint64 {
-	return binary.BigEndian.Uint64(s[0:8])
+	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
 // SetKeyDcKey sets key.dc_key.
 func (s *Mlx5WqeAv) SetKeyDcKey(v uint64) {
-	binary.BigEndian.PutUint64(s[0:8], v)
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
+}
+
+// KeyDcKeyBE returns key.dc_key as stored, in the device's byte order.
+func (s *Mlx5WqeAv) KeyDcKeyBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[0:8]))
+}
+
+// SetKeyDcKeyBE stores v, already in the device's byte order, into key.dc_key.
+func (s *Mlx5WqeAv) SetKeyDcKeyBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // DqpDct returns dqp_dct, the big-endian uint32 at byte 8.
 func (s *Mlx5WqeAv) DqpDct() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetDqpDct sets dqp_dct.
 func (s *Mlx5WqeAv) SetDqpDct(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// DqpDctBE returns dqp_dct as stored, in the device's byte order.
+func (s *Mlx5WqeAv) DqpDctBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetDqpDctBE stores v, already in the device's byte order, into dqp_dct.
+func (s *Mlx5WqeAv) SetDqpDctBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Dqpn returns dqpn, bits 0..23 of dqp_dct.
@@ -887,12 +1167,22 @@ func (s *Mlx5WqeAv) SetFlMlid(v uint8) {
 
 // Rlid returns rlid, the big-endian uint16 at byte 14.
 func (s *Mlx5WqeAv) Rlid() uint16 {
-	return binary.BigEndian.Uint16(s[14:16])
+	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetRlid sets rlid.
 func (s *Mlx5WqeAv) SetRlid(v uint16) {
-	binary.BigEndian.PutUint16(s[14:16], v)
+	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
+}
+
+// RlidBE returns rlid as stored, in the device's byte order.
+func (s *Mlx5WqeAv) RlidBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[14:16]))
+}
+
+// SetRlidBE stores v, already in the device's byte order, into rlid.
+func (s *Mlx5WqeAv) SetRlidBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
 }
 
 // Reserved0 returns a pointer to reserved0, the 4 bytes at byte 16.
@@ -937,12 +1227,22 @@ func (s *Mlx5WqeAv) SetHopLimit(v uint8) {
 
 // GrhGidFl returns grh_gid_fl, the big-endian uint32 at byte 28.
 func (s *Mlx5WqeAv) GrhGidFl() uint32 {
-	return binary.BigEndian.Uint32(s[28:32])
+	return BE32(binary.NativeEndian.Uint32(s[28:32])).Value()
 }
 
 // SetGrhGidFl sets grh_gid_fl.
 func (s *Mlx5WqeAv) SetGrhGidFl(v uint32) {
-	binary.BigEndian.PutUint32(s[28:32], v)
+	binary.NativeEndian.PutUint32(s[28:32], uint32(ToBE32(v)))
+}
+
+// GrhGidFlBE returns grh_gid_fl as stored, in the device's byte order.
+func (s *Mlx5WqeAv) GrhGidFlBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[28:32]))
+}
+
+// SetGrhGidFlBE stores v, already in the device's byte order, into grh_gid_fl.
+func (s *Mlx5WqeAv) SetGrhGidFlBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[28:32], uint32(v))
 }
 
 // Rgid returns a pointer to rgid, the 16 bytes at byte 32.
@@ -955,7 +1255,7 @@ func (s *Mlx5WqeAv) SetRgid(v [16]byte) {
 	copy(s[32:48], v[:])
 }
 
-// Mlx5WqeDatagramSeg is the 48 bytes of struct mlx5_wqe_datagram_seg (infiniband/mlx5dv.h:1284:1).
+// Mlx5WqeDatagramSeg is the 48 bytes of struct mlx5_wqe_datagram_seg (infiniband/mlx5dv.h).
 type Mlx5WqeDatagramSeg [Mlx5WqeDatagramSegSize]byte
 
 // Mlx5WqeDatagramSegSize is sizeof(struct mlx5_wqe_datagram_seg).
@@ -982,7 +1282,7 @@ func (s *Mlx5WqeDatagramSeg) SetAv(v *Mlx5WqeAv) {
 	*s.Av() = *v
 }
 
-// Mlx5WqeRaddrSeg is the 16 bytes of struct mlx5_wqe_raddr_seg (infiniband/mlx5dv.h:1288:1).
+// Mlx5WqeRaddrSeg is the 16 bytes of struct mlx5_wqe_raddr_seg (infiniband/mlx5dv.h).
 // Remote address segment of RDMA and atomic WQEs.
 type Mlx5WqeRaddrSeg [Mlx5WqeRaddrSegSize]byte
 
@@ -1001,35 +1301,65 @@ func (*Mlx5WqeRaddrSeg) CName() string {
 
 // Raddr returns raddr, the big-endian uint64 at byte 0.
 func (s *Mlx5WqeRaddrSeg) Raddr() uint64 {
-	return binary.BigEndian.Uint64(s[0:8])
+	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
 // SetRaddr sets raddr.
 func (s *Mlx5WqeRaddrSeg) SetRaddr(v uint64) {
-	binary.BigEndian.PutUint64(s[0:8], v)
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
+}
+
+// RaddrBE returns raddr as stored, in the device's byte order.
+func (s *Mlx5WqeRaddrSeg) RaddrBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[0:8]))
+}
+
+// SetRaddrBE stores v, already in the device's byte order, into raddr.
+func (s *Mlx5WqeRaddrSeg) SetRaddrBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // Rkey returns rkey, the big-endian uint32 at byte 8.
 func (s *Mlx5WqeRaddrSeg) Rkey() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRkey sets rkey.
 func (s *Mlx5WqeRaddrSeg) SetRkey(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// RkeyBE returns rkey as stored, in the device's byte order.
+func (s *Mlx5WqeRaddrSeg) RkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetRkeyBE stores v, already in the device's byte order, into rkey.
+func (s *Mlx5WqeRaddrSeg) SetRkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Reserved returns reserved, the big-endian uint32 at byte 12.
 func (s *Mlx5WqeRaddrSeg) Reserved() uint32 {
-	return binary.BigEndian.Uint32(s[12:16])
+	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetReserved sets reserved.
 func (s *Mlx5WqeRaddrSeg) SetReserved(v uint32) {
-	binary.BigEndian.PutUint32(s[12:16], v)
+	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
-// Mlx5WqeAtomicSeg is the 16 bytes of struct mlx5_wqe_atomic_seg (infiniband/mlx5dv.h:1294:1).
+// ReservedBE returns reserved as stored, in the device's byte order.
+func (s *Mlx5WqeRaddrSeg) ReservedBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[12:16]))
+}
+
+// SetReservedBE stores v, already in the device's byte order, into reserved.
+func (s *Mlx5WqeRaddrSeg) SetReservedBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
+}
+
+// Mlx5WqeAtomicSeg is the 16 bytes of struct mlx5_wqe_atomic_seg (infiniband/mlx5dv.h).
 // Atomic segment (compare-and-swap, fetch-and-add).
 type Mlx5WqeAtomicSeg [Mlx5WqeAtomicSegSize]byte
 
@@ -1048,25 +1378,45 @@ func (*Mlx5WqeAtomicSeg) CName() string {
 
 // SwapAdd returns swap_add, the big-endian uint64 at byte 0.
 func (s *Mlx5WqeAtomicSeg) SwapAdd() uint64 {
-	return binary.BigEndian.Uint64(s[0:8])
+	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
 // SetSwapAdd sets swap_add.
 func (s *Mlx5WqeAtomicSeg) SetSwapAdd(v uint64) {
-	binary.BigEndian.PutUint64(s[0:8], v)
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
+}
+
+// SwapAddBE returns swap_add as stored, in the device's byte order.
+func (s *Mlx5WqeAtomicSeg) SwapAddBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[0:8]))
+}
+
+// SetSwapAddBE stores v, already in the device's byte order, into swap_add.
+func (s *Mlx5WqeAtomicSeg) SetSwapAddBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // Compare returns compare, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeAtomicSeg) Compare() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetCompare sets compare.
 func (s *Mlx5WqeAtomicSeg) SetCompare(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
-// Mlx5WqeInlDataSeg is the 4 bytes of struct mlx5_wqe_inl_data_seg (infiniband/mlx5dv.h:1299:1).
+// CompareBE returns compare as stored, in the device's byte order.
+func (s *Mlx5WqeAtomicSeg) CompareBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetCompareBE stores v, already in the device's byte order, into compare.
+func (s *Mlx5WqeAtomicSeg) SetCompareBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// Mlx5WqeInlDataSeg is the 4 bytes of struct mlx5_wqe_inl_data_seg (infiniband/mlx5dv.h).
 // Inline data header; the payload follows it directly.
 type Mlx5WqeInlDataSeg [Mlx5WqeInlDataSegSize]byte
 
@@ -1086,12 +1436,22 @@ func (*Mlx5WqeInlDataSeg) CName() string {
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
 // the header declares uint32_t; libmlx5 stores htobe32(MLX5_INLINE_SEG | length)
 func (s *Mlx5WqeInlDataSeg) ByteCount() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
 func (s *Mlx5WqeInlDataSeg) SetByteCount(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// ByteCountBE returns byte_count as stored, in the device's byte order.
+func (s *Mlx5WqeInlDataSeg) ByteCountBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetByteCountBE stores v, already in the device's byte order, into byte_count.
+func (s *Mlx5WqeInlDataSeg) SetByteCountBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Length returns length, bits 0..30 of byte_count.
@@ -1114,7 +1474,7 @@ func (s *Mlx5WqeInlDataSeg) SetInline(v uint8) {
 	s.SetByteCount(s.ByteCount()&^(0x1<<31) | (uint32(v)&0x1)<<31)
 }
 
-// Mlx5WqeEthSeg is the 32 bytes of struct mlx5_wqe_eth_seg (infiniband/mlx5dv.h:1303:1).
+// Mlx5WqeEthSeg is the 32 bytes of struct mlx5_wqe_eth_seg (infiniband/mlx5dv.h).
 type Mlx5WqeEthSeg [Mlx5WqeEthSegSize]byte
 
 // Mlx5WqeEthSegSize is sizeof(struct mlx5_wqe_eth_seg).
@@ -1132,12 +1492,22 @@ func (*Mlx5WqeEthSeg) CName() string {
 
 // Rsvd0 returns rsvd0, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeEthSeg) Rsvd0() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetRsvd0 sets rsvd0.
 func (s *Mlx5WqeEthSeg) SetRsvd0(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// Rsvd0BE returns rsvd0 as stored, in the device's byte order.
+func (s *Mlx5WqeEthSeg) Rsvd0BE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetRsvd0BE stores v, already in the device's byte order, into rsvd0.
+func (s *Mlx5WqeEthSeg) SetRsvd0BE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // CsFlags returns cs_flags, the uint8 at byte 4.
@@ -1162,32 +1532,62 @@ func (s *Mlx5WqeEthSeg) SetRsvd1(v uint8) {
 
 // Mss returns mss, the big-endian uint16 at byte 6.
 func (s *Mlx5WqeEthSeg) Mss() uint16 {
-	return binary.BigEndian.Uint16(s[6:8])
+	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetMss sets mss.
 func (s *Mlx5WqeEthSeg) SetMss(v uint16) {
-	binary.BigEndian.PutUint16(s[6:8], v)
+	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
+}
+
+// MssBE returns mss as stored, in the device's byte order.
+func (s *Mlx5WqeEthSeg) MssBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[6:8]))
+}
+
+// SetMssBE stores v, already in the device's byte order, into mss.
+func (s *Mlx5WqeEthSeg) SetMssBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // Rsvd2 returns rsvd2, the big-endian uint32 at byte 8.
 func (s *Mlx5WqeEthSeg) Rsvd2() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRsvd2 sets rsvd2.
 func (s *Mlx5WqeEthSeg) SetRsvd2(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// Rsvd2BE returns rsvd2 as stored, in the device's byte order.
+func (s *Mlx5WqeEthSeg) Rsvd2BE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetRsvd2BE stores v, already in the device's byte order, into rsvd2.
+func (s *Mlx5WqeEthSeg) SetRsvd2BE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // InlineHdrSz returns inline_hdr_sz, the big-endian uint16 at byte 12.
 func (s *Mlx5WqeEthSeg) InlineHdrSz() uint16 {
-	return binary.BigEndian.Uint16(s[12:14])
+	return BE16(binary.NativeEndian.Uint16(s[12:14])).Value()
 }
 
 // SetInlineHdrSz sets inline_hdr_sz.
 func (s *Mlx5WqeEthSeg) SetInlineHdrSz(v uint16) {
-	binary.BigEndian.PutUint16(s[12:14], v)
+	binary.NativeEndian.PutUint16(s[12:14], uint16(ToBE16(v)))
+}
+
+// InlineHdrSzBE returns inline_hdr_sz as stored, in the device's byte order.
+func (s *Mlx5WqeEthSeg) InlineHdrSzBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[12:14]))
+}
+
+// SetInlineHdrSzBE stores v, already in the device's byte order, into inline_hdr_sz.
+func (s *Mlx5WqeEthSeg) SetInlineHdrSzBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[12:14], uint16(v))
 }
 
 // InlineHdrStart returns a pointer to inline_hdr_start, the 2 bytes at byte 14.
@@ -1210,7 +1610,7 @@ func (s *Mlx5WqeEthSeg) SetInlineHdr(v [16]byte) {
 	copy(s[16:32], v[:])
 }
 
-// Mlx5WqeTmSeg is the 32 bytes of struct mlx5_wqe_tm_seg (infiniband/mlx5dv.h:1314:1).
+// Mlx5WqeTmSeg is the 32 bytes of struct mlx5_wqe_tm_seg (infiniband/mlx5dv.h).
 type Mlx5WqeTmSeg [Mlx5WqeTmSegSize]byte
 
 // Mlx5WqeTmSegSize is sizeof(struct mlx5_wqe_tm_seg).
@@ -1248,12 +1648,22 @@ func (s *Mlx5WqeTmSeg) SetFlags(v uint8) {
 
 // Index returns index, the big-endian uint16 at byte 2.
 func (s *Mlx5WqeTmSeg) Index() uint16 {
-	return binary.BigEndian.Uint16(s[2:4])
+	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetIndex sets index.
 func (s *Mlx5WqeTmSeg) SetIndex(v uint16) {
-	binary.BigEndian.PutUint16(s[2:4], v)
+	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
+}
+
+// IndexBE returns index as stored, in the device's byte order.
+func (s *Mlx5WqeTmSeg) IndexBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[2:4]))
+}
+
+// SetIndexBE stores v, already in the device's byte order, into index.
+func (s *Mlx5WqeTmSeg) SetIndexBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 2 bytes at byte 4.
@@ -1268,12 +1678,22 @@ func (s *Mlx5WqeTmSeg) SetRsvd0(v [2]byte) {
 
 // SwCnt returns sw_cnt, the big-endian uint16 at byte 6.
 func (s *Mlx5WqeTmSeg) SwCnt() uint16 {
-	return binary.BigEndian.Uint16(s[6:8])
+	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetSwCnt sets sw_cnt.
 func (s *Mlx5WqeTmSeg) SetSwCnt(v uint16) {
-	binary.BigEndian.PutUint16(s[6:8], v)
+	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
+}
+
+// SwCntBE returns sw_cnt as stored, in the device's byte order.
+func (s *Mlx5WqeTmSeg) SwCntBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[6:8]))
+}
+
+// SetSwCntBE stores v, already in the device's byte order, into sw_cnt.
+func (s *Mlx5WqeTmSeg) SetSwCntBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 8 bytes at byte 8.
@@ -1288,25 +1708,45 @@ func (s *Mlx5WqeTmSeg) SetRsvd1(v [8]byte) {
 
 // AppendTag returns append_tag, the big-endian uint64 at byte 16.
 func (s *Mlx5WqeTmSeg) AppendTag() uint64 {
-	return binary.BigEndian.Uint64(s[16:24])
+	return BE64(binary.NativeEndian.Uint64(s[16:24])).Value()
 }
 
 // SetAppendTag sets append_tag.
 func (s *Mlx5WqeTmSeg) SetAppendTag(v uint64) {
-	binary.BigEndian.PutUint64(s[16:24], v)
+	binary.NativeEndian.PutUint64(s[16:24], uint64(ToBE64(v)))
+}
+
+// AppendTagBE returns append_tag as stored, in the device's byte order.
+func (s *Mlx5WqeTmSeg) AppendTagBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[16:24]))
+}
+
+// SetAppendTagBE stores v, already in the device's byte order, into append_tag.
+func (s *Mlx5WqeTmSeg) SetAppendTagBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[16:24], uint64(v))
 }
 
 // AppendMask returns append_mask, the big-endian uint64 at byte 24.
 func (s *Mlx5WqeTmSeg) AppendMask() uint64 {
-	return binary.BigEndian.Uint64(s[24:32])
+	return BE64(binary.NativeEndian.Uint64(s[24:32])).Value()
 }
 
 // SetAppendMask sets append_mask.
 func (s *Mlx5WqeTmSeg) SetAppendMask(v uint64) {
-	binary.BigEndian.PutUint64(s[24:32], v)
+	binary.NativeEndian.PutUint64(s[24:32], uint64(ToBE64(v)))
 }
 
-// Mlx5WqeUmrCtrlSeg is the 48 bytes of struct mlx5_wqe_umr_ctrl_seg (infiniband/mlx5dv.h:1346:1).
+// AppendMaskBE returns append_mask as stored, in the device's byte order.
+func (s *Mlx5WqeTmSeg) AppendMaskBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[24:32]))
+}
+
+// SetAppendMaskBE stores v, already in the device's byte order, into append_mask.
+func (s *Mlx5WqeTmSeg) SetAppendMaskBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[24:32], uint64(v))
+}
+
+// Mlx5WqeUmrCtrlSeg is the 48 bytes of struct mlx5_wqe_umr_ctrl_seg (infiniband/mlx5dv.h).
 // UMR control segment.
 type Mlx5WqeUmrCtrlSeg [Mlx5WqeUmrCtrlSegSize]byte
 
@@ -1345,42 +1785,82 @@ func (s *Mlx5WqeUmrCtrlSeg) SetRsvd0(v [3]byte) {
 
 // KlmOctowords returns klm_octowords, the big-endian uint16 at byte 4.
 func (s *Mlx5WqeUmrCtrlSeg) KlmOctowords() uint16 {
-	return binary.BigEndian.Uint16(s[4:6])
+	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
 // SetKlmOctowords sets klm_octowords.
 func (s *Mlx5WqeUmrCtrlSeg) SetKlmOctowords(v uint16) {
-	binary.BigEndian.PutUint16(s[4:6], v)
+	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
+}
+
+// KlmOctowordsBE returns klm_octowords as stored, in the device's byte order.
+func (s *Mlx5WqeUmrCtrlSeg) KlmOctowordsBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[4:6]))
+}
+
+// SetKlmOctowordsBE stores v, already in the device's byte order, into klm_octowords.
+func (s *Mlx5WqeUmrCtrlSeg) SetKlmOctowordsBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // TranslationOffset returns translation_offset, the big-endian uint16 at byte 6.
 func (s *Mlx5WqeUmrCtrlSeg) TranslationOffset() uint16 {
-	return binary.BigEndian.Uint16(s[6:8])
+	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetTranslationOffset sets translation_offset.
 func (s *Mlx5WqeUmrCtrlSeg) SetTranslationOffset(v uint16) {
-	binary.BigEndian.PutUint16(s[6:8], v)
+	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
+}
+
+// TranslationOffsetBE returns translation_offset as stored, in the device's byte order.
+func (s *Mlx5WqeUmrCtrlSeg) TranslationOffsetBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[6:8]))
+}
+
+// SetTranslationOffsetBE stores v, already in the device's byte order, into translation_offset.
+func (s *Mlx5WqeUmrCtrlSeg) SetTranslationOffsetBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // BsfOctowords returns bsf_octowords, the big-endian uint16 at byte 6.
 func (s *Mlx5WqeUmrCtrlSeg) BsfOctowords() uint16 {
-	return binary.BigEndian.Uint16(s[6:8])
+	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetBsfOctowords sets bsf_octowords.
 func (s *Mlx5WqeUmrCtrlSeg) SetBsfOctowords(v uint16) {
-	binary.BigEndian.PutUint16(s[6:8], v)
+	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
+}
+
+// BsfOctowordsBE returns bsf_octowords as stored, in the device's byte order.
+func (s *Mlx5WqeUmrCtrlSeg) BsfOctowordsBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[6:8]))
+}
+
+// SetBsfOctowordsBE stores v, already in the device's byte order, into bsf_octowords.
+func (s *Mlx5WqeUmrCtrlSeg) SetBsfOctowordsBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // MkeyMask returns mkey_mask, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeUmrCtrlSeg) MkeyMask() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetMkeyMask sets mkey_mask.
 func (s *Mlx5WqeUmrCtrlSeg) SetMkeyMask(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
+}
+
+// MkeyMaskBE returns mkey_mask as stored, in the device's byte order.
+func (s *Mlx5WqeUmrCtrlSeg) MkeyMaskBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetMkeyMaskBE stores v, already in the device's byte order, into mkey_mask.
+func (s *Mlx5WqeUmrCtrlSeg) SetMkeyMaskBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 32 bytes at byte 16.
@@ -1393,7 +1873,7 @@ func (s *Mlx5WqeUmrCtrlSeg) SetRsvd1(v [32]byte) {
 	copy(s[16:48], v[:])
 }
 
-// Mlx5WqeUmrKlmSeg is the 16 bytes of struct mlx5_wqe_umr_klm_seg (infiniband/mlx5dv.h:1358:1).
+// Mlx5WqeUmrKlmSeg is the 16 bytes of struct mlx5_wqe_umr_klm_seg (infiniband/mlx5dv.h).
 type Mlx5WqeUmrKlmSeg [Mlx5WqeUmrKlmSegSize]byte
 
 // Mlx5WqeUmrKlmSegSize is sizeof(struct mlx5_wqe_umr_klm_seg).
@@ -1411,35 +1891,65 @@ func (*Mlx5WqeUmrKlmSeg) CName() string {
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeUmrKlmSeg) ByteCount() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
 func (s *Mlx5WqeUmrKlmSeg) SetByteCount(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// ByteCountBE returns byte_count as stored, in the device's byte order.
+func (s *Mlx5WqeUmrKlmSeg) ByteCountBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetByteCountBE stores v, already in the device's byte order, into byte_count.
+func (s *Mlx5WqeUmrKlmSeg) SetByteCountBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Mkey returns mkey, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeUmrKlmSeg) Mkey() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetMkey sets mkey.
 func (s *Mlx5WqeUmrKlmSeg) SetMkey(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// MkeyBE returns mkey as stored, in the device's byte order.
+func (s *Mlx5WqeUmrKlmSeg) MkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetMkeyBE stores v, already in the device's byte order, into mkey.
+func (s *Mlx5WqeUmrKlmSeg) SetMkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Address returns address, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeUmrKlmSeg) Address() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetAddress sets address.
 func (s *Mlx5WqeUmrKlmSeg) SetAddress(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
-// Mlx5WqeUmrInlineSeg is the 16 bytes of union mlx5_wqe_umr_inline_seg (infiniband/mlx5dv.h:1365:1).
+// AddressBE returns address as stored, in the device's byte order.
+func (s *Mlx5WqeUmrKlmSeg) AddressBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetAddressBE stores v, already in the device's byte order, into address.
+func (s *Mlx5WqeUmrKlmSeg) SetAddressBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// Mlx5WqeUmrInlineSeg is the 16 bytes of union mlx5_wqe_umr_inline_seg (infiniband/mlx5dv.h).
 type Mlx5WqeUmrInlineSeg [Mlx5WqeUmrInlineSegSize]byte
 
 // Mlx5WqeUmrInlineSegSize is sizeof(union mlx5_wqe_umr_inline_seg).
@@ -1466,7 +1976,7 @@ func (s *Mlx5WqeUmrInlineSeg) SetKlm(v *Mlx5WqeUmrKlmSeg) {
 	*s.Klm() = *v
 }
 
-// Mlx5WqeUmrRepeatEntSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_ent_seg (infiniband/mlx5dv.h:1369:1).
+// Mlx5WqeUmrRepeatEntSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_ent_seg (infiniband/mlx5dv.h).
 type Mlx5WqeUmrRepeatEntSeg [Mlx5WqeUmrRepeatEntSegSize]byte
 
 // Mlx5WqeUmrRepeatEntSegSize is sizeof(struct mlx5_wqe_umr_repeat_ent_seg).
@@ -1484,45 +1994,85 @@ func (*Mlx5WqeUmrRepeatEntSeg) CName() string {
 
 // Stride returns stride, the big-endian uint16 at byte 0.
 func (s *Mlx5WqeUmrRepeatEntSeg) Stride() uint16 {
-	return binary.BigEndian.Uint16(s[0:2])
+	return BE16(binary.NativeEndian.Uint16(s[0:2])).Value()
 }
 
 // SetStride sets stride.
 func (s *Mlx5WqeUmrRepeatEntSeg) SetStride(v uint16) {
-	binary.BigEndian.PutUint16(s[0:2], v)
+	binary.NativeEndian.PutUint16(s[0:2], uint16(ToBE16(v)))
+}
+
+// StrideBE returns stride as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatEntSeg) StrideBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[0:2]))
+}
+
+// SetStrideBE stores v, already in the device's byte order, into stride.
+func (s *Mlx5WqeUmrRepeatEntSeg) SetStrideBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[0:2], uint16(v))
 }
 
 // ByteCount returns byte_count, the big-endian uint16 at byte 2.
 func (s *Mlx5WqeUmrRepeatEntSeg) ByteCount() uint16 {
-	return binary.BigEndian.Uint16(s[2:4])
+	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetByteCount sets byte_count.
 func (s *Mlx5WqeUmrRepeatEntSeg) SetByteCount(v uint16) {
-	binary.BigEndian.PutUint16(s[2:4], v)
+	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
+}
+
+// ByteCountBE returns byte_count as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatEntSeg) ByteCountBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[2:4]))
+}
+
+// SetByteCountBE stores v, already in the device's byte order, into byte_count.
+func (s *Mlx5WqeUmrRepeatEntSeg) SetByteCountBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Memkey returns memkey, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeUmrRepeatEntSeg) Memkey() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetMemkey sets memkey.
 func (s *Mlx5WqeUmrRepeatEntSeg) SetMemkey(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// MemkeyBE returns memkey as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatEntSeg) MemkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetMemkeyBE stores v, already in the device's byte order, into memkey.
+func (s *Mlx5WqeUmrRepeatEntSeg) SetMemkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Va returns va, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeUmrRepeatEntSeg) Va() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetVa sets va.
 func (s *Mlx5WqeUmrRepeatEntSeg) SetVa(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
-// Mlx5WqeUmrRepeatBlockSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_block_seg (infiniband/mlx5dv.h:1376:1).
+// VaBE returns va as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatEntSeg) VaBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetVaBE stores v, already in the device's byte order, into va.
+func (s *Mlx5WqeUmrRepeatEntSeg) SetVaBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// Mlx5WqeUmrRepeatBlockSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_block_seg (infiniband/mlx5dv.h).
 // Header of an interleaved (repeat block) UMR translation; its entries follow.
 // The zero-length array entries that follows it in C is not part of the type.
 type Mlx5WqeUmrRepeatBlockSeg [Mlx5WqeUmrRepeatBlockSegSize]byte
@@ -1542,55 +2092,105 @@ func (*Mlx5WqeUmrRepeatBlockSeg) CName() string {
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeUmrRepeatBlockSeg) ByteCount() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
 func (s *Mlx5WqeUmrRepeatBlockSeg) SetByteCount(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// ByteCountBE returns byte_count as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatBlockSeg) ByteCountBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetByteCountBE stores v, already in the device's byte order, into byte_count.
+func (s *Mlx5WqeUmrRepeatBlockSeg) SetByteCountBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Op returns op, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeUmrRepeatBlockSeg) Op() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetOp sets op.
 func (s *Mlx5WqeUmrRepeatBlockSeg) SetOp(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// OpBE returns op as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatBlockSeg) OpBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetOpBE stores v, already in the device's byte order, into op.
+func (s *Mlx5WqeUmrRepeatBlockSeg) SetOpBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // RepeatCount returns repeat_count, the big-endian uint32 at byte 8.
 func (s *Mlx5WqeUmrRepeatBlockSeg) RepeatCount() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRepeatCount sets repeat_count.
 func (s *Mlx5WqeUmrRepeatBlockSeg) SetRepeatCount(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// RepeatCountBE returns repeat_count as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatBlockSeg) RepeatCountBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetRepeatCountBE stores v, already in the device's byte order, into repeat_count.
+func (s *Mlx5WqeUmrRepeatBlockSeg) SetRepeatCountBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Reserved returns reserved, the big-endian uint16 at byte 12.
 func (s *Mlx5WqeUmrRepeatBlockSeg) Reserved() uint16 {
-	return binary.BigEndian.Uint16(s[12:14])
+	return BE16(binary.NativeEndian.Uint16(s[12:14])).Value()
 }
 
 // SetReserved sets reserved.
 func (s *Mlx5WqeUmrRepeatBlockSeg) SetReserved(v uint16) {
-	binary.BigEndian.PutUint16(s[12:14], v)
+	binary.NativeEndian.PutUint16(s[12:14], uint16(ToBE16(v)))
+}
+
+// ReservedBE returns reserved as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatBlockSeg) ReservedBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[12:14]))
+}
+
+// SetReservedBE stores v, already in the device's byte order, into reserved.
+func (s *Mlx5WqeUmrRepeatBlockSeg) SetReservedBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[12:14], uint16(v))
 }
 
 // NumEnt returns num_ent, the big-endian uint16 at byte 14.
 func (s *Mlx5WqeUmrRepeatBlockSeg) NumEnt() uint16 {
-	return binary.BigEndian.Uint16(s[14:16])
+	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetNumEnt sets num_ent.
 func (s *Mlx5WqeUmrRepeatBlockSeg) SetNumEnt(v uint16) {
-	binary.BigEndian.PutUint16(s[14:16], v)
+	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
 }
 
-// Mlx5WqeMkeyContextSeg is the 64 bytes of struct mlx5_wqe_mkey_context_seg (infiniband/mlx5dv.h:1397:1).
+// NumEntBE returns num_ent as stored, in the device's byte order.
+func (s *Mlx5WqeUmrRepeatBlockSeg) NumEntBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[14:16]))
+}
+
+// SetNumEntBE stores v, already in the device's byte order, into num_ent.
+func (s *Mlx5WqeUmrRepeatBlockSeg) SetNumEntBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
+}
+
+// Mlx5WqeMkeyContextSeg is the 64 bytes of struct mlx5_wqe_mkey_context_seg (infiniband/mlx5dv.h).
 // Mkey context segment of a UMR WQE.
 // The zero-length array inseg that follows it in C is not part of the type.
 type Mlx5WqeMkeyContextSeg [Mlx5WqeMkeyContextSegSize]byte
@@ -1650,12 +2250,22 @@ func (s *Mlx5WqeMkeyContextSeg) SetSf(v uint8) {
 
 // QpnMkey returns qpn_mkey, the big-endian uint32 at byte 4.
 func (s *Mlx5WqeMkeyContextSeg) QpnMkey() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetQpnMkey sets qpn_mkey.
 func (s *Mlx5WqeMkeyContextSeg) SetQpnMkey(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// QpnMkeyBE returns qpn_mkey as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) QpnMkeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetQpnMkeyBE stores v, already in the device's byte order, into qpn_mkey.
+func (s *Mlx5WqeMkeyContextSeg) SetQpnMkeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Mkey returns mkey, bits 0..7 of qpn_mkey.
@@ -1681,22 +2291,42 @@ func (s *Mlx5WqeMkeyContextSeg) SetQpn(v uint32) {
 
 // Reserved2 returns reserved2, the big-endian uint32 at byte 8.
 func (s *Mlx5WqeMkeyContextSeg) Reserved2() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetReserved2 sets reserved2.
 func (s *Mlx5WqeMkeyContextSeg) SetReserved2(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// Reserved2BE returns reserved2 as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) Reserved2BE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetReserved2BE stores v, already in the device's byte order, into reserved2.
+func (s *Mlx5WqeMkeyContextSeg) SetReserved2BE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // FlagsPd returns flags_pd, the big-endian uint32 at byte 12.
 func (s *Mlx5WqeMkeyContextSeg) FlagsPd() uint32 {
-	return binary.BigEndian.Uint32(s[12:16])
+	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetFlagsPd sets flags_pd.
 func (s *Mlx5WqeMkeyContextSeg) SetFlagsPd(v uint32) {
-	binary.BigEndian.PutUint32(s[12:16], v)
+	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
+}
+
+// FlagsPdBE returns flags_pd as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) FlagsPdBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[12:16]))
+}
+
+// SetFlagsPdBE stores v, already in the device's byte order, into flags_pd.
+func (s *Mlx5WqeMkeyContextSeg) SetFlagsPdBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
 // Pd returns pd, bits 0..23 of flags_pd.
@@ -1733,52 +2363,92 @@ func (s *Mlx5WqeMkeyContextSeg) SetBsfEn(v uint8) {
 
 // StartAddr returns start_addr, the big-endian uint64 at byte 16.
 func (s *Mlx5WqeMkeyContextSeg) StartAddr() uint64 {
-	return binary.BigEndian.Uint64(s[16:24])
+	return BE64(binary.NativeEndian.Uint64(s[16:24])).Value()
 }
 
 // SetStartAddr sets start_addr.
 func (s *Mlx5WqeMkeyContextSeg) SetStartAddr(v uint64) {
-	binary.BigEndian.PutUint64(s[16:24], v)
+	binary.NativeEndian.PutUint64(s[16:24], uint64(ToBE64(v)))
+}
+
+// StartAddrBE returns start_addr as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) StartAddrBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[16:24]))
+}
+
+// SetStartAddrBE stores v, already in the device's byte order, into start_addr.
+func (s *Mlx5WqeMkeyContextSeg) SetStartAddrBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[16:24], uint64(v))
 }
 
 // Len returns len, the big-endian uint64 at byte 24.
 func (s *Mlx5WqeMkeyContextSeg) Len() uint64 {
-	return binary.BigEndian.Uint64(s[24:32])
+	return BE64(binary.NativeEndian.Uint64(s[24:32])).Value()
 }
 
 // SetLen sets len.
 func (s *Mlx5WqeMkeyContextSeg) SetLen(v uint64) {
-	binary.BigEndian.PutUint64(s[24:32], v)
+	binary.NativeEndian.PutUint64(s[24:32], uint64(ToBE64(v)))
+}
+
+// LenBE returns len as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) LenBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[24:32]))
+}
+
+// SetLenBE stores v, already in the device's byte order, into len.
+func (s *Mlx5WqeMkeyContextSeg) SetLenBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[24:32], uint64(v))
 }
 
 // BsfOctwordSize returns bsf_octword_size, the big-endian uint32 at byte 32.
 func (s *Mlx5WqeMkeyContextSeg) BsfOctwordSize() uint32 {
-	return binary.BigEndian.Uint32(s[32:36])
+	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
 // SetBsfOctwordSize sets bsf_octword_size.
 func (s *Mlx5WqeMkeyContextSeg) SetBsfOctwordSize(v uint32) {
-	binary.BigEndian.PutUint32(s[32:36], v)
+	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
+}
+
+// BsfOctwordSizeBE returns bsf_octword_size as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) BsfOctwordSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[32:36]))
+}
+
+// SetBsfOctwordSizeBE stores v, already in the device's byte order, into bsf_octword_size.
+func (s *Mlx5WqeMkeyContextSeg) SetBsfOctwordSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // Reserved3 returns element i of reserved3, the big-endian 4 x uint32 at byte 36.
 func (s *Mlx5WqeMkeyContextSeg) Reserved3(i int) uint32 {
-	return binary.BigEndian.Uint32((*[16]byte)(s[36:52])[4*i : 4*i+4])
+	return BE32(binary.NativeEndian.Uint32((*[16]byte)(s[36:52])[4*i : 4*i+4])).Value()
 }
 
 // SetReserved3 sets element i of reserved3.
 func (s *Mlx5WqeMkeyContextSeg) SetReserved3(i int, v uint32) {
-	binary.BigEndian.PutUint32((*[16]byte)(s[36:52])[4*i:4*i+4], v)
+	binary.NativeEndian.PutUint32((*[16]byte)(s[36:52])[4*i:4*i+4], uint32(ToBE32(v)))
 }
 
 // TranslationsOctwordSize returns translations_octword_size, the big-endian uint32 at byte 52.
 func (s *Mlx5WqeMkeyContextSeg) TranslationsOctwordSize() uint32 {
-	return binary.BigEndian.Uint32(s[52:56])
+	return BE32(binary.NativeEndian.Uint32(s[52:56])).Value()
 }
 
 // SetTranslationsOctwordSize sets translations_octword_size.
 func (s *Mlx5WqeMkeyContextSeg) SetTranslationsOctwordSize(v uint32) {
-	binary.BigEndian.PutUint32(s[52:56], v)
+	binary.NativeEndian.PutUint32(s[52:56], uint32(ToBE32(v)))
+}
+
+// TranslationsOctwordSizeBE returns translations_octword_size as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) TranslationsOctwordSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[52:56]))
+}
+
+// SetTranslationsOctwordSizeBE stores v, already in the device's byte order, into translations_octword_size.
+func (s *Mlx5WqeMkeyContextSeg) SetTranslationsOctwordSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[52:56], uint32(v))
 }
 
 // Reserved4 returns a pointer to reserved4, the 3 bytes at byte 56.
@@ -1803,12 +2473,22 @@ func (s *Mlx5WqeMkeyContextSeg) SetLogPageSize(v uint8) {
 
 // Reserved returns reserved, the big-endian uint32 at byte 60.
 func (s *Mlx5WqeMkeyContextSeg) Reserved() uint32 {
-	return binary.BigEndian.Uint32(s[60:64])
+	return BE32(binary.NativeEndian.Uint32(s[60:64])).Value()
 }
 
 // SetReserved sets reserved.
 func (s *Mlx5WqeMkeyContextSeg) SetReserved(v uint32) {
-	binary.BigEndian.PutUint32(s[60:64], v)
+	binary.NativeEndian.PutUint32(s[60:64], uint32(ToBE32(v)))
+}
+
+// ReservedBE returns reserved as stored, in the device's byte order.
+func (s *Mlx5WqeMkeyContextSeg) ReservedBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[60:64]))
+}
+
+// SetReservedBE stores v, already in the device's byte order, into reserved.
+func (s *Mlx5WqeMkeyContextSeg) SetReservedBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[60:64], uint32(v))
 }
 
 // Mlx5BsfBasic is the 16 bytes of struct mlx5_bsf_basic (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
@@ -1894,22 +2574,42 @@ func (s *Mlx5BsfBasic) SetMem(v uint8) {
 
 // RawDataSize returns raw_data_size, the big-endian uint32 at byte 4.
 func (s *Mlx5BsfBasic) RawDataSize() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRawDataSize sets raw_data_size.
 func (s *Mlx5BsfBasic) SetRawDataSize(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// RawDataSizeBE returns raw_data_size as stored, in the device's byte order.
+func (s *Mlx5BsfBasic) RawDataSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetRawDataSizeBE stores v, already in the device's byte order, into raw_data_size.
+func (s *Mlx5BsfBasic) SetRawDataSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // WBfsPsv returns w_bfs_psv, the big-endian uint32 at byte 8.
 func (s *Mlx5BsfBasic) WBfsPsv() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetWBfsPsv sets w_bfs_psv.
 func (s *Mlx5BsfBasic) SetWBfsPsv(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// WBfsPsvBE returns w_bfs_psv as stored, in the device's byte order.
+func (s *Mlx5BsfBasic) WBfsPsvBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetWBfsPsvBE stores v, already in the device's byte order, into w_bfs_psv.
+func (s *Mlx5BsfBasic) SetWBfsPsvBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // WPsv returns w_psv, bits 0..23 of w_bfs_psv.
@@ -1936,12 +2636,22 @@ func (s *Mlx5BsfBasic) SetWBfs(v uint8) {
 
 // MBfsPsv returns m_bfs_psv, the big-endian uint32 at byte 12.
 func (s *Mlx5BsfBasic) MBfsPsv() uint32 {
-	return binary.BigEndian.Uint32(s[12:16])
+	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetMBfsPsv sets m_bfs_psv.
 func (s *Mlx5BsfBasic) SetMBfsPsv(v uint32) {
-	binary.BigEndian.PutUint32(s[12:16], v)
+	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
+}
+
+// MBfsPsvBE returns m_bfs_psv as stored, in the device's byte order.
+func (s *Mlx5BsfBasic) MBfsPsvBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[12:16]))
+}
+
+// SetMBfsPsvBE stores v, already in the device's byte order, into m_bfs_psv.
+func (s *Mlx5BsfBasic) SetMBfsPsvBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
 // MPsv returns m_psv, bits 0..23 of m_bfs_psv.
@@ -1985,42 +2695,82 @@ func (*Mlx5BsfExt) CName() string {
 
 // TInitGenProSize returns t_init_gen_pro_size, the big-endian uint32 at byte 0.
 func (s *Mlx5BsfExt) TInitGenProSize() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetTInitGenProSize sets t_init_gen_pro_size.
 func (s *Mlx5BsfExt) SetTInitGenProSize(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// TInitGenProSizeBE returns t_init_gen_pro_size as stored, in the device's byte order.
+func (s *Mlx5BsfExt) TInitGenProSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetTInitGenProSizeBE stores v, already in the device's byte order, into t_init_gen_pro_size.
+func (s *Mlx5BsfExt) SetTInitGenProSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // RsvdEpiSize returns rsvd_epi_size, the big-endian uint32 at byte 4.
 func (s *Mlx5BsfExt) RsvdEpiSize() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRsvdEpiSize sets rsvd_epi_size.
 func (s *Mlx5BsfExt) SetRsvdEpiSize(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// RsvdEpiSizeBE returns rsvd_epi_size as stored, in the device's byte order.
+func (s *Mlx5BsfExt) RsvdEpiSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetRsvdEpiSizeBE stores v, already in the device's byte order, into rsvd_epi_size.
+func (s *Mlx5BsfExt) SetRsvdEpiSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // WTfsPsv returns w_tfs_psv, the big-endian uint32 at byte 8.
 func (s *Mlx5BsfExt) WTfsPsv() uint32 {
-	return binary.BigEndian.Uint32(s[8:12])
+	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetWTfsPsv sets w_tfs_psv.
 func (s *Mlx5BsfExt) SetWTfsPsv(v uint32) {
-	binary.BigEndian.PutUint32(s[8:12], v)
+	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
+}
+
+// WTfsPsvBE returns w_tfs_psv as stored, in the device's byte order.
+func (s *Mlx5BsfExt) WTfsPsvBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[8:12]))
+}
+
+// SetWTfsPsvBE stores v, already in the device's byte order, into w_tfs_psv.
+func (s *Mlx5BsfExt) SetWTfsPsvBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // MTfsPsv returns m_tfs_psv, the big-endian uint32 at byte 12.
 func (s *Mlx5BsfExt) MTfsPsv() uint32 {
-	return binary.BigEndian.Uint32(s[12:16])
+	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetMTfsPsv sets m_tfs_psv.
 func (s *Mlx5BsfExt) SetMTfsPsv(v uint32) {
-	binary.BigEndian.PutUint32(s[12:16], v)
+	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
+}
+
+// MTfsPsvBE returns m_tfs_psv as stored, in the device's byte order.
+func (s *Mlx5BsfExt) MTfsPsvBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[12:16]))
+}
+
+// SetMTfsPsvBE stores v, already in the device's byte order, into m_tfs_psv.
+func (s *Mlx5BsfExt) SetMTfsPsvBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
 // Mlx5BsfInl is the 16 bytes of struct mlx5_bsf_inl (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
@@ -2042,32 +2792,62 @@ func (*Mlx5BsfInl) CName() string {
 
 // VldRefresh returns vld_refresh, the big-endian uint16 at byte 0.
 func (s *Mlx5BsfInl) VldRefresh() uint16 {
-	return binary.BigEndian.Uint16(s[0:2])
+	return BE16(binary.NativeEndian.Uint16(s[0:2])).Value()
 }
 
 // SetVldRefresh sets vld_refresh.
 func (s *Mlx5BsfInl) SetVldRefresh(v uint16) {
-	binary.BigEndian.PutUint16(s[0:2], v)
+	binary.NativeEndian.PutUint16(s[0:2], uint16(ToBE16(v)))
+}
+
+// VldRefreshBE returns vld_refresh as stored, in the device's byte order.
+func (s *Mlx5BsfInl) VldRefreshBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[0:2]))
+}
+
+// SetVldRefreshBE stores v, already in the device's byte order, into vld_refresh.
+func (s *Mlx5BsfInl) SetVldRefreshBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[0:2], uint16(v))
 }
 
 // DifApptag returns dif_apptag, the big-endian uint16 at byte 2.
 func (s *Mlx5BsfInl) DifApptag() uint16 {
-	return binary.BigEndian.Uint16(s[2:4])
+	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetDifApptag sets dif_apptag.
 func (s *Mlx5BsfInl) SetDifApptag(v uint16) {
-	binary.BigEndian.PutUint16(s[2:4], v)
+	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
+}
+
+// DifApptagBE returns dif_apptag as stored, in the device's byte order.
+func (s *Mlx5BsfInl) DifApptagBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[2:4]))
+}
+
+// SetDifApptagBE stores v, already in the device's byte order, into dif_apptag.
+func (s *Mlx5BsfInl) SetDifApptagBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // DifReftag returns dif_reftag, the big-endian uint32 at byte 4.
 func (s *Mlx5BsfInl) DifReftag() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetDifReftag sets dif_reftag.
 func (s *Mlx5BsfInl) SetDifReftag(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// DifReftagBE returns dif_reftag as stored, in the device's byte order.
+func (s *Mlx5BsfInl) DifReftagBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetDifReftagBE stores v, already in the device's byte order, into dif_reftag.
+func (s *Mlx5BsfInl) SetDifReftagBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // SigType returns sig_type, the uint8 at byte 8.
@@ -2113,12 +2893,22 @@ func (s *Mlx5BsfInl) SetDifIncRefGuardCheck(v uint8) {
 
 // DifAppBitmaskCheck returns dif_app_bitmask_check, the big-endian uint16 at byte 14.
 func (s *Mlx5BsfInl) DifAppBitmaskCheck() uint16 {
-	return binary.BigEndian.Uint16(s[14:16])
+	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetDifAppBitmaskCheck sets dif_app_bitmask_check.
 func (s *Mlx5BsfInl) SetDifAppBitmaskCheck(v uint16) {
-	binary.BigEndian.PutUint16(s[14:16], v)
+	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
+}
+
+// DifAppBitmaskCheckBE returns dif_app_bitmask_check as stored, in the device's byte order.
+func (s *Mlx5BsfInl) DifAppBitmaskCheckBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[14:16]))
+}
+
+// SetDifAppBitmaskCheckBE stores v, already in the device's byte order, into dif_app_bitmask_check.
+func (s *Mlx5BsfInl) SetDifAppBitmaskCheckBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
 }
 
 // Mlx5Bsf is the 64 bytes of struct mlx5_bsf (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
@@ -2262,12 +3052,22 @@ func (s *Mlx5CryptoBsf) SetEncStandard(v uint8) {
 
 // RawDataSize returns raw_data_size, the big-endian uint32 at byte 4.
 func (s *Mlx5CryptoBsf) RawDataSize() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRawDataSize sets raw_data_size.
 func (s *Mlx5CryptoBsf) SetRawDataSize(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// RawDataSizeBE returns raw_data_size as stored, in the device's byte order.
+func (s *Mlx5CryptoBsf) RawDataSizeBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetRawDataSizeBE stores v, already in the device's byte order, into raw_data_size.
+func (s *Mlx5CryptoBsf) SetRawDataSizeBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // BsPointer returns bs_pointer, the uint8 at byte 8.
@@ -2303,12 +3103,22 @@ func (s *Mlx5CryptoBsf) SetXtsInitTweak(v [16]byte) {
 
 // RsvdDekPtr returns rsvd_dek_ptr, the big-endian uint32 at byte 32.
 func (s *Mlx5CryptoBsf) RsvdDekPtr() uint32 {
-	return binary.BigEndian.Uint32(s[32:36])
+	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
 // SetRsvdDekPtr sets rsvd_dek_ptr.
 func (s *Mlx5CryptoBsf) SetRsvdDekPtr(v uint32) {
-	binary.BigEndian.PutUint32(s[32:36], v)
+	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
+}
+
+// RsvdDekPtrBE returns rsvd_dek_ptr as stored, in the device's byte order.
+func (s *Mlx5CryptoBsf) RsvdDekPtrBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[32:36]))
+}
+
+// SetRsvdDekPtrBE stores v, already in the device's byte order, into rsvd_dek_ptr.
+func (s *Mlx5CryptoBsf) SetRsvdDekPtrBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // Dek returns dek, bits 0..23 of rsvd_dek_ptr.
@@ -2371,42 +3181,82 @@ func (*Mlx5WqeSetPsvSeg) CName() string {
 
 // PsvIndex returns psv_index, the big-endian uint32 at byte 0.
 func (s *Mlx5WqeSetPsvSeg) PsvIndex() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetPsvIndex sets psv_index.
 func (s *Mlx5WqeSetPsvSeg) SetPsvIndex(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// PsvIndexBE returns psv_index as stored, in the device's byte order.
+func (s *Mlx5WqeSetPsvSeg) PsvIndexBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetPsvIndexBE stores v, already in the device's byte order, into psv_index.
+func (s *Mlx5WqeSetPsvSeg) SetPsvIndexBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Syndrome returns syndrome, the big-endian uint16 at byte 4.
 func (s *Mlx5WqeSetPsvSeg) Syndrome() uint16 {
-	return binary.BigEndian.Uint16(s[4:6])
+	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
 // SetSyndrome sets syndrome.
 func (s *Mlx5WqeSetPsvSeg) SetSyndrome(v uint16) {
-	binary.BigEndian.PutUint16(s[4:6], v)
+	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
+}
+
+// SyndromeBE returns syndrome as stored, in the device's byte order.
+func (s *Mlx5WqeSetPsvSeg) SyndromeBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[4:6]))
+}
+
+// SetSyndromeBE stores v, already in the device's byte order, into syndrome.
+func (s *Mlx5WqeSetPsvSeg) SetSyndromeBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // Reserved returns reserved, the big-endian uint16 at byte 6.
 func (s *Mlx5WqeSetPsvSeg) Reserved() uint16 {
-	return binary.BigEndian.Uint16(s[6:8])
+	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetReserved sets reserved.
 func (s *Mlx5WqeSetPsvSeg) SetReserved(v uint16) {
-	binary.BigEndian.PutUint16(s[6:8], v)
+	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
+}
+
+// ReservedBE returns reserved as stored, in the device's byte order.
+func (s *Mlx5WqeSetPsvSeg) ReservedBE() BE16 {
+	return BE16(binary.NativeEndian.Uint16(s[6:8]))
+}
+
+// SetReservedBE stores v, already in the device's byte order, into reserved.
+func (s *Mlx5WqeSetPsvSeg) SetReservedBE(v BE16) {
+	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // TransientSignature returns transient_signature, the big-endian uint64 at byte 8.
 func (s *Mlx5WqeSetPsvSeg) TransientSignature() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetTransientSignature sets transient_signature.
 func (s *Mlx5WqeSetPsvSeg) SetTransientSignature(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
+}
+
+// TransientSignatureBE returns transient_signature as stored, in the device's byte order.
+func (s *Mlx5WqeSetPsvSeg) TransientSignatureBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetTransientSignatureBE stores v, already in the device's byte order, into transient_signature.
+func (s *Mlx5WqeSetPsvSeg) SetTransientSignatureBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
 // Mlx5MmoMetadataSeg is the 16 bytes of struct mlx5_mmo_metadata_seg (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
@@ -2428,30 +3278,60 @@ func (*Mlx5MmoMetadataSeg) CName() string {
 
 // MmoControl310 returns mmo_control_31_0, the big-endian uint32 at byte 0.
 func (s *Mlx5MmoMetadataSeg) MmoControl310() uint32 {
-	return binary.BigEndian.Uint32(s[0:4])
+	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetMmoControl310 sets mmo_control_31_0.
 func (s *Mlx5MmoMetadataSeg) SetMmoControl310(v uint32) {
-	binary.BigEndian.PutUint32(s[0:4], v)
+	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
+}
+
+// MmoControl310BE returns mmo_control_31_0 as stored, in the device's byte order.
+func (s *Mlx5MmoMetadataSeg) MmoControl310BE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[0:4]))
+}
+
+// SetMmoControl310BE stores v, already in the device's byte order, into mmo_control_31_0.
+func (s *Mlx5MmoMetadataSeg) SetMmoControl310BE(v BE32) {
+	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // LocalKey returns local_key, the big-endian uint32 at byte 4.
 func (s *Mlx5MmoMetadataSeg) LocalKey() uint32 {
-	return binary.BigEndian.Uint32(s[4:8])
+	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetLocalKey sets local_key.
 func (s *Mlx5MmoMetadataSeg) SetLocalKey(v uint32) {
-	binary.BigEndian.PutUint32(s[4:8], v)
+	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
+}
+
+// LocalKeyBE returns local_key as stored, in the device's byte order.
+func (s *Mlx5MmoMetadataSeg) LocalKeyBE() BE32 {
+	return BE32(binary.NativeEndian.Uint32(s[4:8]))
+}
+
+// SetLocalKeyBE stores v, already in the device's byte order, into local_key.
+func (s *Mlx5MmoMetadataSeg) SetLocalKeyBE(v BE32) {
+	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // LocalAddress returns local_address, the big-endian uint64 at byte 8.
 func (s *Mlx5MmoMetadataSeg) LocalAddress() uint64 {
-	return binary.BigEndian.Uint64(s[8:16])
+	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetLocalAddress sets local_address.
 func (s *Mlx5MmoMetadataSeg) SetLocalAddress(v uint64) {
-	binary.BigEndian.PutUint64(s[8:16], v)
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
+}
+
+// LocalAddressBE returns local_address as stored, in the device's byte order.
+func (s *Mlx5MmoMetadataSeg) LocalAddressBE() BE64 {
+	return BE64(binary.NativeEndian.Uint64(s[8:16]))
+}
+
+// SetLocalAddressBE stores v, already in the device's byte order, into local_address.
+func (s *Mlx5MmoMetadataSeg) SetLocalAddressBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }

@@ -1,0 +1,125 @@
+// Package cref calls the static inline helpers of the installed
+// infiniband/mlx5dv.h through cgo, so that tests can compare the generated
+// Go encoders with rdma-core's own C byte for byte. It needs cgo and
+// libibverbs-dev's headers (no library is linked: the helpers are inline).
+package cref
+
+/*
+#cgo CFLAGS: -O2
+#cgo amd64 CFLAGS: -mssse3
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+static void set_ctrl(void *b, uint16_t pi, uint8_t opcode, uint8_t opmod, uint32_t qpn,
+		     uint8_t fm_ce_se, uint8_t ds, uint8_t signature, uint32_t imm) {
+	mlx5dv_set_ctrl_seg(b, pi, opcode, opmod, qpn, fm_ce_se, ds, signature, imm);
+}
+static void set_data(void *b, uint32_t length, uint32_t lkey, uint64_t addr) {
+	mlx5dv_set_data_seg(b, length, lkey, (uintptr_t)addr);
+}
+static void set_dgram(void *b, uint64_t key, uint32_t dqp_dct, uint8_t ext, uint8_t stat_rate_sl,
+		      uint8_t fl_mlid, uint16_t rlid, void *rmac, uint8_t tclass, uint8_t hop_limit,
+		      uint32_t grh_gid_fl, void *rgid) {
+	mlx5dv_set_dgram_seg(b, key, dqp_dct, ext, stat_rate_sl, fl_mlid, rlid, rmac, tclass,
+			     hop_limit, grh_gid_fl, rgid);
+}
+static void set_eth(void *b, uint8_t cs_flags, uint16_t mss, uint16_t inline_hdr_sz, void *hdr) {
+	mlx5dv_set_eth_seg(b, cs_flags, mss, inline_hdr_sz, hdr);
+}
+#if defined(__SSE3__) && defined(__SSSE3__)
+#define HAVE_X86 1
+static void x86_set_ctrl(void *b, uint16_t pi, uint8_t opcode, uint8_t opmod, uint32_t qpn,
+			 uint8_t fm_ce_se, uint8_t ds, uint8_t signature, uint32_t imm) {
+	mlx5dv_x86_set_ctrl_seg(b, pi, opcode, opmod, qpn, fm_ce_se, ds, signature, imm);
+}
+static void x86_set_data(void *b, uint32_t length, uint32_t lkey, uint64_t addr) {
+	mlx5dv_x86_set_data_seg(b, length, lkey, (uintptr_t)addr);
+}
+#else
+#define HAVE_X86 0
+static void x86_set_ctrl(void *b, uint16_t pi, uint8_t opcode, uint8_t opmod, uint32_t qpn,
+			 uint8_t fm_ce_se, uint8_t ds, uint8_t signature, uint32_t imm) {}
+static void x86_set_data(void *b, uint32_t length, uint32_t lkey, uint64_t addr) {}
+#endif
+static int have_x86(void) { return HAVE_X86; }
+
+// build_rdma_write writes n RDMA_WRITE WQEs (ctrl + raddr + one data
+// segment) into a ring of wqebbs 64-byte WQEBBs with the header's helpers,
+// starting at producer index pi; it returns the next producer index. Like a
+// stream of real writes, WQE i moves len bytes from addr + i*len to
+// raddr + i*len, so no store is loop-invariant.
+static uint32_t build_rdma_write(void *ring, uint32_t wqebbs, uint64_t n, uint32_t pi, uint32_t qpn,
+				 uint64_t raddr, uint32_t rkey, uint32_t lkey, uint64_t addr, uint32_t len) {
+	uint32_t mask = wqebbs - 1;
+	for (uint64_t i = 0; i < n; i++) {
+		char *wqe = (char *)ring + ((pi & mask) << MLX5_SEND_WQE_SHIFT);
+		struct mlx5_wqe_raddr_seg *r = (void *)(wqe + sizeof(struct mlx5_wqe_ctrl_seg));
+		mlx5dv_set_ctrl_seg((void *)wqe, pi, MLX5_OPCODE_RDMA_WRITE, 0, qpn,
+				    MLX5_WQE_CTRL_CQ_UPDATE, 3, 0, 0);
+		r->raddr = htobe64(raddr + i * len);
+		r->rkey = htobe32(rkey);
+		r->reserved = 0;
+		mlx5dv_set_data_seg((void *)(r + 1), len, lkey, (uintptr_t)(addr + i * len));
+		pi++;
+	}
+	return pi;
+}
+*/
+import "C"
+
+import "unsafe"
+
+// HaveX86 reports whether the SSE variants (mlx5dv_x86_set_*) were compiled.
+func HaveX86() bool { return C.have_x86() != 0 }
+
+// SetCtrlSeg is mlx5dv_set_ctrl_seg on b.
+func SetCtrlSeg(b *[16]byte, pi uint16, opcode, opmod uint8, qpn uint32, fmCeSe, ds, signature uint8, imm uint32) {
+	C.set_ctrl(unsafe.Pointer(b), C.uint16_t(pi), C.uint8_t(opcode), C.uint8_t(opmod), C.uint32_t(qpn),
+		C.uint8_t(fmCeSe), C.uint8_t(ds), C.uint8_t(signature), C.uint32_t(imm))
+}
+
+// X86SetCtrlSeg is mlx5dv_x86_set_ctrl_seg on b (a no-op without SSE).
+func X86SetCtrlSeg(b *[16]byte, pi uint16, opcode, opmod uint8, qpn uint32, fmCeSe, ds, signature uint8, imm uint32) {
+	C.x86_set_ctrl(unsafe.Pointer(b), C.uint16_t(pi), C.uint8_t(opcode), C.uint8_t(opmod), C.uint32_t(qpn),
+		C.uint8_t(fmCeSe), C.uint8_t(ds), C.uint8_t(signature), C.uint32_t(imm))
+}
+
+// SetDataSeg is mlx5dv_set_data_seg on b.
+func SetDataSeg(b *[16]byte, length, lkey uint32, addr uint64) {
+	C.set_data(unsafe.Pointer(b), C.uint32_t(length), C.uint32_t(lkey), C.uint64_t(addr))
+}
+
+// X86SetDataSeg is mlx5dv_x86_set_data_seg on b (a no-op without SSE).
+func X86SetDataSeg(b *[16]byte, length, lkey uint32, addr uint64) {
+	C.x86_set_data(unsafe.Pointer(b), C.uint32_t(length), C.uint32_t(lkey), C.uint64_t(addr))
+}
+
+// SetDgramSeg is mlx5dv_set_dgram_seg on b.
+func SetDgramSeg(b *[48]byte, key uint64, dqpDct uint32, ext, statRateSl, flMlid uint8, rlid uint16,
+	rmac *[6]byte, tclass, hopLimit uint8, grhGidFl uint32, rgid *[16]byte) {
+	C.set_dgram(unsafe.Pointer(b), C.uint64_t(key), C.uint32_t(dqpDct), C.uint8_t(ext), C.uint8_t(statRateSl),
+		C.uint8_t(flMlid), C.uint16_t(rlid), unsafe.Pointer(rmac), C.uint8_t(tclass), C.uint8_t(hopLimit),
+		C.uint32_t(grhGidFl), unsafe.Pointer(rgid))
+}
+
+// SetEthSeg is mlx5dv_set_eth_seg on b; the inline header is copied from
+// hdr[:inlineHdrSz] to b[14:], so b must have room for it.
+func SetEthSeg(b []byte, csFlags uint8, mss, inlineHdrSz uint16, hdr []byte) {
+	if len(b) < 14+int(inlineHdrSz) || len(hdr) < int(inlineHdrSz) || len(b) < 32 {
+		panic("cref.SetEthSeg: buffer too small for the inline header")
+	}
+	var h unsafe.Pointer
+	if len(hdr) > 0 {
+		h = unsafe.Pointer(&hdr[0])
+	}
+	C.set_eth(unsafe.Pointer(&b[0]), C.uint8_t(csFlags), C.uint16_t(mss), C.uint16_t(inlineHdrSz), h)
+}
+
+// BuildRDMAWrite writes n RDMA_WRITE WQEs into ring (wqebbs WQEBBs, a power
+// of two) in one C loop with the header's helpers, starting at producer
+// index pi, and returns the next producer index. ring must not be Go
+// memory the collector can move (use mmapped memory).
+func BuildRDMAWrite(ring unsafe.Pointer, wqebbs uint32, n uint64, pi, qpn uint32, raddr uint64, rkey, lkey uint32, addr uint64, length uint32) uint32 {
+	return uint32(C.build_rdma_write(ring, C.uint32_t(wqebbs), C.uint64_t(n), C.uint32_t(pi), C.uint32_t(qpn),
+		C.uint64_t(raddr), C.uint32_t(rkey), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length)))
+}

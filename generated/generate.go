@@ -1,0 +1,12 @@
+// Package generated holds the packages mlx5gen generates. They are
+// committed and importable as they are; regenerate them with
+//
+//	go generate ./generated/
+//
+// generated/mlx5dv is generated from the rdma-core 44.0 header (Debian
+// bookworm), fetched into the header cache by scripts/rdma-headers.sh, so
+// that the result does not depend on what the machine has installed. See
+// the README for the policy and for users of rdma-core 56 or 65.
+package generated
+
+//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv
