@@ -1,0 +1,132 @@
+package model_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/gen/spec"
+	specfiles "github.com/mlx5gen/mlx5gen/spec"
+)
+
+var (
+	once sync.Once
+	cm   *cheader.Model
+	cerr error
+)
+
+func header(t *testing.T) *cheader.Model {
+	t.Helper()
+	once.Do(func() {
+		root, err := rdmacore.IncludeRoot(".", "44.0")
+		if err != nil {
+			cerr = err
+			return
+		}
+		cm, cerr = cheader.Load(cheader.Config{IncludeRoot: root})
+	})
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	return cm
+}
+
+// build runs Build on the real spec plus extra files.
+func build(t *testing.T, extra map[string]string) (*model.Package, error) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for _, dir := range []string{"enums", "hw"} {
+		entries, _ := specfiles.FS.ReadDir(dir)
+		for _, e := range entries {
+			b, _ := specfiles.FS.ReadFile(dir + "/" + e.Name())
+			fsys["spec/"+dir+"/"+e.Name()] = &fstest.MapFile{Data: b}
+		}
+	}
+	for name, src := range extra {
+		fsys["spec/"+name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	s, err := spec.Load(fsys, "spec", "spec")
+	if err != nil {
+		return nil, err
+	}
+	return model.Build(header(t), s, model.Config{})
+}
+
+func TestBuild(t *testing.T) {
+	p, err := build(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*model.Segment{}
+	for _, s := range p.Segments {
+		byName[s.CName] = s
+	}
+	ctrl := byName["mlx5_wqe_ctrl_seg"]
+	if ctrl == nil || ctrl.Size != 16 || ctrl.GoName != "Mlx5WqeCtrlSeg" || len(ctrl.Fields) != 6 {
+		t.Fatalf("ctrl: %+v", ctrl)
+	}
+	if f := ctrl.Fields[0]; f.CName != "opmod_idx_opcode" || f.Endian != model.Big || len(f.Parts) != 3 || f.Parts[0].Enum.GoName != "Mlx5Opcode" {
+		t.Errorf("opmod_idx_opcode: %+v", f)
+	}
+	if f := byName["mlx5_wqe_inl_data_seg"].Fields[0]; f.Endian != model.Big {
+		t.Error("the spec's endian override was not applied to inl_data_seg.byte_count")
+	}
+	if s := byName["mlx5_bsf"]; s == nil || s.Private == "" || s.Fields[0].Nested != byName["mlx5_bsf_basic"] {
+		t.Errorf("private mlx5_bsf: %+v", s)
+	}
+	if av := byName["mlx5_wqe_av"]; av.Fields[0].CName != "key.qkey.qkey" || av.Fields[0].GoName != "KeyQkeyQkey" {
+		t.Errorf("nested member path: %+v", av.Fields[0])
+	}
+	var flags, values int
+	for _, e := range p.Enums {
+		if e.Flags {
+			flags++
+		} else {
+			values++
+		}
+	}
+	if flags < 40 || values < 20 {
+		t.Errorf("%d flag sets, %d value enums", flags, values)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"no such enum", "enums:\n  - {c: ibv_nonsense, kind: flags}\n", "spec/x.yaml:2:5: enum ibv_nonsense: not in infiniband/mlx5dv.h (rdma-core 44.0)"},
+		{"no such enumerator", "enums:\n  - {anonymous: NOPE, go: Nope, kind: values}\n", "spec/x.yaml:2:5: an enum with enumerator NOPE: not in"},
+		{"described twice", "enums:\n  - {c: ibv_send_flags, kind: values}\n", "spec/x.yaml:2:5: enum ibv_send_flags described twice (first at spec/enums/verbs.yaml:9:5)"},
+		{"gated but present", "enums:\n  - {c: mlx5dv_dc_type, kind: values, since: \"56.1\"}\n", ""},
+		{"no such segment", "segments:\n  - c: mlx5_nonsense\n", "spec/x.yaml:2:5: segment mlx5_nonsense: no struct mlx5_nonsense in infiniband/mlx5dv.h"},
+		{"no such field", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: colour\n", "spec/x.yaml:4:9: segment mlx5_wqe_srq_next_seg: struct mlx5_wqe_srq_next_seg has no field colour"},
+		{"part too wide", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: next_wqe_index\n        parts: [{name: k, shift: 14, width: 4}]\n", "spec/x.yaml:5:17: struct mlx5_wqe_srq_next_seg.next_wqe_index: part k (bits 14..17) does not fit the 16-bit field"},
+		{"enum too wide", "segments:\n  - c: mlx5_wqe_tm_seg\n    fields:\n      - {name: opcode, enum: IbvAccessFlags}\n", "IBV_ACCESS_RELAXED_ORDERING = 1048576 does not fit in 8 bits"},
+		{"unknown enum", "segments:\n  - c: mlx5_wqe_tm_seg\n    fields:\n      - {name: opcode, enum: Colour}\n", "no enum type Colour"},
+		{"overlap", "segments:\n  - c: s_priv\n    private: x.h\n    size: 8\n    fields:\n      - {name: a, type: be32, offset: 0}\n      - {name: b, type: be32, offset: 2}\n", "spec/x.yaml:7:9: s_priv.b overlaps a"},
+		{"outside", "segments:\n  - c: s_priv\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be64, offset: 0}\n", "s_priv.a: bytes 0..7 are outside the 4-byte segment"},
+		{"accessor clash", "segments:\n  - c: s_priv\n    private: x.h\n    size: 4\n    fields:\n      - {name: string, type: be32, offset: 0}\n", "field string would be named String, which every segment already has"},
+		{"go name clash", "segments:\n  - c: s_priv\n    go: Mlx5WqeDataSeg\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n", "Go name Mlx5WqeDataSeg of segment"},
+		{"bad opcode", "wqe_formats:\n  - {name: f, opcodes: [IBV_SEND_INLINE], segments: [data*]}\n", "wqe format f: IBV_SEND_INLINE is not an MLX5_OPCODE_* constant"},
+		{"opcode twice", "wqe_formats:\n  - {name: f, opcodes: [MLX5_OPCODE_SEND], segments: [data*]}\n", "MLX5_OPCODE_SEND already belongs to format send"},
+		{"data last", "wqe_formats:\n  - {name: f, opcodes: [MLX5_OPCODE_TSO], segments: [data*, mlx5_wqe_eth_seg]}\n", "wqe format f: data* must come last"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := build(t, map[string]string{"x.yaml": c.src})
+			if c.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "is gated to rdma-core 56.1 and later but rdma-core 44.0 declares it") {
+					t.Errorf("got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant an error containing %q", err, c.want)
+			}
+		})
+	}
+}

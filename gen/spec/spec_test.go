@@ -1,0 +1,107 @@
+package spec
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func load(t *testing.T, files map[string]string) error {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys["spec/"+name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	_, err := Load(fsys, "spec", "spec")
+	return err
+}
+
+func TestRealSpecLoads(t *testing.T) {
+	s, err := Load(os.DirFS("../.."), "spec", "spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Enums) < 40 || len(s.Segments) < 15 || len(s.Formats) < 5 {
+		t.Errorf("spec: %d enums, %d segments, %d formats", len(s.Enums), len(s.Segments), len(s.Formats))
+	}
+}
+
+func TestDecodeErrorsHavePositions(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"unknown key", "enums:\n  - c: x\n    kind: flags\n    colour: red\n", "spec/a.yaml:4:5: unknown key \"colour\""},
+		{"missing kind", "enums:\n  - c: x\n", "spec/a.yaml:2:5: missing required key \"kind\""},
+		{"bad kind", "enums:\n  - {c: x, kind: bits}\n", "spec/a.yaml:2:5: enum x: kind must be flags or values"},
+		{"duplicate key", "enums:\n  - c: x\n    c: y\n    kind: flags\n", "spec/a.yaml:3:5: duplicate key \"c\""},
+		{"list expected", "enums: {c: x}\n", "spec/a.yaml:1:8: want a list, got a mapping"},
+		{"int expected", "segments:\n  - c: s\n    private: x.h\n    size: big\n    fields: [{name: a, type: u8}]\n", "spec/a.yaml:4:11: want a 64-bit integer, got \"big\""},
+		{"syntax", "enums:\n  - c: x\n   kind: [\n", "spec/a.yaml:1:1: YAML syntax: did not find expected"},
+		{"syntax line", "enums:\n  - {c: x, kind: flags}\nsegments: [\n", "spec/a.yaml:3:1: YAML syntax:"},
+		{"empty", "", "spec/a.yaml:1:1: empty spec file"},
+		{"alias", "x: &a {c: y}\nenums: [*a]\n", "unknown key \"x\""},
+		{"gate", "enums:\n  - {c: x, kind: flags, since: fifty}\n", "spec/a.yaml:2:5: version \"fifty\" is not an rdma-core release"},
+		{"gate order", "enums:\n  - {c: x, kind: flags, since: \"56.1\", until: \"44.0\"}\n", "since 56.1 is not before until 44.0"},
+		{"private size", "segments:\n  - {c: s, private: x.h, fields: [{name: a, type: u8}]}\n", "private segment s: size must be positive"},
+		{"bad type", "segments:\n  - c: s\n    private: x.h\n    size: 4\n    fields: [{name: a, type: be24}]\n", "spec/a.yaml:5:14: segment s: field a: unknown type \"be24\""},
+		{"header field type", "segments:\n  - c: s\n    fields: [{name: a, type: u8}]\n", "the header gives this field's type and offset"},
+		{"part range", "segments:\n  - c: s\n    fields:\n      - name: a\n        parts: [{name: p, shift: 60, width: 8}]\n", "spec/a.yaml:5:17: segment s: field a: part p: bad bit range"},
+		{"anonymous needs go", "enums:\n  - {anonymous: X, kind: values}\n", "an anonymous enum needs a go name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := load(t, map[string]string{"a.yaml": c.src})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestDuplicateAcrossFiles(t *testing.T) {
+	err := load(t, map[string]string{
+		"a.yaml": "enums:\n  - {c: x, kind: flags}\n",
+		"b.yaml": "enums:\n  - {c: x, kind: values}\n",
+	})
+	if err == nil || !strings.Contains(err.Error(), "spec/b.yaml:2:5: enum x described twice (first at spec/a.yaml:2:5)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestGate(t *testing.T) {
+	g := Gate{Since: "56.1"}
+	if g.Includes("44.0") || !g.Includes("56.1") || !g.Includes("65.0") || !g.Includes("") {
+		t.Error("since")
+	}
+	g = Gate{Until: "56.1"}
+	if !g.Includes("44.0") || g.Includes("56.1") {
+		t.Error("until")
+	}
+	if CompareVersions("9.0", "10.0") != -1 {
+		t.Error("numeric compare")
+	}
+}
+
+// FuzzLoad: any bytes give a spec or errors with positions, never a panic.
+func FuzzLoad(f *testing.F) {
+	for _, name := range []string{"enums/mlx5dv.yaml", "enums/verbs.yaml", "hw/segments.yaml", "hw/wqe.yaml"} {
+		b, err := os.ReadFile("../../spec/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("enums: [{c: x, kind: flags, colour: 1}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := Load(fstest.MapFS{"spec/a.yaml": &fstest.MapFile{Data: data}}, "spec", "spec")
+		if err == nil {
+			return
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(line, "spec/a.yaml:") {
+				t.Fatalf("error without a position: %q", line)
+			}
+		}
+	})
+}
