@@ -160,7 +160,7 @@ func byteOrderFile(little bool) func(*model.Package, *jen.File) {
 				conv = func(v jen.Code) jen.Code { return jen.Qual("math/bits", fmt.Sprintf("ReverseBytes%d", bits)).Call(v) }
 			}
 			f.Commentf("To%s converts v to the device's byte order.", be)
-			f.Func().Id("To"+be).Params(jen.Id("v").Id(u)).Id(be).Block(jen.Return(jen.Id(be).Call(conv(jen.Id("v")))))
+			f.Func().Id("To" + be).Params(jen.Id("v").Id(u)).Id(be).Block(jen.Return(jen.Id(be).Call(conv(jen.Id("v")))))
 			f.Line()
 			f.Commentf("Value converts v back to a host integer.")
 			f.Func().Params(jen.Id("v").Id(be)).Id("Value").Params().Id(u).Block(jen.Return(conv(jen.Id(u).Call(jen.Id("v")))))

@@ -263,7 +263,7 @@ func wireAccessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 		jen.Return(jen.Id(be).Call(jen.Add(native).Dot(fmt.Sprintf("Uint%d", fd.Int.Bits)).Call(b))))
 	f.Line()
 	f.Commentf("Set%sBE stores v, already in the device's byte order, into %s.", fd.GoName, fd.CName)
-	f.Func().Params(recv(sg)).Id("Set"+fd.GoName+"BE").Params(jen.Id("v").Id(be)).Block(
+	f.Func().Params(recv(sg)).Id("Set" + fd.GoName + "BE").Params(jen.Id("v").Id(be)).Block(
 		jen.Add(native).Dot(fmt.Sprintf("PutUint%d", fd.Int.Bits)).Call(b, jen.Add(jen.Id(fmt.Sprintf("uint%d", fd.Int.Bits))).Call(jen.Id("v"))))
 	f.Line()
 }
