@@ -50,18 +50,16 @@ var benchArgs = wqeArgs{benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, b
 // raddr + i*length. Written the way gcc compiles the C loop, which Go's
 // compiler does not do by itself: the loop-invariant words are converted
 // to the device's byte order once, zeros are stored as zeros, the remote
-// address is kept as a distance from the local one, and the producer index
-// and addresses are computed from the loop counter rather than carried from
-// the previous iteration (Go's register allocator would carry them through
-// the stack).
+// address is kept as a distance from the local one, and addresses are
+// computed from the producer index rather than carried from the previous
+// iteration (Go's register allocator would carry them through the stack).
 func buildRDMAWriteGo(ring unsafe.Pointer, n int, pi uint32, args *wqeArgs) uint32 {
 	qpnDs := mlx5dv.ToBE32(args.qpn<<8 | 3)
 	rkey, lkey, length := mlx5dv.ToBE32(args.rkey), mlx5dv.ToBE32(args.lkey), mlx5dv.ToBE32(args.length)
 	addr, delta, step := args.addr, args.raddr-args.addr, uint64(args.length)
-	mask := args.wqebbs - 1
-	for i := range uint32(n) {
-		pi := pi + i
-		a := addr + uint64(i)*step
+	mask, first, end := args.wqebbs-1, pi, pi+uint32(n)
+	for ; pi != end; pi++ {
+		a := addr + uint64(pi-first)*step
 		wqe := (*[mlx5dv.MLX5_SEND_WQE_BB]byte)(unsafe.Add(ring, uintptr(pi&mask)<<mlx5dv.MLX5_SEND_WQE_SHIFT))
 		ctrl := (*mlx5dv.Mlx5WqeCtrlSeg)(wqe[0:16])
 		ctrl.SetOpmodIdxOpcode(uint32(uint16(pi))<<8 | uint32(mlx5dv.MLX5_OPCODE_RDMA_WRITE))
@@ -78,7 +76,7 @@ func buildRDMAWriteGo(ring unsafe.Pointer, n int, pi uint32, args *wqeArgs) uint
 		d.SetLkeyBE(lkey)
 		d.SetAddr(a)
 	}
-	return pi + uint32(n)
+	return pi
 }
 
 // TestBuildLoopsAgree makes sure the two benchmark loops write the same
