@@ -55,7 +55,10 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 	d.errs = append(d.errs, &Error{Pos: d.pos(n), Msg: fmt.Sprintf(format, args...)})
 }
 
-var posType = reflect.TypeFor[Pos]()
+var (
+	posType  = reflect.TypeFor[Pos]()
+	nodeType = reflect.TypeFor[yaml.Node]()
+)
 
 // unmarshaler is implemented by types that decode themselves from a node.
 type unmarshaler interface {
@@ -79,6 +82,10 @@ func kindName(n *yaml.Node) string {
 func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 	if n.Kind == yaml.AliasNode {
 		d.errorf(n, "YAML aliases are not allowed in spec files")
+		return
+	}
+	if v.Type() == nodeType {
+		v.Set(reflect.ValueOf(*n)) // kept as YAML for whoever reads it
 		return
 	}
 	if v.CanAddr() {

@@ -17,18 +17,25 @@ import (
 
 // Spec is every descriptor file of a spec directory, merged.
 type Spec struct {
-	Files    []string // the files read, in order
-	Enums    []*Enum
-	Segments []*Segment
-	Formats  []*WQEFormat
+	Files     []string // the files read, in order
+	Enums     []*Enum
+	Segments  []*Segment
+	Formats   []*WQEFormat
+	Functions []*Function
+	Structs   []*Struct
+	Rules     []*Rule
 }
 
 // File is the top level of one descriptor file. Every section is optional.
 type File struct {
-	Doc      string       `yaml:"doc"`
-	Enums    []*Enum      `yaml:"enums"`
-	Segments []*Segment   `yaml:"segments"`
-	Formats  []*WQEFormat `yaml:"wqe_formats"`
+	Doc       string       `yaml:"doc"`
+	Man       string       `yaml:"man"` // default man page of the file's functions, structs and rules
+	Enums     []*Enum      `yaml:"enums"`
+	Segments  []*Segment   `yaml:"segments"`
+	Formats   []*WQEFormat `yaml:"wqe_formats"`
+	Functions []*Function  `yaml:"functions"`
+	Structs   []*Struct    `yaml:"structs"`
+	Rules     []*Rule      `yaml:"rules"`
 }
 
 // Gate limits a descriptor to the rdma-core releases that have it.
@@ -147,6 +154,24 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 		s.Enums = append(s.Enums, file.Enums...)
 		s.Segments = append(s.Segments, file.Segments...)
 		s.Formats = append(s.Formats, file.Formats...)
+		for _, f := range file.Functions {
+			if f.Man == "" {
+				f.Man = file.Man
+			}
+		}
+		for _, st := range file.Structs {
+			if st.Man == "" {
+				st.Man = file.Man
+			}
+		}
+		for _, r := range file.Rules {
+			if r.Man == "" {
+				r.Man = file.Man
+			}
+		}
+		s.Functions = append(s.Functions, file.Functions...)
+		s.Structs = append(s.Structs, file.Structs...)
+		s.Rules = append(s.Rules, file.Rules...)
 	}
 	errs = append(errs, s.check()...)
 	if len(errs) > 0 {
@@ -240,6 +265,7 @@ func (s *Spec) check() ErrorList {
 			}
 		}
 	}
+	errs = append(errs, s.checkAPI()...)
 	return errs
 }
 

@@ -1,0 +1,154 @@
+package spec
+
+import "go.yaml.in/yaml/v3"
+
+// The API descriptors: functions, structs and rules of the mlx5dv man pages.
+// spec/README.md documents every key.
+
+// Function kinds.
+const (
+	KindVerb    = "verb"    // an ordinary call with a synchronous result
+	KindBuilder = "builder" // opens one work request inside ibv_wr_start..complete
+	KindSetter  = "setter"  // adds to the work request the last builder opened
+	KindHelper  = "helper"  // conversions and chain control
+)
+
+// Return conventions.
+const (
+	ReturnsPointer  = "pointer-errno"  // a pointer; NULL with errno set on failure
+	ReturnsErrno    = "errno"          // 0 or a positive errno value
+	ReturnsNegErrno = "negative-errno" // a count, or a negative errno value
+	ReturnsDeferred = "deferred"       // void; an error is latched and ibv_wr_complete reports it
+	ReturnsVoid     = "void"           // cannot fail
+	ReturnsValue    = "value"          // a value that is not an error indication
+)
+
+// Function describes one C function of the API.
+type Function struct {
+	Pos     Pos      `yaml:"-"`
+	Name    string   `yaml:"name,required"`
+	Kind    string   `yaml:"kind,required"`
+	Man     string   `yaml:"man"`
+	Returns string   `yaml:"returns,required"`
+	Result  string   `yaml:"result"` // C result type as the header writes it; "" = void
+	Params  []*Param `yaml:"params"`
+	Doc     string   `yaml:"doc"`
+	Gate    `yaml:",inline"`
+
+	// Work request builders and setters.
+	QPTypes   []string `yaml:"qp_types"`     // QP types that offer it: RC, UC, UD, XRC_SEND, RAW_PACKET, DCI
+	SendOp    string   `yaml:"send_op"`      // IBV_QP_EX_WITH_* bit the QP needs in send_ops_flags
+	MlxSendOp string   `yaml:"mlx5_send_op"` // MLX5DV_QP_EX_WITH_* bit the QP needs in the mlx5dv send_ops_flags
+	WRFlags   []string `yaml:"wr_flags"`     // builder: ibv_send_flags bits wr_flags must carry
+	Takes     []string `yaml:"takes"`        // builder: setter groups that may follow it
+	Requires  []string `yaml:"requires"`     // builder: setter groups every such work request must get
+	Group     string   `yaml:"group"`        // setter: its group
+	Of        []string `yaml:"of"`           // setter: builders it may follow (default: every builder that takes its group)
+}
+
+// Param is one parameter of a function.
+type Param struct {
+	Pos   Pos    `yaml:"-"`
+	Name  string `yaml:"name,required"`
+	Type  string `yaml:"type,required"` // C type as in the header's prototype
+	Enum  string `yaml:"enum"`          // value enum (tag) the value takes
+	Flags string `yaml:"flags"`         // flag set (tag) the value is an OR of
+	Doc   string `yaml:"doc"`
+}
+
+// Struct describes a C struct of the API; a Go mirror with the exact C
+// layout and a validator for its rules are generated from it.
+type Struct struct {
+	Pos    Pos            `yaml:"-"`
+	Name   string         `yaml:"name,required"` // struct tag
+	Man    string         `yaml:"man"`
+	Doc    string         `yaml:"doc"`
+	Fields []*StructField `yaml:"fields,required"`
+	Gate   `yaml:",inline"`
+}
+
+// StructField is one field; members of an anonymous union are listed by
+// their own names, members of a named union as union.member.
+type StructField struct {
+	Pos   Pos    `yaml:"-"`
+	Name  string `yaml:"name,required"`
+	Type  string `yaml:"type,required"`
+	Enum  string `yaml:"enum"`
+	Flags string `yaml:"flags"`
+	When  *Cond  `yaml:"when"` // a union member: when it is the meaningful one
+	Doc   string `yaml:"doc"`
+	Gate  `yaml:",inline"`
+}
+
+// Rule kinds.
+const (
+	RuleArgument = "argument" // a value passed in: checked by a generated validator
+	RuleChain    = "chain"    // the order of calls in a work request chain
+	RuleQP       = "qp"       // what the QP was created with (type, send ops, sizes)
+	RuleDevice   = "device"   // a device capability or limit
+	RuleObject   = "object"   // what an object (mkey, DEK) was created with
+	RuleUse      = "use"      // how the result may be used later; not checkable when posting
+	RuleInfo     = "info"     // describes behaviour; nothing to reject
+)
+
+// Rule is one statement of a man page, in our words, and how it is
+// enforced.
+type Rule struct {
+	Pos     Pos      `yaml:"-"`
+	ID      string   `yaml:"id,required"`
+	Man     string   `yaml:"man"`
+	Section string   `yaml:"section,required"`
+	Says    string   `yaml:"says,required"`
+	Kind    string   `yaml:"kind,required"`
+	Errno   string   `yaml:"errno"`   // EINVAL, ENOMEM, EOPNOTSUPP
+	Funcs   []string `yaml:"funcs"`   // the functions it applies to
+	Check   *Check   `yaml:"check"`   // how it is enforced; nil for use and info rules
+	Libmlx5 string   `yaml:"libmlx5"` // how libmlx5 differs, when it does
+	Vectors []string `yaml:"vectors"` // rejects.json cases it explains
+	Tests   *Tests   `yaml:"tests"`   // examples that break and keep it
+	Gate    `yaml:",inline"`
+}
+
+// Check says how a rule is enforced: a predicate on a struct field or a
+// parameter (generated into a validator), or a named check of the
+// work-request chain state machine (runtime/wrcheck).
+type Check struct {
+	Pos    Pos    `yaml:"-"`
+	Struct string `yaml:"struct"` // the struct whose validator checks it
+	Field  string `yaml:"field"`  // its field (dotted for named unions)
+	Func   string `yaml:"func"`   // or: the function whose argument validator checks it
+	Param  string `yaml:"param"`  // and its parameter
+
+	OneOf      []string `yaml:"one_of"`       // the value is one of these (numbers or constant names)
+	Enum       string   `yaml:"enum"`         // the value is a member of this enum (tag)
+	Flags      string   `yaml:"flags"`        // the value has only bits of this flag set (tag)
+	Bits       []string `yaml:"bits"`         // the value has only these bits (constant names)
+	Zero       bool     `yaml:"zero"`         // the value is 0
+	NotNull    bool     `yaml:"not_null"`     // the pointer is not NULL
+	Max        string   `yaml:"max"`          // the value is at most this
+	MultipleOf string   `yaml:"multiple_of"`  // the value is a multiple of this
+	NotAllNull []string `yaml:"not_all_null"` // these pointer fields are not all NULL
+	When       *Cond    `yaml:"when"`         // the check applies only when this holds
+
+	Chain string `yaml:"chain"` // a check of the state machine, by name
+}
+
+// Cond restricts a field check to some values of another field.
+type Cond struct {
+	Pos     Pos      `yaml:"-"`
+	Field   string   `yaml:"field,required"`
+	OneOf   []string `yaml:"one_of"`
+	NotNull bool     `yaml:"not_null"`
+}
+
+// Tests are a rule's examples: Good keeps the rule, Bad breaks it. For an
+// argument rule each is a struct value (field: value, pointers as nested
+// mappings) or the parameters of the function; for a chain rule, a QP and a
+// list of calls (see spec/README.md). They are kept as YAML and read by the
+// tests.
+type Tests struct {
+	Pos  Pos       `yaml:"-"`
+	QP   yaml.Node `yaml:"qp"`
+	Good yaml.Node `yaml:"good"`
+	Bad  yaml.Node `yaml:"bad"`
+}
