@@ -40,6 +40,7 @@ type Result struct {
 	Spec    *spec.Spec
 	Package *model.Package
 	Files   []emit.File
+	Rules   []byte // spec/RULES.md
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -69,7 +70,7 @@ func Generate(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{C: cm, Spec: sp, Package: p, Files: files}, nil
+	return &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}, nil
 }
 
 // generatedMarker starts every file the generator writes.

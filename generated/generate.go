@@ -9,4 +9,4 @@
 // the README for the policy and for users of rdma-core 56 or 65.
 package generated
 
-//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv
+//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md

@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds every descriptor file, at its path relative to this directory.
 //
-//go:embed enums hw
+//go:embed enums hw api
 var FS embed.FS

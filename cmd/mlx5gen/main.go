@@ -52,6 +52,7 @@ func generate(args []string, stdout, stderr io.Writer) int {
 	specDir := fs.String("spec", "", "spec directory (default: the descriptors built into mlx5gen)")
 	out := fs.String("out", ".", "output directory")
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
+	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,6 +79,13 @@ func generate(args []string, stdout, stderr io.Writer) int {
 	p := res.Package
 	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
+	if *rules != "" {
+		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
+			fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
+			return 1
+		}
+		written = append(written, *rules)
+	}
 	for _, w := range written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}

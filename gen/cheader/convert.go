@@ -230,9 +230,33 @@ func (p *parser) record(t cc.Type, spec *cc.StructOrUnionSpecifier) (*Record, er
 
 // member is a field's declaration as the syntax tree has it.
 type member struct {
-	pos     Pos
-	attrs   attrs
-	alignas []*cc.AlignmentSpecifier
+	pos       Pos
+	attrs     attrs
+	alignas   []*cc.AlignmentSpecifier
+	baseConst bool // "const" among the specifiers: cc/v4 drops it below a pointer
+}
+
+// hasConst reports whether a specifier-qualifier list says const.
+func hasConst(l *cc.SpecifierQualifierList) bool {
+	for ; l != nil; l = l.SpecifierQualifierList {
+		if q := l.TypeQualifier; q != nil && q.Case == cc.TypeQualifierConst {
+			return true
+		}
+	}
+	return false
+}
+
+// withBaseConst returns t with the type at the bottom of its pointer and
+// array chain marked const.
+func withBaseConst(t *Type) *Type {
+	c := *t
+	switch t.Kind {
+	case Pointer, Array:
+		c.Elem = withBaseConst(t.Elem)
+	default:
+		c.Const = true
+	}
+	return &c
 }
 
 // members lists the declarations of a record's fields in order, one per
@@ -245,12 +269,13 @@ func (p *parser) members(spec *cc.StructOrUnionSpecifier) []member {
 			continue
 		}
 		a, alignas := declAttrs(sd)
+		bc := hasConst(sd.SpecifierQualifierList)
 		if sd.StructDeclaratorList == nil {
-			out = append(out, member{pos: p.pos(sd), attrs: a, alignas: alignas})
+			out = append(out, member{pos: p.pos(sd), attrs: a, alignas: alignas, baseConst: bc})
 			continue
 		}
 		for dl := sd.StructDeclaratorList; dl != nil; dl = dl.StructDeclaratorList {
-			m := member{pos: p.pos(sd), attrs: a, alignas: alignas}
+			m := member{pos: p.pos(sd), attrs: a, alignas: alignas, baseConst: bc}
 			if d := dl.StructDeclarator; d != nil {
 				m.pos = p.pos(d)
 			}
@@ -315,6 +340,9 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 		ft, err := p.typ(cf.Type(), md.pos, what)
 		if err != nil {
 			return err
+		}
+		if md.baseConst && (ft.Kind == Pointer || ft.Kind == Array) {
+			ft = withBaseConst(ft)
 		}
 		f := &Field{Pos: md.pos, Name: fname, Type: ft, Record: r}
 		if ft.Record != nil && ft.Record.Tag == "" && ft.Record.Parent == nil && ft.Record.Typedef == "" {

@@ -73,7 +73,7 @@ func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
 }
 
 // Names the generated package declares by itself.
-var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64"}
+var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs", "QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo", "KindVerb", "KindBuilder", "KindSetter", "KindHelper"}
 
 // Build makes the Go model of c refined by s.
 func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
@@ -82,7 +82,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
 	}
 	b := &builder{
 		c: c, s: s,
-		p:        &Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Files, C: c},
+		p:        &Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Rel, C: c},
 		enumByC:  map[*cheader.Enum]*Enum{},
 		enumByGo: map[string]*Enum{},
 		consts:   map[string]*Const{},
@@ -96,6 +96,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
 	b.constants()
 	b.segments()
 	b.formats()
+	b.api()
 	if len(b.errs) > 0 {
 		return nil, b.errs
 	}

@@ -13,15 +13,16 @@ import (
 
 // Package is one generated Go package.
 type Package struct {
-	Name    string // Go package name
-	Header  string // infiniband/mlx5dv.h
-	Version string // rdma-core release of the header, "" if unknown
-	Spec    []string
+	Name    string   // Go package name
+	Header  string   // infiniband/mlx5dv.h
+	Version string   // rdma-core release of the header, "" if unknown
+	Spec    []string // spec files read, relative to the spec directory
 
 	Consts   []*Const // every constant, in source order
 	Enums    []*Enum  // named enum types
 	Segments []*Segment
 	Formats  []*Format
+	API      *API
 
 	C *cheader.Model
 }

@@ -137,8 +137,9 @@ type Check struct {
 type Cond struct {
 	Pos     Pos      `yaml:"-"`
 	Field   string   `yaml:"field,required"`
-	OneOf   []string `yaml:"one_of"`
-	NotNull bool     `yaml:"not_null"`
+	OneOf   []string `yaml:"one_of"`   // the field is one of these
+	Bits    []string `yaml:"bits"`     // the field has all these bits
+	NotNull bool     `yaml:"not_null"` // the pointer field is not NULL
 }
 
 // Tests are a rule's examples: Good keeps the rule, Bad breaks it. For an

@@ -17,7 +17,8 @@ import (
 
 // Spec is every descriptor file of a spec directory, merged.
 type Spec struct {
-	Files     []string // the files read, in order
+	Files     []string // the files read, in order, as positions name them
+	Rel       []string // the same, relative to the spec directory
 	Enums     []*Enum
 	Segments  []*Segment
 	Formats   []*WQEFormat
@@ -151,6 +152,7 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 			continue
 		}
 		s.Files = append(s.Files, display)
+		s.Rel = append(s.Rel, rel)
 		s.Enums = append(s.Enums, file.Enums...)
 		s.Segments = append(s.Segments, file.Segments...)
 		s.Formats = append(s.Formats, file.Formats...)

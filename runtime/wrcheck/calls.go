@@ -1,0 +1,208 @@
+package wrcheck
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// closeWR checks that the open work request is whole: an mkey
+// configuration got the setters it announced, and a work request got the
+// setters its builder requires (its data; on a DCI, its address).
+func (c *Chain) closeWR() {
+	w := &c.wr
+	if !w.open {
+		return
+	}
+	info := &mlx.Funcs[w.fn]
+	switch {
+	case w.counting && !w.finalized:
+		c.fail(mlx.ChainNumSetters, w.fn)
+	case info.Requires&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
+		c.fail(mlx.ChainRequiresData, w.fn)
+	case c.needsAddr(w.fn) && w.got&mlx.GroupDcAddr == 0:
+		c.fail(mlx.ChainRequiresDcAddr, w.fn)
+	}
+	w.open = false
+}
+
+// needsAddr reports whether a work request of builder fn needs a DC
+// address: on a DCI, every builder that moves data to the peer.
+func (c *Chain) needsAddr(fn mlx.Func) bool {
+	return c.qp.Type == mlx.QPDCI && mlx.Funcs[fn].Takes&mlx.GroupData != 0
+}
+
+// addrGroup is the QP-specific setter group a data-moving work request
+// takes on this QP's type: the DC address on a DCI, the UD address on UD,
+// the remote SRQ on XRC.
+func (c *Chain) addrGroup() mlx.SetterGroup {
+	switch c.qp.Type {
+	case mlx.QPDCI:
+		return mlx.GroupDcAddr
+	case mlx.QPUD:
+		return mlx.GroupUdAddr
+	case mlx.QPXRCSend:
+		return mlx.GroupXrcSrqn
+	}
+	return 0
+}
+
+// begin runs the checks every builder shares and closes the previous work
+// request.
+func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
+	if !c.open {
+		return mlx.ChainError(mlx.ChainInBatch, fn)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if c.closeWR(); c.err != nil {
+		return c.err
+	}
+	info := &mlx.Funcs[fn]
+	switch {
+	case info.QPTypes&c.qp.Type == 0:
+		return c.fail(mlx.ChainQpType, fn)
+	case info.SendOp != 0 && c.qp.SendOps&info.SendOp == 0,
+		info.MlxSendOp != 0 && c.qp.MlxSendOps&info.MlxSendOp == 0:
+		return c.fail(mlx.ChainSendOp, fn)
+	case wrFlags&info.WRFlags != info.WRFlags:
+		return c.fail(mlx.ChainWrFlags, fn)
+	}
+	return nil
+}
+
+// room checks that n more work requests fit the send queue.
+func (c *Chain) room(fn mlx.Func, n int) error {
+	if c.qp.MaxPost > 0 && c.Outstanding+c.nreq+n > c.qp.MaxPost {
+		return c.fail(mlx.ChainSqRoom, fn)
+	}
+	return nil
+}
+
+// Builder opens a work request of an ordinary builder (the ibv_wr_* data
+// and atomic builders, local invalidate, bind MW, raw WQE) with the
+// caller's wr_flags.
+func (c *Chain) Builder(fn mlx.Func, wrFlags uint32) error {
+	if err := c.begin(fn, wrFlags); err != nil {
+		return err
+	}
+	if err := c.room(fn, 1); err != nil {
+		return err
+	}
+	c.nreq++
+	c.wr = wr{open: true, fn: fn}
+	return nil
+}
+
+// Memcpy opens a DMA memcpy work request (mlx5dv_wr_memcpy).
+func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
+	if err := c.begin(fn, wrFlags); err != nil {
+		return err
+	}
+	switch {
+	case length == 0:
+		return c.fail(mlx.ChainMemcpyZero, fn)
+	case length > c.qp.MaxMemcpy:
+		return c.fail(mlx.ChainMemcpyMax, fn)
+	}
+	if err := c.room(fn, 1); err != nil {
+		return err
+	}
+	c.nreq++
+	c.wr = wr{open: true, fn: fn}
+	return nil
+}
+
+// setter runs the checks every setter shares.
+func (c *Chain) setter(fn mlx.Func) error {
+	if !c.open {
+		return mlx.ChainError(mlx.ChainInBatch, fn)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	info := &mlx.Funcs[fn]
+	if info.QPTypes&c.qp.Type == 0 {
+		return c.fail(mlx.ChainQpType, fn)
+	}
+	w := &c.wr
+	if !w.open || w.finalized || !c.takes(w.fn, fn) {
+		return c.fail(mlx.ChainSetterAfterBuilder, fn)
+	}
+	if g := info.Group; g != mlx.GroupLayout && w.got&g != 0 {
+		return c.fail(mlx.ChainSetterOnce, fn)
+	}
+	return nil
+}
+
+// takes reports whether setter fn may follow builder b.
+func (c *Chain) takes(b, fn mlx.Func) bool {
+	info := &mlx.Funcs[fn]
+	if g := info.Group; g == mlx.GroupDcAddr || g == mlx.GroupUdAddr || g == mlx.GroupXrcSrqn {
+		return g == c.addrGroup() && mlx.Funcs[b].Takes&mlx.GroupData != 0
+	}
+	if mlx.Funcs[b].Takes&info.Group == 0 {
+		return false
+	}
+	if len(info.Of) == 0 {
+		return true
+	}
+	for _, o := range info.Of {
+		if o == b {
+			return true
+		}
+	}
+	return false
+}
+
+// Data records a data setter: n scatter/gather entries (0 for inline
+// data) or inline bytes.
+func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	switch {
+	case sges > c.qp.MaxSendSGE:
+		return c.fail(mlx.ChainSgeCount, fn)
+	case inlineBytes > c.qp.MaxInlineData:
+		return c.fail(mlx.ChainInlineSize, fn)
+	}
+	c.wr.got |= mlx.GroupData
+	c.wr.inline = inlineBytes
+	return nil
+}
+
+// DCAddr records mlx5dv_wr_set_dc_addr (stream < 0) or
+// mlx5dv_wr_set_dc_addr_stream.
+func (c *Chain) DCAddr(fn mlx.Func, stream int) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	if stream >= 0 {
+		switch {
+		case !c.qp.Streams:
+			return c.fail(mlx.ChainDcStreams, fn)
+		case stream >= 1<<c.qp.LogNumConcurent:
+			return c.fail(mlx.ChainDcStreamId, fn)
+		}
+	}
+	c.wr.got |= mlx.GroupDcAddr
+	return nil
+}
+
+// QPSetter records ibv_wr_set_ud_addr or ibv_wr_set_xrc_srqn.
+func (c *Chain) QPSetter(fn mlx.Func) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	c.wr.got |= mlx.Funcs[fn].Group
+	return nil
+}
+
+// UseMkey checks that a work request may use mkey m (crypto attributes
+// set before a CRYPTO mkey is used).
+func (c *Chain) UseMkey(fn mlx.Func, m *Mkey) error {
+	if m.HasCrypto() && m.Crypto == CryptoInit {
+		return c.fail(mlx.ChainCryptoBeforeUse, fn)
+	}
+	return nil
+}

@@ -1,0 +1,307 @@
+package wrcheck
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
+// that announces numSetters setters; with 0 it is finished at once.
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+	if err := c.begin(fn, wrFlags); err != nil {
+		return err
+	}
+	if err := attr.Validate(); err != nil {
+		return c.latchErr(err)
+	}
+	if err := c.room(fn, 1); err != nil {
+		return err
+	}
+	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
+		return c.fail(mlx.ChainMkeyTag, fn)
+	}
+	c.touch(m)
+	reset := attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0
+	if m.HasSig() {
+		switch {
+		case reset:
+			m.Sig, m.Mem.Present, m.Wire.Present = SigReset, false, false
+		case m.Sig == SigUpdated:
+			m.Sig = SigSet
+		case m.Sig == SigReset:
+			m.Sig = SigInit
+		}
+	}
+	if m.HasCrypto() && m.Crypto == CryptoUpdated {
+		m.Crypto = CryptoSet
+	}
+	c.wr = wr{open: true, fn: fn, mkey: m, counting: true, numSetters: numSetters, resetSig: reset}
+	if numSetters == 0 {
+		return c.finish(fn)
+	}
+	return nil
+}
+
+// counted records a successful mkey setter and finishes the configuration
+// when it was the last one announced.
+func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) error {
+	w := &c.wr
+	w.got |= g
+	w.setters++
+	if w.setters == w.numSetters {
+		return c.finish(fn)
+	}
+	return nil
+}
+
+// MR opens and finishes mlx5dv_wr_mr_list or mlx5dv_wr_mr_interleaved:
+// an mkey configuration with its access flags and a layout of entries
+// covering length bytes, in one call.
+func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) error {
+	if err := c.MkeyConfigure(fn, wrFlags, m, 2, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+		return err
+	}
+	var err error
+	if interleaved {
+		err = mlx.ValidateArgsMlx5dvWrMrInterleaved(mlx.IbvAccessFlags(accessFlags))
+	} else {
+		err = mlx.ValidateArgsMlx5dvWrMrList(mlx.IbvAccessFlags(accessFlags))
+	}
+	if err != nil {
+		return c.latchErr(err)
+	}
+	if err := c.counted(fn, mlx.GroupAccess); err != nil {
+		return err
+	}
+	return c.layout(fn, entries, length, interleaved)
+}
+
+// MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
+func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	if err := mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(mlx.IbvAccessFlags(accessFlags)); err != nil {
+		return c.latchErr(err)
+	}
+	return c.counted(fn, mlx.GroupAccess)
+}
+
+// MkeyLayout records a layout setter: entries KLMs (list) or interleaved
+// entries, covering length bytes.
+func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	return c.layout(fn, entries, length, interleaved)
+}
+
+func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) error {
+	w := &c.wr
+	limit, need := (c.qp.MaxInlineData+4)/16, entries
+	if interleaved {
+		// The repeat-block header takes one entry of the WQE and one of
+		// the mkey.
+		limit--
+		need++
+	}
+	switch {
+	case entries > limit:
+		return c.fail(mlx.ChainLayoutEntries, fn)
+	case need > w.mkey.NumDesc:
+		return c.fail(mlx.ChainMkeyEntries, fn)
+	case w.got&mlx.GroupLayout != 0:
+		return c.fail(mlx.ChainLayoutOnce, fn)
+	}
+	w.entries = entries
+	w.xlat = 16 * entries
+	if interleaved {
+		w.xlat += 16
+	}
+	w.mkey.Length = length
+	return c.counted(fn, mlx.GroupLayout)
+}
+
+// MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
+// the attributes.
+func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	m := c.wr.mkey
+	if !m.HasSig() {
+		return c.fail(mlx.ChainMkeySignature, fn)
+	}
+	if err := attr.Validate(); err != nil {
+		return c.latchErr(err)
+	}
+	m.Mem.set(attr.Mem)
+	m.Wire.set(attr.Wire)
+	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
+	m.Sig = SigUpdated
+	return c.counted(fn, mlx.GroupSignature)
+}
+
+// MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
+// attributes.
+func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	m := c.wr.mkey
+	if !m.HasCrypto() {
+		return c.fail(mlx.ChainMkeyCrypto, fn)
+	}
+	if err := attr.Validate(); err != nil {
+		return c.latchErr(err)
+	}
+	m.CryptoAttr = *attr
+	m.Crypto = CryptoUpdated
+	return c.counted(fn, mlx.GroupCrypto)
+}
+
+// BlockBytes is the size in bytes of a block-size enum value (0 if
+// unknown).
+func BlockBytes(b mlx.Mlx5dvBlockSize) uint64 {
+	switch b {
+	case mlx.MLX5DV_BLOCK_SIZE_512:
+		return 512
+	case mlx.MLX5DV_BLOCK_SIZE_520:
+		return 520
+	case mlx.MLX5DV_BLOCK_SIZE_4048:
+		return 4048
+	case mlx.MLX5DV_BLOCK_SIZE_4096:
+		return 4096
+	case mlx.MLX5DV_BLOCK_SIZE_4160:
+		return 4160
+	}
+	return 0
+}
+
+// SameStructure reports whether the two signature domains have the same
+// block structure (libmlx5's "sbs"), which copying signature bytes from one
+// to the other needs: both configured, the same block size and type, and
+// for CRC the same CRC type.
+func (m *Mkey) SameStructure() bool {
+	mem, wire := &m.Mem, &m.Wire
+	if !mem.Present || !wire.Present || mem.Domain.BlockSize != wire.Domain.BlockSize || mem.Domain.SigType != wire.Domain.SigType {
+		return false
+	}
+	if wire.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
+		return mem.Crc.Type == wire.Crc.Type
+	}
+	return true
+}
+
+// CryptoOrder is the encryption order of the crypto BSF
+// (MLX5_ENCRYPTION_ORDER_*), from encrypt_on_tx and the signature order.
+func (m *Mkey) CryptoOrder() uint8 {
+	after := m.CryptoAttr.SignatureCryptoOrder == mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX
+	switch {
+	case m.CryptoAttr.EncryptOnTx && after:
+		return 2 // raw wire
+	case m.CryptoAttr.EncryptOnTx:
+		return 0 // wire signature
+	case after:
+		return 1 // memory signature
+	}
+	return 3 // raw memory
+}
+
+// finish checks a finished mkey configuration and plans its UMR, as
+// libmlx5's umr_finalize does; fn is the call that finished it.
+func (c *Chain) finish(fn mlx.Func) error {
+	w := &c.wr
+	m := w.mkey
+	if m.Unknown && m.HasSig() && w.got&mlx.GroupSignature == 0 && !w.resetSig {
+		return c.fail(mlx.ChainMkeyState, fn)
+	}
+	if m.Unknown && m.HasCrypto() && w.got&mlx.GroupCrypto == 0 {
+		return c.fail(mlx.ChainMkeyCryptoState, fn)
+	}
+	room := c.qp.MaxInlineData + 4
+	cds := (w.xlat + 63) &^ 63
+	p := Plan{WRs: 1}
+	repost := false
+	if m.HasSig() && m.ErrCountUpdated {
+		p.SigErr, p.SigErrCount = true, m.ErrCount
+		m.ErrCountUpdated = false
+		repost = m.Sig == SigSet
+	}
+	switch {
+	case m.HasCrypto():
+		if (m.Crypto == CryptoUpdated || m.Crypto == CryptoSet) && c.qp.CryptoSingleBlock && !c.qp.CryptoMultiBlock &&
+			m.Length > BlockBytes(m.CryptoAttr.DataUnitSize) {
+			return c.fail(mlx.ChainSingleBlock, fn)
+		}
+		if !(m.HasSig() && (m.Sig == SigUpdated || m.Sig == SigReset)) && m.Crypto != CryptoUpdated {
+			break // no BSF; a configured crypto BSF is not sent again
+		}
+		bsz := 0
+		if m.HasSig() {
+			bsz += 64
+			p.SigBSF = true
+			repost = repost || m.Sig == SigUpdated
+		}
+		if m.Crypto == CryptoUpdated || m.Crypto == CryptoSet {
+			bsz += 64
+			p.CryptoBSF = true
+		}
+		if err := c.bsfChecks(fn, m, cds, bsz, room); err != nil {
+			return err
+		}
+		if p.CryptoBSF && (m.CryptoOrder() == 2 || m.CryptoOrder() == 3) && m.Mem.Present && m.Wire.Present {
+			return c.fail(mlx.ChainCryptoOrder, fn)
+		}
+	case m.HasSig():
+		if m.Sig != SigUpdated {
+			p.DisableBSF = m.Sig != SigSet
+			break
+		}
+		if err := c.bsfChecks(fn, m, cds, 64, room); err != nil {
+			return err
+		}
+		p.SigBSF, repost = true, true
+	}
+	if repost {
+		p.PSVs = true
+		if m.Mem.Present {
+			p.WRs++
+		}
+		if m.Wire.Present {
+			p.WRs++
+		}
+	}
+	if err := c.room(fn, p.WRs); err != nil {
+		return err
+	}
+	c.nreq += p.WRs
+	w.plan, w.finalized = p, true
+	return nil
+}
+
+// bsfChecks runs the checks of a UMR that carries BSFs of bsz bytes.
+func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
+	switch {
+	case cds+bsz > room:
+		return c.fail(mlx.ChainBsfRoom, fn)
+	case m.Length > 0xffffffff:
+		return c.fail(mlx.ChainLength4g, fn)
+	case m.HasSig() && m.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 && m.Sig == SigUpdated && !m.SameStructure():
+		return c.fail(mlx.ChainCopyMaskStructure, fn)
+	}
+	return nil
+}
+
+// Plan returns what the UMR of the mkey configuration the last setter
+// finished carries, and false if none is finished.
+func (c *Chain) Plan() (Plan, bool) {
+	return c.wr.plan, c.wr.finalized
+}
+
+// Mkey returns the mkey of the open configuration, or nil.
+func (c *Chain) Mkey() *Mkey {
+	if !c.wr.open {
+		return nil
+	}
+	return c.wr.mkey
+}

@@ -1,0 +1,287 @@
+// Package wrcheck is the work-request state machine of mlx5gen's send
+// path. Before anything is written to a send queue it checks that a chain
+// of ibv_wr_* and mlx5dv_wr_* calls follows the rules of the man pages
+// (spec/api, listed in spec/RULES.md): which builders the QP offers, which
+// setters may follow a builder and how often, the sizes the QP was created
+// with, and what an mkey was created with. It runs on the function table and
+// the rule errors generated into generated/mlx5dv, and it keeps the
+// per-mkey signature and crypto state libmlx5 keeps, so that a builder knows
+// what a UMR must carry.
+//
+// Every violation is a *mlx5dv.RuleError that wraps the errno libmlx5
+// returns for it. The first one is latched: later calls of the batch return
+// it at once, and Complete reports it. Nothing here allocates.
+package wrcheck
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// QP is what the checks know about the queue pair.
+type QP struct {
+	Type       mlx.QPType // QPRC, QPDCI, ...
+	SendOps    uint64     // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps uint64     // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+
+	MaxInlineData int // cap.max_inline_data as the QP was created
+	MaxSendSGE    int // cap.max_send_sge
+	MaxPost       int // work requests the send queue holds; 0: not checked
+
+	Streams         bool // a DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS
+	LogNumConcurent int  // its dci_streams.log_num_concurent
+
+	MaxMemcpy         uint64 // mlx5dv_context.max_wr_memcpy_length; 0: memcpy unsupported
+	MkeyTagSupported  bool   // the device can update an mkey's tag byte
+	CryptoSingleBlock bool   // the AES-XTS engine handles a single data unit per mkey
+	CryptoMultiBlock  bool   // the AES-XTS engine handles many
+}
+
+// SigState is an mkey's signature state, as libmlx5 tracks it.
+type SigState uint8
+
+const (
+	SigInit    SigState = iota // never configured, or configured without a signature
+	SigReset                   // reset by MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR
+	SigSet                     // configured by an earlier work request
+	SigUpdated                 // configured by the work request being built
+)
+
+// CryptoState is an mkey's crypto state.
+type CryptoState uint8
+
+const (
+	CryptoInit CryptoState = iota
+	CryptoSet
+	CryptoUpdated
+)
+
+// Domain is a copy of a signature domain, taken when the setter is called
+// (the caller may reuse its structs afterwards).
+type Domain struct {
+	Present bool
+	Domain  mlx.Mlx5dvSigBlockDomain // Sig is cleared: see T10dif and Crc
+	T10dif  mlx.Mlx5dvSigT10dif
+	Crc     mlx.Mlx5dvSigCrc
+}
+
+func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
+	*d = Domain{Present: src != nil}
+	if src == nil {
+		return
+	}
+	d.Domain = *src
+	d.Domain.Sig = nil
+	switch src.SigType {
+	case mlx.MLX5DV_SIG_TYPE_T10DIF:
+		d.T10dif = *src.SigDif()
+	case mlx.MLX5DV_SIG_TYPE_CRC:
+		d.Crc = *src.SigCrc()
+	}
+}
+
+// Mkey is an indirect mkey as the checks and the builders see it.
+type Mkey struct {
+	Lkey    uint32
+	Flags   mlx.Mlx5dvMkeyInitAttrFlags
+	NumDesc int    // max_entries rounded up to a multiple of 4
+	Length  uint64 // as the last layout set it
+
+	// Signature context (Flags has BLOCK_SIGNATURE).
+	MemPSV, WirePSV     uint32
+	Sig                 SigState
+	Mem, Wire           Domain
+	SigFlags            mlx.Mlx5dvSigBlockAttrFlags
+	CheckMask, CopyMask uint8
+	ErrCount            uint32
+	ErrCountUpdated     bool
+
+	// Crypto context (Flags has CRYPTO).
+	Crypto     CryptoState
+	CryptoAttr mlx.Mlx5dvCryptoAttr
+
+	// Unknown is set when a batch that configured the mkey failed or was
+	// aborted: the man pages call its state unknown until it is configured
+	// again with its signature and crypto set or reset.
+	Unknown bool
+}
+
+// NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
+func NewMkey(lkey uint32, flags mlx.Mlx5dvMkeyInitAttrFlags, maxEntries int) *Mkey {
+	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3}
+	if m.HasSig() {
+		// A fresh signature mkey has one pending error-count update.
+		m.ErrCount, m.ErrCountUpdated = 1, true
+	}
+	return m
+}
+
+// HasSig reports whether the mkey was created with BLOCK_SIGNATURE.
+func (m *Mkey) HasSig() bool {
+	return m.Flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE != 0
+}
+
+// HasCrypto reports whether the mkey was created with CRYPTO.
+func (m *Mkey) HasCrypto() bool { return m.Flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO != 0 }
+
+// Plan says what the UMR of a finished mkey configuration carries, as
+// libmlx5's umr_finalize decides it.
+type Plan struct {
+	SigBSF      bool // a signature BSF follows the translation
+	CryptoBSF   bool // a crypto BSF follows
+	DisableBSF  bool // BSF_ENABLE in the mask without a BSF: disable the mkey's BSF
+	SigErr      bool // SIG_ERR in the mask, with the error-count parity bit
+	SigErrCount uint32
+	PSVs        bool // SET_PSV work requests follow for the configured domains
+	WRs         int  // work requests: the UMR and its PSVs
+}
+
+// wr is the work request being built.
+type wr struct {
+	open       bool
+	fn         mlx.Func
+	got        mlx.SetterGroup
+	mkey       *Mkey
+	counting   bool // an mkey configuration counting setters
+	numSetters int
+	setters    int
+	finalized  bool
+	resetSig   bool
+	entries    int
+	xlat       int // translation bytes
+	inline     int
+	plan       Plan
+}
+
+// Chain checks the calls of one QP. The zero value is not usable; call
+// New.
+type Chain struct {
+	qp    *QP
+	open  bool
+	err   *mlx.RuleError
+	batch uint64
+	nreq  int
+	wr    wr
+
+	// touched lists the mkeys the batch configured, with their state
+	// before it, so that a failed or aborted batch can restore them and
+	// mark them unknown; its storage is reused.
+	touched []touchedMkey
+
+	// Outstanding is the number of work requests posted and not yet
+	// completed; the send path adds what Complete posted and the CQ
+	// poller subtracts what completed.
+	Outstanding int
+}
+
+// New returns a state machine for a QP.
+func New(qp *QP) *Chain { return &Chain{qp: qp} }
+
+// QP returns what the chain knows about its QP.
+func (c *Chain) QP() *QP { return c.qp }
+
+// Err returns the latched error of the batch, or nil.
+func (c *Chain) Err() error {
+	if c.err == nil {
+		return nil
+	}
+	return c.err
+}
+
+// NReq returns the work requests the batch has built so far.
+func (c *Chain) NReq() int { return c.nreq }
+
+// fail latches the error of check ck in function fn.
+func (c *Chain) fail(ck mlx.ChainCheck, fn mlx.Func) error {
+	return c.latch(mlx.ChainError(ck, fn))
+}
+
+func (c *Chain) latch(e *mlx.RuleError) error {
+	if c.err == nil {
+		c.err = e
+	}
+	return c.err
+}
+
+func (c *Chain) latchErr(err error) error {
+	if e, ok := err.(*mlx.RuleError); ok {
+		return c.latch(e)
+	}
+	return err
+}
+
+// Start opens a batch (ibv_wr_start).
+func (c *Chain) Start() error {
+	if c.open {
+		return mlx.ChainError(mlx.ChainInBatch, mlx.FnIbvWrStart)
+	}
+	c.open, c.err, c.nreq = true, nil, 0
+	c.batch++
+	c.wr = wr{}
+	c.touched = c.touched[:0]
+	return nil
+}
+
+// Complete closes the batch (ibv_wr_complete): the open work request must
+// be whole. It returns the latched error, if any; then the batch posted
+// nothing and the mkeys it configured are in an unknown state.
+func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
+	if !c.open {
+		return 0, mlx.ChainError(mlx.ChainInBatch, fn)
+	}
+	if c.err == nil {
+		c.closeWR()
+	}
+	c.open = false
+	if c.err != nil {
+		c.forget()
+		return 0, c.err
+	}
+	c.succeed()
+	c.wr = wr{}
+	return c.nreq, nil
+}
+
+// Abort discards the batch (ibv_wr_abort).
+func (c *Chain) Abort() {
+	if c.open {
+		c.forget()
+	}
+	c.open, c.err, c.wr = false, nil, wr{}
+}
+
+type touchedMkey struct {
+	m     *Mkey
+	saved Mkey
+}
+
+// touch remembers an mkey's state before the batch changes it.
+func (c *Chain) touch(m *Mkey) {
+	for i := range c.touched {
+		if c.touched[i].m == m {
+			return
+		}
+	}
+	c.touched = append(c.touched, touchedMkey{m, *m})
+}
+
+// forget restores the mkeys a failed or aborted batch configured (nothing
+// was posted) and marks them unknown: the man pages require their next
+// configuration to set or reset the signature and crypto attributes.
+// libmlx5 keeps the half-applied state instead (and can lose a pending
+// signature-error update); see spec/RULES.md.
+func (c *Chain) forget() {
+	for i := len(c.touched) - 1; i >= 0; i-- {
+		t := &c.touched[i]
+		*t.m = t.saved
+		t.m.Unknown = true
+	}
+	c.touched = c.touched[:0]
+}
+
+// succeed accepts what the batch did to its mkeys.
+func (c *Chain) succeed() {
+	for i := range c.touched {
+		c.touched[i].m.Unknown = false
+	}
+	c.touched = c.touched[:0]
+}
