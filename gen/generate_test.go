@@ -101,6 +101,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 			stale = append(stale, e.Name()+" (no longer generated)")
 		}
 	}
+	if old, err := os.ReadFile(filepath.Join("..", "spec", "RULES.md")); err != nil || !bytes.Equal(old, res.Rules) {
+		stale = append(stale, "spec/RULES.md")
+	}
 	if len(stale) > 0 {
 		t.Fatalf("stale generated files in generated/mlx5dv: %s\nrun: go generate ./generated/", strings.Join(stale, ", "))
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
@@ -79,6 +80,10 @@ func generate(args []string, stdout, stderr io.Writer) int {
 	p := res.Package
 	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
+	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
+	if n := len(p.API.Uncovered); n > 0 {
+		fmt.Fprintf(stdout, "  %d mlx5dv functions and structs of the header have no descriptor: %s\n", n, strings.Join(p.API.Uncovered, ", "))
+	}
 	if *rules != "" {
 		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
 			fmt.Fprintf(stderr, "mlx5gen: %v\n", err)

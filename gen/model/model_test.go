@@ -39,7 +39,7 @@ func header(t *testing.T) *cheader.Model {
 func build(t *testing.T, extra map[string]string) (*model.Package, error) {
 	t.Helper()
 	fsys := fstest.MapFS{}
-	for _, dir := range []string{"enums", "hw"} {
+	for _, dir := range []string{"enums", "hw", "api"} {
 		entries, _ := specfiles.FS.ReadDir(dir)
 		for _, e := range entries {
 			b, _ := specfiles.FS.ReadFile(dir + "/" + e.Name())
@@ -114,6 +114,23 @@ func TestBuildErrors(t *testing.T) {
 		{"bad opcode", "wqe_formats:\n  - {name: f, opcodes: [IBV_SEND_INLINE], segments: [data*]}\n", "wqe format f: IBV_SEND_INLINE is not an MLX5_OPCODE_* constant"},
 		{"opcode twice", "wqe_formats:\n  - {name: f, opcodes: [MLX5_OPCODE_SEND], segments: [data*]}\n", "MLX5_OPCODE_SEND already belongs to format send"},
 		{"data last", "wqe_formats:\n  - {name: f, opcodes: [MLX5_OPCODE_TSO], segments: [data*, mlx5_wqe_eth_seg]}\n", "wqe format f: data* must come last"},
+		{"no such function", "man: x(3)\nfunctions:\n  - {name: mlx5dv_nonsense, kind: verb, returns: errno}\n", "spec/x.yaml:3:5: function mlx5dv_nonsense: not in infiniband/mlx5dv.h (rdma-core 44.0)"},
+		{"param type", "man: x(3)\nfunctions:\n  - name: mlx5dv_query_device\n    kind: verb\n    returns: errno\n    result: int\n    params:\n      - {name: ctx_in, type: struct ibv_context *}\n      - {name: attrs_out, type: struct mlx5dv_cq *}\n",
+			"spec/x.yaml:9:9: function mlx5dv_query_device: parameter attrs_out has type \"struct mlx5dv_context *\" in the header, not \"struct mlx5dv_cq *\""},
+		{"result type", "man: x(3)\nfunctions:\n  - name: mlx5dv_query_device\n    kind: verb\n    returns: errno\n    params:\n      - {name: ctx_in, type: struct ibv_context *}\n      - {name: attrs_out, type: struct mlx5dv_context *}\n",
+			"function mlx5dv_query_device: result \"void\", but infiniband/mlx5dv.h has \"int\""},
+		{"param name", "man: x(3)\nfunctions:\n  - name: mlx5dv_query_device\n    kind: verb\n    returns: errno\n    result: int\n    params:\n      - {name: context, type: struct ibv_context *}\n      - {name: attrs_out, type: struct mlx5dv_context *}\n",
+			"function mlx5dv_query_device: parameter 1 is ctx_in in the header, not context"},
+		{"field type", "man: x(3)\nstructs:\n  - name: mlx5dv_cq_init_attr\n    fields:\n      - {name: comp_mask, type: uint64_t}\n      - {name: cqe_comp_res_format, type: uint16_t}\n      - {name: flags, type: uint32_t}\n      - {name: cqe_size, type: uint16_t}\n",
+			"spec/x.yaml:6:9: struct mlx5dv_cq_init_attr: field cqe_comp_res_format has type \"uint8_t\" in the header, not \"uint16_t\""},
+		{"missing field", "man: x(3)\nstructs:\n  - name: mlx5dv_cq_init_attr\n    fields:\n      - {name: comp_mask, type: uint64_t}\n      - {name: cqe_comp_res_format, type: uint8_t}\n      - {name: flags, type: uint32_t}\n",
+			"struct mlx5dv_cq_init_attr: the header has field cqe_size (uint16_t), which the spec does not list (rdma-core 44.0)"},
+		{"gated field present", "man: x(3)\nstructs:\n  - name: mlx5dv_cq_init_attr\n    fields:\n      - {name: comp_mask, type: uint64_t}\n      - {name: cqe_comp_res_format, type: uint8_t}\n      - {name: flags, type: uint32_t}\n      - {name: cqe_size, type: uint16_t, since: \"56.1\"}\n",
+			"field cqe_size is gated to rdma-core 56.1 and later but rdma-core 44.0 has it"},
+		{"unknown chain check", "man: x(3)\nrules:\n  - id: x.y\n    section: S\n    says: s\n    kind: chain\n    errno: EINVAL\n    funcs: [ibv_wr_send]\n    check: {chain: colour}\n    tests: {good: [], bad: []}\n",
+			"spec/x.yaml:9:12: rule x.y: unknown chain check \"colour\""},
+		{"unknown constant", "man: x(3)\nrules:\n  - id: x.z\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    funcs: [mlx5dv_wr_set_mkey_sig_block]\n    check: {struct: mlx5dv_sig_crc, field: seed, one_of: [MLX5_NONSENSE]}\n    tests: {good: {}, bad: {}}\n",
+			"rule x.z: no constant MLX5_NONSENSE in infiniband/mlx5dv.h"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

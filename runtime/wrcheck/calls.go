@@ -166,7 +166,7 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
 	case inlineBytes > c.qp.MaxInlineData:
 		return c.fail(mlx.ChainInlineSize, fn)
 	}
-	c.wr.got |= mlx.GroupData
+	c.wr.got |= mlx.Funcs[fn].Group
 	c.wr.inline = inlineBytes
 	return nil
 }
@@ -185,7 +185,7 @@ func (c *Chain) DCAddr(fn mlx.Func, stream int) error {
 			return c.fail(mlx.ChainDcStreamId, fn)
 		}
 	}
-	c.wr.got |= mlx.GroupDcAddr
+	c.wr.got |= mlx.Funcs[fn].Group
 	return nil
 }
 

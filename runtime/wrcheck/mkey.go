@@ -75,9 +75,21 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	return c.layout(fn, entries, length, interleaved)
 }
 
+// mkeySetter runs the checks of a setter of an mkey configuration.
+func (c *Chain) mkeySetter(fn mlx.Func) error {
+	if err := c.setter(fn); err != nil {
+		return err
+	}
+	if c.wr.mkey == nil {
+		// The open work request was not opened by MkeyConfigure.
+		return c.fail(mlx.ChainSetterAfterBuilder, fn)
+	}
+	return nil
+}
+
 // MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
 func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
-	if err := c.setter(fn); err != nil {
+	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
 	if err := mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(mlx.IbvAccessFlags(accessFlags)); err != nil {
@@ -89,7 +101,7 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
 // entries, covering length bytes.
 func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) error {
-	if err := c.setter(fn); err != nil {
+	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
 	return c.layout(fn, entries, length, interleaved)
@@ -124,7 +136,7 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
 func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
-	if err := c.setter(fn); err != nil {
+	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
 	m := c.wr.mkey
@@ -144,7 +156,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
 func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
-	if err := c.setter(fn); err != nil {
+	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
 	m := c.wr.mkey
@@ -207,6 +219,24 @@ func (m *Mkey) CryptoOrder() uint8 {
 	return 3 // raw memory
 }
 
+// orderAllowed reports whether encrypt_on_tx, the signature order and the
+// configured signature domains are a combination of the table of
+// mlx5dv_wr_set_mkey_crypto(3). libmlx5 rejects only the raw orders with
+// both domains; the table allows less.
+func (m *Mkey) orderAllowed() bool {
+	mem, wire := m.Mem.Present, m.Wire.Present
+	after := m.CryptoAttr.SignatureCryptoOrder == mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX
+	switch {
+	case !mem && !wire:
+		return true // rows A and F: the order does not matter
+	case m.CryptoAttr.EncryptOnTx && after:
+		return wire && !mem // row B
+	case !m.CryptoAttr.EncryptOnTx && !after:
+		return mem && !wire // row J
+	}
+	return true // rows C, D, E and G, H, I
+}
+
 // finish checks a finished mkey configuration and plans its UMR, as
 // libmlx5's umr_finalize does; fn is the call that finished it.
 func (c *Chain) finish(fn mlx.Func) error {
@@ -249,7 +279,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 		if err := c.bsfChecks(fn, m, cds, bsz, room); err != nil {
 			return err
 		}
-		if p.CryptoBSF && (m.CryptoOrder() == 2 || m.CryptoOrder() == 3) && m.Mem.Present && m.Wire.Present {
+		if p.CryptoBSF && m.HasSig() && !m.orderAllowed() {
 			return c.fail(mlx.ChainCryptoOrder, fn)
 		}
 	case m.HasSig():

@@ -1,0 +1,64 @@
+package wrcheck_test
+
+import (
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// The success path allocates nothing: validators, the state machine, and
+// an mkey configuration with a signature.
+func TestNoAllocations(t *testing.T) {
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 1 << 30, MaxMemcpy: 1 << 31}
+	c := wrcheck.New(qp)
+	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
+	crc := &mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+	wire.SetSigCrc(crc)
+	sig := &mlx.Mlx5dvSigBlockAttr{Wire: wire, CheckMask: 0xff}
+	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	inline := uint32(mlx.IBV_SEND_INLINE)
+	run := func() {
+		c.Outstanding = 0
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Builder(mlx.FnIbvWrRdmaWrite, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Data(mlx.FnIbvWrSetSge, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 3, conf); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 4, 16384, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, sig); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(1000, run); n != 0 {
+		t.Errorf("%v allocations per batch", n)
+	}
+}
+
+func BenchmarkChainRDMAWrite(b *testing.B) {
+	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 124, MaxSendSGE: 8})
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Start()
+		c.Builder(mlx.FnIbvWrRdmaWrite, 0)
+		c.Data(mlx.FnIbvWrSetSge, 1, 0)
+		c.Complete(mlx.FnIbvWrComplete)
+	}
+}
