@@ -80,8 +80,49 @@ func splitFile(p *model.Package, f *jen.File) {
 		jen.Return(jen.Lit(0)))
 	f.Line()
 
+	fieldTable(p, f)
 	splitter(f)
 	splitFunc(p, f)
+}
+
+// flatFields lists a segment's fields with nested segments expanded, their
+// names as C member paths.
+func flatFields(sg *model.Segment, prefix string, base int, out []jen.Code) []jen.Code {
+	for _, fl := range sg.Fields {
+		if fl.Kind == model.NestedField {
+			out = flatFields(fl.Nested, prefix+fl.CName+".", base+fl.Offset, out)
+			continue
+		}
+		out = append(out, jen.Values(jen.Lit(prefix+fl.CName), jen.Lit(base+fl.Offset), jen.Lit(fl.Size())))
+	}
+	return out
+}
+
+// fieldTable writes SegmentField and FieldAt, which name the field of a
+// segment at a byte offset (for reports of differing bytes).
+func fieldTable(p *model.Package, f *jen.File) {
+	comment(f, "SegmentField is a field of a segment: its C member path, offset and size.")
+	f.Type().Id("SegmentField").Struct(
+		id("Name").String(),
+		id("Offset").Int(),
+		id("Size").Int(),
+	)
+	f.Line()
+	f.Var().Id("segmentFields").Op("=").Map(jen.String()).Index().Id("SegmentField").Values(jen.DictFunc(func(d jen.Dict) {
+		for _, sg := range p.Segments {
+			if sg.Union {
+				continue
+			}
+			d[jen.Lit(sg.CName)] = jen.Values(flatFields(sg, "", 0, nil)...)
+		}
+	}))
+	f.Line()
+	comment(f, "FieldAt returns the field of the segment named cname that holds byte off,\nand false if the segment is unknown or no field covers the byte.")
+	f.Func().Id("FieldAt").Params(id("cname").String(), id("off").Int()).Params(id("SegmentField"), jen.Bool()).Block(
+		jen.For(jen.List(jen.Id("_"), id("fl")).Op(":=").Range().Id("segmentFields").Index(id("cname"))).Block(
+			jen.If(id("off").Op(">=").Id("fl").Dot("Offset").Op("&&").Id("off").Op("<").Id("fl").Dot("Offset").Op("+").Id("fl").Dot("Size")).Block(
+				jen.Return(id("fl"), jen.True()))),
+		jen.Return(jen.Id("SegmentField").Values(), jen.False()))
 }
 
 // splitter writes the cursor Split walks a WQE with.

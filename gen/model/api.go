@@ -19,7 +19,7 @@ var ChainChecks = []string{
 	"inline_size", "layout_entries", "mkey_entries", "mkey_signature", "mkey_crypto",
 	"mkey_tag", "mkey_state", "mkey_crypto_state", "crypto_before_use", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
-	"single_block", "bsf_room", "sq_room",
+	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
 }
 
 // Func is a function of the API.

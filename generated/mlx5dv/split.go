@@ -256,6 +256,53 @@ func segmentSize(cname string) int {
 	return 0
 }
 
+// SegmentField is a field of a segment: its C member path, offset and size.
+type SegmentField struct {
+	Name   string
+	Offset int
+	Size   int
+}
+
+var segmentFields = map[string][]SegmentField{
+	"mlx5_bsf":                      {{"basic.bsf_size_sbs", 0, 1}, {"basic.check_byte_mask", 1, 1}, {"basic.wire", 2, 1}, {"basic.mem", 3, 1}, {"basic.raw_data_size", 4, 4}, {"basic.w_bfs_psv", 8, 4}, {"basic.m_bfs_psv", 12, 4}, {"ext.t_init_gen_pro_size", 16, 4}, {"ext.rsvd_epi_size", 20, 4}, {"ext.w_tfs_psv", 24, 4}, {"ext.m_tfs_psv", 28, 4}, {"w_inl.vld_refresh", 32, 2}, {"w_inl.dif_apptag", 34, 2}, {"w_inl.dif_reftag", 36, 4}, {"w_inl.sig_type", 40, 1}, {"w_inl.rp_inv_seed", 41, 1}, {"w_inl.rsvd", 42, 3}, {"w_inl.dif_inc_ref_guard_check", 45, 1}, {"w_inl.dif_app_bitmask_check", 46, 2}, {"m_inl.vld_refresh", 48, 2}, {"m_inl.dif_apptag", 50, 2}, {"m_inl.dif_reftag", 52, 4}, {"m_inl.sig_type", 56, 1}, {"m_inl.rp_inv_seed", 57, 1}, {"m_inl.rsvd", 58, 3}, {"m_inl.dif_inc_ref_guard_check", 61, 1}, {"m_inl.dif_app_bitmask_check", 62, 2}},
+	"mlx5_bsf_basic":                {{"bsf_size_sbs", 0, 1}, {"check_byte_mask", 1, 1}, {"wire", 2, 1}, {"mem", 3, 1}, {"raw_data_size", 4, 4}, {"w_bfs_psv", 8, 4}, {"m_bfs_psv", 12, 4}},
+	"mlx5_bsf_ext":                  {{"t_init_gen_pro_size", 0, 4}, {"rsvd_epi_size", 4, 4}, {"w_tfs_psv", 8, 4}, {"m_tfs_psv", 12, 4}},
+	"mlx5_bsf_inl":                  {{"vld_refresh", 0, 2}, {"dif_apptag", 2, 2}, {"dif_reftag", 4, 4}, {"sig_type", 8, 1}, {"rp_inv_seed", 9, 1}, {"rsvd", 10, 3}, {"dif_inc_ref_guard_check", 13, 1}, {"dif_app_bitmask_check", 14, 2}},
+	"mlx5_cqe64":                    {{"rsvd0", 0, 2}, {"wqe_id", 2, 2}, {"rsvd4", 4, 13}, {"ml_path", 17, 1}, {"rsvd20", 18, 4}, {"slid", 22, 2}, {"flags_rqpn", 24, 4}, {"hds_ip_ext", 28, 1}, {"l4_hdr_type_etc", 29, 1}, {"vlan_info", 30, 2}, {"tm_cqe.success", 0, 4}, {"tm_cqe.hw_phase_cnt", 4, 2}, {"tm_cqe.rsvd0", 6, 12}, {"tmh", 0, 16}, {"srqn_uidx", 32, 4}, {"imm_inval_pkey", 36, 4}, {"app", 40, 1}, {"app_op", 41, 1}, {"app_info", 42, 2}, {"byte_cnt", 44, 4}, {"timestamp", 48, 8}, {"sop_drop_qpn", 56, 4}, {"wqe_counter", 60, 2}, {"signature", 62, 1}, {"op_own", 63, 1}},
+	"mlx5_crypto_bsf":               {{"bsf_size_type", 0, 1}, {"enc_order", 1, 1}, {"rsvd0", 2, 1}, {"enc_standard", 3, 1}, {"raw_data_size", 4, 4}, {"bs_pointer", 8, 1}, {"rsvd1", 9, 7}, {"xts_init_tweak", 16, 16}, {"rsvd_dek_ptr", 32, 4}, {"rsvd2", 36, 4}, {"keytag", 40, 8}, {"rsvd3", 48, 16}},
+	"mlx5_err_cqe":                  {{"rsvd0", 0, 32}, {"srqn", 32, 4}, {"rsvd1", 36, 18}, {"vendor_err_synd", 54, 1}, {"syndrome", 55, 1}, {"s_wqe_opcode_qpn", 56, 4}, {"wqe_counter", 60, 2}, {"signature", 62, 1}, {"op_own", 63, 1}},
+	"mlx5_mmo_metadata_seg":         {{"mmo_control_31_0", 0, 4}, {"local_key", 4, 4}, {"local_address", 8, 8}},
+	"mlx5_mprq_wqe":                 {{"nseg.rsvd0", 0, 2}, {"nseg.next_wqe_index", 2, 2}, {"nseg.signature", 4, 1}, {"nseg.rsvd1", 5, 11}, {"dseg.byte_count", 16, 4}, {"dseg.lkey", 20, 4}, {"dseg.addr", 24, 8}},
+	"mlx5_tm_cqe":                   {{"success", 0, 4}, {"hw_phase_cnt", 4, 2}, {"rsvd0", 6, 12}},
+	"mlx5_wqe_atomic_seg":           {{"swap_add", 0, 8}, {"compare", 8, 8}},
+	"mlx5_wqe_av":                   {{"key.qkey.qkey", 0, 4}, {"key.qkey.reserved", 4, 4}, {"key.dc_key", 0, 8}, {"dqp_dct", 8, 4}, {"stat_rate_sl", 12, 1}, {"fl_mlid", 13, 1}, {"rlid", 14, 2}, {"reserved0", 16, 4}, {"rmac", 20, 6}, {"tclass", 26, 1}, {"hop_limit", 27, 1}, {"grh_gid_fl", 28, 4}, {"rgid", 32, 16}},
+	"mlx5_wqe_ctrl_seg":             {{"opmod_idx_opcode", 0, 4}, {"qpn_ds", 4, 4}, {"signature", 8, 1}, {"dci_stream_channel_id", 9, 2}, {"fm_ce_se", 11, 1}, {"imm", 12, 4}},
+	"mlx5_wqe_data_seg":             {{"byte_count", 0, 4}, {"lkey", 4, 4}, {"addr", 8, 8}},
+	"mlx5_wqe_datagram_seg":         {{"av.key.qkey.qkey", 0, 4}, {"av.key.qkey.reserved", 4, 4}, {"av.key.dc_key", 0, 8}, {"av.dqp_dct", 8, 4}, {"av.stat_rate_sl", 12, 1}, {"av.fl_mlid", 13, 1}, {"av.rlid", 14, 2}, {"av.reserved0", 16, 4}, {"av.rmac", 20, 6}, {"av.tclass", 26, 1}, {"av.hop_limit", 27, 1}, {"av.grh_gid_fl", 28, 4}, {"av.rgid", 32, 16}},
+	"mlx5_wqe_eth_seg":              {{"rsvd0", 0, 4}, {"cs_flags", 4, 1}, {"rsvd1", 5, 1}, {"mss", 6, 2}, {"rsvd2", 8, 4}, {"inline_hdr_sz", 12, 2}, {"inline_hdr_start", 14, 2}, {"inline_hdr", 16, 16}},
+	"mlx5_wqe_inl_data_seg":         {{"byte_count", 0, 4}},
+	"mlx5_wqe_mkey_context_seg":     {{"free", 0, 1}, {"reserved1", 1, 1}, {"access_flags", 2, 1}, {"sf", 3, 1}, {"qpn_mkey", 4, 4}, {"reserved2", 8, 4}, {"flags_pd", 12, 4}, {"start_addr", 16, 8}, {"len", 24, 8}, {"bsf_octword_size", 32, 4}, {"reserved3", 36, 16}, {"translations_octword_size", 52, 4}, {"reserved4", 56, 3}, {"log_page_size", 59, 1}, {"reserved", 60, 4}},
+	"mlx5_wqe_raddr_seg":            {{"raddr", 0, 8}, {"rkey", 8, 4}, {"reserved", 12, 4}},
+	"mlx5_wqe_set_psv_seg":          {{"psv_index", 0, 4}, {"syndrome", 4, 2}, {"reserved", 6, 2}, {"transient_signature", 8, 8}},
+	"mlx5_wqe_srq_next_seg":         {{"rsvd0", 0, 2}, {"next_wqe_index", 2, 2}, {"signature", 4, 1}, {"rsvd1", 5, 11}},
+	"mlx5_wqe_tm_seg":               {{"opcode", 0, 1}, {"flags", 1, 1}, {"index", 2, 2}, {"rsvd0", 4, 2}, {"sw_cnt", 6, 2}, {"rsvd1", 8, 8}, {"append_tag", 16, 8}, {"append_mask", 24, 8}},
+	"mlx5_wqe_umr_ctrl_seg":         {{"flags", 0, 1}, {"rsvd0", 1, 3}, {"klm_octowords", 4, 2}, {"translation_offset", 6, 2}, {"bsf_octowords", 6, 2}, {"mkey_mask", 8, 8}, {"rsvd1", 16, 32}},
+	"mlx5_wqe_umr_klm_seg":          {{"byte_count", 0, 4}, {"mkey", 4, 4}, {"address", 8, 8}},
+	"mlx5_wqe_umr_repeat_block_seg": {{"byte_count", 0, 4}, {"op", 4, 4}, {"repeat_count", 8, 4}, {"reserved", 12, 2}, {"num_ent", 14, 2}},
+	"mlx5_wqe_umr_repeat_ent_seg":   {{"stride", 0, 2}, {"byte_count", 2, 2}, {"memkey", 4, 4}, {"va", 8, 8}},
+}
+
+// FieldAt returns the field of the segment named cname that holds byte off,
+// and false if the segment is unknown or no field covers the byte.
+func FieldAt(cname string, off int) (SegmentField, bool) {
+	for _, fl := range segmentFields[cname] {
+		if off >= fl.Offset && off < fl.Offset+fl.Size {
+			return fl, true
+		}
+	}
+	return SegmentField{}, false
+}
+
 // splitter walks a WQE, appending the segments it finds.
 type splitter struct {
 	wqe  []byte

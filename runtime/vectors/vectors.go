@@ -151,9 +151,9 @@ type Call struct {
 	Fn    string                     `json:"fn"`
 	Args  map[string]json.RawMessage `json:"args"`
 	Trace struct {
-		CurPostAfter      uint32 `json:"sq_cur_post_after"`
-		PendingErrorAfter int    `json:"pending_error_after"`
-		Returned          *int   `json:"returned"`
+		CurPostAfter      *uint32 `json:"sq_cur_post_after"`
+		PendingErrorAfter *int    `json:"pending_error_after"`
+		Returned          *int    `json:"returned"`
 	} `json:"trace"`
 }
 
@@ -200,6 +200,11 @@ type WQE struct {
 	DsBytes       int     `json:"ds_bytes"`
 	Hex           string  `json:"hex"`
 	Unwritten     []Range `json:"unwritten_ranges"`
+	Bookkeeping   struct {
+		WRID    uint64 `json:"wr_id"`
+		WRData  uint32 `json:"wr_data"`
+		WQEHead uint32 `json:"wqe_head"`
+	} `json:"bookkeeping"`
 }
 
 // Slot is a ring slot a rejected batch wrote.

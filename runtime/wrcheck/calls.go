@@ -206,3 +206,35 @@ func (c *Chain) UseMkey(fn mlx.Func, m *Mkey) error {
 	}
 	return nil
 }
+
+// NoRoom fails the batch because the send queue's ring has no room for
+// the work request fn is building (the sq_room rule): the writer checks
+// the ring itself, since a WQE can be larger than the size the
+// work-request budget assumes.
+func (c *Chain) NoRoom(fn mlx.Func) error {
+	return c.fail(mlx.ChainSqRoom, fn)
+}
+
+// RawWQE opens mlx5dv_wr_raw_wqe: wqe must hold the ds 16-byte units its
+// control segment announces, at least one.
+func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
+	if err := c.begin(fn, wrFlags); err != nil {
+		return err
+	}
+	if len(wqe) < mlx.Mlx5WqeCtrlSegSize {
+		return c.fail(mlx.ChainRawWqeSize, fn)
+	}
+	if ds := int(wqe[7] & 0x3f); ds == 0 || len(wqe) < ds*16 {
+		return c.fail(mlx.ChainRawWqeSize, fn)
+	}
+	if err := c.room(fn, 1); err != nil {
+		return err
+	}
+	c.nreq++
+	c.wr = wr{open: true, fn: fn}
+	return nil
+}
+
+// Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
+// caller ran (other errors are returned as they are).
+func (c *Chain) Latch(err error) error { return c.latchErr(err) }

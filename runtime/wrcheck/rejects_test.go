@@ -203,6 +203,12 @@ func jsonCall(t *testing.T, c *wrcheck.Chain, mkeys map[string]*wrcheck.Mkey, wr
 		return c.MR(f, *wrFlags, mkey(), uint32(u("access_flags")), n, u("repeat_count")*l, true)
 	case "mlx5dv_wr_memcpy":
 		return c.Memcpy(f, *wrFlags, u("length"))
+	case "mlx5dv_wr_raw_wqe":
+		wqe, err := a.a.Hex("wqe_hex")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.RawWQE(f, *wrFlags, wqe)
 	case "mlx5dv_wr_set_mkey_access_flags":
 		return c.MkeyAccess(f, uint32(u("access_flags")))
 	case "mlx5dv_wr_set_mkey_layout_list":

@@ -1,6 +1,7 @@
 package wrcheck_test
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
@@ -461,6 +462,15 @@ func (d *driver) call(n *yaml.Node) error {
 		return d.c.MR(fn, d.wrFlags, mkey(), uint32(arg("access_flags", 0)), k, arg("repeat_count", 1)*d.sum(list, "bytes_count", uint64(k)*512), true)
 	case "mlx5dv_wr_memcpy":
 		return d.c.Memcpy(fn, d.wrFlags, arg("length", 64))
+	case "mlx5dv_wr_raw_wqe":
+		wqe := []byte{0, 0, 0, 8, 0, 0x12, 0x34, 1, 0, 0, 0, 8, 0, 0, 0, 0}
+		if v := args["wqe_hex"]; v != nil {
+			var err error
+			if wqe, err = hex.DecodeString(v.Value); err != nil {
+				x.t.Fatalf("line %d: wqe_hex: %v", v.Line, err)
+			}
+		}
+		return d.c.RawWQE(fn, d.wrFlags, wqe)
 	}
 	if info.Kind == mlx.KindBuilder {
 		return d.c.Builder(fn, d.wrFlags)

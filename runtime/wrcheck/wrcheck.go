@@ -285,3 +285,11 @@ func (c *Chain) succeed() {
 	}
 	c.touched = c.touched[:0]
 }
+
+// SigError records a signature-error completion of the mkey, as the CQ
+// poller sees it: the error count moves on, and the mkey's next
+// configuration tells the device (SIG_ERR in the UMR).
+func (m *Mkey) SigError() {
+	m.ErrCount++
+	m.ErrCountUpdated = true
+}

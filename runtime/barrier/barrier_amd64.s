@@ -1,0 +1,15 @@
+#include "textflag.h"
+
+// x86 keeps stores in order, so ordering stores to DMA memory needs only
+// a compiler barrier, which calling an assembly function is.
+TEXT ·UDMAToDeviceBarrier(SB), NOSPLIT|NOFRAME, $0-0
+	RET
+
+// Write-combining stores are not ordered with earlier stores: fence.
+TEXT ·MMIOWCStart(SB), NOSPLIT|NOFRAME, $0-0
+	SFENCE
+	RET
+
+TEXT ·MMIOFlushWrites(SB), NOSPLIT|NOFRAME, $0-0
+	SFENCE
+	RET

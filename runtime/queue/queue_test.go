@@ -1,0 +1,36 @@
+package queue
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlain(t *testing.T) {
+	m, err := Plain(256, 128, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.WQEBBs() != 256 || len(m.DBR) != 8 || len(m.BF) != 512 || len(m.CQ) != 128*64 || len(m.CQDBR) != 8 {
+		t.Errorf("sizes: %d %d %d %d %d", m.WQEBBs(), len(m.DBR), len(m.BF), len(m.CQ), len(m.CQDBR))
+	}
+	if err := m.Check(); err != nil {
+		t.Error(err)
+	}
+	if uintptr(m.SQBase())%4096 != 0 {
+		t.Error("the ring is not page-aligned")
+	}
+	m.SQ[len(m.SQ)-1] = 1 // writable
+	t.Logf("pinned: %v", m.Pinned)
+	if err := m.Close(); err != nil || m.SQ != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+func TestPlainRejectsBadSizes(t *testing.T) {
+	for _, c := range []struct{ w, cq, bf int }{{100, 0, 0}, {0, 0, 0}, {64, -1, 0}, {64, 0, 100}} {
+		if _, err := Plain(c.w, c.cq, c.bf); err == nil || !strings.HasPrefix(err.Error(), "queue: ") {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package sq
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// done finishes a data or address setter: on RC the work request is
+// complete; on a DCI it is once both the address and the data are set.
+func (q *SQ) done() {
+	if q.dci {
+		if q.setters == 0 {
+			q.setters = 1
+			return
+		}
+	}
+	q.finalize()
+}
+
+// SetSGE sets the work request's data to one scatter/gather entry; a zero
+// length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
+func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
+	fn := mlx.FnIbvWrSetSge
+	if err := q.chain.Data(fn, 1, 0); err != nil {
+		return err
+	}
+	if length != 0 {
+		if err := q.room(fn, q.curSize*16+mlx.Mlx5WqeDataSegSize); err != nil {
+			return err
+		}
+		d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+		d.SetByteCount(length)
+		d.SetLkey(lkey)
+		d.SetAddr(addr)
+		q.curSize++
+	}
+	q.done()
+	return nil
+}
+
+// SetSGEList sets the work request's data to a list of scatter/gather
+// entries (at most max_send_sge; zero-length entries are skipped).
+// ibv_wr_set_sge_list.
+func (q *SQ) SetSGEList(sges []mlx.IbvSge) error {
+	fn := mlx.FnIbvWrSetSgeList
+	if err := q.chain.Data(fn, len(sges), 0); err != nil {
+		return err
+	}
+	n := 0
+	for i := range sges {
+		if sges[i].Length != 0 {
+			n++
+		}
+	}
+	if err := q.room(fn, (q.curSize+n)*16); err != nil {
+		return err
+	}
+	off := q.curData
+	for i := range sges {
+		if off == q.qend {
+			off = 0
+		}
+		g := &sges[i]
+		if g.Length == 0 {
+			continue
+		}
+		d := (*mlx.Mlx5WqeDataSeg)(q.at(off))
+		d.SetByteCount(g.Length)
+		d.SetLkey(g.Lkey)
+		d.SetAddr(g.Addr)
+		off += mlx.Mlx5WqeDataSegSize
+	}
+	q.curSize += n
+	q.done()
+	return nil
+}
+
+// inlineHeader ends inline data of n bytes: its header, and the WQE's
+// size.
+func (q *SQ) inlineHeader(n int) {
+	q.inl = true
+	if n == 0 {
+		return // no header, nothing to send
+	}
+	(*mlx.Mlx5WqeInlDataSeg)(q.at(q.curData)).SetByteCount(uint32(n) | mlx.MLX5_INLINE_SEG)
+	q.curSize += (n + 4 + 15) / 16
+}
+
+// SetInlineData copies data (at most max_inline_data bytes) into the WQE.
+// ibv_wr_set_inline_data; rdma-core: mlx5_send_wr_set_inline_data.
+func (q *SQ) SetInlineData(data []byte) error {
+	fn := mlx.FnIbvWrSetInlineData
+	if err := q.chain.Data(fn, 0, len(data)); err != nil {
+		return err
+	}
+	if err := q.room(fn, q.curSize*16+4+len(data)); err != nil {
+		return err
+	}
+	if len(data) > 0 {
+		q.copyWrap(q.curData+4, data)
+	}
+	q.inlineHeader(len(data))
+	q.done()
+	return nil
+}
+
+// SetInlineDataList copies buffers, one after the other, into the WQE
+// (at most max_inline_data bytes in all). ibv_wr_set_inline_data_list.
+func (q *SQ) SetInlineDataList(bufs [][]byte) error {
+	fn := mlx.FnIbvWrSetInlineDataList
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	if err := q.chain.Data(fn, 0, total); err != nil {
+		return err
+	}
+	if err := q.room(fn, q.curSize*16+4+total); err != nil {
+		return err
+	}
+	off := q.curData + 4
+	for _, b := range bufs {
+		off = q.copyWrap(off, b)
+	}
+	q.inlineHeader(total)
+	q.done()
+	return nil
+}
+
+// SetDCAddr gives a DCI work request its destination: the address handle,
+// the remote DCT number and its DC key. mlx5dv_wr_set_dc_addr; rdma-core:
+// mlx5_send_wr_set_dc_addr.
+func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
+	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddr, -1); err != nil {
+		return err
+	}
+	q.dcAddr(ah, dctn, dcKey)
+	return nil
+}
+
+// SetDCAddrStream is SetDCAddr on a DCI created with streams, posting on
+// stream streamID. mlx5dv_wr_set_dc_addr_stream.
+func (q *SQ) SetDCAddrStream(ah *AH, dctn uint32, dcKey uint64, streamID uint16) error {
+	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, int(streamID)); err != nil {
+		return err
+	}
+	q.ctrl().SetDciStreamChannelId(streamID)
+	q.dcAddr(ah, dctn, dcKey)
+	return nil
+}
+
+func (q *SQ) dcAddr(ah *AH, dctn uint32, dcKey uint64) {
+	av := (*mlx.Mlx5WqeAv)(q.at(q.curCtrl + mlx.Mlx5WqeCtrlSegSize))
+	*av = ah.AV
+	av.SetDqpDct(ah.AV.DqpDct() | dctn | mlx.MLX5_EXTENDED_UD_AV)
+	av.SetKeyDcKey(dcKey)
+	q.done()
+}

@@ -1,0 +1,381 @@
+// Package sq writes work requests into an mlx5 send queue: the ibv_wr_* and
+// mlx5dv_wr_* builders and setters, in pure Go, with the bytes libmlx5
+// writes (checked against rdma-core's own output in testdata/vectors by
+// mlx5gen replay). It works on queue.Memory, so the same code writes into
+// plain memory, a simulated device or a real device's mapped queue.
+//
+// Every call is checked first by the work-request state machine
+// (runtime/wrcheck), from the rules of the man pages; a call that breaks
+// one returns a *mlx5dv.RuleError and writes nothing, and the batch it
+// belongs to is rolled back by Complete. A full send queue is such an
+// error too: nothing is written over an outstanding WQE. Posting does not
+// allocate and does not call C.
+//
+// Each method names the libmlx5 function it mirrors.
+package sq
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+const (
+	wqebb = mlx.MLX5_SEND_WQE_BB
+
+	smallFence = uint8(mlx.MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE) // 0x20
+	fence      = uint8(mlx.MLX5_WQE_CTRL_FENCE)                 // 0x80
+	ce         = uint8(mlx.MLX5_WQE_CTRL_CQ_UPDATE)             // 0x08
+	se         = uint8(mlx.MLX5_WQE_CTRL_SOLICITED)             // 0x02
+
+	// ibv_wc_opcode values libmlx5 keeps per WQE for its CQ poller.
+	wrDataBindMW   = uint32(mlx.IBV_WC_BIND_MW)
+	wrDataLocalInv = uint32(mlx.IBV_WC_LOCAL_INV)
+	wrDataUMR      = uint32(mlx.IBV_WC_DRIVER1)
+	wrDataRaw      = uint32(mlx.IBV_WC_DRIVER2)
+	wrDataMemcpy   = uint32(mlx.IBV_WC_DRIVER3)
+
+	opModMMODMA = 1 // MLX5_OPC_MOD_MMO_DMA (providers/mlx5/wqe.h)
+)
+
+// BlueFlame describes the QP's BlueFlame register (its bfreg).
+type BlueFlame struct {
+	UUARN    int  // 0: the register without BlueFlame buffers
+	Size     int  // bytes per half of the register (buf_size)
+	PreferBF bool // MLX5_POST_SEND_PREFER_BF: BlueFlame every single-WQE batch that fits
+	ShutUpBF bool // MLX5_SHUT_UP_BF: never BlueFlame
+}
+
+// PD is what memcpy needs of the protection domain: the opaque MR and
+// buffer its metadata segment points at.
+type PD struct {
+	OpaqueLkey uint32
+	OpaqueAddr uint64
+}
+
+// Config describes a send queue.
+type Config struct {
+	Mem    *queue.Memory
+	QPN    uint32
+	QP     wrcheck.QP // type, send ops and sizes, for the checks
+	SigAll bool       // the QP was created with sq_sig_all
+	BF     BlueFlame
+	PD     PD
+
+	// Where a queue starts (0 for a new QP).
+	CurPost, Head, Tail uint32
+	FmCache             uint8
+}
+
+// AH is an address handle: the address vector a DCI work request carries.
+type AH struct {
+	AV mlx.Mlx5WqeAv
+}
+
+// Mkey is an indirect mkey: the checks' view of it plus its PSVs.
+type Mkey = wrcheck.Mkey
+
+// DEK is a data encryption key; mlx5dv_crypto_attr.dek points at one.
+type DEK struct {
+	ObjectID uint32 // its DEVX object id
+}
+
+// MW is a memory window (ibv_wr_bind_mw).
+type MW struct {
+	Rkey uint32
+}
+
+// MWBindInfo is struct ibv_mw_bind_info.
+type MWBindInfo struct {
+	Lkey        uint32 // the MR's lkey
+	Addr        uint64
+	Length      uint64
+	AccessFlags mlx.IbvAccessFlags
+}
+
+// Doorbell is what the last successful Complete did to tell the device.
+type Doorbell struct {
+	Rung      bool // the doorbell record was updated
+	BlueFlame bool // the WQE was copied to the BlueFlame register (else an 8-byte doorbell)
+	Offset    int  // offset in the BlueFlame window
+	Length    int  // bytes written there
+}
+
+// SQ is a send queue writer. It is not safe for concurrent use: like
+// ibv_wr_start's lock, one goroutine owns a batch.
+type SQ struct {
+	ring  unsafe.Pointer
+	mem   *queue.Memory
+	qend  int
+	n     uint32 // WQEBBs in the ring
+	mask  uint32
+	chain *wrcheck.Chain
+	qp    *wrcheck.QP
+	qpn   uint32
+	dci   bool
+	sig   uint8 // sq_signal_bits
+	bf    BlueFlame
+	bfOff int
+	pd    PD
+
+	curPost, head, tail uint32
+	fmCache             uint8
+
+	wrID    uint64
+	wrFlags uint32
+
+	// the batch
+	rbCurPost uint32
+	rbFmCache uint8
+	nreq      uint32 // work requests written in this batch
+	inl       bool   // an inline setter or an mkey configuration ran (BlueFlame)
+	curCtrl   int    // offset of the WQE being built
+	curData   int    // where its next segment goes
+	curSize   int    // its size so far, in 16-byte units (ds)
+	setters   int    // DCI: address and data setters called so far
+
+	// start[w & mask] is the producer index at which work request w
+	// starts, for the outstanding ones: the ring's room.
+	start []uint32
+
+	// Per WQEBB, what libmlx5 keeps for its CQ poller: the caller's wr_id,
+	// the work request counter of the WQE, and the completion opcode of
+	// the work requests that have their own.
+	WRID    []uint64
+	WQEHead []uint32
+	WRData  []uint32
+
+	// Last is what the last Complete did to tell the device.
+	Last Doorbell
+}
+
+// New makes a writer for a send queue. The queue must be empty (Head ==
+// Tail).
+func New(c Config) (*SQ, error) {
+	if c.Mem == nil {
+		return nil, errors.New("sq: no queue memory")
+	}
+	if err := c.Mem.Check(); err != nil {
+		return nil, err
+	}
+	if c.BF.Size < 0 || c.BF.Size%wqebb != 0 || c.Mem.BFSize < c.BF.Size {
+		return nil, fmt.Errorf("sq: BlueFlame halves of %d bytes need a register with halves that large (have %d)", c.BF.Size, c.Mem.BFSize)
+	}
+	if c.QP.Type != mlx.QPRC && c.QP.Type != mlx.QPDCI {
+		return nil, fmt.Errorf("sq: QP type %v is not supported (RC and DCI are)", c.QP.Type)
+	}
+	if c.Head != c.Tail {
+		return nil, fmt.Errorf("sq: the queue must start empty (head %d, tail %d)", c.Head, c.Tail)
+	}
+	if c.QP.Streams && c.QP.Type != mlx.QPDCI {
+		return nil, errors.New("sq: only a DCI has streams")
+	}
+	n := c.Mem.WQEBBs()
+	qp := c.QP
+	q := &SQ{
+		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
+		qp: &qp, qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, bf: c.BF, pd: c.PD,
+		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
+		start: make([]uint32, n),
+		WRID:  make([]uint64, n), WQEHead: make([]uint32, n), WRData: make([]uint32, n),
+	}
+	q.chain = wrcheck.New(q.qp)
+	if c.SigAll {
+		q.sig = ce
+	}
+	return q, nil
+}
+
+// Chain returns the writer's state machine.
+func (q *SQ) Chain() *wrcheck.Chain { return q.chain }
+
+// CurPost returns the producer index in WQEBBs (unmasked, 32-bit).
+func (q *SQ) CurPost() uint32 { return q.curPost }
+
+// Head returns the number of work requests posted so far.
+func (q *SQ) Head() uint32 { return q.head }
+
+// Outstanding returns the work requests posted and not yet completed.
+func (q *SQ) Outstanding() uint32 { return q.head - q.tail }
+
+// Completed records that n posted work requests completed (the CQ poller
+// calls it), freeing their room. It fails if fewer are outstanding.
+func (q *SQ) Completed(n uint32) error {
+	if n > q.head-q.tail {
+		return fmt.Errorf("sq: %d completions with %d work requests outstanding", n, q.head-q.tail)
+	}
+	q.tail += n
+	return nil
+}
+
+// FmCache returns the fence cached for the next WQE.
+func (q *SQ) FmCache() uint8 { return q.fmCache }
+
+// BFOffset returns the half of the BlueFlame register the next doorbell
+// uses.
+func (q *SQ) BFOffset() int { return q.bfOff }
+
+// SetWRID sets ibv_qp_ex.wr_id for the next builders.
+func (q *SQ) SetWRID(id uint64) { q.wrID = id }
+
+// SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
+// builders.
+func (q *SQ) SetWRFlags(f mlx.IbvSendFlags) { q.wrFlags = uint32(f) }
+
+// --- ring access
+
+func (q *SQ) at(off int) unsafe.Pointer { return unsafe.Add(q.ring, off) }
+
+func (q *SQ) bytes(off, n int) []byte { return unsafe.Slice((*byte)(q.at(off)), n) }
+
+func (q *SQ) wrap(off int) int {
+	if off == q.qend {
+		return 0
+	}
+	return off
+}
+
+// copyWrap copies data to off, continuing at the start of the ring when it
+// reaches the end; it returns the offset after the data.
+func (q *SQ) copyWrap(off int, data []byte) int {
+	if n := q.qend - off; len(data) > n {
+		copy(q.bytes(off, n), data[:n])
+		data, off = data[n:], 0
+	}
+	copy(q.bytes(off, len(data)), data)
+	return off + len(data)
+}
+
+func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.curCtrl)) }
+
+// room checks that a WQE of size bytes fits at the producer index without
+// reaching a WQEBB the device has not consumed; if not, it fails the batch
+// with the sq_room rule. The work-request budget (max_post) keeps the ring
+// safe only while no WQE is larger than the QP's max WQE size; this keeps
+// it safe for every WQE.
+func (q *SQ) room(fn mlx.Func, size int) error {
+	used := uint32(0)
+	if q.head+q.nreq != q.tail {
+		used = q.curPost - q.start[q.tail&q.mask]
+	}
+	if used+uint32(size+wqebb-1)/wqebb > q.n {
+		return q.chain.NoRoom(fn)
+	}
+	return nil
+}
+
+// --- batches
+
+// Start opens a batch. rdma-core: mlx5_send_wr_start.
+func (q *SQ) Start() error {
+	if err := q.chain.Start(); err != nil {
+		return err
+	}
+	q.chain.Outstanding = int(q.head - q.tail)
+	q.nreq, q.inl = 0, false
+	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
+	return nil
+}
+
+// Abort discards the batch. rdma-core: mlx5_send_wr_abort.
+func (q *SQ) Abort() {
+	q.chain.Abort()
+	q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
+}
+
+// Complete posts the batch: it updates the doorbell record and rings the
+// doorbell (or copies the WQE to the BlueFlame register). If any call of
+// the batch broke a rule it posts nothing, rolls the producer index back
+// and returns that error. rdma-core: mlx5_send_wr_complete.
+func (q *SQ) Complete() error {
+	if _, err := q.chain.Complete(mlx.FnIbvWrComplete); err != nil {
+		q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
+		q.Last = Doorbell{}
+		return err
+	}
+	q.postDB()
+	return nil
+}
+
+// postDB tells the device about the batch's work requests. rdma-core:
+// post_send_db.
+func (q *SQ) postDB() {
+	q.Last = Doorbell{}
+	nreq := q.nreq
+	if nreq == 0 {
+		return
+	}
+	q.head += nreq
+	q.nreq = 0
+	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
+	binary.BigEndian.PutUint32(q.mem.DBR[4:8], q.curPost&0xffff)
+	barrier.UDMAToDeviceBarrier() // the doorbell record before the doorbell
+	q.Last.Rung = true
+	bf := q.mem.BF
+	q.Last.Offset = q.bfOff
+	if !q.bf.ShutUpBF && nreq == 1 && q.bf.UUARN != 0 && (q.inl || q.bf.PreferBF) &&
+		q.curSize > 1 && q.curSize <= q.bf.Size/16 {
+		// Copy the WQE to the register in 64-byte chunks, following the
+		// ring's wrap.
+		n := (q.curSize*16 + wqebb - 1) &^ (wqebb - 1)
+		barrier.MMIOWCStart()
+		src, dst := q.curCtrl, q.bfOff
+		for ; n > 0; n -= wqebb {
+			copy(bf[dst:dst+wqebb], q.bytes(src, wqebb))
+			dst += wqebb
+			if src += wqebb; src == q.qend {
+				src = 0
+			}
+		}
+		barrier.MMIOFlushWrites()
+		q.Last.BlueFlame, q.Last.Length = true, dst-q.bfOff
+	} else {
+		// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
+		barrier.MMIOWCStart()
+		copy(bf[q.bfOff:q.bfOff+8], q.bytes(q.curCtrl, 8))
+		barrier.MMIOFlushWrites()
+		q.Last.Length = 8
+	}
+	q.bfOff ^= q.bf.Size
+}
+
+// initWQE starts a WQE with opcode at the producer index: the ctrl
+// segment's first word, bytes 8..11 (signature, stream id, fence and
+// completion bits), and the bookkeeping. rdma-core: _common_wqe_init_op.
+func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
+	slot := q.curPost & q.mask
+	w := q.head + q.nreq
+	q.start[w&q.mask] = q.curPost
+	q.WRID[slot], q.WQEHead[slot], q.WRData[slot] = q.wrID, w, wrData
+	q.nreq++
+	q.curCtrl = int(slot) * wqebb
+	c := q.ctrl()
+	f := q.fmCache
+	if flags&uint32(mlx.IBV_SEND_FENCE) != 0 {
+		f = fence // an explicit fence replaces the cached small fence
+	}
+	q.fmCache = 0
+	fcs := q.sig | f
+	if flags&uint32(mlx.IBV_SEND_SIGNALED) != 0 {
+		fcs |= ce
+	}
+	if flags&uint32(mlx.IBV_SEND_SOLICITED) != 0 {
+		fcs |= se
+	}
+	c.SetOpmodIdxOpcode(uint32(uint16(q.curPost))<<8 | uint32(opcode))
+	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
+	*(*mlx.BE32)(unsafe.Pointer(&c[8])) = mlx.ToBE32(uint32(fcs))
+}
+
+// finalize writes the WQE's size and moves the producer index past it.
+// rdma-core: _common_wqe_finalize.
+func (q *SQ) finalize() {
+	q.ctrl().SetQpnDs(q.qpn<<8 | uint32(q.curSize))
+	q.curPost += uint32(q.curSize+3) / 4
+}

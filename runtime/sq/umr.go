@@ -1,0 +1,532 @@
+package sq
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// The mkey mask bits of a UMR's access flags.
+const accessMask = uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+	mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
+// umrFixed is a UMR's ctrl, UMR ctrl and mkey context segments.
+const umrFixed = 2 * wqebb
+
+// mkeyAccess maps ibv_access_flags to an mkey context's access byte.
+func mkeyAccess(acc uint32) mlx.Mlx5WqeMkeyContextAccessFlags {
+	var f mlx.Mlx5WqeMkeyContextAccessFlags
+	if acc&uint32(mlx.IBV_ACCESS_LOCAL_WRITE) != 0 {
+		f |= mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE
+	}
+	if acc&uint32(mlx.IBV_ACCESS_REMOTE_WRITE) != 0 {
+		f |= mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE
+	}
+	if acc&uint32(mlx.IBV_ACCESS_REMOTE_READ) != 0 {
+		f |= mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ
+	}
+	if acc&uint32(mlx.IBV_ACCESS_REMOTE_ATOMIC) != 0 {
+		f |= mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC
+	}
+	return f
+}
+
+func align64(n int) int { return (n + wqebb - 1) &^ (wqebb - 1) }
+
+// umrRoom checks that the UMR being built fits the ring: its fixed part,
+// its translation (already written, or layout bytes being added), and,
+// once the state machine has finished the configuration, its BSFs and the
+// SET_PSV work requests that follow it.
+func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool) error {
+	need := umrFixed + layout
+	if !header {
+		need += int(q.umrCtrl(q.curCtrl+mlx.Mlx5WqeCtrlSegSize).KlmOctowords()) * 16
+	}
+	if p, done := q.chain.Plan(); done {
+		if p.SigBSF {
+			need += wqebb
+		}
+		if p.CryptoBSF {
+			need += wqebb
+		}
+		need += (p.WRs - 1) * wqebb
+	}
+	return q.room(fn, need)
+}
+
+// finishIfDone writes the rest of the UMR when the state machine finished
+// the configuration in this call.
+func (q *SQ) finishIfDone() {
+	if p, done := q.chain.Plan(); done {
+		q.umrFinalize(&p, q.chain.Mkey())
+	}
+}
+
+// MkeyConfigure starts configuring the indirect mkey mk with numSetters
+// setters to follow (0: configure it as it is now). wr_flags must have
+// IBV_SEND_INLINE. mlx5dv_wr_mkey_configure; rdma-core:
+// mlx5_send_wr_mkey_configure.
+func (q *SQ) MkeyConfigure(mk *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, 0, true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.finishIfDone()
+	return nil
+}
+
+// umrStart writes the fixed part of an mkey configuration's UMR.
+func (q *SQ) umrStart(mk *Mkey) {
+	u, m := q.umrHeader(wrDataUMR, mk.Lkey)
+	clear(q.bytes(m, mlx.Mlx5WqeMkeyContextSegSize))
+	q.mkeyCtx(m).SetQpnMkey(0xffffff00 | mk.Lkey&0xff)
+	q.curSize = umrFixed / 16
+	q.curData = q.wrap(m + mlx.Mlx5WqeMkeyContextSegSize)
+	uc := q.umrCtrl(u)
+	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
+	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
+	q.fmCache = smallFence
+	q.inl = true
+}
+
+func (q *SQ) umrU() *mlx.Mlx5WqeUmrCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.Mlx5WqeCtrlSegSize) }
+
+func (q *SQ) umrM() *mlx.Mlx5WqeMkeyContextSeg {
+	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.Mlx5WqeCtrlSegSize + mlx.Mlx5WqeUmrCtrlSegSize))
+}
+
+// SetMkeyAccessFlags sets the configured mkey's access flags.
+// mlx5dv_wr_set_mkey_access_flags.
+func (q *SQ) SetMkeyAccessFlags(acc mlx.IbvAccessFlags) error {
+	fn := mlx.FnMlx5dvWrSetMkeyAccessFlags
+	if err := q.chain.MkeyAccess(fn, uint32(acc)); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, 0, false); err != nil {
+		return err
+	}
+	q.access(uint32(acc))
+	q.finishIfDone()
+	return nil
+}
+
+func (q *SQ) access(acc uint32) {
+	u := q.umrU()
+	u.SetMkeyMask(u.MkeyMask() | accessMask)
+	q.umrM().SetAccessFlags(mkeyAccess(acc))
+}
+
+// listLength is the length a list layout covers.
+func listLength(sges []mlx.IbvSge) uint64 {
+	var n uint64
+	for i := range sges {
+		n += uint64(sges[i].Length)
+	}
+	return n
+}
+
+// interleavedLength is the length an interleaved layout covers (wrapping
+// at 2^64 as libmlx5's does) and the bytes of one repetition.
+func interleavedLength(repeat uint32, data []mlx.Mlx5dvMrInterleaved) (total, once uint64) {
+	for i := range data {
+		once += uint64(data[i].BytesCount)
+	}
+	return once * uint64(repeat), once
+}
+
+// SetMkeyLayoutList sets the configured mkey's layout to a list of
+// memory regions, one after the other. mlx5dv_wr_set_mkey_layout_list.
+func (q *SQ) SetMkeyLayoutList(sges []mlx.IbvSge) error {
+	fn := mlx.FnMlx5dvWrSetMkeyLayoutList
+	length := listLength(sges)
+	if err := q.chain.MkeyLayout(fn, len(sges), length, false); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, align64(16*len(sges)), false); err != nil {
+		return err
+	}
+	q.layoutList(sges, length)
+	q.finishIfDone()
+	return nil
+}
+
+// SetMkeyLayoutInterleaved sets the configured mkey's layout to repeat
+// times the interleaving of data's entries.
+// mlx5dv_wr_set_mkey_layout_interleaved.
+func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterleaved) error {
+	fn := mlx.FnMlx5dvWrSetMkeyLayoutInterleaved
+	length, once := interleavedLength(repeat, data)
+	if err := q.chain.MkeyLayout(fn, len(data), length, true); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, align64(16+16*len(data)), false); err != nil {
+		return err
+	}
+	q.layoutInterleaved(repeat, data, length, once)
+	q.finishIfDone()
+	return nil
+}
+
+// layoutList writes a list layout: a KLM per entry, padded with zero KLMs
+// to a whole WQEBB.
+func (q *SQ) layoutList(sges []mlx.IbvSge, length uint64) {
+	off := q.curData
+	for i := range sges {
+		if off == q.qend {
+			off = 0
+		}
+		k := (*mlx.Mlx5WqeUmrKlmSeg)(q.at(off))
+		k.SetByteCount(sges[i].Length)
+		k.SetMkey(sges[i].Lkey)
+		k.SetAddress(sges[i].Addr)
+		off += mlx.Mlx5WqeUmrKlmSegSize
+	}
+	n := len(sges)
+	q.layoutEnd(off, align64(16*n)-16*n, 16*n, length)
+}
+
+// layoutInterleaved writes an interleaved layout: the repeat block header
+// and an entry per region, padded to a whole WQEBB.
+func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterleaved, length, once uint64) {
+	h := (*mlx.Mlx5WqeUmrRepeatBlockSeg)(q.at(q.curData))
+	h.SetByteCount(uint32(once))
+	h.SetOp(0x400) // the repeat block's opcode (MLX5_UMR_REPEAT_BLOCK_OP)
+	h.SetRepeatCount(repeat)
+	h.SetReserved(0)
+	h.SetNumEnt(uint16(len(data)))
+	off := q.curData + mlx.Mlx5WqeUmrRepeatBlockSegSize
+	for i := range data {
+		if off == q.qend {
+			off = 0
+		}
+		e := (*mlx.Mlx5WqeUmrRepeatEntSeg)(q.at(off))
+		d := &data[i]
+		e.SetVa(d.Addr)
+		e.SetByteCount(uint16(d.BytesCount))
+		e.SetStride(uint16(d.BytesCount + d.BytesSkip))
+		e.SetMemkey(d.Lkey)
+		off += mlx.Mlx5WqeUmrRepeatEntSegSize
+	}
+	xlat := 16 * (len(data) + 1)
+	q.layoutEnd(off, align64(xlat)-xlat, xlat, length)
+}
+
+// layoutEnd pads the translation with zeros and records its size and the
+// mkey's length.
+func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
+	if pad > 0 {
+		clear(q.bytes(off, pad))
+	}
+	q.umrM().SetLen(length)
+	u := q.umrU()
+	u.SetMkeyMask(u.MkeyMask() | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
+	u.SetKlmOctowords(uint16(align64(xlat) / 16))
+	q.curSize += align64(xlat) / 16
+}
+
+// SetMkeySigBlock gives the configured mkey a block signature (T10-DIF or
+// CRC, in the memory and/or wire domain). mlx5dv_wr_set_mkey_sig_block.
+func (q *SQ) SetMkeySigBlock(attr *mlx.Mlx5dvSigBlockAttr) error {
+	fn := mlx.FnMlx5dvWrSetMkeySigBlock
+	if err := q.chain.MkeySigBlock(fn, attr); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, 0, false); err != nil {
+		return err
+	}
+	q.finishIfDone()
+	return nil
+}
+
+// SetMkeyCrypto gives the configured mkey AES-XTS crypto attributes;
+// attr.Dek points at a DEK. mlx5dv_wr_set_mkey_crypto.
+func (q *SQ) SetMkeyCrypto(attr *mlx.Mlx5dvCryptoAttr) error {
+	fn := mlx.FnMlx5dvWrSetMkeyCrypto
+	if err := q.chain.MkeyCrypto(fn, attr); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, 0, false); err != nil {
+		return err
+	}
+	q.finishIfDone()
+	return nil
+}
+
+// MRList configures mk, in one call, with access flags and a list layout.
+// wr_flags must have IBV_SEND_INLINE. mlx5dv_wr_mr_list.
+func (q *SQ) MRList(mk *Mkey, acc mlx.IbvAccessFlags, sges []mlx.IbvSge) error {
+	fn := mlx.FnMlx5dvWrMrList
+	length := listLength(sges)
+	if err := q.chain.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.access(uint32(acc))
+	q.layoutList(sges, length)
+	q.finishIfDone()
+	return nil
+}
+
+// MRInterleaved configures mk, in one call, with access flags and an
+// interleaved layout. wr_flags must have IBV_SEND_INLINE.
+// mlx5dv_wr_mr_interleaved.
+func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.IbvAccessFlags, repeat uint32, data []mlx.Mlx5dvMrInterleaved) error {
+	fn := mlx.FnMlx5dvWrMrInterleaved
+	length, once := interleavedLength(repeat, data)
+	if err := q.chain.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true); err != nil {
+		return err
+	}
+	if err := q.umrRoom(fn, align64(16+16*len(data)), true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.access(uint32(acc))
+	q.layoutInterleaved(repeat, data, length, once)
+	q.finishIfDone()
+	return nil
+}
+
+// umrFinalize writes what the state machine planned for the finished
+// configuration: the signature error update, the BSFs, the size, and the
+// SET_PSV work requests. rdma-core: umr_finalize.
+func (q *SQ) umrFinalize(p *wrcheck.Plan, mk *Mkey) {
+	u, m := q.umrU(), q.umrM()
+	mask := u.MkeyMask()
+	if p.DisableBSF {
+		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
+	}
+	if p.SigErr {
+		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
+		m.SetFlagsPd(m.FlagsPd() | (p.SigErrCount&1)<<26)
+	}
+	if p.SigBSF || p.CryptoBSF {
+		off := q.curData + int(u.KlmOctowords())*16
+		if off >= q.qend {
+			off -= q.qend
+		}
+		bsz := 0
+		if p.SigBSF {
+			q.sigBSF((*mlx.Mlx5Bsf)(q.at(off)), mk, p.CryptoBSF)
+			off = q.wrap(off + mlx.Mlx5BsfSize)
+			bsz += mlx.Mlx5BsfSize
+		}
+		if p.CryptoBSF {
+			q.cryptoBSF((*mlx.Mlx5CryptoBsf)(q.at(off)), mk)
+			bsz += mlx.Mlx5CryptoBsfSize
+		}
+		q.curSize += bsz / 16
+		u.SetBsfOctowords(uint16(bsz / 16))
+		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
+		m.SetFlagsPd(m.FlagsPd() | 1<<30)
+	}
+	u.SetMkeyMask(mask)
+	if !p.PSVs {
+		q.finalize()
+		return
+	}
+	// The last SET_PSV reports the completion, not the UMR.
+	c := q.ctrl()
+	c.SetFmCeSe(c.FmCeSe() &^ mlx.MLX5_WQE_CTRL_CQ_UPDATE)
+	q.finalize()
+	if mk.Mem.Present {
+		flags := q.wrFlags
+		if mk.Wire.Present {
+			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
+		}
+		q.setPSV(mk.MemPSV, transientSig(&mk.Mem), flags)
+	}
+	if mk.Wire.Present {
+		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
+	}
+}
+
+// setPSV writes a SET_PSV work request: the initial transient signature of
+// a signature domain.
+func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
+	q.initWQE(mlx.MLX5_OPCODE_SET_PSV, wrDataUMR, flags)
+	p := (*mlx.Mlx5WqeSetPsvSeg)(q.at(q.curCtrl + mlx.Mlx5WqeCtrlSegSize))
+	clear(p[:])
+	p.SetPsvIndex(index)
+	p.SetTransientSignature(ts)
+	q.curSize = 2
+	q.fmCache = smallFence
+	q.finalize()
+}
+
+// transientSig is a domain's initial transient signature.
+func transientSig(d *wrcheck.Domain) uint64 {
+	if d.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
+		if d.Crc.Type == mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
+			return d.Crc.Seed
+		}
+		return d.Crc.Seed << 32
+	}
+	t := &d.T10dif
+	return uint64(t.Bg)<<48 | uint64(t.AppTag)<<32 | uint64(t.RefTag)
+}
+
+// blockSelector is the BSF's code for a block size.
+func blockSelector(b mlx.Mlx5dvBlockSize) uint8 {
+	switch b {
+	case mlx.MLX5DV_BLOCK_SIZE_512:
+		return 1
+	case mlx.MLX5DV_BLOCK_SIZE_520:
+		return 2
+	case mlx.MLX5DV_BLOCK_SIZE_4048:
+		return 6
+	case mlx.MLX5DV_BLOCK_SIZE_4096:
+		return 3
+	case mlx.MLX5DV_BLOCK_SIZE_4160:
+		return 4
+	}
+	return 0
+}
+
+// The BSF's size field (bits 7..6 of byte 0) and flags.
+const (
+	bsfSizeBasic  = 2 << 6 // basic BSF only
+	bsfSizeCrypto = 3 << 6 // basic BSF followed by a crypto BSF
+	bsfSBS        = 0x10   // memory and wire have the same block structure
+	bsfTypeCrypto = 1
+)
+
+// crcBFS is a CRC domain's block format selector (the top byte of
+// x_bfs_psv).
+func crcBFS(d *wrcheck.Domain) uint32 {
+	var base uint32
+	switch d.Crc.Type {
+	case mlx.MLX5DV_SIG_CRC_TYPE_CRC32:
+		base = 0x20
+	case mlx.MLX5DV_SIG_CRC_TYPE_CRC32C:
+		base = 0x40
+	case mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10:
+		base = 0x50
+	}
+	if d.Crc.Seed == 0 {
+		base |= 0x01
+	}
+	return (base | 0x02) << 24
+}
+
+// difInline writes a T10-DIF domain's inline section of the BSF.
+func difInline(s *mlx.Mlx5BsfInl, d *wrcheck.Domain) {
+	t := &d.T10dif
+	s.SetVldRefresh(0xc000)
+	s.SetDifApptag(t.AppTag)
+	s.SetDifReftag(t.RefTag)
+	if t.BgType == mlx.MLX5DV_SIG_T10DIF_CRC {
+		s.SetSigType(1)
+	} else {
+		s.SetSigType(2)
+	}
+	seed := uint8(0x80)
+	if t.Bg != 0 {
+		seed |= 0x08
+	}
+	s.SetRpInvSeed(seed)
+	var f uint8
+	if t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP) != 0 {
+		f |= 0x40
+	}
+	switch {
+	case t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE) != 0:
+		f |= 0x02
+	case t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE) != 0:
+		f |= 0x01
+	}
+	s.SetDifIncRefGuardCheck(f)
+	s.SetDifAppBitmaskCheck(0xffff)
+}
+
+// sigBSF writes the signature BSF of mk.
+func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
+	clear(b[:])
+	hdr := uint8(bsfSizeBasic)
+	if crypto {
+		hdr = bsfSizeCrypto
+	}
+	s := b.Basic()
+	s.SetRawDataSize(0xffffffff)
+	mem, wire := &mk.Mem, &mk.Wire
+	if mem.Present || wire.Present {
+		s.SetCheckByteMask(mk.CheckMask)
+	}
+	if mem.Present {
+		var bfs uint32
+		if mem.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
+			bfs = crcBFS(mem)
+		} else {
+			difInline(b.MInl(), mem)
+		}
+		s.SetMBfsPsv(bfs | mk.MemPSV&0xffffff)
+		s.SetMem(blockSelector(mem.Domain.BlockSize))
+	}
+	if wire.Present {
+		var bfs uint32
+		var copyMask uint8
+		sbs := mk.SameStructure()
+		if wire.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
+			bfs = crcBFS(wire)
+			if sbs {
+				copyMask = 0xf0 // the 4 CRC bytes
+				if wire.Crc.Type == mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
+					copyMask = 0xff
+				}
+			}
+		} else {
+			difInline(b.WInl(), wire)
+			if sbs {
+				if mem.T10dif.BgType == wire.T10dif.BgType && mem.T10dif.Bg == wire.T10dif.Bg {
+					copyMask |= 0xc0 // guard
+				}
+				if mem.T10dif.AppTag == wire.T10dif.AppTag {
+					copyMask |= 0x30
+				}
+				if mem.T10dif.RefTag == wire.T10dif.RefTag {
+					copyMask |= 0x0f
+				}
+			}
+		}
+		if mk.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 {
+			copyMask = mk.CopyMask // the state machine checked sbs
+		}
+		s.SetWBfsPsv(bfs | mk.WirePSV&0xffffff)
+		if sbs {
+			hdr |= bsfSBS
+			s.SetWire(copyMask)
+		} else {
+			s.SetWire(blockSelector(wire.Domain.BlockSize))
+		}
+	}
+	s.SetBsfSizeSbs(hdr)
+}
+
+// cryptoBSF writes the crypto BSF of mk.
+func (q *SQ) cryptoBSF(b *mlx.Mlx5CryptoBsf, mk *Mkey) {
+	clear(b[:])
+	a := &mk.CryptoAttr
+	hdr := uint8(bsfSizeBasic)
+	if mk.HasSig() {
+		hdr = bsfSizeCrypto
+	}
+	b.SetBsfSizeType(hdr | bsfTypeCrypto)
+	b.SetEncOrder(mk.CryptoOrder())
+	b.SetRawDataSize(0xffffffff)
+	b.SetBsPointer(blockSelector(a.DataUnitSize))
+	tweak := a.InitialTweak
+	if q.qp.CryptoMultiBlock {
+		// The multi-block engine takes the tweak in the other byte order.
+		for i, j := 0, len(tweak)-1; i < j; i, j = i+1, j-1 {
+			tweak[i], tweak[j] = tweak[j], tweak[i]
+		}
+	}
+	b.SetXtsInitTweak(tweak)
+	b.SetDek((*DEK)(a.Dek).ObjectID)
+	b.SetKeytag(a.Keytag)
+}
