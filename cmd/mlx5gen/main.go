@@ -1,6 +1,7 @@
 // Command mlx5gen turns rdma-core's mlx5dv.h into Go.
 //
 //	mlx5gen generate [-I include-root | -rdma-core version] [-spec dir] [-out dir] [-pkg name]
+//	mlx5gen replay [-v] FILE.json...
 package main
 
 import (
@@ -24,6 +25,7 @@ const usage = `usage: mlx5gen <command> [flags]
 
 commands:
   generate   read mlx5dv.h and the spec, write the Go package
+  replay     replay reference WQE vectors through the send-queue writer
 `
 
 // run is main without the process: it returns the exit status (2 for usage
@@ -36,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "generate":
 		return generate(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

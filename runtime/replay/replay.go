@@ -378,10 +378,10 @@ func (r *run) wqe(where string, w *vectors.WQE, before snapshot) error {
 		}
 	}
 	slot := w.ProducerIndex & uint32(r.mem.WQEBBs()-1)
-	bk := &w.Bookkeeping
-	if r.q.WRID[slot] != bk.WRID || r.q.WRData[slot] != bk.WRData || r.q.WQEHead[slot] != bk.WQEHead {
+	bk, sl := &w.Bookkeeping, &r.q.Slots[slot]
+	if sl.WRID != bk.WRID || sl.WRData != bk.WRData || sl.WQEHead != bk.WQEHead {
 		return fmt.Errorf("%s: bookkeeping wr_id %#x wr_data %d wqe_head %d, want %#x %d %d", where,
-			r.q.WRID[slot], r.q.WRData[slot], r.q.WQEHead[slot], bk.WRID, bk.WRData, bk.WQEHead)
+			sl.WRID, sl.WRData, sl.WQEHead, bk.WRID, bk.WRData, bk.WQEHead)
 	}
 	return nil
 }

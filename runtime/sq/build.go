@@ -276,10 +276,7 @@ func (q *SQ) RawWQE(wqe []byte) error {
 		return err
 	}
 	slot := q.curPost & q.mask
-	w := q.head + q.nreq
-	q.start[w&q.mask] = q.curPost
-	q.WRID[slot], q.WQEHead[slot], q.WRData[slot] = q.wrID, w, wrDataRaw
-	q.nreq++
+	q.book(slot, wrDataRaw)
 	q.fmCache = 0
 	q.curCtrl = int(slot) * wqebb
 	q.copyWrap(q.curCtrl, wqe[:ds*16])

@@ -99,6 +99,13 @@ type MWBindInfo struct {
 	AccessFlags mlx.IbvAccessFlags
 }
 
+// Slot is what the CQ poller needs of the WQE that starts at a WQEBB.
+type Slot struct {
+	WRID    uint64 // the caller's wr_id
+	WQEHead uint32 // the work request counter: head + the WQE's place in its batch
+	WRData  uint32 // the completion opcode (ibv_wc_opcode) of work requests whose CQE does not tell it; 0 otherwise
+}
+
 // Doorbell is what the last successful Complete did to tell the device.
 type Doorbell struct {
 	Rung      bool // the doorbell record was updated
@@ -139,17 +146,15 @@ type SQ struct {
 	curData   int    // where its next segment goes
 	curSize   int    // its size so far, in 16-byte units (ds)
 	setters   int    // DCI: address and data setters called so far
+	xlat      int    // UMR: bytes of translation written (KLMs or repeat block, padded)
 
 	// start[w & mask] is the producer index at which work request w
 	// starts, for the outstanding ones: the ring's room.
 	start []uint32
 
-	// Per WQEBB, what libmlx5 keeps for its CQ poller: the caller's wr_id,
-	// the work request counter of the WQE, and the completion opcode of
-	// the work requests that have their own.
-	WRID    []uint64
-	WQEHead []uint32
-	WRData  []uint32
+	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
+	// a WQE starts.
+	Slots []Slot
 
 	// Last is what the last Complete did to tell the device.
 	Last Doorbell
@@ -183,7 +188,7 @@ func New(c Config) (*SQ, error) {
 		qp: &qp, qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start: make([]uint32, n),
-		WRID:  make([]uint64, n), WQEHead: make([]uint32, n), WRData: make([]uint32, n),
+		Slots: make([]Slot, n),
 	}
 	q.chain = wrcheck.New(q.qp)
 	if c.SigAll {
@@ -350,10 +355,7 @@ func (q *SQ) postDB() {
 // completion bits), and the bookkeeping. rdma-core: _common_wqe_init_op.
 func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
 	slot := q.curPost & q.mask
-	w := q.head + q.nreq
-	q.start[w&q.mask] = q.curPost
-	q.WRID[slot], q.WQEHead[slot], q.WRData[slot] = q.wrID, w, wrData
-	q.nreq++
+	q.book(slot, wrData)
 	q.curCtrl = int(slot) * wqebb
 	c := q.ctrl()
 	f := q.fmCache
@@ -371,6 +373,15 @@ func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
 	c.SetOpmodIdxOpcode(uint32(uint16(q.curPost))<<8 | uint32(opcode))
 	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
 	*(*mlx.BE32)(unsafe.Pointer(&c[8])) = mlx.ToBE32(uint32(fcs))
+}
+
+// book records the bookkeeping of the WQE starting at slot, and counts
+// its work request.
+func (q *SQ) book(slot, wrData uint32) {
+	w := q.head + q.nreq
+	q.start[w&q.mask] = q.curPost
+	q.Slots[slot] = Slot{WRID: q.wrID, WQEHead: w, WRData: wrData}
+	q.nreq++
 }
 
 // finalize writes the WQE's size and moves the producer index past it.

@@ -39,9 +39,9 @@ func align64(n int) int { return (n + wqebb - 1) &^ (wqebb - 1) }
 func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool) error {
 	need := umrFixed + layout
 	if !header {
-		need += int(q.umrCtrl(q.curCtrl+mlx.Mlx5WqeCtrlSegSize).KlmOctowords()) * 16
+		need += q.xlat
 	}
-	if p, done := q.chain.Plan(); done {
+	if p := q.chain.Finished(); p != nil {
 		if p.SigBSF {
 			need += wqebb
 		}
@@ -56,8 +56,8 @@ func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool) error {
 // finishIfDone writes the rest of the UMR when the state machine finished
 // the configuration in this call.
 func (q *SQ) finishIfDone() {
-	if p, done := q.chain.Plan(); done {
-		q.umrFinalize(&p, q.chain.Mkey())
+	if p := q.chain.Finished(); p != nil {
+		q.umrFinalize(p, q.chain.Mkey())
 	}
 }
 
@@ -90,6 +90,7 @@ func (q *SQ) umrStart(mk *Mkey) {
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
 	q.fmCache = smallFence
 	q.inl = true
+	q.xlat = 0
 }
 
 func (q *SQ) umrU() *mlx.Mlx5WqeUmrCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.Mlx5WqeCtrlSegSize) }
@@ -225,6 +226,7 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 	u.SetMkeyMask(u.MkeyMask() | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
 	u.SetKlmOctowords(uint16(align64(xlat) / 16))
 	q.curSize += align64(xlat) / 16
+	q.xlat = align64(xlat)
 }
 
 // SetMkeySigBlock gives the configured mkey a block signature (T10-DIF or
@@ -306,7 +308,7 @@ func (q *SQ) umrFinalize(p *wrcheck.Plan, mk *Mkey) {
 		m.SetFlagsPd(m.FlagsPd() | (p.SigErrCount&1)<<26)
 	}
 	if p.SigBSF || p.CryptoBSF {
-		off := q.curData + int(u.KlmOctowords())*16
+		off := q.curData + q.xlat
 		if off >= q.qend {
 			off -= q.qend
 		}

@@ -12,13 +12,12 @@ func (c *Chain) closeWR() {
 	if !w.open {
 		return
 	}
-	info := &mlx.Funcs[w.fn]
 	switch {
 	case w.counting && !w.finalized:
 		c.fail(mlx.ChainNumSetters, w.fn)
-	case info.Requires&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
+	case w.need&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
 		c.fail(mlx.ChainRequiresData, w.fn)
-	case c.needsAddr(w.fn) && w.got&mlx.GroupDcAddr == 0:
+	case w.need&mlx.GroupDcAddr != 0 && w.got&mlx.GroupDcAddr == 0:
 		c.fail(mlx.ChainRequiresDcAddr, w.fn)
 	}
 	w.open = false
@@ -72,24 +71,36 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 
 // room checks that n more work requests fit the send queue.
 func (c *Chain) room(fn mlx.Func, n int) error {
-	if c.qp.MaxPost > 0 && c.Outstanding+c.nreq+n > c.qp.MaxPost {
+	if c.Outstanding+c.nreq+n > c.maxPost {
 		return c.fail(mlx.ChainSqRoom, fn)
 	}
 	return nil
+}
+
+// open starts the work request of builder fn.
+func (c *Chain) openWR(fn mlx.Func) {
+	c.nreq++
+	c.wr = wr{open: true, fn: fn, need: c.needs[fn]}
 }
 
 // Builder opens a work request of an ordinary builder (the ibv_wr_* data
 // and atomic builders, local invalidate, bind MW, raw WQE) with the
 // caller's wr_flags.
 func (c *Chain) Builder(fn mlx.Func, wrFlags uint32) error {
+	// The common case in a few tests: a batch without error, the previous
+	// work request whole, the builder offered, its flags given, room.
+	if c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] &&
+		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags && c.Outstanding+c.nreq < c.maxPost {
+		c.openWR(fn)
+		return nil
+	}
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
 	if err := c.room(fn, 1); err != nil {
 		return err
 	}
-	c.nreq++
-	c.wr = wr{open: true, fn: fn}
+	c.openWR(fn)
 	return nil
 }
 
@@ -107,8 +118,7 @@ func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
 	if err := c.room(fn, 1); err != nil {
 		return err
 	}
-	c.nreq++
-	c.wr = wr{open: true, fn: fn}
+	c.openWR(fn)
 	return nil
 }
 
@@ -157,6 +167,13 @@ func (c *Chain) takes(b, fn mlx.Func) bool {
 // Data records a data setter: n scatter/gather entries (0 for inline
 // data) or inline bytes.
 func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
+	w := &c.wr
+	g := mlx.Funcs[fn].Group
+	if c.open && c.err == nil && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 &&
+		sges <= c.qp.MaxSendSGE && inlineBytes <= c.qp.MaxInlineData {
+		w.got |= g
+		return nil
+	}
 	if err := c.setter(fn); err != nil {
 		return err
 	}
@@ -166,8 +183,7 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
 	case inlineBytes > c.qp.MaxInlineData:
 		return c.fail(mlx.ChainInlineSize, fn)
 	}
-	c.wr.got |= mlx.Funcs[fn].Group
-	c.wr.inline = inlineBytes
+	c.wr.got |= g
 	return nil
 }
 
@@ -230,11 +246,28 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 	if err := c.room(fn, 1); err != nil {
 		return err
 	}
-	c.nreq++
-	c.wr = wr{open: true, fn: fn}
+	c.openWR(fn)
 	return nil
 }
 
 // Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
 // caller ran (other errors are returned as they are).
 func (c *Chain) Latch(err error) error { return c.latchErr(err) }
+
+// Burst records n work requests of builder fn each completed by setter
+// (as n calls of both would), checking once: the batch has no error and
+// its open work request is whole, the QP offers the builder with these
+// wr_flags and the setter after it, and n more work requests fit. It
+// returns false, recording nothing, when any of that does not hold; then
+// the caller makes the calls one by one, and they report the rule.
+func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
+	if !(c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] && c.follows[fn][setter] &&
+		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags && c.Outstanding+c.nreq+n <= c.maxPost &&
+		c.needs[fn]&^mlx.Funcs[setter].Group == 0 && c.qp.MaxSendSGE >= 1 && n > 0) {
+		return false
+	}
+	c.nreq += n
+	g := mlx.Funcs[setter].Group
+	c.wr = wr{open: true, fn: fn, need: c.needs[fn], got: g}
+	return true
+}

@@ -34,7 +34,7 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters i
 	if m.HasCrypto() && m.Crypto == CryptoUpdated {
 		m.Crypto = CryptoSet
 	}
-	c.wr = wr{open: true, fn: fn, mkey: m, counting: true, numSetters: numSetters, resetSig: reset}
+	c.wr = wr{open: true, fn: fn, mkey: m, counting: true, numSetters: int32(numSetters), resetSig: reset}
 	if numSetters == 0 {
 		return c.finish(fn)
 	}
@@ -124,8 +124,7 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	case w.got&mlx.GroupLayout != 0:
 		return c.fail(mlx.ChainLayoutOnce, fn)
 	}
-	w.entries = entries
-	w.xlat = 16 * entries
+	w.xlat = int32(16 * entries)
 	if interleaved {
 		w.xlat += 16
 	}
@@ -249,7 +248,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 		return c.fail(mlx.ChainMkeyCryptoState, fn)
 	}
 	room := c.qp.MaxInlineData + 4
-	cds := (w.xlat + 63) &^ 63
+	cds := int(w.xlat+63) &^ 63
 	p := Plan{WRs: 1}
 	repost := false
 	if m.HasSig() && m.ErrCountUpdated {
@@ -305,7 +304,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 		return err
 	}
 	c.nreq += p.WRs
-	w.plan, w.finalized = p, true
+	c.plan, w.finalized = p, true
 	return nil
 }
 
@@ -322,10 +321,15 @@ func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
 	return nil
 }
 
-// Plan returns what the UMR of the mkey configuration the last setter
-// finished carries, and false if none is finished.
-func (c *Chain) Plan() (Plan, bool) {
-	return c.wr.plan, c.wr.finalized
+// Finished returns what the UMR of the mkey configuration the last call
+// finished carries, or nil if the open work request is not a finished
+// configuration. The plan is the chain's; it changes with the next
+// configuration.
+func (c *Chain) Finished() *Plan {
+	if !c.wr.finalized {
+		return nil
+	}
+	return &c.plan
 }
 
 // Mkey returns the mkey of the open configuration, or nil.

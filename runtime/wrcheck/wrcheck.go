@@ -135,21 +135,26 @@ type Plan struct {
 	WRs         int  // work requests: the UMR and its PSVs
 }
 
-// wr is the work request being built.
+// wr is the work request being built. It is small: every builder resets
+// it.
 type wr struct {
 	open       bool
-	fn         mlx.Func
-	got        mlx.SetterGroup
-	mkey       *Mkey
 	counting   bool // an mkey configuration counting setters
-	numSetters int
-	setters    int
 	finalized  bool
 	resetSig   bool
-	entries    int
-	xlat       int // translation bytes
-	inline     int
-	plan       Plan
+	fn         mlx.Func
+	got        mlx.SetterGroup
+	need       mlx.SetterGroup // the setter groups it must get
+	numSetters int32
+	setters    int32
+	xlat       int32 // translation bytes
+	mkey       *Mkey
+}
+
+// whole reports whether the work request may be closed: it got the
+// setters it needs, and an mkey configuration got all it announced.
+func (w *wr) whole() bool {
+	return w.need&^w.got == 0 && (!w.counting || w.finalized)
 }
 
 // Chain checks the calls of one QP. The zero value is not usable; call
@@ -171,10 +176,40 @@ type Chain struct {
 	// completed; the send path adds what Complete posted and the CQ
 	// poller subtracts what completed.
 	Outstanding int
+
+	plan Plan // of the last finished mkey configuration
+
+	// Tables of what the QP allows, computed once so that the common
+	// calls check a few words (the full checks run when one fails, to
+	// name the rule).
+	maxPost int                              // MaxPost, or the largest int
+	offered [mlx.NumFuncs]bool               // builder offered on the QP's type and send ops
+	follows [mlx.NumFuncs][mlx.NumFuncs]bool // [builder][setter]: the setter may follow the builder on this QP
+	needs   [mlx.NumFuncs]mlx.SetterGroup    // builder: the setter groups its work requests must get here
 }
 
-// New returns a state machine for a QP.
-func New(qp *QP) *Chain { return &Chain{qp: qp} }
+// New returns a state machine for a QP. The QP must not change
+// afterwards.
+func New(qp *QP) *Chain {
+	c := &Chain{qp: qp, maxPost: qp.MaxPost}
+	if c.maxPost <= 0 {
+		c.maxPost = int(^uint(0) >> 1)
+	}
+	for b := range mlx.NumFuncs {
+		info := &mlx.Funcs[b]
+		c.offered[b] = info.QPTypes&qp.Type != 0 &&
+			(info.SendOp == 0 || qp.SendOps&info.SendOp != 0) &&
+			(info.MlxSendOp == 0 || qp.MlxSendOps&info.MlxSendOp != 0)
+		c.needs[b] = info.Requires
+		if c.needsAddr(mlx.Func(b)) {
+			c.needs[b] |= mlx.GroupDcAddr
+		}
+		for s := range mlx.NumFuncs {
+			c.follows[b][s] = mlx.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
+		}
+	}
+	return c
+}
 
 // QP returns what the chain knows about its QP.
 func (c *Chain) QP() *QP { return c.qp }
@@ -228,7 +263,7 @@ func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
 	if !c.open {
 		return 0, mlx.ChainError(mlx.ChainInBatch, fn)
 	}
-	if c.err == nil {
+	if c.err == nil && c.wr.open {
 		c.closeWR()
 	}
 	c.open = false

@@ -64,6 +64,31 @@ static uint32_t build_rdma_write(void *ring, uint32_t wqebbs, uint64_t n, uint32
 	}
 	return pi;
 }
+
+// post_rdma_write posts n unsignaled RDMA_WRITE WQEs as build_rdma_write
+// builds them, updating the doorbell record every batch WQEs (after a
+// barrier, as libmlx5 does): the C baseline of a send path.
+static uint32_t post_rdma_write(void *ring, uint32_t wqebbs, void *dbr, uint64_t n, uint32_t batch,
+				uint32_t pi, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t lkey,
+				uint64_t addr, uint32_t len) {
+	uint32_t mask = wqebbs - 1;
+	volatile uint32_t *db = (volatile uint32_t *)dbr + 1;
+	for (uint64_t i = 0; i < n; i++) {
+		char *wqe = (char *)ring + ((pi & mask) << MLX5_SEND_WQE_SHIFT);
+		struct mlx5_wqe_raddr_seg *r = (void *)(wqe + sizeof(struct mlx5_wqe_ctrl_seg));
+		mlx5dv_set_ctrl_seg((void *)wqe, pi, MLX5_OPCODE_RDMA_WRITE, 0, qpn, 0, 3, 0, 0);
+		r->raddr = htobe64(raddr + i * len);
+		r->rkey = htobe32(rkey);
+		r->reserved = 0;
+		mlx5dv_set_data_seg((void *)(r + 1), len, lkey, (uintptr_t)(addr + i * len));
+		pi++;
+		if ((i + 1) % batch == 0) {
+			__asm__ volatile("" ::: "memory"); // udma_to_device_barrier on x86
+			*db = htobe32(pi & 0xffff);
+		}
+	}
+	return pi;
+}
 */
 import "C"
 
@@ -121,5 +146,13 @@ func SetEthSeg(b []byte, csFlags uint8, mss, inlineHdrSz uint16, hdr []byte) {
 // memory the collector can move (use mmapped memory).
 func BuildRDMAWrite(ring unsafe.Pointer, wqebbs uint32, n uint64, pi, qpn uint32, raddr uint64, rkey, lkey uint32, addr uint64, length uint32) uint32 {
 	return uint32(C.build_rdma_write(ring, C.uint32_t(wqebbs), C.uint64_t(n), C.uint32_t(pi), C.uint32_t(qpn),
+		C.uint64_t(raddr), C.uint32_t(rkey), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length)))
+}
+
+// PostRDMAWrite posts n unsignaled RDMA_WRITE WQEs into ring in one C loop
+// with the header's helpers, writing the send doorbell record (dbr, 8
+// bytes) every batch WQEs; it returns the next producer index.
+func PostRDMAWrite(ring unsafe.Pointer, wqebbs uint32, dbr unsafe.Pointer, n uint64, batch uint32, pi, qpn uint32, raddr uint64, rkey, lkey uint32, addr uint64, length uint32) uint32 {
+	return uint32(C.post_rdma_write(ring, C.uint32_t(wqebbs), dbr, C.uint64_t(n), C.uint32_t(batch), C.uint32_t(pi), C.uint32_t(qpn),
 		C.uint64_t(raddr), C.uint32_t(rkey), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length)))
 }

@@ -1,0 +1,349 @@
+package sq_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"syscall"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+const qpn = 0x1234
+
+// newSQ makes an RC writer with every builder on a plain queue of n
+// WQEBBs; maxPost 0 leaves the work-request budget unchecked, so that
+// only the ring limits it.
+func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *queue.Memory) {
+	t.Helper()
+	mem, err := queue.Plain(n, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	q, err := sq.New(sq.Config{
+		Mem: mem, QPN: qpn,
+		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
+			MaxPost: maxPost, MaxMemcpy: 1 << 31, MkeyTagSupported: true},
+		BF: sq.BlueFlame{UUARN: 1, Size: 256},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, mem
+}
+
+func wantRule(t *testing.T, err error, rule string, errno syscall.Errno) {
+	t.Helper()
+	var re *mlx.RuleError
+	if !errors.As(err, &re) || re.Rule != rule || !errors.Is(err, errno) {
+		t.Fatalf("got %v, want rule %s (%v)", err, rule, errno)
+	}
+}
+
+// TestRingFull fills the ring with work requests larger than one WQEBB
+// while the work-request budget would allow more: the builder that does
+// not fit fails with sq_room, writes nothing, and the batch posts nothing.
+func TestRingFull(t *testing.T) {
+	q, mem := newSQ(t, 8, 0)
+	if err := q.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Local invalidate: 2 WQEBBs each, so 4 fill the ring.
+	for i := 0; i < 4; i++ {
+		if err := q.LocalInv(uint32(i)); err != nil {
+			t.Fatalf("local inv %d: %v", i, err)
+		}
+	}
+	before := bytes.Clone(mem.SQ)
+	wantRule(t, q.LocalInv(9), "ibv_wr.sq_room", syscall.ENOMEM)
+	wantRule(t, q.Send(), "ibv_wr.sq_room", syscall.ENOMEM) // latched
+	if !bytes.Equal(before, mem.SQ) {
+		t.Fatal("a work request that did not fit wrote to the ring")
+	}
+	wantRule(t, q.Complete(), "ibv_wr.sq_room", syscall.ENOMEM)
+	if q.CurPost() != 0 || q.Last.Rung || binary.BigEndian.Uint32(mem.DBR[4:]) != 0 {
+		t.Fatalf("a failed batch posted: producer index %d, doorbell %v", q.CurPost(), q.Last)
+	}
+
+	// Posted, the ring stays full until completions free it.
+	for i := 0; i < 2; i++ {
+		q.Start()
+		q.LocalInv(1)
+		q.LocalInv(2)
+		if err := q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Start()
+	wantRule(t, q.LocalInv(3), "ibv_wr.sq_room", syscall.ENOMEM)
+	q.Abort()
+	if err := q.Completed(1); err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	if err := q.LocalInv(3); err != nil {
+		t.Fatalf("after a completion: %v", err)
+	}
+	wantRule(t, q.LocalInv(4), "ibv_wr.sq_room", syscall.ENOMEM)
+	q.Abort()
+	if err := q.Completed(4); err == nil {
+		t.Fatal("more completions than outstanding work requests were accepted")
+	}
+}
+
+// TestWorkRequestBudget: with max_post, the budget is the limit.
+func TestWorkRequestBudget(t *testing.T) {
+	q, _ := newSQ(t, 64, 3)
+	q.Start()
+	for i := 0; i < 3; i++ {
+		if err := q.Send(); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.SetSGE(1, 2, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantRule(t, q.Send(), "ibv_wr.sq_room", syscall.ENOMEM)
+	q.Abort()
+}
+
+// TestBindMW checks ibv_wr_bind_mw, which no vector covers, against the
+// layout libmlx5 writes (rdma-core providers/mlx5/qp.c, set_umr_mkey_seg
+// and friends), built here byte by byte.
+func TestBindMW(t *testing.T) {
+	q, mem := newSQ(t, 8, 0)
+	for i := range mem.SQ {
+		mem.SQ[i] = 0xee
+	}
+	q.SetWRID(7)
+	q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+	q.Start()
+	mw := &sq.MW{Rkey: 0xaabbcc01}
+	info := &sq.MWBindInfo{Lkey: 0x5000, Addr: 0x10000, Length: 0x2000, AccessFlags: mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE}
+	if err := q.BindMW(mw, 0xaabbcc02, info); err != nil {
+		t.Fatal(err)
+	}
+	// Unbind: a zero length.
+	if err := q.BindMW(mw, 0xaabbcc03, &sq.MWBindInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	be32 := binary.BigEndian.PutUint32
+	be64 := binary.BigEndian.PutUint64
+	want := bytes.Repeat([]byte{0xee}, 5*64)
+	// WQE 0, 3 WQEBBs: ctrl, UMR ctrl, mkey context, KLM block.
+	w := want[0:]
+	be32(w[0:], 0<<8|0x25)
+	be32(w[4:], qpn<<8|12)
+	be32(w[8:], 0x08) // CE
+	be32(w[12:], 0xaabbcc01)
+	copy(w[16:64], make([]byte, 48))
+	w[16] = 0xb0 // INLINE | TRANSLATION_OFFSET | CHECK_FREE
+	binary.BigEndian.PutUint16(w[20:], 4) // klm_octowords
+	be64(w[24:], 0x203c6041)
+	m := w[64:]
+	m[0] = 0                 // free
+	m[2] = 0x20 | 0x10       // remote write, remote read
+	be32(m[4:], qpn<<8|0x02) // qpn, new rkey's tag
+	be64(m[16:], 0x10000)
+	be64(m[24:], 0x2000)
+	k := w[128:192]
+	copy(k, make([]byte, 64))
+	be32(k[0:], 0x2000)
+	be32(k[4:], 0x5000)
+	be64(k[8:], 0x10000)
+	// WQE 1, 2 WQEBBs: an unbind is a free.
+	w = want[192:]
+	be32(w[0:], 3<<8|0x25)
+	be32(w[4:], qpn<<8|8)
+	be32(w[8:], 0x20|0x08) // the small fence the bind left, CE
+	be32(w[12:], 0xaabbcc01)
+	copy(w[16:64], make([]byte, 48))
+	w[16] = 0x98 // INLINE | TRANSLATION_OFFSET | CHECK_QPN
+	be64(w[24:], 0x20006000)
+	w[64] = 0x40
+	be32(w[68:], 0xffffff03)
+	if !bytes.Equal(mem.SQ[:5*64], want) {
+		t.Fatalf("bind MW WQEs:\n got %x\nwant %x", mem.SQ[:5*64], want)
+	}
+	if q.CurPost() != 5 || q.FmCache() != 0x20 {
+		t.Fatalf("producer index %d, fence cache %#x", q.CurPost(), q.FmCache())
+	}
+	if s := q.Slots[0]; s.WRID != 7 || s.WRData != uint32(mlx.IBV_WC_BIND_MW) || s.WQEHead != 0 {
+		t.Fatalf("bookkeeping %+v", s)
+	}
+	if s := q.Slots[3]; s.WQEHead != 1 {
+		t.Fatalf("bookkeeping %+v", s)
+	}
+
+	q.Start()
+	wantRule(t, q.BindMW(mw, 1, &sq.MWBindInfo{Length: 1<<31 + 1}), "ibv_wr.bind_mw.length", syscall.EOPNOTSUPP)
+	q.Abort()
+}
+
+// TestRawWQESize: a raw WQE must hold the ds its control segment gives.
+func TestRawWQESize(t *testing.T) {
+	q, mem := newSQ(t, 8, 0)
+	before := bytes.Clone(mem.SQ)
+	for _, wqe := range [][]byte{
+		nil,
+		{0, 0, 0, 8, 0, 0x12, 0x34, 0}, // short
+		{0, 0, 0, 8, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0},          // ds 0
+		{0, 0, 0, 8, 0, 0x12, 0x34, 2, 0, 0, 0, 0, 0, 0, 0, 0},          // ds 2 in 16 bytes
+		append(make([]byte, 7), 0x3f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1), // ds 63
+	} {
+		q.Start()
+		wantRule(t, q.RawWQE(wqe), "wr_post.raw_wqe.size", syscall.EINVAL)
+		wantRule(t, q.Complete(), "wr_post.raw_wqe.size", syscall.EINVAL)
+	}
+	if !bytes.Equal(before, mem.SQ) {
+		t.Fatal("a rejected raw WQE was written")
+	}
+	q.Start()
+	if err := q.RawWQE([]byte{0xff, 0xff, 0xff, 8, 0, 0x12, 0x34, 1, 0, 0, 0, 8, 0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mem.SQ[:4]; !bytes.Equal(got, []byte{0xff, 0, 0, 8}) {
+		t.Fatalf("the index was not replaced: %x", got)
+	}
+}
+
+// TestNew rejects queues the writer cannot use.
+func TestNew(t *testing.T) {
+	mem, err := queue.Plain(8, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	rc := wrcheck.QP{Type: mlx.QPRC}
+	for name, c := range map[string]sq.Config{
+		"no memory":     {QP: rc},
+		"UD":            {Mem: mem, QP: wrcheck.QP{Type: mlx.QPUD}},
+		"not empty":     {Mem: mem, QP: rc, Head: 2, Tail: 1},
+		"big BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 512}},
+		"odd BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 100}},
+		"RC streams":    {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, Streams: true}},
+		"bad ring":      {Mem: &queue.Memory{SQ: make([]byte, 3*64), DBR: make([]byte, 8), BF: make([]byte, 64)}, QP: rc},
+	} {
+		if _, err := sq.New(c); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestBurstMatchesCalls: RDMAWriteBurst writes what the calls write, with
+// any flags, zero lengths, a cached fence and a ring wrap.
+func TestBurstMatchesCalls(t *testing.T) {
+	reqs := make([]sq.RDMAWriteReq, 11)
+	for i := range reqs {
+		reqs[i] = sq.RDMAWriteReq{WRID: uint64(100 + i), Raddr: 0x1000 * uint64(i), Addr: 0x7000 + uint64(i), Rkey: 0x10 + uint32(i), Lkey: 0x20, Length: uint32(i * 3 % 4)}
+	}
+	for _, flags := range []mlx.IbvSendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED} {
+		a, amem := newSQ(t, 16, 0)
+		b, bmem := newSQ(t, 16, 0)
+		for _, q := range []*sq.SQ{a, b} {
+			// Leave a small fence for the next WQE, and move the
+			// producer index near the end of the ring.
+			q.SetWRFlags(mlx.IBV_SEND_INLINE)
+			q.Start()
+			q.LocalInv(1)
+			for i := 0; i < 5; i++ {
+				q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+			}
+			q.LocalInv(2)
+			if err := q.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			q.Completed(q.Outstanding())
+			q.SetWRFlags(flags)
+			q.Start()
+		}
+		if err := a.RDMAWriteBurst(reqs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range reqs {
+			b.SetWRID(r.WRID)
+			b.RDMAWrite(r.Rkey, r.Raddr)
+			b.SetSGE(r.Lkey, r.Addr, r.Length)
+		}
+		for _, q := range []*sq.SQ{a, b} {
+			if err := q.Complete(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(amem.SQ, bmem.SQ) || !bytes.Equal(amem.DBR, bmem.DBR) || !bytes.Equal(amem.BF, bmem.BF) {
+			t.Fatalf("flags %v: the burst and the calls wrote different queues", flags)
+		}
+		for i := range a.Slots {
+			if a.Slots[i] != b.Slots[i] {
+				t.Fatalf("flags %v: bookkeeping of slot %d: %+v, %+v", flags, i, a.Slots[i], b.Slots[i])
+			}
+		}
+		if a.CurPost() != b.CurPost() || a.FmCache() != b.FmCache() || a.Last != b.Last {
+			t.Fatalf("flags %v: state differs", flags)
+		}
+	}
+}
+
+// TestBurstFallsBack: when the burst's checks fail, the calls one by one
+// report the rule.
+func TestBurstFallsBack(t *testing.T) {
+	q, _ := newSQ(t, 8, 0)
+	q.Start()
+	q.Send() // no data setter yet
+	wantRule(t, q.RDMAWriteBurst(make([]sq.RDMAWriteReq, 2)), "ibv_wr.data_required", syscall.EINVAL)
+	q.Abort()
+	q.Start()
+	wantRule(t, q.RDMAWriteBurst(make([]sq.RDMAWriteReq, 9)), "ibv_wr.sq_room", syscall.ENOMEM)
+	wantRule(t, q.Complete(), "ibv_wr.sq_room", syscall.ENOMEM)
+	if err := q.RDMAWriteBurst(make([]sq.RDMAWriteReq, 1)); err == nil {
+		t.Fatal("a burst outside a batch was accepted")
+	}
+}
+
+// TestNoAllocations: posting allocates nothing.
+func TestNoAllocations(t *testing.T) {
+	q, _ := newSQ(t, 64, 0)
+	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	dif := mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
+	wire := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigDif(&dif)
+	sig := mlx.Mlx5dvSigBlockAttr{Wire: &wire, CheckMask: 0xff}
+	sges := []mlx.IbvSge{{Addr: 1, Length: 512, Lkey: 2}, {Addr: 3, Length: 512, Lkey: 4}}
+	reqs := make([]sq.RDMAWriteReq, 4)
+	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	data := []byte("inline payload")
+	run := func() {
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		if err := q.Start(); err != nil {
+			t.Fatal(err)
+		}
+		q.RDMAWrite(1, 2)
+		q.SetSGE(3, 4, 5)
+		q.Send()
+		q.SetInlineData(data)
+		q.RDMAWriteBurst(reqs)
+		q.MkeyConfigure(mk, 3, conf)
+		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+		q.SetMkeyLayoutList(sges)
+		q.SetMkeySigBlock(&sig)
+		if err := q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		q.Completed(q.Outstanding())
+	}
+	run()
+	if n := testing.AllocsPerRun(1000, run); n != 0 {
+		t.Errorf("%v allocations per batch", n)
+	}
+}
