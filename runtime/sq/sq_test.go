@@ -145,7 +145,7 @@ func TestBindMW(t *testing.T) {
 	be32(w[8:], 0x08) // CE
 	be32(w[12:], 0xaabbcc01)
 	copy(w[16:64], make([]byte, 48))
-	w[16] = 0xb0 // INLINE | TRANSLATION_OFFSET | CHECK_FREE
+	w[16] = 0xb0                          // INLINE | TRANSLATION_OFFSET | CHECK_FREE
 	binary.BigEndian.PutUint16(w[20:], 4) // klm_octowords
 	be64(w[24:], 0x203c6041)
 	m := w[64:]
@@ -195,8 +195,8 @@ func TestRawWQESize(t *testing.T) {
 	for _, wqe := range [][]byte{
 		nil,
 		{0, 0, 0, 8, 0, 0x12, 0x34, 0}, // short
-		{0, 0, 0, 8, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0},          // ds 0
-		{0, 0, 0, 8, 0, 0x12, 0x34, 2, 0, 0, 0, 0, 0, 0, 0, 0},          // ds 2 in 16 bytes
+		{0, 0, 0, 8, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0},         // ds 0
+		{0, 0, 0, 8, 0, 0x12, 0x34, 2, 0, 0, 0, 0, 0, 0, 0, 0},         // ds 2 in 16 bytes
 		append(make([]byte, 7), 0x3f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1), // ds 63
 	} {
 		q.Start()
