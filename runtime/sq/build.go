@@ -23,8 +23,10 @@ func (q *SQ) transport() int {
 // ctrl segment (and the address vector on a DCI). It returns the offset
 // of the first of them.
 func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Mlx5Opcode, hdr int) (int, error) {
-	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
-		return 0, err
+	if !q.chain.TryBuilder(fn, q.wrFlags) {
+		if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+			return 0, err
+		}
 	}
 	t := q.transport()
 	if err := q.room(fn, 16+t+hdr); err != nil {
@@ -65,6 +67,22 @@ func (q *SQ) SendInv(rkey uint32) error {
 }
 
 func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64) error {
+	if !q.dci && q.chain.TryBuilder(fn, q.wrFlags) {
+		// The common case, written out: an RC work request whose first
+		// WQEBB fits.
+		pi := q.curPost
+		if int32(q.limit-pi) < 1 {
+			return q.chain.NoRoom(fn)
+		}
+		q.initWQE(opcode, 0, q.wrFlags)
+		off := q.curCtrl
+		q.curSize, q.curData = 2, off+32
+		s := (*mlx.Mlx5WqeRaddrSeg)(q.at(off + 16))
+		s.SetRaddr(raddr)
+		s.SetRkey(rkey)
+		s.SetReserved(0)
+		return nil
+	}
 	r, err := q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize)
 	if err != nil {
 		return err

@@ -70,6 +70,9 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 		}
 		*(*Slot)(unsafe.Add(slots, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: w}
 		*(*uint32)(unsafe.Add(start, uintptr(w&mask)*4)) = pi
+		if w == q.tail {
+			q.limit = pi + q.n
+		}
 		pi++
 		w++
 	}
@@ -88,11 +91,7 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 
 // burstRoom reports whether n one-WQEBB WQEs fit the ring.
 func (q *SQ) burstRoom(n int) bool {
-	used := uint32(0)
-	if q.head+q.nreq != q.tail {
-		used = q.curPost - q.start[q.tail&q.mask]
-	}
-	return n <= int(q.n-used)
+	return n <= int(int32(q.limit-q.curPost))
 }
 
 func (q *SQ) rdmaWriteOneByOne(reqs []RDMAWriteReq) error {

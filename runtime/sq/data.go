@@ -20,12 +20,17 @@ func (q *SQ) done() {
 // length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
 func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	fn := mlx.FnIbvWrSetSge
-	if err := q.chain.Data(fn, 1, 0); err != nil {
-		return err
+	if !q.chain.TryData(fn, 1) {
+		if err := q.chain.Data(fn, 1, 0); err != nil {
+			return err
+		}
 	}
 	if length != 0 {
-		if err := q.room(fn, q.curSize*16+mlx.Mlx5WqeDataSegSize); err != nil {
-			return err
+		// Only a segment that starts a WQEBB can reach the ring's limit.
+		if q.curSize&3 == 0 {
+			if err := q.room(fn, q.curSize*16+mlx.Mlx5WqeDataSegSize); err != nil {
+				return err
+			}
 		}
 		d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
 		d.SetByteCount(length)

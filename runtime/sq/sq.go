@@ -149,8 +149,10 @@ type SQ struct {
 	xlat      int    // UMR: bytes of translation written (KLMs or repeat block, padded)
 
 	// start[w & mask] is the producer index at which work request w
-	// starts, for the outstanding ones: the ring's room.
+	// starts, for the outstanding ones; limit is the producer index WQEs
+	// must stay below: the start of the oldest one, plus the ring's size.
 	start []uint32
+	limit uint32
 
 	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
 	// a WQE starts.
@@ -191,6 +193,7 @@ func New(c Config) (*SQ, error) {
 		Slots: make([]Slot, n),
 	}
 	q.chain = wrcheck.New(q.qp)
+	q.resetLimit()
 	if c.SigAll {
 		q.sig = ce
 	}
@@ -216,6 +219,7 @@ func (q *SQ) Completed(n uint32) error {
 		return fmt.Errorf("sq: %d completions with %d work requests outstanding", n, q.head-q.tail)
 	}
 	q.tail += n
+	q.resetLimit()
 	return nil
 }
 
@@ -265,14 +269,20 @@ func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.cu
 // safe only while no WQE is larger than the QP's max WQE size; this keeps
 // it safe for every WQE.
 func (q *SQ) room(fn mlx.Func, size int) error {
-	used := uint32(0)
-	if q.head+q.nreq != q.tail {
-		used = q.curPost - q.start[q.tail&q.mask]
-	}
-	if used+uint32(size+wqebb-1)/wqebb > q.n {
+	if int(int32(q.limit-q.curPost)) < (size+wqebb-1)/wqebb {
 		return q.chain.NoRoom(fn)
 	}
 	return nil
+}
+
+// resetLimit recomputes limit: the producer index at the start of the
+// oldest WQE in flight (posted or built), plus the ring's size.
+func (q *SQ) resetLimit() {
+	if q.head+q.nreq == q.tail {
+		q.limit = q.curPost + q.n
+	} else {
+		q.limit = q.start[q.tail&q.mask] + q.n
+	}
 }
 
 // --- batches
@@ -292,6 +302,7 @@ func (q *SQ) Start() error {
 func (q *SQ) Abort() {
 	q.chain.Abort()
 	q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
+	q.resetLimit()
 }
 
 // Complete posts the batch: it updates the doorbell record and rings the
@@ -301,6 +312,7 @@ func (q *SQ) Abort() {
 func (q *SQ) Complete() error {
 	if _, err := q.chain.Complete(mlx.FnIbvWrComplete); err != nil {
 		q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
+		q.resetLimit()
 		q.Last = Doorbell{}
 		return err
 	}
@@ -358,9 +370,22 @@ func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
 	q.book(slot, wrData)
 	q.curCtrl = int(slot) * wqebb
 	c := q.ctrl()
+	c.SetOpmodIdxOpcode(uint32(uint16(q.curPost))<<8 | uint32(opcode))
+	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
+	*(*mlx.BE32)(unsafe.Pointer(&c[8])) = mlx.ToBE32(uint32(q.fenceCEFlags(flags)))
+}
+
+// fenceCE consumes the cached fence and returns a WQE's fm_ce_se for
+// the current wr_flags.
+func (q *SQ) fenceCE() uint8 { return q.fenceCEFlags(q.wrFlags) }
+
+// fenceCEFlags is fenceCE for flags: an explicit fence replaces the
+// cached small fence; CE comes from sq_sig_all or SIGNALED, SE from
+// SOLICITED.
+func (q *SQ) fenceCEFlags(flags uint32) uint8 {
 	f := q.fmCache
 	if flags&uint32(mlx.IBV_SEND_FENCE) != 0 {
-		f = fence // an explicit fence replaces the cached small fence
+		f = fence
 	}
 	q.fmCache = 0
 	fcs := q.sig | f
@@ -370,17 +395,20 @@ func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
 	if flags&uint32(mlx.IBV_SEND_SOLICITED) != 0 {
 		fcs |= se
 	}
-	c.SetOpmodIdxOpcode(uint32(uint16(q.curPost))<<8 | uint32(opcode))
-	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
-	*(*mlx.BE32)(unsafe.Pointer(&c[8])) = mlx.ToBE32(uint32(fcs))
+	return fcs
 }
+
 
 // book records the bookkeeping of the WQE starting at slot, and counts
 // its work request.
 func (q *SQ) book(slot, wrData uint32) {
 	w := q.head + q.nreq
-	q.start[w&q.mask] = q.curPost
-	q.Slots[slot] = Slot{WRID: q.wrID, WQEHead: w, WRData: wrData}
+	if w == q.tail {
+		q.limit = q.curPost + q.n // the oldest WQE in flight
+	}
+	// Both have mask+1 entries (New): no bounds checks.
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&q.mask)*4)) = q.curPost
+	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: wrData}
 	q.nreq++
 }
 

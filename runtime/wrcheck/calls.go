@@ -83,15 +83,40 @@ func (c *Chain) openWR(fn mlx.Func) {
 	c.wr = wr{open: true, fn: fn, need: c.needs[fn]}
 }
 
+// TryBuilder is Builder's common case, small enough to inline into a
+// writer's hot path: a batch without error, the previous work request
+// whole, the builder offered with these flags, room for one more. It
+// opens the work request and returns true, or does nothing and returns
+// false (then Builder runs the full checks and names the rule).
+func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
+	w := &c.wr
+	if c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
+		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] && c.Outstanding+c.nreq < c.maxPost {
+		c.nreq++
+		*w = wr{open: true, fn: fn, need: c.needs[fn]}
+		return true
+	}
+	return false
+}
+
+// TryData is Data's common case for a setter of sges scatter/gather
+// entries, inlinable like TryBuilder: it records the setter and returns
+// true, or does nothing and returns false.
+func (c *Chain) TryData(fn mlx.Func, sges int) bool {
+	w := &c.wr
+	g := c.group[fn]
+	if c.ready && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 && sges <= c.qp.MaxSendSGE {
+		w.got |= g
+		return true
+	}
+	return false
+}
+
 // Builder opens a work request of an ordinary builder (the ibv_wr_* data
 // and atomic builders, local invalidate, bind MW, raw WQE) with the
 // caller's wr_flags.
 func (c *Chain) Builder(fn mlx.Func, wrFlags uint32) error {
-	// The common case in a few tests: a batch without error, the previous
-	// work request whole, the builder offered, its flags given, room.
-	if c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] &&
-		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags && c.Outstanding+c.nreq < c.maxPost {
-		c.openWR(fn)
+	if c.TryBuilder(fn, wrFlags) {
 		return nil
 	}
 	if err := c.begin(fn, wrFlags); err != nil {

@@ -65,12 +65,14 @@ type Domain struct {
 }
 
 func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
-	*d = Domain{Present: src != nil}
+	d.Present = src != nil
 	if src == nil {
 		return
 	}
 	d.Domain = *src
 	d.Domain.Sig = nil
+	// Only the member of the type is read later; the other keeps
+	// whatever it had.
 	switch src.SigType {
 	case mlx.MLX5DV_SIG_TYPE_T10DIF:
 		d.T10dif = *src.SigDif()
@@ -161,6 +163,7 @@ func (w *wr) whole() bool {
 // New.
 type Chain struct {
 	qp    *QP
+	ready bool // a batch is open and has no error
 	open  bool
 	err   *mlx.RuleError
 	batch uint64
@@ -186,6 +189,8 @@ type Chain struct {
 	offered [mlx.NumFuncs]bool               // builder offered on the QP's type and send ops
 	follows [mlx.NumFuncs][mlx.NumFuncs]bool // [builder][setter]: the setter may follow the builder on this QP
 	needs   [mlx.NumFuncs]mlx.SetterGroup    // builder: the setter groups its work requests must get here
+	wrFlags [mlx.NumFuncs]uint32             // builder: the wr_flags it needs
+	group   [mlx.NumFuncs]mlx.SetterGroup    // setter: its group
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -201,6 +206,8 @@ func New(qp *QP) *Chain {
 			(info.SendOp == 0 || qp.SendOps&info.SendOp != 0) &&
 			(info.MlxSendOp == 0 || qp.MlxSendOps&info.MlxSendOp != 0)
 		c.needs[b] = info.Requires
+		c.wrFlags[b] = info.WRFlags
+		c.group[b] = info.Group
 		if c.needsAddr(mlx.Func(b)) {
 			c.needs[b] |= mlx.GroupDcAddr
 		}
@@ -232,7 +239,7 @@ func (c *Chain) fail(ck mlx.ChainCheck, fn mlx.Func) error {
 
 func (c *Chain) latch(e *mlx.RuleError) error {
 	if c.err == nil {
-		c.err = e
+		c.err, c.ready = e, false
 	}
 	return c.err
 }
@@ -249,7 +256,7 @@ func (c *Chain) Start() error {
 	if c.open {
 		return mlx.ChainError(mlx.ChainInBatch, mlx.FnIbvWrStart)
 	}
-	c.open, c.err, c.nreq = true, nil, 0
+	c.open, c.err, c.nreq, c.ready = true, nil, 0, true
 	c.batch++
 	c.wr = wr{}
 	c.touched = c.touched[:0]
@@ -266,7 +273,7 @@ func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
 	if c.err == nil && c.wr.open {
 		c.closeWR()
 	}
-	c.open = false
+	c.open, c.ready = false, false
 	if c.err != nil {
 		c.forget()
 		return 0, c.err
@@ -281,7 +288,7 @@ func (c *Chain) Abort() {
 	if c.open {
 		c.forget()
 	}
-	c.open, c.err, c.wr = false, nil, wr{}
+	c.open, c.err, c.wr, c.ready = false, nil, wr{}, false
 }
 
 type touchedMkey struct {
