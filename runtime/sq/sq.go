@@ -398,7 +398,6 @@ func (q *SQ) fenceCEFlags(flags uint32) uint8 {
 	return fcs
 }
 
-
 // book records the bookkeeping of the WQE starting at slot, and counts
 // its work request.
 func (q *SQ) book(slot, wrData uint32) {
