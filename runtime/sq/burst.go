@@ -23,7 +23,9 @@ type RDMAWriteReq struct {
 // checked against the same rules, but checks them once for the burst and
 // writes each WQE in one go: the fast path of a stream of writes. On an
 // RC QP with room for the whole burst it never fails; otherwise it falls
-// back to the calls one by one, stopping at the first error.
+// back to the calls one by one, stopping at the first error (the work
+// requests before it are then built, and the batch fails: Complete posts
+// none of them).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
 	if q.dci || !q.burstRoom(n) || !q.chain.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {

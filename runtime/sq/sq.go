@@ -138,6 +138,7 @@ type SQ struct {
 	wrFlags uint32
 
 	// the batch
+	inBatch   bool
 	rbCurPost uint32
 	rbFmCache uint8
 	nreq      uint32 // work requests written in this batch
@@ -293,6 +294,7 @@ func (q *SQ) Start() error {
 		return err
 	}
 	q.chain.Outstanding = int(q.head - q.tail)
+	q.inBatch = true
 	q.nreq, q.inl = 0, false
 	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
 	return nil
@@ -301,6 +303,10 @@ func (q *SQ) Start() error {
 // Abort discards the batch. rdma-core: mlx5_send_wr_abort.
 func (q *SQ) Abort() {
 	q.chain.Abort()
+	if !q.inBatch {
+		return
+	}
+	q.inBatch = false
 	q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
 	q.resetLimit()
 }
@@ -310,6 +316,12 @@ func (q *SQ) Abort() {
 // the batch broke a rule it posts nothing, rolls the producer index back
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 func (q *SQ) Complete() error {
+	if !q.inBatch {
+		q.Last = Doorbell{}
+		_, err := q.chain.Complete(mlx.FnIbvWrComplete) // names the rule
+		return err
+	}
+	q.inBatch = false
 	if _, err := q.chain.Complete(mlx.FnIbvWrComplete); err != nil {
 		q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
 		q.resetLimit()

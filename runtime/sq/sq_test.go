@@ -347,3 +347,22 @@ func TestNoAllocations(t *testing.T) {
 		t.Errorf("%v allocations per batch", n)
 	}
 }
+
+// TestOutsideBatch: Complete and Abort outside a batch fail (or do
+// nothing) without touching what was posted.
+func TestOutsideBatch(t *testing.T) {
+	q, mem := newSQ(t, 8, 0)
+	q.Start()
+	q.Send()
+	q.SetSGE(1, 2, 3)
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	dbr := bytes.Clone(mem.DBR)
+	wantRule(t, q.Complete(), "ibv_wr.in_batch", syscall.EINVAL)
+	q.Abort()
+	if q.CurPost() != 1 || q.Outstanding() != 1 || !bytes.Equal(dbr, mem.DBR) || q.Last.Rung {
+		t.Fatalf("producer index %d, outstanding %d, last %+v", q.CurPost(), q.Outstanding(), q.Last)
+	}
+	wantRule(t, q.Send(), "ibv_wr.in_batch", syscall.EINVAL)
+}

@@ -1,0 +1,121 @@
+package sq_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// FuzzCalls drives a writer with arbitrary call sequences: it must never
+// panic, a call that fails must leave the ring as it was, every error must
+// be a rule error, and a batch that fails must post nothing.
+func FuzzCalls(f *testing.F) {
+	f.Add([]byte{0, 3, 10, 11, 1, 0, 4, 12, 1})
+	f.Add([]byte{0, 20, 21, 22, 23, 1, 0, 20, 24, 25, 1, 0, 26, 1})
+	f.Add([]byte{0, 5, 10, 6, 13, 7, 14, 1, 9, 0, 15, 16, 17, 2})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		q, mem := newSQ(t, 16, 0)
+		mk := wrcheck.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
+		crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+		dom := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+		dom.SetSigCrc(&crc)
+		sig := mlx.Mlx5dvSigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
+		dek := sq.DEK{ObjectID: 0x77}
+		crypto := mlx.Mlx5dvCryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, Dek: unsafe.Pointer(&dek)}
+		inline := bytes.Repeat([]byte{0xab}, 400)
+		for i := 0; i < len(ops); i++ {
+			op := ops[i]
+			arg := uint32(0)
+			if i+1 < len(ops) {
+				arg = uint32(ops[i+1])
+			}
+			before := bytes.Clone(mem.SQ)
+			dbr := bytes.Clone(mem.DBR)
+			var err error
+			switch op % 28 {
+			case 0:
+				err = q.Start()
+			case 1:
+				err = q.Complete()
+				if err != nil && (!bytes.Equal(dbr, mem.DBR) || q.Last.Rung) {
+					t.Fatal("a failed batch rang the doorbell")
+				}
+			case 2:
+				q.Abort()
+			case 3:
+				err = q.Send()
+			case 4:
+				err = q.RDMAWrite(arg, uint64(arg)<<12)
+			case 5:
+				err = q.RDMARead(arg, 8)
+			case 6:
+				err = q.AtomicFetchAdd(1, 2, 3)
+			case 7:
+				err = q.AtomicCmpSwp(1, 2, 3, 4)
+			case 8:
+				err = q.LocalInv(arg)
+			case 9:
+				q.Completed(q.Outstanding())
+			case 10:
+				err = q.SetSGE(1, 2, arg)
+			case 11:
+				err = q.SetSGEList(make([]mlx.IbvSge, arg%12))
+			case 12:
+				err = q.SetInlineData(inline[:int(arg)*2%len(inline)])
+			case 13:
+				err = q.SetInlineDataList([][]byte{inline[:arg%50], inline[:arg%300]})
+			case 14:
+				q.SetWRFlags(mlx.IbvSendFlags(arg & 0xf))
+			case 15:
+				err = q.Memcpy(1, 2, 3, 4, uint64(arg)<<24)
+			case 16:
+				w := make([]byte, arg%80)
+				if len(w) > 7 {
+					w[7] = byte(arg % 7)
+				}
+				err = q.RawWQE(w)
+			case 17:
+				err = q.BindMW(&sq.MW{Rkey: 5}, arg, &sq.MWBindInfo{Length: uint64(arg) << 24})
+			case 20:
+				err = q.MkeyConfigure(mk, int(arg%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(arg >> 7)})
+			case 21:
+				err = q.SetMkeyAccessFlags(mlx.IbvAccessFlags(arg & 0x1f))
+			case 22:
+				err = q.SetMkeyLayoutList(make([]mlx.IbvSge, arg%10))
+			case 23:
+				err = q.SetMkeySigBlock(&sig)
+			case 24:
+				err = q.SetMkeyCrypto(&crypto)
+			case 25:
+				err = q.SetMkeyLayoutInterleaved(arg, make([]mlx.Mlx5dvMrInterleaved, arg%9))
+			case 26:
+				err = q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.IbvSge, arg%9))
+			case 27:
+				err = q.RDMAWriteBurst(make([]sq.RDMAWriteReq, arg%20))
+			}
+			if err != nil {
+				var re *mlx.RuleError
+				if !errors.As(err, &re) {
+					t.Fatalf("op %d: %v is not a rule error", op, err)
+				}
+				// A burst is its calls one by one: those before the
+				// failing one are written (and never posted).
+				if op%28 != 27 && !bytes.Equal(before, mem.SQ) {
+					t.Fatalf("op %d failed (%v) but wrote to the ring", op%28, err)
+				}
+			}
+			if q.Outstanding() > uint32(len(mem.SQ)/64) {
+				t.Fatalf("%d work requests outstanding on a ring of %d WQEBBs", q.Outstanding(), len(mem.SQ)/64)
+			}
+			if got := binary.BigEndian.Uint32(mem.DBR[4:]); op%28 == 1 && err == nil && q.Last.Rung && got != q.CurPost()&0xffff {
+				t.Fatalf("doorbell record %d, producer index %d", got, q.CurPost())
+			}
+		}
+	})
+}
