@@ -22,7 +22,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return usageStatus(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

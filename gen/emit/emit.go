@@ -6,10 +6,10 @@ package emit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 
@@ -45,21 +45,32 @@ func Generate(p *model.Package) ([]File, error) {
 		{"validate.go", validateFile},
 		{"registry.go", registryFile},
 	}
-	var out []File
-	for _, g := range gens {
-		f := jen.NewFile(p.Name)
-		for _, l := range strings.Split(header(p), "\n") {
-			f.HeaderComment(l)
-		}
-		g.fn(p, f)
-		var buf bytes.Buffer
-		if err := f.Render(&buf); err != nil {
-			return nil, fmt.Errorf("%s: %w", g.name, err)
-		}
-		if err := checkParses(g.name, buf.Bytes()); err != nil {
-			return nil, err
-		}
-		out = append(out, File{Name: g.name, Content: buf.Bytes()})
+	// The files are independent and only read the model: render them in
+	// parallel (rendering and gofmt are most of the generator's time after
+	// the parse).
+	out := make([]File, len(gens))
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() {
+			f := jen.NewFile(p.Name)
+			for _, l := range strings.Split(header(p), "\n") {
+				f.HeaderComment(l)
+			}
+			g.fn(p, f)
+			var buf bytes.Buffer
+			if err := f.Render(&buf); err != nil {
+				// jen's error holds the unformatted source; number its
+				// lines so a generator bug shows where it is.
+				errs[i] = numbered(g.name, err)
+				return
+			}
+			out[i] = File{Name: g.name, Content: buf.Bytes()}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -79,18 +90,19 @@ func header(p *model.Package) string {
 		p.Header, v, strings.Join(files, ", "))
 }
 
-// checkParses re-parses a rendered file and reports errors with numbered
-// lines, so a generator bug shows where it is.
-func checkParses(name string, src []byte) error {
-	if _, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ParseComments); err != nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "generated %s does not parse: %v\n", name, err)
-		for i, l := range strings.Split(string(src), "\n") {
-			fmt.Fprintf(&b, "%5d  %s\n", i+1, l)
+// numbered reports a file that does not format, with the numbered lines
+// of the source jen's error carries.
+func numbered(name string, err error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "generated %s does not format:", name)
+	for i, l := range strings.Split(err.Error(), "\n") {
+		if i == 0 {
+			fmt.Fprintf(&b, " %s\n", l)
+			continue
 		}
-		return fmt.Errorf("%s", b.String())
+		fmt.Fprintf(&b, "%5d  %s\n", i, l)
 	}
-	return nil
+	return errors.New(b.String())
 }
 
 // hex renders an unsigned number in hex.

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"io"
+	"runtime/debug"
+	"testing"
+
+	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+)
+
+// BenchmarkGenerate runs `mlx5gen generate` as a user does: the 44.0
+// header to every file written (parse, model, spec, emit, gofmt, write),
+// with the command's garbage-collector setting.
+func BenchmarkGenerate(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	root, err := rdmacore.IncludeRoot("../..", "44.0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		if st := run([]string{"generate", "-I", root, "-out", out, "-rules", out + "/RULES.md"}, nil, io.Discard, io.Discard); st != 0 {
+			b.Fatalf("status %d", st)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mlx5gen": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: every command, its usage
+// errors and its failures, as a user runs them. Scripts see $MODROOT, the
+// include roots $H44, $H56 and $H65 of the header cache, $VECTORS, a copy
+// of the spec in $WORK/spec, and $WORK/bad.json, a vector file with one
+// WQE byte changed.
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := map[string]string{}
+	for _, v := range rdmacore.Versions {
+		r, err := rdmacore.IncludeRoot(root, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots[v] = r
+	}
+	vectors := filepath.Join(root, "testdata", "vectors")
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("MODROOT", root)
+			e.Setenv("H44", roots["44.0"])
+			e.Setenv("H56", roots["56.1"])
+			e.Setenv("H65", roots["65.0"])
+			e.Setenv("VECTORS", vectors)
+			if err := copySpec(filepath.Join(root, "spec"), filepath.Join(e.WorkDir, "spec")); err != nil {
+				return err
+			}
+			return badVector(filepath.Join(vectors, "rdma.json"), filepath.Join(e.WorkDir, "bad.json"))
+		},
+	})
+}
+
+// copySpec copies the spec's descriptor directories.
+func copySpec(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if filepath.Ext(path) != ".yaml" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+}
+
+// badVector writes a copy of a vector file whose first WQE has its rkey
+// changed (raddr segment, bytes 24..27 of the WQE).
+func badVector(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	// The first case writes rkey 0x11223344.
+	b = bytes.Replace(b, []byte("010203040506070811223344"), []byte("010203040506070811223345"), 1)
+	return os.WriteFile(to, b, 0o644)
+}
