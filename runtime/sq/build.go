@@ -67,31 +67,32 @@ func (q *SQ) SendInv(rkey uint32) error {
 }
 
 func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64) error {
+	var r int
 	if !q.dci && q.chain.TryBuilder(fn, q.wrFlags) {
-		// The common case, written out: an RC work request whose first
-		// WQEBB fits.
-		pi := q.curPost
-		if int32(q.limit-pi) < 1 {
+		// The common case without dataWR's generality: an RC work
+		// request whose first WQEBB fits.
+		if int32(q.limit-q.curPost) < 1 {
 			return q.chain.NoRoom(fn)
 		}
 		q.initWQE(opcode, 0, q.wrFlags)
-		off := q.curCtrl
-		q.curSize, q.curData = 2, off+32
-		s := (*mlx.Mlx5WqeRaddrSeg)(q.at(off + 16))
-		s.SetRaddr(raddr)
-		s.SetRkey(rkey)
-		s.SetReserved(0)
-		return nil
+		r = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
+		q.curSize, q.curData = 2, r+mlx.Mlx5WqeRaddrSegSize
+	} else {
+		var err error
+		if r, err = q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize); err != nil {
+			return err
+		}
 	}
-	r, err := q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize)
-	if err != nil {
-		return err
-	}
-	s := (*mlx.Mlx5WqeRaddrSeg)(q.at(r))
+	q.setRaddr(r, rkey, raddr)
+	return nil
+}
+
+// setRaddr writes a remote address segment at off.
+func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
+	s := (*mlx.Mlx5WqeRaddrSeg)(q.at(off))
 	s.SetRaddr(raddr)
 	s.SetRkey(rkey)
 	s.SetReserved(0)
-	return nil
 }
 
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
@@ -120,10 +121,7 @@ func (q *SQ) atomic(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr, swap
 	if err != nil {
 		return err
 	}
-	s := (*mlx.Mlx5WqeRaddrSeg)(q.at(r))
-	s.SetRaddr(raddr)
-	s.SetRkey(rkey)
-	s.SetReserved(0)
+	q.setRaddr(r, rkey, raddr)
 	a := (*mlx.Mlx5WqeAtomicSeg)(q.at(r + mlx.Mlx5WqeRaddrSegSize))
 	a.SetSwapAdd(swapAdd)
 	if compare != nil {
