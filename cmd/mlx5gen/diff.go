@@ -24,8 +24,8 @@ func diffCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			"or releases in the project's header cache (44.0, 56.1, 65.0).\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageStatus(err)
+	if st, ok := parseFlags(fs, args, stderr); !ok {
+		return st
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()

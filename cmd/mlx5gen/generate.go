@@ -64,8 +64,8 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageStatus(err)
+	if st, ok := parseFlags(fs, args, stderr); !ok {
+		return st
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -105,12 +105,23 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// usageStatus is the exit status of a flag parsing error: 0 for -h.
-func usageStatus(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+// parseFlags parses a command's flags. On -h it prints the usage and
+// returns status 0; on a bad flag it prints the error (prefixed like every
+// error) and the usage and returns 2; ok is true when the command goes on.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	fs.SetOutput(io.Discard) // the flag package's own messages lack the prefix
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return 0, false
 	}
-	return 2
+	fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
+	fs.Usage()
+	return 2, false
 }
 
 func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -121,8 +132,8 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: mlx5gen check [flags]\n\nChecks every descriptor of the spec against the header and lists every problem.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageStatus(err)
+	if st, ok := parseFlags(fs, args, stderr); !ok {
+		return st
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

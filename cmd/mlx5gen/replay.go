@@ -21,8 +21,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes.\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageStatus(err)
+	if st, ok := parseFlags(fs, args, stderr); !ok {
+		return st
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -29,8 +29,8 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"are ignored) and prints every segment and field by name.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageStatus(err)
+	if st, ok := parseFlags(fs, args[1:], stderr); !ok {
+		return st
 	}
 	text := strings.Join(fs.Args(), "")
 	if fs.NArg() == 0 {
