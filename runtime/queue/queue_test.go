@@ -34,3 +34,23 @@ func TestPlainRejectsBadSizes(t *testing.T) {
 		}
 	}
 }
+
+// A register without BlueFlame buffers still takes 8-byte doorbells.
+func TestPlainWithoutBlueFlame(t *testing.T) {
+	m, err := Plain(8, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.BFSize != 0 || len(m.BF) < 8 {
+		t.Fatalf("BlueFlame size %d, register of %d bytes", m.BFSize, len(m.BF))
+	}
+	if err := m.Check(); err != nil {
+		t.Fatal(err)
+	}
+	bad := *m
+	bad.BF = bad.BF[:4]
+	if err := bad.Check(); err == nil {
+		t.Fatal("a 4-byte doorbell register passed")
+	}
+}
