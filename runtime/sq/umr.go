@@ -37,11 +37,15 @@ func align64(n int) int { return (n + wqebb - 1) &^ (wqebb - 1) }
 // once the state machine has finished the configuration, its BSFs and the
 // SET_PSV work requests that follow it.
 func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool) error {
+	p := q.chain.Finished()
+	if p == nil && layout == 0 && !header {
+		return nil // nothing added to what the configuration checked
+	}
 	need := umrFixed + layout
 	if !header {
 		need += q.xlat
 	}
-	if p := q.chain.Finished(); p != nil {
+	if p != nil {
 		if p.SigBSF {
 			need += wqebb
 		}

@@ -160,7 +160,7 @@ func (c *Chain) setter(fn mlx.Func) error {
 		return c.fail(mlx.ChainQpType, fn)
 	}
 	w := &c.wr
-	if !w.open || w.finalized || !c.takes(w.fn, fn) {
+	if !w.open || w.finalized || !c.follows[w.fn][fn] {
 		return c.fail(mlx.ChainSetterAfterBuilder, fn)
 	}
 	if g := info.Group; g != mlx.GroupLayout && w.got&g != 0 {
