@@ -179,7 +179,7 @@ func (m *mkeyBench) configure(tb testing.TB, q *sq.SQ, n int) {
 	}
 	for range n {
 		q.MkeyConfigure(m.mk, 3, &m.conf)
-		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE)
+		q.SetMkeyAccessFlags(mkeyBenchAccess)
 		q.SetMkeyLayoutList(m.sges[:])
 		q.SetMkeySigBlock(&m.sig)
 	}
@@ -206,4 +206,57 @@ func BenchmarkMkeyConfigure(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/config")
 		})
 	}
+	// The same configurations with a template (ConfigureMkey).
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprintf("template-batch%d", n), func(b *testing.B) {
+			q, _ := newBenchSQ(b)
+			m := newMkeyBench()
+			tmpl, err := sq.NewMkeyTemplate(mkeyBenchAccess, &m.sig)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.configure(b, q, 1) // the first configuration of an mkey goes the long way
+			b.ReportAllocs()
+			for b.Loop() {
+				m.configureTemplate(b, q, tmpl, n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/config")
+		})
+	}
 }
+
+// configureTemplate posts n template configurations in one batch.
+func (m *mkeyBench) configureTemplate(tb testing.TB, q *sq.SQ, tmpl *sq.MkeyTemplate, n int) {
+	q.SetWRFlags(mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED)
+	if err := q.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	for range n {
+		q.ConfigureMkey(m.mk, tmpl, m.sges[:])
+	}
+	if err := q.Complete(); err != nil {
+		tb.Fatal(err)
+	}
+	q.Completed(q.Outstanding())
+}
+
+// TestMkeyTemplateAgrees checks that the two mkey benchmarks write the
+// same configuration.
+func TestMkeyTemplateAgrees(t *testing.T) {
+	q1, mem1 := newBenchSQ(t)
+	q2, mem2 := newBenchSQ(t)
+	m1, m2 := newMkeyBench(), newMkeyBench()
+	tmpl, err := sq.NewMkeyTemplate(mkeyBenchAccess, &m2.sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1.configure(t, q1, 1)
+	m2.configure(t, q2, 1)
+	m1.configure(t, q1, 8)
+	m2.configureTemplate(t, q2, tmpl, 8)
+	if string(mem1.SQ) != string(mem2.SQ) || string(mem1.DBR) != string(mem2.DBR) {
+		t.Fatal("the template and the calls wrote different rings")
+	}
+}
+
+const mkeyBenchAccess = mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE

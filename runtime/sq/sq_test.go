@@ -323,6 +323,10 @@ func TestNoAllocations(t *testing.T) {
 	reqs := make([]sq.RDMAWriteReq, 4)
 	conf := &mlx.Mlx5dvMkeyConfAttr{}
 	data := []byte("inline payload")
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func() {
 		q.SetWRFlags(mlx.IBV_SEND_INLINE)
 		if err := q.Start(); err != nil {
@@ -337,6 +341,7 @@ func TestNoAllocations(t *testing.T) {
 		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
 		q.SetMkeyLayoutList(sges)
 		q.SetMkeySigBlock(&sig)
+		q.ConfigureMkey(mk, tmpl, sges)
 		if err := q.Complete(); err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ func (c *Chain) room(fn mlx.Func, n int) error {
 // open starts the work request of builder fn.
 func (c *Chain) openWR(fn mlx.Func) {
 	c.nreq++
-	c.wr = wr{open: true, fn: fn, need: c.needs[fn]}
+	c.wr.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
 }
 
 // TryBuilder is Builder's common case, small enough to inline into a
@@ -93,7 +93,7 @@ func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 	if c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
 		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] && c.Outstanding+c.nreq < c.maxPost {
 		c.nreq++
-		*w = wr{open: true, fn: fn, need: c.needs[fn]}
+		w.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
 		return true
 	}
 	return false
@@ -293,6 +293,6 @@ func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
 	}
 	c.nreq += n
 	g := mlx.Funcs[setter].Group
-	c.wr = wr{open: true, fn: fn, need: c.needs[fn], got: g}
+	c.wr.set(fn, c.needs[fn], g, nil, false, false, false, 0)
 	return true
 }

@@ -34,7 +34,7 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters i
 	if m.HasCrypto() && m.Crypto == CryptoUpdated {
 		m.Crypto = CryptoSet
 	}
-	c.wr = wr{open: true, fn: fn, mkey: m, counting: true, numSetters: int32(numSetters), resetSig: reset}
+	c.wr.set(fn, c.needs[fn], 0, m, true, false, reset, int32(numSetters))
 	if numSetters == 0 {
 		return c.finish(fn)
 	}

@@ -153,6 +153,22 @@ type wr struct {
 	mkey       *Mkey
 }
 
+// set starts a work request. It assigns the fields one by one: a
+// composite literal is built on the stack and copied with wide loads that
+// cannot forward from its narrow stores, which costs more than the
+// rest of a builder's checks.
+func (w *wr) set(fn mlx.Func, need, got mlx.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
+	w.open, w.counting, w.finalized, w.resetSig = true, counting, finalized, resetSig
+	w.fn, w.got, w.need = fn, got, need
+	w.numSetters, w.xlat = numSetters, 0
+	if finalized {
+		w.setters = numSetters
+	} else {
+		w.setters = 0
+	}
+	w.mkey = m
+}
+
 // whole reports whether the work request may be closed: it got the
 // setters it needs, and an mkey configuration got all it announced.
 func (w *wr) whole() bool {

@@ -1,0 +1,142 @@
+package sq_test
+
+import (
+	"bytes"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+func crcDomain(t mlx.Mlx5dvSigCrcType, seed uint64, bs mlx.Mlx5dvBlockSize) *mlx.Mlx5dvSigBlockDomain {
+	d := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: bs}
+	d.SetSigCrc(&mlx.Mlx5dvSigCrc{Type: t, Seed: seed})
+	return d
+}
+
+func difDomain(app uint16, ref uint32, bs mlx.Mlx5dvBlockSize) *mlx.Mlx5dvSigBlockDomain {
+	d := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: bs}
+	d.SetSigDif(&mlx.Mlx5dvSigT10dif{BgType: mlx.MLX5DV_SIG_T10DIF_CRC, Bg: 0xffff, AppTag: app, RefTag: ref, Flags: 1})
+	return d
+}
+
+// TestConfigureMkeyMatchesCalls: ConfigureMkey writes what the four calls
+// write (ring, doorbell, bookkeeping, mkey state), for plain and signature
+// mkeys, any domains, flags and ring position, in its fast path and in
+// its fallback (a fresh signature mkey has an error-count update pending).
+func TestConfigureMkeyMatchesCalls(t *testing.T) {
+	sigs := map[string]*mlx.Mlx5dvSigBlockAttr{
+		"none":      nil,
+		"wire dif":  {Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff},
+		"mem crc":   {Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0xf0},
+		"both crc":  {Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, 0, mlx.MLX5DV_BLOCK_SIZE_4096), Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, ^uint64(0), mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0xff},
+		"copy mask": {Mem: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_520), Wire: difDomain(1, 3, mlx.MLX5DV_BLOCK_SIZE_520), Flags: mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK, CopyMask: 0x3c},
+	}
+	flagSets := []mlx.IbvSendFlags{mlx.IBV_SEND_INLINE, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED}
+	for name, sig := range sigs {
+		for _, flags := range flagSets {
+			for _, skip := range []int{0, 5, 6, 7} { // UMRs start at, and wrap around, the end of the ring
+				tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ, sig)
+				if err != nil {
+					t.Fatal(err)
+				}
+				type side struct {
+					q    *sq.SQ
+					mem  []byte
+					mk   *sq.Mkey
+					bf   []byte
+					dbr  []byte
+					name string
+				}
+				var sides [2]side
+				for i := range sides {
+					q, m := newSQ(t, 8, 0)
+					flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
+					if sig != nil {
+						flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
+					}
+					mk := wrcheck.NewMkey(0x4500, flagsMk, 8)
+					mk.MemPSV, mk.WirePSV = 0x31, 0x32
+					sides[i] = side{q: q, mem: m.SQ, mk: mk, bf: m.BF, dbr: m.DBR}
+					q.SetWRFlags(0)
+					q.Start()
+					for range skip {
+						q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+					}
+					if err := q.Complete(); err != nil {
+						t.Fatal(err)
+					}
+					q.Completed(q.Outstanding())
+					q.SetWRFlags(flags)
+				}
+				sges := []mlx.IbvSge{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x9000, Length: 1024, Lkey: 8}, {Addr: 0x20000, Length: 0, Lkey: 9}}
+				// Twice: a fresh signature mkey goes the long way first.
+				for round := 0; round < 2; round++ {
+					for i := range sides {
+						s := &sides[i]
+						s.q.Start()
+						if i == 0 {
+							if err := s.q.ConfigureMkey(s.mk, tmpl, sges); err != nil {
+								t.Fatalf("%s: %v", name, err)
+							}
+						} else {
+							n := 2
+							if sig != nil {
+								n = 3
+							}
+							s.q.MkeyConfigure(s.mk, n, &mlx.Mlx5dvMkeyConfAttr{})
+							s.q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ)
+							s.q.SetMkeyLayoutList(sges)
+							if sig != nil {
+								s.q.SetMkeySigBlock(sig)
+							}
+						}
+						if err := s.q.Complete(); err != nil {
+							t.Fatalf("%s side %d: %v", name, i, err)
+						}
+						s.q.Completed(s.q.Outstanding())
+					}
+					a, b := &sides[0], &sides[1]
+					where := func() string { return name + " flags " + flags.String() }
+					if !bytes.Equal(a.mem, b.mem) || !bytes.Equal(a.bf, b.bf) || !bytes.Equal(a.dbr, b.dbr) {
+						t.Fatalf("%s skip %d round %d: different queues", where(), skip, round)
+					}
+					for j := range a.q.Slots {
+						if a.q.Slots[j] != b.q.Slots[j] {
+							t.Fatalf("%s: bookkeeping of slot %d differs", where(), j)
+						}
+					}
+					if *a.mk != *b.mk || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
+						t.Fatalf("%s round %d: state differs:\n%+v\n%+v", where(), round, *a.mk, *b.mk)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestConfigureMkeyRules: a template's attributes are checked once, and
+// the per-use checks still apply.
+func TestConfigureMkeyRules(t *testing.T) {
+	if _, err := sq.NewMkeyTemplate(0x10, nil); err == nil {
+		t.Fatal("MW_BIND access accepted")
+	}
+	if _, err := sq.NewMkeyTemplate(0, &mlx.Mlx5dvSigBlockAttr{}); err == nil {
+		t.Fatal("a signature without domains accepted")
+	}
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := newSQ(t, 64, 0)
+	mk := wrcheck.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	q.SetWRFlags(0) // no INLINE
+	q.Start()
+	wantRule(t, q.ConfigureMkey(mk, tmpl, []mlx.IbvSge{{Length: 1}}), "mkey_configure.inline", 95)
+	q.Abort()
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	q.Start()
+	wantRule(t, q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, 5)), "create_mkey.max_entries", 12)
+	q.Abort()
+}

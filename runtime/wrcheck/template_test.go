@@ -1,0 +1,55 @@
+package wrcheck_test
+
+import (
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// TestConfigureMkeyFastPath: the template path takes the common case and
+// leaves the others to the calls one by one.
+func TestConfigureMkeyFastPath(t *testing.T) {
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
+	c := wrcheck.New(qp)
+	dif := &mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
+	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigDif(dif)
+	tmpl, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.Mlx5dvSigBlockAttr{Wire: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	inline := uint32(mlx.IBV_SEND_INLINE)
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	c.Start()
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) {
+		t.Fatal("took a fresh mkey, whose error-count update is pending")
+	}
+	c.MkeyConfigure(fn, inline, m, 3, &mlx.Mlx5dvMkeyConfAttr{})
+	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
+	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
+	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
+	if !c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) {
+		t.Fatal("the common case was not taken")
+	}
+	if p := c.Finished(); p == nil || !p.SigBSF || !p.PSVs || p.WRs != 2 || m.Length != 2048 || m.Sig != wrcheck.SigUpdated {
+		t.Fatalf("plan %+v, mkey %+v", p, m)
+	}
+	if c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048) {
+		t.Fatal("took a configuration without IBV_SEND_INLINE")
+	}
+	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) {
+		t.Fatal("took more entries than the mkey has")
+	}
+	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+		t.Fatal(err)
+	}
+	c.Start()
+	c.MkeyConfigure(fn, inline, m, 2, &mlx.Mlx5dvMkeyConfAttr{})
+	c.Abort() // the mkey's state is now unknown
+	c.Start()
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) {
+		t.Fatal("took an mkey in an unknown state")
+	}
+}
