@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mlx5gen/mlx5gen/gen"
+	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -225,7 +226,7 @@ func (x *example) fill(v reflect.Value, cname string, n *yaml.Node) {
 	}
 	for _, key := range orderedKeys(n) {
 		val := mapping(x.t, n)[key]
-		goName := camel(key)
+		goName := model.Camel(key)
 		if strings.Contains(key, ".") || v.FieldByName(goName) == (reflect.Value{}) {
 			// A union member: through its setter.
 			set := v.Addr().MethodByName("Set" + goName)
@@ -277,24 +278,6 @@ func (x *example) fill(v reflect.Value, cname string, n *yaml.Node) {
 // constant.
 func isName(s string) bool {
 	return s != "" && s[0] >= 'a' && s[0] <= 'z'
-}
-
-func camel(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		switch {
-		case r == '_' || r == '.':
-			up = true
-		case up && r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-			up = false
-		default:
-			b.WriteRune(r)
-			up = false
-		}
-	}
-	return b.String()
 }
 
 // chain runs a chain example: tests.qp and a list of calls.
