@@ -32,6 +32,11 @@ type Config struct {
 	SpecDir     string // directory of the descriptors in Spec (default ".")
 	SpecName    string // how positions name the spec directory (default "spec")
 	Package     string // Go package name (default mlx5dv)
+
+	// Version is the rdma-core release of the header when the caller knows
+	// it better than libibverbs.pc ("" = detect); VersionSource says who
+	// gave it (default "given").
+	Version, VersionSource string
 }
 
 // Result is what a run read and produced.
@@ -54,9 +59,23 @@ func Generate(c Config) (*Result, error) {
 	if c.SpecName == "" {
 		c.SpecName = "spec"
 	}
+	var version string
+	if c.Version != "" {
+		v, err := spec.NormalizeVersion(c.Version)
+		if err != nil {
+			return nil, err
+		}
+		version = v
+	}
 	cm, err := cheader.Load(cheader.Config{IncludeRoot: c.IncludeRoot, Header: c.Header})
 	if err != nil {
 		return nil, err
+	}
+	if version != "" {
+		cm.Version, cm.VersionSource = version, c.VersionSource
+		if cm.VersionSource == "" {
+			cm.VersionSource = "given"
+		}
 	}
 	sp, err := spec.Load(c.Spec, c.SpecDir, c.SpecName)
 	if err != nil {

@@ -14,12 +14,14 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/gen/spec"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 
 // inputs are the flags that say what to read: the header and the spec.
 type inputs struct {
 	root, header, version, specDir *string
+	release                        *string // -rdma-core-version
 }
 
 func inputFlags(fs *flag.FlagSet) inputs {
@@ -28,18 +30,25 @@ func inputFlags(fs *flag.FlagSet) inputs {
 		header:  fs.String("header", cheader.DefaultHeader, "header to read, relative to the include root"),
 		version: fs.String("rdma-core", "", "read this rdma-core release (44.0, 56.1, 65.0) from the project's header cache instead of -I, fetching it if needed"),
 		specDir: fs.String("spec", "", "spec directory (default: the descriptors built into mlx5gen)"),
+		release: fs.String("rdma-core-version", "", "the rdma-core release of the header (45.0), overriding libibverbs.pc; without either, availability follows the header alone"),
 	}
 }
 
 // config turns the flags into a generator configuration.
 func (in inputs) config(pkg string) (gen.Config, error) {
-	cfg := gen.Config{IncludeRoot: *in.root, Header: *in.header, Package: pkg}
+	cfg := gen.Config{IncludeRoot: *in.root, Header: *in.header, Package: pkg,
+		Version: *in.release, VersionSource: "-rdma-core-version"}
 	if *in.version != "" {
 		r, err := rdmacore.IncludeRoot(".", *in.version)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.IncludeRoot = r
+	}
+	if *in.release != "" {
+		if _, err := spec.NormalizeVersion(*in.release); err != nil {
+			return cfg, fmt.Errorf("-rdma-core-version: %v", err)
+		}
 	}
 	cfg.Spec, cfg.SpecName = specFS(*in.specDir)
 	return cfg, nil
@@ -84,7 +93,8 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	p := res.Package
-	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
+	warn(stderr, p)
+	fmt.Fprintf(stdout, "read %s (%s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
 	if n := len(p.API.Uncovered); n > 0 {
@@ -156,10 +166,26 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	p := res.Package
-	fmt.Fprintf(stdout, "%s (rdma-core %s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
-		filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
+	warn(stderr, p)
+	fmt.Fprintf(stdout, "%s (%s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
+		filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
 	if n := len(p.API.Uncovered); n > 0 {
 		fmt.Fprintf(stdout, "%d mlx5dv functions and structs of the header have no descriptor (not a problem): %s\n", n, strings.Join(p.API.Uncovered, ", "))
 	}
 	return 0
+}
+
+// release says which rdma-core release the header is and how that is known.
+func release(c *cheader.Model) string {
+	if c.Version == "" {
+		return "rdma-core unknown: " + c.VersionSource + "; availability follows the header"
+	}
+	return "rdma-core " + c.Version + ", from " + c.VersionSource
+}
+
+// warn prints the gates the header disagrees with; they do not fail the run.
+func warn(stderr io.Writer, p *model.Package) {
+	for _, w := range p.Warnings {
+		fmt.Fprintf(stderr, "mlx5gen: warning: %v\n", w)
+	}
 }

@@ -174,10 +174,7 @@ func (b *builder) api() {
 	funcs := map[string]*Func{}
 	for _, sf := range b.s.Functions {
 		cf := b.c.Func(sf.Name)
-		if !sf.Gate.Includes(v) {
-			if cf != nil {
-				b.errorf(sf.Pos, "function %s is gated to rdma-core %s but rdma-core %s declares it", sf.Name, gateString(sf.Gate), v)
-			}
+		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, cf != nil) {
 			continue
 		}
 		if cf == nil {
@@ -215,10 +212,7 @@ func (b *builder) api() {
 	var gated []*spec.Struct
 	for _, ss := range b.s.Structs {
 		r := b.c.Struct(ss.Name)
-		if !ss.Gate.Includes(v) {
-			if r != nil {
-				b.errorf(ss.Pos, "struct %s is gated to rdma-core %s but rdma-core %s declares it", ss.Name, gateString(ss.Gate), v)
-			}
+		if !b.gated(ss.Pos, "struct "+ss.Name, ss.Gate, r != nil && !r.Incomplete) {
 			continue
 		}
 		if r == nil || r.Incomplete {
@@ -238,16 +232,16 @@ func (b *builder) api() {
 
 	ids := map[string]bool{}
 	for _, sr := range b.s.Rules {
-		if !sr.Gate.Includes(v) {
+		if !b.ruleAvailable(sr) {
 			continue
 		}
 		r := &Rule{ID: sr.ID, GoName: "err" + Camel(strings.ReplaceAll(sr.ID, ".", "_")), Spec: sr, Errno: sr.Errno}
 		ids[sr.ID] = true
 		for _, fn := range sr.Funcs {
+			// A function the header lacks is reported, or left out by
+			// its gate, where it is described.
 			if f := funcs[fn]; f != nil {
 				r.Funcs = append(r.Funcs, f)
-			} else if sf := specFunc(b.s, fn); sf != nil && sf.Gate.Includes(v) {
-				b.errorf(sr.Pos, "rule %s: function %s is not available", sr.ID, fn)
 			}
 		}
 		if c := sr.Check; c != nil {
@@ -485,7 +479,7 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 	}
 	var listed []*spec.StructField
 	for _, sf := range ss.Fields {
-		if sf.Gate.Includes(b.c.Version) {
+		if b.gated(sf.Pos, what+": field "+sf.Name, sf.Gate, hasLeaf(leaves, sf.Name)) {
 			listed = append(listed, sf)
 		}
 	}
@@ -507,11 +501,6 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 	}
 	for _, sf := range listed[min(len(leaves), len(listed)):] {
 		b.errorf(sf.Pos, "%s: no field %s in the header (rdma-core %s)", what, sf.Name, orUnknown(b.c.Version))
-	}
-	for _, sf := range ss.Fields {
-		if !sf.Gate.Includes(b.c.Version) && hasLeaf(leaves, sf.Name) {
-			b.errorf(sf.Pos, "%s: field %s is gated to rdma-core %s but rdma-core %s has it", what, sf.Name, gateString(sf.Gate), b.c.Version)
-		}
 	}
 
 	for _, f := range m.C.Fields {

@@ -149,10 +149,7 @@ func (b *builder) enums() {
 		} else if k, ok := b.c.Constant(se.Anonymous).(*cheader.Enumerator); ok {
 			ce = k.Enum
 		}
-		if !se.Gate.Includes(b.c.Version) {
-			if ce != nil {
-				b.errorf(se.Pos, "enum %s is gated to rdma-core %s but rdma-core %s declares it", se.C+se.Anonymous, gateString(se.Gate), b.c.Version)
-			}
+		if !b.gated(se.Pos, "enum "+se.C+se.Anonymous, se.Gate, ce != nil) {
 			continue
 		}
 		if ce == nil {

@@ -107,6 +107,11 @@ type Rule struct {
 	Vectors []string `yaml:"vectors"` // rejects.json cases it explains
 	Tests   *Tests   `yaml:"tests"`   // examples that break and keep it
 	Gate    `yaml:",inline"`
+
+	// IfDeclared makes the rule follow the header: it is generated when the
+	// header declares this name (a function, constant, struct, enum or
+	// typedef), like a gated function, and its gate is cross-checked.
+	IfDeclared string `yaml:"if_declared"`
 }
 
 // Check says how a rule is enforced: a predicate on a struct field or a

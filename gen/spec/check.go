@@ -8,6 +8,7 @@ import (
 var (
 	manRE    = regexp.MustCompile(`^[a-z0-9_]+\([0-9]\)$`)
 	ruleIDRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
+	cIdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // Setter groups: a builder takes some groups, a setter belongs to one.
@@ -137,6 +138,9 @@ func (s *Spec) checkAPI() ErrorList {
 		ids[r.ID] = r
 		man(r.Pos, what, r.Man)
 		errs = append(errs, checkGate(r.Pos, r.Gate)...)
+		if r.IfDeclared != "" && !cIdentRE.MatchString(r.IfDeclared) {
+			bad(r.Pos, "%s: if_declared %q is not a C identifier", what, r.IfDeclared)
+		}
 		kinds := []string{RuleArgument, RuleChain, RuleQP, RuleDevice, RuleObject, RuleUse, RuleInfo}
 		if !slices.Contains(kinds, r.Kind) {
 			bad(r.Pos, "%s: kind must be one of %v, not %q", what, kinds, r.Kind)

@@ -47,6 +47,7 @@ func TestDecodeErrorsHavePositions(t *testing.T) {
 		{"bad type", "segments:\n  - c: s\n    private: x.h\n    size: 4\n    fields: [{name: a, type: be24}]\n", "spec/a.yaml:5:14: segment s: field a: unknown type \"be24\""},
 		{"header field type", "segments:\n  - c: s\n    fields: [{name: a, type: u8}]\n", "the header gives this field's type and offset"},
 		{"part range", "segments:\n  - c: s\n    fields:\n      - name: a\n        parts: [{name: p, shift: 60, width: 8}]\n", "spec/a.yaml:5:17: segment s: field a: part p: bad bit range"},
+		{"if_declared", "man: x(3)\nrules:\n  - {id: x.y, section: S, says: s, kind: info, if_declared: \"no such\"}\n", "spec/a.yaml:3:5: rule x.y: if_declared \"no such\" is not a C identifier"},
 		{"anonymous needs go", "enums:\n  - {anonymous: X, kind: values}\n", "an anonymous enum needs a go name"},
 	}
 	for _, c := range cases {
@@ -80,6 +81,19 @@ func TestGate(t *testing.T) {
 	}
 	if CompareVersions("9.0", "10.0") != -1 {
 		t.Error("numeric compare")
+	}
+}
+
+func TestNormalizeVersion(t *testing.T) {
+	for in, want := range map[string]string{"45.0": "45.0", "45": "45.0", "v64.0": "64.0", " 56.1 ": "56.1", "056.01": "56.1"} {
+		if got, err := NormalizeVersion(in); err != nil || got != want {
+			t.Errorf("NormalizeVersion(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "45.x", "1.2.3", "-1.0", "99999.0"} {
+		if got, err := NormalizeVersion(in); err == nil || !strings.Contains(err.Error(), "is not a release like 56.1") {
+			t.Errorf("NormalizeVersion(%q) = %q, %v; want an error", in, got, err)
+		}
 	}
 }
 

@@ -367,7 +367,7 @@ var Rules = []RuleInfo{
 		Kind:    "qp",
 		Libmlx5: "libmlx5 leaves the function pointer of a builder the QP type lacks NULL; calling it crashes.",
 		Man:     "ibv_wr_post(3)",
-		Says:    "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (56.1) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
+		Says:    "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (45.0) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
 		Section: "WORK REQUESTS",
 	},
 	{
@@ -1663,6 +1663,14 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
+		Chain:   -1,
+		ID:      "crypto.job_size",
+		Kind:    "use",
+		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
+		Says:    "For AES-XTS the amount of data a send or receive moves through the mkey (the job size) must be a multiple of data_unit_size, or a multiple of 16 whose remainder modulo data_unit_size is at most data_unit_size - 16; e.g. with 512-byte units 512 and 128 bytes work and 47 does not, with 520-byte units 520 and 496 work and 512 does not.",
+		Section: "NOTES",
+	},
+	{
 		Chain:   27,
 		Errno:   syscall.EINVAL,
 		ID:      "crypto.single_block",
@@ -2044,7 +2052,7 @@ var chainRules = []RuleError{
 		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.qp_type",
-		Says:  "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (56.1) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
+		Says:  "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (45.0) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
 	},
 	{
 		Errno: syscall.EINVAL,
