@@ -108,9 +108,14 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // parseFlags parses a command's flags. On -h it prints the usage and
 // returns status 0; on a bad flag it prints the error (prefixed like every
 // error) and the usage and returns 2; ok is true when the command goes on.
+// The flag package would print the usage itself as well, so it is silenced
+// while parsing: every path prints the usage exactly once.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	fs.SetOutput(io.Discard) // the flag package's own messages lack the prefix
 	err := fs.Parse(args)
+	fs.Usage = usage
 	fs.SetOutput(stderr)
 	switch {
 	case err == nil:
