@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
@@ -60,6 +59,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("out", ".", "output directory")
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
 		fs.PrintDefaults()
@@ -87,9 +87,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "  %d mlx5dv functions and structs of the header have no descriptor: %s\n", n, strings.Join(p.API.Uncovered, ", "))
-	}
+	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
 	if *rules != "" {
 		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
 			return failf(stderr, "%v", err)
@@ -133,6 +131,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := inputFlags(fs)
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen check [flags]\n\nChecks every descriptor of the spec against the header and lists every problem.\n\n")
 		fs.PrintDefaults()
@@ -163,8 +162,25 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	p := res.Package
 	fmt.Fprintf(stdout, "%s (rdma-core %s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
 		filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "%d mlx5dv functions and structs of the header have no descriptor (not a problem): %s\n", n, strings.Join(p.API.Uncovered, ", "))
-	}
+	printUncovered(stdout, "", p.API.Uncovered, *verbose)
 	return 0
+}
+
+// printUncovered says how many functions and structs of the header have no
+// descriptor (not a problem: they are not generated), and with -v which,
+// one per line.
+func printUncovered(w io.Writer, indent string, names []string, verbose bool) {
+	if len(names) == 0 {
+		return
+	}
+	hint := " (-v lists them)"
+	if verbose {
+		hint = ":"
+	}
+	fmt.Fprintf(w, "%s%d mlx5dv functions and structs of the header have no descriptor%s\n", indent, len(names), hint)
+	if verbose {
+		for _, n := range names {
+			fmt.Fprintf(w, "%s    %s\n", indent, n)
+		}
+	}
 }
