@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
@@ -79,28 +80,38 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
-	written, removed, err := gen.Write(*out, res.Files)
+	o := gen.Output{Dir: *out, Files: res.Files}
+	if *rules != "" {
+		o.Rules, o.RulesContent = *rules, res.Rules
+	}
+	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
 	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
 	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
-	if *rules != "" {
-		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
-			return failf(stderr, "%v", err)
-		}
-		written = append(written, *rules)
-	}
-	for _, w := range written {
+	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}
-	for _, r := range removed {
+	for _, r := range rep.Removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
 	}
+	for _, l := range rep.Leftover {
+		fmt.Fprintf(stderr, "mlx5gen: warning: could not remove %s, a backup of the previous output; remove it\n", l)
+	}
 	return 0
+}
+
+// failLines prints an error of several lines (every problem found) with
+// the prefix on each line, and returns the failure status.
+func failLines(stderr io.Writer, err error) int {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(stderr, "mlx5gen: %s\n", line)
+	}
+	return 1
 }
 
 // parseFlags parses a command's flags. On -h it prints the usage and
