@@ -10,6 +10,8 @@ package gen
 
 import (
 	"errors"
+	"fmt"
+	"go/token"
 	"io/fs"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
@@ -42,6 +44,11 @@ func Generate(c Config) (*Result, error) {
 	if c.Spec == nil {
 		return nil, errors.New("no spec descriptors")
 	}
+	if c.Package != "" {
+		if err := CheckPackageName(c.Package); err != nil {
+			return nil, fmt.Errorf("package name %q: %v", c.Package, err)
+		}
+	}
 	if c.SpecDir == "" {
 		c.SpecDir = "."
 	}
@@ -65,4 +72,21 @@ func Generate(c Config) (*Result, error) {
 		return nil, err
 	}
 	return &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}, nil
+}
+
+// CheckPackageName says why name cannot be the generated package's name:
+// it must be a Go identifier that is not blank, and not main (a main
+// package without func main does not build).
+func CheckPackageName(name string) error {
+	switch {
+	case name == "_":
+		return errors.New("the blank identifier cannot name a package")
+	case name == "main":
+		return errors.New("a package named main must be a command; the generated package is a library")
+	case token.IsKeyword(name):
+		return errors.New("a Go keyword cannot name a package")
+	case !token.IsIdentifier(name):
+		return errors.New("not a Go identifier (a letter or _, then letters, digits or _)")
+	}
+	return nil
 }

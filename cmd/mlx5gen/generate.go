@@ -72,13 +72,16 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if err := gen.CheckPackageName(*pkg); err != nil {
+		return failf(stderr, "-pkg %q: %v", *pkg, err)
+	}
 	cfg, err := in.config(*pkg)
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	o := gen.Output{Dir: *out, Files: res.Files}
 	if *rules != "" {
@@ -168,7 +171,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
 			return 1
 		}
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
 	fmt.Fprintf(stdout, "%s (rdma-core %s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
