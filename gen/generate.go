@@ -5,7 +5,7 @@
 // The pipeline reads top to bottom and finds every user error before it
 // writes anything:
 //
-//	cheader.Load (C model) -> spec.Load -> model.Build (checks) -> emit.Generate -> write
+//	cheader.Load (C model) -> spec.Load -> model.Build (checks) -> emit.Generate -> WriteOutput (all or nothing)
 package gen
 
 import (
