@@ -69,6 +69,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("out", ".", "output directory")
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
 		fs.PrintDefaults()
@@ -80,47 +81,63 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if err := gen.CheckPackageName(*pkg); err != nil {
+		return failf(stderr, "-pkg %q: %v", *pkg, err)
+	}
 	cfg, err := in.config(*pkg)
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
-	written, removed, err := gen.Write(*out, res.Files)
+	o := gen.Output{Dir: *out, Files: res.Files}
+	if *rules != "" {
+		o.Rules, o.RulesContent = *rules, res.Rules
+	}
+	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
 	warn(stderr, p)
 	fmt.Fprintf(stdout, "read %s (%s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "  %d mlx5dv functions and structs of the header have no descriptor: %s\n", n, strings.Join(p.API.Uncovered, ", "))
-	}
-	if *rules != "" {
-		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
-			return failf(stderr, "%v", err)
-		}
-		written = append(written, *rules)
-	}
-	for _, w := range written {
+	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
+	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}
-	for _, r := range removed {
+	for _, r := range rep.Removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
 	}
+	for _, l := range rep.Leftover {
+		fmt.Fprintf(stderr, "mlx5gen: warning: could not remove %s, a backup of the previous output; remove it\n", l)
+	}
 	return 0
+}
+
+// failLines prints an error of several lines (every problem found) with
+// the prefix on each line, and returns the failure status.
+func failLines(stderr io.Writer, err error) int {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(stderr, "mlx5gen: %s\n", line)
+	}
+	return 1
 }
 
 // parseFlags parses a command's flags. On -h it prints the usage and
 // returns status 0; on a bad flag it prints the error (prefixed like every
 // error) and the usage and returns 2; ok is true when the command goes on.
+// The flag package would print the usage itself as well, so it is silenced
+// while parsing: every path prints the usage exactly once.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	fs.SetOutput(io.Discard) // the flag package's own messages lack the prefix
 	err := fs.Parse(args)
+	fs.Usage = usage
 	fs.SetOutput(stderr)
 	switch {
 	case err == nil:
@@ -138,6 +155,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := inputFlags(fs)
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen check [flags]\n\nChecks every descriptor of the spec against the header and lists every problem.\n\n")
 		fs.PrintDefaults()
@@ -163,15 +181,13 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
 			return 1
 		}
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
 	warn(stderr, p)
 	fmt.Fprintf(stdout, "%s (%s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
 		filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "%d mlx5dv functions and structs of the header have no descriptor (not a problem): %s\n", n, strings.Join(p.API.Uncovered, ", "))
-	}
+	printUncovered(stdout, "", p.API.Uncovered, *verbose)
 	return 0
 }
 
@@ -187,5 +203,24 @@ func release(c *cheader.Model) string {
 func warn(stderr io.Writer, p *model.Package) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stderr, "mlx5gen: warning: %v\n", w)
+	}
+}
+
+// printUncovered says how many functions and structs of the header have no
+// descriptor (not a problem: they are not generated), and with -v which,
+// one per line.
+func printUncovered(w io.Writer, indent string, names []string, verbose bool) {
+	if len(names) == 0 {
+		return
+	}
+	hint := " (-v lists them)"
+	if verbose {
+		hint = ":"
+	}
+	fmt.Fprintf(w, "%s%d mlx5dv functions and structs of the header have no descriptor%s\n", indent, len(names), hint)
+	if verbose {
+		for _, n := range names {
+			fmt.Fprintf(w, "%s    %s\n", indent, n)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -64,6 +65,10 @@ func (b *builder) errorf(pos fmt.Stringer, format string, args ...any) {
 
 // declare reserves a package-level Go identifier.
 func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
+	if !token.IsIdentifier(name) {
+		b.errorf(pos, "Go name %q of %s is not a Go identifier", name, what)
+		return false
+	}
 	if prev, dup := b.idents[name]; dup {
 		b.errorf(pos, "Go name %s of %s is already used by %s", name, what, prev)
 		return false
