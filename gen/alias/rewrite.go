@@ -152,7 +152,7 @@ func (s *pkgScan) rewrite(i int, aliased map[string]bool, importPath string) ([]
 				if !d.Lparen.IsValid() {
 					at = d.Pos()
 				}
-				note := fmt.Sprintf("// %s is an alias of %s.%s, the type mlx5gen's runtime takes.\n", n, importPath, n)
+				note := fmt.Sprintf("// %s is %s.%s (an alias: the same declaration, methods and values), so\n// that mlx5gen's runtime takes its values.\n", n, importPath, n)
 				if ts.Doc != nil || (d.Doc != nil && !d.Lparen.IsValid()) {
 					note = "//\n" + note
 				}
