@@ -69,9 +69,11 @@ func summaryFile(files []File, pkg, importPath string, d Decision) (File, error)
 		b.WriteString("\n\n")
 	}
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
-	fmt.Fprintf(&b, "// AliasBase is the package this one's types alias wherever their layout,\n")
-	fmt.Fprintf(&b, "// values and methods agree with it: %d types. Their values are the runtime's\n", len(d.Aliased))
-	fmt.Fprintf(&b, "// types (runtime/sq takes them); constants are typed with the aliases.\n")
+	fmt.Fprintf(&b, "// AliasBase is the package whose types this one's %d aliased types are: those\n", len(d.Aliased))
+	fmt.Fprintf(&b, "// whose declaration and methods are the same there, and whose constants have\n")
+	fmt.Fprintf(&b, "// the same values (an enum may have more members here; its String is the\n")
+	fmt.Fprintf(&b, "// base's, which prints them in hex). Their values are the runtime's types, so\n")
+	fmt.Fprintf(&b, "// runtime/sq takes them; the constants here are typed with the aliases.\n")
 	if len(d.Local) > 0 {
 		fmt.Fprintf(&b, "//\n// These types are declared here; the runtime cannot take them:\n//\n")
 		var names []string
@@ -152,7 +154,7 @@ func (s *pkgScan) rewrite(i int, aliased map[string]bool, importPath string) ([]
 				if !d.Lparen.IsValid() {
 					at = d.Pos()
 				}
-				note := fmt.Sprintf("// %s is %s.%s (an alias: the same declaration, methods and values), so\n// that mlx5gen's runtime takes its values.\n", n, importPath, n)
+				note := fmt.Sprintf("// %s is an alias of %s.%s (%s): see AliasBase.\n", n, importName, n, importPath)
 				if ts.Doc != nil || (d.Doc != nil && !d.Lparen.IsValid()) {
 					note = "//\n" + note
 				}
