@@ -3,6 +3,7 @@ package alias
 import (
 	"bytes"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -97,8 +98,49 @@ func TestGoldens(t *testing.T) {
 				}
 			}
 			checkRewritten(t, out, aliased)
+			typeCheck(t, "example.com/app/mlx5dv", buildable(t, out), basePkg(t))
 		})
 	}
+}
+
+// buildable keeps the files that build on this machine (build tags).
+func buildable(t *testing.T, files []File) []File {
+	t.Helper()
+	dir := t.TempDir()
+	var out []File
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := build.Default.MatchFile(dir, f.Name); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// basePkg type-checks the committed package from its source.
+func basePkg(t *testing.T) *types.Package {
+	t.Helper()
+	dir := "../../generated/mlx5dv"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []File
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, File{e.Name(), b})
+	}
+	return typeCheck(t, basePath, buildable(t, files), nil)
 }
 
 // checkRewritten: every aliased type is declared as an alias of the base
@@ -235,7 +277,6 @@ func typeCheck(t *testing.T, path string, files []File, base *types.Package) *ty
 		}
 		afs = append(afs, af)
 	}
-	std := importer.Default()
 	conf := types.Config{Importer: importerFunc(func(p string) (*types.Package, error) {
 		if base != nil && p == base.Path() {
 			return base, nil
@@ -253,6 +294,10 @@ func typeCheck(t *testing.T, path string, files []File, base *types.Package) *ty
 	return pkg
 }
 
+// std imports the standard library, once for all packages checked, so
+// that they share its types.
+var std = importer.Default()
+
 type importerFunc func(string) (*types.Package, error)
 
 func (f importerFunc) Import(p string) (*types.Package, error) { return f(p) }
@@ -261,8 +306,10 @@ func (f importerFunc) Import(p string) (*types.Package, error) { return f(p) }
 // does not parse, are errors.
 func TestApplyRefuses(t *testing.T) {
 	base := &Manifest{}
-	if _, _, err := Apply([]File{{"p.go", []byte(synthBase)}}, base, `a "b`); err == nil {
-		t.Error("a bad import path was accepted")
+	for _, p := range []string{`a "b`, "", "a//b", "/a", "a/", "./a", "a b", `a\b`} {
+		if _, _, err := Apply([]File{{"p.go", []byte(synthBase)}}, base, p); err == nil {
+			t.Errorf("import path %q accepted", p)
+		}
 	}
 	if _, _, err := Apply([]File{{"p.go", []byte("package p\nfunc (")}}, base, "x/y"); err == nil || !strings.Contains(err.Error(), "p.go") {
 		t.Errorf("a file that does not parse: %v", err)

@@ -26,7 +26,7 @@ type File struct {
 // declaration becomes `T = mlx5base.T` and its methods are dropped (the
 // base's apply). Constants and everything else stay as generated.
 func Apply(files []File, base *Manifest, importPath string) ([]File, Decision, error) {
-	if importPath == "" || strings.ContainsAny(importPath, "\" \t\n\\") {
+	if !validPath(importPath) {
 		return nil, Decision{}, fmt.Errorf("alias: %q is not an import path", importPath)
 	}
 	names := make([]string, len(files))
@@ -233,4 +233,20 @@ func mentions(n ast.Node, names map[string]bool) bool {
 		return !found
 	})
 	return found
+}
+
+// validPath says whether p is an import path: slash-separated elements of
+// letters, digits and ._~+- that do not start with a dot.
+func validPath(p string) bool {
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el[0] == '.' {
+			return false
+		}
+		for _, r := range el {
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("._~+-", r)) {
+				return false
+			}
+		}
+	}
+	return true
 }
