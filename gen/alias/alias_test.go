@@ -216,7 +216,11 @@ const (
 	W1
 )
 
-type U struct{ V W }
+type (
+	// U is in a group.
+	U struct{ V W }
+	T int
+)
 
 type K struct{ N int }
 
@@ -243,8 +247,8 @@ func TestDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(d.Aliased, []string{"E", "S"}) {
-		t.Errorf("aliased %v, want [E S]", d.Aliased)
+	if !reflect.DeepEqual(d.Aliased, []string{"E", "S", "T"}) {
+		t.Errorf("aliased %v, want [E S T]", d.Aliased)
 	}
 	for n, why := range map[string]string{"W": "W0 has another value", "U": "mentions W", "K": "methods differ", "Z": "no such type"} {
 		if !strings.Contains(d.Local[n], why) {
@@ -313,5 +317,18 @@ func TestApplyRefuses(t *testing.T) {
 	}
 	if _, _, err := Apply([]File{{"p.go", []byte("package p\nfunc (")}}, base, "x/y"); err == nil || !strings.Contains(err.Error(), "p.go") {
 		t.Errorf("a file that does not parse: %v", err)
+	}
+}
+
+// TestApplyEdits: edits apply in source order whatever their order, an
+// insertion before a replacement at the same place.
+func TestApplyEdits(t *testing.T) {
+	got := applyEdits([]byte("type (\n\tU struct{}\n)"), []edit{
+		{8, 18, "U = b.U"},
+		{8, 8, "// note\n\t"},
+		{0, 4, "TYPE"},
+	})
+	if want := "TYPE (\n\t// note\n\tU = b.U\n)"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -100,7 +100,13 @@ type edit struct {
 }
 
 func applyEdits(src []byte, edits []edit) []byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	// An insertion goes before a replacement that starts where it is.
+	sort.Slice(edits, func(i, j int) bool {
+		if edits[i].start != edits[j].start {
+			return edits[i].start < edits[j].start
+		}
+		return edits[i].end < edits[j].end
+	})
 	var b []byte
 	at := 0
 	for _, e := range edits {
