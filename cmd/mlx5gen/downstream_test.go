@@ -37,18 +37,6 @@ func downstream(t *testing.T, root, version string) {
 	}
 	dir := t.TempDir()
 	copyDownstream(t, filepath.Join(root, "testdata", "downstream"), dir, inc)
-	// Everything comes from the module cache, which building this test
-	// filled, and the checkout's go.sum: no network, no checksum database
-	// (GOPROXY=off also keeps go get from asking the proxy whether
-	// .../cmd/mlx5gen is a module of its own; one answering 403 rather
-	// than 404 fails it). The go commands run as a user types them.
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(args[0], args[1:]...)
@@ -61,6 +49,18 @@ func downstream(t *testing.T, root, version string) {
 		return string(out)
 	}
 	run("go", "mod", "init", "example.com/downstream")
+	// Everything comes from the module cache, which building this test
+	// filled, vouched for by the checkout's go.sum: no network, no checksum
+	// database (GOPROXY=off also keeps go get from asking the proxy whether
+	// .../cmd/mlx5gen is a module of its own; one answering 403 rather than
+	// 404 fails it). The go commands run as a user types them.
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run("go", "mod", "edit", "-require=github.com/mlx5gen/mlx5gen@v0.0.0-00010101000000-000000000000",
 		"-replace=github.com/mlx5gen/mlx5gen="+root)
 	run("go", "get", "-tool", "github.com/mlx5gen/mlx5gen/cmd/mlx5gen")
