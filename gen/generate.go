@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"io/fs"
 
+	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/emit"
 	"github.com/mlx5gen/mlx5gen/gen/model"
@@ -33,6 +34,11 @@ type Config struct {
 	// it better than libibverbs.pc ("" = detect); VersionSource says who
 	// gave it (default "given").
 	Version, VersionSource string
+	// Alias, when set, is the import path of the committed package
+	// (github.com/mlx5gen/mlx5gen/generated/mlx5dv): every type that agrees
+	// with it becomes an alias of it, so that the runtime takes its values
+	// (see gen/alias). Empty for the committed package itself.
+	Alias string
 }
 
 // Result is what a run read and produced.
@@ -41,7 +47,8 @@ type Result struct {
 	Spec    *spec.Spec
 	Package *model.Package
 	Files   []emit.File
-	Rules   []byte // spec/RULES.md
+	Rules   []byte          // spec/RULES.md
+	Alias   *alias.Decision // with Config.Alias: the types aliased and those declared here
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -90,7 +97,36 @@ func Generate(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}, nil
+	res := &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}
+	if c.Alias != "" {
+		if err := aliasBase(res, c.Alias); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// aliasBase rewrites the files of res so that they alias the committed
+// package at importPath wherever they agree with it.
+func aliasBase(res *Result, importPath string) error {
+	base, err := alias.Base()
+	if err != nil {
+		return err
+	}
+	in := make([]alias.File, len(res.Files))
+	for i, f := range res.Files {
+		in[i] = alias.File{Name: f.Name, Content: f.Content}
+	}
+	out, d, err := alias.Apply(in, base, importPath)
+	if err != nil {
+		return err
+	}
+	res.Files = make([]emit.File, len(out))
+	for i, f := range out {
+		res.Files[i] = emit.File{Name: f.Name, Content: f.Content}
+	}
+	res.Alias = &d
+	return nil
 }
 
 // CheckPackageName says why name cannot be the generated package's name:

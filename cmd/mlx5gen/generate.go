@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
+	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
@@ -70,6 +71,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
+	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
 		fs.PrintDefaults()
@@ -88,6 +90,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
+	cfg.Alias = *aliasOf
 	res, err := gen.Generate(cfg)
 	if err != nil {
 		return failLines(stderr, err)
@@ -106,6 +109,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
 	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
+	if d := res.Alias; d != nil {
+		fmt.Fprintf(stdout, "  %d types are aliases of %s; %d are declared here (listed in %s)\n", len(d.Aliased), cfg.Alias, len(d.Local), alias.SummaryName)
+	}
 	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}
