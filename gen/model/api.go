@@ -106,6 +106,7 @@ type Cond struct {
 	Field   *MirrorField
 	OneOf   []uint64
 	Bits    uint64 // the field has all these bits
+	Clear   uint64 // the field has none of these bits
 	NotNull bool
 }
 
@@ -131,6 +132,10 @@ type ArgCheck struct {
 	Enum       *Enum
 	Mask       uint64 // flags, bits: the allowed bits
 	MaskIsSet  bool
+	FlagsEnum  *Enum  // flags: the flag set
+	Has        uint64 // has: the bits required
+	NotNeg     bool
+	Via        *MirrorField // a nested struct field (dc_init_attr) whose member Field is
 	Zero       bool
 	NotNull    bool
 	Max        *uint64
@@ -657,8 +662,13 @@ func (b *builder) cond(c *spec.Cond, m *Mirror, what string) *Cond {
 			out.Bits |= v
 		}
 	}
-	if len(out.OneOf) == 0 && out.Bits == 0 && !out.NotNull {
-		b.errorf(c.Pos, "%s: when needs one_of, bits or not_null", what)
+	for _, s := range c.Clear {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.Clear |= v
+		}
+	}
+	if len(out.OneOf) == 0 && out.Bits == 0 && out.Clear == 0 && !out.NotNull {
+		b.errorf(c.Pos, "%s: when needs one_of, bits, clear or not_null", what)
 	}
 	return out
 }
@@ -690,6 +700,16 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 					for _, u := range f.Members {
 						if u.CName == c.Field {
 							a.Field, a.Member = f, u
+						}
+					}
+				}
+			}
+			if a.Field == nil {
+				// A member of a nested struct: dc_init_attr.dc_type.
+				if pre, rest, ok := strings.Cut(c.Field, "."); ok {
+					if via := fieldNamed(m, pre); via != nil && via.Kind == MNested && via.Target != nil {
+						if f := fieldNamed(via.Target, rest); f != nil && f.Kind == MInt {
+							a.Via, a.Field = via, f
 						}
 					}
 				}
@@ -762,7 +782,7 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 	}
 	if c.Flags != "" {
 		if e := b.enumByTag(c.Pos, c.Flags, what); e != nil {
-			a.MaskIsSet = true
+			a.MaskIsSet, a.FlagsEnum = true, e
 			for _, k := range e.Members {
 				a.Mask |= k.Value.Bits
 			}
@@ -774,7 +794,18 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 			a.Mask |= v
 		}
 	}
-	a.Zero, a.NotNull = c.Zero, c.NotNull
+	for _, s := range c.Has {
+		if v, ok := b.value(c.Pos, s, what); ok {
+			a.Has |= v
+		}
+	}
+	a.Zero, a.NotNull, a.NotNeg = c.Zero, c.NotNull, c.NotNeg
+	if a.NotNeg {
+		signed := a.Param != nil && a.Param.C.Kind.IsSigned() || a.Member == nil && a.Field != nil && a.Field.Kind == MInt && a.Field.Int.Signed
+		if !signed {
+			b.errorf(c.Pos, "%s: not_negative needs a signed integer", what)
+		}
+	}
 	if c.Max != "" {
 		if v, ok := b.value(c.Pos, c.Max, what); ok {
 			a.Max = &v

@@ -302,7 +302,7 @@ func (x *example) chain(n *yaml.Node) error {
 // qp builds the QP of a chain example, with defaults for what it omits.
 func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 	qp := &wrcheck.QP{
-		Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f,
+		Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps,
 		MaxInlineData: 124, MaxSendSGE: 8, MaxMemcpy: 1 << 31,
 		CryptoMultiBlock: true,
 	}
@@ -315,7 +315,7 @@ func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch t.Value {
 		case "RC":
 		case "DCI":
-			qp.Type, qp.MlxSendOps = mlx.QPDCI, uint64(mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY)
+			qp.Type, qp.MlxSendOps = mlx.QPDCI, mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY
 		case "UC":
 			qp.Type = mlx.QPUC
 		case "UD":
@@ -332,9 +332,9 @@ func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch k {
 		case "type":
 		case "send_ops":
-			qp.SendOps = x.value(v)
+			qp.SendOps = mlx.IbvQpCreateSendOpsFlags(x.value(v))
 		case "mlx5_send_ops":
-			qp.MlxSendOps = x.value(v)
+			qp.MlxSendOps = mlx.Mlx5dvQpCreateSendOpsFlags(x.value(v))
 		case "max_inline_data":
 			qp.MaxInlineData = int(x.value(v))
 		case "max_send_sge":
