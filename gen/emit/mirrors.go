@@ -447,6 +447,8 @@ func namedBy(a *model.ArgCheck) *model.Enum {
 		return a.FlagsEnum
 	case a.Param != nil:
 		return a.Param.Enum
+	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt && a.Field.Names != nil:
+		return a.Field.Names
 	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt:
 		return a.Field.Enum
 	}

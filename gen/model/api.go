@@ -17,7 +17,7 @@ var ChainChecks = []string{
 	"in_batch", "qp_type", "send_op", "wr_flags", "setter_after_builder", "setter_once",
 	"layout_once", "num_setters", "requires_data", "requires_dc_addr", "sge_count",
 	"inline_size", "layout_entries", "mkey_entries", "mkey_signature", "mkey_crypto",
-	"mkey_tag", "mkey_state", "mkey_crypto_state", "crypto_before_use", "memcpy_zero", "memcpy_max",
+	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
 }
@@ -84,6 +84,7 @@ type MirrorField struct {
 	Int     IntType // MInt, MArray element
 	Len     int64   // MArray, MBytes
 	Enum    *Enum   // MInt: the named type, when the spec gives the enum
+	Names   *Enum   // MInt: the enum or flag set whose names its values take (even when Enum is nil)
 	Target  *Mirror // MPointer, MNested
 	Members []*UnionMember
 	When    *Cond // validate (descend) only when this holds
@@ -555,6 +556,7 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 				mf.Doc = strings.TrimSpace(sf.Doc)
 				if (sf.Enum != "" || sf.Flags != "") && mf.Kind == MInt {
 					mf.Enum = b.enumByTag(sf.Pos, sf.Enum+sf.Flags, what+"."+f.Name)
+					mf.Names = mf.Enum
 					if mf.Enum != nil && mf.Enum.Underlying.Bits != mf.Int.Bits {
 						mf.Enum = nil // a uint64 field holding a 32-bit flag set keeps its C type
 					}

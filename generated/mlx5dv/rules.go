@@ -56,6 +56,22 @@ var (
 		Says:  "dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.",
 		WR:    -1,
 	}
+	errCreateQpDciStreamsNeedsDc = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvCreateQp,
+		Man:   "mlx5dv_create_qp(3)",
+		Rule:  "create_qp.dci_streams.needs_dc",
+		Says:  "The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.",
+		WR:    -1,
+	}
+	errCreateQpDciStreamsDciOnly = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvCreateQp,
+		Man:   "mlx5dv_create_qp(3)",
+		Rule:  "create_qp.dci_streams.dci_only",
+		Says:  "dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.",
+		WR:    -1,
+	}
 	errCreateQpSendOpsFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
 		Func:  FnMlx5dvCreateQp,
@@ -86,6 +102,22 @@ var (
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.comp_mask",
 		Says:  "comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).",
+		WR:    -1,
+	}
+	errUmemInDmabufFdMask = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvDevxUmemRegEx,
+		Man:   "mlx5dv_devx_umem_reg(3)",
+		Rule:  "umem.in.dmabuf_fd.mask",
+		Says:  "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
+		WR:    -1,
+	}
+	errUmemInDmabufFdNegative = &RuleError{
+		Errno: syscall.EBADF,
+		Func:  FnMlx5dvDevxUmemRegEx,
+		Man:   "mlx5dv_devx_umem_reg(3)",
+		Rule:  "umem.in.dmabuf_fd.negative",
+		Says:  "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
 		WR:    -1,
 	}
 	errMkeyConfigureMkey = &RuleError{
@@ -495,7 +527,7 @@ var Rules = []RuleInfo{
 		Section: "DESCRIPTION",
 	},
 	{
-		Chain:   29,
+		Chain:   28,
 		Errno:   syscall.ENOMEM,
 		ID:      "ibv_wr.sq_room",
 		Kind:    "qp",
@@ -703,6 +735,26 @@ var Rules = []RuleInfo{
 	},
 	{
 		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "create_qp.dci_streams.needs_dc",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 reads the DCI_STREAMS bit only while creating a DCI and ignores it without the DC bit, creating a QP without the streams asked for; we reject it instead.",
+		Man:     "mlx5dv_create_qp(3)",
+		Says:    "The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.",
+		Section: "dc_init_attr",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "create_qp.dci_streams.dci_only",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 creates a DCT without looking at the DCI_STREAMS bit, reading the union as the access key, so the streams asked for silently do not exist; we reject the combination with EINVAL.",
+		Man:     "mlx5dv_create_qp(3)",
+		Says:    "dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.",
+		Section: "dc_init_attr",
+	},
+	{
+		Chain:   -1,
 		ID:      "create_qp.dci_streams.concurrent",
 		Kind:    "info",
 		Man:     "mlx5dv_create_qp(3)",
@@ -851,9 +903,31 @@ var Rules = []RuleInfo{
 		Chain:   -1,
 		ID:      "umem.in.dmabuf",
 		Kind:    "use",
-		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1; the kernel checks the rest. A predicate for \"not negative\" and EBADF are not in the schema.",
+		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1; the kernel checks the rest. The rules umem.in.dmabuf_fd.mask and umem.in.dmabuf_fd.negative check what a value of the struct alone decides.",
 		Man:     "mlx5dv_devx_umem_reg(3)",
 		Says:    "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is the file descriptor of a pinnable dmabuf that backs the UMEM, and addr is an offset into that dmabuf.",
+		Section: "ARGUMENTS",
+	},
+	{
+		Applies: "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "umem.in.dmabuf_fd.mask",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 ignores dmabuf_fd without the bit and registers addr as ordinary memory; we reject it, so that a forgotten bit does not register other memory than the dmabuf meant.",
+		Man:     "mlx5dv_devx_umem_reg(3)",
+		Says:    "dmabuf_fd is read only when comp_mask has MLX5DV_UMEM_MASK_DMABUF.",
+		Section: "ARGUMENTS",
+	},
+	{
+		Applies: "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
+		Chain:   -1,
+		Errno:   syscall.EBADF,
+		ID:      "umem.in.dmabuf_fd.negative",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1 and passes other values to the kernel, which fails a negative one with EBADF; we reject every negative value with EBADF.",
+		Man:     "mlx5dv_devx_umem_reg(3)",
+		Says:    "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is the file descriptor of a dmabuf.",
 		Section: "ARGUMENTS",
 	},
 	{
@@ -1129,11 +1203,10 @@ var Rules = []RuleInfo{
 		Section: "Signature setters",
 	},
 	{
-		Chain:   19,
-		Errno:   syscall.EINVAL,
+		Chain:   -1,
 		ID:      "mkey_configure.crypto_required",
-		Kind:    "chain",
-		Libmlx5: "Not checked when posting: traffic through such an mkey fails later with an error completion.",
+		Kind:    "use",
+		Libmlx5: "Neither libmlx5 nor mlx5gen checks it when posting: a work request names memory by lkey, and the writer does not look lkeys up (that would cost every data setter a lookup, and an mkey the writer has not configured is unknown to it). A data work request that uses such an mkey before its configuration is posted as written, and the device fails it with an error completion; the CQ poller reports it.",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
 		Says:    "Crypto attributes let the device encrypt or decrypt data between memory and the network. An mkey created with MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO must be given crypto attributes before it is used.",
 		Section: "Crypto setter",
@@ -1369,7 +1442,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   21,
+		Chain:   20,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.memcpy.max",
 		Kind:    "device",
@@ -1379,7 +1452,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   20,
+		Chain:   19,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.memcpy.zero",
 		Kind:    "device",
@@ -1432,7 +1505,7 @@ var Rules = []RuleInfo{
 		Section: "Raw WQE builders",
 	},
 	{
-		Chain:   30,
+		Chain:   29,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.raw_wqe.size",
 		Kind:    "chain",
@@ -1488,7 +1561,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   22,
+		Chain:   21,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.dc_streams",
 		Kind:    "qp",
@@ -1506,7 +1579,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   23,
+		Chain:   22,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.dc_stream_id",
 		Kind:    "qp",
@@ -1600,7 +1673,7 @@ var Rules = []RuleInfo{
 		Section: "ARGUMENTS",
 	},
 	{
-		Chain:   25,
+		Chain:   24,
 		Errno:   syscall.EINVAL,
 		ID:      "crypto.order_table",
 		Kind:    "chain",
@@ -1682,7 +1755,7 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
-		Chain:   27,
+		Chain:   26,
 		Errno:   syscall.EINVAL,
 		ID:      "crypto.single_block",
 		Kind:    "device",
@@ -1692,7 +1765,7 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
-		Chain:   28,
+		Chain:   27,
 		Errno:   syscall.ENOMEM,
 		ID:      "crypto.bsf_room",
 		Kind:    "qp",
@@ -1785,7 +1858,7 @@ var Rules = []RuleInfo{
 		Section: "ARGUMENTS",
 	},
 	{
-		Chain:   24,
+		Chain:   23,
 		Errno:   syscall.EINVAL,
 		ID:      "sig.copy_mask.structure",
 		Kind:    "chain",
@@ -1986,7 +2059,7 @@ var Rules = []RuleInfo{
 		Section: "Notes",
 	},
 	{
-		Chain:   26,
+		Chain:   25,
 		Errno:   syscall.EINVAL,
 		ID:      "sig.length_4g",
 		Kind:    "device",
@@ -2020,7 +2093,6 @@ const (
 	ChainMkeyTag                              // mkey_tag
 	ChainMkeyState                            // mkey_state
 	ChainMkeyCryptoState                      // mkey_crypto_state
-	ChainCryptoBeforeUse                      // crypto_before_use
 	ChainMemcpyZero                           // memcpy_zero
 	ChainMemcpyMax                            // memcpy_max
 	ChainDcStreams                            // dc_streams
@@ -2182,13 +2254,6 @@ var chainRules = []RuleError{
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.layout_interleaved.mkey_entries",
 		Says:  "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
-		WR:    -1,
-	},
-	{
-		Errno: syscall.EINVAL,
-		Man:   "mlx5dv_wr_mkey_configure(3)",
-		Rule:  "mkey_configure.crypto_required",
-		Says:  "Crypto attributes let the device encrypt or decrypt data between memory and the network. An mkey created with MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO must be given crypto attributes before it is used.",
 		WR:    -1,
 	},
 	{
@@ -2412,37 +2477,36 @@ var chainRules = []RuleError{
 
 // chainRuleOf[c][f] indexes chainRules: the rule a failure of check c in function f breaks.
 var chainRuleOf = [NumChainChecks][NumFuncs]uint16{
-	{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24},
-	{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 12, 12, 12, 12, 39, 39, 25, 29, 3, 32, 3, 3},
-	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 23, 23, 36, 33, 0, 0},
-	{15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 26, 30, 15, 15, 15, 15},
-	{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 16, 16, 2, 2, 2, 2, 2, 2, 44, 50},
+	{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23},
+	{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 12, 12, 12, 12, 38, 38, 24, 28, 3, 31, 3, 3},
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 22, 22, 35, 32, 0, 0},
+	{15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 25, 29, 15, 15, 15, 15},
+	{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 16, 16, 2, 2, 2, 2, 2, 2, 43, 49},
 	{5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 14, 14, 14, 5, 5, 5, 5, 5, 5, 14, 14},
 	{17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17},
 	{13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13},
 	{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
-	{38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38},
+	{37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37},
 	{8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8},
 	{6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6},
-	{18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 19, 18, 18, 27, 31, 18, 18, 18, 18},
-	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 20, 10, 10, 28, 10, 10, 10, 10, 10},
-	{49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49},
+	{18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 19, 18, 18, 26, 30, 18, 18, 18, 18},
+	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 20, 10, 10, 27, 10, 10, 10, 10, 10},
+	{48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48},
+	{41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41},
+	{21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21},
+	{50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50},
+	{44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44},
+	{34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34},
+	{33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33},
+	{39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39},
+	{40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40},
+	{47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47},
 	{42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42},
-	{22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22},
 	{51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51},
 	{45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45},
-	{21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21},
-	{35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35},
-	{34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34},
-	{40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40},
-	{41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41},
-	{48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48},
-	{43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43},
-	{52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52},
 	{46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46},
-	{47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47},
 	{9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9},
-	{37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37},
+	{36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36},
 }
 
 // chainErrors holds one error per chain check and function, made once, so
@@ -2508,8 +2572,6 @@ func (c ChainCheck) String() string {
 		return "mkey_state"
 	case ChainMkeyCryptoState:
 		return "mkey_crypto_state"
-	case ChainCryptoBeforeUse:
-		return "crypto_before_use"
 	case ChainMemcpyZero:
 		return "memcpy_zero"
 	case ChainMemcpyMax:

@@ -103,7 +103,7 @@ func (s *Mlx5dvMkey) Validate() error {
 	return e.clone()
 }
 
-// ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
+// ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.dci_streams.needs_dc, create_qp.dci_streams.dci_only, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.comp_mask: comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.
@@ -115,6 +115,20 @@ func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.CreateFlags)&^0x7f != 0 {
 			e.set(errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
+			return false
+		}
+	}
+	// rule create_qp.dci_streams.needs_dc: The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.
+	if uint64(s.CompMask)&0x8 == 0x8 {
+		if uint64(s.CompMask)&0x2 != 0x2 {
+			e.set(errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
+			return false
+		}
+	}
+	// rule create_qp.dci_streams.dci_only: dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.
+	if uint64(s.CompMask)&0xa == 0xa {
+		if uint64(s.DcInitAttr.DcType) != 0x2 {
+			e.set(errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
 			return false
 		}
 	}
@@ -202,7 +216,7 @@ func (s *Mlx5dvDevxUmem) Validate() error {
 	return e.clone()
 }
 
-// ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask), then the structs it points to that are in use. It reports whether
+// ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask, umem.in.dmabuf_fd.mask, umem.in.dmabuf_fd.negative), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 	// rule umem.in.access: umem_in->access is 0 or an OR of enum ibv_access_flags.
@@ -214,6 +228,20 @@ func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 	if uint64(s.CompMask)&^0x1 != 0 {
 		e.set(errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
 		return false
+	}
+	// rule umem.in.dmabuf_fd.mask: Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.
+	if uint64(s.CompMask)&0x1 == 0 {
+		if s.DmabufFd != 0 {
+			e.set(errUmemInDmabufFdMask, "mlx5dv_devx_umem_in", "dmabuf_fd", TestZero, uint64(s.DmabufFd), 0, nil)
+			return false
+		}
+	}
+	// rule umem.in.dmabuf_fd.negative: With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.
+	if uint64(s.CompMask)&0x1 == 0x1 {
+		if s.DmabufFd < 0 {
+			e.set(errUmemInDmabufFdNegative, "mlx5dv_devx_umem_in", "dmabuf_fd", TestNotNegative, uint64(s.DmabufFd), 0, nil)
+			return false
+		}
 	}
 	return true
 }

@@ -197,3 +197,29 @@ func TestRejectNoAllocations(t *testing.T) {
 		})
 	}
 }
+
+// TestCryptoMkeyBeforeConfiguration: the writer does not look lkeys up,
+// so a data work request using a CRYPTO mkey that was never configured is
+// posted as written; the rule says the device reports it (an error
+// completion), not the writer.
+func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
+	q, _ := newSQ(t, 16, 0)
+	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
+	q.Start()
+	q.RDMAWrite(0x200, 0x20000)
+	if err := q.SetSGE(mk.Lkey, 0, 512); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Complete(); err != nil || q.CurPost() != 1 {
+		t.Fatalf("complete: %v, producer index %d", err, q.CurPost())
+	}
+	for _, r := range mlx.Rules {
+		if r.ID == "mkey_configure.crypto_required" {
+			if r.Kind != "use" || r.Chain != -1 || r.Errno != 0 || !strings.Contains(r.Libmlx5, "error completion") {
+				t.Fatalf("rule %+v: want a use rule the device reports", r)
+			}
+			return
+		}
+	}
+	t.Fatal("no rule mkey_configure.crypto_required")
+}

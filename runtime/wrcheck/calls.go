@@ -255,15 +255,6 @@ func (c *Chain) QPSetter(fn mlx.Func) error {
 	return nil
 }
 
-// UseMkey checks that a work request may use mkey m (crypto attributes
-// set before a CRYPTO mkey is used).
-func (c *Chain) UseMkey(fn mlx.Func, m *Mkey) error {
-	if m.HasCrypto() && m.Crypto == CryptoInit {
-		return c.fail(mlx.ChainCryptoBeforeUse, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
-	}
-	return nil
-}
-
 // NoRoom fails the batch because the send queue's ring has no room for
 // the work request fn is building (the sq_room rule): the writer checks
 // the ring itself, since a WQE can be larger than the size the

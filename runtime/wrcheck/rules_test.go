@@ -102,6 +102,8 @@ func errnoOf(name string) syscall.Errno {
 		return syscall.ENOMEM
 	case "EOPNOTSUPP":
 		return syscall.EOPNOTSUPP
+	case "EBADF":
+		return syscall.EBADF
 	}
 	return 0
 }
@@ -464,12 +466,6 @@ func (d *driver) call(n *yaml.Node) error {
 		switch name {
 		case "ibv_wr_set_sge":
 			err = d.c.Data(fn, 1, 0)
-			if l := args["lkey"]; l != nil {
-				// lkey: <mkey>.lkey uses an mkey of the QP.
-				if m := d.mkeys[strings.TrimSuffix(l.Value, ".lkey")]; m != nil && err == nil {
-					err = d.c.UseMkey(fn, m)
-				}
-			}
 		case "ibv_wr_set_sge_list":
 			k, _ := count("sg_list", "num_sge")
 			err = d.c.Data(fn, k, 0)
