@@ -56,6 +56,7 @@ const (
 	TestMultipleOf              // Value is not a multiple of Limit
 	TestNotNegative             // Value, a signed number, is negative
 	TestEqual                   // Value differs from Limit
+	TestMissing                 // Field, a call or an argument the rule needs, is missing
 )
 
 // Error says which work request and call broke which rule, with which
@@ -90,8 +91,11 @@ func (e *RuleError) appendWhat(b []byte) []byte {
 		b = append(b, '.')
 	}
 	b = append(b, e.Field...)
-	if e.Test == TestNotNull {
+	switch e.Test {
+	case TestNotNull:
 		return append(b, " is NULL"...)
+	case TestMissing:
+		return append(b, " is missing"...)
 	}
 	b = append(b, ' ')
 	b = e.appendValue(b, e.Value)
@@ -137,16 +141,22 @@ func (e *RuleError) appendValue(b []byte, v uint64) []byte {
 	switch {
 	case e.Test == TestNotNegative:
 		return strconv.AppendInt(b, int64(v), 10)
-	case e.Names == nil && e.Test != TestBits && e.Test != TestNeedBits && e.Test != TestZero && e.Test != TestNone:
+	case e.Names == nil && (e.Test == TestMax || e.Test == TestMin || e.Test == TestMultipleOf || e.Test == TestEqual):
 		return strconv.AppendUint(b, v, 10)
 	}
+	start := len(b)
 	b = appendHex(b, v)
-	if e.Names != nil {
-		b = append(b, " ("...)
-		b = append(b, e.Names(v)...)
-		b = append(b, ')')
+	if e.Names == nil || v == 0 {
+		return b
 	}
-	return b
+	// Names, unless they only restate the number (a value no member has).
+	n := e.Names(v)
+	if n == string(b[start:]) || n[len(n)-1] == ')' {
+		return b
+	}
+	b = append(b, " ("...)
+	b = append(b, n...)
+	return append(b, ')')
 }
 
 // Unwrap returns the errno.

@@ -144,7 +144,7 @@ func TestErrorValidator(t *testing.T) {
 	if re.WR != -1 || re.Struct != "mlx5dv_sig_crc" || re.Field != "seed" || re.Value != 7 || re.Test != mlx.TestOneOf {
 		t.Fatalf("error fields %+v", *re)
 	}
-	wantText(t, err, "mlx5dv_sig_crc.seed 7 is none of the values allowed")
+	wantText(t, err, "mlx5dv_sig_crc.seed 0x7 is none of the values allowed")
 	if strings.Contains(err.Error(), "work request") {
 		t.Errorf("%q names a work request", err)
 	}

@@ -278,8 +278,8 @@ func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.cu
 // safe only while no WQE is larger than the QP's max WQE size; this keeps
 // it safe for every WQE.
 func (q *SQ) room(fn mlx.Func, size int) error {
-	if int(int32(q.limit-q.curPost)) < (size+wqebb-1)/wqebb {
-		return q.chain.NoRoom(fn)
+	if free, need := int(int32(q.limit-q.curPost)), (size+wqebb-1)/wqebb; free < need {
+		return q.chain.NoRoom(fn, need, free)
 	}
 	return nil
 }

@@ -17,9 +17,9 @@ func (c *Chain) closeWR() {
 		c.fail(mlx.ChainNumSetters, w.fn, what{field: "setters called", test: mlx.TestEqual,
 			value: uint64(w.setters), limit: uint64(w.numSetters), limitName: "num_setters"})
 	case w.need&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
-		c.fail(mlx.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestNone})
+		c.fail(mlx.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
 	case w.need&mlx.GroupDcAddr != 0 && w.got&mlx.GroupDcAddr == 0:
-		c.fail(mlx.ChainRequiresDcAddr, w.fn, what{field: "DC address setter", test: mlx.TestNone})
+		c.fail(mlx.ChainRequiresDcAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
 	w.open = false
 }
@@ -83,7 +83,7 @@ func (c *Chain) failQPType(fn mlx.Func) error {
 // room checks that n more work requests fit the send queue.
 func (c *Chain) room(fn mlx.Func, n int) error {
 	if c.Outstanding+c.nreq+n > c.maxPost {
-		return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(c.Outstanding+c.nreq+n), uint64(c.maxPost), "send queue size"))
+		return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(c.Outstanding+c.nreq+n), uint64(c.maxPost), "max_send_wr"))
 	}
 	return nil
 }
@@ -173,14 +173,14 @@ func (c *Chain) setter(fn mlx.Func) error {
 	w := &c.wr
 	switch {
 	case !w.open:
-		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestNone})
+		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestMissing})
 	case w.finalized || !c.follows[w.fn][fn]:
 		// The open work request's builder does not take the setter, or
 		// has all its setters already.
 		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn), names: funcNames})
 	}
 	if g := info.Group; g != mlx.GroupLayout && w.got&g != 0 {
-		return c.fail(mlx.ChainSetterOnce, fn, what{field: "calls of the setter", test: mlx.TestMax, value: 2, limit: 1})
+		return c.fail(mlx.ChainSetterOnce, fn, what{field: "calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per work request"})
 	}
 	return nil
 }
@@ -256,11 +256,11 @@ func (c *Chain) QPSetter(fn mlx.Func) error {
 }
 
 // NoRoom fails the batch because the send queue's ring has no room for
-// the work request fn is building (the sq_room rule): the writer checks
-// the ring itself, since a WQE can be larger than the size the
-// work-request budget assumes.
-func (c *Chain) NoRoom(fn mlx.Func) error {
-	return c.fail(mlx.ChainSqRoom, fn, what{field: "send queue ring", test: mlx.TestNone})
+// the work request fn is building (the sq_room rule): it needs need
+// WQEBBs and free are free. The writer checks the ring itself, since a WQE
+// can be larger than the size the work-request budget assumes.
+func (c *Chain) NoRoom(fn mlx.Func, need, free int) error {
+	return c.fail(mlx.ChainSqRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
 }
 
 // RawWQE opens mlx5dv_wr_raw_wqe: wqe must hold the ds 16-byte units its

@@ -122,7 +122,7 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	case need > w.mkey.NumDesc:
 		return c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
 	case w.got&mlx.GroupLayout != 0:
-		return c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setters", test: mlx.TestMax, value: 2, limit: 1})
+		return c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	}
 	w.xlat = int32(16 * entries)
 	if interleaved {

@@ -85,6 +85,17 @@ func TestRules(t *testing.T) {
 					if want := errnoOf(r.Errno); !errors.Is(err, want) {
 						t.Fatalf("errno %v, want %v", re.Errno, want)
 					}
+					// The error says what was wrong: the field or property
+					// and, inside a batch, which work request.
+					if re.Field == "" && r.Check.Chain != "in_batch" {
+						t.Errorf("%v names no field", err)
+					}
+					if c := r.Check.Chain; c != "" && c != "in_batch" && re.WR < 0 && mlx.Funcs[re.Func].Kind == mlx.KindBuilder {
+						t.Errorf("%v names no work request", err)
+					}
+					if re.Field != "" && !strings.Contains(err.Error(), re.Field) {
+						t.Errorf("%q does not name the field %s", err, re.Field)
+					}
 				})
 			}
 		})
