@@ -223,3 +223,42 @@ func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 	}
 	t.Fatal("no rule mkey_configure.crypto_required")
 }
+
+// TestErrorIndexAfterUMR: the SET_PSV work requests a signature
+// configuration brings are not counted: the work request after two
+// configurations (one by calls, one by template) is work request 2.
+func TestErrorIndexAfterUMR(t *testing.T) {
+	q, _ := newSQ(t, 64, 0)
+	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk2 := wrcheck.NewMkey(0x45600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk2.ErrCountUpdated = false // the template path takes an mkey without a pending error count
+	sig := mlx.Mlx5dvSigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
+		Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sges := []mlx.IbvSge{{Addr: 0x10000, Length: 512, Lkey: 0x100}}
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	q.Start()
+	steps := []error{
+		q.MkeyConfigure(mk, 3, &mlx.Mlx5dvMkeyConfAttr{}),
+		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
+		q.SetMkeyLayoutList(sges),
+		q.SetMkeySigBlock(&sig),
+		q.ConfigureMkey(mk2, tmpl, sges),
+		q.Send(),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	err = q.SetInlineData(make([]byte, 400))
+	if re := ruleError(t, err); re.WR != 2 {
+		t.Fatalf("work request %d, want 2: %v", re.WR, err)
+	}
+	if q.Abort(); q.CurPost() != 0 {
+		t.Fatal("an aborted batch posted")
+	}
+}
