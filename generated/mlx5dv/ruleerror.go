@@ -151,7 +151,7 @@ func (e *RuleError) appendValue(b []byte, v uint64) []byte {
 	}
 	// Names, unless they only restate the number (a value no member has).
 	n := e.Names(v)
-	if n == string(b[start:]) || n[len(n)-1] == ')' {
+	if n == "" || n == string(b[start:]) || n[len(n)-1] == ')' {
 		return b
 	}
 	b = append(b, " ("...)
