@@ -17,7 +17,7 @@ var ChainChecks = []string{
 	"in_batch", "qp_type", "send_op", "wr_flags", "setter_after_builder", "setter_once",
 	"layout_once", "num_setters", "requires_data", "requires_dc_addr", "sge_count",
 	"inline_size", "layout_entries", "mkey_entries", "mkey_signature", "mkey_crypto",
-	"mkey_tag", "mkey_state", "mkey_crypto_state", "crypto_before_use", "memcpy_zero", "memcpy_max",
+	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
 }
@@ -84,6 +84,7 @@ type MirrorField struct {
 	Int     IntType // MInt, MArray element
 	Len     int64   // MArray, MBytes
 	Enum    *Enum   // MInt: the named type, when the spec gives the enum
+	Names   *Enum   // MInt: the enum or flag set whose names its values take (even when Enum is nil)
 	Target  *Mirror // MPointer, MNested
 	Members []*UnionMember
 	When    *Cond // validate (descend) only when this holds
@@ -106,6 +107,7 @@ type Cond struct {
 	Field   *MirrorField
 	OneOf   []uint64
 	Bits    uint64 // the field has all these bits
+	Clear   uint64 // the field has none of these bits
 	NotNull bool
 }
 
@@ -131,6 +133,10 @@ type ArgCheck struct {
 	Enum       *Enum
 	Mask       uint64 // flags, bits: the allowed bits
 	MaskIsSet  bool
+	FlagsEnum  *Enum  // flags: the flag set
+	Has        uint64 // has: the bits required
+	NotNeg     bool
+	Via        *MirrorField // a nested struct field (dc_init_attr) whose member Field is
 	Zero       bool
 	NotNull    bool
 	Max        *uint64
@@ -539,6 +545,7 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 				mf.Doc = strings.TrimSpace(sf.Doc)
 				if (sf.Enum != "" || sf.Flags != "") && mf.Kind == MInt {
 					mf.Enum = b.enumByTag(sf.Pos, sf.Enum+sf.Flags, what+"."+f.Name)
+					mf.Names = mf.Enum
 					if mf.Enum != nil && mf.Enum.Underlying.Bits != mf.Int.Bits {
 						mf.Enum = nil // a uint64 field holding a 32-bit flag set keeps its C type
 					}
@@ -646,8 +653,13 @@ func (b *builder) cond(c *spec.Cond, m *Mirror, what string) *Cond {
 			out.Bits |= v
 		}
 	}
-	if len(out.OneOf) == 0 && out.Bits == 0 && !out.NotNull {
-		b.errorf(c.Pos, "%s: when needs one_of, bits or not_null", what)
+	for _, s := range c.Clear {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.Clear |= v
+		}
+	}
+	if len(out.OneOf) == 0 && out.Bits == 0 && out.Clear == 0 && !out.NotNull {
+		b.errorf(c.Pos, "%s: when needs one_of, bits, clear or not_null", what)
 	}
 	return out
 }
@@ -679,6 +691,16 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 					for _, u := range f.Members {
 						if u.CName == c.Field {
 							a.Field, a.Member = f, u
+						}
+					}
+				}
+			}
+			if a.Field == nil {
+				// A member of a nested struct: dc_init_attr.dc_type.
+				if pre, rest, ok := strings.Cut(c.Field, "."); ok {
+					if via := fieldNamed(m, pre); via != nil && via.Kind == MNested && via.Target != nil {
+						if f := fieldNamed(via.Target, rest); f != nil && f.Kind == MInt {
+							a.Via, a.Field = via, f
 						}
 					}
 				}
@@ -751,7 +773,7 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 	}
 	if c.Flags != "" {
 		if e := b.enumByTag(c.Pos, c.Flags, what); e != nil {
-			a.MaskIsSet = true
+			a.MaskIsSet, a.FlagsEnum = true, e
 			for _, k := range e.Members {
 				a.Mask |= k.Value.Bits
 			}
@@ -763,7 +785,18 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 			a.Mask |= v
 		}
 	}
-	a.Zero, a.NotNull = c.Zero, c.NotNull
+	for _, s := range c.Has {
+		if v, ok := b.value(c.Pos, s, what); ok {
+			a.Has |= v
+		}
+	}
+	a.Zero, a.NotNull, a.NotNeg = c.Zero, c.NotNull, c.NotNeg
+	if a.NotNeg {
+		signed := a.Param != nil && a.Param.C.Kind.IsSigned() || a.Member == nil && a.Field != nil && a.Field.Kind == MInt && a.Field.Int.Signed
+		if !signed {
+			b.errorf(c.Pos, "%s: not_negative needs a signed integer", what)
+		}
+	}
 	if c.Max != "" {
 		if v, ok := b.value(c.Pos, c.Max, what); ok {
 			a.Max = &v

@@ -17,7 +17,7 @@ var SetterGroups = []string{"data", "dc_addr", "access", "layout", "signature", 
 // QP types a work request function may name.
 var QPTypes = []string{"RC", "UC", "UD", "XRC_SEND", "RAW_PACKET", "DCI"}
 
-var errnos = []string{"EINVAL", "ENOMEM", "EOPNOTSUPP"}
+var errnos = []string{"EINVAL", "ENOMEM", "EOPNOTSUPP", "EBADF"}
 
 // checkAPI validates the functions, structs and rules on their own; the
 // model checks them against the header.
@@ -199,7 +199,7 @@ func (s *Spec) checkAPI() ErrorList {
 				bad(c.Pos, "%s: a check is on a struct field, on a function parameter, or a chain check: exactly one of struct, func, chain", what)
 			}
 			preds := 0
-			for _, set := range []bool{len(c.OneOf) > 0, c.Enum != "", c.Flags != "", len(c.Bits) > 0, c.Zero, c.NotNull, c.Max != "", c.MultipleOf != "", len(c.NotAllNull) > 0} {
+			for _, set := range []bool{len(c.OneOf) > 0, c.Enum != "", c.Flags != "", len(c.Bits) > 0, c.Zero, c.NotNull, c.Max != "", c.MultipleOf != "", len(c.NotAllNull) > 0, len(c.Has) > 0, c.NotNeg} {
 				if set {
 					preds++
 				}
@@ -208,7 +208,7 @@ func (s *Spec) checkAPI() ErrorList {
 				bad(c.Pos, "%s: a chain check takes no predicate", what)
 			}
 			if c.Chain == "" && preds != 1 {
-				bad(c.Pos, "%s: give exactly one predicate (one_of, enum, flags, bits, zero, not_null, max, multiple_of, not_all_null)", what)
+				bad(c.Pos, "%s: give exactly one predicate (one_of, enum, flags, bits, has, zero, not_null, not_negative, max, multiple_of, not_all_null)", what)
 			}
 			if r.Kind == RuleChain && c.Chain == "" {
 				bad(c.Pos, "%s: a chain rule is checked by the state machine (check: {chain: name})", what)

@@ -85,6 +85,17 @@ func TestRules(t *testing.T) {
 					if want := errnoOf(r.Errno); !errors.Is(err, want) {
 						t.Fatalf("errno %v, want %v", re.Errno, want)
 					}
+					// The error says what was wrong: the field or property
+					// and, inside a batch, which work request.
+					if re.Field == "" && r.Check.Chain != "in_batch" {
+						t.Errorf("%v names no field", err)
+					}
+					if c := r.Check.Chain; c != "" && c != "in_batch" && re.WR < 0 && mlx.Funcs[re.Func].Kind == mlx.KindBuilder {
+						t.Errorf("%v names no work request", err)
+					}
+					if re.Field != "" && !strings.Contains(err.Error(), re.Field) {
+						t.Errorf("%q does not name the field %s", err, re.Field)
+					}
 				})
 			}
 		})
@@ -102,6 +113,8 @@ func errnoOf(name string) syscall.Errno {
 		return syscall.ENOMEM
 	case "EOPNOTSUPP":
 		return syscall.EOPNOTSUPP
+	case "EBADF":
+		return syscall.EBADF
 	}
 	return 0
 }
@@ -302,7 +315,7 @@ func (x *example) chain(n *yaml.Node) error {
 // qp builds the QP of a chain example, with defaults for what it omits.
 func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 	qp := &wrcheck.QP{
-		Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f,
+		Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps,
 		MaxInlineData: 124, MaxSendSGE: 8, MaxMemcpy: 1 << 31,
 		CryptoMultiBlock: true,
 	}
@@ -315,7 +328,7 @@ func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch t.Value {
 		case "RC":
 		case "DCI":
-			qp.Type, qp.MlxSendOps = mlx.QPDCI, uint64(mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY)
+			qp.Type, qp.MlxSendOps = mlx.QPDCI, mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY
 		case "UC":
 			qp.Type = mlx.QPUC
 		case "UD":
@@ -332,9 +345,9 @@ func (x *example) qp(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch k {
 		case "type":
 		case "send_ops":
-			qp.SendOps = x.value(v)
+			qp.SendOps = mlx.IbvQpCreateSendOpsFlags(x.value(v))
 		case "mlx5_send_ops":
-			qp.MlxSendOps = x.value(v)
+			qp.MlxSendOps = mlx.Mlx5dvQpCreateSendOpsFlags(x.value(v))
 		case "max_inline_data":
 			qp.MaxInlineData = int(x.value(v))
 		case "max_send_sge":
@@ -464,12 +477,6 @@ func (d *driver) call(n *yaml.Node) error {
 		switch name {
 		case "ibv_wr_set_sge":
 			err = d.c.Data(fn, 1, 0)
-			if l := args["lkey"]; l != nil {
-				// lkey: <mkey>.lkey uses an mkey of the QP.
-				if m := d.mkeys[strings.TrimSuffix(l.Value, ".lkey")]; m != nil && err == nil {
-					err = d.c.UseMkey(fn, m)
-				}
-			}
 		case "ibv_wr_set_sge_list":
 			k, _ := count("sg_list", "num_sge")
 			err = d.c.Data(fn, k, 0)

@@ -10,7 +10,7 @@ import (
 // TestConfigureMkeyFastPath: the template path takes the common case and
 // leaves the others to the calls one by one.
 func TestConfigureMkeyFastPath(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
 	c := wrcheck.New(qp)
 	dif := &mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
 	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
