@@ -25,14 +25,10 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Type().Id("Func").Uint16()
 	f.Line()
 	var ids []jen.Code
-	for i, fn := range a.Funcs {
-		c := jen.Id(fn.GoName)
-		if i == 0 {
-			c = c.Id("Func").Op("=").Iota()
-		}
-		ids = append(ids, c.Comment(fn.Name))
+	for _, fn := range a.Funcs {
+		ids = append(ids, jen.Id(fn.GoName).Id("Func").Op("=").Lit(fn.ID).Comment(fn.Name))
 	}
-	ids = append(ids, jen.Id("NumFuncs").Comment("the number of functions"))
+	ids = append(ids, jen.Id("NumFuncs").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
 	f.Const().Defs(ids...)
 	f.Line()
 
@@ -151,7 +147,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "String returns the function's C name.")
 	f.Func().Params(jen.Id("f").Id("Func")).Id("String").Params().String().Block(
-		jen.If(jen.Id("f").Op(">=").Id("NumFuncs")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
+		jen.If(jen.Id("f").Op(">=").Id("NumFuncs").Op("||").Id("Funcs").Index(jen.Id("f")).Dot("Name").Op("==").Lit("")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
 		jen.Return(jen.Id("Funcs").Index(jen.Id("f")).Dot("Name")),
 	)
 }
@@ -265,7 +261,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Var().Id("chainRuleOf").Op("=").Index(jen.Id("NumChainChecks")).Index(jen.Id("NumFuncs")).Uint16().ValuesFunc(func(g *jen.Group) {
 		for i := range model.ChainChecks {
 			var row []jen.Code
-			for j := range a.Funcs {
+			for j := range a.NumFuncs {
 				k := 0
 				if r := a.ChainRule[i][j]; r != nil {
 					k = index[r]
