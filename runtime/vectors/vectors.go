@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 )
@@ -45,8 +47,10 @@ type Setup struct {
 	Mkeys  []Mkey `json:"mkeys"`
 	AHs    []AH   `json:"ahs"`
 	DEKs   []DEK  `json:"deks"`
-	MRs    []any  `json:"mrs"`
-	MWs    []any  `json:"mws"`
+	// Memory regions and windows for ibv_wr_bind_mw, kept as objects:
+	// replay reads the fields it needs (name, lkey, rkey) by name.
+	MRs []Args `json:"mrs"`
+	MWs []Args `json:"mws"`
 }
 
 // DCI reports whether the QP is a DC initiator.
@@ -232,20 +236,66 @@ type BFWrite struct {
 	Unwritten []Range `json:"copied_unwritten_ranges"`
 }
 
-// Load reads a vector file.
+// Load reads a vector file and checks it (Check): a file that is not
+// JSON, holds more than one document, is larger than MaxFileSize or
+// holds a case the replay could not run in full is an error naming the
+// file, the line and column or the case and field.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer fh.Close()
+	return Read(path, fh)
+}
+
+// Read is Load from a reader; name names it in errors.
+func Read(name string, r io.Reader) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a vector file may hold", name, MaxFileSize)
 	}
 	var f File
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d)), err)
 	}
-	f.Path = path
+	if off := int(d.InputOffset()); len(bytes.TrimSpace(data[off:])) != 0 {
+		off += len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n"))
+		return nil, fmt.Errorf("%s:%s: data after the JSON document", name, position(data, int64(off)))
+	}
+	f.Path = name
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &f, nil
+}
+
+// errorOffset is the byte offset a decoding error points at.
+func errorOffset(err error, d *json.Decoder) int64 {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Offset
+	case errors.As(err, &te):
+		return te.Offset
+	}
+	return d.InputOffset()
+}
+
+// position is "line:column" (both from 1, the column in bytes) of byte
+// offset off of data.
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // Bytes decodes a hex string.
