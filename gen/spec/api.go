@@ -114,7 +114,7 @@ type Rule struct {
 	// (libmlx5 before it did otherwise). Replay compares a vector's
 	// result_at_newest_commit, recorded with that release or a later one,
 	// for a case that calls one of the rule's funcs.
-	Follows string `yaml:"follows"`
+	Follows string   `yaml:"follows"`
 	Vectors []string `yaml:"vectors"` // rejects.json cases it explains
 	Tests   *Tests   `yaml:"tests"`   // examples that break and keep it
 	Gate    `yaml:",inline"`
