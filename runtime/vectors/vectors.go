@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 )
 
@@ -21,7 +22,27 @@ type File struct {
 	RdmaCore any    `json:"rdma_core"`
 	Family   string `json:"family"`
 	Cases    []Case `json:"cases"`
+
+	// CrossCheck names the newer rdma-core commit the cases were re-run
+	// on (cross_check.newest.describe, "v64.0-61-g691953d8d").
+	CrossCheck struct {
+		Newest struct {
+			Describe string `json:"describe"`
+		} `json:"newest"`
+	} `json:"cross_check"`
 }
+
+// NewestRelease is the rdma-core release of the cross-check commit
+// ("64.0"), or "" if the file does not say.
+func (f *File) NewestRelease() string {
+	m := releaseRE.FindStringSubmatch(f.CrossCheck.Newest.Describe)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var releaseRE = regexp.MustCompile(`^v?([0-9]+\.[0-9]+)`)
 
 // Case is one recorded call sequence.
 type Case struct {
@@ -33,6 +54,10 @@ type Case struct {
 	Result      Result  `json:"result"`
 	AtNewest    *Result `json:"result_at_newest_commit"`
 	SetupNewest *Setup  `json:"setup_at_newest_commit"`
+
+	// NewestRelease is the file's NewestRelease: the release
+	// result_at_newest_commit was recorded with.
+	NewestRelease string `json:"-"`
 }
 
 // Setup is the fake QP, device and objects before the first call.
@@ -269,6 +294,9 @@ func Read(name string, r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("%s:%s: data after the JSON document", name, position(data, int64(off)))
 	}
 	f.Path = name
+	for i := range f.Cases {
+		f.Cases[i].NewestRelease = f.NewestRelease()
+	}
 	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
