@@ -287,7 +287,7 @@ func Read(name string, r io.Reader) (*File, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d)), err)
+		return nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d, data)), err)
 	}
 	if off := int(d.InputOffset()); len(bytes.TrimSpace(data[off:])) != 0 {
 		off += len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n"))
@@ -303,17 +303,39 @@ func Read(name string, r io.Reader) (*File, error) {
 	return &f, nil
 }
 
-// errorOffset is the byte offset a decoding error points at.
-func errorOffset(err error, d *json.Decoder) int64 {
+// errorOffset is the byte offset a decoding error points at: the bad
+// byte of a syntax error, the start of a value of the wrong type, the
+// end of a truncated document.
+func errorOffset(err error, d *json.Decoder, data []byte) int64 {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return se.Offset
+		return se.Offset - 1
 	case errors.As(err, &te):
-		return te.Offset
+		return valueStart(data, te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(len(data))
 	}
 	return d.InputOffset()
+}
+
+// valueStart goes back from the end of a scalar JSON value to its start.
+func valueStart(data []byte, end int64) int64 {
+	end = min(max(end, 0), int64(len(data)))
+	i := end - 1
+	if i >= 0 && data[i] == '"' {
+		for i--; i >= 0 && (data[i] != '"' || i > 0 && data[i-1] == '\\'); i-- {
+		}
+		return max(i, 0)
+	}
+	for i >= 0 && bytes.IndexByte([]byte("0123456789+-.eEtruefalsn"), data[i]) >= 0 {
+		i--
+	}
+	if i+1 == end { // not a scalar: point at its end
+		return end
+	}
+	return i + 1
 }
 
 // position is "line:column" (both from 1, the column in bytes) of byte
