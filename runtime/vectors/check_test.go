@@ -105,7 +105,9 @@ func TestCaseChecks(t *testing.T) {
 			"result.batches[0].calls: [-1, 3]"},
 		{"batch start", func(c map[string]any) { get(c, "result", "batches", 0).(map[string]any)["calls"] = []any{1, 4} },
 			"call 1 is ibv_qp_ex.wr_id, not ibv_wr_start"},
-		{"slot", func(c map[string]any) { get(c, "result", "batches", 0, "wqes", 0).(map[string]any)["slots"] = []any{64} },
+		{"slot", func(c map[string]any) {
+			get(c, "result", "batches", 0, "wqes", 0).(map[string]any)["slots"] = []any{64}
+		},
 			"result.batches[0].wqes[0].slots: slot 64 is outside the ring of 64 WQEBBs"},
 		{"hex length", func(c map[string]any) { get(c, "result", "batches", 0, "wqes", 0).(map[string]any)["hex"] = "00" },
 			"result.batches[0].wqes[0].hex: 2 hex digits, want 128"},
@@ -123,7 +125,9 @@ func TestCaseChecks(t *testing.T) {
 		{"outstanding", func(c map[string]any) { get(c, "setup", "sq").(map[string]any)["initial_head"] = 13 },
 			"setup.sq.initial_head 13, initial_tail 0: more work requests outstanding than max_post 12"},
 		{"BlueFlame", func(c map[string]any) { get(c, "setup", "bf").(map[string]any)["buf_size"] = 1 << 20 }, "setup.bf: uuarn 1, buf_size 1048576"},
-		{"BlueFlame write", func(c map[string]any) { get(c, "result", "batches", 0, "bf_writes", 0).(map[string]any)["offset"] = 510 },
+		{"BlueFlame write", func(c map[string]any) {
+			get(c, "result", "batches", 0, "bf_writes", 0).(map[string]any)["offset"] = 510
+		},
 			"result.batches[0].bf_writes[0]: 8 bytes at offset 510: outside the 512-byte BlueFlame window"},
 		{"mkey entries", func(c map[string]any) {
 			get(c, "setup").(map[string]any)["mkeys"] = []any{map[string]any{"name": "m", "max_entries": 1 << 20}}
