@@ -275,26 +275,19 @@ func (r *run) dcAddr(a args, stream bool) func() error {
 }
 
 // bindMW decodes ibv_wr_bind_mw(mw, rkey, bind_info): the window and
-// bind_info.mr are setup objects, by name.
+// bind_info.mr are setup objects, by name (or given inline with their
+// rkey and lkey).
 func (r *run) bindMW(a args) func() error {
-	name := a.s("mw")
-	mw := r.mws[name]
-	if mw == nil {
-		a.fail("mw", fmt.Errorf("no memory window %q in the setup", name))
-	}
+	mw := r.mw(a)
 	rkey := uint32(a.u("rkey"))
 	info := &sq.MWBindInfo{}
 	if o, ok := a.o("bind_info"); ok {
 		info.Addr, info.Length = o.opt("addr"), o.opt("length")
 		info.AccessFlags = mlx.IbvAccessFlags(o.opt("mw_access_flags"))
-		if o.a.Has("mr") {
-			mr := o.s("mr")
-			lkey, ok := r.mrs[mr]
-			if !ok {
-				o.fail("bind_info.mr", fmt.Errorf("no memory region %q in the setup", mr))
-			}
-			info.Lkey = lkey
-		} else if info.Length != 0 {
+		switch {
+		case o.a.Has("mr"):
+			info.Lkey = r.mrLkey(o)
+		case info.Length != 0:
 			// libmlx5 reads bind_info->mr->lkey for a bind with a length.
 			o.fail("bind_info.mr", fmt.Errorf("missing, with a length of %d", info.Length))
 		}
@@ -302,6 +295,48 @@ func (r *run) bindMW(a args) func() error {
 		a.fail("bind_info", fmt.Errorf("missing"))
 	}
 	return func() error { return r.q.BindMW(mw, rkey, info) }
+}
+
+// mw is the memory window argument: a setup name, or an object with its
+// rkey.
+func (r *run) mw(a args) *sq.MW {
+	if o, err := a.a.Object("mw"); err == nil && o != nil {
+		if o.Has("rkey") {
+			return &sq.MW{Rkey: uint32(args{o, a.err}.u("rkey"))}
+		}
+		name, _ := o.String("name")
+		return r.mwNamed(a, name)
+	}
+	return r.mwNamed(a, a.s("mw"))
+}
+
+func (r *run) mwNamed(a args, name string) *sq.MW {
+	mw := r.mws[name]
+	if mw == nil {
+		a.fail("mw", fmt.Errorf("no memory window %q in the setup", name))
+		return &sq.MW{}
+	}
+	return mw
+}
+
+// mrLkey is bind_info.mr's lkey: a setup name, or an object with it.
+func (r *run) mrLkey(o args) uint32 {
+	if m, err := o.a.Object("mr"); err == nil && m != nil {
+		if m.Has("lkey") {
+			return uint32(args{m, o.err}.u("lkey"))
+		}
+		name, _ := m.String("name")
+		return r.mrNamed(o, name)
+	}
+	return r.mrNamed(o, o.s("mr"))
+}
+
+func (r *run) mrNamed(o args, name string) uint32 {
+	lkey, ok := r.mrs[name]
+	if !ok {
+		o.fail("bind_info.mr", fmt.Errorf("no memory region %q in the setup", name))
+	}
+	return lkey
 }
 
 func sgeList(l []args) []mlx.IbvSge {

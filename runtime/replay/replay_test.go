@@ -204,6 +204,17 @@ func TestModifiedCopies(t *testing.T) {
 			at(map[string]any(d), "cross_check", "newest").(map[string]any)["describe"] = "v60.0-3-gdeadbeef"
 		}, "batch 0 WQE 0"},
 		{"fewer setters renamed", "rejects.json", "misuse_mkey_fewer_setters", func(map[string]any, doc) {}, ""},
+		{"bind with objects inline", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+			a := at(c, "calls", 3, "args").(map[string]any)
+			a["mw"] = map[string]any{"rkey": 0xaabbcc01}
+			a["bind_info"].(map[string]any)["mr"] = map[string]any{"name": "x", "lkey": 0x5000}
+		}, ""},
+		{"bind with another window", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+			at(c, "setup", "mws", 0).(map[string]any)["rkey"] = 0xaabbcc09
+		}, "byte 15, mlx5_wqe_ctrl_seg.imm: got aabbcc09, want aabbcc01"},
+		{"bind with an unknown window", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+			at(c, "calls", 3, "args").(map[string]any)["mw"] = "mw9"
+		}, `call 3 ibv_wr_bind_mw: argument mw: no memory window "mw9" in the setup`},
 		{"full queue not full", "../../runtime/replay/testdata/outstanding.json", "outstanding_full", func(c map[string]any, _ doc) {
 			at(c, "setup", "sq").(map[string]any)["initial_tail"] = 9 // 11 outstanding: room for one
 		}, "batch 0: ibv_wr_complete returned <nil>, want ENOMEM"},
