@@ -98,6 +98,9 @@ func (s *Setup) check(where string) error {
 		return fmt.Errorf("%s.sq.wqebb_size: %d, not 64", where, q.WQEBBSize)
 	case q.MaxWQESize < 0 || q.MaxWQESize > MaxWQEBytes:
 		return fmt.Errorf("%s.sq.max_wqe_size: %d; a WQE is at most %d bytes", where, q.MaxWQESize, MaxWQEBytes)
+	case s.Device.MaxSQDescSz < 0 || s.Device.MaxSQDescSz > 0 && q.MaxWQESize > s.Device.MaxSQDescSz:
+		// libmlx5 refuses a QP whose WQE exceeds it (verbs.c, mlx5_calc_sq_size).
+		return fmt.Errorf("%s.sq.max_wqe_size: %d, more than device_context.max_sq_desc_sz %d", where, q.MaxWQESize, s.Device.MaxSQDescSz)
 	case q.MaxPost < 1 || q.MaxPost > n:
 		return fmt.Errorf("%s.sq.max_post: %d; between 1 and the ring's %d WQEBBs", where, q.MaxPost, n)
 	case q.MaxGS < 0 || q.MaxGS > MaxWQEBytes/16:

@@ -121,6 +121,8 @@ func TestCaseChecks(t *testing.T) {
 		{"huge ring", func(c map[string]any) { get(c, "setup", "sq").(map[string]any)["wqebb_count"] = 1 << 24 },
 			"setup.sq.wqebb_count: 16777216; a ring is a power of two of at most 65536 WQEBBs"},
 		{"odd ring", func(c map[string]any) { get(c, "setup", "sq").(map[string]any)["wqebb_count"] = 48 }, "setup.sq.wqebb_count: 48"},
+		{"max_sq_desc_sz", func(c map[string]any) { get(c, "setup", "device_context").(map[string]any)["max_sq_desc_sz"] = 256 },
+			"setup.sq.max_wqe_size: 320, more than device_context.max_sq_desc_sz 256"},
 		{"max_post", func(c map[string]any) { get(c, "setup", "sq").(map[string]any)["max_post"] = 65 }, "setup.sq.max_post: 65"},
 		{"outstanding", func(c map[string]any) { get(c, "setup", "sq").(map[string]any)["initial_head"] = 13 },
 			"setup.sq.initial_head 13, initial_tail 0: more work requests outstanding than max_post 12"},
