@@ -200,6 +200,9 @@ func rulesFile(p *model.Package, f *jen.File) {
 		jen.Id("Errno").Qual("syscall", "Errno").Comment("0 for use and info rules"),
 		jen.Id("Chain").Id("ChainCheck").Comment("the state machine's check, or -1"),
 		jen.Id("Libmlx5").String().Comment("how libmlx5 differs, if it does"),
+		jen.Id("Funcs").Index().String().Comment("the C functions it applies to"),
+		jen.Id("Libmlx5Accepts").Bool().Comment("libmlx5 accepts what this rule rejects (spec: libmlx5_accepts)"),
+		jen.Id("Follows").String().Comment("the rdma-core release whose changed behaviour mlx5gen follows, if any"),
 	)
 	f.Line()
 	comment(f, "Rules lists every rule of the spec that applies to this rdma-core release, in spec order.")
@@ -218,6 +221,19 @@ func rulesFile(p *model.Package, f *jen.File) {
 			}
 			if r.Spec.Libmlx5 != "" {
 				d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Spec.Libmlx5))
+			}
+			if len(r.Spec.Funcs) > 0 {
+				d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+					for _, fn := range r.Spec.Funcs {
+						g.Lit(fn)
+					}
+				})
+			}
+			if r.Spec.Libmlx5Accepts {
+				d[jen.Id("Libmlx5Accepts")] = jen.True()
+			}
+			if r.Spec.Follows != "" {
+				d[jen.Id("Follows")] = jen.Lit(r.Spec.Follows)
 			}
 			g.Line().Values(d)
 		}

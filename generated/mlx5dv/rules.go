@@ -332,15 +332,18 @@ var (
 
 // RuleInfo is one rule of spec/api.
 type RuleInfo struct {
-	ID      string
-	Man     string
-	Section string
-	Says    string
-	Applies string        // the rule as its check applies it, when stricter than Says
-	Kind    string        // argument, chain, qp, device, object, use, info
-	Errno   syscall.Errno // 0 for use and info rules
-	Chain   ChainCheck    // the state machine's check, or -1
-	Libmlx5 string        // how libmlx5 differs, if it does
+	ID             string
+	Man            string
+	Section        string
+	Says           string
+	Applies        string        // the rule as its check applies it, when stricter than Says
+	Kind           string        // argument, chain, qp, device, object, use, info
+	Errno          syscall.Errno // 0 for use and info rules
+	Chain          ChainCheck    // the state machine's check, or -1
+	Libmlx5        string        // how libmlx5 differs, if it does
+	Funcs          []string      // the C functions it applies to
+	Libmlx5Accepts bool          // libmlx5 accepts what this rule rejects (spec: libmlx5_accepts)
+	Follows        string        // the rdma-core release whose changed behaviour mlx5gen follows, if any
 }
 
 // Rules lists every rule of the spec that applies to this rdma-core release, in spec order.
@@ -354,14 +357,16 @@ var Rules = []RuleInfo{
 		Section: "DESCRIPTION",
 	},
 	{
-		Chain:   2,
-		Errno:   syscall.EOPNOTSUPP,
-		ID:      "ibv_wr.send_ops",
-		Kind:    "qp",
-		Libmlx5: "libmlx5 installs the builders by QP type, whatever bits were asked for, so a builder whose bit is missing still works on a type that offers it. We reject it.",
-		Man:     "ibv_wr_post(3)",
-		Says:    "The QP is created with ibv_create_qp_ex and IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask, and its send_ops_flags name every kind of work request that will be posted on it; a builder whose bit is missing may not be used.",
-		Section: "USAGE",
+		Chain:          2,
+		Errno:          syscall.EOPNOTSUPP,
+		Funcs:          []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_bind_mw", "ibv_wr_local_inv", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_send_tso", "ibv_wr_atomic_write", "ibv_wr_flush"},
+		ID:             "ibv_wr.send_ops",
+		Kind:           "qp",
+		Libmlx5:        "libmlx5 installs the builders by QP type, whatever bits were asked for, so a builder whose bit is missing still works on a type that offers it. We reject it.",
+		Libmlx5Accepts: true,
+		Man:            "ibv_wr_post(3)",
+		Says:           "The QP is created with ibv_create_qp_ex and IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask, and its send_ops_flags name every kind of work request that will be posted on it; a builder whose bit is missing may not be used.",
+		Section:        "USAGE",
 	},
 	{
 		Chain:   -1,
@@ -375,6 +380,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   0,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_bind_mw", "ibv_wr_local_inv", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_send_tso", "ibv_wr_atomic_write", "ibv_wr_flush", "ibv_wr_set_sge", "ibv_wr_set_sge_list", "ibv_wr_set_inline_data", "ibv_wr_set_inline_data_list", "ibv_wr_set_ud_addr", "ibv_wr_set_xrc_srqn", "ibv_wr_complete", "ibv_wr_abort"},
 		ID:      "ibv_wr.in_batch",
 		Kind:    "chain",
 		Libmlx5: "Not checked: outside the region the calls write into the send queue without the lock and without a batch to roll back.",
@@ -383,14 +389,16 @@ var Rules = []RuleInfo{
 		Section: "USAGE",
 	},
 	{
-		Chain:   4,
-		Errno:   syscall.EINVAL,
-		ID:      "ibv_wr.builder_then_setters",
-		Kind:    "chain",
-		Libmlx5: "Not checked: a setter with no open work request writes into the slot of the previous (or a stale) work request.",
-		Man:     "ibv_wr_post(3)",
-		Says:    "A work request is one builder call followed by the setters that builder allows or needs; the pair may be repeated many times in one region. A setter therefore needs an open work request of a builder that takes it.",
-		Section: "USAGE",
+		Chain:          4,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"ibv_wr_set_sge", "ibv_wr_set_sge_list", "ibv_wr_set_ud_addr", "ibv_wr_set_xrc_srqn"},
+		ID:             "ibv_wr.builder_then_setters",
+		Kind:           "chain",
+		Libmlx5:        "Not checked: a setter with no open work request writes into the slot of the previous (or a stale) work request.",
+		Libmlx5Accepts: true,
+		Man:            "ibv_wr_post(3)",
+		Says:           "A work request is one builder call followed by the setters that builder allows or needs; the pair may be repeated many times in one region. A setter therefore needs an open work request of a builder that takes it.",
+		Section:        "USAGE",
 	},
 	{
 		Chain:   -1,
@@ -411,6 +419,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_bind_mw", "ibv_wr_local_inv", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_send_tso", "ibv_wr_atomic_write", "ibv_wr_flush"},
 		ID:      "ibv_wr.qp_type",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 leaves the function pointer of a builder the QP type lacks NULL; calling it crashes.",
@@ -436,24 +445,28 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   8,
-		Errno:   syscall.EINVAL,
-		ID:      "ibv_wr.data_required",
-		Kind:    "chain",
-		Libmlx5: "libmlx5 does not check: without a data setter the work request is never finalised, nothing is posted for it, and ibv_wr_complete still returns 0.",
-		Man:     "ibv_wr_post(3)",
-		Says:    "A work request that transfers data gets exactly one data setter (ibv_wr_set_sge, ibv_wr_set_sge_list, ibv_wr_set_inline_data or ibv_wr_set_inline_data_list), called after its builder.",
-		Section: "DATA transfer setters",
+		Chain:          8,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_send_tso"},
+		ID:             "ibv_wr.data_required",
+		Kind:           "chain",
+		Libmlx5:        "libmlx5 does not check: without a data setter the work request is never finalised, nothing is posted for it, and ibv_wr_complete still returns 0.",
+		Libmlx5Accepts: true,
+		Man:            "ibv_wr_post(3)",
+		Says:           "A work request that transfers data gets exactly one data setter (ibv_wr_set_sge, ibv_wr_set_sge_list, ibv_wr_set_inline_data or ibv_wr_set_inline_data_list), called after its builder.",
+		Section:        "DATA transfer setters",
 	},
 	{
-		Chain:   5,
-		Errno:   syscall.EINVAL,
-		ID:      "ibv_wr.data_once",
-		Kind:    "chain",
-		Libmlx5: "Not checked: a second data setter appends more data segments to the same work request.",
-		Man:     "ibv_wr_post(3)",
-		Says:    "The data setter is called once per work request.",
-		Section: "DATA transfer setters",
+		Chain:          5,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"ibv_wr_set_sge", "ibv_wr_set_sge_list", "ibv_wr_set_inline_data", "ibv_wr_set_inline_data_list"},
+		ID:             "ibv_wr.data_once",
+		Kind:           "chain",
+		Libmlx5:        "Not checked: a second data setter appends more data segments to the same work request.",
+		Libmlx5Accepts: true,
+		Man:            "ibv_wr_post(3)",
+		Says:           "The data setter is called once per work request.",
+		Section:        "DATA transfer setters",
 	},
 	{
 		Chain:   -1,
@@ -466,6 +479,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   11,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"ibv_wr_set_inline_data", "ibv_wr_set_inline_data_list"},
 		ID:      "ibv_wr.inline_size",
 		Kind:    "qp",
 		Man:     "ibv_wr_post(3)",
@@ -473,14 +487,16 @@ var Rules = []RuleInfo{
 		Section: "DATA transfer setters",
 	},
 	{
-		Chain:   4,
-		Errno:   syscall.EINVAL,
-		ID:      "ibv_wr.inline_ops",
-		Kind:    "chain",
-		Libmlx5: "libmlx5 accepts inline data after any data-moving builder (an RDMA read or an atomic, say).",
-		Man:     "ibv_wr_post(3)",
-		Says:    "The inline setters are valid only for send and RDMA write work requests, so they follow one of those builders (ibv_wr.builder_then_setters covers the other data setters).",
-		Section: "DATA transfer setters",
+		Chain:          4,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"ibv_wr_set_inline_data", "ibv_wr_set_inline_data_list"},
+		ID:             "ibv_wr.inline_ops",
+		Kind:           "chain",
+		Libmlx5:        "libmlx5 accepts inline data after any data-moving builder (an RDMA read or an atomic, say).",
+		Libmlx5Accepts: true,
+		Man:            "ibv_wr_post(3)",
+		Says:           "The inline setters are valid only for send and RDMA write work requests, so they follow one of those builders (ibv_wr.builder_then_setters covers the other data setters).",
+		Section:        "DATA transfer setters",
 	},
 	{
 		Chain:   -1,
@@ -520,6 +536,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   10,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"ibv_wr_set_sge_list"},
 		ID:      "ibv_wr.sge_count",
 		Kind:    "qp",
 		Man:     "ibv_create_qp_ex(3)",
@@ -529,6 +546,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   28,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_bind_mw", "ibv_wr_local_inv", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_send_tso", "ibv_wr_atomic_write", "ibv_wr_flush"},
 		ID:      "ibv_wr.sq_room",
 		Kind:    "qp",
 		Libmlx5: "A libmlx5 check with no rule in the man page: every builder (and each signature PSV it adds) tests the room first and latches ENOMEM.",
@@ -539,6 +557,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"ibv_wr_bind_mw"},
 		ID:      "ibv_wr.bind_mw.length",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 rejects a range longer than 2 GiB (its KLM cannot describe more) with EOPNOTSUPP; we reject it the same way.",
@@ -557,6 +576,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_mkey"},
 		ID:      "create_mkey.pd",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences pd without a check, so NULL crashes; we reject it.",
@@ -567,6 +587,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_create_mkey"},
 		ID:      "create_mkey.create_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails with EOPNOTSUPP on an unknown flag and also when create_flags is 0 (no predicate expresses \"not zero\" yet).",
@@ -604,6 +625,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   13,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_mr_list"},
 		ID:      "create_mkey.max_entries",
 		Kind:    "object",
 		Libmlx5: "libmlx5 rounds up to a multiple of 4 and rejects a layout with more entries than that with ENOMEM (the same check as the WQE-size limit).",
@@ -654,6 +676,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.comp_mask",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails the creation with EINVAL on an unknown bit.",
@@ -664,6 +687,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.create_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails the creation with EINVAL on an unknown flag.",
@@ -708,6 +732,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.dc_type",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails the creation with EINVAL on another value, when the DC bit is set on a QP that is not IBV_QPT_DRIVER, and when an IBV_QPT_DRIVER QP lacks it; those two need qp_attr and are not checked here.",
@@ -736,6 +761,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.dci_streams.needs_dc",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 reads the DCI_STREAMS bit only while creating a DCI and ignores it without the DC bit, creating a QP without the streams asked for; we reject it instead.",
@@ -746,6 +772,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.dci_streams.dci_only",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 creates a DCT without looking at the DCI_STREAMS bit, reading the union as the access key, so the streams asked for silently do not exist; we reject the combination with EINVAL.",
@@ -772,6 +799,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_create_qp"},
 		ID:      "create_qp.send_ops_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails the creation with EOPNOTSUPP on an unknown bit, and also on a bit the QP type cannot carry (a DCI takes only RAW_WQE and MEMCPY; UC, UD, XRC and raw-packet QPs only RAW_WQE), which needs qp_attr and is not checked here.",
@@ -855,6 +883,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_devx_umem_reg"},
 		ID:      "umem.access",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 passes the value on; the kernel rejects what it does not know.",
@@ -865,6 +894,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_devx_umem_reg_ex"},
 		ID:      "umem.in.access",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 passes the value on; the kernel rejects what it does not know.",
@@ -892,6 +922,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_devx_umem_reg_ex"},
 		ID:      "umem.in.comp_mask",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails with EOPNOTSUPP on an unknown bit.",
@@ -912,6 +943,7 @@ var Rules = []RuleInfo{
 		Applies: "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_devx_umem_reg_ex"},
 		ID:      "umem.in.dmabuf_fd.mask",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 ignores dmabuf_fd without the bit and registers addr as ordinary memory; we reject it, so that a forgotten bit does not register other memory than the dmabuf meant.",
@@ -923,6 +955,7 @@ var Rules = []RuleInfo{
 		Applies: "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
 		Chain:   -1,
 		Errno:   syscall.EBADF,
+		Funcs:   []string{"mlx5dv_devx_umem_reg_ex"},
 		ID:      "umem.in.dmabuf_fd.negative",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1 and passes other values to the kernel, which fails a negative one with EBADF; we reject every negative value with EBADF.",
@@ -947,18 +980,21 @@ var Rules = []RuleInfo{
 		Section: "DESCRIPTION",
 	},
 	{
-		Chain:   2,
-		Errno:   syscall.EOPNOTSUPP,
-		ID:      "mkey_configure.send_op",
-		Kind:    "qp",
-		Libmlx5: "On an RC QP libmlx5 installs every mlx5dv builder as soon as any mlx5dv send-op bit is set, so the builder works without this bit; we reject it.",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Says:    "The QP is created with mlx5dv_create_qp(3) with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE in its mlx5dv send_ops_flags.",
-		Section: "USAGE",
+		Chain:          2,
+		Errno:          syscall.EOPNOTSUPP,
+		Funcs:          []string{"mlx5dv_wr_mkey_configure"},
+		ID:             "mkey_configure.send_op",
+		Kind:           "qp",
+		Libmlx5:        "On an RC QP libmlx5 installs every mlx5dv builder as soon as any mlx5dv send-op bit is set, so the builder works without this bit; we reject it.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_mkey_configure(3)",
+		Says:           "The QP is created with mlx5dv_create_qp(3) with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE in its mlx5dv send_ops_flags.",
+		Section:        "USAGE",
 	},
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "mkey_configure.qp_type",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 refuses to create any other QP type with the bit (EOPNOTSUPP).",
@@ -967,14 +1003,16 @@ var Rules = []RuleInfo{
 		Section: "USAGE",
 	},
 	{
-		Chain:   7,
-		Errno:   syscall.EINVAL,
-		ID:      "mkey_configure.num_setters",
-		Kind:    "chain",
-		Libmlx5: "With fewer setters libmlx5 never finalises the work request: ibv_wr_complete returns 0, nothing is posted, no doorbell is rung, and the next work request inherits a small fence. An extra setter finds no open configuration and fails with EINVAL. We reject both.",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Says:    "A configuration work request is the builder followed by exactly the num_setters setters it announces.",
-		Section: "USAGE",
+		Chain:          7,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved", "mlx5dv_wr_set_mkey_sig_block", "mlx5dv_wr_set_mkey_crypto"},
+		ID:             "mkey_configure.num_setters",
+		Kind:           "chain",
+		Libmlx5:        "With fewer setters libmlx5 never finalises the work request: ibv_wr_complete returns 0, nothing is posted, no doorbell is rung, and the next work request inherits a small fence. An extra setter finds no open configuration and fails with EINVAL. We reject both.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_mkey_configure(3)",
+		Says:           "A configuration work request is the builder followed by exactly the num_setters setters it announces.",
+		Section:        "USAGE",
 	},
 	{
 		Chain:   -1,
@@ -987,6 +1025,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   5,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved", "mlx5dv_wr_set_mkey_sig_block", "mlx5dv_wr_set_mkey_crypto"},
 		ID:      "mkey_configure.setter_once",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
@@ -1013,6 +1052,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   3,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure"},
 		ID:      "mkey_configure.inline",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
@@ -1039,6 +1079,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure"},
 		ID:      "mkey_configure.mkey",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences mkey without a check; NULL crashes.",
@@ -1049,6 +1090,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure"},
 		ID:      "mkey_configure.attr",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences attr without a check; NULL crashes.",
@@ -1059,6 +1101,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure"},
 		ID:      "mkey_configure.conf_flags",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
@@ -1077,6 +1120,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure"},
 		ID:      "mkey_configure.comp_mask",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
@@ -1087,6 +1131,7 @@ var Rules = []RuleInfo{
 		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_access_flags"},
 		ID:      "mkey_configure.access_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 is stricter than the page: it accepts only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC and fails on any other flag (MW_BIND, ZERO_BASED, ...) with EINVAL. We reject like libmlx5.",
@@ -1106,6 +1151,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   4,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "mkey_configure.setter_after_builder",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
@@ -1124,6 +1170,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   6,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "mkey_configure.layout_once",
 		Kind:    "chain",
 		Libmlx5: "libmlx5 remembers a layout only when it has entries, so a second layout after an empty one is not detected.",
@@ -1150,6 +1197,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   12,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_layout_list"},
 		ID:      "mkey_configure.layout_list.entries",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 allows (max_inline_data + 4) / 16 entries and fails with ENOMEM beyond; the bound of the mkey itself is create_mkey.max_entries.",
@@ -1168,6 +1216,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   12,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "mkey_configure.layout_interleaved.entries",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 allows (max_inline_data + 4) / 16 - 1 entries and fails with ENOMEM beyond.",
@@ -1176,14 +1225,16 @@ var Rules = []RuleInfo{
 		Section: "Data layout setters",
 	},
 	{
-		Chain:   13,
-		Errno:   syscall.ENOMEM,
-		ID:      "mkey_configure.layout_interleaved.mkey_entries",
-		Kind:    "object",
-		Libmlx5: "libmlx5 compares num_interleaved with the mkey's entries, not with one less, and posts a layout that uses every entry; we reject it with the errno of libmlx5's own bound.",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Says:    "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
-		Section: "Data layout setters",
+		Chain:          13,
+		Errno:          syscall.ENOMEM,
+		Funcs:          []string{"mlx5dv_wr_set_mkey_layout_interleaved"},
+		ID:             "mkey_configure.layout_interleaved.mkey_entries",
+		Kind:           "object",
+		Libmlx5:        "libmlx5 compares num_interleaved with the mkey's entries, not with one less, and posts a layout that uses every entry; we reject it with the errno of libmlx5's own bound.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_mkey_configure(3)",
+		Says:           "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
+		Section:        "Data layout setters",
 	},
 	{
 		Chain:   -1,
@@ -1238,6 +1289,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   16,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_mr_list", "mlx5dv_wr_mr_interleaved"},
 		ID:      "mkey_configure.tag",
 		Kind:    "device",
 		Libmlx5: "A libmlx5 check with no rule in the man pages: the builder fails with EOPNOTSUPP when the tag byte is non-zero and the device lacks tag update support.",
@@ -1254,14 +1306,16 @@ var Rules = []RuleInfo{
 		Section: "DESCRIPTION",
 	},
 	{
-		Chain:   2,
-		Errno:   syscall.EOPNOTSUPP,
-		ID:      "wr_post.send_ops",
-		Kind:    "qp",
-		Libmlx5: "On an RC QP libmlx5 installs every mlx5dv builder once any mlx5dv send-op bit is set; we reject a builder whose own bit is missing.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "The QP is created with mlx5dv_create_qp() with the send_ops_flags of the mlx5dv builders it will use (MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list).",
-		Section: "USAGE",
+		Chain:          2,
+		Errno:          syscall.EOPNOTSUPP,
+		Funcs:          []string{"mlx5dv_wr_mr_interleaved", "mlx5dv_wr_mr_list"},
+		ID:             "wr_post.send_ops",
+		Kind:           "qp",
+		Libmlx5:        "On an RC QP libmlx5 installs every mlx5dv builder once any mlx5dv send-op bit is set; we reject a builder whose own bit is missing.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "The QP is created with mlx5dv_create_qp() with the send_ops_flags of the mlx5dv builders it will use (MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list).",
+		Section:        "USAGE",
 	},
 	{
 		Chain:   -1,
@@ -1283,6 +1337,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   0,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_dc_addr", "mlx5dv_wr_set_dc_addr_stream", "mlx5dv_wr_mr_interleaved", "mlx5dv_wr_mr_list", "mlx5dv_wr_raw_wqe", "mlx5dv_wr_memcpy", "mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved", "mlx5dv_wr_set_mkey_sig_block", "mlx5dv_wr_set_mkey_crypto"},
 		ID:      "wr_post.in_batch",
 		Kind:    "chain",
 		Libmlx5: "Not checked.",
@@ -1293,6 +1348,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
 		ID:      "wr_post.mr_interleaved.rc",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 refuses to create a DCI with MR_INTERLEAVED, and leaves the builder NULL on other types.",
@@ -1304,6 +1360,7 @@ var Rules = []RuleInfo{
 		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
 		ID:      "wr_post.mr_interleaved.access_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 shares the mkey access setter's check: only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted, anything else is EINVAL. We reject like libmlx5.",
@@ -1322,6 +1379,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   3,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
 		ID:      "wr_post.mr_interleaved.inline",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_post(3)",
@@ -1331,6 +1389,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   12,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
 		ID:      "wr_post.mr_interleaved.entries",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 allows (max_inline_data + 4) / 16 - 1 entries and fails with ENOMEM beyond.",
@@ -1339,14 +1398,16 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   13,
-		Errno:   syscall.ENOMEM,
-		ID:      "wr_post.mr_interleaved.mkey_entries",
-		Kind:    "object",
-		Libmlx5: "libmlx5 compares num_interleaved with the mkey's entries and posts a layout that uses all of them; we reject it with the errno of libmlx5's own bound.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
-		Section: "QP Specific builders",
+		Chain:          13,
+		Errno:          syscall.ENOMEM,
+		Funcs:          []string{"mlx5dv_wr_mr_interleaved"},
+		ID:             "wr_post.mr_interleaved.mkey_entries",
+		Kind:           "object",
+		Libmlx5:        "libmlx5 compares num_interleaved with the mkey's entries and posts a layout that uses all of them; we reject it with the errno of libmlx5's own bound.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
+		Section:        "QP Specific builders",
 	},
 	{
 		Chain:   -1,
@@ -1368,6 +1429,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mr_list"},
 		ID:      "wr_post.mr_list.rc",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 refuses to create a DCI with MR_LIST, and leaves the builder NULL on other types.",
@@ -1384,9 +1446,21 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
+		Chain:   -1,
+		Follows: "61.0",
+		Funcs:   []string{"mlx5dv_wr_mr_list", "mlx5dv_wr_set_mkey_layout_list"},
+		ID:      "wr_post.mr_list.length",
+		Kind:    "info",
+		Libmlx5: "Before rdma-core 61.0 libmlx5 adds the lengths of a list layout in a signed 32-bit int: a sum of 2 GiB or more wraps or sign-extends in the mkey context's len and in the length the library records (2 x 2 GiB gives 0, one 3 GiB entry 0xffffffffc0000000). 61.0 adds them in 64 bits (commit e23cb0a7, \"mlx5: Fix byte_count type in umr_sg_list_create\"), and so do we.",
+		Man:     "mlx5dv_wr_post(3)",
+		Says:    "The list layout places the entries one after the other, so the mkey covers the sum of their lengths.",
+		Section: "QP Specific builders",
+	},
+	{
 		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mr_list"},
 		ID:      "wr_post.mr_list.access_flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 shares the mkey access setter's check: only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted, anything else is EINVAL. We reject like libmlx5.",
@@ -1397,6 +1471,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   3,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_mr_list"},
 		ID:      "wr_post.mr_list.inline",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_post(3)",
@@ -1406,6 +1481,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   12,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_mr_list"},
 		ID:      "wr_post.mr_list.entries",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 allows (max_inline_data + 4) / 16 entries and fails with ENOMEM beyond (and beyond the mkey's entries, create_mkey.max_entries).",
@@ -1424,6 +1500,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_memcpy"},
 		ID:      "wr_post.memcpy.qp_type",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 refuses MEMCPY when creating any other QP type.",
@@ -1432,18 +1509,21 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   2,
-		Errno:   syscall.EOPNOTSUPP,
-		ID:      "wr_post.memcpy.send_op",
-		Kind:    "qp",
-		Libmlx5: "libmlx5 fails the creation with EOPNOTSUPP without DMA MMO support and with EINVAL without IBV_QP_INIT_ATTR_PD; on an RC QP with other mlx5dv bits it installs the builder anyway (without the PD's memcpy buffer). We reject the builder without the bit.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "MLX5DV_QP_EX_WITH_MEMCPY must be in mlx5dv_qp_init_attr.send_ops_flags when the QP is created; creation fails when the device or the QP cannot do it.",
-		Section: "QP Specific builders",
+		Chain:          2,
+		Errno:          syscall.EOPNOTSUPP,
+		Funcs:          []string{"mlx5dv_wr_memcpy"},
+		ID:             "wr_post.memcpy.send_op",
+		Kind:           "qp",
+		Libmlx5:        "libmlx5 fails the creation with EOPNOTSUPP without DMA MMO support and with EINVAL without IBV_QP_INIT_ATTR_PD; on an RC QP with other mlx5dv bits it installs the builder anyway (without the PD's memcpy buffer). We reject the builder without the bit.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "MLX5DV_QP_EX_WITH_MEMCPY must be in mlx5dv_qp_init_attr.send_ops_flags when the QP is created; creation fails when the device or the QP cannot do it.",
+		Section:        "QP Specific builders",
 	},
 	{
 		Chain:   20,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_memcpy"},
 		ID:      "wr_post.memcpy.max",
 		Kind:    "device",
 		Libmlx5: "Exactly the maximum is accepted (2 GiB is encoded as a byte count of 0).",
@@ -1454,6 +1534,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   19,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_memcpy"},
 		ID:      "wr_post.memcpy.zero",
 		Kind:    "device",
 		Libmlx5: "A libmlx5 check with no rule in the man pages: length 0 fails with EINVAL and nothing is written.",
@@ -1495,24 +1576,28 @@ var Rules = []RuleInfo{
 		Section: "Raw WQE builders",
 	},
 	{
-		Chain:   2,
-		Errno:   syscall.EOPNOTSUPP,
-		ID:      "wr_post.raw_wqe.send_op",
-		Kind:    "qp",
-		Libmlx5: "libmlx5 installs the builder on any QP with a non-zero mlx5dv send-op set, whichever bits it has; we reject it without this bit.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "MLX5DV_QP_EX_WITH_RAW_WQE must be in the send_ops_flags of mlx5_qp_attr.",
-		Section: "Raw WQE builders",
+		Chain:          2,
+		Errno:          syscall.EOPNOTSUPP,
+		Funcs:          []string{"mlx5dv_wr_raw_wqe"},
+		ID:             "wr_post.raw_wqe.send_op",
+		Kind:           "qp",
+		Libmlx5:        "libmlx5 installs the builder on any QP with a non-zero mlx5dv send-op set, whichever bits it has; we reject it without this bit.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "MLX5DV_QP_EX_WITH_RAW_WQE must be in the send_ops_flags of mlx5_qp_attr.",
+		Section:        "Raw WQE builders",
 	},
 	{
-		Chain:   29,
-		Errno:   syscall.EINVAL,
-		ID:      "wr_post.raw_wqe.size",
-		Kind:    "chain",
-		Libmlx5: "libmlx5 copies ds x 16 bytes without looking: ds 0 posts an empty WQE that the next work request overwrites, and a short buffer is read past its end. We reject both.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "The caller builds the whole WQE, so its control segment's ds field (the low six bits of byte 7) gives its size in 16-byte units; the buffer holds that many, and a WQE has at least its control segment.",
-		Section: "Raw WQE builders",
+		Chain:          29,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_raw_wqe"},
+		ID:             "wr_post.raw_wqe.size",
+		Kind:           "chain",
+		Libmlx5:        "libmlx5 copies ds x 16 bytes without looking: ds 0 posts an empty WQE that the next work request overwrites, and a short buffer is read past its end. We reject both.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "The caller builds the whole WQE, so its control segment's ds field (the low six bits of byte 7) gives its size in 16-byte units; the buffer holds that many, and a WQE has at least its control segment.",
+		Section:        "Raw WQE builders",
 	},
 	{
 		Chain:   -1,
@@ -1532,18 +1617,21 @@ var Rules = []RuleInfo{
 		Section: "Raw WQE builders",
 	},
 	{
-		Chain:   9,
-		Errno:   syscall.EINVAL,
-		ID:      "wr_post.dc_addr_required",
-		Kind:    "chain",
-		Libmlx5: "libmlx5 does not check: without it the work request is never finalised, yet ibv_wr_complete returns 0 and rings the doorbell with an unchanged producer index. We reject it.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "On a DCI, mlx5dv_wr_set_dc_addr (or the stream variant) must be called to give each work request its destination: the address handle ah, the remote DCT number remote_dctn and the DC key remote_dc_key. This concerns the send, RDMA and atomic builders, whose work requests it completes together with their data setter (in either order).",
-		Section: "QP Specific setters",
+		Chain:          9,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_rdma_read", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_send_inv", "ibv_wr_atomic_write", "ibv_wr_flush"},
+		ID:             "wr_post.dc_addr_required",
+		Kind:           "chain",
+		Libmlx5:        "libmlx5 does not check: without it the work request is never finalised, yet ibv_wr_complete returns 0 and rings the doorbell with an unchanged producer index. We reject it.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "On a DCI, mlx5dv_wr_set_dc_addr (or the stream variant) must be called to give each work request its destination: the address handle ah, the remote DCT number remote_dctn and the DC key remote_dc_key. This concerns the send, RDMA and atomic builders, whose work requests it completes together with their data setter (in either order).",
+		Section:        "QP Specific setters",
 	},
 	{
 		Chain:   1,
 		Errno:   syscall.EOPNOTSUPP,
+		Funcs:   []string{"mlx5dv_wr_set_dc_addr", "mlx5dv_wr_set_dc_addr_stream"},
 		ID:      "wr_post.dc_addr.qp_type",
 		Kind:    "qp",
 		Libmlx5: "libmlx5 leaves the setters NULL on other QPs; calling them crashes.",
@@ -1561,14 +1649,16 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   21,
-		Errno:   syscall.EINVAL,
-		ID:      "wr_post.dc_streams",
-		Kind:    "qp",
-		Libmlx5: "libmlx5 accepts the stream setter on a DCI without streams; we reject it.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "A DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS may call mlx5dv_wr_set_dc_addr_stream to give the work request a stream id, so the device can pick one of its concurrent DCI resources.",
-		Section: "QP Specific setters",
+		Chain:          21,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_set_dc_addr_stream"},
+		ID:             "wr_post.dc_streams",
+		Kind:           "qp",
+		Libmlx5:        "libmlx5 accepts the stream setter on a DCI without streams; we reject it.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "A DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS may call mlx5dv_wr_set_dc_addr_stream to give the work request a stream id, so the device can pick one of its concurrent DCI resources.",
+		Section:        "QP Specific setters",
 	},
 	{
 		Chain:   -1,
@@ -1579,14 +1669,16 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   22,
-		Errno:   syscall.EINVAL,
-		ID:      "wr_post.dc_stream_id",
-		Kind:    "qp",
-		Libmlx5: "libmlx5 writes any 16-bit stream id; we reject those the DCI does not have.",
-		Man:     "mlx5dv_wr_post(3)",
-		Says:    "No page says it outright, but a stream id names one of the 2^log_num_concurent streams the DCI was created with (mlx5dv_create_qp(3)), so it is below that number.",
-		Section: "QP Specific setters",
+		Chain:          22,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_set_dc_addr_stream"},
+		ID:             "wr_post.dc_stream_id",
+		Kind:           "qp",
+		Libmlx5:        "libmlx5 writes any 16-bit stream id; we reject those the DCI does not have.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_post(3)",
+		Says:           "No page says it outright, but a stream id names one of the 2^log_num_concurent streams the DCI was created with (mlx5dv_create_qp(3)), so it is below that number.",
+		Section:        "QP Specific setters",
 	},
 	{
 		Chain:   -1,
@@ -1607,6 +1699,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   15,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.mkey_flag",
 		Kind:    "object",
 		Libmlx5: "libmlx5 fails with EINVAL when the mkey has no crypto context (mkey without CRYPTO, L10).",
@@ -1649,6 +1742,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.standard",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
@@ -1666,6 +1760,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.order",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
@@ -1675,6 +1770,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   24,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto", "mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "crypto.order_table",
 		Kind:    "chain",
 		Libmlx5: "libmlx5 checks this when the configuration is finalised and rejects (EINVAL) only the combinations with signatures in both domains (encrypt with after, decrypt with before); the other combinations outside the table, with one signature domain, are accepted. We reject every combination the table lacks.",
@@ -1685,6 +1781,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.data_unit_size",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
@@ -1702,6 +1799,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.dek",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences dek without a check; NULL crashes.",
@@ -1721,6 +1819,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.comp_mask",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
@@ -1738,6 +1837,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   4,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
 		ID:      "crypto.open_configure",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
@@ -1745,14 +1845,16 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
-		Chain:   18,
-		Errno:   syscall.EINVAL,
-		ID:      "crypto.mkey_state",
-		Kind:    "chain",
-		Libmlx5: "Not checked: libmlx5 keeps whatever the failed or aborted setter recorded.",
-		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
-		Says:    "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration sets the crypto attributes again rather than relying on earlier ones (and sets or resets the signature, as sig.mkey_state says).",
-		Section: "NOTES",
+		Chain:          18,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_crypto"},
+		ID:             "crypto.mkey_state",
+		Kind:           "chain",
+		Libmlx5:        "Not checked: libmlx5 keeps whatever the failed or aborted setter recorded.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_set_mkey_crypto(3)",
+		Says:           "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration sets the crypto attributes again rather than relying on earlier ones (and sets or resets the signature, as sig.mkey_state says).",
+		Section:        "NOTES",
 	},
 	{
 		Chain:   -1,
@@ -1765,6 +1867,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   26,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "crypto.single_block",
 		Kind:    "device",
 		Libmlx5: "A libmlx5 check with no rule in the man pages: finalising a crypto configuration on such a device fails with EINVAL when the mkey is longer than data_unit_size.",
@@ -1775,6 +1878,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   27,
 		Errno:   syscall.ENOMEM,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block", "mlx5dv_wr_set_mkey_crypto", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "crypto.bsf_room",
 		Kind:    "qp",
 		Libmlx5: "A libmlx5 check with no rule in the man pages: finalising fails with ENOMEM when the translation, padded to 64 bytes, plus 64 bytes per BSF exceeds max_inline_data + 4.",
@@ -1817,6 +1921,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.no_domain",
 		Kind:    "argument",
 		Libmlx5: "The page lets either pointer be NULL and does not forbid both; libmlx5 fails with EINVAL when both are. We reject like libmlx5 (to drop a signature, use MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
@@ -1827,6 +1932,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.flags",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1868,6 +1974,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   23,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.copy_mask.structure",
 		Kind:    "chain",
 		Libmlx5: "libmlx5 checks this when the configuration is finalised, and only when a wire domain exists: COPY_MASK with a memory domain alone is accepted (we reject it). For CRC it also requires the same CRC type.",
@@ -1878,6 +1985,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.comp_mask",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1887,6 +1995,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.domain.sig_type",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1896,6 +2005,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.domain.dif",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences the pointer without a check; NULL crashes.",
@@ -1906,6 +2016,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.domain.crc",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 dereferences the pointer without a check; NULL crashes.",
@@ -1916,6 +2027,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.domain.block_size",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 does not compare the size with the device's sig_caps.block_size.",
@@ -1926,6 +2038,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.domain.comp_mask",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1935,6 +2048,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.crc.type",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1953,6 +2067,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.crc.seed32",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 compares the whole 64-bit seed, contrary to the statement that the high bits are ignored; we compare it the same way.",
@@ -1963,6 +2078,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.crc.seed64",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1972,6 +2088,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.t10dif.bg_type",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1981,6 +2098,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.t10dif.bg",
 		Kind:    "argument",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -1998,6 +2116,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.t10dif.flags",
 		Kind:    "argument",
 		Libmlx5: "libmlx5 rejects unknown bits with EINVAL and accepts combinations (APP_REF_ESCAPE takes precedence over APP_ESCAPE).",
@@ -2040,6 +2159,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   14,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.mkey_flag",
 		Kind:    "object",
 		Libmlx5: "libmlx5 fails with EINVAL when the mkey has no signature context.",
@@ -2050,6 +2170,7 @@ var Rules = []RuleInfo{
 	{
 		Chain:   4,
 		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
 		ID:      "sig.open_configure",
 		Kind:    "chain",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
@@ -2057,18 +2178,22 @@ var Rules = []RuleInfo{
 		Section: "Notes",
 	},
 	{
-		Chain:   17,
-		Errno:   syscall.EINVAL,
-		ID:      "sig.mkey_state",
-		Kind:    "chain",
-		Libmlx5: "Not checked: libmlx5 keeps whatever the failed or aborted setter recorded and applies it to the next configuration.",
-		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
-		Says:    "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration must not rely on earlier signature attributes but set them again, or reset them with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR when no signature is wanted.",
-		Section: "Notes",
+		Chain:          17,
+		Errno:          syscall.EINVAL,
+		Funcs:          []string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_sig_block"},
+		ID:             "sig.mkey_state",
+		Kind:           "chain",
+		Libmlx5:        "Not checked: libmlx5 keeps whatever the failed or aborted setter recorded and applies it to the next configuration.",
+		Libmlx5Accepts: true,
+		Man:            "mlx5dv_wr_set_mkey_sig_block(3)",
+		Says:           "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration must not rely on earlier signature attributes but set them again, or reset them with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR when no signature is wanted.",
+		Section:        "Notes",
 	},
 	{
 		Chain:   25,
 		Errno:   syscall.EINVAL,
+		Follows: "61.0",
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block", "mlx5dv_wr_set_mkey_crypto", "mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_layout_interleaved"},
 		ID:      "sig.length_4g",
 		Kind:    "device",
 		Libmlx5: "A libmlx5 check with no rule in the man pages: finalising the configuration fails with EINVAL when the layout is longer. Up to rdma-core 60 libmlx5 sums a list layout in an int, so 2 x 2 GiB wraps and passes while 2 x 1 GiB is rejected; interleaved layouts and 61.0 and later sum in 64 bits. We use the 64-bit sum.",

@@ -229,7 +229,7 @@ func TestNew(t *testing.T) {
 	for name, c := range map[string]sq.Config{
 		"no memory":     {QP: rc},
 		"UD":            {Mem: mem, QP: wrcheck.QP{Type: mlx.QPUD}},
-		"not empty":     {Mem: mem, QP: rc, Head: 2, Tail: 1},
+		"over the ring": {Mem: mem, QP: rc, Head: 9, Tail: 0},
 		"big BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 512}},
 		"odd BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 100}},
 		"RC streams":    {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, Streams: true}},
