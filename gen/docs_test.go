@@ -25,7 +25,10 @@ import (
 //	<!-- figures:end -->
 //
 // that figureBlocks renders.
-const updateFigures = "go test ./gen -run TestDocFigures -update"
+const (
+	updateFigures = "go test ./gen -run TestDocFigures -update"
+	updateExample = "go test ./gen -run TestReadmeExample -update"
+)
 
 func docFiles(t *testing.T) []string {
 	t.Helper()
@@ -55,6 +58,9 @@ func TestDocFigures(t *testing.T) {
 		for _, n := range names {
 			used[n] = true
 		}
+		for _, c := range handCounts(got) {
+			t.Errorf("%s: %q is a count typed by hand: render it in a figures block (figureBlocks)", path, c)
+		}
 		if got == string(old) {
 			continue
 		}
@@ -71,6 +77,17 @@ func TestDocFigures(t *testing.T) {
 			t.Errorf("figures %q appear in no document", name)
 		}
 	}
+}
+
+var (
+	blockRE = regexp.MustCompile(`(?s)<!-- figures:begin [a-z0-9-]+ -->\n.*?<!-- figures:end -->\n`)
+	countRE = regexp.MustCompile(`\b[0-9][0-9,]* (rules|functions|structs|constants|enum types|enums|segments|cases|WQEs|fields|aliases|formats)\b`)
+)
+
+// handCounts returns the counts of the code's items that doc states
+// outside its figures blocks.
+func handCounts(doc string) []string {
+	return countRE.FindAllString(blockRE.ReplaceAllString(doc, ""), -1)
 }
 
 var figureRE = regexp.MustCompile(`(?m)^<!-- figures:(begin|end)(?: ([a-z0-9-]+))? -->\n`)
@@ -130,6 +147,9 @@ func TestFillFigures(t *testing.T) {
 	}
 	if again, _, _ := fillFigures(got, blocks); again != got {
 		t.Errorf("a current block changed: %q", again)
+	}
+	if c := handCounts(got + "It has 12 rules.\n"); len(c) != 1 || c[0] != "12 rules" {
+		t.Errorf("handCounts: %q, want the count outside the block only", c)
 	}
 	for _, bad := range []string{
 		"<!-- figures:begin x -->\n<!-- figures:end -->\n",
@@ -311,8 +331,21 @@ func TestReadmeExample(t *testing.T) {
 			t.Errorf("README.md quotes %s: %v", path, err)
 			continue
 		}
-		if !bytes.Equal(m[2], src) {
-			t.Errorf("README.md's quote of %s differs from the file (-README +file):\n%s", path, lineDiff(string(m[2]), string(src)))
+		if !bytes.Equal(m[2], src) && !*update {
+			t.Errorf("README.md's quote of %s differs from the file (-README +file):\n%s\nrun: %s", path, lineDiff(string(m[2]), string(src)), updateExample)
+		}
+	}
+	if *update {
+		out := re.ReplaceAllFunc(readme, func(m []byte) []byte {
+			sub := re.FindSubmatch(m)
+			src, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(string(sub[1]))))
+			if err != nil {
+				return m
+			}
+			return []byte("<!-- example: " + string(sub[1]) + " -->\n```go\n" + string(src) + "```\n")
+		})
+		if err := os.WriteFile(filepath.Join("..", "README.md"), out, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
