@@ -81,13 +81,17 @@ func TestDocFigures(t *testing.T) {
 
 var (
 	blockRE = regexp.MustCompile(`(?s)<!-- figures:begin [a-z0-9-]+ -->\n.*?<!-- figures:end -->\n`)
-	countRE = regexp.MustCompile(`\b[0-9][0-9,]* (rules|functions|structs|constants|enum types|enums|segments|cases|WQEs|fields|aliases|formats)\b`)
+	countRE = regexp.MustCompile(`(?:^|[^0-9.\w])([0-9][0-9,]* (?:rules|functions|structs|constants|enum types|enums|segments|cases|WQEs|fields|aliases|formats))\b`)
 )
 
 // handCounts returns the counts of the code's items that doc states
 // outside its figures blocks.
 func handCounts(doc string) []string {
-	return countRE.FindAllString(blockRE.ReplaceAllString(doc, ""), -1)
+	var counts []string
+	for _, m := range countRE.FindAllStringSubmatch(blockRE.ReplaceAllString(doc, ""), -1) {
+		counts = append(counts, m[1])
+	}
+	return counts
 }
 
 var figureRE = regexp.MustCompile(`(?m)^<!-- figures:(begin|end)(?: ([a-z0-9-]+))? -->\n`)
@@ -148,7 +152,7 @@ func TestFillFigures(t *testing.T) {
 	if again, _, _ := fillFigures(got, blocks); again != got {
 		t.Errorf("a current block changed: %q", again)
 	}
-	if c := handCounts(got + "It has 12 rules.\n"); len(c) != 1 || c[0] != "12 rules" {
+	if c := handCounts(got + "It has 12 rules, and the 55.0 rules of a flag.\n"); len(c) != 1 || c[0] != "12 rules" {
 		t.Errorf("handCounts: %q, want the count outside the block only", c)
 	}
 	for _, bad := range []string{
