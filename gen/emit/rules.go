@@ -32,7 +32,11 @@ func funcsFile(p *model.Package, f *jen.File) {
 		}
 		ids = append(ids, c.Comment(fn.Name))
 	}
-	ids = append(ids, jen.Id("NumFuncs").Comment("the number of functions"))
+	num := jen.Id("NumFuncs")
+	if len(a.Funcs) == 0 {
+		num = num.Id("Func").Op("=").Iota() // a spec without functions
+	}
+	ids = append(ids, num.Comment("the number of functions"))
 	f.Const().Defs(ids...)
 	f.Line()
 
