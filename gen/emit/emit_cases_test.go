@@ -13,6 +13,8 @@ package emit_test
 //	testdata/<case>/<file>.golden                 each generated file, and RULES.md
 //	testdata/<case>/stderr.golden                 instead, for a case that must fail
 //
+// A case must fail exactly when its name starts with "bad-", so that
+// -update cannot turn a case into the other kind unnoticed.
 // "-inputs <case>" reads another case's include tree and spec, for a case
 // that only changes the flags. Every generated package is type-checked for
 // a little- and a big-endian architecture: a golden file of code that does
@@ -54,8 +56,15 @@ func TestCases(t *testing.T) {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
 		}
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
 			got, pkg := runCase(t, dir)
+			switch _, failed := got["stderr.golden"]; {
+			case failed && !strings.HasPrefix(name, "bad-"):
+				t.Fatalf("generation failed:\n%s(a case that must fail is named bad-*)", got["stderr.golden"])
+			case !failed && strings.HasPrefix(name, "bad-"):
+				t.Fatalf("generation succeeded, but a case named bad-* must fail")
+			}
 			compare(t, dir, got)
 			if pkg != nil {
 				chk.check(t, pkg)

@@ -6,6 +6,7 @@
 #ifndef TINY_MLX5DV_H
 #define TINY_MLX5DV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -17,6 +18,7 @@ enum mlx5_opcode {
 	MLX5_OPCODE_NOP = 0x00,
 	MLX5_OPCODE_RDMA_WRITE = 0x08,
 	MLX5_OPCODE_SEND = 0x0a,
+	MLX5_OPCODE_UMR = 0x25,
 };
 
 enum {
@@ -33,6 +35,7 @@ enum mlx5dv_tiny_flags {
 
 enum mlx5dv_tiny_attr_mask {
 	MLX5DV_TINY_ATTR_MASK_SUB = 1 << 0,
+	MLX5DV_TINY_ATTR_MASK_NEXT = 1 << 1,
 };
 
 enum mlx5dv_tiny_send_ops {
@@ -65,6 +68,42 @@ struct mlx5_wqe_tiny_pair_seg {
 	uint32_t host;
 };
 
+enum {
+	MLX5_WQE_UMR_CTRL_FLAG_INLINE = 1 << 7,
+	MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET = 1 << 4,
+};
+
+struct mlx5_wqe_umr_ctrl_seg {
+	uint8_t flags;
+	uint8_t rsvd0[3];
+	__be16 klm_octowords;
+	union {
+		__be16 translation_offset;
+		__be16 bsf_octowords;
+	};
+	__be64 mkey_mask;
+	uint8_t rsvd1[32];
+};
+
+struct mlx5_wqe_umr_klm_seg {
+	__be32 byte_count;
+	__be32 mkey;
+	__be64 address;
+};
+
+struct mlx5_wqe_umr_repeat_block_seg {
+	__be32 byte_count;
+	__be32 op;
+	__be32 repeat_count;
+	__be16 reserved;
+	__be16 num_ent;
+};
+
+union mlx5_wqe_tiny_union_seg {
+	struct mlx5_wqe_umr_klm_seg klm;
+	__be32 raw[4];
+};
+
 struct mlx5dv_qp_ex;
 
 struct mlx5dv_tiny_sub {
@@ -81,6 +120,15 @@ struct mlx5dv_tiny_attr {
 		uint32_t len;
 		uint64_t big;
 	};
+	union {
+		struct mlx5dv_tiny_sub *next;
+		void *raw;
+	};
+	struct mlx5dv_tiny_sub inner;
+	void *cookie;
+	bool on;
+	uint16_t lens[2];
+	uint8_t key[3];
 };
 
 int mlx5dv_tiny_post(struct mlx5dv_tiny_attr *attr, uint32_t flags);
