@@ -16,9 +16,10 @@ package emit_test
 // A case must fail exactly when its name starts with "bad-", so that
 // -update cannot turn a case into the other kind unnoticed.
 // "-inputs <case>" reads another case's include tree and spec, for a case
-// that only changes the flags. Every generated package is type-checked for
-// a little- and a big-endian architecture: a golden file of code that does
-// not compile would be a defect.
+// that only changes the flags. Every generated package is type-checked
+// (go/types, the standard library and the committed package from source)
+// for the architectures of checkArchs: a golden file of code that does not
+// compile would be a defect.
 //
 // go test ./gen/emit -update rewrites the golden files.
 
@@ -213,8 +214,9 @@ type checker struct {
 }
 
 // The architectures a package is checked for: one of each byte order, so
-// that both byteorder files and the build tags of the rest are compiled.
-var checkArchs = []string{"amd64", "s390x"}
+// that both byteorder files are compiled, and a 32-bit one, where the
+// mirrors (64-bit layouts only) are left out and the rest must still build.
+var checkArchs = []string{"amd64", "s390x", "386"}
 
 func (c *checker) check(t *testing.T, files map[string][]byte) {
 	t.Helper()
