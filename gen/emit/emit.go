@@ -42,6 +42,8 @@ func Generate(p *model.Package) ([]File, error) {
 		{"funcs.go", funcsFile},
 		{"rules.go", rulesFile},
 		{"mirrors.go", mirrorsFile},
+		{"layout_lp64.go", layoutFile},
+		{"layout_other.go", layoutOtherFile},
 		{"validate.go", validateFile},
 		{"registry.go", registryFile},
 	}

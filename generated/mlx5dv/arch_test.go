@@ -2,6 +2,7 @@ package mlx5dv_test
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -36,6 +37,22 @@ func TestPartShiftPPC64(t *testing.T) {
 		}
 		if got, want := uint64(ctrl.Opcode()), uint64(v&0xff); got != want {
 			t.Errorf("opmod_idx_opcode %#08x: Opcode %#x, want %#x", v, got, want)
+		}
+	}
+}
+
+// TestMirrorLayout: the mirrors match C (the build checked them) on the
+// LP64 targets, and say they do not elsewhere (386, arm: ILP32).
+func TestMirrorLayout(t *testing.T) {
+	err := mlx5dv.MirrorLayout()
+	switch runtime.GOARCH {
+	case "amd64", "arm64", "ppc64le", "ppc64", "s390x", "riscv64", "loong64", "mips64", "mips64le":
+		if err != nil {
+			t.Fatalf("%s: %v", runtime.GOARCH, err)
+		}
+	default:
+		if err == nil || !strings.Contains(err.Error(), "GOARCH="+runtime.GOARCH) {
+			t.Fatalf("%s: MirrorLayout = %v, want an error naming the GOARCH", runtime.GOARCH, err)
 		}
 	}
 }
