@@ -1,0 +1,104 @@
+//go:build amd64
+
+package barrier
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The instructions (their encodings, as go tool objdump prints them) of
+// each barrier per architecture, as rdma-core's util/udma_barrier.h has
+// them; a compiler barrier is no instruction at all.
+var wantInsns = map[string]map[string][]string{
+	"amd64": {
+		"UDMAToDeviceBarrier":   nil,
+		"UDMAFromDeviceBarrier": {"0faee8"}, // lfence
+		"MMIOWCStart":           {"0faef8"}, // sfence
+		"MMIOFlushWrites":       {"0faef8"}, // sfence
+	},
+	"arm64": {
+		"UDMAToDeviceBarrier":   {"d50332bf"}, // dmb oshst
+		"UDMAFromDeviceBarrier": {"d50331bf"}, // dmb oshld
+		"MMIOWCStart":           {"d50332bf"}, // dmb oshst
+		"MMIOFlushWrites":       {"d5033e9f"}, // dsb st
+	},
+	"ppc64le": ppc64Insns,
+	"ppc64":   ppc64Insns,
+	"s390x": {
+		"UDMAToDeviceBarrier":   nil,
+		"UDMAFromDeviceBarrier": nil,
+		"MMIOWCStart":           nil,
+		"MMIOFlushWrites":       nil,
+	},
+}
+
+var ppc64Insns = map[string][]string{
+	"UDMAToDeviceBarrier":   {"7c0004ac"}, // sync
+	"UDMAFromDeviceBarrier": {"7c2004ac"}, // lwsync
+	"MMIOWCStart":           {"7c0004ac"}, // sync
+	"MMIOFlushWrites":       {"7c0004ac"}, // sync
+}
+
+// TestBarrierInstructions cross-compiles this package's tests for every
+// supported architecture and reads the barriers' machine code back with
+// go tool objdump. It runs on amd64 hosts (CI); TestBarriersRun executes
+// the same code under qemu.
+func TestBarrierInstructions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles four test binaries")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed: %v", err)
+	}
+	dir := t.TempDir()
+	text := regexp.MustCompile(`^TEXT .*/barrier\.(\w+)\.abi0\(SB\)`)
+	insn := regexp.MustCompile(`^\s+\S+\s+0x[0-9a-f]+\s+([0-9a-f]+)\s+(\S+)`)
+	for arch, want := range wantInsns {
+		bin := filepath.Join(dir, arch+".test")
+		cmd := exec.Command(gobin, "test", "-c", "-o", bin, ".")
+		cmd.Env = append(os.Environ(), "GOARCH="+arch, "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: go test -c: %v\n%s", arch, err, out)
+		}
+		out, err := exec.Command(gobin, "tool", "objdump", "-s", `barrier\.\w+\.abi0$`, bin).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: objdump: %v\n%s", arch, err, out)
+		}
+		got := map[string][]string{}
+		var fn string
+		done := false
+		for _, l := range strings.Split(string(out), "\n") {
+			if m := text.FindStringSubmatch(l); m != nil {
+				fn, done = m[1], false
+				got[fn] = []string{}
+				continue
+			}
+			m := insn.FindStringSubmatch(l)
+			if fn == "" || done || m == nil {
+				continue
+			}
+			if strings.HasPrefix(m[2], "RET") {
+				done = true // the rest is padding
+				continue
+			}
+			got[fn] = append(got[fn], m[1])
+		}
+		for name, w := range want {
+			g, ok := got[name]
+			if !ok {
+				t.Errorf("%s: %s not in the binary", arch, name)
+				continue
+			}
+			if !slices.Equal(g, w) && !(len(g) == 0 && len(w) == 0) {
+				t.Errorf("%s: %s is %v, want %v", arch, name, g, w)
+			}
+		}
+	}
+}
