@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs the pure-Go tests (generated/ and runtime/) for the other 64-bit
-# architectures rdma-core ships for, under qemu-user: each test binary is
+# architectures rdma-core ships for (arm64, ppc64le and s390x, big-endian;
+# riscv64 and loong64), under qemu-user: each test binary is
 # cross-compiled (GOARCH, CGO_ENABLED=0) and run by `go test -exec` with the
 # qemu binary named explicitly, so binfmt_misc need not be registered.
 # Needs Debian's qemu-user-static (scripts/setup.sh installs it).
-# Usage: scripts/qemu-test.sh [arch...]   (default: arm64 ppc64le s390x)
+# Usage: scripts/qemu-test.sh [arch...]   (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=("$@")
-[ ${#archs[@]} -gt 0 ] || archs=(arm64 ppc64le s390x)
+[ ${#archs[@]} -gt 0 ] || archs=(arm64 ppc64le s390x riscv64 loong64)
 for arch in "${archs[@]}"; do
 	case $arch in
 	arm64) q=aarch64 ;;
+	loong64) q=loongarch64 ;;
 	*) q=$arch ;;
 	esac
 	qemu=$(command -v "qemu-$q-static" || command -v "qemu-$q" || true)

@@ -10,8 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 need=()
 [ -f /usr/include/infiniband/mlx5dv.h ] || need+=(libibverbs-dev)
 command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
-# qemu-user for the arm64, ppc64le and s390x tests (scripts/qemu-test.sh).
-for q in aarch64 ppc64le s390x; do
+# qemu-user for the tests of the other architectures (scripts/qemu-test.sh).
+for q in aarch64 ppc64le s390x riscv64 loongarch64; do
 	if ! command -v "qemu-$q-static" >/dev/null 2>&1; then
 		need+=(qemu-user-static)
 		break

@@ -15,5 +15,5 @@ go run ./cmd/mlx5gen replay testdata/vectors/*.json
 # and runtime/sq refuses to start without DMA barriers).
 GOARCH=386 CGO_ENABLED=0 go build ./...
 GOARCH=arm CGO_ENABLED=0 go build ./...
-# The pure-Go tests on arm64, ppc64le and s390x, under qemu-user.
+# The pure-Go tests on arm64, ppc64le, s390x, riscv64 and loong64, under qemu-user.
 bash scripts/qemu-test.sh

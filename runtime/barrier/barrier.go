@@ -9,6 +9,8 @@
 //	amd64           compiler      lfence          sfence
 //	arm64           dmb oshst     dmb oshld       dmb oshst, dsb st
 //	ppc64, ppc64le  sync          lwsync          sync
+//	riscv64         fence ow,ow   fence ir,ir     fence ow,ow
+//	loong64         dbar 0        dbar 0          dbar 0
 //	s390x           compiler      compiler        compiler (the register is written by a system call: runtime/mmio)
 //
 // ("compiler": the call itself, which the Go compiler does not reorder
@@ -22,7 +24,7 @@ import (
 )
 
 // Supported lists the architectures this package has barriers for.
-const Supported = "amd64, arm64, ppc64, ppc64le, s390x"
+const Supported = "amd64, arm64, loong64, ppc64, ppc64le, riscv64, s390x"
 
 // Check reports whether this architecture has the barriers. Writers of
 // device queues (runtime/sq) refuse to start without them.

@@ -1,4 +1,4 @@
-//go:build !(amd64 || arm64 || ppc64 || ppc64le || s390x)
+//go:build !(amd64 || arm64 || loong64 || ppc64 || ppc64le || riscv64 || s390x)
 
 package barrier
 

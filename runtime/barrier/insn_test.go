@@ -30,6 +30,18 @@ var wantInsns = map[string]map[string][]string{
 	},
 	"ppc64le": ppc64Insns,
 	"ppc64":   ppc64Insns,
+	"riscv64": {
+		"UDMAToDeviceBarrier":   {"0550000f"}, // fence ow,ow
+		"UDMAFromDeviceBarrier": {"0aa0000f"}, // fence ir,ir
+		"MMIOWCStart":           {"0550000f"},
+		"MMIOFlushWrites":       {"0550000f"},
+	},
+	"loong64": {
+		"UDMAToDeviceBarrier":   {"38720000"}, // dbar 0
+		"UDMAFromDeviceBarrier": {"38720000"},
+		"MMIOWCStart":           {"38720000"},
+		"MMIOFlushWrites":       {"38720000"},
+	},
 	"s390x": {
 		"UDMAToDeviceBarrier":   nil,
 		"UDMAFromDeviceBarrier": nil,
@@ -51,7 +63,7 @@ var ppc64Insns = map[string][]string{
 // the same code under qemu.
 func TestBarrierInstructions(t *testing.T) {
 	if testing.Short() {
-		t.Skip("cross-compiles four test binaries")
+		t.Skip("cross-compiles a test binary per architecture")
 	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
