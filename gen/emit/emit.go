@@ -45,6 +45,8 @@ func Generate(p *model.Package) ([]File, error) {
 		{"ruleerror.go", nil},
 		{"rules.go", rulesFile},
 		{"mirrors.go", mirrorsFile},
+		{"layout_lp64.go", layoutFile},
+		{"layout_other.go", layoutOtherFile},
 		{"validate.go", validateFile},
 		{"registry.go", registryFile},
 	}

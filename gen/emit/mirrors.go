@@ -10,19 +10,41 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/model"
 )
 
-// lp64 restricts the mirrors to the 64-bit targets whose C layout they
-// reproduce (pointers and longs of 8 bytes, as on x86-64).
+// lp64 names the 64-bit targets whose C layout the mirrors reproduce
+// (pointers and longs of 8 bytes, as on x86-64). Elsewhere the mirrors
+// build, so that pure-Go code does, but MirrorLayout reports that they do
+// not match C.
 const lp64 = "amd64 || arm64 || riscv64 || ppc64le || ppc64 || s390x || loong64 || mips64 || mips64le"
 
 var unsafePointer = jen.Qual("unsafe", "Pointer")
 
 // mirrorsFile writes a Go struct with the exact C layout for every struct
-// of spec/api, with compile-time checks of its size and offsets.
+// of spec/api.
 func mirrorsFile(p *model.Package, f *jen.File) {
-	f.HeaderComment("//go:build " + lp64)
 	for _, m := range p.API.Mirrors {
 		mirrorType(f, m)
 	}
+}
+
+// layoutFile writes, for the LP64 targets, the compile-time checks of every
+// mirror's size and offsets, and MirrorLayout.
+func layoutFile(p *model.Package, f *jen.File) {
+	f.HeaderComment("//go:build " + lp64)
+	comment(f, "MirrorLayout reports whether the struct mirrors have C's layout on this\ntarget: they do (the build checks every size and offset).")
+	f.Func().Id("MirrorLayout").Params().Error().Block(jen.Return(jen.Nil()))
+	f.Line()
+	for _, m := range p.API.Mirrors {
+		layoutChecks(f, m)
+	}
+}
+
+// layoutOtherFile writes MirrorLayout for the targets whose C layout
+// (ILP32: 4-byte pointers and longs) the mirrors do not reproduce.
+func layoutOtherFile(p *model.Package, f *jen.File) {
+	f.HeaderComment("//go:build !(" + lp64 + ")")
+	comment(f, "MirrorLayout reports whether the struct mirrors have C's layout on this\ntarget: they do not. They are laid out for 64-bit Linux (LP64); here they\nserve pure-Go code only and must not be passed to C.")
+	f.Func().Id("MirrorLayout").Params().Error().Block(jen.Return(
+		jen.Qual("errors", "New").Call(jen.Lit("mlx5dv: the C struct mirrors are laid out for 64-bit (LP64) Linux targets, not GOARCH=").Op("+").Qual("runtime", "GOARCH"))))
 }
 
 func mirrorGoType(mf *model.MirrorField) jen.Code {
@@ -102,6 +124,16 @@ func mirrorType(f *jen.File, m *model.Mirror) {
 	f.Type().Id(m.GoName).Struct(fields...)
 	f.Line()
 
+	for _, mf := range m.Fields {
+		for _, u := range mf.Members {
+			unionAccessors(f, m, mf, u)
+		}
+	}
+}
+
+// layoutChecks makes the build fail unless every size and offset of m
+// equals what the header model says.
+func layoutChecks(f *jen.File, m *model.Mirror) {
 	// The stringer trick, both ways: the build fails unless every size and
 	// offset equals what the header model says.
 	sz := jen.Qual("unsafe", "Sizeof").Call(jen.Id(m.GoName).Values())
@@ -118,12 +150,6 @@ func mirrorType(f *jen.File, m *model.Mirror) {
 	}
 	f.Func().Id("_").Params().Block(checks...)
 	f.Line()
-
-	for _, mf := range m.Fields {
-		for _, u := range mf.Members {
-			unionAccessors(f, m, mf, u)
-		}
-	}
 }
 
 func memberNames(mf *model.MirrorField) string {
@@ -178,7 +204,6 @@ func unionAccessors(f *jen.File, m *model.Mirror, mf *model.MirrorField, u *mode
 // have rules. The Into forms fill a caller's RuleError and do not
 // allocate; the others return a new one.
 func validateFile(p *model.Package, f *jen.File) {
-	f.HeaderComment("//go:build " + lp64)
 	enums := map[*model.Enum]bool{}
 	for _, m := range p.API.Mirrors {
 		doc := fmt.Sprintf("ValidateInto checks the rules on struct %s", m.CName)
@@ -466,7 +491,6 @@ func ruleApplies(r *model.Rule) string {
 // registryFile writes lookups by C name, for tools and tests (the send
 // path uses the types and validators directly).
 func registryFile(p *model.Package, f *jen.File) {
-	f.HeaderComment("//go:build " + lp64)
 	comment(f, "NewMirror returns a pointer to a zero mirror of the C struct named cname, and\nfalse if the spec describes no such struct.")
 	f.Func().Id("NewMirror").Params(jen.Id("cname").String()).Params(jen.Any(), jen.Bool()).BlockFunc(func(g *jen.Group) {
 		var cases []jen.Code

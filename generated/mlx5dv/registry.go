@@ -2,7 +2,6 @@
 //
 // Source: infiniband/mlx5dv.h (rdma-core 44.0)
 // Spec: spec/api/ibv_wr_post.yaml, spec/api/mlx5dv_create_mkey.yaml, spec/api/mlx5dv_create_qp.yaml, spec/api/mlx5dv_devx_umem_reg.yaml, spec/api/mlx5dv_wr_mkey_configure.yaml, spec/api/mlx5dv_wr_post.yaml, spec/api/mlx5dv_wr_set_mkey_crypto.yaml, spec/api/mlx5dv_wr_set_mkey_sig_block.yaml, spec/enums/mlx5dv.yaml, spec/enums/verbs.yaml, spec/hw/segments.yaml, spec/hw/wqe.yaml
-//go:build amd64 || arm64 || riscv64 || ppc64le || ppc64 || s390x || loong64 || mips64 || mips64le
 
 package mlx5dv
 

@@ -118,7 +118,7 @@ func (s *Mlx5ErrCqe) SetQpn(v uint32) {
 
 // WqeOpcode returns wqe_opcode, bits 24..31 of s_wqe_opcode_qpn.
 func (s *Mlx5ErrCqe) WqeOpcode() uint8 {
-	return uint8((s.SWqeOpcodeQpn() >> 24) & 0xff)
+	return uint8((uint64(s.SWqeOpcodeQpn()) >> 24) & 0xff)
 }
 
 // SetWqeOpcode sets bits 24..31 of s_wqe_opcode_qpn to v; bits of v above them are dropped.
@@ -614,7 +614,7 @@ func (s *Mlx5Cqe64) SetOwner(v uint8) {
 
 // Se returns se, bits 1..1 of op_own.
 func (s *Mlx5Cqe64) Se() uint8 {
-	return uint8((s.OpOwn() >> 1) & 0x1)
+	return uint8((uint64(s.OpOwn()) >> 1) & 0x1)
 }
 
 // SetSe sets bits 1..1 of op_own to v; bits of v above them are dropped.
@@ -624,7 +624,7 @@ func (s *Mlx5Cqe64) SetSe(v uint8) {
 
 // Format returns format, bits 2..3 of op_own.
 func (s *Mlx5Cqe64) Format() uint8 {
-	return uint8((s.OpOwn() >> 2) & 0x3)
+	return uint8((uint64(s.OpOwn()) >> 2) & 0x3)
 }
 
 // SetFormat sets bits 2..3 of op_own to v; bits of v above them are dropped.
@@ -634,7 +634,7 @@ func (s *Mlx5Cqe64) SetFormat(v uint8) {
 
 // Opcode returns opcode, bits 4..7 of op_own.
 func (s *Mlx5Cqe64) Opcode() Mlx5CqeOpcode {
-	return Mlx5CqeOpcode(uint8((s.OpOwn() >> 4) & 0xf))
+	return Mlx5CqeOpcode(uint8((uint64(s.OpOwn()) >> 4) & 0xf))
 }
 
 // SetOpcode sets bits 4..7 of op_own to v; bits of v above them are dropped.
@@ -835,7 +835,7 @@ func (s *Mlx5WqeCtrlSeg) SetOpcode(v Mlx5Opcode) {
 // WqeIndex returns wqe_index, bits 8..23 of opmod_idx_opcode.
 // producer index of the WQE's first WQEBB, modulo 2^16
 func (s *Mlx5WqeCtrlSeg) WqeIndex() uint16 {
-	return uint16((s.OpmodIdxOpcode() >> 8) & 0xffff)
+	return uint16((uint64(s.OpmodIdxOpcode()) >> 8) & 0xffff)
 }
 
 // SetWqeIndex sets bits 8..23 of opmod_idx_opcode to v; bits of v above them are dropped.
@@ -845,7 +845,7 @@ func (s *Mlx5WqeCtrlSeg) SetWqeIndex(v uint16) {
 
 // Opmod returns opmod, bits 24..31 of opmod_idx_opcode.
 func (s *Mlx5WqeCtrlSeg) Opmod() uint8 {
-	return uint8((s.OpmodIdxOpcode() >> 24) & 0xff)
+	return uint8((uint64(s.OpmodIdxOpcode()) >> 24) & 0xff)
 }
 
 // SetOpmod sets bits 24..31 of opmod_idx_opcode to v; bits of v above them are dropped.
@@ -886,7 +886,7 @@ func (s *Mlx5WqeCtrlSeg) SetDs(v uint8) {
 
 // Qpn returns qpn, bits 8..31 of qpn_ds.
 func (s *Mlx5WqeCtrlSeg) Qpn() uint32 {
-	return uint32((s.QpnDs() >> 8) & 0xffffff)
+	return uint32((uint64(s.QpnDs()) >> 8) & 0xffffff)
 }
 
 // SetQpn sets bits 8..31 of qpn_ds to v; bits of v above them are dropped.
@@ -937,7 +937,7 @@ func (s *Mlx5WqeCtrlSeg) SetFmCeSe(v Mlx5WqeCtrlFlags) {
 // Se returns se, bits 1..1 of fm_ce_se.
 // solicited event
 func (s *Mlx5WqeCtrlSeg) Se() uint8 {
-	return uint8((uint8(s.FmCeSe()) >> 1) & 0x1)
+	return uint8((uint64(uint8(s.FmCeSe())) >> 1) & 0x1)
 }
 
 // SetSe sets bits 1..1 of fm_ce_se to v; bits of v above them are dropped.
@@ -948,7 +948,7 @@ func (s *Mlx5WqeCtrlSeg) SetSe(v uint8) {
 // Ce returns ce, bits 2..3 of fm_ce_se.
 // completion mode (2 = always generate a CQE)
 func (s *Mlx5WqeCtrlSeg) Ce() uint8 {
-	return uint8((uint8(s.FmCeSe()) >> 2) & 0x3)
+	return uint8((uint64(uint8(s.FmCeSe())) >> 2) & 0x3)
 }
 
 // SetCe sets bits 2..3 of fm_ce_se to v; bits of v above them are dropped.
@@ -959,7 +959,7 @@ func (s *Mlx5WqeCtrlSeg) SetCe(v uint8) {
 // Fence returns fence, bits 5..7 of fm_ce_se.
 // fence mode (1 initiator small fence, 4 fence)
 func (s *Mlx5WqeCtrlSeg) Fence() uint8 {
-	return uint8((uint8(s.FmCeSe()) >> 5) & 0x7)
+	return uint8((uint64(uint8(s.FmCeSe())) >> 5) & 0x7)
 }
 
 // SetFence sets bits 5..7 of fm_ce_se to v; bits of v above them are dropped.
@@ -1137,7 +1137,7 @@ func (s *Mlx5WqeAv) SetDqpn(v uint32) {
 // Extended returns extended, bits 31..31 of dqp_dct.
 // MLX5_EXTENDED_UD_AV
 func (s *Mlx5WqeAv) Extended() uint8 {
-	return uint8((s.DqpDct() >> 31) & 0x1)
+	return uint8((uint64(s.DqpDct()) >> 31) & 0x1)
 }
 
 // SetExtended sets bits 31..31 of dqp_dct to v; bits of v above them are dropped.
@@ -1466,7 +1466,7 @@ func (s *Mlx5WqeInlDataSeg) SetLength(v uint32) {
 
 // Inline returns inline, bits 31..31 of byte_count.
 func (s *Mlx5WqeInlDataSeg) Inline() uint8 {
-	return uint8((s.ByteCount() >> 31) & 0x1)
+	return uint8((uint64(s.ByteCount()) >> 31) & 0x1)
 }
 
 // SetInline sets bits 31..31 of byte_count to v; bits of v above them are dropped.
@@ -2281,7 +2281,7 @@ func (s *Mlx5WqeMkeyContextSeg) SetMkey(v uint8) {
 
 // Qpn returns qpn, bits 8..31 of qpn_mkey.
 func (s *Mlx5WqeMkeyContextSeg) Qpn() uint32 {
-	return uint32((s.QpnMkey() >> 8) & 0xffffff)
+	return uint32((uint64(s.QpnMkey()) >> 8) & 0xffffff)
 }
 
 // SetQpn sets bits 8..31 of qpn_mkey to v; bits of v above them are dropped.
@@ -2342,7 +2342,7 @@ func (s *Mlx5WqeMkeyContextSeg) SetPd(v uint32) {
 // SigErrCnt returns sig_err_cnt, bits 26..26 of flags_pd.
 // parity of the signature error counter
 func (s *Mlx5WqeMkeyContextSeg) SigErrCnt() uint8 {
-	return uint8((s.FlagsPd() >> 26) & 0x1)
+	return uint8((uint64(s.FlagsPd()) >> 26) & 0x1)
 }
 
 // SetSigErrCnt sets bits 26..26 of flags_pd to v; bits of v above them are dropped.
@@ -2353,7 +2353,7 @@ func (s *Mlx5WqeMkeyContextSeg) SetSigErrCnt(v uint8) {
 // BsfEn returns bsf_en, bits 30..30 of flags_pd.
 // BSF enable
 func (s *Mlx5WqeMkeyContextSeg) BsfEn() uint8 {
-	return uint8((s.FlagsPd() >> 30) & 0x1)
+	return uint8((uint64(s.FlagsPd()) >> 30) & 0x1)
 }
 
 // SetBsfEn sets bits 30..30 of flags_pd to v; bits of v above them are dropped.
@@ -2521,7 +2521,7 @@ func (s *Mlx5BsfBasic) SetBsfSizeSbs(v uint8) {
 // Sbs returns sbs, bits 4..4 of bsf_size_sbs.
 // memory and wire domains have the same block structure
 func (s *Mlx5BsfBasic) Sbs() uint8 {
-	return uint8((s.BsfSizeSbs() >> 4) & 0x1)
+	return uint8((uint64(s.BsfSizeSbs()) >> 4) & 0x1)
 }
 
 // SetSbs sets bits 4..4 of bsf_size_sbs to v; bits of v above them are dropped.
@@ -2532,7 +2532,7 @@ func (s *Mlx5BsfBasic) SetSbs(v uint8) {
 // Size returns size, bits 6..7 of bsf_size_sbs.
 // 2 = BSF with inline sections, 3 = a crypto BSF follows
 func (s *Mlx5BsfBasic) Size() uint8 {
-	return uint8((s.BsfSizeSbs() >> 6) & 0x3)
+	return uint8((uint64(s.BsfSizeSbs()) >> 6) & 0x3)
 }
 
 // SetSize sets bits 6..7 of bsf_size_sbs to v; bits of v above them are dropped.
@@ -2626,7 +2626,7 @@ func (s *Mlx5BsfBasic) SetWPsv(v uint32) {
 // WBfs returns w_bfs, bits 24..31 of w_bfs_psv.
 // wire domain block format selector
 func (s *Mlx5BsfBasic) WBfs() uint8 {
-	return uint8((s.WBfsPsv() >> 24) & 0xff)
+	return uint8((uint64(s.WBfsPsv()) >> 24) & 0xff)
 }
 
 // SetWBfs sets bits 24..31 of w_bfs_psv to v; bits of v above them are dropped.
@@ -2668,7 +2668,7 @@ func (s *Mlx5BsfBasic) SetMPsv(v uint32) {
 // MBfs returns m_bfs, bits 24..31 of m_bfs_psv.
 // memory domain block format selector
 func (s *Mlx5BsfBasic) MBfs() uint8 {
-	return uint8((s.MBfsPsv() >> 24) & 0xff)
+	return uint8((uint64(s.MBfsPsv()) >> 24) & 0xff)
 }
 
 // SetMBfs sets bits 24..31 of m_bfs_psv to v; bits of v above them are dropped.
@@ -3012,7 +3012,7 @@ func (s *Mlx5CryptoBsf) SetType(v uint8) {
 
 // Size returns size, bits 6..7 of bsf_size_type.
 func (s *Mlx5CryptoBsf) Size() uint8 {
-	return uint8((s.BsfSizeType() >> 6) & 0x3)
+	return uint8((uint64(s.BsfSizeType()) >> 6) & 0x3)
 }
 
 // SetSize sets bits 6..7 of bsf_size_type to v; bits of v above them are dropped.

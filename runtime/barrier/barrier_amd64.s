@@ -5,6 +5,11 @@
 TEXT ·UDMAToDeviceBarrier(SB), NOSPLIT|NOFRAME, $0-0
 	RET
 
+// Loads may pass earlier loads of DMA memory written by the device.
+TEXT ·UDMAFromDeviceBarrier(SB), NOSPLIT|NOFRAME, $0-0
+	LFENCE
+	RET
+
 // Write-combining stores are not ordered with earlier stores: fence.
 TEXT ·MMIOWCStart(SB), NOSPLIT|NOFRAME, $0-0
 	SFENCE

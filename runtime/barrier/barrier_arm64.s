@@ -5,6 +5,11 @@ TEXT ·UDMAToDeviceBarrier(SB), NOSPLIT|NOFRAME, $0-0
 	DMB	$0x2 // OSHST
 	RET
 
+// dmb oshld: order loads of outer-shareable memory.
+TEXT ·UDMAFromDeviceBarrier(SB), NOSPLIT|NOFRAME, $0-0
+	DMB	$0x1 // OSHLD
+	RET
+
 TEXT ·MMIOWCStart(SB), NOSPLIT|NOFRAME, $0-0
 	DMB	$0x2 // OSHST
 	RET

@@ -30,6 +30,11 @@ type Memory struct {
 
 	Pinned bool // the memory is locked in RAM (mlock)
 
+	// Device says BF is a device's doorbell register (the UAR page the
+	// kernel mapped), written with runtime/mmio: 64-bit stores, or the
+	// s390_pci_mmio_write system call on s390x. Plain leaves it false.
+	Device bool
+
 	unmap func() error
 }
 

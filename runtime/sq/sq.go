@@ -30,6 +30,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/queue"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
@@ -185,6 +186,9 @@ type SQ struct {
 func New(c Config) (*SQ, error) {
 	if c.Mem == nil {
 		return nil, errors.New("sq: no queue memory")
+	}
+	if err := barrier.Check(); err != nil {
+		return nil, fmt.Errorf("sq: %w", err)
 	}
 	if err := c.Mem.Check(); err != nil {
 		return nil, err
@@ -345,17 +349,18 @@ func (q *SQ) Complete() error {
 		q.Last = Doorbell{}
 		return err
 	}
-	q.postDB()
-	return nil
+	return q.postDB()
 }
 
 // postDB tells the device about the batch's work requests. rdma-core:
-// post_send_db.
-func (q *SQ) postDB() {
+// post_send_db. It fails only if the doorbell register cannot be written
+// (runtime/mmio); the batch is posted in the ring and the doorbell record
+// by then.
+func (q *SQ) postDB() error {
 	q.Last = Doorbell{}
 	nreq := q.nreq
 	if nreq == 0 {
-		return
+		return nil
 	}
 	q.head += nreq
 	q.nreq = 0
@@ -373,7 +378,9 @@ func (q *SQ) postDB() {
 		barrier.MMIOWCStart()
 		src, dst := q.curCtrl, q.bfOff
 		for ; n > 0; n -= wqebb {
-			copy(bf[dst:dst+wqebb], q.bytes(src, wqebb))
+			if err := mmio.Write(bf[dst:dst+wqebb], q.bytes(src, wqebb), q.mem.Device); err != nil {
+				return q.dbError(err)
+			}
 			dst += wqebb
 			if src += wqebb; src == q.qend {
 				src = 0
@@ -384,11 +391,24 @@ func (q *SQ) postDB() {
 	} else {
 		// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
 		barrier.MMIOWCStart()
-		copy(bf[q.bfOff:q.bfOff+8], q.bytes(q.curCtrl, 8))
+		if err := mmio.Write(bf[q.bfOff:q.bfOff+8], q.bytes(q.curCtrl, 8), q.mem.Device); err != nil {
+			return q.dbError(err)
+		}
 		barrier.MMIOFlushWrites()
 		q.Last.Length = 8
 	}
 	q.bfOff ^= q.bf.Size
+	return nil
+}
+
+// dbError reports a doorbell register that could not be written. The
+// half of the register is still switched, as libmlx5 does after every
+// doorbell.
+func (q *SQ) dbError(err error) error {
+	barrier.MMIOFlushWrites()
+	q.bfOff ^= q.bf.Size
+	q.Last.Length = 0
+	return fmt.Errorf("sq: the work requests are in the ring and the doorbell record, but ringing the doorbell failed: %w", err)
 }
 
 // initWQE starts a WQE with opcode at the producer index: the ctrl

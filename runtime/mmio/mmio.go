@@ -1,0 +1,29 @@
+// Package mmio writes to a device's doorbell register (the UAR page of a
+// queue pair: the 8-byte doorbell and the BlueFlame buffers) as libmlx5's
+// mmio_write64_be and mmio_memcpy_x64 do: in 64-bit stores, never in the
+// byte or vector moves Go's copy may use. On s390x, where user space
+// cannot store to PCI memory, it is the s390_pci_mmio_write system call,
+// as in rdma-core's util/mmio.h.
+//
+// Plain memory that stands in for a register (queue.Plain: tests, the
+// simulator) is written with copy on every architecture.
+package mmio
+
+import "fmt"
+
+// Write copies src to the register at dst. device says dst is a device
+// mapping; then both must be 8-byte aligned and of the same length, a
+// multiple of 8. It does not allocate unless it fails.
+func Write(dst, src []byte, device bool) error {
+	if !device {
+		copy(dst, src)
+		return nil
+	}
+	if len(dst) != len(src) || len(src)%8 != 0 || !aligned(dst) || !aligned(src) {
+		return fmt.Errorf("mmio: a %d-byte write to a %d-byte register window must be whole aligned 64-bit words", len(src), len(dst))
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return write64s(dst, src)
+}
