@@ -1,9 +1,9 @@
 // Package queue is the memory a queue pair's send path works on: the send
 // queue ring, its doorbell record, the BlueFlame register window, and the
-// completion queue with its doorbell record. Plain pinned memory (tests,
-// benchmarks, the simulated device) and a real device's mapped queue
-// (mlx5dv_init_obj, through the cgo control path) provide the same Memory,
-// so the same writer and poller run on either.
+// completion queue with its doorbell record. Plain memory (tests,
+// benchmarks) provides a Memory today; a real device's mapped queue
+// (mlx5dv_init_obj) is meant to provide the same struct, so that the same
+// writer runs on either.
 package queue
 
 import (

@@ -2,7 +2,7 @@
 // mlx5dv_wr_* builders and setters, in pure Go, with the bytes libmlx5
 // writes (checked against rdma-core's own output in testdata/vectors by
 // mlx5gen replay). It works on queue.Memory, so the same code writes into
-// plain memory, a simulated device or a real device's mapped queue.
+// plain memory or a device's mapped queue.
 //
 // Every call is checked first by the work-request state machine
 // (runtime/wrcheck), from the rules of the man pages; a call that breaks
