@@ -273,6 +273,19 @@ func (s *Mlx5dvSigT10dif) Validate() error {
 	return nil
 }
 
+// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw.
+func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
+	if mw == nil {
+		return errIbvWrBindMwMw
+	}
+	// rule ibv_wr.bind_mw.bind_info: bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.
+	if bindInfo == nil {
+		return errIbvWrBindMwBindInfo
+	}
+	return nil
+}
+
 // ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg.
 func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
@@ -304,20 +317,64 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
 	return nil
 }
 
-// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments access_flags of mlx5dv_wr_mr_interleaved.
-func ValidateArgsMlx5dvWrMrInterleaved(accessFlags IbvAccessFlags) error {
-	// rule wr_post.mr_interleaved.access_flags: access_flags takes enum ibv_access_flags values, as the synopsis comment says.
-	if uint64(accessFlags)&^0xf != 0 {
-		return errWrPostMrInterleavedAccessFlags
+// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr.
+func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
+	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
+	if ah == nil {
+		return errWrPostDcAddrAh
 	}
 	return nil
 }
 
-// ValidateArgsMlx5dvWrMrList checks the rules on the arguments access_flags of mlx5dv_wr_mr_list.
-func ValidateArgsMlx5dvWrMrList(accessFlags IbvAccessFlags) error {
+// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream.
+func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
+	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
+	if ah == nil {
+		return errWrPostDcAddrStreamAh
+	}
+	return nil
+}
+
+// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved.
+func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+	// rule wr_post.mr_interleaved.access_flags: access_flags takes enum ibv_access_flags values, as the synopsis comment says.
+	if uint64(accessFlags)&^0xf != 0 {
+		return errWrPostMrInterleavedAccessFlags
+	}
+	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
+	if mkey == nil {
+		return errWrPostMrInterleavedMkey
+	}
+	return nil
+}
+
+// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list.
+func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
 	// rule wr_post.mr_list.access_flags: access_flags takes enum ibv_access_flags values, as the synopsis comment says.
 	if uint64(accessFlags)&^0xf != 0 {
 		return errWrPostMrListAccessFlags
+	}
+	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
+	if mkey == nil {
+		return errWrPostMrListMkey
+	}
+	return nil
+}
+
+// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto.
+func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
+	if attr == nil {
+		return errCryptoAttr
+	}
+	return nil
+}
+
+// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block.
+func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
+	if attr == nil {
+		return errSigAttr
 	}
 	return nil
 }

@@ -205,7 +205,11 @@ func (r *run) builder(fn string, a args) func() error {
 		wqe := a.hex("wqe_hex")
 		return func() error { return q.RawWQE(wqe) }
 	case "mlx5dv_wr_mkey_configure":
-		mk, n := r.mkey(a), int(a.u("num_setters"))
+		mk, n64 := r.mkey(a), a.u("num_setters")
+		if n64 > 0xff {
+			a.fail("num_setters", fmt.Errorf("%d does not fit the C uint8_t", n64))
+		}
+		n := uint8(n64)
 		attr := &mlx.Mlx5dvMkeyConfAttr{}
 		if o, ok := a.o("attr"); ok {
 			attr.ConfFlags = mlx.Mlx5dvMkeyConfFlags(o.opt("conf_flags"))

@@ -199,6 +199,9 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
+	if err := mlx.ValidateArgsIbvWrBindMw(unsafe.Pointer(mw), unsafe.Pointer(info)); err != nil {
+		return q.chain.Latch(err)
+	}
 	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
 	if err := cinfo.Validate(); err != nil {
 		return q.chain.Latch(err)

@@ -42,6 +42,10 @@ const (
 	wrDataMemcpy   = uint32(mlx.IBV_WC_DRIVER3)
 
 	opModMMODMA = 1 // MLX5_OPC_MOD_MMO_DMA (providers/mlx5/wqe.h)
+
+	// maxCap bounds the QP's size capabilities: far above a device's,
+	// low enough that sizes computed from them cannot overflow.
+	maxCap = 1 << 24
 )
 
 // BlueFlame describes the QP's BlueFlame register (its bfreg).
@@ -183,6 +187,11 @@ func New(c Config) (*SQ, error) {
 	}
 	if c.QP.Streams && c.QP.Type != mlx.QPDCI {
 		return nil, errors.New("sq: only a DCI has streams")
+	}
+	if q := &c.QP; q.MaxInlineData < 0 || q.MaxInlineData > maxCap || q.MaxSendSGE < 0 || q.MaxSendSGE > maxCap ||
+		q.MaxPost < 0 || q.LogNumConcurent < 0 || q.LogNumConcurent > 16 {
+		return nil, fmt.Errorf("sq: QP capabilities out of range (max_inline_data %d, max_send_sge %d, max_post %d, log_num_concurent %d)",
+			q.MaxInlineData, q.MaxSendSGE, q.MaxPost, q.LogNumConcurent)
 	}
 	n := c.Mem.WQEBBs()
 	qp := c.QP

@@ -66,10 +66,10 @@ func (q *SQ) finishIfDone() {
 }
 
 // MkeyConfigure starts configuring the indirect mkey mk with numSetters
-// setters to follow (0: configure it as it is now). wr_flags must have
-// IBV_SEND_INLINE. mlx5dv_wr_mkey_configure; rdma-core:
-// mlx5_send_wr_mkey_configure.
-func (q *SQ) MkeyConfigure(mk *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+// setters to follow (0: configure it as it is now; a uint8 as the C
+// uint8_t, so no count wraps). wr_flags must have IBV_SEND_INLINE.
+// mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
+func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr); err != nil {
 		return err
@@ -554,14 +554,14 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 // rules, but with the template's attributes checked once and the
 // configuration written in one call. When its common case does not hold
 // (an mkey with crypto, a pending signature-error update, a state left
-// unknown by a failed batch) it makes those calls one by one; if one of
-// them fails, those before it have written their part of the WQE, which
-// is never posted (the batch fails).
+// unknown by a failed batch) it runs the checks of those calls one by one,
+// all of them before it writes anything: a rejected call writes nothing.
+// A nil mk or template is the rule error of a NULL mkey or attr.
 func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	length := listLength(sges)
-	if !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
-		return q.configureOneByOne(mk, t, sges)
+	if mk == nil || t == nil || !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
+		return q.configureChecked(mk, t, sges, length)
 	}
 	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
 		return err
@@ -573,23 +573,43 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 	return nil
 }
 
-func (q *SQ) configureOneByOne(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
-	n := 2
+// configureChecked is ConfigureMkey's general case: the state machine
+// checks the calls one by one, and only then is the UMR written, as those
+// calls would have written it.
+func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, length uint64) error {
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	if t == nil {
+		// The template stands for the configuration's attributes: the
+		// checks report a NULL mkey, else a NULL attr.
+		return q.chain.MkeyConfigure(fn, q.wrFlags, mk, 0, nil)
+	}
+	n := uint8(2)
 	if t.Sig {
 		n = 3
 	}
 	var conf mlx.Mlx5dvMkeyConfAttr
-	if err := q.MkeyConfigure(mk, n, &conf); err != nil {
+	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
 		return err
 	}
-	if err := q.SetMkeyAccessFlags(mlx.IbvAccessFlags(t.Access)); err != nil {
+	if err := q.chain.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
 		return err
 	}
-	if err := q.SetMkeyLayoutList(sges); err != nil {
+	last := mlx.FnMlx5dvWrSetMkeyLayoutList
+	if err := q.chain.MkeyLayout(last, len(sges), length, false); err != nil {
 		return err
 	}
-	if !t.Sig {
-		return nil
+	if t.Sig {
+		last = mlx.FnMlx5dvWrSetMkeySigBlock
+		if err := q.chain.MkeySigBlock(last, t.SigAttr()); err != nil {
+			return err
+		}
 	}
-	return q.SetMkeySigBlock(t.SigAttr())
+	if err := q.umrRoom(last, align64(16*len(sges)), true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.access(t.Access)
+	q.layoutList(sges, length)
+	q.umrFinalize(q.chain.Finished(), mk)
+	return nil
 }

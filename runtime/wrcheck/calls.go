@@ -1,6 +1,8 @@
 package wrcheck
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
@@ -213,16 +215,25 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
 }
 
 // DCAddr records mlx5dv_wr_set_dc_addr (stream < 0) or
-// mlx5dv_wr_set_dc_addr_stream.
-func (c *Chain) DCAddr(fn mlx.Func, stream int) error {
+// mlx5dv_wr_set_dc_addr_stream with the address handle ah.
+func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) error {
 	if err := c.setter(fn); err != nil {
 		return err
+	}
+	var err error
+	if stream < 0 {
+		err = mlx.ValidateArgsMlx5dvWrSetDcAddr(ah)
+	} else {
+		err = mlx.ValidateArgsMlx5dvWrSetDcAddrStream(ah)
+	}
+	if err != nil {
+		return c.latchErr(err)
 	}
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
 			return c.fail(mlx.ChainDcStreams, fn)
-		case stream >= 1<<c.qp.LogNumConcurent:
+		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
 			return c.fail(mlx.ChainDcStreamId, fn)
 		}
 	}

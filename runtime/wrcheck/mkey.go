@@ -1,18 +1,30 @@
 package wrcheck
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
 // MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
 // that announces numSetters setters; with 0 it is finished at once.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+// numSetters is the C uint8_t: no count can wrap.
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
+	}
+	if err := mlx.ValidateArgsMlx5dvWrMkeyConfigure(unsafe.Pointer(m), unsafe.Pointer(attr)); err != nil {
+		return c.latchErr(err)
 	}
 	if err := attr.Validate(); err != nil {
 		return c.latchErr(err)
 	}
+	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
+}
+
+// configure opens the configuration of m once begin and the argument
+// checks of the entry point passed.
+func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) error {
 	if err := c.room(fn, 1); err != nil {
 		return err
 	}
@@ -20,7 +32,6 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters i
 		return c.fail(mlx.ChainMkeyTag, fn)
 	}
 	c.touch(m)
-	reset := attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0
 	if m.HasSig() {
 		switch {
 		case reset:
@@ -57,17 +68,20 @@ func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) error {
 // an mkey configuration with its access flags and a layout of entries
 // covering length bytes, in one call.
 func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) error {
-	if err := c.MkeyConfigure(fn, wrFlags, m, 2, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
 	var err error
 	if interleaved {
-		err = mlx.ValidateArgsMlx5dvWrMrInterleaved(mlx.IbvAccessFlags(accessFlags))
+		err = mlx.ValidateArgsMlx5dvWrMrInterleaved(unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	} else {
-		err = mlx.ValidateArgsMlx5dvWrMrList(mlx.IbvAccessFlags(accessFlags))
+		err = mlx.ValidateArgsMlx5dvWrMrList(unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	}
 	if err != nil {
 		return c.latchErr(err)
+	}
+	if err := c.configure(fn, m, 2, false); err != nil {
+		return err
 	}
 	if err := c.counted(fn, mlx.GroupAccess); err != nil {
 		return err
@@ -142,6 +156,9 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
 	if !m.HasSig() {
 		return c.fail(mlx.ChainMkeySignature, fn)
 	}
+	if err := mlx.ValidateArgsMlx5dvWrSetMkeySigBlock(unsafe.Pointer(attr)); err != nil {
+		return c.latchErr(err)
+	}
 	if err := attr.Validate(); err != nil {
 		return c.latchErr(err)
 	}
@@ -161,6 +178,9 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
 	m := c.wr.mkey
 	if !m.HasCrypto() {
 		return c.fail(mlx.ChainMkeyCrypto, fn)
+	}
+	if err := mlx.ValidateArgsMlx5dvWrSetMkeyCrypto(unsafe.Pointer(attr)); err != nil {
+		return c.latchErr(err)
 	}
 	if err := attr.Validate(); err != nil {
 		return c.latchErr(err)

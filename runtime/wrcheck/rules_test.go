@@ -436,7 +436,7 @@ func (d *driver) call(n *yaml.Node) error {
 		if a := args["attr"]; a != nil {
 			x.fill(reflect.ValueOf(attr).Elem(), "attr", a)
 		}
-		return d.c.MkeyConfigure(fn, d.wrFlags, mkey(), int(arg("num_setters", 0)), attr)
+		return d.c.MkeyConfigure(fn, d.wrFlags, mkey(), uint8(arg("num_setters", 0)), attr)
 	case "mlx5dv_wr_mr_list":
 		k, list := count("sge", "num_sges")
 		return d.c.MR(fn, d.wrFlags, mkey(), uint32(arg("access_flags", 0)), k, d.sum(list, "length", uint64(k)*4096), false)
@@ -487,7 +487,8 @@ func (d *driver) call(n *yaml.Node) error {
 		if v := args["stream_id"]; v != nil {
 			stream = int(x.value(v))
 		}
-		return d.c.DCAddr(fn, stream)
+		var ah [64]byte
+		return d.c.DCAddr(fn, unsafe.Pointer(&ah), stream)
 	case mlx.GroupUdAddr, mlx.GroupXrcSrqn:
 		return d.c.QPSetter(fn)
 	case mlx.GroupAccess:
