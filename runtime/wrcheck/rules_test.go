@@ -60,7 +60,6 @@ func TestRules(t *testing.T) {
 	}
 }
 
-
 // example runs one example of a rule.
 type example struct {
 	t    *testing.T
@@ -98,12 +97,6 @@ func (x *example) run(n *yaml.Node) error {
 	return x.chain(n)
 }
 
-
-
-
-
-
-
 // chain runs a chain example: tests.qp and a list of calls.
 func (x *example) chain(n *yaml.Node) error {
 	qp, mkeys := x.v.QP(&x.rule.Tests.QP)
@@ -122,7 +115,6 @@ func (x *example) chain(n *yaml.Node) error {
 	}
 	return nil
 }
-
 
 // driver replays calls on a chain.
 type driver struct {
@@ -267,7 +259,6 @@ func (d *driver) call(n *yaml.Node) error {
 	}
 	return fmt.Errorf("the test driver does not know how to call %s", name)
 }
-
 
 // fn finds a function by its C name.
 func (x *example) fn(name string) mlx.Func {

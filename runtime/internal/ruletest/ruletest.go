@@ -232,7 +232,7 @@ func (x Values) fillUnion(v reflect.Value, cname, key, goName string, val *yaml.
 // it omits, and its mkeys by name.
 func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 	qp := &wrcheck.QP{
-		Type:    mlx.QPRC,
+		Type: mlx.QPRC,
 		SendOps: uint64(mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mlx.IBV_QP_EX_WITH_SEND |
 			mlx.IBV_QP_EX_WITH_SEND_WITH_IMM | mlx.IBV_QP_EX_WITH_RDMA_READ | mlx.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			mlx.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | mlx.IBV_QP_EX_WITH_LOCAL_INV | mlx.IBV_QP_EX_WITH_BIND_MW |
