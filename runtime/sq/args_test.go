@@ -154,6 +154,7 @@ func TestExtremeConfig(t *testing.T) {
 		"negative max_post":         {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxPost: -1}},
 		"negative streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
 		"too many streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: 64}},
+		"memcpy above 2 GiB":        {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxMemcpy: 1<<32 + 5}},
 	} {
 		if _, err := sq.New(c); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -193,6 +193,10 @@ func New(c Config) (*SQ, error) {
 		return nil, fmt.Errorf("sq: QP capabilities out of range (max_inline_data %d, max_send_sge %d, max_post %d, log_num_concurent %d)",
 			q.MaxInlineData, q.MaxSendSGE, q.MaxPost, q.LogNumConcurent)
 	}
+	if c.QP.MaxMemcpy > 1<<31 {
+		// A memcpy's data segments count bytes in 32 bits, 0 meaning 2 GiB.
+		return nil, fmt.Errorf("sq: max_wr_memcpy_length %d is above the 2 GiB a memcpy WQE can move", c.QP.MaxMemcpy)
+	}
 	n := c.Mem.WQEBBs()
 	qp := c.QP
 	q := &SQ{

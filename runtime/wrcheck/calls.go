@@ -253,7 +253,7 @@ func (c *Chain) QPSetter(fn mlx.Func) error {
 // UseMkey checks that a work request may use mkey m (crypto attributes
 // set before a CRYPTO mkey is used).
 func (c *Chain) UseMkey(fn mlx.Func, m *Mkey) error {
-	if m.HasCrypto() && m.Crypto == CryptoInit {
+	if m != nil && m.HasCrypto() && m.Crypto == CryptoInit {
 		return c.fail(mlx.ChainCryptoBeforeUse, fn)
 	}
 	return nil
