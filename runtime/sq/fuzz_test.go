@@ -21,8 +21,13 @@ func FuzzCalls(f *testing.F) {
 	f.Add([]byte{0, 20, 21, 22, 23, 1, 0, 20, 24, 25, 1, 0, 26, 1})
 	f.Add([]byte{0, 5, 10, 6, 13, 7, 14, 1, 9, 0, 15, 16, 17, 2})
 	f.Add([]byte{0, 28, 0, 29, 1, 30, 2, 31, 3, 32, 4, 33, 5, 1, 0, 34, 6, 35, 255, 36, 7, 1})
+	f.Add([]byte{0xff, 0, 4, 1, 10, 2, 37, 0, 1, 0, 3, 10, 5, 38, 1, 1, 0, 27, 1, 37, 1, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		q, mem := newSQ(t, 16, 0)
+		if len(ops) > 0 && ops[0] == 0xff { // a DCI
+			q, mem = newDCI(t)
+			ops = ops[1:]
+		}
 		mk := wrcheck.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
 		crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
 		dom := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
@@ -44,7 +49,7 @@ func FuzzCalls(f *testing.F) {
 			before := snapshot(mem)
 			dbr := before.dbr
 			var err error
-			switch op % 37 {
+			switch op % 39 {
 			case 0:
 				err = q.Start()
 			case 1:
@@ -147,6 +152,16 @@ func FuzzCalls(f *testing.F) {
 				err = q.SetMkeyLayoutInterleaved(^uint32(0), data)
 			case 36:
 				err = q.Memcpy(0, ^uint64(0), 0, ^uint64(0), ^uint64(0)>>(arg%64))
+			case 37, 38:
+				ah := &sq.AH{}
+				if arg&1 == 0 {
+					ah = nil
+				}
+				if op%39 == 37 {
+					err = q.SetDCAddr(ah, ^uint32(0), ^uint64(0))
+				} else {
+					err = q.SetDCAddrStream(ah, ^uint32(0), ^uint64(0), uint16(arg)<<8|uint16(arg))
+				}
 			}
 			if err != nil {
 				var re *mlx.RuleError
@@ -154,13 +169,13 @@ func FuzzCalls(f *testing.F) {
 					t.Fatalf("op %d: %v is not a rule error", op, err)
 				}
 				if what := before.changed(mem); what != "" {
-					t.Fatalf("op %d failed (%v) but wrote to %s", op%37, err, what)
+					t.Fatalf("op %d failed (%v) but wrote to %s", op%39, err, what)
 				}
 			}
 			if q.Outstanding() > uint32(len(mem.SQ)/64) {
 				t.Fatalf("%d work requests outstanding on a ring of %d WQEBBs", q.Outstanding(), len(mem.SQ)/64)
 			}
-			if got := binary.BigEndian.Uint32(mem.DBR[4:]); op%37 == 1 && err == nil && q.Last.Rung && got != q.CurPost()&0xffff {
+			if got := binary.BigEndian.Uint32(mem.DBR[4:]); op%39 == 1 && err == nil && q.Last.Rung && got != q.CurPost()&0xffff {
 				t.Fatalf("doorbell record %d, producer index %d", got, q.CurPost())
 			}
 		}
