@@ -10,3 +10,4 @@
 package generated
 
 //go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md
+//go:generate go run ../gen/alias/mkmanifest -dir mlx5dv -o ../gen/alias/base.json

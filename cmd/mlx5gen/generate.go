@@ -11,15 +11,18 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
+	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/gen/spec"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 
 // inputs are the flags that say what to read: the header and the spec.
 type inputs struct {
 	root, header, version, specDir *string
+	release                        *string // -rdma-core-version
 }
 
 func inputFlags(fs *flag.FlagSet) inputs {
@@ -28,18 +31,25 @@ func inputFlags(fs *flag.FlagSet) inputs {
 		header:  fs.String("header", cheader.DefaultHeader, "header to read, relative to the include root"),
 		version: fs.String("rdma-core", "", "read this rdma-core release (44.0, 56.1, 65.0) from the project's header cache instead of -I, fetching it if needed"),
 		specDir: fs.String("spec", "", "spec directory (default: the descriptors built into mlx5gen)"),
+		release: fs.String("rdma-core-version", "", "the rdma-core release of the header (45.0), overriding libibverbs.pc; without either, availability follows the header alone"),
 	}
 }
 
 // config turns the flags into a generator configuration.
 func (in inputs) config(pkg string) (gen.Config, error) {
-	cfg := gen.Config{IncludeRoot: *in.root, Header: *in.header, Package: pkg}
+	cfg := gen.Config{IncludeRoot: *in.root, Header: *in.header, Package: pkg,
+		Version: *in.release, VersionSource: "-rdma-core-version"}
 	if *in.version != "" {
 		r, err := rdmacore.IncludeRoot(".", *in.version)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.IncludeRoot = r
+	}
+	if *in.release != "" {
+		if _, err := spec.NormalizeVersion(*in.release); err != nil {
+			return cfg, fmt.Errorf("-rdma-core-version: %v", err)
+		}
 	}
 	cfg.Spec, cfg.SpecName = specFS(*in.specDir)
 	return cfg, nil
@@ -60,6 +70,8 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("out", ".", "output directory")
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
+	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
 		fs.PrintDefaults()
@@ -71,46 +83,67 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if err := gen.CheckPackageName(*pkg); err != nil {
+		return failf(stderr, "-pkg %q: %v", *pkg, err)
+	}
 	cfg, err := in.config(*pkg)
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
+	cfg.Alias = *aliasOf
 	res, err := gen.Generate(cfg)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
-	written, removed, err := gen.Write(*out, res.Files)
+	o := gen.Output{Dir: *out, Files: res.Files}
+	if *rules != "" {
+		o.Rules, o.RulesContent = *rules, res.Rules
+	}
+	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
-	fmt.Fprintf(stdout, "read %s (rdma-core %s, %s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, res.C.VersionSource, len(res.Spec.Files))
+	warn(stderr, p)
+	fmt.Fprintf(stdout, "read %s (%s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(res.Spec.Files))
 	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "  %d mlx5dv functions and structs of the header have no descriptor: %s\n", n, strings.Join(p.API.Uncovered, ", "))
+	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
+	if d := res.Alias; d != nil {
+		fmt.Fprintf(stdout, "  %d types are aliases of %s; %d are declared here (listed in %s)\n", len(d.Aliased), cfg.Alias, len(d.Local), alias.SummaryName)
 	}
-	if *rules != "" {
-		if err := os.WriteFile(*rules, res.Rules, 0o644); err != nil {
-			return failf(stderr, "%v", err)
-		}
-		written = append(written, *rules)
-	}
-	for _, w := range written {
+	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}
-	for _, r := range removed {
+	for _, r := range rep.Removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
 	}
+	for _, l := range rep.Leftover {
+		fmt.Fprintf(stderr, "mlx5gen: warning: could not remove %s, a backup of the previous output; remove it\n", l)
+	}
 	return 0
+}
+
+// failLines prints an error of several lines (every problem found) with
+// the prefix on each line, and returns the failure status.
+func failLines(stderr io.Writer, err error) int {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(stderr, "mlx5gen: %s\n", line)
+	}
+	return 1
 }
 
 // parseFlags parses a command's flags. On -h it prints the usage and
 // returns status 0; on a bad flag it prints the error (prefixed like every
 // error) and the usage and returns 2; ok is true when the command goes on.
+// The flag package would print the usage itself as well, so it is silenced
+// while parsing: every path prints the usage exactly once.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	fs.SetOutput(io.Discard) // the flag package's own messages lack the prefix
 	err := fs.Parse(args)
+	fs.Usage = usage
 	fs.SetOutput(stderr)
 	switch {
 	case err == nil:
@@ -128,6 +161,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := inputFlags(fs)
+	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen check [flags]\n\nChecks every descriptor of the spec against the header and lists every problem.\n\n")
 		fs.PrintDefaults()
@@ -153,13 +187,46 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
 			return 1
 		}
-		return failf(stderr, "%v", err)
+		return failLines(stderr, err)
 	}
 	p := res.Package
-	fmt.Fprintf(stdout, "%s (rdma-core %s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
-		filepath.Join(cfg.IncludeRoot, res.C.Header), res.C.Version, len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
-	if n := len(p.API.Uncovered); n > 0 {
-		fmt.Fprintf(stdout, "%d mlx5dv functions and structs of the header have no descriptor (not a problem): %s\n", n, strings.Join(p.API.Uncovered, ", "))
-	}
+	warn(stderr, p)
+	fmt.Fprintf(stdout, "%s (%s): the spec's %d functions, %d structs, %d rules, %d enum types and %d segments match the header\n",
+		filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), len(p.Enums), len(p.Segments))
+	printUncovered(stdout, "", p.API.Uncovered, *verbose)
 	return 0
+}
+
+// release says which rdma-core release the header is and how that is known.
+func release(c *cheader.Model) string {
+	if c.Version == "" {
+		return "rdma-core unknown: " + c.VersionSource + "; availability follows the header"
+	}
+	return "rdma-core " + c.Version + ", from " + c.VersionSource
+}
+
+// warn prints the gates the header disagrees with; they do not fail the run.
+func warn(stderr io.Writer, p *model.Package) {
+	for _, w := range p.Warnings {
+		fmt.Fprintf(stderr, "mlx5gen: warning: %v\n", w)
+	}
+}
+
+// printUncovered says how many functions and structs of the header have no
+// descriptor (not a problem: they are not generated), and with -v which,
+// one per line.
+func printUncovered(w io.Writer, indent string, names []string, verbose bool) {
+	if len(names) == 0 {
+		return
+	}
+	hint := " (-v lists them)"
+	if verbose {
+		hint = ":"
+	}
+	fmt.Fprintf(w, "%s%d mlx5dv functions and structs of the header have no descriptor%s\n", indent, len(names), hint)
+	if verbose {
+		for _, n := range names {
+			fmt.Fprintf(w, "%s    %s\n", indent, n)
+		}
+	}
 }

@@ -1,8 +1,8 @@
 // Command mlx5gen turns rdma-core's mlx5dv.h into Go, and checks, compares
 // and exercises what it generates.
 //
-//	mlx5gen generate [-I dir | -rdma-core version] [-header file] [-spec dir] [-out dir] [-pkg name] [-rules file]
-//	mlx5gen check [-I dir | -rdma-core version] [-header file] [-spec dir]
+//	mlx5gen generate [-I dir | -rdma-core version] [-header file] [-spec dir] [-out dir] [-pkg name] [-rules file] [-v]
+//	mlx5gen check [-I dir | -rdma-core version] [-header file] [-spec dir] [-v]
 //	mlx5gen diff [-json] OLD NEW
 //	mlx5gen wqe decode [-dci] [HEX...]
 //	mlx5gen replay [-v] FILE.json...

@@ -40,6 +40,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Cmds:                treeCmds,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("MODROOT", root)
 			e.Setenv("H44", roots["44.0"])

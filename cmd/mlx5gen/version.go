@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -10,8 +11,15 @@ import (
 )
 
 func versionCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprint(stderr, "usage: mlx5gen version\n")
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: mlx5gen version\n\nPrints mlx5gen's version and the rdma-core releases it supports.\n")
+	}
+	if st, ok := parseFlags(fs, args, stderr); !ok {
+		return st
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
 		return 2
 	}
 	v, rev := "(devel)", ""

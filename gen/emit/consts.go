@@ -27,7 +27,13 @@ it in place, without copying or allocating:
 	ctrl.SetQpnDs(qpn<<8 | ds)
 
 Fields returns all of a segment's fields as a value and SetFields writes
-them back; String prints them by name. Split cuts a WQE into its segments.`, p.Name, p.Header, p.Name, p.Name))
+them back; String prints them by name. Split cuts a WQE into its segments.
+
+The structs of the API descriptors get mirrors with the exact C layout and
+validators: Validate returns the first rule a value breaks as a *RuleError,
+ValidateInto fills a caller's RuleError instead and does not allocate (the
+ValidateArgs functions likewise). A RuleError names the call, the rule, the
+field, the value and the limit, and formats them only when Error is called.`, p.Name, p.Header, p.Name, p.Name))
 	for _, l := range strings.Split(doc, "\n") {
 		f.PackageComment(l)
 	}

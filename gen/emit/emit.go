@@ -6,8 +6,10 @@ package emit
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
+	"go/format"
 	"strings"
 	"sync"
 
@@ -40,6 +42,7 @@ func Generate(p *model.Package) ([]File, error) {
 		{"byteorder_le.go", byteOrderFile(true)},
 		{"byteorder_be.go", byteOrderFile(false)},
 		{"funcs.go", funcsFile},
+		{"ruleerror.go", nil},
 		{"rules.go", rulesFile},
 		{"mirrors.go", mirrorsFile},
 		{"validate.go", validateFile},
@@ -53,6 +56,10 @@ func Generate(p *model.Package) ([]File, error) {
 	var wg sync.WaitGroup
 	for i, g := range gens {
 		wg.Go(func() {
+			if g.fn == nil {
+				out[i], errs[i] = static(p, g.name)
+				return
+			}
 			f := jen.NewFile(p.Name)
 			for _, l := range strings.Split(header(p), "\n") {
 				f.HeaderComment(l)
@@ -73,6 +80,25 @@ func Generate(p *model.Package) ([]File, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+//go:embed ruleerror.go.txt
+var ruleErrorSource string
+
+// static renders a file whose code does not depend on the model (the rule
+// error and its formatting): written as Go, which reads better than
+// jennifer calls.
+func static(p *model.Package, name string) (File, error) {
+	var b strings.Builder
+	for _, l := range strings.Split(header(p), "\n") {
+		b.WriteString(strings.TrimRight("// "+l, " ") + "\n")
+	}
+	b.WriteString("\npackage " + p.Name + "\n\n" + ruleErrorSource)
+	src, err := format.Source([]byte(b.String()))
+	if err != nil {
+		return File{}, numbered(name, err)
+	}
+	return File{Name: name, Content: src}, nil
 }
 
 // header is the comment every generated file starts with: the standard

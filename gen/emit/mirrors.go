@@ -173,12 +173,15 @@ func unionAccessors(f *jen.File, m *model.Mirror, mf *model.MirrorField, u *mode
 	}
 }
 
-// validateFile writes a Validate method per mirror and an argument
-// validator per function whose parameters have rules.
+// validateFile writes ValidateInto and Validate methods per mirror, and
+// ValidateArgs...Into and ValidateArgs... per function whose parameters
+// have rules. The Into forms fill a caller's RuleError and do not
+// allocate; the others return a new one.
 func validateFile(p *model.Package, f *jen.File) {
 	f.HeaderComment("//go:build " + lp64)
+	enums := map[*model.Enum]bool{}
 	for _, m := range p.API.Mirrors {
-		doc := fmt.Sprintf("Validate checks the rules on struct %s", m.CName)
+		doc := fmt.Sprintf("ValidateInto checks the rules on struct %s", m.CName)
 		if len(m.Rules) > 0 {
 			var ids []string
 			for _, r := range m.Rules {
@@ -186,17 +189,24 @@ func validateFile(p *model.Package, f *jen.File) {
 			}
 			doc += " (" + strings.Join(ids, ", ") + ")"
 		}
-		doc += ", then the structs it points to that are in use, and returns the first violation."
+		doc += ", then the structs it points to that are in use. It reports whether\nthey hold, and fills e with the first violation when they do not."
 		comment(f, doc)
 		var body []jen.Code
 		for _, r := range m.Rules {
-			body = append(body, ruleCheck(r, func(mf *model.MirrorField) *jen.Statement { return jen.Id("s").Dot(mf.GoName) }))
+			body = append(body, ruleCheck(r, enums))
 		}
 		for _, mf := range m.Fields {
 			body = append(body, nestedValidation(mf)...)
 		}
-		body = append(body, jen.Return(jen.Nil()))
-		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("Validate").Params().Error().Block(body...)
+		body = append(body, jen.Return(jen.True()))
+		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("ValidateInto").Params(jen.Id("e").Op("*").Id("RuleError")).Bool().Block(body...)
+		f.Line()
+		comment(f, fmt.Sprintf("Validate checks the rules on struct %s and the structs it points to that\nare in use, and returns the first violation as a *RuleError.", m.CName))
+		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("Validate").Params().Error().Block(
+			jen.Var().Id("e").Id("RuleError"),
+			jen.If(jen.Id("s").Dot("ValidateInto").Call(jen.Op("&").Id("e"))).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Id("e").Dot("clone").Call()),
+		)
 		f.Line()
 	}
 	for _, fn := range p.API.Funcs {
@@ -213,23 +223,46 @@ func validateFile(p *model.Package, f *jen.File) {
 				}
 			}
 		}
-		var sig []jen.Code
+		var sig, args []jen.Code
 		var names []string
 		for _, prm := range params {
 			sig = append(sig, jen.Id(prm.GoName).Add(paramType(prm)))
+			args = append(args, jen.Id(prm.GoName))
 			names = append(names, prm.Name)
 		}
 		var body []jen.Code
 		for _, r := range fn.Rules {
-			body = append(body, ruleCheck(r, nil))
+			body = append(body, ruleCheck(r, enums))
 		}
-		body = append(body, jen.Return(jen.Nil()))
-		comment(f, fmt.Sprintf("ValidateArgs%s checks the rules on the arguments %s of %s.",
-			strings.TrimPrefix(fn.GoName, "Fn"), strings.Join(names, ", "), fn.Name))
-		f.Func().Id("ValidateArgs" + strings.TrimPrefix(fn.GoName, "Fn")).Params(sig...).Error().Block(body...)
+		body = append(body, jen.Return(jen.True()))
+		name := "ValidateArgs" + strings.TrimPrefix(fn.GoName, "Fn")
+		comment(f, fmt.Sprintf("%sInto checks the rules on the arguments %s of %s. It\nreports whether they hold, and fills e with the first violation when they do not.",
+			name, strings.Join(names, ", "), fn.Name))
+		f.Func().Id(name + "Into").Params(append([]jen.Code{jen.Id("e").Op("*").Id("RuleError")}, sig...)...).Bool().Block(body...)
+		f.Line()
+		comment(f, fmt.Sprintf("%s checks the rules on the arguments %s of %s, and\nreturns the first violation as a *RuleError.", name, strings.Join(names, ", "), fn.Name))
+		f.Func().Id(name).Params(sig...).Error().Block(
+			jen.Var().Id("e").Id("RuleError"),
+			jen.If(jen.Id(name+"Into").Call(append([]jen.Code{jen.Op("&").Id("e")}, args...)...)).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Id("e").Dot("clone").Call()),
+		)
+		f.Line()
+	}
+	// The names of the values the rules report, by enum.
+	var used []*model.Enum
+	for _, e := range p.Enums {
+		if enums[e] {
+			used = append(used, e)
+		}
+	}
+	for _, e := range used {
+		f.Func().Id(namesFunc(e)).Params(jen.Id("v").Uint64()).String().Block(
+			jen.Return(jen.Id(e.GoName).Call(jen.Id("v")).Dot("String").Call()))
 		f.Line()
 	}
 }
+
+func namesFunc(e *model.Enum) string { return "names" + e.GoName }
 
 func paramType(p *model.Param) jen.Code {
 	if p.Enum != nil {
@@ -258,21 +291,21 @@ func nestedValidation(mf *model.MirrorField) []jen.Code {
 	switch mf.Kind {
 	case model.MPointer:
 		v := jen.Id("s").Dot(mf.GoName)
-		out = append(out, guarded(mf.When, jen.If(jen.Add(v).Op("!=").Nil()).Block(
-			jen.If(jen.Id("err").Op(":=").Add(v).Dot("Validate").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Id("err"))))))
+		out = append(out, guarded(mf.When, jen.If(jen.Add(v).Op("!=").Nil().Op("&&").Op("!").Add(v).Dot("ValidateInto").Call(jen.Id("e"))).Block(
+			jen.Return(jen.False()))))
 	case model.MNested:
 		out = append(out, guarded(mf.When,
-			jen.If(jen.Id("err").Op(":=").Id("s").Dot(mf.GoName).Dot("Validate").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Id("err")))))
+			jen.If(jen.Op("!").Id("s").Dot(mf.GoName).Dot("ValidateInto").Call(jen.Id("e"))).Block(jen.Return(jen.False()))))
 	}
 	for _, u := range mf.Members {
 		switch u.Kind {
 		case model.MPointer:
 			v := jen.Id("s").Dot(u.GoName).Call()
-			out = append(out, guarded(u.When, jen.If(jen.Id("p").Op(":=").Add(v), jen.Id("p").Op("!=").Nil()).Block(
-				jen.If(jen.Id("err").Op(":=").Id("p").Dot("Validate").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Id("err"))))))
+			out = append(out, guarded(u.When, jen.If(jen.Id("p").Op(":=").Add(v), jen.Id("p").Op("!=").Nil().Op("&&").Op("!").Id("p").Dot("ValidateInto").Call(jen.Id("e"))).Block(
+				jen.Return(jen.False()))))
 		case model.MNested:
 			out = append(out, guarded(u.When,
-				jen.If(jen.Id("err").Op(":=").Id("s").Dot(u.GoName).Call().Dot("Validate").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Id("err")))))
+				jen.If(jen.Op("!").Id("s").Dot(u.GoName).Call().Dot("ValidateInto").Call(jen.Id("e"))).Block(jen.Return(jen.False()))))
 		}
 	}
 	return out
@@ -290,8 +323,12 @@ func condExpr(c *model.Cond) jen.Code {
 	switch {
 	case c.NotNull:
 		return jen.Add(v).Op("!=").Nil()
+	case c.Bits != 0 && c.Clear != 0:
+		return jen.Uint64().Call(v).Op("&").Add(hex(c.Bits | c.Clear)).Op("==").Add(hex(c.Bits))
 	case c.Bits != 0:
 		return jen.Uint64().Call(v).Op("&").Add(hex(c.Bits)).Op("==").Add(hex(c.Bits))
+	case c.Clear != 0:
+		return jen.Uint64().Call(v).Op("&").Add(hex(c.Clear)).Op("==").Lit(0)
 	}
 	var e *jen.Statement
 	for i, x := range c.OneOf {
@@ -305,37 +342,45 @@ func condExpr(c *model.Cond) jen.Code {
 	return e
 }
 
-// ruleCheck renders "if <violation> { return errRule }" for an argument
-// rule; field gives the expression of a mirror field (nil for parameters).
-func ruleCheck(r *model.Rule, field func(*model.MirrorField) *jen.Statement) jen.Code {
+// ruleCheck renders "if <violation> { e.set(...); return false }" for an
+// argument rule, recording in enums the enums whose names the error uses.
+func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
 	a := r.Arg
 	var v *jen.Statement
+	st, field := "", r.Spec.Check.Field
 	switch {
 	case a.Param != nil:
-		v = jen.Id(a.Param.GoName)
-	case a.Member != nil && a.Member.Kind == model.MInt:
-		v = jen.Id("s").Dot(a.Member.GoName).Call()
+		v, field = jen.Id(a.Param.GoName), a.Param.Name
 	case a.Member != nil:
 		v = jen.Id("s").Dot(a.Member.GoName).Call()
+	case a.Via != nil:
+		v = jen.Id("s").Dot(a.Via.GoName).Dot(a.Field.GoName)
 	case a.Field != nil:
-		v = field(a.Field)
+		v = jen.Id("s").Dot(a.Field.GoName)
+	}
+	if a.Mirror != nil {
+		st = a.Mirror.CName
 	}
 	u := func() *jen.Statement { return jen.Uint64().Call(v.Clone()) }
 	var bad jen.Code
+	test, value, limit := "TestNone", jen.Code(jen.Lit(0)), jen.Code(jen.Lit(0))
+	names := namedBy(a)
 	switch {
 	case len(a.NotAllNull) > 0:
 		var e *jen.Statement
+		var fs []string
 		for i, nf := range a.NotAllNull {
 			t := jen.Id("s").Dot(nf.GoName).Op("==").Nil()
+			fs = append(fs, nf.CName)
 			if i == 0 {
 				e = t
 			} else {
 				e = e.Op("&&").Add(t)
 			}
 		}
-		bad = e
+		bad, test, field = e, "TestNotNull", strings.Join(fs, " and ")
 	case a.NotNull:
-		bad = jen.Add(v).Op("==").Nil()
+		bad, test = jen.Add(v).Op("==").Nil(), "TestNotNull"
 	case len(a.OneOf) > 0:
 		var e *jen.Statement
 		for i, x := range a.OneOf {
@@ -346,7 +391,7 @@ func ruleCheck(r *model.Rule, field func(*model.MirrorField) *jen.Statement) jen
 				e = e.Op("&&").Add(t)
 			}
 		}
-		bad = e
+		bad, test, value = e, "TestOneOf", u()
 	case a.Enum != nil:
 		var e *jen.Statement
 		seen := map[uint64]bool{}
@@ -366,21 +411,56 @@ func ruleCheck(r *model.Rule, field func(*model.MirrorField) *jen.Statement) jen
 				e = e.Op("&&").Line().Add(t)
 			}
 		}
-		bad = e
+		bad, test, value, names = e, "TestOneOf", u(), a.Enum
 	case a.MaskIsSet:
-		bad = u().Op("&^").Add(hex(a.Mask)).Op("!=").Lit(0)
+		bad, test, value, limit = u().Op("&^").Add(hex(a.Mask)).Op("!=").Lit(0), "TestBits", u(), hex(a.Mask)
+	case a.Has != 0:
+		bad, test, value, limit = u().Op("&").Add(hex(a.Has)).Op("!=").Add(hex(a.Has)), "TestNeedBits", u(), hex(a.Has)
 	case a.Zero:
-		bad = jen.Add(v).Op("!=").Lit(0)
+		bad, test, value = jen.Add(v).Op("!=").Lit(0), "TestZero", u()
+	case a.NotNeg:
+		bad, test, value = jen.Add(v).Op("<").Lit(0), "TestNotNegative", u()
 	case a.Max != nil:
-		bad = u().Op(">").Add(hex(*a.Max))
+		bad, test, value, limit = u().Op(">").Add(hex(*a.Max)), "TestMax", u(), hex(*a.Max)
 	case a.MultipleOf != 0:
-		bad = u().Op("%").Add(hex(a.MultipleOf)).Op("!=").Lit(0)
+		bad, test, value, limit = u().Op("%").Add(hex(a.MultipleOf)).Op("!=").Lit(0), "TestMultipleOf", u(), hex(a.MultipleOf)
 	}
-	stmt := jen.If(bad).Block(jen.Return(jen.Id(r.GoName)))
+	namesCode := jen.Code(jen.Nil())
+	if names != nil {
+		enums[names] = true
+		namesCode = jen.Id(namesFunc(names))
+	}
+	stmt := jen.If(bad).Block(
+		jen.Id("e").Dot("set").Call(jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
+		jen.Return(jen.False()),
+	)
 	if a.When != nil {
 		stmt = jen.If(condExpr(a.When)).Block(stmt)
 	}
-	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Spec.Says)).Line().Add(stmt)
+	return jen.Comment("rule " + r.ID + ": " + oneLine(ruleApplies(r))).Line().Add(stmt)
+}
+
+// namedBy returns the enum that names the checked value's members or bits.
+func namedBy(a *model.ArgCheck) *model.Enum {
+	switch {
+	case a.FlagsEnum != nil:
+		return a.FlagsEnum
+	case a.Param != nil:
+		return a.Param.Enum
+	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt && a.Field.Names != nil:
+		return a.Field.Names
+	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt:
+		return a.Field.Enum
+	}
+	return nil
+}
+
+// ruleApplies is the rule as its check applies it.
+func ruleApplies(r *model.Rule) string {
+	if r.Spec.Applies != "" {
+		return r.Spec.Applies
+	}
+	return r.Spec.Says
 }
 
 // registryFile writes lookups by C name, for tools and tests (the send

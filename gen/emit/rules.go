@@ -49,6 +49,15 @@ func funcsFile(p *model.Package, f *jen.File) {
 	}
 	f.Const().Defs(qp...)
 	f.Line()
+	comment(f, "String names the QP types of the set, joined by |.")
+	f.Func().Params(jen.Id("t").Id("QPType")).Id("String").Params().String().BlockFunc(func(g *jen.Group) {
+		var names []jen.Code
+		for _, q := range spec.QPTypes {
+			names = append(names, jen.Values(jen.Uint64().Call(jen.Id(qpTypeConsts[q])), jen.Lit(q)))
+		}
+		g.Return(jen.Id("formatFlags").Call(jen.Uint64().Call(jen.Id("t")), jen.Index().Id("flagName").Values(names...)))
+	})
+	f.Line()
 	comment(f, "SetterGroup is a set of setter groups: what a builder takes and requires,\nand what a setter is.")
 	f.Type().Id("SetterGroup").Uint16()
 	f.Line()
@@ -167,37 +176,17 @@ func groups(gs []string) jen.Code {
 // checks with their errors.
 func rulesFile(p *model.Package, f *jen.File) {
 	a := p.API
-	comment(f, `RuleError is a violation of a rule of the man pages, found before anything
-is written to the send queue. It wraps the errno libmlx5 returns for the
-same mistake, so errors.Is(err, syscall.EINVAL) works, and names the
-function, the rule (see spec/RULES.md) and the man page.`)
-	f.Type().Id("RuleError").Struct(
-		jen.Id("Func").String().Comment("the C function called"),
-		jen.Id("Rule").String().Comment("the rule's id"),
-		jen.Id("Man").String().Comment("the man page that states it"),
-		jen.Id("Says").String().Comment("the rule, in short"),
-		jen.Id("Errno").Qual("syscall", "Errno"),
-	)
-	f.Line()
-	f.Func().Params(jen.Id("e").Op("*").Id("RuleError")).Id("Error").Params().String().Block(
-		jen.Return(jen.Id("e").Dot("Func").Op("+").Lit(": ").Op("+").Id("e").Dot("Says").Op("+").Lit(" (rule ").Op("+").Id("e").Dot("Rule").Op("+").Lit(", ").Op("+").Id("e").Dot("Man").Op("+").Lit(")")),
-	)
-	f.Line()
-	comment(f, "Unwrap returns the errno.")
-	f.Func().Params(jen.Id("e").Op("*").Id("RuleError")).Id("Unwrap").Params().Error().Block(jen.Return(jen.Id("e").Dot("Errno")))
-	f.Line()
-
 	// One error value per argument rule, named after its first function.
 	var defs []jen.Code
 	for _, r := range a.Rules {
 		if r.Arg == nil {
 			continue
 		}
-		fn := r.Funcs[0].Name
+		fn := r.Funcs[0].GoName
 		if r.Arg.Func != nil {
-			fn = r.Arg.Func.Name
+			fn = r.Arg.Func.GoName
 		}
-		defs = append(defs, jen.Id(r.GoName).Op("=").Op("&").Id("RuleError").Values(ruleErr(r, jen.Lit(fn))))
+		defs = append(defs, jen.Id(r.GoName).Op("=").Op("&").Id("RuleError").Values(ruleErr(r, jen.Id(fn))))
 	}
 	if len(defs) > 0 {
 		f.Var().Defs(defs...)
@@ -210,6 +199,7 @@ function, the rule (see spec/RULES.md) and the man page.`)
 		jen.Id("Man").String(),
 		jen.Id("Section").String(),
 		jen.Id("Says").String(),
+		jen.Id("Applies").String().Comment("the rule as its check applies it, when stricter than Says"),
 		jen.Id("Kind").String().Comment("argument, chain, qp, device, object, use, info"),
 		jen.Id("Errno").Qual("syscall", "Errno").Comment("0 for use and info rules"),
 		jen.Id("Chain").Id("ChainCheck").Comment("the state machine's check, or -1"),
@@ -226,6 +216,9 @@ function, the rule (see spec/RULES.md) and the man page.`)
 			}
 			if r.Errno != "" {
 				d[jen.Id("Errno")] = jen.Qual("syscall", r.Errno)
+			}
+			if r.Spec.Applies != "" {
+				d[jen.Id("Applies")] = jen.Lit(oneLine(r.Spec.Applies))
 			}
 			if r.Spec.Libmlx5 != "" {
 				d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Spec.Libmlx5))
@@ -263,7 +256,7 @@ function, the rule (see spec/RULES.md) and the man page.`)
 	comment(f, "chainRules are the rules the state machine enforces (Func filled in per function).")
 	f.Var().Id("chainRules").Op("=").Index().Id("RuleError").ValuesFunc(func(g *jen.Group) {
 		for _, r := range chainRules {
-			g.Line().Values(ruleErr(r, jen.Lit("")))
+			g.Line().Values(ruleErr(r, nil))
 		}
 		g.Line()
 	})
@@ -291,7 +284,8 @@ function, the rule (see spec/RULES.md) and the man page.`)
 		jen.For(jen.Id("c").Op(":=").Range().Id("t")).Block(
 			jen.For(jen.Id("f").Op(":=").Range().Id("t").Index(jen.Id("c"))).Block(
 				jen.Id("t").Index(jen.Id("c")).Index(jen.Id("f")).Op("=").Id("chainRules").Index(jen.Id("chainRuleOf").Index(jen.Id("c")).Index(jen.Id("f"))),
-				jen.Id("t").Index(jen.Id("c")).Index(jen.Id("f")).Dot("Func").Op("=").Id("Funcs").Index(jen.Id("f")).Dot("Name"),
+				jen.Id("t").Index(jen.Id("c")).Index(jen.Id("f")).Dot("Func").Op("=").Id("Func").Call(jen.Id("f")),
+				jen.Id("t").Index(jen.Id("c")).Index(jen.Id("f")).Dot("WR").Op("=").Lit(-1),
 			),
 		),
 		jen.Return(jen.Op("&").Id("t")),
@@ -314,13 +308,17 @@ function, the rule (see spec/RULES.md) and the man page.`)
 }
 
 func ruleErr(r *model.Rule, fn jen.Code) jen.Dict {
-	return jen.Dict{
-		jen.Id("Func"):  fn,
+	d := jen.Dict{
 		jen.Id("Rule"):  jen.Lit(r.ID),
 		jen.Id("Man"):   jen.Lit(r.Spec.Man),
-		jen.Id("Says"):  jen.Lit(oneLine(r.Spec.Says)),
+		jen.Id("Says"):  jen.Lit(oneLine(ruleApplies(r))),
 		jen.Id("Errno"): jen.Qual("syscall", r.Errno),
+		jen.Id("WR"):    jen.Lit(-1),
 	}
+	if fn != nil {
+		d[jen.Id("Func")] = fn
+	}
+	return d
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

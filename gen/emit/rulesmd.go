@@ -41,7 +41,9 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 	fmt.Fprintf(&b, "state machine (runtime/wrcheck), %d describing behaviour or later use that cannot be\n", doc)
 	fmt.Fprintf(&b, "checked when posting. %d note where libmlx5 differs from the man page.\n\n", div)
 	fmt.Fprintf(&b, "A violation returns a `*mlx5dv.RuleError` that wraps the errno below (`errors.Is(err,\n")
-	fmt.Fprintf(&b, "syscall.EINVAL)`) and names the function, the rule and the man page. Every enforced rule\n")
+	fmt.Fprintf(&b, "syscall.EINVAL)`) and names the work request's index in its batch, the call, the argument\n")
+	fmt.Fprintf(&b, "or field, the value and the limit it broke, the rule as its check applies it (**applies:**\n")
+	fmt.Fprintf(&b, "below, where stricter than the page) and the man page. Every enforced rule\n")
 	fmt.Fprintf(&b, "has a test that keeps it and one that breaks it: `go test ./runtime/wrcheck -run\n")
 	fmt.Fprintf(&b, "'TestRules/<id>/(good|bad)'`, from the examples in its descriptor.\n\n")
 
@@ -71,6 +73,9 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 				tests = fmt.Sprintf("`TestRules/%s/good`, `/bad`", r.ID)
 			}
 			says := cell(r.Spec.Says)
+			if r.Spec.Applies != "" {
+				says += " **applies:** " + cell(r.Spec.Applies)
+			}
 			if r.Spec.Libmlx5 != "" {
 				says += " **libmlx5:** " + cell(r.Spec.Libmlx5)
 			}

@@ -93,7 +93,10 @@ func flatFields(sg *model.Segment, prefix string, base int, out []jen.Code) []je
 			out = flatFields(fl.Nested, prefix+fl.CName+".", base+fl.Offset, out)
 			continue
 		}
-		out = append(out, jen.Values(jen.Lit(prefix+fl.CName), jen.Lit(base+fl.Offset), jen.Lit(fl.Size())))
+		// Keyed, so that vet is clean where SegmentField is another
+		// package's (a package generated with -alias).
+		out = append(out, jen.Values(jen.Id("Name").Op(":").Lit(prefix+fl.CName),
+			jen.Id("Offset").Op(":").Lit(base+fl.Offset), jen.Id("Size").Op(":").Lit(fl.Size())))
 	}
 	return out
 }

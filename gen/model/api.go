@@ -17,7 +17,7 @@ var ChainChecks = []string{
 	"in_batch", "qp_type", "send_op", "wr_flags", "setter_after_builder", "setter_once",
 	"layout_once", "num_setters", "requires_data", "requires_dc_addr", "sge_count",
 	"inline_size", "layout_entries", "mkey_entries", "mkey_signature", "mkey_crypto",
-	"mkey_tag", "mkey_state", "mkey_crypto_state", "crypto_before_use", "memcpy_zero", "memcpy_max",
+	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
 }
@@ -84,6 +84,7 @@ type MirrorField struct {
 	Int     IntType // MInt, MArray element
 	Len     int64   // MArray, MBytes
 	Enum    *Enum   // MInt: the named type, when the spec gives the enum
+	Names   *Enum   // MInt: the enum or flag set whose names its values take (even when Enum is nil)
 	Target  *Mirror // MPointer, MNested
 	Members []*UnionMember
 	When    *Cond // validate (descend) only when this holds
@@ -106,6 +107,7 @@ type Cond struct {
 	Field   *MirrorField
 	OneOf   []uint64
 	Bits    uint64 // the field has all these bits
+	Clear   uint64 // the field has none of these bits
 	NotNull bool
 }
 
@@ -131,6 +133,10 @@ type ArgCheck struct {
 	Enum       *Enum
 	Mask       uint64 // flags, bits: the allowed bits
 	MaskIsSet  bool
+	FlagsEnum  *Enum  // flags: the flag set
+	Has        uint64 // has: the bits required
+	NotNeg     bool
+	Via        *MirrorField // a nested struct field (dc_init_attr) whose member Field is
 	Zero       bool
 	NotNull    bool
 	Max        *uint64
@@ -174,10 +180,7 @@ func (b *builder) api() {
 	funcs := map[string]*Func{}
 	for _, sf := range b.s.Functions {
 		cf := b.c.Func(sf.Name)
-		if !sf.Gate.Includes(v) {
-			if cf != nil {
-				b.errorf(sf.Pos, "function %s is gated to rdma-core %s but rdma-core %s declares it", sf.Name, gateString(sf.Gate), v)
-			}
+		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, cf != nil) {
 			continue
 		}
 		if cf == nil {
@@ -215,10 +218,7 @@ func (b *builder) api() {
 	var gated []*spec.Struct
 	for _, ss := range b.s.Structs {
 		r := b.c.Struct(ss.Name)
-		if !ss.Gate.Includes(v) {
-			if r != nil {
-				b.errorf(ss.Pos, "struct %s is gated to rdma-core %s but rdma-core %s declares it", ss.Name, gateString(ss.Gate), v)
-			}
+		if !b.gated(ss.Pos, "struct "+ss.Name, ss.Gate, r != nil && !r.Incomplete) {
 			continue
 		}
 		if r == nil || r.Incomplete {
@@ -238,16 +238,16 @@ func (b *builder) api() {
 
 	ids := map[string]bool{}
 	for _, sr := range b.s.Rules {
-		if !sr.Gate.Includes(v) {
+		if !b.ruleAvailable(sr) {
 			continue
 		}
 		r := &Rule{ID: sr.ID, GoName: "err" + Camel(strings.ReplaceAll(sr.ID, ".", "_")), Spec: sr, Errno: sr.Errno}
 		ids[sr.ID] = true
 		for _, fn := range sr.Funcs {
+			// A function the header lacks is reported, or left out by
+			// its gate, where it is described.
 			if f := funcs[fn]; f != nil {
 				r.Funcs = append(r.Funcs, f)
-			} else if sf := specFunc(b.s, fn); sf != nil && sf.Gate.Includes(v) {
-				b.errorf(sr.Pos, "rule %s: function %s is not available", sr.ID, fn)
 			}
 		}
 		if c := sr.Check; c != nil {
@@ -485,7 +485,7 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 	}
 	var listed []*spec.StructField
 	for _, sf := range ss.Fields {
-		if sf.Gate.Includes(b.c.Version) {
+		if b.gated(sf.Pos, what+": field "+sf.Name, sf.Gate, hasLeaf(leaves, sf.Name)) {
 			listed = append(listed, sf)
 		}
 	}
@@ -507,11 +507,6 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 	}
 	for _, sf := range listed[min(len(leaves), len(listed)):] {
 		b.errorf(sf.Pos, "%s: no field %s in the header (rdma-core %s)", what, sf.Name, orUnknown(b.c.Version))
-	}
-	for _, sf := range ss.Fields {
-		if !sf.Gate.Includes(b.c.Version) && hasLeaf(leaves, sf.Name) {
-			b.errorf(sf.Pos, "%s: field %s is gated to rdma-core %s but rdma-core %s has it", what, sf.Name, gateString(sf.Gate), b.c.Version)
-		}
 	}
 
 	for _, f := range m.C.Fields {
@@ -550,6 +545,7 @@ func (b *builder) mirrorFields(m *Mirror, mirrors map[string]*Mirror) {
 				mf.Doc = strings.TrimSpace(sf.Doc)
 				if (sf.Enum != "" || sf.Flags != "") && mf.Kind == MInt {
 					mf.Enum = b.enumByTag(sf.Pos, sf.Enum+sf.Flags, what+"."+f.Name)
+					mf.Names = mf.Enum
 					if mf.Enum != nil && mf.Enum.Underlying.Bits != mf.Int.Bits {
 						mf.Enum = nil // a uint64 field holding a 32-bit flag set keeps its C type
 					}
@@ -657,8 +653,13 @@ func (b *builder) cond(c *spec.Cond, m *Mirror, what string) *Cond {
 			out.Bits |= v
 		}
 	}
-	if len(out.OneOf) == 0 && out.Bits == 0 && !out.NotNull {
-		b.errorf(c.Pos, "%s: when needs one_of, bits or not_null", what)
+	for _, s := range c.Clear {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.Clear |= v
+		}
+	}
+	if len(out.OneOf) == 0 && out.Bits == 0 && out.Clear == 0 && !out.NotNull {
+		b.errorf(c.Pos, "%s: when needs one_of, bits, clear or not_null", what)
 	}
 	return out
 }
@@ -690,6 +691,16 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 					for _, u := range f.Members {
 						if u.CName == c.Field {
 							a.Field, a.Member = f, u
+						}
+					}
+				}
+			}
+			if a.Field == nil {
+				// A member of a nested struct: dc_init_attr.dc_type.
+				if pre, rest, ok := strings.Cut(c.Field, "."); ok {
+					if via := fieldNamed(m, pre); via != nil && via.Kind == MNested && via.Target != nil {
+						if f := fieldNamed(via.Target, rest); f != nil && f.Kind == MInt {
+							a.Via, a.Field = via, f
 						}
 					}
 				}
@@ -762,7 +773,7 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 	}
 	if c.Flags != "" {
 		if e := b.enumByTag(c.Pos, c.Flags, what); e != nil {
-			a.MaskIsSet = true
+			a.MaskIsSet, a.FlagsEnum = true, e
 			for _, k := range e.Members {
 				a.Mask |= k.Value.Bits
 			}
@@ -774,7 +785,18 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check, mirrors map[string]*Mirr
 			a.Mask |= v
 		}
 	}
-	a.Zero, a.NotNull = c.Zero, c.NotNull
+	for _, s := range c.Has {
+		if v, ok := b.value(c.Pos, s, what); ok {
+			a.Has |= v
+		}
+	}
+	a.Zero, a.NotNull, a.NotNeg = c.Zero, c.NotNull, c.NotNeg
+	if a.NotNeg {
+		signed := a.Param != nil && a.Param.C.Kind.IsSigned() || a.Member == nil && a.Field != nil && a.Field.Kind == MInt && a.Field.Int.Signed
+		if !signed {
+			b.errorf(c.Pos, "%s: not_negative needs a signed integer", what)
+		}
+	}
 	if c.Max != "" {
 		if v, ok := b.value(c.Pos, c.Max, what); ok {
 			a.Max = &v

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -64,6 +65,10 @@ func (b *builder) errorf(pos fmt.Stringer, format string, args ...any) {
 
 // declare reserves a package-level Go identifier.
 func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
+	if !token.IsIdentifier(name) {
+		b.errorf(pos, "Go name %q of %s is not a Go identifier", name, what)
+		return false
+	}
 	if prev, dup := b.idents[name]; dup {
 		b.errorf(pos, "Go name %s of %s is already used by %s", name, what, prev)
 		return false
@@ -73,7 +78,7 @@ func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
 }
 
 // Names the generated package declares by itself.
-var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs", "QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo", "KindVerb", "KindBuilder", "KindSetter", "KindHelper"}
+var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs", "QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo", "KindVerb", "KindBuilder", "KindSetter", "KindHelper", "Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero", "TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
 
 // Build makes the Go model of c refined by s.
 func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
@@ -149,10 +154,7 @@ func (b *builder) enums() {
 		} else if k, ok := b.c.Constant(se.Anonymous).(*cheader.Enumerator); ok {
 			ce = k.Enum
 		}
-		if !se.Gate.Includes(b.c.Version) {
-			if ce != nil {
-				b.errorf(se.Pos, "enum %s is gated to rdma-core %s but rdma-core %s declares it", se.C+se.Anonymous, gateString(se.Gate), b.c.Version)
-			}
+		if !b.gated(se.Pos, "enum "+se.C+se.Anonymous, se.Gate, ce != nil) {
 			continue
 		}
 		if ce == nil {

@@ -25,6 +25,10 @@ type Package struct {
 	API      *API
 
 	C *cheader.Model
+
+	// Warnings are gates the header disagrees with (see gated); they do
+	// not stop generation.
+	Warnings []*Warning
 }
 
 // Source is where a generated item comes from, for comments and errors.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -308,6 +309,10 @@ func (b *builder) enumFor(pos spec.Pos, name string, bits int, what string) *Enu
 func (b *builder) checkNames(sg *Segment) {
 	seen := map[string]string{}
 	add := func(pos fmt.Stringer, name, what string) {
+		if !token.IsIdentifier(name) {
+			b.errorf(pos, "segment %s: %s would be named %q, which is not a Go identifier", sg.CName, what, name)
+			return
+		}
 		for _, n := range []string{name, "Set" + name} {
 			if segmentMethods[n] {
 				b.errorf(pos, "segment %s: %s would be named %s, which every segment already has", sg.CName, what, n)

@@ -99,14 +99,20 @@ type Rule struct {
 	Man     string   `yaml:"man"`
 	Section string   `yaml:"section,required"`
 	Says    string   `yaml:"says,required"`
+	Applies string   `yaml:"applies"` // the rule as the check applies it, when stricter than says
 	Kind    string   `yaml:"kind,required"`
-	Errno   string   `yaml:"errno"`   // EINVAL, ENOMEM, EOPNOTSUPP
+	Errno   string   `yaml:"errno"`   // EINVAL, ENOMEM, EOPNOTSUPP, EBADF
 	Funcs   []string `yaml:"funcs"`   // the functions it applies to
 	Check   *Check   `yaml:"check"`   // how it is enforced; nil for use and info rules
 	Libmlx5 string   `yaml:"libmlx5"` // how libmlx5 differs, when it does
 	Vectors []string `yaml:"vectors"` // rejects.json cases it explains
 	Tests   *Tests   `yaml:"tests"`   // examples that break and keep it
 	Gate    `yaml:",inline"`
+
+	// IfDeclared makes the rule follow the header: it is generated when the
+	// header declares this name (a function, constant, struct, enum or
+	// typedef), like a gated function, and its gate is cross-checked.
+	IfDeclared string `yaml:"if_declared"`
 }
 
 // Check says how a rule is enforced: a predicate on a struct field or a
@@ -123,6 +129,8 @@ type Check struct {
 	Enum       string   `yaml:"enum"`         // the value is a member of this enum (tag)
 	Flags      string   `yaml:"flags"`        // the value has only bits of this flag set (tag)
 	Bits       []string `yaml:"bits"`         // the value has only these bits (constant names)
+	Has        []string `yaml:"has"`          // the value has all these bits (constant names)
+	NotNeg     bool     `yaml:"not_negative"` // the signed value is not negative
 	Zero       bool     `yaml:"zero"`         // the value is 0
 	NotNull    bool     `yaml:"not_null"`     // the pointer is not NULL
 	Max        string   `yaml:"max"`          // the value is at most this
@@ -139,6 +147,7 @@ type Cond struct {
 	Field   string   `yaml:"field,required"`
 	OneOf   []string `yaml:"one_of"`   // the field is one of these
 	Bits    []string `yaml:"bits"`     // the field has all these bits
+	Clear   []string `yaml:"clear"`    // the field has none of these bits
 	NotNull bool     `yaml:"not_null"` // the pointer field is not NULL
 }
 

@@ -8,6 +8,7 @@ import (
 var (
 	manRE    = regexp.MustCompile(`^[a-z0-9_]+\([0-9]\)$`)
 	ruleIDRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
+	cIdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // Setter groups: a builder takes some groups, a setter belongs to one.
@@ -16,7 +17,7 @@ var SetterGroups = []string{"data", "dc_addr", "access", "layout", "signature", 
 // QP types a work request function may name.
 var QPTypes = []string{"RC", "UC", "UD", "XRC_SEND", "RAW_PACKET", "DCI"}
 
-var errnos = []string{"EINVAL", "ENOMEM", "EOPNOTSUPP"}
+var errnos = []string{"EINVAL", "ENOMEM", "EOPNOTSUPP", "EBADF"}
 
 // checkAPI validates the functions, structs and rules on their own; the
 // model checks them against the header.
@@ -137,6 +138,9 @@ func (s *Spec) checkAPI() ErrorList {
 		ids[r.ID] = r
 		man(r.Pos, what, r.Man)
 		errs = append(errs, checkGate(r.Pos, r.Gate)...)
+		if r.IfDeclared != "" && !cIdentRE.MatchString(r.IfDeclared) {
+			bad(r.Pos, "%s: if_declared %q is not a C identifier", what, r.IfDeclared)
+		}
 		kinds := []string{RuleArgument, RuleChain, RuleQP, RuleDevice, RuleObject, RuleUse, RuleInfo}
 		if !slices.Contains(kinds, r.Kind) {
 			bad(r.Pos, "%s: kind must be one of %v, not %q", what, kinds, r.Kind)
@@ -195,7 +199,7 @@ func (s *Spec) checkAPI() ErrorList {
 				bad(c.Pos, "%s: a check is on a struct field, on a function parameter, or a chain check: exactly one of struct, func, chain", what)
 			}
 			preds := 0
-			for _, set := range []bool{len(c.OneOf) > 0, c.Enum != "", c.Flags != "", len(c.Bits) > 0, c.Zero, c.NotNull, c.Max != "", c.MultipleOf != "", len(c.NotAllNull) > 0} {
+			for _, set := range []bool{len(c.OneOf) > 0, c.Enum != "", c.Flags != "", len(c.Bits) > 0, c.Zero, c.NotNull, c.Max != "", c.MultipleOf != "", len(c.NotAllNull) > 0, len(c.Has) > 0, c.NotNeg} {
 				if set {
 					preds++
 				}
@@ -204,7 +208,7 @@ func (s *Spec) checkAPI() ErrorList {
 				bad(c.Pos, "%s: a chain check takes no predicate", what)
 			}
 			if c.Chain == "" && preds != 1 {
-				bad(c.Pos, "%s: give exactly one predicate (one_of, enum, flags, bits, zero, not_null, max, multiple_of, not_all_null)", what)
+				bad(c.Pos, "%s: give exactly one predicate (one_of, enum, flags, bits, has, zero, not_null, not_negative, max, multiple_of, not_all_null)", what)
 			}
 			if r.Kind == RuleChain && c.Chain == "" {
 				bad(c.Pos, "%s: a chain rule is checked by the state machine (check: {chain: name})", what)

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -248,15 +250,25 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 	}
 }
 
-// decodeFile parses one YAML document and decodes it into v.
+// decodeFile parses one YAML document and decodes it into v. A second
+// document is an error: it would be silently ignored, keys and all.
 func decodeFile(file string, data []byte, v any) ErrorList {
 	d := &decoder{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return ErrorList{yamlSyntaxError(file, err)}
 	}
 	if len(doc.Content) == 0 {
 		return ErrorList{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty spec file"}}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return ErrorList{yamlSyntaxError(file, err)}
+	default:
+		return ErrorList{{Pos: d.pos(&next), Msg: "a second YAML document; a spec file holds one (remove the ---)"}}
 	}
 	d.decode(doc.Content[0], reflect.ValueOf(v).Elem())
 	return d.errs

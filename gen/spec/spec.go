@@ -9,6 +9,8 @@
 package spec
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -133,8 +135,14 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such spec directory", name)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("spec directory %s: %v", name, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no spec descriptors (*.yaml files) in the spec directory", name)
 	}
 	sort.Strings(files)
 	s := &Spec{}
@@ -217,6 +225,8 @@ func (s *Spec) check() ErrorList {
 		if g.Private != "" {
 			if g.Size <= 0 {
 				bad(g.Pos, "private segment %s: size must be positive", g.C)
+			} else if g.Size > MaxSegmentSize {
+				bad(g.Pos, "private segment %s: size %d is more than a WQE holds (%d bytes)", g.C, g.Size, MaxSegmentSize)
 			}
 			if len(g.Fields) == 0 {
 				bad(g.Pos, "private segment %s: no fields", g.C)
@@ -245,6 +255,13 @@ func (s *Spec) check() ErrorList {
 				if f.Endian != "" {
 					bad(f.Pos, "segment %s: field %s: endian is for header fields; say it in the type", g.C, f.Name)
 				}
+				// Bounded here so that offset + size cannot overflow later.
+				if size := max(g.Size, 0); f.Offset < 0 || f.Offset >= max(size, 1) || f.Offset > MaxSegmentSize {
+					bad(f.Pos, "segment %s: field %s: offset %d is outside the %d-byte segment", g.C, f.Name, f.Offset, size)
+				}
+				if size := max(g.Size, 0); f.Len < 0 || f.Len > size || f.Len > MaxSegmentSize {
+					bad(f.Pos, "segment %s: field %s: len %d does not fit the %d-byte segment", g.C, f.Name, f.Len, size)
+				}
 			} else {
 				if f.Type != "" || f.Offset != 0 || f.Len != 0 || f.Segment != "" {
 					bad(f.Pos, "segment %s: field %s: the header gives this field's type and offset", g.C, f.Name)
@@ -254,7 +271,8 @@ func (s *Spec) check() ErrorList {
 				}
 			}
 			for _, p := range f.Parts {
-				if p.Width <= 0 || p.Shift < 0 || p.Shift+p.Width > 64 {
+				// Each bounded before the sum, which cannot overflow then.
+				if p.Width <= 0 || p.Width > 64 || p.Shift < 0 || p.Shift > 63 || p.Shift+p.Width > 64 {
 					bad(p.Pos, "segment %s: field %s: part %s: bad bit range shift %d width %d", g.C, f.Name, p.Name, p.Shift, p.Width)
 				}
 			}
@@ -270,6 +288,11 @@ func (s *Spec) check() ErrorList {
 	errs = append(errs, s.checkAPI()...)
 	return errs
 }
+
+// MaxSegmentSize bounds a private segment: a WQE is at most 63 16-byte
+// units (ds, in the control segment, has 6 bits), and a CQE is 64 or 128
+// bytes.
+const MaxSegmentSize = 1024
 
 func validType(t string) bool {
 	switch t {

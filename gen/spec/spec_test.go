@@ -47,6 +47,17 @@ func TestDecodeErrorsHavePositions(t *testing.T) {
 		{"bad type", "segments:\n  - c: s\n    private: x.h\n    size: 4\n    fields: [{name: a, type: be24}]\n", "spec/a.yaml:5:14: segment s: field a: unknown type \"be24\""},
 		{"header field type", "segments:\n  - c: s\n    fields: [{name: a, type: u8}]\n", "the header gives this field's type and offset"},
 		{"part range", "segments:\n  - c: s\n    fields:\n      - name: a\n        parts: [{name: p, shift: 60, width: 8}]\n", "spec/a.yaml:5:17: segment s: field a: part p: bad bit range"},
+		{"if_declared", "man: x(3)\nrules:\n  - {id: x.y, section: S, says: s, kind: info, if_declared: \"no such\"}\n", "spec/a.yaml:3:5: rule x.y: if_declared \"no such\" is not a C identifier"},
+		{"part shift overflows", "segments:\n  - c: s\n    fields:\n      - name: a\n        parts: [{name: p, shift: 9223372036854775807, width: 1}]\n", "spec/a.yaml:5:17: segment s: field a: part p: bad bit range"},
+		{"part width overflows", "segments:\n  - c: s\n    fields:\n      - name: a\n        parts: [{name: p, shift: 1, width: 9223372036854775807}]\n", "spec/a.yaml:5:17: segment s: field a: part p: bad bit range"},
+		{"private size too large", "segments:\n  - {c: s, private: x.h, size: 4294967296, fields: [{name: a, type: u8}]}\n", "spec/a.yaml:2:5: private segment s: size 4294967296 is more than a WQE holds (1024 bytes)"},
+		{"private offset overflows", "segments:\n  - c: s\n    private: x.h\n    size: 16\n    fields: [{name: a, type: be32, offset: 9223372036854775807}]\n", "spec/a.yaml:5:14: segment s: field a: offset 9223372036854775807 is outside the 16-byte segment"},
+		{"private offset negative", "segments:\n  - c: s\n    private: x.h\n    size: 16\n    fields: [{name: a, type: be32, offset: -4}]\n", "spec/a.yaml:5:14: segment s: field a: offset -4 is outside the 16-byte segment"},
+		{"private len overflows", "segments:\n  - c: s\n    private: x.h\n    size: 16\n    fields: [{name: a, type: be64, len: 4611686018427387904}]\n", "spec/a.yaml:5:14: segment s: field a: len 4611686018427387904 does not fit the 16-byte segment"},
+		{"private len negative", "segments:\n  - c: s\n    private: x.h\n    size: 16\n    fields: [{name: a, type: be32, len: -1}]\n", "spec/a.yaml:5:14: segment s: field a: len -1 does not fit the 16-byte segment"},
+		{"second document", "enums:\n  - {c: x, kind: flags}\n---\nfunctions: [{bogus: 1}]\n", "spec/a.yaml:3:1: a second YAML document"},
+		{"empty second document", "enums:\n  - {c: x, kind: flags}\n---\n", "spec/a.yaml:3:1: a second YAML document"},
+		{"syntax in second document", "enums:\n  - {c: x, kind: flags}\n---\nb: [\n", "spec/a.yaml:4:1: YAML syntax"},
 		{"anonymous needs go", "enums:\n  - {anonymous: X, kind: values}\n", "an anonymous enum needs a go name"},
 	}
 	for _, c := range cases {
@@ -83,6 +94,19 @@ func TestGate(t *testing.T) {
 	}
 }
 
+func TestNormalizeVersion(t *testing.T) {
+	for in, want := range map[string]string{"45.0": "45.0", "45": "45.0", "v64.0": "64.0", " 56.1 ": "56.1", "056.01": "56.1"} {
+		if got, err := NormalizeVersion(in); err != nil || got != want {
+			t.Errorf("NormalizeVersion(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "45.x", "1.2.3", "-1.0", "99999.0"} {
+		if got, err := NormalizeVersion(in); err == nil || !strings.Contains(err.Error(), "is not a release like 56.1") {
+			t.Errorf("NormalizeVersion(%q) = %q, %v; want an error", in, got, err)
+		}
+	}
+}
+
 // FuzzLoad: any bytes give a spec or errors with positions, never a panic.
 func FuzzLoad(f *testing.F) {
 	for _, name := range []string{"enums/mlx5dv.yaml", "enums/verbs.yaml", "hw/segments.yaml", "hw/wqe.yaml"} {
@@ -104,4 +128,16 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEmptySpecDirectory: a directory without descriptors is an error
+// naming it, and so is one that does not exist.
+func TestEmptySpecDirectory(t *testing.T) {
+	fsys := fstest.MapFS{"spec/README.md": &fstest.MapFile{Data: []byte("x")}}
+	if _, err := Load(fsys, "spec", "myspec"); err == nil || !strings.Contains(err.Error(), "myspec: no spec descriptors (*.yaml files)") {
+		t.Errorf("empty: %v", err)
+	}
+	if _, err := Load(fsys, "nowhere", "nowhere"); err == nil || err.Error() != "nowhere: no such spec directory" {
+		t.Errorf("missing: %v", err)
+	}
 }

@@ -72,3 +72,17 @@ func checkGate(p Pos, g Gate) ErrorList {
 	}
 	return errs
 }
+
+// NormalizeVersion checks an rdma-core release given by a user ("45.0",
+// or "45" for "45.0") and returns it as the gates write it.
+func NormalizeVersion(v string) (string, error) {
+	s := strings.TrimPrefix(strings.TrimSpace(v), "v")
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	major, minor, ok := ParseVersion(s)
+	if !ok || major > 9999 || minor > 9999 {
+		return "", fmt.Errorf("rdma-core release %q is not a release like 56.1", v)
+	}
+	return fmt.Sprintf("%d.%d", major, minor), nil
+}

@@ -20,4 +20,10 @@
 //
 // Fields returns all of a segment's fields as a value and SetFields writes
 // them back; String prints them by name. Split cuts a WQE into its segments.
+//
+// The structs of the API descriptors get mirrors with the exact C layout and
+// validators: Validate returns the first rule a value breaks as a *RuleError,
+// ValidateInto fills a caller's RuleError instead and does not allocate (the
+// ValidateArgs functions likewise). A RuleError names the call, the rule, the
+// field, the value and the limit, and formats them only when Error is called.
 package mlx5dv

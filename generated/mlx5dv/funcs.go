@@ -65,6 +65,11 @@ const (
 	QPDCI                          // DCI
 )
 
+// String names the QP types of the set, joined by |.
+func (t QPType) String() string {
+	return formatFlags(uint64(t), []flagName{{uint64(QPRC), "RC"}, {uint64(QPUC), "UC"}, {uint64(QPUD), "UD"}, {uint64(QPXRCSend), "XRC_SEND"}, {uint64(QPRawPacket), "RAW_PACKET"}, {uint64(QPDCI), "DCI"}})
+}
+
 // SetterGroup is a set of setter groups: what a builder takes and requires,
 // and what a setter is.
 type SetterGroup uint16

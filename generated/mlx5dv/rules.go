@@ -7,335 +7,390 @@ package mlx5dv
 
 import "syscall"
 
-// RuleError is a violation of a rule of the man pages, found before anything
-// is written to the send queue. It wraps the errno libmlx5 returns for the
-// same mistake, so errors.Is(err, syscall.EINVAL) works, and names the
-// function, the rule (see spec/RULES.md) and the man page.
-type RuleError struct {
-	Func  string // the C function called
-	Rule  string // the rule's id
-	Man   string // the man page that states it
-	Says  string // the rule, in short
-	Errno syscall.Errno
-}
-
-func (e *RuleError) Error() string {
-	return e.Func + ": " + e.Says + " (rule " + e.Rule + ", " + e.Man + ")"
-}
-
-// Unwrap returns the errno.
-func (e *RuleError) Unwrap() error {
-	return e.Errno
-}
-
 var (
 	errIbvWrBindMwLength = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "ibv_wr_bind_mw",
+		Func:  FnIbvWrBindMw,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.length",
 		Says:  "ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.",
+		WR:    -1,
 	}
 	errIbvWrBindMwMw = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "ibv_wr_bind_mw",
+		Func:  FnIbvWrBindMw,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.mw",
 		Says:  "mw is the type 2 memory window to bind; the page gives no meaning to NULL.",
+		WR:    -1,
 	}
 	errIbvWrBindMwBindInfo = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "ibv_wr_bind_mw",
+		Func:  FnIbvWrBindMw,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.bind_info",
 		Says:  "bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.",
+		WR:    -1,
 	}
 	errCreateMkeyPd = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_create_mkey",
+		Func:  FnMlx5dvCreateMkey,
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "create_mkey.pd",
 		Says:  "pd is the protection domain the mkey belongs to.",
+		WR:    -1,
 	}
 	errCreateMkeyCreateFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "mlx5dv_create_mkey",
+		Func:  FnMlx5dvCreateMkey,
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "create_mkey.create_flags",
 		Says:  "create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).",
+		WR:    -1,
 	}
 	errCreateQpCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_create_qp",
+		Func:  FnMlx5dvCreateQp,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.comp_mask",
 		Says:  "comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.",
+		WR:    -1,
 	}
 	errCreateQpCreateFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_create_qp",
+		Func:  FnMlx5dvCreateQp,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.create_flags",
 		Says:  "create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.",
+		WR:    -1,
 	}
 	errCreateQpDcType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_create_qp",
+		Func:  FnMlx5dvCreateQp,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.dc_type",
 		Says:  "dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.",
+		WR:    -1,
+	}
+	errCreateQpDciStreamsNeedsDc = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvCreateQp,
+		Man:   "mlx5dv_create_qp(3)",
+		Rule:  "create_qp.dci_streams.needs_dc",
+		Says:  "The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.",
+		WR:    -1,
+	}
+	errCreateQpDciStreamsDciOnly = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvCreateQp,
+		Man:   "mlx5dv_create_qp(3)",
+		Rule:  "create_qp.dci_streams.dci_only",
+		Says:  "dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.",
+		WR:    -1,
 	}
 	errCreateQpSendOpsFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "mlx5dv_create_qp",
+		Func:  FnMlx5dvCreateQp,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.send_ops_flags",
 		Says:  "send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.",
+		WR:    -1,
 	}
 	errUmemAccess = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_devx_umem_reg",
+		Func:  FnMlx5dvDevxUmemReg,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.access",
 		Says:  "access is 0 or an OR of enum ibv_access_flags.",
+		WR:    -1,
 	}
 	errUmemInAccess = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_devx_umem_reg_ex",
+		Func:  FnMlx5dvDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.access",
 		Says:  "umem_in->access is 0 or an OR of enum ibv_access_flags.",
+		WR:    -1,
 	}
 	errUmemInCompMask = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "mlx5dv_devx_umem_reg_ex",
+		Func:  FnMlx5dvDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.comp_mask",
 		Says:  "comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).",
+		WR:    -1,
+	}
+	errUmemInDmabufFdMask = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvDevxUmemRegEx,
+		Man:   "mlx5dv_devx_umem_reg(3)",
+		Rule:  "umem.in.dmabuf_fd.mask",
+		Says:  "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
+		WR:    -1,
+	}
+	errUmemInDmabufFdNegative = &RuleError{
+		Errno: syscall.EBADF,
+		Func:  FnMlx5dvDevxUmemRegEx,
+		Man:   "mlx5dv_devx_umem_reg(3)",
+		Rule:  "umem.in.dmabuf_fd.negative",
+		Says:  "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
+		WR:    -1,
 	}
 	errMkeyConfigureMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mkey_configure",
+		Func:  FnMlx5dvWrMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.mkey",
 		Says:  "mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.",
+		WR:    -1,
 	}
 	errMkeyConfigureAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mkey_configure",
+		Func:  FnMlx5dvWrMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.attr",
 		Says:  "attr holds the attributes of the configuration.",
+		WR:    -1,
 	}
 	errMkeyConfigureConfFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "mlx5dv_wr_mkey_configure",
+		Func:  FnMlx5dvWrMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.conf_flags",
 		Says:  "conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.",
+		WR:    -1,
 	}
 	errMkeyConfigureCompMask = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "mlx5dv_wr_mkey_configure",
+		Func:  FnMlx5dvWrMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.comp_mask",
 		Says:  "comp_mask is reserved for extensions and must be 0.",
+		WR:    -1,
 	}
 	errMkeyConfigureAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_access_flags",
+		Func:  FnMlx5dvWrSetMkeyAccessFlags,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.access_flags",
-		Says:  "access_flags is 0 or an OR of members of enum ibv_access_flags.",
+		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
+		WR:    -1,
 	}
 	errWrPostMrInterleavedAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mr_interleaved",
+		Func:  FnMlx5dvWrMrInterleaved,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.access_flags",
-		Says:  "access_flags takes enum ibv_access_flags values, as the synopsis comment says.",
+		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
+		WR:    -1,
 	}
 	errWrPostMrInterleavedMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mr_interleaved",
+		Func:  FnMlx5dvWrMrInterleaved,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.mkey",
 		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
+		WR:    -1,
 	}
 	errWrPostMrListAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mr_list",
+		Func:  FnMlx5dvWrMrList,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.access_flags",
-		Says:  "access_flags takes enum ibv_access_flags values, as the synopsis comment says.",
+		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
+		WR:    -1,
 	}
 	errWrPostMrListMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_mr_list",
+		Func:  FnMlx5dvWrMrList,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.mkey",
 		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
+		WR:    -1,
 	}
 	errWrPostDcAddrAh = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_dc_addr",
+		Func:  FnMlx5dvWrSetDcAddr,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr.ah",
 		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		WR:    -1,
 	}
 	errWrPostDcAddrStreamAh = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_dc_addr_stream",
+		Func:  FnMlx5dvWrSetDcAddrStream,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr_stream.ah",
 		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		WR:    -1,
 	}
 	errCryptoAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.attr",
 		Says:  "attr holds the crypto attributes to set; the page gives no meaning to NULL.",
+		WR:    -1,
 	}
 	errCryptoStandard = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.standard",
 		Says:  "crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).",
+		WR:    -1,
 	}
 	errCryptoOrder = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.order",
 		Says:  "signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.",
+		WR:    -1,
 	}
 	errCryptoDataUnitSize = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.data_unit_size",
 		Says:  "data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).",
+		WR:    -1,
 	}
 	errCryptoDek = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.dek",
 		Says:  "dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().",
+		WR:    -1,
 	}
 	errCryptoCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_crypto",
+		Func:  FnMlx5dvWrSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.comp_mask",
 		Says:  "comp_mask is reserved for extensions and must be 0.",
+		WR:    -1,
 	}
 	errSigNoDomain = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.no_domain",
 		Says:  "At least one of mem and wire describes a signature.",
+		WR:    -1,
 	}
 	errSigAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.attr",
 		Says:  "attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
+		WR:    -1,
 	}
 	errSigFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.flags",
 		Says:  "flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.",
+		WR:    -1,
 	}
 	errSigCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.comp_mask",
 		Says:  "comp_mask of the attributes is reserved for extensions and must be 0.",
+		WR:    -1,
 	}
 	errSigDomainSigType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.sig_type",
 		Says:  "sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).",
+		WR:    -1,
 	}
 	errSigDomainDif = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.dif",
 		Says:  "sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.",
+		WR:    -1,
 	}
 	errSigDomainCrc = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.crc",
 		Says:  "For a CRC signature, sig.crc points to its parameters.",
+		WR:    -1,
 	}
 	errSigDomainBlockSize = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.block_size",
 		Says:  "block_size is the domain's block size, a member of enum mlx5dv_block_size (pages up to 50.0 call it enum mlx5dv_sig_block_size, which does not exist).",
+		WR:    -1,
 	}
 	errSigDomainCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.comp_mask",
 		Says:  "comp_mask of a domain is reserved for extensions and must be 0.",
+		WR:    -1,
 	}
 	errSigCrcType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.type",
 		Says:  "type is the CRC: MLX5DV_SIG_CRC_TYPE_CRC32 (the 32-bit CRC of FC-PH, ANSI X3.230:1994), MLX5DV_SIG_CRC_TYPE_CRC32C (the 32-bit Castagnoli CRC of iSCSI, RFC 3720) or MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (the 64-bit CRC of Microsoft's XP10 compression).",
+		WR:    -1,
 	}
 	errSigCrcSeed32 = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.seed32",
 		Says:  "The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).",
+		WR:    -1,
 	}
 	errSigCrcSeed64 = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.seed64",
 		Says:  "The only seeds supported for CRC64_XP10 are 0 and 0xFFFFFFFFFFFFFFFF (UINT64_MAX).",
+		WR:    -1,
 	}
 	errSigT10difBgType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.bg_type",
 		Says:  "bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).",
+		WR:    -1,
 	}
 	errSigT10difBg = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.bg",
 		Says:  "bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).",
+		WR:    -1,
 	}
 	errSigT10difFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  "mlx5dv_wr_set_mkey_sig_block",
+		Func:  FnMlx5dvWrSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.flags",
 		Says:  "flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says \"one of\", but the values are bits and may be combined.",
+		WR:    -1,
 	}
 )
 
@@ -345,6 +400,7 @@ type RuleInfo struct {
 	Man     string
 	Section string
 	Says    string
+	Applies string        // the rule as its check applies it, when stricter than Says
 	Kind    string        // argument, chain, qp, device, object, use, info
 	Errno   syscall.Errno // 0 for use and info rules
 	Chain   ChainCheck    // the state machine's check, or -1
@@ -423,7 +479,7 @@ var Rules = []RuleInfo{
 		Kind:    "qp",
 		Libmlx5: "libmlx5 leaves the function pointer of a builder the QP type lacks NULL; calling it crashes.",
 		Man:     "ibv_wr_post(3)",
-		Says:    "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (56.1) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
+		Says:    "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (45.0) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
 		Section: "WORK REQUESTS",
 	},
 	{
@@ -535,7 +591,7 @@ var Rules = []RuleInfo{
 		Section: "DESCRIPTION",
 	},
 	{
-		Chain:   29,
+		Chain:   28,
 		Errno:   syscall.ENOMEM,
 		ID:      "ibv_wr.sq_room",
 		Kind:    "qp",
@@ -763,6 +819,26 @@ var Rules = []RuleInfo{
 	},
 	{
 		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "create_qp.dci_streams.needs_dc",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 reads the DCI_STREAMS bit only while creating a DCI and ignores it without the DC bit, creating a QP without the streams asked for; we reject it instead.",
+		Man:     "mlx5dv_create_qp(3)",
+		Says:    "The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.",
+		Section: "dc_init_attr",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "create_qp.dci_streams.dci_only",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 creates a DCT without looking at the DCI_STREAMS bit, reading the union as the access key, so the streams asked for silently do not exist; we reject the combination with EINVAL.",
+		Man:     "mlx5dv_create_qp(3)",
+		Says:    "dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.",
+		Section: "dc_init_attr",
+	},
+	{
+		Chain:   -1,
 		ID:      "create_qp.dci_streams.concurrent",
 		Kind:    "info",
 		Man:     "mlx5dv_create_qp(3)",
@@ -911,9 +987,31 @@ var Rules = []RuleInfo{
 		Chain:   -1,
 		ID:      "umem.in.dmabuf",
 		Kind:    "use",
-		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1; the kernel checks the rest. A predicate for \"not negative\" and EBADF are not in the schema.",
+		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1; the kernel checks the rest. The rules umem.in.dmabuf_fd.mask and umem.in.dmabuf_fd.negative check what a value of the struct alone decides.",
 		Man:     "mlx5dv_devx_umem_reg(3)",
 		Says:    "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is the file descriptor of a pinnable dmabuf that backs the UMEM, and addr is an offset into that dmabuf.",
+		Section: "ARGUMENTS",
+	},
+	{
+		Applies: "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		ID:      "umem.in.dmabuf_fd.mask",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 ignores dmabuf_fd without the bit and registers addr as ordinary memory; we reject it, so that a forgotten bit does not register other memory than the dmabuf meant.",
+		Man:     "mlx5dv_devx_umem_reg(3)",
+		Says:    "dmabuf_fd is read only when comp_mask has MLX5DV_UMEM_MASK_DMABUF.",
+		Section: "ARGUMENTS",
+	},
+	{
+		Applies: "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
+		Chain:   -1,
+		Errno:   syscall.EBADF,
+		ID:      "umem.in.dmabuf_fd.negative",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 fails with EBADF when dmabuf_fd is -1 and passes other values to the kernel, which fails a negative one with EBADF; we reject every negative value with EBADF.",
+		Man:     "mlx5dv_devx_umem_reg(3)",
+		Says:    "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is the file descriptor of a dmabuf.",
 		Section: "ARGUMENTS",
 	},
 	{
@@ -1070,6 +1168,7 @@ var Rules = []RuleInfo{
 		Section: "MKEY configuration attributes",
 	},
 	{
+		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
 		ID:      "mkey_configure.access_flags",
@@ -1188,11 +1287,10 @@ var Rules = []RuleInfo{
 		Section: "Signature setters",
 	},
 	{
-		Chain:   19,
-		Errno:   syscall.EINVAL,
+		Chain:   -1,
 		ID:      "mkey_configure.crypto_required",
-		Kind:    "chain",
-		Libmlx5: "Not checked when posting: traffic through such an mkey fails later with an error completion.",
+		Kind:    "use",
+		Libmlx5: "Neither libmlx5 nor mlx5gen checks it when posting: a work request names memory by lkey, and the writer does not look lkeys up (that would cost every data setter a lookup, and an mkey the writer has not configured is unknown to it). A data work request that uses such an mkey before its configuration is posted as written, and the device fails it with an error completion; the CQ poller reports it.",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
 		Says:    "Crypto attributes let the device encrypt or decrypt data between memory and the network. An mkey created with MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO must be given crypto attributes before it is used.",
 		Section: "Crypto setter",
@@ -1287,6 +1385,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
+		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.mr_interleaved.access_flags",
@@ -1379,6 +1478,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
+		Applies: "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		Chain:   -1,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.mr_list.access_flags",
@@ -1446,7 +1546,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   21,
+		Chain:   20,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.memcpy.max",
 		Kind:    "device",
@@ -1456,7 +1556,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
-		Chain:   20,
+		Chain:   19,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.memcpy.zero",
 		Kind:    "device",
@@ -1509,7 +1609,7 @@ var Rules = []RuleInfo{
 		Section: "Raw WQE builders",
 	},
 	{
-		Chain:   30,
+		Chain:   29,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.raw_wqe.size",
 		Kind:    "chain",
@@ -1565,7 +1665,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   22,
+		Chain:   21,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.dc_streams",
 		Kind:    "qp",
@@ -1583,7 +1683,7 @@ var Rules = []RuleInfo{
 		Section: "QP Specific setters",
 	},
 	{
-		Chain:   23,
+		Chain:   22,
 		Errno:   syscall.EINVAL,
 		ID:      "wr_post.dc_stream_id",
 		Kind:    "qp",
@@ -1707,7 +1807,7 @@ var Rules = []RuleInfo{
 		Section: "ARGUMENTS",
 	},
 	{
-		Chain:   25,
+		Chain:   24,
 		Errno:   syscall.EINVAL,
 		ID:      "crypto.order_table",
 		Kind:    "chain",
@@ -1789,7 +1889,15 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
-		Chain:   27,
+		Chain:   -1,
+		ID:      "crypto.job_size",
+		Kind:    "use",
+		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
+		Says:    "For AES-XTS the amount of data a send or receive moves through the mkey (the job size) must be a multiple of data_unit_size, or a multiple of 16 whose remainder modulo data_unit_size is at most data_unit_size - 16; e.g. with 512-byte units 512 and 128 bytes work and 47 does not, with 520-byte units 520 and 496 work and 512 does not.",
+		Section: "NOTES",
+	},
+	{
+		Chain:   26,
 		Errno:   syscall.EINVAL,
 		ID:      "crypto.single_block",
 		Kind:    "device",
@@ -1799,7 +1907,7 @@ var Rules = []RuleInfo{
 		Section: "NOTES",
 	},
 	{
-		Chain:   28,
+		Chain:   27,
 		Errno:   syscall.ENOMEM,
 		ID:      "crypto.bsf_room",
 		Kind:    "qp",
@@ -1902,7 +2010,7 @@ var Rules = []RuleInfo{
 		Section: "ARGUMENTS",
 	},
 	{
-		Chain:   24,
+		Chain:   23,
 		Errno:   syscall.EINVAL,
 		ID:      "sig.copy_mask.structure",
 		Kind:    "chain",
@@ -2103,7 +2211,7 @@ var Rules = []RuleInfo{
 		Section: "Notes",
 	},
 	{
-		Chain:   26,
+		Chain:   25,
 		Errno:   syscall.EINVAL,
 		ID:      "sig.length_4g",
 		Kind:    "device",
@@ -2137,7 +2245,6 @@ const (
 	ChainMkeyTag                              // mkey_tag
 	ChainMkeyState                            // mkey_state
 	ChainMkeyCryptoState                      // mkey_crypto_state
-	ChainCryptoBeforeUse                      // crypto_before_use
 	ChainMemcpyZero                           // memcpy_zero
 	ChainMemcpyMax                            // memcpy_max
 	ChainDcStreams                            // dc_streams
@@ -2156,410 +2263,402 @@ const (
 var chainRules = []RuleError{
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.send_ops",
 		Says:  "The QP is created with ibv_create_qp_ex and IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask, and its send_ops_flags name every kind of work request that will be posted on it; a builder whose bit is missing may not be used.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.in_batch",
 		Says:  "Builders and setters are called only inside the critical region that ibv_wr_start opens and ibv_wr_complete or ibv_wr_abort closes.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.builder_then_setters",
 		Says:  "A work request is one builder call followed by the setters that builder allows or needs; the pair may be repeated many times in one region. A setter therefore needs an open work request of a builder that takes it.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.qp_type",
-		Says:  "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (56.1) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
+		Says:  "Each builder exists only for the QP types of the page's table: atomics and RDMA read on RC and XRC_SEND; bind-MW, local-invalidate, RDMA write (with or without immediate) and send-with-invalidate on UC, RC and XRC_SEND; send on UD, UC, RC, XRC_SEND and raw packet; send with immediate on UD, UC, RC and XRC_SEND; TSO on UD and raw packet; flush (45.0) on RC, RD and XRC_SEND. A DCI offers what RC offers (mlx5dv_wr_post(3)).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.data_required",
 		Says:  "A work request that transfers data gets exactly one data setter (ibv_wr_set_sge, ibv_wr_set_sge_list, ibv_wr_set_inline_data or ibv_wr_set_inline_data_list), called after its builder.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.data_once",
 		Says:  "The data setter is called once per work request.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.inline_size",
 		Says:  "Inline setters copy the data during the call, and the total of one work request may not exceed the max_inline_data the QP was created with (for a list: the sum of all its buffers).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.inline_ops",
 		Says:  "The inline setters are valid only for send and RDMA write work requests, so they follow one of those builders (ibv_wr.builder_then_setters covers the other data setters).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "ibv_create_qp_ex(3)",
 		Rule:  "ibv_wr.sge_count",
 		Says:  "A work request has at most the max_send_sge scatter/gather elements the QP was created with.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "ibv_create_qp_ex(3)",
 		Rule:  "ibv_wr.sq_room",
 		Says:  "At most max_send_wr work requests are outstanding on the send queue; a builder that finds no room fails.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "create_mkey.max_entries",
 		Says:  "max_entries is how many entries the indirect mkey may point to; the call writes back the number actually created, which is at least the one asked for. A layout may not use more entries than that.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.send_op",
 		Says:  "The QP is created with mlx5dv_create_qp(3) with MLX5DV_QP_EX_WITH_MKEY_CONFIGURE in its mlx5dv send_ops_flags.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.qp_type",
 		Says:  "Only an RC QP can carry MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, so the builder and its setters exist on RC QPs only.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.num_setters",
 		Says:  "A configuration work request is the builder followed by exactly the num_setters setters it announces.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.setter_once",
 		Says:  "Each setter may be called at most once per builder call.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.inline",
 		Says:  "IBV_SEND_INLINE must be set in wr_flags of struct ibv_qp_ex before the builder is called; configuration data that is not inline is not supported. Inline refers to the mkey description, not to the user data the layouts point at.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.setter_after_builder",
 		Says:  "The mqp of every mkey setter is the QP on which mlx5dv_wr_mkey_configure opened the work request, and that work request is still open.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.layout_once",
 		Says:  "At most one layout setter (list or interleaved) follows a builder call; a later configuration may change the layout.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.layout_list.entries",
 		Says:  "A WQE of the default size holds a list of 4 SGEs; longer lists need a QP created with a larger WQE, which is asked for with max_inline_data of struct ibv_qp_cap.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.layout_interleaved.entries",
 		Says:  "A WQE of the default size holds 3 interleaved entries; more need a QP created with a larger WQE, asked for with max_inline_data of struct ibv_qp_cap.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.layout_interleaved.mkey_entries",
 		Says:  "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
-	},
-	{
-		Errno: syscall.EINVAL,
-		Func:  "",
-		Man:   "mlx5dv_wr_mkey_configure(3)",
-		Rule:  "mkey_configure.crypto_required",
-		Says:  "Crypto attributes let the device encrypt or decrypt data between memory and the network. An mkey created with MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO must be given crypto attributes before it is used.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "mkey_configure.tag",
 		Says:  "The low byte of an mkey's lkey is its tag. Changing tags needs device support (the UPDATE_TAG creation flag), so an mkey with a non-zero tag can be configured only on a device that supports tag updates.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.send_ops",
 		Says:  "The QP is created with mlx5dv_create_qp() with the send_ops_flags of the mlx5dv builders it will use (MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.in_batch",
 		Says:  "A work request is built with the ibv_qp_ex as ibv_wr_post(3) describes, using the mlx5dv builders and setters the QP offers, so they too are called only between ibv_wr_start and ibv_wr_complete or ibv_wr_abort.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.rc",
 		Says:  "mlx5dv_wr_mr_interleaved is a builder of RC QPs: it registers an interleaved layout on an indirect mkey made by mlx5dv_create_mkey(). The mkey then stands for num_interleaved entries repeated repeat_count times, each bytes_count bytes of data followed by bytes_skip bytes of padding, and RDMA operations through it scatter data by that pattern.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.inline",
 		Says:  "IBV_SEND_INLINE must be set in ibv_qp_ex->wr_flags.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.entries",
 		Says:  "More than 3 interleaved entries need a QP created with a larger WQE, asked for with max_inline_data of struct ibv_qp_cap.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.mkey_entries",
 		Says:  "The strided header takes one entry, so the mkey must have been created with one entry more than num_interleaved.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.rc",
 		Says:  "mlx5dv_wr_mr_list is a builder of RC QPs: it registers on the mkey the layout made of the num_sges entries of an ibv_sge list, by which RDMA operations through the mkey then scatter data.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.inline",
 		Says:  "IBV_SEND_INLINE must be set in ibv_qp_ex->wr_flags.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.entries",
 		Says:  "More than 4 entries need a QP created with a larger WQE, asked for with max_inline_data of struct ibv_qp_cap.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.memcpy.qp_type",
 		Says:  "mlx5dv_wr_memcpy, on RC and DCI QPs, builds a work request that copies length bytes from src_addr to dest_addr over PCI with the device's DMA MMO engine.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.memcpy.send_op",
 		Says:  "MLX5DV_QP_EX_WITH_MEMCPY must be in mlx5dv_qp_init_attr.send_ops_flags when the QP is created; creation fails when the device or the QP cannot do it.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.memcpy.max",
 		Says:  "length is at most the max_wr_memcpy_length the device reports in struct mlx5dv_context.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.memcpy.zero",
 		Says:  "The page gives no lower bound, but a copy moves at least one byte: the device encodes the largest length as a byte count of 0.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.raw_wqe.send_op",
 		Says:  "MLX5DV_QP_EX_WITH_RAW_WQE must be in the send_ops_flags of mlx5_qp_attr.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.raw_wqe.size",
 		Says:  "The caller builds the whole WQE, so its control segment's ds field (the low six bits of byte 7) gives its size in 16-byte units; the buffer holds that many, and a WQE has at least its control segment.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr_required",
 		Says:  "On a DCI, mlx5dv_wr_set_dc_addr (or the stream variant) must be called to give each work request its destination: the address handle ah, the remote DCT number remote_dctn and the DC key remote_dc_key. This concerns the send, RDMA and atomic builders, whose work requests it completes together with their data setter (in either order).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr.qp_type",
 		Says:  "The DC address setters exist only on a QP whose transport is DCI and that was created with send_ops_flags in struct ibv_qp_init_attr_ex.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_streams",
 		Says:  "A DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS may call mlx5dv_wr_set_dc_addr_stream to give the work request a stream id, so the device can pick one of its concurrent DCI resources.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_stream_id",
 		Says:  "No page says it outright, but a stream id names one of the 2^log_num_concurent streams the DCI was created with (mlx5dv_create_qp(3)), so it is below that number.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.mkey_flag",
 		Says:  "The mkey must have been created with MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.order_table",
 		Says:  "The page's table lists the supported combinations of encrypt_on_tx, signature_crypto_order and the signature domains: encrypting on send with signature after crypto only with a wire signature alone (row B); encrypting on send with signature before crypto with a wire, a memory or both signatures (C, D, E); decrypting on send with signature after crypto with a wire, a memory or both signatures (G, H, I); decrypting on send with signature before crypto only with a memory signature alone (J). Without a signature the order does not matter (A, F).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.open_configure",
 		Says:  "The last operation posted on mqp is mlx5dv_wr_mkey_configure or one of its setters, and it is still open (no doorbell rung yet).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.mkey_state",
 		Says:  "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration sets the crypto attributes again rather than relying on earlier ones (and sets or resets the signature, as sig.mkey_state says).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.single_block",
 		Says:  "The page states no size limit, but a device whose AES-XTS engine handles a single block only (MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK without _MULTI_BLOCK) encrypts at most one data unit per mkey.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.ENOMEM,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.bsf_room",
 		Says:  "The page states no such limit, but a configuration carries its translation entries and, per signature or crypto, a 64-byte BSF in one WQE, so together they must fit the WQE size the QP was created with (max_inline_data of struct ibv_qp_cap).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.copy_mask.structure",
 		Says:  "copy_mask may be used only when the input and output domains have the same structure (the same block size and signature type); with MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK and different structures the configuration fails.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.mkey_flag",
 		Says:  "The mkey must have been created with MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.open_configure",
 		Says:  "The last operation posted on mqp is mlx5dv_wr_mkey_configure or one of its setters, and it is still open (no doorbell rung yet).",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.mkey_state",
 		Says:  "After ibv_wr_complete fails or ibv_wr_abort is called, the mkey may be in an unknown state; its next configuration must not rely on earlier signature attributes but set them again, or reset them with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR when no signature is wanted.",
+		WR:    -1,
 	},
 	{
 		Errno: syscall.EINVAL,
-		Func:  "",
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.length_4g",
 		Says:  "The page states no size limit, but the device describes the data of a signature (or crypto) mkey with a 32-bit length, so such an mkey covers at most 4 GiB - 1 bytes.",
+		WR:    -1,
 	},
 }
 
 // chainRuleOf[c][f] indexes chainRules: the rule a failure of check c in function f breaks.
 var chainRuleOf = [NumChainChecks][NumFuncs]uint16{
-	{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24},
-	{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 12, 12, 12, 12, 39, 39, 25, 29, 3, 32, 3, 3},
-	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 23, 23, 36, 33, 0, 0},
-	{15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 26, 30, 15, 15, 15, 15},
-	{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 16, 16, 2, 2, 2, 2, 2, 2, 44, 50},
+	{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23},
+	{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 12, 12, 12, 12, 38, 38, 24, 28, 3, 31, 3, 3},
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 22, 22, 35, 32, 0, 0},
+	{15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 25, 29, 15, 15, 15, 15},
+	{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 16, 16, 2, 2, 2, 2, 2, 2, 43, 49},
 	{5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 14, 14, 14, 5, 5, 5, 5, 5, 5, 14, 14},
 	{17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17},
 	{13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13},
 	{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
-	{38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38, 38},
+	{37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37},
 	{8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8},
 	{6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6},
-	{18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 19, 18, 18, 27, 31, 18, 18, 18, 18},
-	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 20, 10, 10, 28, 10, 10, 10, 10, 10},
-	{49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49},
+	{18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 19, 18, 18, 26, 30, 18, 18, 18, 18},
+	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 20, 10, 10, 27, 10, 10, 10, 10, 10},
+	{48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48},
+	{41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41},
+	{21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21},
+	{50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50},
+	{44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44, 44},
+	{34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34},
+	{33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33, 33},
+	{39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39, 39},
+	{40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40},
+	{47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47},
 	{42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42},
-	{22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22},
 	{51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51},
 	{45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45, 45},
-	{21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21},
-	{35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35},
-	{34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34},
-	{40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40},
-	{41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41, 41},
-	{48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48},
-	{43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43, 43},
-	{52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52},
 	{46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46},
-	{47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47},
 	{9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9},
-	{37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37},
+	{36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36},
 }
 
 // chainErrors holds one error per chain check and function, made once, so
@@ -2572,7 +2671,8 @@ var chainErrors = func() *[NumChainChecks][NumFuncs]RuleError {
 	for c := range t {
 		for f := range t[c] {
 			t[c][f] = chainRules[chainRuleOf[c][f]]
-			t[c][f].Func = Funcs[f].Name
+			t[c][f].Func = Func(f)
+			t[c][f].WR = -1
 		}
 	}
 	return &t
@@ -2624,8 +2724,6 @@ func (c ChainCheck) String() string {
 		return "mkey_state"
 	case ChainMkeyCryptoState:
 		return "mkey_crypto_state"
-	case ChainCryptoBeforeUse:
-		return "crypto_before_use"
 	case ChainMemcpyZero:
 		return "memcpy_zero"
 	case ChainMemcpyMax:

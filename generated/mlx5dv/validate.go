@@ -8,135 +8,309 @@ package mlx5dv
 
 import "unsafe"
 
-// Validate checks the rules on struct ibv_sge, then the structs it points to that are in use, and returns the first violation.
+// ValidateInto checks the rules on struct ibv_sge, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *IbvSge) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct ibv_sge and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *IbvSge) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct ibv_data_buf, then the structs it points to that are in use, and returns the first violation.
+// ValidateInto checks the rules on struct ibv_data_buf, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *IbvDataBuf) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct ibv_data_buf and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *IbvDataBuf) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct ibv_mw_bind_info (ibv_wr.bind_mw.length), then the structs it points to that are in use, and returns the first violation.
-func (s *IbvMwBindInfo) Validate() error {
+// ValidateInto checks the rules on struct ibv_mw_bind_info (ibv_wr.bind_mw.length), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
 	// rule ibv_wr.bind_mw.length: ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.
 	if uint64(s.Length) > 0x80000000 {
-		return errIbvWrBindMwLength
+		e.set(errIbvWrBindMwLength, "ibv_mw_bind_info", "length", TestMax, uint64(s.Length), 0x80000000, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_mkey_init_attr (create_mkey.pd, create_mkey.create_flags), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvMkeyInitAttr) Validate() error {
+// Validate checks the rules on struct ibv_mw_bind_info and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *IbvMwBindInfo) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_mkey_init_attr (create_mkey.pd, create_mkey.create_flags), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_mkey.pd: pd is the protection domain the mkey belongs to.
 	if s.Pd == nil {
-		return errCreateMkeyPd
+		e.set(errCreateMkeyPd, "mlx5dv_mkey_init_attr", "pd", TestNotNull, 0, 0, nil)
+		return false
 	}
 	// rule create_mkey.create_flags: create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).
 	if uint64(s.CreateFlags)&^0x1f != 0 {
-		return errCreateMkeyCreateFlags
+		e.set(errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMlx5dvMkeyInitAttrFlags)
+		return false
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_mkey, then the structs it points to that are in use, and returns the first violation.
+// Validate checks the rules on struct mlx5dv_mkey_init_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvMkeyInitAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_mkey, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvMkey) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct mlx5dv_mkey and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *Mlx5dvMkey) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.send_ops_flags), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvQpInitAttr) Validate() error {
+// ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.dci_streams.needs_dc, create_qp.dci_streams.dci_only, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.comp_mask: comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.
 	if uint64(s.CompMask)&^0xf != 0 {
-		return errCreateQpCompMask
+		e.set(errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesMlx5dvQpInitAttrMask)
+		return false
 	}
 	// rule create_qp.create_flags: create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.CreateFlags)&^0x7f != 0 {
-			return errCreateQpCreateFlags
+			e.set(errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
+			return false
+		}
+	}
+	// rule create_qp.dci_streams.needs_dc: The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.
+	if uint64(s.CompMask)&0x8 == 0x8 {
+		if uint64(s.CompMask)&0x2 != 0x2 {
+			e.set(errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
+			return false
+		}
+	}
+	// rule create_qp.dci_streams.dci_only: dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.
+	if uint64(s.CompMask)&0xa == 0xa {
+		if uint64(s.DcInitAttr.DcType) != 0x2 {
+			e.set(errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
+			return false
 		}
 	}
 	// rule create_qp.send_ops_flags: send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.
 	if uint64(s.CompMask)&0x4 == 0x4 {
 		if uint64(s.SendOpsFlags)&^0x1f != 0 {
-			return errCreateQpSendOpsFlags
+			e.set(errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesMlx5dvQpCreateSendOpsFlags)
+			return false
 		}
 	}
 	if uint64(s.CompMask)&0x2 == 0x2 {
-		if err := s.DcInitAttr.Validate(); err != nil {
-			return err
+		if !s.DcInitAttr.ValidateInto(e) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_dc_init_attr (create_qp.dc_type), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvDcInitAttr) Validate() error {
+// Validate checks the rules on struct mlx5dv_qp_init_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvQpInitAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_dc_init_attr (create_qp.dc_type), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.dc_type: dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.
 	if s.DcType != MLX5DV_DCTYPE_DCT &&
 		s.DcType != MLX5DV_DCTYPE_DCI {
-		return errCreateQpDcType
+		e.set(errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DcType), 0, namesMlx5dvDcType)
+		return false
 	}
 	if uint64(s.DcType) == 0x2 {
-		if err := s.DciStreams().Validate(); err != nil {
-			return err
+		if !s.DciStreams().ValidateInto(e) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_dci_streams, then the structs it points to that are in use, and returns the first violation.
+// Validate checks the rules on struct mlx5dv_dc_init_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvDcInitAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_dci_streams, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvDciStreams) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct mlx5dv_dci_streams and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *Mlx5dvDciStreams) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct mlx5dv_devx_umem, then the structs it points to that are in use, and returns the first violation.
+// ValidateInto checks the rules on struct mlx5dv_devx_umem, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvDevxUmem) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct mlx5dv_devx_umem and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *Mlx5dvDevxUmem) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvDevxUmemIn) Validate() error {
+// ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask, umem.in.dmabuf_fd.mask, umem.in.dmabuf_fd.negative), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 	// rule umem.in.access: umem_in->access is 0 or an OR of enum ibv_access_flags.
 	if uint64(s.Access)&^0x1000ff != 0 {
-		return errUmemInAccess
+		e.set(errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesIbvAccessFlags)
+		return false
 	}
 	// rule umem.in.comp_mask: comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).
 	if uint64(s.CompMask)&^0x1 != 0 {
-		return errUmemInCompMask
+		e.set(errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
+		return false
 	}
-	return nil
+	// rule umem.in.dmabuf_fd.mask: Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.
+	if uint64(s.CompMask)&0x1 == 0 {
+		if s.DmabufFd != 0 {
+			e.set(errUmemInDmabufFdMask, "mlx5dv_devx_umem_in", "dmabuf_fd", TestZero, uint64(s.DmabufFd), 0, nil)
+			return false
+		}
+	}
+	// rule umem.in.dmabuf_fd.negative: With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.
+	if uint64(s.CompMask)&0x1 == 0x1 {
+		if s.DmabufFd < 0 {
+			e.set(errUmemInDmabufFdNegative, "mlx5dv_devx_umem_in", "dmabuf_fd", TestNotNegative, uint64(s.DmabufFd), 0, nil)
+			return false
+		}
+	}
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvMkeyConfAttr) Validate() error {
+// Validate checks the rules on struct mlx5dv_devx_umem_in and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvDevxUmemIn) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
 	// rule mkey_configure.conf_flags: conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.
 	if uint64(s.ConfFlags)&^0x1 != 0 {
-		return errMkeyConfigureConfFlags
+		e.set(errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMlx5dvMkeyConfFlags)
+		return false
 	}
 	// rule mkey_configure.comp_mask: comp_mask is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		return errMkeyConfigureCompMask
+		e.set(errMkeyConfigureCompMask, "mlx5dv_mkey_conf_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_mr_interleaved, then the structs it points to that are in use, and returns the first violation.
+// Validate checks the rules on struct mlx5dv_mkey_conf_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvMkeyConfAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_mr_interleaved, then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvMrInterleaved) ValidateInto(e *RuleError) bool {
+	return true
+}
+
+// Validate checks the rules on struct mlx5dv_mr_interleaved and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
 func (s *Mlx5dvMrInterleaved) Validate() error {
-	return nil
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
 }
 
-// Validate checks the rules on struct mlx5dv_crypto_attr (crypto.standard, crypto.order, crypto.data_unit_size, crypto.dek, crypto.comp_mask), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvCryptoAttr) Validate() error {
+// ValidateInto checks the rules on struct mlx5dv_crypto_attr (crypto.standard, crypto.order, crypto.data_unit_size, crypto.dek, crypto.comp_mask), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto.standard: crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).
 	if s.CryptoStandard != MLX5DV_CRYPTO_STANDARD_AES_XTS {
-		return errCryptoStandard
+		e.set(errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesMlx5dvCryptoStandard)
+		return false
 	}
 	// rule crypto.order: signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.
 	if s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX &&
 		s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX {
-		return errCryptoOrder
+		e.set(errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesMlx5dvSignatureCryptoOrder)
+		return false
 	}
 	// rule crypto.data_unit_size: data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).
 	if s.DataUnitSize != MLX5DV_BLOCK_SIZE_512 &&
@@ -144,63 +318,90 @@ func (s *Mlx5dvCryptoAttr) Validate() error {
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4160 {
-		return errCryptoDataUnitSize
+		e.set(errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesMlx5dvBlockSize)
+		return false
 	}
 	// rule crypto.dek: dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().
 	if s.Dek == nil {
-		return errCryptoDek
+		e.set(errCryptoDek, "mlx5dv_crypto_attr", "dek", TestNotNull, 0, 0, nil)
+		return false
 	}
 	// rule crypto.comp_mask: comp_mask is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		return errCryptoCompMask
+		e.set(errCryptoCompMask, "mlx5dv_crypto_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_sig_block_attr (sig.no_domain, sig.flags, sig.comp_mask), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvSigBlockAttr) Validate() error {
+// Validate checks the rules on struct mlx5dv_crypto_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvCryptoAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_sig_block_attr (sig.no_domain, sig.flags, sig.comp_mask), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 	// rule sig.no_domain: At least one of mem and wire describes a signature.
 	if s.Mem == nil && s.Wire == nil {
-		return errSigNoDomain
+		e.set(errSigNoDomain, "mlx5dv_sig_block_attr", "mem and wire", TestNotNull, 0, 0, nil)
+		return false
 	}
 	// rule sig.flags: flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.
 	if uint64(s.Flags)&^0x1 != 0 {
-		return errSigFlags
+		e.set(errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvSigBlockAttrFlags)
+		return false
 	}
 	// rule sig.comp_mask: comp_mask of the attributes is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		return errSigCompMask
+		e.set(errSigCompMask, "mlx5dv_sig_block_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		return false
 	}
-	if s.Mem != nil {
-		if err := s.Mem.Validate(); err != nil {
-			return err
-		}
+	if s.Mem != nil && !s.Mem.ValidateInto(e) {
+		return false
 	}
-	if s.Wire != nil {
-		if err := s.Wire.Validate(); err != nil {
-			return err
-		}
+	if s.Wire != nil && !s.Wire.ValidateInto(e) {
+		return false
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_sig_block_domain (sig.domain.sig_type, sig.domain.dif, sig.domain.crc, sig.domain.block_size, sig.domain.comp_mask), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvSigBlockDomain) Validate() error {
+// Validate checks the rules on struct mlx5dv_sig_block_attr and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvSigBlockAttr) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_sig_block_domain (sig.domain.sig_type, sig.domain.dif, sig.domain.crc, sig.domain.block_size, sig.domain.comp_mask), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 	// rule sig.domain.sig_type: sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).
 	if s.SigType != MLX5DV_SIG_TYPE_T10DIF &&
 		s.SigType != MLX5DV_SIG_TYPE_CRC {
-		return errSigDomainSigType
+		e.set(errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesMlx5dvSigType)
+		return false
 	}
 	// rule sig.domain.dif: sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.
 	if uint64(s.SigType) == 0x0 {
 		if s.SigDif() == nil {
-			return errSigDomainDif
+			e.set(errSigDomainDif, "mlx5dv_sig_block_domain", "sig.dif", TestNotNull, 0, 0, nil)
+			return false
 		}
 	}
 	// rule sig.domain.crc: For a CRC signature, sig.crc points to its parameters.
 	if uint64(s.SigType) == 0x1 {
 		if s.SigCrc() == nil {
-			return errSigDomainCrc
+			e.set(errSigDomainCrc, "mlx5dv_sig_block_domain", "sig.crc", TestNotNull, 0, 0, nil)
+			return false
 		}
 	}
 	// rule sig.domain.block_size: block_size is the domain's block size, a member of enum mlx5dv_block_size (pages up to 50.0 call it enum mlx5dv_sig_block_size, which does not exist).
@@ -209,172 +410,396 @@ func (s *Mlx5dvSigBlockDomain) Validate() error {
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4160 {
-		return errSigDomainBlockSize
+		e.set(errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesMlx5dvBlockSize)
+		return false
 	}
 	// rule sig.domain.comp_mask: comp_mask of a domain is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		return errSigDomainCompMask
+		e.set(errSigDomainCompMask, "mlx5dv_sig_block_domain", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		return false
 	}
 	if uint64(s.SigType) == 0x0 {
-		if p := s.SigDif(); p != nil {
-			if err := p.Validate(); err != nil {
-				return err
-			}
+		if p := s.SigDif(); p != nil && !p.ValidateInto(e) {
+			return false
 		}
 	}
 	if uint64(s.SigType) == 0x1 {
-		if p := s.SigCrc(); p != nil {
-			if err := p.Validate(); err != nil {
-				return err
-			}
+		if p := s.SigCrc(); p != nil && !p.ValidateInto(e) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_sig_crc (sig.crc.type, sig.crc.seed32, sig.crc.seed64), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvSigCrc) Validate() error {
+// Validate checks the rules on struct mlx5dv_sig_block_domain and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvSigBlockDomain) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_sig_crc (sig.crc.type, sig.crc.seed32, sig.crc.seed64), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
 	// rule sig.crc.type: type is the CRC: MLX5DV_SIG_CRC_TYPE_CRC32 (the 32-bit CRC of FC-PH, ANSI X3.230:1994), MLX5DV_SIG_CRC_TYPE_CRC32C (the 32-bit Castagnoli CRC of iSCSI, RFC 3720) or MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (the 64-bit CRC of Microsoft's XP10 compression).
 	if s.Type != MLX5DV_SIG_CRC_TYPE_CRC32 &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC32C &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-		return errSigCrcType
+		e.set(errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesMlx5dvSigCrcType)
+		return false
 	}
 	// rule sig.crc.seed32: The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).
 	if uint64(s.Type) == 0x0 || uint64(s.Type) == 0x1 {
 		if uint64(s.Seed) != 0x0 && uint64(s.Seed) != 0xffffffff {
-			return errSigCrcSeed32
+			e.set(errSigCrcSeed32, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
+			return false
 		}
 	}
 	// rule sig.crc.seed64: The only seeds supported for CRC64_XP10 are 0 and 0xFFFFFFFFFFFFFFFF (UINT64_MAX).
 	if uint64(s.Type) == 0x2 {
 		if uint64(s.Seed) != 0x0 && uint64(s.Seed) != 0xffffffffffffffff {
-			return errSigCrcSeed64
+			e.set(errSigCrcSeed64, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-// Validate checks the rules on struct mlx5dv_sig_t10dif (sig.t10dif.bg_type, sig.t10dif.bg, sig.t10dif.flags), then the structs it points to that are in use, and returns the first violation.
-func (s *Mlx5dvSigT10dif) Validate() error {
+// Validate checks the rules on struct mlx5dv_sig_crc and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvSigCrc) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateInto checks the rules on struct mlx5dv_sig_t10dif (sig.t10dif.bg_type, sig.t10dif.bg, sig.t10dif.flags), then the structs it points to that are in use. It reports whether
+// they hold, and fills e with the first violation when they do not.
+func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
 	// rule sig.t10dif.bg_type: bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).
 	if s.BgType != MLX5DV_SIG_T10DIF_CRC &&
 		s.BgType != MLX5DV_SIG_T10DIF_CSUM {
-		return errSigT10difBgType
+		e.set(errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BgType), 0, namesMlx5dvSigT10difBgType)
+		return false
 	}
 	// rule sig.t10dif.bg: bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).
 	if uint64(s.Bg) != 0x0 && uint64(s.Bg) != 0xffff {
-		return errSigT10difBg
+		e.set(errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.Bg), 0, nil)
+		return false
 	}
 	// rule sig.t10dif.flags: flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says "one of", but the values are bits and may be combined.
 	if uint64(s.Flags)&^0x7 != 0 {
-		return errSigT10difFlags
+		e.set(errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesMlx5dvSigT10difFlags)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw.
-func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+// Validate checks the rules on struct mlx5dv_sig_t10dif and the structs it points to that
+// are in use, and returns the first violation as a *RuleError.
+func (s *Mlx5dvSigT10dif) Validate() error {
+	var e RuleError
+	if s.ValidateInto(&e) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsIbvWrBindMwInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
 	if mw == nil {
-		return errIbvWrBindMwMw
+		e.set(errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
+		return false
 	}
 	// rule ibv_wr.bind_mw.bind_info: bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.
 	if bindInfo == nil {
-		return errIbvWrBindMwBindInfo
+		e.set(errIbvWrBindMwBindInfo, "", "bind_info", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg.
-func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
+// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
+// returns the first violation as a *RuleError.
+func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsIbvWrBindMwInto(&e, mw, bindInfo) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
-		return errUmemAccess
+		e.set(errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure.
-func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
+// ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvDevxUmemRegInto(&e, access) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// rule mkey_configure.mkey: mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.
 	if mkey == nil {
-		return errMkeyConfigureMkey
+		e.set(errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		return false
 	}
 	// rule mkey_configure.attr: attr holds the attributes of the configuration.
 	if attr == nil {
-		return errMkeyConfigureAttr
+		e.set(errMkeyConfigureAttr, "", "attr", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
-	// rule mkey_configure.access_flags: access_flags is 0 or an OR of members of enum ibv_access_flags.
+// ValidateArgsMlx5dvWrMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrMkeyConfigureInto(&e, mkey, attr) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags IbvAccessFlags) bool {
+	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		return errMkeyConfigureAccessFlags
+		e.set(errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr.
-func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
+// ValidateArgsMlx5dvWrSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, accessFlags) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrSetDcAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
-		return errWrPostDcAddrAh
+		e.set(errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream.
-func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
+// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetDcAddrInto(&e, ah) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrSetDcAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
-		return errWrPostDcAddrStreamAh
+		e.set(errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved.
-func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
-	// rule wr_post.mr_interleaved.access_flags: access_flags takes enum ibv_access_flags values, as the synopsis comment says.
+// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetDcAddrStreamInto(&e, ah) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		return errWrPostMrInterleavedAccessFlags
+		e.set(errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		return false
 	}
 	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
 	if mkey == nil {
-		return errWrPostMrInterleavedMkey
+		e.set(errWrPostMrInterleavedMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list.
-func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
-	// rule wr_post.mr_list.access_flags: access_flags takes enum ibv_access_flags values, as the synopsis comment says.
+// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		return errWrPostMrListAccessFlags
+		e.set(errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		return false
 	}
 	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
 	if mkey == nil {
-		return errWrPostMrListMkey
+		e.set(errWrPostMrListMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto.
-func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
 	if attr == nil {
-		return errCryptoAttr
+		e.set(errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block.
-func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetMkeyCryptoInto(&e, attr) {
+		return nil
+	}
+	return e.clone()
+}
+
+// ValidateArgsMlx5dvWrSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
 	if attr == nil {
-		return errSigAttr
+		e.set(errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
+		return false
 	}
-	return nil
+	return true
+}
+
+// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetMkeySigBlockInto(&e, attr) {
+		return nil
+	}
+	return e.clone()
+}
+
+func namesMlx5dvSigType(v uint64) string {
+	return Mlx5dvSigType(v).String()
+}
+
+func namesMlx5dvSigT10difBgType(v uint64) string {
+	return Mlx5dvSigT10difBgType(v).String()
+}
+
+func namesMlx5dvSigCrcType(v uint64) string {
+	return Mlx5dvSigCrcType(v).String()
+}
+
+func namesMlx5dvBlockSize(v uint64) string {
+	return Mlx5dvBlockSize(v).String()
+}
+
+func namesMlx5dvQpCreateFlags(v uint64) string {
+	return Mlx5dvQpCreateFlags(v).String()
+}
+
+func namesMlx5dvMkeyInitAttrFlags(v uint64) string {
+	return Mlx5dvMkeyInitAttrFlags(v).String()
+}
+
+func namesMlx5dvQpInitAttrMask(v uint64) string {
+	return Mlx5dvQpInitAttrMask(v).String()
+}
+
+func namesMlx5dvDcType(v uint64) string {
+	return Mlx5dvDcType(v).String()
+}
+
+func namesMlx5dvQpCreateSendOpsFlags(v uint64) string {
+	return Mlx5dvQpCreateSendOpsFlags(v).String()
+}
+
+func namesMlx5dvSigT10difFlags(v uint64) string {
+	return Mlx5dvSigT10difFlags(v).String()
+}
+
+func namesMlx5dvSigBlockAttrFlags(v uint64) string {
+	return Mlx5dvSigBlockAttrFlags(v).String()
+}
+
+func namesMlx5dvCryptoStandard(v uint64) string {
+	return Mlx5dvCryptoStandard(v).String()
+}
+
+func namesMlx5dvSignatureCryptoOrder(v uint64) string {
+	return Mlx5dvSignatureCryptoOrder(v).String()
+}
+
+func namesMlx5dvMkeyConfFlags(v uint64) string {
+	return Mlx5dvMkeyConfFlags(v).String()
+}
+
+func namesMlx5dvDevxUmemInMask(v uint64) string {
+	return Mlx5dvDevxUmemInMask(v).String()
+}
+
+func namesIbvAccessFlags(v uint64) string {
+	return IbvAccessFlags(v).String()
 }

@@ -104,7 +104,7 @@ func newRun(c *vectors.Case, streams int) (*run, error) {
 	}
 	engines := s.Device.CryptoEngines.Value
 	qp := wrcheck.QP{
-		Type: mlx.QPRC, SendOps: s.Caps.SendOps.Value, MlxSendOps: s.Caps.Mlx5SendOps.Value,
+		Type: mlx.QPRC, SendOps: mlx.IbvQpCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.Mlx5dvQpCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
 		MaxInlineData: s.SQ.MaxInlineData, MaxSendSGE: s.SQ.MaxGS, MaxPost: s.SQ.MaxPost,
 		MaxMemcpy: s.Device.DMAMMOMaxSize, MkeyTagSupported: s.Device.MkeyUpdateTagSupported,
 		CryptoSingleBlock: engines&uint64(mlx.MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK) != 0,

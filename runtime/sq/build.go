@@ -71,8 +71,8 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 	if !q.dci && q.chain.TryBuilder(fn, q.wrFlags) {
 		// The common case without dataWR's generality: an RC work
 		// request whose first WQEBB fits.
-		if int32(q.limit-q.curPost) < 1 {
-			return q.chain.NoRoom(fn)
+		if free := int32(q.limit - q.curPost); free < 1 {
+			return q.chain.NoRoom(fn, 1, int(free))
 		}
 		q.initWQE(opcode, 0, q.wrFlags)
 		r = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
@@ -199,12 +199,13 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
-	if err := mlx.ValidateArgsIbvWrBindMw(unsafe.Pointer(mw), unsafe.Pointer(info)); err != nil {
-		return q.chain.Latch(err)
+	var e mlx.RuleError
+	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
+		return q.chain.LatchRule(fn, &e)
 	}
 	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
-	if err := cinfo.Validate(); err != nil {
-		return q.chain.Latch(err)
+	if !cinfo.ValidateInto(&e) {
+		return q.chain.LatchRule(fn, &e)
 	}
 	size := 128
 	if info.Length > 0 {

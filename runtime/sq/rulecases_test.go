@@ -68,13 +68,6 @@ var structArgs = map[string]string{
 	"mlx5dv_crypto_attr mlx5dv_wr_set_mkey_crypto": `{attr: EX}`,
 }
 
-// knownGaps are rules the writer does not enforce yet, with the reason;
-// their bad examples must still be accepted, so that the entry is removed
-// once the rule is enforced.
-var knownGaps = map[string]string{
-	"mkey_configure.crypto_required": "issue 16: whether the writer checks lkeys of its own CRYPTO mkeys is being decided",
-}
-
 // ruleCase is an example of a rule as a QP and calls.
 type ruleCase struct {
 	name      string // the function an argument rule's example is passed to; "" for a chain rule
@@ -212,13 +205,6 @@ func runForm(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, form str
 
 // checkBad checks a bad example's error.
 func checkBad(t *testing.T, r *spec.Rule, err error, via string) {
-	if gap, ok := knownGaps[r.ID]; ok {
-		if err == nil {
-			t.Logf("known gap: %s", gap)
-			return
-		}
-		t.Fatalf("rule %s is enforced now (%v): remove it from knownGaps", r.ID, err)
-	}
 	var re *mlx.RuleError
 	if !errors.As(err, &re) {
 		t.Fatalf("the bad example gives %v (through %s), want a *RuleError", err, via)

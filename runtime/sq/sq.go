@@ -11,6 +11,14 @@
 // error too: nothing is written over an outstanding WQE. Posting does not
 // allocate and does not call C.
 //
+// What the writer cannot see is the device's to report, with an error
+// completion: a data work request names memory by lkey, and lkeys are not
+// looked up. In particular an mkey created with
+// MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO and used by a data work request before
+// its crypto attributes are configured is posted as written, and the device
+// fails that work request (rule mkey_configure.crypto_required in
+// spec/RULES.md).
+//
 // Each method names the libmlx5 function it mirrors.
 package sq
 
@@ -283,8 +291,8 @@ func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.cu
 // safe only while no WQE is larger than the QP's max WQE size; this keeps
 // it safe for every WQE.
 func (q *SQ) room(fn mlx.Func, size int) error {
-	if int(int32(q.limit-q.curPost)) < (size+wqebb-1)/wqebb {
-		return q.chain.NoRoom(fn)
+	if free, need := int(int32(q.limit-q.curPost)), (size+wqebb-1)/wqebb; free < need {
+		return q.chain.NoRoom(fn, need, free)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *queue.Memory) {
 	t.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: qpn,
-		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
 			MaxPost: maxPost, MaxMemcpy: 1 << 31, MkeyTagSupported: true},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
 	})

@@ -10,7 +10,7 @@ import (
 // The success path allocates nothing: validators, the state machine, and
 // an mkey configuration with a signature.
 func TestNoAllocations(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 1 << 30, MaxMemcpy: 1 << 31}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 1 << 30, MaxMemcpy: 1 << 31}
 	c := wrcheck.New(qp)
 	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
 	crc := &mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
@@ -53,7 +53,7 @@ func TestNoAllocations(t *testing.T) {
 }
 
 func BenchmarkChainRDMAWrite(b *testing.B) {
-	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 124, MaxSendSGE: 8})
+	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MaxInlineData: 124, MaxSendSGE: 8})
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Start()

@@ -16,11 +16,12 @@ func (c *Chain) closeWR() {
 	}
 	switch {
 	case w.counting && !w.finalized:
-		c.fail(mlx.ChainNumSetters, w.fn)
+		c.fail(mlx.ChainNumSetters, w.fn, what{field: "setters called", test: mlx.TestEqual,
+			value: uint64(w.setters), limit: uint64(w.numSetters), limitName: "num_setters"})
 	case w.need&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
-		c.fail(mlx.ChainRequiresData, w.fn)
+		c.fail(mlx.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
 	case w.need&mlx.GroupDcAddr != 0 && w.got&mlx.GroupDcAddr == 0:
-		c.fail(mlx.ChainRequiresDcAddr, w.fn)
+		c.fail(mlx.ChainRequiresDcAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
 	w.open = false
 }
@@ -50,7 +51,7 @@ func (c *Chain) addrGroup() mlx.SetterGroup {
 // request.
 func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 	if !c.open {
-		return mlx.ChainError(mlx.ChainInBatch, fn)
+		return c.outside(fn)
 	}
 	if c.err != nil {
 		return c.err
@@ -61,20 +62,30 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 	info := &mlx.Funcs[fn]
 	switch {
 	case info.QPTypes&c.qp.Type == 0:
-		return c.fail(mlx.ChainQpType, fn)
-	case info.SendOp != 0 && c.qp.SendOps&info.SendOp == 0,
-		info.MlxSendOp != 0 && c.qp.MlxSendOps&info.MlxSendOp == 0:
-		return c.fail(mlx.ChainSendOp, fn)
+		return c.failQPType(fn)
+	case info.SendOp != 0 && uint64(c.qp.SendOps)&info.SendOp == 0:
+		return c.fail(mlx.ChainSendOp, fn, what{field: "send_ops_flags", test: mlx.TestNeedBits,
+			value: uint64(c.qp.SendOps), limit: info.SendOp, names: sendOpNames})
+	case info.MlxSendOp != 0 && uint64(c.qp.MlxSendOps)&info.MlxSendOp == 0:
+		return c.fail(mlx.ChainSendOp, fn, what{field: "mlx5dv send_ops_flags", test: mlx.TestNeedBits,
+			value: uint64(c.qp.MlxSendOps), limit: info.MlxSendOp, names: mlxSendOpNames})
 	case wrFlags&info.WRFlags != info.WRFlags:
-		return c.fail(mlx.ChainWrFlags, fn)
+		return c.fail(mlx.ChainWrFlags, fn, what{field: "wr_flags", test: mlx.TestNeedBits,
+			value: uint64(wrFlags), limit: uint64(info.WRFlags), names: sendFlagNames})
 	}
 	return nil
+}
+
+// failQPType fails a call that the QP's type does not offer.
+func (c *Chain) failQPType(fn mlx.Func) error {
+	return c.fail(mlx.ChainQpType, fn, what{field: "QP type", test: mlx.TestBits,
+		value: uint64(c.qp.Type), limit: uint64(mlx.Funcs[fn].QPTypes), names: qpTypeNames})
 }
 
 // room checks that n more work requests fit the send queue.
 func (c *Chain) room(fn mlx.Func, n int) error {
 	if c.Outstanding+c.nreq+n > c.maxPost {
-		return c.fail(mlx.ChainSqRoom, fn)
+		return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(c.Outstanding+c.nreq+n), uint64(c.maxPost), "max_send_wr"))
 	}
 	return nil
 }
@@ -138,9 +149,9 @@ func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
 	}
 	switch {
 	case length == 0:
-		return c.fail(mlx.ChainMemcpyZero, fn)
+		return c.fail(mlx.ChainMemcpyZero, fn, what{field: "length", test: mlx.TestMin, limit: 1})
 	case length > c.qp.MaxMemcpy:
-		return c.fail(mlx.ChainMemcpyMax, fn)
+		return c.fail(mlx.ChainMemcpyMax, fn, above("length", length, c.qp.MaxMemcpy, "max_wr_memcpy_length"))
 	}
 	if err := c.room(fn, 1); err != nil {
 		return err
@@ -152,21 +163,26 @@ func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
 // setter runs the checks every setter shares.
 func (c *Chain) setter(fn mlx.Func) error {
 	if !c.open {
-		return mlx.ChainError(mlx.ChainInBatch, fn)
+		return c.outside(fn)
 	}
 	if c.err != nil {
 		return c.err
 	}
 	info := &mlx.Funcs[fn]
 	if info.QPTypes&c.qp.Type == 0 {
-		return c.fail(mlx.ChainQpType, fn)
+		return c.failQPType(fn)
 	}
 	w := &c.wr
-	if !w.open || w.finalized || !c.follows[w.fn][fn] {
-		return c.fail(mlx.ChainSetterAfterBuilder, fn)
+	switch {
+	case !w.open:
+		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestMissing})
+	case w.finalized || !c.follows[w.fn][fn]:
+		// The open work request's builder does not take the setter, or
+		// has all its setters already.
+		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn), names: funcNames})
 	}
 	if g := info.Group; g != mlx.GroupLayout && w.got&g != 0 {
-		return c.fail(mlx.ChainSetterOnce, fn)
+		return c.fail(mlx.ChainSetterOnce, fn, what{field: "calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per work request"})
 	}
 	return nil
 }
@@ -206,9 +222,9 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
 	}
 	switch {
 	case sges > c.qp.MaxSendSGE:
-		return c.fail(mlx.ChainSgeCount, fn)
+		return c.fail(mlx.ChainSgeCount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
 	case inlineBytes > c.qp.MaxInlineData:
-		return c.fail(mlx.ChainInlineSize, fn)
+		return c.fail(mlx.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
 	}
 	c.wr.got |= g
 	return nil
@@ -220,21 +236,21 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) error {
 	if err := c.setter(fn); err != nil {
 		return err
 	}
-	var err error
+	var ok bool
 	if stream < 0 {
-		err = mlx.ValidateArgsMlx5dvWrSetDcAddr(ah)
+		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrInto(&c.scratch, ah)
 	} else {
-		err = mlx.ValidateArgsMlx5dvWrSetDcAddrStream(ah)
+		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrStreamInto(&c.scratch, ah)
 	}
-	if err != nil {
-		return c.latchErr(err)
+	if !ok {
+		return c.latchRule(fn)
 	}
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
-			return c.fail(mlx.ChainDcStreams, fn)
+			return c.fail(mlx.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
 		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
-			return c.fail(mlx.ChainDcStreamId, fn)
+			return c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
 	c.wr.got |= mlx.Funcs[fn].Group
@@ -250,21 +266,12 @@ func (c *Chain) QPSetter(fn mlx.Func) error {
 	return nil
 }
 
-// UseMkey checks that a work request may use mkey m (crypto attributes
-// set before a CRYPTO mkey is used).
-func (c *Chain) UseMkey(fn mlx.Func, m *Mkey) error {
-	if m != nil && m.HasCrypto() && m.Crypto == CryptoInit {
-		return c.fail(mlx.ChainCryptoBeforeUse, fn)
-	}
-	return nil
-}
-
 // NoRoom fails the batch because the send queue's ring has no room for
-// the work request fn is building (the sq_room rule): the writer checks
-// the ring itself, since a WQE can be larger than the size the
-// work-request budget assumes.
-func (c *Chain) NoRoom(fn mlx.Func) error {
-	return c.fail(mlx.ChainSqRoom, fn)
+// the work request fn is building (the sq_room rule): it needs need
+// WQEBBs and free are free. The writer checks the ring itself, since a WQE
+// can be larger than the size the work-request budget assumes.
+func (c *Chain) NoRoom(fn mlx.Func, need, free int) error {
+	return c.fail(mlx.ChainSqRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
 }
 
 // RawWQE opens mlx5dv_wr_raw_wqe: wqe must hold the ds 16-byte units its
@@ -274,10 +281,12 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 		return err
 	}
 	if len(wqe) < mlx.Mlx5WqeCtrlSegSize {
-		return c.fail(mlx.ChainRawWqeSize, fn)
+		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.Mlx5WqeCtrlSegSize, limitName: "a control segment"})
 	}
-	if ds := int(wqe[7] & 0x3f); ds == 0 || len(wqe) < ds*16 {
-		return c.fail(mlx.ChainRawWqeSize, fn)
+	if ds := int(wqe[7] & 0x3f); ds == 0 {
+		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})
+	} else if len(wqe) < ds*16 {
+		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
 	}
 	if err := c.room(fn, 1); err != nil {
 		return err
@@ -285,10 +294,6 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 	c.openWR(fn)
 	return nil
 }
-
-// Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
-// caller ran (other errors are returned as they are).
-func (c *Chain) Latch(err error) error { return c.latchErr(err) }
 
 // Burst records n work requests of builder fn each completed by setter
 // (as n calls of both would), checking once: the batch has no error and

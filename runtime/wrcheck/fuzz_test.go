@@ -101,7 +101,7 @@ func FuzzChain(f *testing.F) {
 	f.Add([]byte{0, 4, 5, 6, 7, 8, 9})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &byteSource{data}
-		qp := &wrcheck.QP{Type: mlx.QPType(1 << (s.next() % 6)), SendOps: s.uint64(), MlxSendOps: s.uint64(),
+		qp := &wrcheck.QP{Type: mlx.QPType(1 << (s.next() % 6)), SendOps: mlx.IbvQpCreateSendOpsFlags(s.uint64()), MlxSendOps: mlx.Mlx5dvQpCreateSendOpsFlags(s.uint64()),
 			MaxInlineData: int(s.next()), MaxSendSGE: int(s.next() % 16), MaxPost: int(s.next()), MaxMemcpy: s.uint64(),
 			Streams: s.next()&1 == 1, LogNumConcurent: int(s.next() % 8)}
 		c := wrcheck.New(qp)

@@ -13,11 +13,8 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters u
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
-	if err := mlx.ValidateArgsMlx5dvWrMkeyConfigure(unsafe.Pointer(m), unsafe.Pointer(attr)); err != nil {
-		return c.latchErr(err)
-	}
-	if err := attr.Validate(); err != nil {
-		return c.latchErr(err)
+	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+		return c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
 }
@@ -29,7 +26,7 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) er
 		return err
 	}
 	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
-		return c.fail(mlx.ChainMkeyTag, fn)
+		return c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
 	}
 	c.touch(m)
 	if m.HasSig() {
@@ -71,14 +68,14 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
-	var err error
+	var ok bool
 	if interleaved {
-		err = mlx.ValidateArgsMlx5dvWrMrInterleaved(unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	} else {
-		err = mlx.ValidateArgsMlx5dvWrMrList(unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	}
-	if err != nil {
-		return c.latchErr(err)
+	if !ok {
+		return c.latchRule(fn)
 	}
 	if err := c.configure(fn, m, 2, false); err != nil {
 		return err
@@ -96,7 +93,7 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 	}
 	if c.wr.mkey == nil {
 		// The open work request was not opened by MkeyConfigure.
-		return c.fail(mlx.ChainSetterAfterBuilder, fn)
+		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(c.wr.fn), names: funcNames})
 	}
 	return nil
 }
@@ -106,8 +103,8 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
 	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
-	if err := mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(mlx.IbvAccessFlags(accessFlags)); err != nil {
-		return c.latchErr(err)
+	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.IbvAccessFlags(accessFlags)) {
+		return c.latchRule(fn)
 	}
 	return c.counted(fn, mlx.GroupAccess)
 }
@@ -132,11 +129,11 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	}
 	switch {
 	case entries > limit:
-		return c.fail(mlx.ChainLayoutEntries, fn)
+		return c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
 	case need > w.mkey.NumDesc:
-		return c.fail(mlx.ChainMkeyEntries, fn)
+		return c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
 	case w.got&mlx.GroupLayout != 0:
-		return c.fail(mlx.ChainLayoutOnce, fn)
+		return c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	}
 	w.xlat = int32(16 * entries)
 	if interleaved {
@@ -154,13 +151,11 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
-		return c.fail(mlx.ChainMkeySignature, fn)
+		return c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
-	if err := mlx.ValidateArgsMlx5dvWrSetMkeySigBlock(unsafe.Pointer(attr)); err != nil {
-		return c.latchErr(err)
-	}
-	if err := attr.Validate(); err != nil {
-		return c.latchErr(err)
+	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+		return c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
 	m.Wire.set(attr.Wire)
@@ -177,13 +172,11 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
-		return c.fail(mlx.ChainMkeyCrypto, fn)
+		return c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
-	if err := mlx.ValidateArgsMlx5dvWrSetMkeyCrypto(unsafe.Pointer(attr)); err != nil {
-		return c.latchErr(err)
-	}
-	if err := attr.Validate(); err != nil {
-		return c.latchErr(err)
+	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+		return c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
@@ -262,10 +255,10 @@ func (c *Chain) finish(fn mlx.Func) error {
 	w := &c.wr
 	m := w.mkey
 	if m.Unknown && m.HasSig() && w.got&mlx.GroupSignature == 0 && !w.resetSig {
-		return c.fail(mlx.ChainMkeyState, fn)
+		return c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	if m.Unknown && m.HasCrypto() && w.got&mlx.GroupCrypto == 0 {
-		return c.fail(mlx.ChainMkeyCryptoState, fn)
+		return c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	room := c.qp.MaxInlineData + 4
 	cds := int(w.xlat+63) &^ 63
@@ -280,7 +273,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 	case m.HasCrypto():
 		if (m.Crypto == CryptoUpdated || m.Crypto == CryptoSet) && c.qp.CryptoSingleBlock && !c.qp.CryptoMultiBlock &&
 			m.Length > BlockBytes(m.CryptoAttr.DataUnitSize) {
-			return c.fail(mlx.ChainSingleBlock, fn)
+			return c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
 		}
 		if !(m.HasSig() && (m.Sig == SigUpdated || m.Sig == SigReset)) && m.Crypto != CryptoUpdated {
 			break // no BSF; a configured crypto BSF is not sent again
@@ -299,7 +292,8 @@ func (c *Chain) finish(fn mlx.Func) error {
 			return err
 		}
 		if p.CryptoBSF && m.HasSig() && !m.orderAllowed() {
-			return c.fail(mlx.ChainCryptoOrder, fn)
+			return c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
+				value: uint64(m.CryptoAttr.SignatureCryptoOrder), names: cryptoOrderNames})
 		}
 	case m.HasSig():
 		if m.Sig != SigUpdated {
@@ -324,6 +318,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 		return err
 	}
 	c.nreq += p.WRs
+	c.extra += p.WRs - 1
 	c.plan, w.finalized = p, true
 	return nil
 }
@@ -332,11 +327,11 @@ func (c *Chain) finish(fn mlx.Func) error {
 func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
 	switch {
 	case cds+bsz > room:
-		return c.fail(mlx.ChainBsfRoom, fn)
+		return c.fail(mlx.ChainBsfRoom, fn, above("UMR bytes (translation and BSFs)", uint64(cds+bsz), uint64(room), "max_inline_data + 4"))
 	case m.Length > 0xffffffff:
-		return c.fail(mlx.ChainLength4g, fn)
+		return c.fail(mlx.ChainLength4g, fn, above("mkey length", m.Length, 0xffffffff, ""))
 	case m.HasSig() && m.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 && m.Sig == SigUpdated && !m.SameStructure():
-		return c.fail(mlx.ChainCopyMaskStructure, fn)
+		return c.fail(mlx.ChainCopyMaskStructure, fn, what{field: "copy_mask", test: mlx.TestNone, value: uint64(m.CopyMask)})
 	}
 	return nil
 }

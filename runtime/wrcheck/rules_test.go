@@ -51,6 +51,17 @@ func TestRules(t *testing.T) {
 					if want := ruletest.Errno(r.Errno); !errors.Is(err, want) {
 						t.Fatalf("errno %v, want %v", re.Errno, want)
 					}
+					// The error says what was wrong: the field or property
+					// and, inside a batch, which work request.
+					if re.Field == "" && r.Check.Chain != "in_batch" {
+						t.Errorf("%v names no field", err)
+					}
+					if c := r.Check.Chain; c != "" && c != "in_batch" && re.WR < 0 && mlx.Funcs[re.Func].Kind == mlx.KindBuilder {
+						t.Errorf("%v names no work request", err)
+					}
+					if re.Field != "" && !strings.Contains(err.Error(), re.Field) {
+						t.Errorf("%q does not name the field %s", err, re.Field)
+					}
 				})
 			}
 		})
@@ -208,12 +219,6 @@ func (d *driver) call(n *yaml.Node) error {
 		switch name {
 		case "ibv_wr_set_sge":
 			err = d.c.Data(fn, 1, 0)
-			if l := args["lkey"]; l != nil {
-				// lkey: <mkey>.lkey uses an mkey of the QP.
-				if m := d.mkeys[strings.TrimSuffix(l.Value, ".lkey")]; m != nil && err == nil {
-					err = d.c.UseMkey(fn, m)
-				}
-			}
 		case "ibv_wr_set_sge_list":
 			k, _ := count("sg_list", "num_sge")
 			err = d.c.Data(fn, k, 0)

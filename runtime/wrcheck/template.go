@@ -119,6 +119,7 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		got |= mlx.GroupSignature
 	}
 	c.nreq += wrs
+	c.extra += t.psvs
 	n := int32(2)
 	if t.Sig {
 		n = 3

@@ -10,7 +10,7 @@ import (
 // TestConfigureMkeyFastPath: the template path takes the common case and
 // leaves the others to the calls one by one.
 func TestConfigureMkeyFastPath(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
 	c := wrcheck.New(qp)
 	dif := &mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
 	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
@@ -58,7 +58,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 // templates, attributes and address handles without a panic: a rule
 // error, or (ConfigureMkey) the general path that names it.
 func TestNilArguments(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: uint64(mlx.IBV_QP_EX_WITH_SEND), MlxSendOps: uint64(mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST),
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_SEND, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST,
 		MaxInlineData: 316, MaxSendSGE: 8}
 	c := wrcheck.New(qp)
 	inline := uint32(mlx.IBV_SEND_INLINE)
@@ -94,13 +94,10 @@ func TestNilArguments(t *testing.T) {
 		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) || c.ConfigureMkey(fn, inline, m, nil, 1, 64) {
 			t.Fatal("the template path took a nil mkey or template")
 		}
-		if err := c.UseMkey(mlx.FnIbvWrSetSge, nil); err != nil {
-			t.Fatal(err)
-		}
 		want(c2.call(), c2.rule)
 		c.Abort()
 	}
-	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: uint64(mlx.IBV_QP_EX_WITH_SEND), MaxSendSGE: 1})
+	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: mlx.IBV_QP_EX_WITH_SEND, MaxSendSGE: 1})
 	dci.Start()
 	dci.Builder(mlx.FnIbvWrSend, 0)
 	want(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1), "wr_post.dc_addr.ah")

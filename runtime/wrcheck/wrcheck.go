@@ -9,8 +9,11 @@
 // what a UMR must carry.
 //
 // Every violation is a *mlx5dv.RuleError that wraps the errno libmlx5
-// returns for it. The first one is latched: later calls of the batch return
-// it at once, and Complete reports it. Nothing here allocates.
+// returns for it and says what was wrong: the work request's index in the
+// batch, the call, the field, the value and the limit. The first one is
+// latched: later calls of the batch return it at once, and Complete
+// reports it. Nothing here allocates: the error is the chain's, and holds
+// until the chain's next failing batch.
 package wrcheck
 
 import (
@@ -19,9 +22,9 @@ import (
 
 // QP is what the checks know about the queue pair.
 type QP struct {
-	Type       mlx.QPType // QPRC, QPDCI, ...
-	SendOps    uint64     // ibv send_ops_flags (IBV_QP_EX_WITH_*)
-	MlxSendOps uint64     // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+	Type       mlx.QPType                     // QPRC, QPDCI, ...
+	SendOps    mlx.IbvQpCreateSendOpsFlags    // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps mlx.Mlx5dvQpCreateSendOpsFlags // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge
@@ -184,7 +187,12 @@ type Chain struct {
 	err   *mlx.RuleError
 	batch uint64
 	nreq  int
+	extra int // work requests of nreq that are no builder call: the SET_PSVs of UMRs
 	wr    wr
+
+	// The errors the chain reports live here: the latched one, one for a
+	// call outside a batch, and a validator's before it is latched.
+	errv, outv, scratch mlx.RuleError
 
 	// touched lists the mkeys the batch configured, with their state
 	// before it, so that a failed or aborted batch can restore them and
@@ -219,8 +227,8 @@ func New(qp *QP) *Chain {
 	for b := range mlx.NumFuncs {
 		info := &mlx.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
-			(info.SendOp == 0 || qp.SendOps&info.SendOp != 0) &&
-			(info.MlxSendOp == 0 || qp.MlxSendOps&info.MlxSendOp != 0)
+			(info.SendOp == 0 || uint64(qp.SendOps)&info.SendOp != 0) &&
+			(info.MlxSendOp == 0 || uint64(qp.MlxSendOps)&info.MlxSendOp != 0)
 		c.needs[b] = info.Requires
 		c.wrFlags[b] = info.WRFlags
 		c.group[b] = info.Group
@@ -248,31 +256,12 @@ func (c *Chain) Err() error {
 // NReq returns the work requests the batch has built so far.
 func (c *Chain) NReq() int { return c.nreq }
 
-// fail latches the error of check ck in function fn.
-func (c *Chain) fail(ck mlx.ChainCheck, fn mlx.Func) error {
-	return c.latch(mlx.ChainError(ck, fn))
-}
-
-func (c *Chain) latch(e *mlx.RuleError) error {
-	if c.err == nil {
-		c.err, c.ready = e, false
-	}
-	return c.err
-}
-
-func (c *Chain) latchErr(err error) error {
-	if e, ok := err.(*mlx.RuleError); ok {
-		return c.latch(e)
-	}
-	return err
-}
-
 // Start opens a batch (ibv_wr_start).
 func (c *Chain) Start() error {
 	if c.open {
-		return mlx.ChainError(mlx.ChainInBatch, mlx.FnIbvWrStart)
+		return c.outside(mlx.FnIbvWrStart)
 	}
-	c.open, c.err, c.nreq, c.ready = true, nil, 0, true
+	c.open, c.err, c.nreq, c.extra, c.ready = true, nil, 0, 0, true
 	c.batch++
 	c.wr = wr{}
 	c.touched = c.touched[:0]
@@ -284,7 +273,7 @@ func (c *Chain) Start() error {
 // nothing and the mkeys it configured are in an unknown state.
 func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
 	if !c.open {
-		return 0, mlx.ChainError(mlx.ChainInBatch, fn)
+		return 0, c.outside(fn)
 	}
 	if c.err == nil && c.wr.open {
 		c.closeWR()

@@ -1,8 +1,14 @@
 // Package downstream is a module that uses mlx5gen the way a service
 // would: go generate writes the mlx5dv package from the rdma-core header
-// installed on the machine (libibverbs-dev), and the code below uses it.
-// mlx5gen's tests copy it, point its replace directive at the checkout,
-// and run go generate, go build, go vet and go test in it.
+// installed on the machine (libibverbs-dev), with -alias, so that its types
+// are those of mlx5gen's committed package wherever they agree and its
+// constants go straight into mlx5gen's runtime; the code below posts a work
+// request through runtime/sq with them.
+//
+// mlx5gen's TestDownstream copies it, makes its go.mod with the steps the
+// README gives (go mod init; require and replace mlx5gen; go get -tool),
+// and runs go generate, go build, go vet and go test in it, from the
+// rdma-core 44.0 header and from a newer one.
 package downstream
 
-//go:generate go run github.com/mlx5gen/mlx5gen/cmd/mlx5gen generate -out mlx5dv
+//go:generate go tool mlx5gen generate -alias github.com/mlx5gen/mlx5gen/generated/mlx5dv -out mlx5dv

@@ -73,6 +73,8 @@ func Errno(name string) syscall.Errno {
 		return syscall.ENOMEM
 	case "EOPNOTSUPP":
 		return syscall.EOPNOTSUPP
+	case "EBADF":
+		return syscall.EBADF
 	}
 	return 0
 }
@@ -233,12 +235,12 @@ func (x Values) fillUnion(v reflect.Value, cname, key, goName string, val *yaml.
 func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 	qp := &wrcheck.QP{
 		Type: mlx.QPRC,
-		SendOps: uint64(mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mlx.IBV_QP_EX_WITH_SEND |
+		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mlx.IBV_QP_EX_WITH_SEND |
 			mlx.IBV_QP_EX_WITH_SEND_WITH_IMM | mlx.IBV_QP_EX_WITH_RDMA_READ | mlx.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			mlx.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | mlx.IBV_QP_EX_WITH_LOCAL_INV | mlx.IBV_QP_EX_WITH_BIND_MW |
-			mlx.IBV_QP_EX_WITH_SEND_WITH_INV),
-		MlxSendOps: uint64(mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED | mlx.MLX5DV_QP_EX_WITH_MR_LIST |
-			mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_RAW_WQE | mlx.MLX5DV_QP_EX_WITH_MEMCPY),
+			mlx.IBV_QP_EX_WITH_SEND_WITH_INV,
+		MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED | mlx.MLX5DV_QP_EX_WITH_MR_LIST |
+			mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_RAW_WQE | mlx.MLX5DV_QP_EX_WITH_MEMCPY,
 		MaxInlineData: 124, MaxSendSGE: 8, MaxMemcpy: 1 << 31,
 		CryptoMultiBlock: true,
 	}
@@ -254,9 +256,9 @@ func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch k {
 		case "type":
 		case "send_ops":
-			qp.SendOps = x.Value(v)
+			qp.SendOps = mlx.IbvQpCreateSendOpsFlags(x.Value(v))
 		case "mlx5_send_ops":
-			qp.MlxSendOps = x.Value(v)
+			qp.MlxSendOps = mlx.Mlx5dvQpCreateSendOpsFlags(x.Value(v))
 		case "max_inline_data":
 			qp.MaxInlineData = int(x.Value(v))
 		case "max_send_sge":
@@ -286,7 +288,7 @@ func (x Values) qpType(qp *wrcheck.QP, t *yaml.Node) {
 	switch t.Value {
 	case "RC":
 	case "DCI":
-		qp.Type, qp.MlxSendOps = mlx.QPDCI, uint64(mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY)
+		qp.Type, qp.MlxSendOps = mlx.QPDCI, mlx.MLX5DV_QP_EX_WITH_RAW_WQE|mlx.MLX5DV_QP_EX_WITH_MEMCPY
 	case "UC":
 		qp.Type = mlx.QPUC
 	case "UD":

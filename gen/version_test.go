@@ -1,0 +1,43 @@
+package gen_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mlx5gen/mlx5gen/gen"
+	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	specfiles "github.com/mlx5gen/mlx5gen/spec"
+)
+
+// TestVersionOverride: Config.Version replaces the release libibverbs.pc
+// gives, gates are cross-checked against it (warnings), and a malformed
+// release is an error before anything is read.
+func TestVersionOverride(t *testing.T) {
+	root, err := rdmacore.IncludeRoot(".", "44.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Version: "65", VersionSource: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.C.Version != "65.0" || res.C.VersionSource != "test" || res.Package.Version != "65.0" {
+		t.Errorf("version %q from %q, package %q", res.C.Version, res.C.VersionSource, res.Package.Version)
+	}
+	var lacks int
+	for _, w := range res.Package.Warnings {
+		if strings.Contains(w.Msg, "the rdma-core 65.0 header does not declare it; left out") {
+			lacks++
+		}
+	}
+	// ibv_wr_flush, the three umem export calls, 4 OOO_DP and 5 export rules.
+	if lacks != 13 {
+		t.Errorf("%d warnings of items missing, want 13: %v", lacks, res.Package.Warnings)
+	}
+	if !strings.Contains(string(res.Files[0].Content), "(rdma-core 65.0)") {
+		t.Errorf("%s does not name the given release", res.Files[0].Name)
+	}
+	if _, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Version: "newest"}); err == nil || !strings.Contains(err.Error(), `"newest" is not a release like 56.1`) {
+		t.Errorf("malformed release: %v", err)
+	}
+}

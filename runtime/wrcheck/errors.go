@@ -1,0 +1,106 @@
+package wrcheck
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// what is what was wrong with a call: the field or property, the value
+// given and the limit it broke, for the RuleError.
+type what struct {
+	field     string
+	test      mlx.Test
+	value     uint64
+	limit     uint64
+	limitName string
+	names     func(uint64) string
+}
+
+// The names of the values the errors show.
+func sendOpNames(v uint64) string    { return mlx.IbvQpCreateSendOpsFlags(v).String() }
+func mlxSendOpNames(v uint64) string { return mlx.Mlx5dvQpCreateSendOpsFlags(v).String() }
+func sendFlagNames(v uint64) string  { return mlx.IbvSendFlags(v).String() }
+func qpTypeNames(v uint64) string    { return mlx.QPType(v).String() }
+func mkeyFlagNames(v uint64) string  { return mlx.Mlx5dvMkeyInitAttrFlags(v).String() }
+func funcNames(v uint64) string      { return mlx.Func(v).String() }
+func cryptoOrderNames(v uint64) string {
+	return mlx.Mlx5dvSignatureCryptoOrder(v).String()
+}
+
+// above is a value above a limit of the QP or mkey.
+func above(field string, v, limit uint64, limitName string) what {
+	return what{field: field, test: mlx.TestMax, value: v, limit: limit, limitName: limitName}
+}
+
+// wrIndex is the index in the batch of the work request the failing call
+// belongs to, as the user counts them (builder calls; the SET_PSV work
+// requests a UMR brings are not counted): the open one, or the one a
+// builder is opening; -1 for a setter when none is open.
+func (c *Chain) wrIndex(fn mlx.Func) int {
+	n := c.nreq - c.extra
+	w := &c.wr
+	switch {
+	case w.open && w.counting && !w.finalized:
+		return n // an mkey configuration counts when it is finished
+	case w.open:
+		return n - 1
+	case mlx.Funcs[fn].Kind == mlx.KindSetter:
+		return -1
+	}
+	return n
+}
+
+// fail latches the error of check ck in function fn, saying what was
+// wrong. The error lives in the chain: reporting does not allocate.
+func (c *Chain) fail(ck mlx.ChainCheck, fn mlx.Func, w what) error {
+	if c.err != nil {
+		return c.err
+	}
+	e := &c.errv
+	*e = *mlx.ChainError(ck, fn)
+	c.fill(e, fn, w)
+	c.err, c.ready = e, false
+	return e
+}
+
+func (c *Chain) fill(e *mlx.RuleError, fn mlx.Func, w what) {
+	e.WR = c.wrIndex(fn)
+	e.Field, e.Test, e.Value, e.Limit, e.LimitName, e.Names = w.field, w.test, w.value, w.limit, w.limitName, w.names
+}
+
+// outside returns the error of a call outside a batch (in_batch): it
+// latches nothing, so it does not touch the error the last batch
+// returned.
+func (c *Chain) outside(fn mlx.Func) error {
+	e := &c.outv
+	*e = *mlx.ChainError(mlx.ChainInBatch, fn)
+	return e
+}
+
+// latchRule latches a validator's error, filled in c.scratch, for the
+// call fn.
+func (c *Chain) latchRule(fn mlx.Func) error {
+	return c.LatchRule(fn, &c.scratch)
+}
+
+// LatchRule fails the batch with e, a violation a validator's ...Into
+// form reported for the call fn, and returns the chain's copy of it, with
+// the work request's index filled in. It does not allocate.
+func (c *Chain) LatchRule(fn mlx.Func, e *mlx.RuleError) error {
+	if c.err != nil {
+		return c.err
+	}
+	c.errv = *e
+	c.errv.Func, c.errv.WR = fn, c.wrIndex(fn)
+	c.err, c.ready = &c.errv, false
+	return c.err
+}
+
+// Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
+// caller ran (other errors are returned as they are). The error is
+// copied into the chain's.
+func (c *Chain) Latch(err error) error {
+	if e, ok := err.(*mlx.RuleError); ok {
+		return c.LatchRule(e.Func, e)
+	}
+	return err
+}
