@@ -47,6 +47,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("H56", roots["56.1"])
 			e.Setenv("H65", roots["65.0"])
 			e.Setenv("VECTORS", vectors)
+			if err := hostileInputs(e.WorkDir); err != nil {
+				return err
+			}
 			if err := copySpec(filepath.Join(root, "spec"), filepath.Join(e.WorkDir, "spec")); err != nil {
 				return err
 			}

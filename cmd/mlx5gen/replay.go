@@ -43,8 +43,10 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			passed++
 			fmt.Fprintf(stdout, "ok %s\n", o.ID)
-			if *verbose && o.Divergence != nil {
-				fmt.Fprintf(stdout, "    divergence: %s\n", o.Divergence.Why)
+			if *verbose {
+				for _, d := range o.Divergences {
+					fmt.Fprintf(stdout, "    divergence: %s\n", d)
+				}
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"unicode"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/vectors"
 )
 
 func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -34,21 +34,21 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	text := strings.Join(fs.Args(), "")
 	if fs.NArg() == 0 {
-		b, err := io.ReadAll(stdin)
+		b, err := io.ReadAll(io.LimitReader(stdin, maxHexInput+1))
 		if err != nil {
 			return failf(stderr, "%v", err)
 		}
+		if len(b) > maxHexInput {
+			return failf(stderr, "standard input holds more than %d bytes; a WQE is at most %d bytes (%d hex digits)", maxHexInput, vectors.MaxWQEBytes, 2*vectors.MaxWQEBytes)
+		}
 		text = string(b)
 	}
-	text = strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) || r == ':' {
-			return -1
-		}
-		return r
-	}, strings.TrimPrefix(strings.TrimSpace(text), "0x"))
-	wqe, err := hex.DecodeString(text)
+	wqe, err := parseHex(text)
 	if err != nil {
 		return failf(stderr, "the WQE is not hex: %v", err)
+	}
+	if len(wqe) > vectors.MaxWQEBytes {
+		return failf(stderr, "%d bytes: a WQE is at most %d (ds has 6 bits: 63 16-byte units, within 16 WQEBBs)", len(wqe), vectors.MaxWQEBytes)
 	}
 	segs, err := mlx.Split(wqe, mlx.SplitOptions{DCI: *dci})
 	for _, s := range segs {
@@ -57,5 +57,50 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failf(stderr, "%v", err)
 	}
+	if end := 16 * int(wqe[7]&0x3f); len(wqe) > end {
+		fmt.Fprintf(stdout, "%4d  %d bytes after ds (%d bytes): not part of the WQE\n", end, len(wqe)-end, end)
+	}
 	return 0
+}
+
+// maxHexInput bounds what wqe decode reads from standard input: a WQE of
+// at most vectors.MaxWQEBytes, in hex, with room for spacing.
+const maxHexInput = 64 << 10
+
+// parseHex decodes hex digits, ignoring white space and colons (and a
+// leading 0x); an error gives the offending byte's offset and line:column.
+func parseHex(text string) ([]byte, error) {
+	start := len(text) - len(strings.TrimLeftFunc(text, unicode.IsSpace))
+	if strings.HasPrefix(text[start:], "0x") || strings.HasPrefix(text[start:], "0X") {
+		start += 2
+	}
+	out := make([]byte, 0, len(text)/2)
+	var hi byte
+	half := false
+	for i := start; i < len(text); i++ {
+		c := text[i]
+		var v byte
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':':
+			continue
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			line := strings.Count(text[:i], "\n") + 1
+			col := i - strings.LastIndexByte(text[:i], '\n')
+			return nil, fmt.Errorf("%q at offset %d (line %d, column %d)", text[i:i+1], i, line, col)
+		}
+		if half {
+			out = append(out, hi<<4|v)
+		}
+		hi, half = v, !half
+	}
+	if half {
+		return nil, fmt.Errorf("an odd number of hex digits (%d)", 2*len(out)+1)
+	}
+	return out, nil
 }

@@ -205,7 +205,7 @@ func validateFile(p *model.Package, f *jen.File) {
 		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("Validate").Params().Error().Block(
 			jen.Var().Id("e").Id("RuleError"),
 			jen.If(jen.Id("s").Dot("ValidateInto").Call(jen.Op("&").Id("e"))).Block(jen.Return(jen.Nil())),
-			jen.Return(jen.Id("e").Dot("clone").Call()),
+			jen.Return(jen.Id("cloneRuleError").Call(jen.Op("&").Id("e"))),
 		)
 		f.Line()
 	}
@@ -244,7 +244,7 @@ func validateFile(p *model.Package, f *jen.File) {
 		f.Func().Id(name).Params(sig...).Error().Block(
 			jen.Var().Id("e").Id("RuleError"),
 			jen.If(jen.Id(name+"Into").Call(append([]jen.Code{jen.Op("&").Id("e")}, args...)...)).Block(jen.Return(jen.Nil())),
-			jen.Return(jen.Id("e").Dot("clone").Call()),
+			jen.Return(jen.Id("cloneRuleError").Call(jen.Op("&").Id("e"))),
 		)
 		f.Line()
 	}
@@ -431,7 +431,7 @@ func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
 		namesCode = jen.Id(namesFunc(names))
 	}
 	stmt := jen.If(bad).Block(
-		jen.Id("e").Dot("set").Call(jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
+		jen.Id("setRuleError").Call(jen.Id("e"), jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
 		jen.Return(jen.False()),
 	)
 	if a.When != nil {

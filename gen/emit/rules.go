@@ -25,14 +25,10 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Type().Id("Func").Uint16()
 	f.Line()
 	var ids []jen.Code
-	for i, fn := range a.Funcs {
-		c := jen.Id(fn.GoName)
-		if i == 0 {
-			c = c.Id("Func").Op("=").Iota()
-		}
-		ids = append(ids, c.Comment(fn.Name))
+	for _, fn := range a.Funcs {
+		ids = append(ids, jen.Id(fn.GoName).Id("Func").Op("=").Lit(fn.ID).Comment(fn.Name))
 	}
-	ids = append(ids, jen.Id("NumFuncs").Comment("the number of functions"))
+	ids = append(ids, jen.Id("NumFuncs").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
 	f.Const().Defs(ids...)
 	f.Line()
 
@@ -151,7 +147,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "String returns the function's C name.")
 	f.Func().Params(jen.Id("f").Id("Func")).Id("String").Params().String().Block(
-		jen.If(jen.Id("f").Op(">=").Id("NumFuncs")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
+		jen.If(jen.Id("f").Op(">=").Id("NumFuncs").Op("||").Id("Funcs").Index(jen.Id("f")).Dot("Name").Op("==").Lit("")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
 		jen.Return(jen.Id("Funcs").Index(jen.Id("f")).Dot("Name")),
 	)
 }
@@ -204,6 +200,9 @@ func rulesFile(p *model.Package, f *jen.File) {
 		jen.Id("Errno").Qual("syscall", "Errno").Comment("0 for use and info rules"),
 		jen.Id("Chain").Id("ChainCheck").Comment("the state machine's check, or -1"),
 		jen.Id("Libmlx5").String().Comment("how libmlx5 differs, if it does"),
+		jen.Id("Funcs").Index().String().Comment("the C functions it applies to"),
+		jen.Id("Libmlx5Accepts").Bool().Comment("libmlx5 accepts what this rule rejects (spec: libmlx5_accepts)"),
+		jen.Id("Follows").String().Comment("the rdma-core release whose changed behaviour mlx5gen follows, if any"),
 	)
 	f.Line()
 	comment(f, "Rules lists every rule of the spec that applies to this rdma-core release, in spec order.")
@@ -222,6 +221,19 @@ func rulesFile(p *model.Package, f *jen.File) {
 			}
 			if r.Spec.Libmlx5 != "" {
 				d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Spec.Libmlx5))
+			}
+			if len(r.Spec.Funcs) > 0 {
+				d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+					for _, fn := range r.Spec.Funcs {
+						g.Lit(fn)
+					}
+				})
+			}
+			if r.Spec.Libmlx5Accepts {
+				d[jen.Id("Libmlx5Accepts")] = jen.True()
+			}
+			if r.Spec.Follows != "" {
+				d[jen.Id("Follows")] = jen.Lit(r.Spec.Follows)
 			}
 			g.Line().Values(d)
 		}
@@ -265,7 +277,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Var().Id("chainRuleOf").Op("=").Index(jen.Id("NumChainChecks")).Index(jen.Id("NumFuncs")).Uint16().ValuesFunc(func(g *jen.Group) {
 		for i := range model.ChainChecks {
 			var row []jen.Code
-			for j := range a.Funcs {
+			for j := range a.NumFuncs {
 				k := 0
 				if r := a.ChainRule[i][j]; r != nil {
 					k = index[r]

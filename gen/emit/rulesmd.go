@@ -95,7 +95,14 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 	fmt.Fprintf(&b, "mlx5gen works with libmlx5).\n\n")
 	for _, r := range rules {
 		if r.Spec.Libmlx5 != "" {
-			fmt.Fprintf(&b, "- `%s` (%s): %s\n", r.ID, r.Spec.Man, cell(r.Spec.Libmlx5))
+			note := ""
+			if r.Spec.Libmlx5Accepts {
+				note += " *(libmlx5 accepts what we reject: `mlx5gen replay` holds such a vector to our rejection.)*"
+			}
+			if r.Spec.Follows != "" {
+				note += fmt.Sprintf(" *(We follow rdma-core %s and later: `mlx5gen replay` compares `result_at_newest_commit`.)*", r.Spec.Follows)
+			}
+			fmt.Fprintf(&b, "- `%s` (%s): %s%s\n", r.ID, r.Spec.Man, cell(r.Spec.Libmlx5), note)
 		}
 	}
 	return b.Bytes()

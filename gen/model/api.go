@@ -24,6 +24,11 @@ var ChainChecks = []string{
 
 // Func is a function of the API.
 type Func struct {
+	// ID is the function's Func value: its index among all the spec's
+	// functions, gated out or not, so that a value means the same function
+	// in the packages of every rdma-core release (a downstream package's
+	// aliases and errors.As on a RuleError depend on it).
+	ID      int
 	Name    string
 	GoName  string // FnMlx5dvWrMkeyConfigure
 	Spec    *spec.Function
@@ -149,6 +154,7 @@ type ArgCheck struct {
 // rules of the spec.
 type API struct {
 	Funcs     []*Func
+	NumFuncs  int // the number of Func values: every function of the spec, available or not
 	Mirrors   []*Mirror
 	Rules     []*Rule
 	Uncovered []string // mlx5dv functions and structs of the header no descriptor covers
@@ -178,7 +184,8 @@ func (b *builder) api() {
 	v := b.c.Version
 
 	funcs := map[string]*Func{}
-	for _, sf := range b.s.Functions {
+	a.NumFuncs = len(b.s.Functions)
+	for id, sf := range b.s.Functions {
 		cf := b.c.Func(sf.Name)
 		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, cf != nil) {
 			continue
@@ -187,7 +194,7 @@ func (b *builder) api() {
 			b.errorf(sf.Pos, "function %s: not in %s (rdma-core %s)", sf.Name, b.c.Header, orUnknown(v))
 			continue
 		}
-		f := &Func{Name: sf.Name, GoName: "Fn" + Camel(sf.Name), Spec: sf, C: cf, Kind: sf.Kind,
+		f := &Func{ID: id, Name: sf.Name, GoName: "Fn" + Camel(sf.Name), Spec: sf, C: cf, Kind: sf.Kind,
 			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
 		b.checkPrototype(sf, cf, f)
 		if sf.SendOp != "" {
@@ -289,7 +296,7 @@ func (b *builder) api() {
 
 	a.ChainRule = make([][]*Rule, len(ChainChecks))
 	for i := range ChainChecks {
-		a.ChainRule[i] = make([]*Rule, len(a.Funcs))
+		a.ChainRule[i] = make([]*Rule, a.NumFuncs)
 		var first *Rule
 		for _, r := range a.Rules {
 			if r.Chain != i+1 {
@@ -299,19 +306,14 @@ func (b *builder) api() {
 				first = r
 			}
 			for _, f := range r.Funcs {
-				for j, g := range a.Funcs {
-					if g != f {
-						continue
-					}
-					if prev := a.ChainRule[i][j]; prev != nil {
-						b.errorf(r.Spec.Pos, "rule %s: function %s already reports chain check %s as rule %s (%s); name each function in one rule per check", r.ID, f.Name, ChainChecks[i], prev.ID, prev.Spec.Pos)
-						continue
-					}
-					a.ChainRule[i][j] = r
+				if prev := a.ChainRule[i][f.ID]; prev != nil {
+					b.errorf(r.Spec.Pos, "rule %s: function %s already reports chain check %s as rule %s (%s); name each function in one rule per check", r.ID, f.Name, ChainChecks[i], prev.ID, prev.Spec.Pos)
+					continue
 				}
+				a.ChainRule[i][f.ID] = r
 			}
 		}
-		for j := range a.Funcs {
+		for j := range a.ChainRule[i] {
 			if a.ChainRule[i][j] == nil {
 				a.ChainRule[i][j] = first
 			}

@@ -78,7 +78,7 @@ func (b *builder) declare(pos fmt.Stringer, name, what string) bool {
 }
 
 // Names the generated package declares by itself.
-var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs", "QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo", "KindVerb", "KindBuilder", "KindSetter", "KindHelper", "Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero", "TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
+var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView", "BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "setRuleError", "cloneRuleError", "Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs", "QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo", "KindVerb", "KindBuilder", "KindSetter", "KindHelper", "Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero", "TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
 
 // Build makes the Go model of c refined by s.
 func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {

@@ -105,6 +105,17 @@ type Rule struct {
 	Funcs   []string `yaml:"funcs"`   // the functions it applies to
 	Check   *Check   `yaml:"check"`   // how it is enforced; nil for use and info rules
 	Libmlx5 string   `yaml:"libmlx5"` // how libmlx5 differs, when it does
+
+	// Libmlx5Accepts: libmlx5 accepts a work request that breaks this
+	// enforced rule (posts it, or completes the batch with 0) and we
+	// reject it. Replay holds a vector in which libmlx5 accepted such a
+	// batch to this rejection.
+	Libmlx5Accepts bool `yaml:"libmlx5_accepts"`
+	// Follows is the rdma-core release whose changed behaviour we follow
+	// (libmlx5 before it did otherwise). Replay compares a vector's
+	// result_at_newest_commit, recorded with that release or a later one,
+	// for a case that calls one of the rule's funcs.
+	Follows string   `yaml:"follows"`
 	Vectors []string `yaml:"vectors"` // rejects.json cases it explains
 	Tests   *Tests   `yaml:"tests"`   // examples that break and keep it
 	Gate    `yaml:",inline"`

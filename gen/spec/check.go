@@ -173,6 +173,14 @@ func (s *Spec) checkAPI() ErrorList {
 				bad(r.Pos, "%s: an enforced rule needs tests with good and bad examples", what)
 			}
 		}
+		if r.Libmlx5Accepts && (!enforced || r.Libmlx5 == "") {
+			bad(r.Pos, "%s: libmlx5_accepts is for an enforced rule whose libmlx5 text says what libmlx5 does instead", what)
+		}
+		if r.Follows != "" {
+			if _, _, ok := ParseVersion(r.Follows); !ok || r.Libmlx5 == "" || len(r.Funcs) == 0 {
+				bad(r.Pos, "%s: follows takes a release (\"61.0\") and needs funcs and a libmlx5 text saying what changed", what)
+			}
+		}
 		if c := r.Check; c != nil {
 			forms := 0
 			if c.Struct != "" {

@@ -9,48 +9,48 @@ package mlx5dv
 type Func uint16
 
 const (
-	FnIbvQpToQpEx                      Func = iota // ibv_qp_to_qp_ex
-	FnIbvWrStart                                   // ibv_wr_start
-	FnIbvWrComplete                                // ibv_wr_complete
-	FnIbvWrAbort                                   // ibv_wr_abort
-	FnIbvWrAtomicCmpSwp                            // ibv_wr_atomic_cmp_swp
-	FnIbvWrAtomicFetchAdd                          // ibv_wr_atomic_fetch_add
-	FnIbvWrBindMw                                  // ibv_wr_bind_mw
-	FnIbvWrLocalInv                                // ibv_wr_local_inv
-	FnIbvWrRdmaRead                                // ibv_wr_rdma_read
-	FnIbvWrRdmaWrite                               // ibv_wr_rdma_write
-	FnIbvWrRdmaWriteImm                            // ibv_wr_rdma_write_imm
-	FnIbvWrSend                                    // ibv_wr_send
-	FnIbvWrSendImm                                 // ibv_wr_send_imm
-	FnIbvWrSendInv                                 // ibv_wr_send_inv
-	FnIbvWrSendTso                                 // ibv_wr_send_tso
-	FnIbvWrAtomicWrite                             // ibv_wr_atomic_write
-	FnIbvWrSetSge                                  // ibv_wr_set_sge
-	FnIbvWrSetSgeList                              // ibv_wr_set_sge_list
-	FnIbvWrSetInlineData                           // ibv_wr_set_inline_data
-	FnIbvWrSetInlineDataList                       // ibv_wr_set_inline_data_list
-	FnIbvWrSetUdAddr                               // ibv_wr_set_ud_addr
-	FnIbvWrSetXrcSrqn                              // ibv_wr_set_xrc_srqn
-	FnMlx5dvCreateMkey                             // mlx5dv_create_mkey
-	FnMlx5dvDestroyMkey                            // mlx5dv_destroy_mkey
-	FnMlx5dvCreateQp                               // mlx5dv_create_qp
-	FnMlx5dvQpExFromIbvQpEx                        // mlx5dv_qp_ex_from_ibv_qp_ex
-	FnMlx5dvDevxUmemReg                            // mlx5dv_devx_umem_reg
-	FnMlx5dvDevxUmemRegEx                          // mlx5dv_devx_umem_reg_ex
-	FnMlx5dvDevxUmemDereg                          // mlx5dv_devx_umem_dereg
-	FnMlx5dvWrMkeyConfigure                        // mlx5dv_wr_mkey_configure
-	FnMlx5dvWrSetMkeyAccessFlags                   // mlx5dv_wr_set_mkey_access_flags
-	FnMlx5dvWrSetMkeyLayoutList                    // mlx5dv_wr_set_mkey_layout_list
-	FnMlx5dvWrSetMkeyLayoutInterleaved             // mlx5dv_wr_set_mkey_layout_interleaved
-	FnMlx5dvWrSetDcAddr                            // mlx5dv_wr_set_dc_addr
-	FnMlx5dvWrSetDcAddrStream                      // mlx5dv_wr_set_dc_addr_stream
-	FnMlx5dvWrMrInterleaved                        // mlx5dv_wr_mr_interleaved
-	FnMlx5dvWrMrList                               // mlx5dv_wr_mr_list
-	FnMlx5dvWrRawWqe                               // mlx5dv_wr_raw_wqe
-	FnMlx5dvWrMemcpy                               // mlx5dv_wr_memcpy
-	FnMlx5dvWrSetMkeyCrypto                        // mlx5dv_wr_set_mkey_crypto
-	FnMlx5dvWrSetMkeySigBlock                      // mlx5dv_wr_set_mkey_sig_block
-	NumFuncs                                       // the number of functions
+	FnIbvQpToQpEx                      Func = 0  // ibv_qp_to_qp_ex
+	FnIbvWrStart                       Func = 1  // ibv_wr_start
+	FnIbvWrComplete                    Func = 2  // ibv_wr_complete
+	FnIbvWrAbort                       Func = 3  // ibv_wr_abort
+	FnIbvWrAtomicCmpSwp                Func = 4  // ibv_wr_atomic_cmp_swp
+	FnIbvWrAtomicFetchAdd              Func = 5  // ibv_wr_atomic_fetch_add
+	FnIbvWrBindMw                      Func = 6  // ibv_wr_bind_mw
+	FnIbvWrLocalInv                    Func = 7  // ibv_wr_local_inv
+	FnIbvWrRdmaRead                    Func = 8  // ibv_wr_rdma_read
+	FnIbvWrRdmaWrite                   Func = 9  // ibv_wr_rdma_write
+	FnIbvWrRdmaWriteImm                Func = 10 // ibv_wr_rdma_write_imm
+	FnIbvWrSend                        Func = 11 // ibv_wr_send
+	FnIbvWrSendImm                     Func = 12 // ibv_wr_send_imm
+	FnIbvWrSendInv                     Func = 13 // ibv_wr_send_inv
+	FnIbvWrSendTso                     Func = 14 // ibv_wr_send_tso
+	FnIbvWrAtomicWrite                 Func = 15 // ibv_wr_atomic_write
+	FnIbvWrSetSge                      Func = 17 // ibv_wr_set_sge
+	FnIbvWrSetSgeList                  Func = 18 // ibv_wr_set_sge_list
+	FnIbvWrSetInlineData               Func = 19 // ibv_wr_set_inline_data
+	FnIbvWrSetInlineDataList           Func = 20 // ibv_wr_set_inline_data_list
+	FnIbvWrSetUdAddr                   Func = 21 // ibv_wr_set_ud_addr
+	FnIbvWrSetXrcSrqn                  Func = 22 // ibv_wr_set_xrc_srqn
+	FnMlx5dvCreateMkey                 Func = 23 // mlx5dv_create_mkey
+	FnMlx5dvDestroyMkey                Func = 24 // mlx5dv_destroy_mkey
+	FnMlx5dvCreateQp                   Func = 25 // mlx5dv_create_qp
+	FnMlx5dvQpExFromIbvQpEx            Func = 26 // mlx5dv_qp_ex_from_ibv_qp_ex
+	FnMlx5dvDevxUmemReg                Func = 27 // mlx5dv_devx_umem_reg
+	FnMlx5dvDevxUmemRegEx              Func = 28 // mlx5dv_devx_umem_reg_ex
+	FnMlx5dvDevxUmemDereg              Func = 29 // mlx5dv_devx_umem_dereg
+	FnMlx5dvWrMkeyConfigure            Func = 33 // mlx5dv_wr_mkey_configure
+	FnMlx5dvWrSetMkeyAccessFlags       Func = 34 // mlx5dv_wr_set_mkey_access_flags
+	FnMlx5dvWrSetMkeyLayoutList        Func = 35 // mlx5dv_wr_set_mkey_layout_list
+	FnMlx5dvWrSetMkeyLayoutInterleaved Func = 36 // mlx5dv_wr_set_mkey_layout_interleaved
+	FnMlx5dvWrSetDcAddr                Func = 37 // mlx5dv_wr_set_dc_addr
+	FnMlx5dvWrSetDcAddrStream          Func = 38 // mlx5dv_wr_set_dc_addr_stream
+	FnMlx5dvWrMrInterleaved            Func = 39 // mlx5dv_wr_mr_interleaved
+	FnMlx5dvWrMrList                   Func = 40 // mlx5dv_wr_mr_list
+	FnMlx5dvWrRawWqe                   Func = 41 // mlx5dv_wr_raw_wqe
+	FnMlx5dvWrMemcpy                   Func = 42 // mlx5dv_wr_memcpy
+	FnMlx5dvWrSetMkeyCrypto            Func = 43 // mlx5dv_wr_set_mkey_crypto
+	FnMlx5dvWrSetMkeySigBlock          Func = 44 // mlx5dv_wr_set_mkey_sig_block
+	NumFuncs                                = 45 // the number of Func values: the spec's functions, also those this release lacks
 )
 
 // QPType is a set of QP types.
@@ -450,7 +450,7 @@ var Funcs = [NumFuncs]FuncInfo{
 
 // String returns the function's C name.
 func (f Func) String() string {
-	if f >= NumFuncs {
+	if f >= NumFuncs || Funcs[f].Name == "" {
 		return formatUnknown("Func", uint64(f))
 	}
 	return Funcs[f].Name

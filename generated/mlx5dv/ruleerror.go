@@ -164,16 +164,18 @@ func (e *RuleError) Unwrap() error {
 	return e.Errno
 }
 
-// set fills e from the rule's template t and what was wrong; the
-// validators report through it.
-func (e *RuleError) set(t *RuleError, st, field string, test Test, v, limit uint64, names func(uint64) string) {
+// setRuleError fills e from the rule's template t and what was wrong; the
+// validators report through it. A function, not a method, so that a
+// package whose RuleError is an alias of this one (mlx5gen generate
+// -alias) can call its own copy.
+func setRuleError(e, t *RuleError, st, field string, test Test, v, limit uint64, names func(uint64) string) {
 	*e = *t
 	e.WR, e.Struct, e.Field, e.Test, e.Value, e.Limit, e.Names = -1, st, field, test, v, limit, names
 }
 
-// clone returns a copy of e on the heap: a validator's error for a caller
-// that keeps it.
-func (e *RuleError) clone() error {
+// cloneRuleError returns a copy of e on the heap: a validator's error for a
+// caller that keeps it.
+func cloneRuleError(e *RuleError) error {
 	c := new(RuleError)
 	*c = *e
 	return c

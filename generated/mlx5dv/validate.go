@@ -21,7 +21,7 @@ func (s *IbvSge) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct ibv_data_buf, then the structs it points to that are in use. It reports whether
@@ -37,7 +37,7 @@ func (s *IbvDataBuf) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct ibv_mw_bind_info (ibv_wr.bind_mw.length), then the structs it points to that are in use. It reports whether
@@ -45,7 +45,7 @@ func (s *IbvDataBuf) Validate() error {
 func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
 	// rule ibv_wr.bind_mw.length: ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.
 	if uint64(s.Length) > 0x80000000 {
-		e.set(errIbvWrBindMwLength, "ibv_mw_bind_info", "length", TestMax, uint64(s.Length), 0x80000000, nil)
+		setRuleError(e, errIbvWrBindMwLength, "ibv_mw_bind_info", "length", TestMax, uint64(s.Length), 0x80000000, nil)
 		return false
 	}
 	return true
@@ -58,7 +58,7 @@ func (s *IbvMwBindInfo) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_init_attr (create_mkey.pd, create_mkey.create_flags), then the structs it points to that are in use. It reports whether
@@ -66,12 +66,12 @@ func (s *IbvMwBindInfo) Validate() error {
 func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_mkey.pd: pd is the protection domain the mkey belongs to.
 	if s.Pd == nil {
-		e.set(errCreateMkeyPd, "mlx5dv_mkey_init_attr", "pd", TestNotNull, 0, 0, nil)
+		setRuleError(e, errCreateMkeyPd, "mlx5dv_mkey_init_attr", "pd", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule create_mkey.create_flags: create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).
 	if uint64(s.CreateFlags)&^0x1f != 0 {
-		e.set(errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMlx5dvMkeyInitAttrFlags)
+		setRuleError(e, errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMlx5dvMkeyInitAttrFlags)
 		return false
 	}
 	return true
@@ -84,7 +84,7 @@ func (s *Mlx5dvMkeyInitAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_mkey, then the structs it points to that are in use. It reports whether
@@ -100,7 +100,7 @@ func (s *Mlx5dvMkey) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.dci_streams.needs_dc, create_qp.dci_streams.dci_only, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
@@ -108,34 +108,34 @@ func (s *Mlx5dvMkey) Validate() error {
 func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.comp_mask: comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.
 	if uint64(s.CompMask)&^0xf != 0 {
-		e.set(errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesMlx5dvQpInitAttrMask)
+		setRuleError(e, errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesMlx5dvQpInitAttrMask)
 		return false
 	}
 	// rule create_qp.create_flags: create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.CreateFlags)&^0x7f != 0 {
-			e.set(errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
+			setRuleError(e, errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.needs_dc: The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.
 	if uint64(s.CompMask)&0x8 == 0x8 {
 		if uint64(s.CompMask)&0x2 != 0x2 {
-			e.set(errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
+			setRuleError(e, errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.dci_only: dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.
 	if uint64(s.CompMask)&0xa == 0xa {
 		if uint64(s.DcInitAttr.DcType) != 0x2 {
-			e.set(errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
+			setRuleError(e, errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
 			return false
 		}
 	}
 	// rule create_qp.send_ops_flags: send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.
 	if uint64(s.CompMask)&0x4 == 0x4 {
 		if uint64(s.SendOpsFlags)&^0x1f != 0 {
-			e.set(errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesMlx5dvQpCreateSendOpsFlags)
+			setRuleError(e, errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesMlx5dvQpCreateSendOpsFlags)
 			return false
 		}
 	}
@@ -154,7 +154,7 @@ func (s *Mlx5dvQpInitAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_dc_init_attr (create_qp.dc_type), then the structs it points to that are in use. It reports whether
@@ -163,7 +163,7 @@ func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.dc_type: dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.
 	if s.DcType != MLX5DV_DCTYPE_DCT &&
 		s.DcType != MLX5DV_DCTYPE_DCI {
-		e.set(errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DcType), 0, namesMlx5dvDcType)
+		setRuleError(e, errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DcType), 0, namesMlx5dvDcType)
 		return false
 	}
 	if uint64(s.DcType) == 0x2 {
@@ -181,7 +181,7 @@ func (s *Mlx5dvDcInitAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_dci_streams, then the structs it points to that are in use. It reports whether
@@ -197,7 +197,7 @@ func (s *Mlx5dvDciStreams) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem, then the structs it points to that are in use. It reports whether
@@ -213,7 +213,7 @@ func (s *Mlx5dvDevxUmem) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask, umem.in.dmabuf_fd.mask, umem.in.dmabuf_fd.negative), then the structs it points to that are in use. It reports whether
@@ -221,25 +221,25 @@ func (s *Mlx5dvDevxUmem) Validate() error {
 func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 	// rule umem.in.access: umem_in->access is 0 or an OR of enum ibv_access_flags.
 	if uint64(s.Access)&^0x1000ff != 0 {
-		e.set(errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesIbvAccessFlags)
 		return false
 	}
 	// rule umem.in.comp_mask: comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).
 	if uint64(s.CompMask)&^0x1 != 0 {
-		e.set(errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
+		setRuleError(e, errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
 		return false
 	}
 	// rule umem.in.dmabuf_fd.mask: Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.
 	if uint64(s.CompMask)&0x1 == 0 {
 		if s.DmabufFd != 0 {
-			e.set(errUmemInDmabufFdMask, "mlx5dv_devx_umem_in", "dmabuf_fd", TestZero, uint64(s.DmabufFd), 0, nil)
+			setRuleError(e, errUmemInDmabufFdMask, "mlx5dv_devx_umem_in", "dmabuf_fd", TestZero, uint64(s.DmabufFd), 0, nil)
 			return false
 		}
 	}
 	// rule umem.in.dmabuf_fd.negative: With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if s.DmabufFd < 0 {
-			e.set(errUmemInDmabufFdNegative, "mlx5dv_devx_umem_in", "dmabuf_fd", TestNotNegative, uint64(s.DmabufFd), 0, nil)
+			setRuleError(e, errUmemInDmabufFdNegative, "mlx5dv_devx_umem_in", "dmabuf_fd", TestNotNegative, uint64(s.DmabufFd), 0, nil)
 			return false
 		}
 	}
@@ -253,7 +253,7 @@ func (s *Mlx5dvDevxUmemIn) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use. It reports whether
@@ -261,12 +261,12 @@ func (s *Mlx5dvDevxUmemIn) Validate() error {
 func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
 	// rule mkey_configure.conf_flags: conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.
 	if uint64(s.ConfFlags)&^0x1 != 0 {
-		e.set(errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMlx5dvMkeyConfFlags)
+		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMlx5dvMkeyConfFlags)
 		return false
 	}
 	// rule mkey_configure.comp_mask: comp_mask is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		e.set(errMkeyConfigureCompMask, "mlx5dv_mkey_conf_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		setRuleError(e, errMkeyConfigureCompMask, "mlx5dv_mkey_conf_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
 		return false
 	}
 	return true
@@ -279,7 +279,7 @@ func (s *Mlx5dvMkeyConfAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_mr_interleaved, then the structs it points to that are in use. It reports whether
@@ -295,7 +295,7 @@ func (s *Mlx5dvMrInterleaved) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_attr (crypto.standard, crypto.order, crypto.data_unit_size, crypto.dek, crypto.comp_mask), then the structs it points to that are in use. It reports whether
@@ -303,13 +303,13 @@ func (s *Mlx5dvMrInterleaved) Validate() error {
 func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto.standard: crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).
 	if s.CryptoStandard != MLX5DV_CRYPTO_STANDARD_AES_XTS {
-		e.set(errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesMlx5dvCryptoStandard)
+		setRuleError(e, errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesMlx5dvCryptoStandard)
 		return false
 	}
 	// rule crypto.order: signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.
 	if s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX &&
 		s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX {
-		e.set(errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesMlx5dvSignatureCryptoOrder)
+		setRuleError(e, errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesMlx5dvSignatureCryptoOrder)
 		return false
 	}
 	// rule crypto.data_unit_size: data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).
@@ -318,17 +318,17 @@ func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4160 {
-		e.set(errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesMlx5dvBlockSize)
 		return false
 	}
 	// rule crypto.dek: dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().
 	if s.Dek == nil {
-		e.set(errCryptoDek, "mlx5dv_crypto_attr", "dek", TestNotNull, 0, 0, nil)
+		setRuleError(e, errCryptoDek, "mlx5dv_crypto_attr", "dek", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule crypto.comp_mask: comp_mask is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		e.set(errCryptoCompMask, "mlx5dv_crypto_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		setRuleError(e, errCryptoCompMask, "mlx5dv_crypto_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
 		return false
 	}
 	return true
@@ -341,7 +341,7 @@ func (s *Mlx5dvCryptoAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_attr (sig.no_domain, sig.flags, sig.comp_mask), then the structs it points to that are in use. It reports whether
@@ -349,17 +349,17 @@ func (s *Mlx5dvCryptoAttr) Validate() error {
 func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 	// rule sig.no_domain: At least one of mem and wire describes a signature.
 	if s.Mem == nil && s.Wire == nil {
-		e.set(errSigNoDomain, "mlx5dv_sig_block_attr", "mem and wire", TestNotNull, 0, 0, nil)
+		setRuleError(e, errSigNoDomain, "mlx5dv_sig_block_attr", "mem and wire", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule sig.flags: flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.
 	if uint64(s.Flags)&^0x1 != 0 {
-		e.set(errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvSigBlockAttrFlags)
+		setRuleError(e, errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvSigBlockAttrFlags)
 		return false
 	}
 	// rule sig.comp_mask: comp_mask of the attributes is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		e.set(errSigCompMask, "mlx5dv_sig_block_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		setRuleError(e, errSigCompMask, "mlx5dv_sig_block_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
 		return false
 	}
 	if s.Mem != nil && !s.Mem.ValidateInto(e) {
@@ -378,7 +378,7 @@ func (s *Mlx5dvSigBlockAttr) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_domain (sig.domain.sig_type, sig.domain.dif, sig.domain.crc, sig.domain.block_size, sig.domain.comp_mask), then the structs it points to that are in use. It reports whether
@@ -387,20 +387,20 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 	// rule sig.domain.sig_type: sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).
 	if s.SigType != MLX5DV_SIG_TYPE_T10DIF &&
 		s.SigType != MLX5DV_SIG_TYPE_CRC {
-		e.set(errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesMlx5dvSigType)
+		setRuleError(e, errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesMlx5dvSigType)
 		return false
 	}
 	// rule sig.domain.dif: sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.
 	if uint64(s.SigType) == 0x0 {
 		if s.SigDif() == nil {
-			e.set(errSigDomainDif, "mlx5dv_sig_block_domain", "sig.dif", TestNotNull, 0, 0, nil)
+			setRuleError(e, errSigDomainDif, "mlx5dv_sig_block_domain", "sig.dif", TestNotNull, 0, 0, nil)
 			return false
 		}
 	}
 	// rule sig.domain.crc: For a CRC signature, sig.crc points to its parameters.
 	if uint64(s.SigType) == 0x1 {
 		if s.SigCrc() == nil {
-			e.set(errSigDomainCrc, "mlx5dv_sig_block_domain", "sig.crc", TestNotNull, 0, 0, nil)
+			setRuleError(e, errSigDomainCrc, "mlx5dv_sig_block_domain", "sig.crc", TestNotNull, 0, 0, nil)
 			return false
 		}
 	}
@@ -410,12 +410,12 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4160 {
-		e.set(errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesMlx5dvBlockSize)
 		return false
 	}
 	// rule sig.domain.comp_mask: comp_mask of a domain is reserved for extensions and must be 0.
 	if s.CompMask != 0 {
-		e.set(errSigDomainCompMask, "mlx5dv_sig_block_domain", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
+		setRuleError(e, errSigDomainCompMask, "mlx5dv_sig_block_domain", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
 		return false
 	}
 	if uint64(s.SigType) == 0x0 {
@@ -438,7 +438,7 @@ func (s *Mlx5dvSigBlockDomain) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_sig_crc (sig.crc.type, sig.crc.seed32, sig.crc.seed64), then the structs it points to that are in use. It reports whether
@@ -448,20 +448,20 @@ func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
 	if s.Type != MLX5DV_SIG_CRC_TYPE_CRC32 &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC32C &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-		e.set(errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesMlx5dvSigCrcType)
+		setRuleError(e, errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesMlx5dvSigCrcType)
 		return false
 	}
 	// rule sig.crc.seed32: The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).
 	if uint64(s.Type) == 0x0 || uint64(s.Type) == 0x1 {
 		if uint64(s.Seed) != 0x0 && uint64(s.Seed) != 0xffffffff {
-			e.set(errSigCrcSeed32, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
+			setRuleError(e, errSigCrcSeed32, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
 			return false
 		}
 	}
 	// rule sig.crc.seed64: The only seeds supported for CRC64_XP10 are 0 and 0xFFFFFFFFFFFFFFFF (UINT64_MAX).
 	if uint64(s.Type) == 0x2 {
 		if uint64(s.Seed) != 0x0 && uint64(s.Seed) != 0xffffffffffffffff {
-			e.set(errSigCrcSeed64, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
+			setRuleError(e, errSigCrcSeed64, "mlx5dv_sig_crc", "seed", TestOneOf, uint64(s.Seed), 0, nil)
 			return false
 		}
 	}
@@ -475,7 +475,7 @@ func (s *Mlx5dvSigCrc) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateInto checks the rules on struct mlx5dv_sig_t10dif (sig.t10dif.bg_type, sig.t10dif.bg, sig.t10dif.flags), then the structs it points to that are in use. It reports whether
@@ -484,17 +484,17 @@ func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
 	// rule sig.t10dif.bg_type: bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).
 	if s.BgType != MLX5DV_SIG_T10DIF_CRC &&
 		s.BgType != MLX5DV_SIG_T10DIF_CSUM {
-		e.set(errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BgType), 0, namesMlx5dvSigT10difBgType)
+		setRuleError(e, errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BgType), 0, namesMlx5dvSigT10difBgType)
 		return false
 	}
 	// rule sig.t10dif.bg: bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).
 	if uint64(s.Bg) != 0x0 && uint64(s.Bg) != 0xffff {
-		e.set(errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.Bg), 0, nil)
+		setRuleError(e, errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.Bg), 0, nil)
 		return false
 	}
 	// rule sig.t10dif.flags: flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says "one of", but the values are bits and may be combined.
 	if uint64(s.Flags)&^0x7 != 0 {
-		e.set(errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesMlx5dvSigT10difFlags)
+		setRuleError(e, errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesMlx5dvSigT10difFlags)
 		return false
 	}
 	return true
@@ -507,7 +507,7 @@ func (s *Mlx5dvSigT10dif) Validate() error {
 	if s.ValidateInto(&e) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsIbvWrBindMwInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
@@ -515,12 +515,12 @@ func (s *Mlx5dvSigT10dif) Validate() error {
 func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
 	if mw == nil {
-		e.set(errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
+		setRuleError(e, errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule ibv_wr.bind_mw.bind_info: bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.
 	if bindInfo == nil {
-		e.set(errIbvWrBindMwBindInfo, "", "bind_info", TestNotNull, 0, 0, nil)
+		setRuleError(e, errIbvWrBindMwBindInfo, "", "bind_info", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -533,7 +533,7 @@ func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
 	if ValidateArgsIbvWrBindMwInto(&e, mw, bindInfo) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
@@ -541,7 +541,7 @@ func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
 func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
-		e.set(errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
 		return false
 	}
 	return true
@@ -554,7 +554,7 @@ func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
 	if ValidateArgsMlx5dvDevxUmemRegInto(&e, access) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
@@ -562,12 +562,12 @@ func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
 func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// rule mkey_configure.mkey: mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.
 	if mkey == nil {
-		e.set(errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		setRuleError(e, errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule mkey_configure.attr: attr holds the attributes of the configuration.
 	if attr == nil {
-		e.set(errMkeyConfigureAttr, "", "attr", TestNotNull, 0, 0, nil)
+		setRuleError(e, errMkeyConfigureAttr, "", "attr", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -580,7 +580,7 @@ func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer)
 	if ValidateArgsMlx5dvWrMkeyConfigureInto(&e, mkey, attr) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
@@ -588,7 +588,7 @@ func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer)
 func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags IbvAccessFlags) bool {
 	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		e.set(errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
 		return false
 	}
 	return true
@@ -601,7 +601,7 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
 	if ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, accessFlags) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrSetDcAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
@@ -609,7 +609,7 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
 func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
-		e.set(errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
+		setRuleError(e, errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -622,7 +622,7 @@ func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
 	if ValidateArgsMlx5dvWrSetDcAddrInto(&e, ah) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrSetDcAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
@@ -630,7 +630,7 @@ func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
 func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
-		e.set(errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
+		setRuleError(e, errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -643,7 +643,7 @@ func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
 	if ValidateArgsMlx5dvWrSetDcAddrStreamInto(&e, ah) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
@@ -651,12 +651,12 @@ func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
 func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
 	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		e.set(errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
 	if mkey == nil {
-		e.set(errWrPostMrInterleavedMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		setRuleError(e, errWrPostMrInterleavedMkey, "", "mkey", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -669,7 +669,7 @@ func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAcces
 	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
@@ -677,12 +677,12 @@ func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAcces
 func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
 	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		e.set(errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
 	if mkey == nil {
-		e.set(errWrPostMrListMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		setRuleError(e, errWrPostMrListMkey, "", "mkey", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -695,7 +695,7 @@ func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags)
 	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
@@ -703,7 +703,7 @@ func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags)
 func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
 	if attr == nil {
-		e.set(errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
+		setRuleError(e, errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -716,7 +716,7 @@ func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
 	if ValidateArgsMlx5dvWrSetMkeyCryptoInto(&e, attr) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 // ValidateArgsMlx5dvWrSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
@@ -724,7 +724,7 @@ func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
 func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
 	if attr == nil {
-		e.set(errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
+		setRuleError(e, errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
@@ -737,7 +737,7 @@ func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
 	if ValidateArgsMlx5dvWrSetMkeySigBlockInto(&e, attr) {
 		return nil
 	}
-	return e.clone()
+	return cloneRuleError(&e)
 }
 
 func namesMlx5dvSigType(v uint64) string {

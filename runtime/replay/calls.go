@@ -2,7 +2,7 @@ package replay
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -87,49 +87,59 @@ func (a args) l(name string) []args {
 // make is.
 func (r *run) call(c *vectors.Call) (err error) {
 	a := args{vectors.Args(c.Args), &err}
-	q := r.q
-	switch c.Fn {
-	case "ibv_wr_start":
-		if e := q.Start(); e != nil {
+	if ctl := controls[c.Fn]; ctl != nil {
+		if e := ctl(r, a); e != nil {
 			return e
 		}
-		return nil
-	case "ibv_wr_complete":
-		r.completeErr = q.Complete()
-		return nil
-	case "ibv_wr_abort":
-		q.Abort()
-		return nil
-	case "ibv_qp_ex.wr_id":
-		q.SetWRID(a.u("value"))
-		return err
-	case "ibv_qp_ex.wr_flags":
-		q.SetWRFlags(mlx.IbvSendFlags(a.u("value")))
-		return err
-	case "(simulated) all outstanding send completions polled":
-		return q.Completed(q.Outstanding())
-	case "(simulated) signature-error CQE polled for the mkey":
-		mk := r.mkey(a)
-		if err == nil {
-			mk.SigError()
-		}
 		return err
 	}
-	if strings.HasPrefix(c.Fn, "(simulated)") {
-		return fmt.Errorf("unknown simulated event")
+	b := builders[c.Fn]
+	if b == nil {
+		return fmt.Errorf("replay does not know this function")
 	}
-	call := r.builder(c.Fn, a)
-	if call == nil {
-		if err == nil {
-			err = fmt.Errorf("replay does not know this function")
-		}
-		return err
-	}
+	call := b(r, a)
 	if err != nil {
 		return err
 	}
 	_ = call() // its error is latched and reported by ibv_wr_complete
 	return nil
+}
+
+// Functions lists every call a vector may make that the replay drives:
+// the builders and setters of runtime/sq by their C names, the batch
+// calls, the caller's field assignments and the simulated events.
+func Functions() []string {
+	var out []string
+	for fn := range controls {
+		out = append(out, fn)
+	}
+	for fn := range builders {
+		out = append(out, fn)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// controls are the calls that do not build: batches, ibv_qp_ex fields,
+// and the events a device would cause.
+var controls = map[string]func(r *run, a args) error{
+	"ibv_wr_start":    func(r *run, _ args) error { return r.q.Start() },
+	"ibv_wr_complete": func(r *run, _ args) error { r.completeErr = r.q.Complete(); return nil },
+	"ibv_wr_abort":    func(r *run, _ args) error { r.q.Abort(); return nil },
+	"ibv_qp_ex.wr_id": func(r *run, a args) error { r.q.SetWRID(a.u("value")); return nil },
+	"ibv_qp_ex.wr_flags": func(r *run, a args) error {
+		r.q.SetWRFlags(mlx.IbvSendFlags(a.u("value")))
+		return nil
+	},
+	"(simulated) all outstanding send completions polled": func(r *run, _ args) error {
+		return r.q.Completed(r.q.Outstanding())
+	},
+	"(simulated) signature-error CQE polled for the mkey": func(r *run, a args) error {
+		if mk := r.mkey(a); mk != nil {
+			mk.SigError()
+		}
+		return nil
+	},
 }
 
 func (r *run) mkey(a args) *sq.Mkey {
@@ -142,69 +152,75 @@ func (r *run) mkey(a args) *sq.Mkey {
 }
 
 // builder decodes the arguments of a builder or setter and returns the
-// call to make, or nil for an unknown function.
-func (r *run) builder(fn string, a args) func() error {
-	q := r.q
-	switch fn {
-	case "ibv_wr_send":
-		return q.Send
-	case "ibv_wr_send_imm":
+// call to make.
+type builder func(r *run, a args) func() error
+
+// builders are runtime/sq's builders and setters by their C names.
+var builders = map[string]builder{
+	"ibv_wr_send": func(r *run, a args) func() error { return r.q.Send },
+	"ibv_wr_send_imm": func(r *run, a args) func() error {
 		imm := mlx.ToBE32(uint32(a.u("imm_data_host")))
-		return func() error { return q.SendImm(imm) }
-	case "ibv_wr_send_inv":
+		return func() error { return r.q.SendImm(imm) }
+	},
+	"ibv_wr_send_inv": func(r *run, a args) func() error {
 		rkey := uint32(a.u("invalidate_rkey"))
-		return func() error { return q.SendInv(rkey) }
-	case "ibv_wr_rdma_write":
+		return func() error { return r.q.SendInv(rkey) }
+	},
+	"ibv_wr_rdma_write": func(r *run, a args) func() error {
 		rkey, raddr := uint32(a.u("rkey")), a.u("remote_addr")
-		return func() error { return q.RDMAWrite(rkey, raddr) }
-	case "ibv_wr_rdma_write_imm":
+		return func() error { return r.q.RDMAWrite(rkey, raddr) }
+	},
+	"ibv_wr_rdma_write_imm": func(r *run, a args) func() error {
 		rkey, raddr, imm := uint32(a.u("rkey")), a.u("remote_addr"), mlx.ToBE32(uint32(a.u("imm_data_host")))
-		return func() error { return q.RDMAWriteImm(rkey, raddr, imm) }
-	case "ibv_wr_rdma_read":
+		return func() error { return r.q.RDMAWriteImm(rkey, raddr, imm) }
+	},
+	"ibv_wr_rdma_read": func(r *run, a args) func() error {
 		rkey, raddr := uint32(a.u("rkey")), a.u("remote_addr")
-		return func() error { return q.RDMARead(rkey, raddr) }
-	case "ibv_wr_atomic_cmp_swp":
+		return func() error { return r.q.RDMARead(rkey, raddr) }
+	},
+	"ibv_wr_atomic_cmp_swp": func(r *run, a args) func() error {
 		rkey, raddr, cmp, swp := uint32(a.u("rkey")), a.u("remote_addr"), a.u("compare"), a.u("swap")
-		return func() error { return q.AtomicCmpSwp(rkey, raddr, cmp, swp) }
-	case "ibv_wr_atomic_fetch_add":
+		return func() error { return r.q.AtomicCmpSwp(rkey, raddr, cmp, swp) }
+	},
+	"ibv_wr_atomic_fetch_add": func(r *run, a args) func() error {
 		rkey, raddr, add := uint32(a.u("rkey")), a.u("remote_addr"), a.u("add")
-		return func() error { return q.AtomicFetchAdd(rkey, raddr, add) }
-	case "ibv_wr_local_inv":
+		return func() error { return r.q.AtomicFetchAdd(rkey, raddr, add) }
+	},
+	"ibv_wr_local_inv": func(r *run, a args) func() error {
 		rkey := uint32(a.u("invalidate_rkey"))
-		return func() error { return q.LocalInv(rkey) }
-	case "ibv_wr_set_sge":
+		return func() error { return r.q.LocalInv(rkey) }
+	},
+	"ibv_wr_bind_mw": (*run).bindMW,
+	"ibv_wr_set_sge": func(r *run, a args) func() error {
 		lkey, addr, length := uint32(a.u("lkey")), a.u("addr"), uint32(a.u("length"))
-		return func() error { return q.SetSGE(lkey, addr, length) }
-	case "ibv_wr_set_sge_list":
+		return func() error { return r.q.SetSGE(lkey, addr, length) }
+	},
+	"ibv_wr_set_sge_list": func(r *run, a args) func() error {
 		sges := sgeList(a.l("sg_list"))
-		return func() error { return q.SetSGEList(sges) }
-	case "ibv_wr_set_inline_data":
+		return func() error { return r.q.SetSGEList(sges) }
+	},
+	"ibv_wr_set_inline_data": func(r *run, a args) func() error {
 		data := a.hex("data_hex")
-		return func() error { return q.SetInlineData(data) }
-	case "ibv_wr_set_inline_data_list":
+		return func() error { return r.q.SetInlineData(data) }
+	},
+	"ibv_wr_set_inline_data_list": func(r *run, a args) func() error {
 		var bufs [][]byte
 		for _, b := range a.l("buf_list") {
 			bufs = append(bufs, b.hex("data_hex"))
 		}
-		return func() error { return q.SetInlineDataList(bufs) }
-	case "mlx5dv_wr_set_dc_addr", "mlx5dv_wr_set_dc_addr_stream":
-		ah := r.ahs[a.s("ah")]
-		if ah == nil {
-			a.fail("ah", fmt.Errorf("no such address handle in the setup"))
-		}
-		dctn, key := uint32(a.u("remote_dctn")), a.u("remote_dc_key")
-		if fn == "mlx5dv_wr_set_dc_addr" {
-			return func() error { return q.SetDCAddr(ah, dctn, key) }
-		}
-		stream := uint16(a.u("stream_id"))
-		return func() error { return q.SetDCAddrStream(ah, dctn, key, stream) }
-	case "mlx5dv_wr_memcpy":
+		return func() error { return r.q.SetInlineDataList(bufs) }
+	},
+	"mlx5dv_wr_set_dc_addr":        func(r *run, a args) func() error { return r.dcAddr(a, false) },
+	"mlx5dv_wr_set_dc_addr_stream": func(r *run, a args) func() error { return r.dcAddr(a, true) },
+	"mlx5dv_wr_memcpy": func(r *run, a args) func() error {
 		dl, da, sl, sa, n := uint32(a.u("dest_lkey")), a.u("dest_addr"), uint32(a.u("src_lkey")), a.u("src_addr"), a.u("length")
-		return func() error { return q.Memcpy(dl, da, sl, sa, n) }
-	case "mlx5dv_wr_raw_wqe":
+		return func() error { return r.q.Memcpy(dl, da, sl, sa, n) }
+	},
+	"mlx5dv_wr_raw_wqe": func(r *run, a args) func() error {
 		wqe := a.hex("wqe_hex")
-		return func() error { return q.RawWQE(wqe) }
-	case "mlx5dv_wr_mkey_configure":
+		return func() error { return r.q.RawWQE(wqe) }
+	},
+	"mlx5dv_wr_mkey_configure": func(r *run, a args) func() error {
 		mk, n64 := r.mkey(a), a.u("num_setters")
 		if n64 > 0xff {
 			a.fail("num_setters", fmt.Errorf("%d does not fit the C uint8_t", n64))
@@ -215,32 +231,116 @@ func (r *run) builder(fn string, a args) func() error {
 			attr.ConfFlags = mlx.Mlx5dvMkeyConfFlags(o.opt("conf_flags"))
 			attr.CompMask = o.opt("comp_mask")
 		}
-		return func() error { return q.MkeyConfigure(mk, n, attr) }
-	case "mlx5dv_wr_set_mkey_access_flags":
+		return func() error { return r.q.MkeyConfigure(mk, n, attr) }
+	},
+	"mlx5dv_wr_set_mkey_access_flags": func(r *run, a args) func() error {
 		acc := mlx.IbvAccessFlags(a.u("access_flags"))
-		return func() error { return q.SetMkeyAccessFlags(acc) }
-	case "mlx5dv_wr_set_mkey_layout_list":
+		return func() error { return r.q.SetMkeyAccessFlags(acc) }
+	},
+	"mlx5dv_wr_set_mkey_layout_list": func(r *run, a args) func() error {
 		sges := sgeList(a.l("sge"))
-		return func() error { return q.SetMkeyLayoutList(sges) }
-	case "mlx5dv_wr_set_mkey_layout_interleaved":
+		return func() error { return r.q.SetMkeyLayoutList(sges) }
+	},
+	"mlx5dv_wr_set_mkey_layout_interleaved": func(r *run, a args) func() error {
 		rep, data := uint32(a.u("repeat_count")), interleaved(a.l("data"))
-		return func() error { return q.SetMkeyLayoutInterleaved(rep, data) }
-	case "mlx5dv_wr_mr_list":
+		return func() error { return r.q.SetMkeyLayoutInterleaved(rep, data) }
+	},
+	"mlx5dv_wr_mr_list": func(r *run, a args) func() error {
 		mk, acc, sges := r.mkey(a), mlx.IbvAccessFlags(a.u("access_flags")), sgeList(a.l("sge"))
-		return func() error { return q.MRList(mk, acc, sges) }
-	case "mlx5dv_wr_mr_interleaved":
+		return func() error { return r.q.MRList(mk, acc, sges) }
+	},
+	"mlx5dv_wr_mr_interleaved": func(r *run, a args) func() error {
 		mk, acc, rep, data := r.mkey(a), mlx.IbvAccessFlags(a.u("access_flags")), uint32(a.u("repeat_count")), interleaved(a.l("data"))
-		return func() error { return q.MRInterleaved(mk, acc, rep, data) }
-	case "mlx5dv_wr_set_mkey_sig_block":
+		return func() error { return r.q.MRInterleaved(mk, acc, rep, data) }
+	},
+	"mlx5dv_wr_set_mkey_sig_block": func(r *run, a args) func() error {
 		o, _ := a.o("attr")
 		attr := sigAttr(o)
-		return func() error { return q.SetMkeySigBlock(attr) }
-	case "mlx5dv_wr_set_mkey_crypto":
+		return func() error { return r.q.SetMkeySigBlock(attr) }
+	},
+	"mlx5dv_wr_set_mkey_crypto": func(r *run, a args) func() error {
 		o, _ := a.o("attr")
 		attr := r.cryptoAttr(o)
-		return func() error { return q.SetMkeyCrypto(attr) }
+		return func() error { return r.q.SetMkeyCrypto(attr) }
+	},
+}
+
+func (r *run) dcAddr(a args, stream bool) func() error {
+	ah := r.ahs[a.s("ah")]
+	if ah == nil {
+		a.fail("ah", fmt.Errorf("no such address handle in the setup"))
 	}
-	return nil
+	dctn, key := uint32(a.u("remote_dctn")), a.u("remote_dc_key")
+	if !stream {
+		return func() error { return r.q.SetDCAddr(ah, dctn, key) }
+	}
+	id := uint16(a.u("stream_id"))
+	return func() error { return r.q.SetDCAddrStream(ah, dctn, key, id) }
+}
+
+// bindMW decodes ibv_wr_bind_mw(mw, rkey, bind_info): the window and
+// bind_info.mr are setup objects, by name (or given inline with their
+// rkey and lkey).
+func (r *run) bindMW(a args) func() error {
+	mw := r.mw(a)
+	rkey := uint32(a.u("rkey"))
+	info := &sq.MWBindInfo{}
+	if o, ok := a.o("bind_info"); ok {
+		info.Addr, info.Length = o.opt("addr"), o.opt("length")
+		info.AccessFlags = mlx.IbvAccessFlags(o.opt("mw_access_flags"))
+		switch {
+		case o.a.Has("mr"):
+			info.Lkey = r.mrLkey(o)
+		case info.Length != 0:
+			// libmlx5 reads bind_info->mr->lkey for a bind with a length.
+			o.fail("bind_info.mr", fmt.Errorf("missing, with a length of %d", info.Length))
+		}
+	} else {
+		a.fail("bind_info", fmt.Errorf("missing"))
+	}
+	return func() error { return r.q.BindMW(mw, rkey, info) }
+}
+
+// mw is the memory window argument: a setup name, or an object with its
+// rkey.
+func (r *run) mw(a args) *sq.MW {
+	if o, err := a.a.Object("mw"); err == nil && o != nil {
+		if o.Has("rkey") {
+			return &sq.MW{Rkey: uint32(args{o, a.err}.u("rkey"))}
+		}
+		name, _ := o.String("name")
+		return r.mwNamed(a, name)
+	}
+	return r.mwNamed(a, a.s("mw"))
+}
+
+func (r *run) mwNamed(a args, name string) *sq.MW {
+	mw := r.mws[name]
+	if mw == nil {
+		a.fail("mw", fmt.Errorf("no memory window %q in the setup", name))
+		return &sq.MW{}
+	}
+	return mw
+}
+
+// mrLkey is bind_info.mr's lkey: a setup name, or an object with it.
+func (r *run) mrLkey(o args) uint32 {
+	if m, err := o.a.Object("mr"); err == nil && m != nil {
+		if m.Has("lkey") {
+			return uint32(args{m, o.err}.u("lkey"))
+		}
+		name, _ := m.String("name")
+		return r.mrNamed(o, name)
+	}
+	return r.mrNamed(o, o.s("mr"))
+}
+
+func (r *run) mrNamed(o args, name string) uint32 {
+	lkey, ok := r.mrs[name]
+	if !ok {
+		o.fail("bind_info.mr", fmt.Errorf("no memory region %q in the setup", name))
+	}
+	return lkey
 }
 
 func sgeList(l []args) []mlx.IbvSge {

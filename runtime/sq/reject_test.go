@@ -36,13 +36,24 @@ func (d device) changed(mem *queue.Memory) string {
 // nothing to mem: a rejected call writes nothing.
 func rejects(t testing.TB, mem *queue.Memory, rule string, errno syscall.Errno, call func() error) {
 	t.Helper()
+	re, err := rejected(t, mem, call)
+	if re.Rule != rule || !errors.Is(err, errno) {
+		t.Fatalf("got %v, want rule %s (%v)", err, rule, errno)
+	}
+}
+
+// rejected runs call, which must fail with a *RuleError and store nothing
+// to mem, and returns the error.
+func rejected(t testing.TB, mem *queue.Memory, call func() error) (*mlx.RuleError, error) {
+	t.Helper()
 	before := snapshot(mem)
 	err := call()
 	var re *mlx.RuleError
-	if !errors.As(err, &re) || re.Rule != rule || !errors.Is(err, errno) {
-		t.Fatalf("got %v, want rule %s (%v)", err, rule, errno)
+	if !errors.As(err, &re) {
+		t.Fatalf("got %v, want a *RuleError", err)
 	}
 	if what := before.changed(mem); what != "" {
-		t.Fatalf("rejected with %s, but %s changed", rule, what)
+		t.Fatalf("rejected with %s, but %s changed", re.Rule, what)
 	}
+	return re, err
 }

@@ -80,9 +80,18 @@ type Config struct {
 	BF     BlueFlame
 	PD     PD
 
-	// Where a queue starts (0 for a new QP).
+	// Where a queue starts (0 for a new QP). Head-Tail work requests
+	// may be outstanding (posted, not completed), as libmlx5's sq.head
+	// and sq.tail count them; they hold ring room until Completed.
 	CurPost, Head, Tail uint32
 	FmCache             uint8
+
+	// Starts are the producer indexes at which the outstanding work
+	// requests begin, oldest (Tail) first, each below the next and all
+	// within one ring before CurPost. nil: each took one WQEBB, the
+	// newest ending at CurPost (the least room they can hold; libmlx5
+	// itself counts only work requests, not WQEBBs).
+	Starts []uint32
 }
 
 // AH is an address handle: the address vector a DCI work request carries.
@@ -175,8 +184,8 @@ type SQ struct {
 	Last Doorbell
 }
 
-// New makes a writer for a send queue. The queue must be empty (Head ==
-// Tail).
+// New makes a writer for a send queue, empty or with outstanding work
+// requests (Config.Head, Tail and Starts).
 func New(c Config) (*SQ, error) {
 	if c.Mem == nil {
 		return nil, errors.New("sq: no queue memory")
@@ -189,9 +198,6 @@ func New(c Config) (*SQ, error) {
 	}
 	if c.QP.Type != mlx.QPRC && c.QP.Type != mlx.QPDCI {
 		return nil, fmt.Errorf("sq: QP type %v is not supported (RC and DCI are)", c.QP.Type)
-	}
-	if c.Head != c.Tail {
-		return nil, fmt.Errorf("sq: the queue must start empty (head %d, tail %d)", c.Head, c.Tail)
 	}
 	if c.QP.Streams && c.QP.Type != mlx.QPDCI {
 		return nil, errors.New("sq: only a DCI has streams")
@@ -215,6 +221,9 @@ func New(c Config) (*SQ, error) {
 		Slots: make([]Slot, n),
 	}
 	q.chain = wrcheck.New(q.qp)
+	if err := q.outstanding(&c); err != nil {
+		return nil, err
+	}
 	q.resetLimit()
 	if c.SigAll {
 		q.sig = ce

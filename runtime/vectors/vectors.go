@@ -8,8 +8,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
 	"strconv"
 )
 
@@ -19,7 +22,27 @@ type File struct {
 	RdmaCore any    `json:"rdma_core"`
 	Family   string `json:"family"`
 	Cases    []Case `json:"cases"`
+
+	// CrossCheck names the newer rdma-core commit the cases were re-run
+	// on (cross_check.newest.describe, "v64.0-61-g691953d8d").
+	CrossCheck struct {
+		Newest struct {
+			Describe string `json:"describe"`
+		} `json:"newest"`
+	} `json:"cross_check"`
 }
+
+// NewestRelease is the rdma-core release of the cross-check commit
+// ("64.0"), or "" if the file does not say.
+func (f *File) NewestRelease() string {
+	m := releaseRE.FindStringSubmatch(f.CrossCheck.Newest.Describe)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var releaseRE = regexp.MustCompile(`^v?([0-9]+\.[0-9]+)`)
 
 // Case is one recorded call sequence.
 type Case struct {
@@ -31,6 +54,10 @@ type Case struct {
 	Result      Result  `json:"result"`
 	AtNewest    *Result `json:"result_at_newest_commit"`
 	SetupNewest *Setup  `json:"setup_at_newest_commit"`
+
+	// NewestRelease is the file's NewestRelease: the release
+	// result_at_newest_commit was recorded with.
+	NewestRelease string `json:"-"`
 }
 
 // Setup is the fake QP, device and objects before the first call.
@@ -45,8 +72,10 @@ type Setup struct {
 	Mkeys  []Mkey `json:"mkeys"`
 	AHs    []AH   `json:"ahs"`
 	DEKs   []DEK  `json:"deks"`
-	MRs    []any  `json:"mrs"`
-	MWs    []any  `json:"mws"`
+	// Memory regions and windows for ibv_wr_bind_mw, kept as objects:
+	// replay reads the fields it needs (name, lkey, rkey) by name.
+	MRs []Args `json:"mrs"`
+	MWs []Args `json:"mws"`
 }
 
 // DCI reports whether the QP is a DC initiator.
@@ -232,20 +261,91 @@ type BFWrite struct {
 	Unwritten []Range `json:"copied_unwritten_ranges"`
 }
 
-// Load reads a vector file.
+// Load reads a vector file and checks it (Check): a file that is not
+// JSON, holds more than one document, is larger than MaxFileSize or
+// holds a case the replay could not run in full is an error naming the
+// file, the line and column or the case and field.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer fh.Close()
+	return Read(path, fh)
+}
+
+// Read is Load from a reader; name names it in errors.
+func Read(name string, r io.Reader) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a vector file may hold", name, MaxFileSize)
 	}
 	var f File
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d, data)), err)
 	}
-	f.Path = path
+	if off := int(d.InputOffset()); len(bytes.TrimSpace(data[off:])) != 0 {
+		off += len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n"))
+		return nil, fmt.Errorf("%s:%s: data after the JSON document", name, position(data, int64(off)))
+	}
+	f.Path = name
+	for i := range f.Cases {
+		f.Cases[i].NewestRelease = f.NewestRelease()
+	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &f, nil
+}
+
+// errorOffset is the byte offset a decoding error points at: the bad
+// byte of a syntax error, the start of a value of the wrong type, the
+// end of a truncated document.
+func errorOffset(err error, d *json.Decoder, data []byte) int64 {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Offset - 1
+	case errors.As(err, &te):
+		return valueStart(data, te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(len(data))
+	}
+	return d.InputOffset()
+}
+
+// valueStart goes back from the end of a scalar JSON value to its start.
+func valueStart(data []byte, end int64) int64 {
+	end = min(max(end, 0), int64(len(data)))
+	i := end - 1
+	if i >= 0 && data[i] == '"' {
+		for i--; i >= 0 && (data[i] != '"' || i > 0 && data[i-1] == '\\'); i-- {
+		}
+		return max(i, 0)
+	}
+	for i >= 0 && bytes.IndexByte([]byte("0123456789+-.eEtruefalsn"), data[i]) >= 0 {
+		i--
+	}
+	if i+1 == end { // not a scalar: point at its end
+		return end
+	}
+	return i + 1
+}
+
+// position is "line:column" (both from 1, the column in bytes) of byte
+// offset off of data.
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // Bytes decodes a hex string.

@@ -15,7 +15,7 @@ func NewRC(mem *queue.Memory, qpn uint32) (*sq.SQ, error) {
 		QPN: qpn,
 		QP: wrcheck.QP{
 			Type:          mlx5dv.QPRC,
-			SendOps:       uint64(mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE),
+			SendOps:       mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE,
 			MaxInlineData: 64,
 			MaxSendSGE:    1,
 		},

@@ -1,0 +1,107 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// Divergence is a documented difference from libmlx5 that decided a
+// case. It comes from a rule of the spec, never from the case's id:
+//
+//   - a rule with libmlx5_accepts: libmlx5 accepted a batch that breaks
+//     it; mlx5gen rejected the batch with that rule and posted nothing,
+//     and the replay stopped there (later batches build on what libmlx5
+//     posted);
+//   - a rule that follows a newer rdma-core release: the case calls one of
+//     its functions and was compared with result_at_newest_commit;
+//   - a libmlx5_accepts rule about how the QP was created (kind qp): the
+//     case was replayed again on a QP created as the rule asks, where it
+//     must match libmlx5 byte for byte (QP says how).
+type Divergence struct {
+	Rule   mlx.RuleInfo
+	Batch  int    // the batch rejected with Rule, or -1
+	Newest bool   // compared with result_at_newest_commit
+	QP     string // the QP of the second replay, if any
+}
+
+func (d Divergence) String() string {
+	switch {
+	case d.Newest:
+		return fmt.Sprintf("rule %s (we follow rdma-core %s): compared with result_at_newest_commit. %s", d.Rule.ID, d.Rule.Follows, d.Rule.Libmlx5)
+	case d.QP != "":
+		return fmt.Sprintf("rule %s: batch %d rejected; on %s the case matches libmlx5. %s", d.Rule.ID, d.Batch, d.QP, d.Rule.Libmlx5)
+	}
+	return fmt.Sprintf("rule %s: batch %d rejected, libmlx5 accepts it. %s", d.Rule.ID, d.Batch, d.Rule.Libmlx5)
+}
+
+// rule finds a rule by id.
+func (p *Replayer) rule(id string) *mlx.RuleInfo {
+	for i := range p.rules() {
+		if p.rules()[i].ID == id {
+			return &p.rules()[i]
+		}
+	}
+	return nil
+}
+
+func (p *Replayer) rules() []mlx.RuleInfo {
+	if p.Rules != nil {
+		return p.Rules
+	}
+	return mlx.Rules
+}
+
+// newest returns the rule by which the case is compared with its
+// result_at_newest_commit: one that follows a release no later than the
+// one that result was recorded with, for a function the case calls.
+func (p *Replayer) newest(c *vectors.Case) *mlx.RuleInfo {
+	if c.AtNewest == nil || c.NewestRelease == "" {
+		return nil
+	}
+	for i := range p.rules() {
+		r := &p.rules()[i]
+		if r.Follows == "" || !releaseAtMost(r.Follows, c.NewestRelease) {
+			continue
+		}
+		for _, call := range c.Calls {
+			if slices.Contains(r.Funcs, call.Fn) {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// releaseAtMost reports whether rdma-core release a is b or earlier.
+func releaseAtMost(a, b string) bool {
+	var am, an, bm, bn int
+	if _, err := fmt.Sscanf(a, "%d.%d", &am, &an); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(b, "%d.%d", &bm, &bn); err != nil {
+		return false
+	}
+	return am < bm || am == bm && an <= bn
+}
+
+// qpFix is how to create a QP that keeps a rule about QP creation.
+type qpFix struct {
+	what string
+	fix  func(*wrcheck.QP)
+}
+
+// qpFixes are the QP-creation checks a second replay can satisfy: the
+// QP is created with what the rule asks for, so the calls libmlx5
+// accepted are legal there.
+var qpFixes = map[mlx.ChainCheck]qpFix{
+	// A stream id is 16 bits: 2^16 streams hold every one.
+	mlx.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx.ChainSendOp: {"a QP created with every send-op bit", func(qp *wrcheck.QP) {
+		qp.SendOps, qp.MlxSendOps = ^mlx.IbvQpCreateSendOpsFlags(0), ^mlx.Mlx5dvQpCreateSendOpsFlags(0)
+	}},
+}
