@@ -155,6 +155,7 @@ func TestRulesEveryEntryPoint(t *testing.T) {
 				for _, form := range []string{formCalls, formBurst, formTemplate} {
 					runForm(t, v, r, c, form, &cov)
 				}
+				runVariants(t, v, r, c, &cov)
 			}
 		})
 	}
@@ -172,35 +173,53 @@ func runForm(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, form str
 		if which == "bad" {
 			steps = c.bad
 		}
-		steps, ok := rewrite(v, form, steps)
-		if !ok {
-			continue
+		if steps, ok := rewrite(v, form, steps); ok {
+			runSteps(t, v, r, c.qp, name+"/"+which, form, steps, cov)
 		}
-		t.Run(name+"/"+which, func(t *testing.T) {
-			v := ruletest.Values{T: t, Res: v.Res}
-			run, err := newRunner(t, v, c.qp)
-			if err != nil {
-				// The writer refuses the QP: no call can break the rule.
-				cov.refusedQP++
-				return
-			}
-			err = run.run(steps)
-			if errors.Is(err, errNoMethod) && which == "bad" {
-				// The writer cannot make the call that breaks the rule.
-				cov.noMethod++
-				return
-			}
-			if which == "good" {
-				if err != nil {
-					t.Fatalf("the good example fails (through %s): %v", run.last, err)
-				}
-				cov.accepted[form]++
-				return
-			}
-			checkBad(t, r, err, run.last)
-			cov.rejected[run.last]++
-		})
 	}
+}
+
+// runVariants runs the variants of a case's examples through each call's
+// method: the same outcome through other builders and setters.
+func runVariants(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, cov *coverage) {
+	for _, which := range []string{"good", "bad"} {
+		steps := c.good
+		if which == "bad" {
+			steps = c.bad
+		}
+		for _, vr := range variants(v, c.qp, steps) {
+			runSteps(t, v, r, c.qp, vr.from+"~"+vr.to+"/"+which, formCalls, vr.steps, cov)
+		}
+	}
+}
+
+// runSteps runs one example (which is in name's last element).
+func runSteps(t *testing.T, v ruletest.Values, r *spec.Rule, qpNode *yaml.Node, name, form string, steps []step, cov *coverage) {
+	which := name[strings.LastIndexByte(name, '/')+1:]
+	t.Run(name, func(t *testing.T) {
+		v := ruletest.Values{T: t, Res: v.Res}
+		run, err := newRunner(t, v, qpNode)
+		if err != nil {
+			// The writer refuses the QP: no call can break the rule.
+			cov.refusedQP++
+			return
+		}
+		err = run.run(steps)
+		if errors.Is(err, errNoMethod) && which == "bad" {
+			// The writer cannot make the call that breaks the rule.
+			cov.noMethod++
+			return
+		}
+		if which == "good" {
+			if err != nil {
+				t.Fatalf("the good example fails (through %s): %v", run.last, err)
+			}
+			cov.accepted[form]++
+			return
+		}
+		checkBad(t, r, err, run.last)
+		cov.rejected[run.last]++
+	})
 }
 
 // checkBad checks a bad example's error.
