@@ -155,9 +155,48 @@ func TestExtremeConfig(t *testing.T) {
 		"negative streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
 		"too many streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: 64}},
 		"memcpy above 2 GiB":        {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxMemcpy: 1<<32 + 5}},
+		// WQEs the control segment's 6-bit ds could not state.
+		"inline over ds": {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: 1000}},
+		"DCI inline":     {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, MaxInlineData: 940}},
+		"SGEs over ds":   {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxSendSGE: 61}},
+		"UMR over ds":    {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MR_LIST, MaxInlineData: 880}},
 	} {
 		if _, err := sq.New(c); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestLargestWQE: at the largest max_inline_data sq.New accepts (972 on RC), an RDMA
+// write with that much inline data is 63 16-byte units, the most the
+// control segment states.
+func TestLargestWQE(t *testing.T) {
+	mem, err := queue.Plain(64, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	c := sq.Config{Mem: mem, QPN: qpn, QP: wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxInlineData: 972, MaxSendSGE: 1}}
+	q, err := sq.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	q.Start()
+	if err := q.RDMAWrite(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetInlineData(make([]byte, 972)); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if ds := mem.SQ[7]; ds != 63 {
+		t.Fatalf("ds %d, want 63", ds)
+	}
+	c.QP.MaxInlineData++
+	if _, err := sq.New(c); err == nil {
+		t.Fatal("max_inline_data 973 accepted")
 	}
 }
