@@ -206,6 +206,7 @@ func (r *runner) template(s step) error {
 		}
 	}
 	r.last = "NewMkeyTemplate"
+	r.used[r.last] = true
 	t, err := sq.NewMkeyTemplate(acc, sig)
 	if err != nil {
 		return err

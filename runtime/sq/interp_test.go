@@ -51,7 +51,8 @@ type runner struct {
 	q     *sq.SQ
 	mem   *queue.Memory
 	mkeys map[string]*sq.Mkey
-	last  string // the entry point of the last step run
+	last  string          // the entry point of the last step run
+	used  map[string]bool // the entry points the steps ran through
 }
 
 // newRunner makes a writer for an example's QP; it fails (with sq.New's
@@ -67,7 +68,7 @@ func newRunner(t *testing.T, v ruletest.Values, qpNode *yaml.Node) (*runner, err
 	if err != nil {
 		return nil, err
 	}
-	return &runner{t: t, v: v, q: q, mem: mem, mkeys: mkeys}, nil
+	return &runner{t: t, v: v, q: q, mem: mem, mkeys: mkeys, used: map[string]bool{}}, nil
 }
 
 // run runs the steps and returns the first error; the call that returns
@@ -75,7 +76,9 @@ func newRunner(t *testing.T, v ruletest.Values, qpNode *yaml.Node) (*runner, err
 func (r *runner) run(steps []step) error {
 	for _, s := range steps {
 		before := snapshot(r.mem)
-		if err := r.call(s); err != nil {
+		err := r.call(s)
+		r.used[r.last] = true
+		if err != nil {
 			if what := before.changed(r.mem); what != "" {
 				r.t.Fatalf("line %d: %s (through %s) was rejected (%v) but %s changed", s.line, s.name, r.last, err, what)
 			}
