@@ -33,10 +33,19 @@ func generate(t *testing.T, version string) *gen.Result {
 }
 
 // TestGolden compares the generator's whole output for every supported
-// rdma-core release with golden/<version>/<file>.golden; -update rewrites
-// them.
+// rdma-core release but the committed one with
+// golden/<version>/<file>.golden; -update rewrites them. The committed
+// release's output is generated/mlx5dv itself, which
+// TestGeneratedUpToDate guards; a golden copy of it would only be a
+// second place to update.
 func TestGolden(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "golden", committed)); err == nil {
+		t.Errorf("golden/%s: remove it; the committed package generated/mlx5dv is the output of rdma-core %s", committed, committed)
+	}
 	for _, v := range rdmacore.Versions {
+		if v == committed {
+			continue
+		}
 		t.Run(v, func(t *testing.T) {
 			res := generate(t, v)
 			dir := filepath.Join("..", "golden", v)

@@ -28,7 +28,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	for _, fn := range a.Funcs {
 		ids = append(ids, jen.Id(fn.GoName).Id("Func").Op("=").Lit(fn.ID).Comment(fn.Name))
 	}
-	ids = append(ids, jen.Id("NumFuncs").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
+	ids = append(ids, jen.Id("NumFuncs").Id("Func").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
 	f.Const().Defs(ids...)
 	f.Line()
 

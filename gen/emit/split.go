@@ -81,7 +81,7 @@ func splitFile(p *model.Package, f *jen.File) {
 	f.Line()
 
 	fieldTable(p, f)
-	splitter(f)
+	splitter(p, f)
 	splitFunc(p, f)
 }
 
@@ -128,8 +128,10 @@ func fieldTable(p *model.Package, f *jen.File) {
 		jen.Return(jen.Id("SegmentField").Values(), jen.False()))
 }
 
-// splitter writes the cursor Split walks a WQE with.
-func splitter(f *jen.File) {
+// splitter writes the cursor Split walks a WQE with; its umr method only
+// when a format has the body of a UMR (umr*), whose segments the model
+// then checked.
+func splitter(p *model.Package, f *jen.File) {
 	s := func() *jen.Statement { return id("s") }
 	comment(f, "splitter walks a WQE, appending the segments it finds.")
 	f.Type().Id("splitter").Struct(
@@ -184,6 +186,26 @@ func splitter(f *jen.File) {
 		jen.Return(jen.Nil()),
 	)
 	f.Line()
+	if usesUMR(p) {
+		umrMethod(f)
+	}
+}
+
+// usesUMR reports whether a WQE format has the body of a UMR.
+func usesUMR(p *model.Package) bool {
+	for _, w := range p.Formats {
+		for _, st := range w.Steps {
+			if st.Kind == model.StepUMR {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// umrMethod writes the splitter's umr method.
+func umrMethod(f *jen.File) {
+	s := func() *jen.Statement { return id("s") }
 	comment(f, "umr adds the body of a UMR WQE after its control segment u: the mkey\ncontext, the translation (KLMs, or a repeat block and its entries) and the BSFs.")
 	f.Func().Params(s().Op("*").Id("splitter")).Id("umr").Params(id("u").Op("*").Id("Mlx5WqeUmrCtrlSeg")).Error().Block(
 		jen.If(s().Dot("off").Op("==").Len(s().Dot("wqe"))).Block(jen.Return(jen.Nil())),

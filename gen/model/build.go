@@ -101,6 +101,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
 	b.constants()
 	b.segments()
 	b.formats()
+	b.splitNeeds()
 	b.api()
 	if len(b.errs) > 0 {
 		return nil, b.errs

@@ -50,7 +50,7 @@ const (
 	FnMlx5dvWrMemcpy                   Func = 42 // mlx5dv_wr_memcpy
 	FnMlx5dvWrSetMkeyCrypto            Func = 43 // mlx5dv_wr_set_mkey_crypto
 	FnMlx5dvWrSetMkeySigBlock          Func = 44 // mlx5dv_wr_set_mkey_sig_block
-	NumFuncs                                = 45 // the number of Func values: the spec's functions, also those this release lacks
+	NumFuncs                           Func = 45 // the number of Func values: the spec's functions, also those this release lacks
 )
 
 // QPType is a set of QP types.

@@ -1,0 +1,78 @@
+package sq_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log"
+	"syscall"
+
+	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// Example posts one signaled RDMA write through the send-queue writer and
+// reads the WQE back. queue.Plain is ordinary memory standing in for a QP's
+// send queue, so this runs without an RDMA device.
+func Example() {
+	mem, err := queue.Plain(8, 0, 0) // 8 WQEBBs, no CQ, a doorbell register without BlueFlame
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := sq.New(sq.Config{
+		Mem: mem,
+		QPN: 0x1234,
+		QP: wrcheck.QP{ // what the QP was created with
+			Type:       mlx5dv.QPRC,
+			SendOps:    mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE,
+			MaxSendSGE: 1,
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	q.SetWRID(7)
+	q.SetWRFlags(mlx5dv.IBV_SEND_SIGNALED)
+	if err := q.Start(); err != nil { // ibv_wr_start
+		log.Fatal(err)
+	}
+	if err := q.RDMAWrite(0x11223344, 0x0102030405060708); err != nil { // ibv_wr_rdma_write(rkey, raddr)
+		log.Fatal(err)
+	}
+	if err := q.SetSGE(0x55667788, 0x1112131415161718, 0x1000); err != nil { // ibv_wr_set_sge(lkey, addr, length)
+		log.Fatal(err)
+	}
+	if err := q.Complete(); err != nil { // ibv_wr_complete: doorbell record, then the doorbell
+		log.Fatal(err)
+	}
+
+	segs, err := mlx5dv.Split(mem.SQ[:mlx5dv.MLX5_SEND_WQE_BB], mlx5dv.SplitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range segs {
+		fmt.Printf("byte %2d: %v\n", s.Offset, s.View)
+	}
+	fmt.Println("doorbell record, send counter:", binary.BigEndian.Uint32(mem.DBR[4:8]))
+
+	// A call that breaks a man-page rule writes nothing and fails the batch.
+	q.Start()
+	err = q.SetSGE(0x55667788, 0x1112131415161718, 0x1000) // a setter with no builder before it
+	var re *mlx5dv.RuleError
+	if errors.As(err, &re) {
+		fmt.Println(re.Func, re.Rule, re.Man, errors.Is(err, syscall.EINVAL))
+	}
+	fmt.Println("batch failed:", q.Complete() != nil)
+
+	// Output:
+	// byte  0: mlx5_wqe_ctrl_seg{opmod_idx_opcode: 0x8 (opcode: MLX5_OPCODE_RDMA_WRITE, wqe_index: 0x0, opmod: 0x0), qpn_ds: 0x123403 (ds: 0x3, qpn: 0x1234), signature: 0x0, dci_stream_channel_id: 0x0, fm_ce_se: MLX5_WQE_CTRL_CQ_UPDATE (se: 0x0, ce: 0x2, fence: 0x0), imm: 0x0}
+	// byte 16: mlx5_wqe_raddr_seg{raddr: 0x102030405060708, rkey: 0x11223344, reserved: 0x0}
+	// byte 32: mlx5_wqe_data_seg{byte_count: 0x1000, lkey: 0x55667788, addr: 0x1112131415161718}
+	// doorbell record, send counter: 1
+	// ibv_wr_set_sge ibv_wr.builder_then_setters ibv_wr_post(3) true
+	// batch failed: true
+}
