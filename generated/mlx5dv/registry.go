@@ -53,6 +53,9 @@ func NewMirror(cname string) (any, bool) {
 // ValidateArgs function taking the arguments by their C names: integers as
 // uint64, pointers as unsafe.Pointer; a missing argument is 0 or nil.
 var ArgValidators = map[Func]func(map[string]any) error{
+	FnIbvWrBindMw: func(a map[string]any) error {
+		return ValidateArgsIbvWrBindMw(argPtr(a, "mw"), argPtr(a, "bind_info"))
+	},
 	FnMlx5dvDevxUmemReg: func(a map[string]any) error {
 		return ValidateArgsMlx5dvDevxUmemReg(IbvAccessFlags(argUint(a, "access")))
 	},
@@ -62,11 +65,23 @@ var ArgValidators = map[Func]func(map[string]any) error{
 	FnMlx5dvWrSetMkeyAccessFlags: func(a map[string]any) error {
 		return ValidateArgsMlx5dvWrSetMkeyAccessFlags(IbvAccessFlags(argUint(a, "access_flags")))
 	},
+	FnMlx5dvWrSetDcAddr: func(a map[string]any) error {
+		return ValidateArgsMlx5dvWrSetDcAddr(argPtr(a, "ah"))
+	},
+	FnMlx5dvWrSetDcAddrStream: func(a map[string]any) error {
+		return ValidateArgsMlx5dvWrSetDcAddrStream(argPtr(a, "ah"))
+	},
 	FnMlx5dvWrMrInterleaved: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrInterleaved(IbvAccessFlags(argUint(a, "access_flags")))
+		return ValidateArgsMlx5dvWrMrInterleaved(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
 	},
 	FnMlx5dvWrMrList: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrList(IbvAccessFlags(argUint(a, "access_flags")))
+		return ValidateArgsMlx5dvWrMrList(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
+	},
+	FnMlx5dvWrSetMkeyCrypto: func(a map[string]any) error {
+		return ValidateArgsMlx5dvWrSetMkeyCrypto(argPtr(a, "attr"))
+	},
+	FnMlx5dvWrSetMkeySigBlock: func(a map[string]any) error {
+		return ValidateArgsMlx5dvWrSetMkeySigBlock(argPtr(a, "attr"))
 	},
 }
 

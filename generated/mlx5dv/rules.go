@@ -16,6 +16,22 @@ var (
 		Says:  "ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.",
 		WR:    -1,
 	}
+	errIbvWrBindMwMw = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnIbvWrBindMw,
+		Man:   "ibv_wr_post(3)",
+		Rule:  "ibv_wr.bind_mw.mw",
+		Says:  "mw is the type 2 memory window to bind; the page gives no meaning to NULL.",
+		WR:    -1,
+	}
+	errIbvWrBindMwBindInfo = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnIbvWrBindMw,
+		Man:   "ibv_wr_post(3)",
+		Rule:  "ibv_wr.bind_mw.bind_info",
+		Says:  "bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.",
+		WR:    -1,
+	}
 	errCreateMkeyPd = &RuleError{
 		Errno: syscall.EINVAL,
 		Func:  FnMlx5dvCreateMkey,
@@ -168,12 +184,52 @@ var (
 		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
 		WR:    -1,
 	}
+	errWrPostMrInterleavedMkey = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrMrInterleaved,
+		Man:   "mlx5dv_wr_post(3)",
+		Rule:  "wr_post.mr_interleaved.mkey",
+		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
+		WR:    -1,
+	}
 	errWrPostMrListAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
 		Func:  FnMlx5dvWrMrList,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.access_flags",
 		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
+		WR:    -1,
+	}
+	errWrPostMrListMkey = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrMrList,
+		Man:   "mlx5dv_wr_post(3)",
+		Rule:  "wr_post.mr_list.mkey",
+		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
+		WR:    -1,
+	}
+	errWrPostDcAddrAh = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrSetDcAddr,
+		Man:   "mlx5dv_wr_post(3)",
+		Rule:  "wr_post.dc_addr.ah",
+		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		WR:    -1,
+	}
+	errWrPostDcAddrStreamAh = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrSetDcAddrStream,
+		Man:   "mlx5dv_wr_post(3)",
+		Rule:  "wr_post.dc_addr_stream.ah",
+		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		WR:    -1,
+	}
+	errCryptoAttr = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
+		Rule:  "crypto.attr",
+		Says:  "attr holds the crypto attributes to set; the page gives no meaning to NULL.",
 		WR:    -1,
 	}
 	errCryptoStandard = &RuleError{
@@ -222,6 +278,14 @@ var (
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.no_domain",
 		Says:  "At least one of mem and wire describes a signature.",
+		WR:    -1,
+	}
+	errSigAttr = &RuleError{
+		Errno: syscall.EINVAL,
+		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
+		Rule:  "sig.attr",
+		Says:  "attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
 		WR:    -1,
 	}
 	errSigFlags = &RuleError{
@@ -563,6 +627,28 @@ var Rules = []RuleInfo{
 		Libmlx5: "libmlx5 rejects a range longer than 2 GiB (its KLM cannot describe more) with EOPNOTSUPP; we reject it the same way.",
 		Man:     "ibv_wr_post(3)",
 		Says:    "ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.",
+		Section: "Memory Windows",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"ibv_wr_bind_mw"},
+		ID:      "ibv_wr.bind_mw.mw",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 reads the window's rkey without a check; NULL crashes. We reject it.",
+		Man:     "ibv_wr_post(3)",
+		Says:    "mw is the type 2 memory window to bind; the page gives no meaning to NULL.",
+		Section: "Memory Windows",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"ibv_wr_bind_mw"},
+		ID:      "ibv_wr.bind_mw.bind_info",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 reads bind_info without a check; NULL crashes. We reject it.",
+		Man:     "ibv_wr_post(3)",
+		Says:    "bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.",
 		Section: "Memory Windows",
 	},
 	{
@@ -1377,6 +1463,17 @@ var Rules = []RuleInfo{
 		Section: "QP Specific builders",
 	},
 	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
+		ID:      "wr_post.mr_interleaved.mkey",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 dereferences mkey without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_post(3)",
+		Says:    "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
+		Section: "QP Specific builders",
+	},
+	{
 		Chain:   3,
 		Errno:   syscall.EOPNOTSUPP,
 		Funcs:   []string{"mlx5dv_wr_mr_interleaved"},
@@ -1466,6 +1563,17 @@ var Rules = []RuleInfo{
 		Libmlx5: "libmlx5 shares the mkey access setter's check: only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted, anything else is EINVAL. We reject like libmlx5.",
 		Man:     "mlx5dv_wr_post(3)",
 		Says:    "access_flags takes enum ibv_access_flags values, as the synopsis comment says.",
+		Section: "QP Specific builders",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_mr_list"},
+		ID:      "wr_post.mr_list.mkey",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 dereferences mkey without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_post(3)",
+		Says:    "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
 		Section: "QP Specific builders",
 	},
 	{
@@ -1682,6 +1790,28 @@ var Rules = []RuleInfo{
 	},
 	{
 		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_dc_addr"},
+		ID:      "wr_post.dc_addr.ah",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 copies the address vector out of ah without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_post(3)",
+		Says:    "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		Section: "QP Specific setters",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_dc_addr_stream"},
+		ID:      "wr_post.dc_addr_stream.ah",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 copies the address vector out of ah without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_post(3)",
+		Says:    "ah is the address handle of the destination; the page gives no meaning to NULL.",
+		Section: "QP Specific setters",
+	},
+	{
+		Chain:   -1,
 		ID:      "wr_post.example",
 		Kind:    "info",
 		Man:     "mlx5dv_wr_post(3)",
@@ -1738,6 +1868,17 @@ var Rules = []RuleInfo{
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
 		Says:    "With encrypted memory, plain wire data, no signature and encrypt_on_tx false (row F), a send decrypts with the DEK and a receive encrypts. With plain memory, T10-DIF per 512 bytes on an encrypted wire, encrypt_on_tx true, signature before crypto and a 520-byte data unit (row C), a remote read gets T10-DIF added and then encrypted, and a remote write is decrypted, validated and stripped.",
 		Section: "DESCRIPTION",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_crypto"},
+		ID:      "crypto.attr",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 dereferences attr without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
+		Says:    "attr holds the crypto attributes to set; the page gives no meaning to NULL.",
+		Section: "ARGUMENTS",
 	},
 	{
 		Chain:   -1,
@@ -1927,6 +2068,17 @@ var Rules = []RuleInfo{
 		Libmlx5: "The page lets either pointer be NULL and does not forbid both; libmlx5 fails with EINVAL when both are. We reject like libmlx5 (to drop a signature, use MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
 		Says:    "At least one of mem and wire describes a signature.",
+		Section: "ARGUMENTS",
+	},
+	{
+		Chain:   -1,
+		Errno:   syscall.EINVAL,
+		Funcs:   []string{"mlx5dv_wr_set_mkey_sig_block"},
+		ID:      "sig.attr",
+		Kind:    "argument",
+		Libmlx5: "libmlx5 dereferences attr without a check; NULL crashes. We reject it.",
+		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
+		Says:    "attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
 		Section: "ARGUMENTS",
 	},
 	{

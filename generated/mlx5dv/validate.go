@@ -509,6 +509,32 @@ func (s *Mlx5dvSigT10dif) Validate() error {
 	return cloneRuleError(&e)
 }
 
+// ValidateArgsIbvWrBindMwInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
+	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
+	if mw == nil {
+		setRuleError(e, errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
+		return false
+	}
+	// rule ibv_wr.bind_mw.bind_info: bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.
+	if bindInfo == nil {
+		setRuleError(e, errIbvWrBindMwBindInfo, "", "bind_info", TestNotNull, 0, 0, nil)
+		return false
+	}
+	return true
+}
+
+// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
+// returns the first violation as a *RuleError.
+func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsIbvWrBindMwInto(&e, mw, bindInfo) {
+		return nil
+	}
+	return cloneRuleError(&e)
+}
+
 // ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool {
@@ -577,43 +603,137 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments access_flags of mlx5dv_wr_mr_interleaved. It
+// ValidateArgsMlx5dvWrSetDcAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, accessFlags IbvAccessFlags) bool {
-	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
-	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
+	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
+	if ah == nil {
+		setRuleError(e, errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments access_flags of mlx5dv_wr_mr_interleaved, and
+// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrInterleaved(accessFlags IbvAccessFlags) error {
+func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, accessFlags) {
+	if ValidateArgsMlx5dvWrSetDcAddrInto(&e, ah) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments access_flags of mlx5dv_wr_mr_list. It
+// ValidateArgsMlx5dvWrSetDcAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrListInto(e *RuleError, accessFlags IbvAccessFlags) bool {
-	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
-	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
+	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
+	if ah == nil {
+		setRuleError(e, errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrList checks the rules on the arguments access_flags of mlx5dv_wr_mr_list, and
+// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrList(accessFlags IbvAccessFlags) error {
+func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrListInto(&e, accessFlags) {
+	if ValidateArgsMlx5dvWrSetDcAddrStreamInto(&e, ah) {
+		return nil
+	}
+	return cloneRuleError(&e)
+}
+
+// ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
+	if uint64(accessFlags)&^0xf != 0 {
+		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		return false
+	}
+	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
+	if mkey == nil {
+		setRuleError(e, errWrPostMrInterleavedMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		return false
+	}
+	return true
+}
+
+// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
+		return nil
+	}
+	return cloneRuleError(&e)
+}
+
+// ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
+	if uint64(accessFlags)&^0xf != 0 {
+		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		return false
+	}
+	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
+	if mkey == nil {
+		setRuleError(e, errWrPostMrListMkey, "", "mkey", TestNotNull, 0, 0, nil)
+		return false
+	}
+	return true
+}
+
+// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
+		return nil
+	}
+	return cloneRuleError(&e)
+}
+
+// ValidateArgsMlx5dvWrSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
+	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
+	if attr == nil {
+		setRuleError(e, errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
+		return false
+	}
+	return true
+}
+
+// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetMkeyCryptoInto(&e, attr) {
+		return nil
+	}
+	return cloneRuleError(&e)
+}
+
+// ValidateArgsMlx5dvWrSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
+// reports whether they hold, and fills e with the first violation when they do not.
+func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
+	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
+	if attr == nil {
+		setRuleError(e, errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
+		return false
+	}
+	return true
+}
+
+// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
+// returns the first violation as a *RuleError.
+func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+	var e RuleError
+	if ValidateArgsMlx5dvWrSetMkeySigBlockInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)

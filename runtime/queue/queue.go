@@ -17,6 +17,15 @@ import (
 // WQEBB is the size of a send queue building block.
 const WQEBB = 64
 
+// Limits of Plain, well above what a device offers (a send queue of at
+// most 2^15 WQEs of up to 16 WQEBBs, BlueFlame halves of a few hundred
+// bytes), and low enough that no size computed from them overflows.
+const (
+	MaxWQEBBs = 1 << 20
+	MaxCQEs   = 1 << 24
+	MaxBFSize = 1 << 16
+)
+
 // Memory is one queue pair's queue memory. Its slices point into memory
 // the collector does not move (mmapped, or mapped by the device).
 type Memory struct {
@@ -49,6 +58,12 @@ func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
 	}
 	if cqes < 0 || bfSize < 0 || bfSize%WQEBB != 0 {
 		return nil, fmt.Errorf("queue: bad CQ size %d or BlueFlame size %d", cqes, bfSize)
+	}
+	// Bound every part before any arithmetic on it, so that no size
+	// overflows.
+	if wqebbs > MaxWQEBBs || cqes > MaxCQEs || bfSize > MaxBFSize {
+		return nil, fmt.Errorf("queue: %d WQEBBs, %d CQEs or BlueFlame halves of %d bytes exceed the limits (%d, %d, %d)",
+			wqebbs, cqes, bfSize, MaxWQEBBs, MaxCQEs, MaxBFSize)
 	}
 	page := unix.Getpagesize()
 	// Each part starts on its own page, as the device's would.
@@ -87,11 +102,11 @@ func (m *Memory) SQBase() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceDat
 func (m *Memory) Check() error {
 	n := m.WQEBBs()
 	switch {
-	case n == 0 || n&(n-1) != 0 || len(m.SQ)%WQEBB != 0:
-		return fmt.Errorf("queue: a %d-byte ring is not a power of two of 64-byte WQEBBs", len(m.SQ))
+	case n == 0 || n&(n-1) != 0 || len(m.SQ)%WQEBB != 0 || n > MaxWQEBBs:
+		return fmt.Errorf("queue: a %d-byte ring is not a power of two of 64-byte WQEBBs (at most %d)", len(m.SQ), MaxWQEBBs)
 	case len(m.DBR) < 8:
 		return errors.New("queue: the doorbell record needs 8 bytes")
-	case len(m.BF) < 8 || len(m.BF) < 2*m.BFSize:
+	case m.BFSize < 0 || m.BFSize%WQEBB != 0 || m.BFSize > len(m.BF)/2 || len(m.BF) < 8:
 		return fmt.Errorf("queue: a %d-byte doorbell register has not two BlueFlame halves of %d bytes (and 8 at least)", len(m.BF), m.BFSize)
 	}
 	return nil

@@ -28,7 +28,9 @@ func TestPlain(t *testing.T) {
 }
 
 func TestPlainRejectsBadSizes(t *testing.T) {
-	for _, c := range []struct{ w, cq, bf int }{{100, 0, 0}, {0, 0, 0}, {64, -1, 0}, {64, 0, 100}} {
+	for _, c := range []struct{ w, cq, bf int }{{100, 0, 0}, {0, 0, 0}, {64, -1, 0}, {64, 0, 100},
+		// Sizes whose arithmetic would overflow.
+		{16, 0, 1 << 62}, {1 << 62, 0, 0}, {16, 1 << 60, 0}, {16, 0, 1<<62 + 1<<61}} {
 		if _, err := Plain(c.w, c.cq, c.bf); err == nil || !strings.HasPrefix(err.Error(), "queue: ") {
 			t.Errorf("%+v: %v", c, err)
 		}
@@ -52,5 +54,22 @@ func TestPlainWithoutBlueFlame(t *testing.T) {
 	bad.BF = bad.BF[:4]
 	if err := bad.Check(); err == nil {
 		t.Fatal("a 4-byte doorbell register passed")
+	}
+}
+
+// TestCheckOverflow: a BlueFlame size whose double overflows does not pass
+// Check (it did: 2*BFSize wrapped negative).
+func TestCheckOverflow(t *testing.T) {
+	m, err := Plain(16, 0, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, size := range []int{1 << 62, -64, 96, len(m.BF)} {
+		bad := *m
+		bad.BFSize = size
+		if err := bad.Check(); err == nil {
+			t.Errorf("BlueFlame size %d passed", size)
+		}
 	}
 }

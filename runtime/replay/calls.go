@@ -221,7 +221,11 @@ var builders = map[string]builder{
 		return func() error { return r.q.RawWQE(wqe) }
 	},
 	"mlx5dv_wr_mkey_configure": func(r *run, a args) func() error {
-		mk, n := r.mkey(a), int(a.u("num_setters"))
+		mk, n64 := r.mkey(a), a.u("num_setters")
+		if n64 > 0xff {
+			a.fail("num_setters", fmt.Errorf("%d does not fit the C uint8_t", n64))
+		}
+		n := uint8(n64)
 		attr := &mlx.Mlx5dvMkeyConfAttr{}
 		if o, ok := a.o("attr"); ok {
 			attr.ConfFlags = mlx.Mlx5dvMkeyConfFlags(o.opt("conf_flags"))

@@ -199,8 +199,11 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
-	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
 	var e mlx.RuleError
+	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
+		return q.chain.LatchRule(fn, &e)
+	}
+	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
 	if !cinfo.ValidateInto(&e) {
 		return q.chain.LatchRule(fn, &e)
 	}

@@ -22,14 +22,14 @@ type RDMAWriteReq struct {
 // SetWRID, RDMAWrite and SetSGE called for each request would, and is
 // checked against the same rules, but checks them once for the burst and
 // writes each WQE in one go: the fast path of a stream of writes. On an
-// RC QP with room for the whole burst it never fails; otherwise it falls
-// back to the calls one by one, stopping at the first error (the work
-// requests before it are then built, and the batch fails: Complete posts
-// none of them).
+// RC QP with room for the whole burst it never fails; otherwise the
+// state machine checks the calls one by one, and the WQEs are written
+// only when all passed: a rejected burst writes nothing (and fails the
+// batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
 	if q.dci || !q.burstRoom(n) || !q.chain.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {
-		return q.rdmaWriteOneByOne(reqs)
+		return q.rdmaWriteChecked(reqs)
 	}
 	flags := q.wrFlags
 	fcs := q.sig
@@ -96,16 +96,46 @@ func (q *SQ) burstRoom(n int) bool {
 	return n <= int(int32(q.limit-q.curPost))
 }
 
-func (q *SQ) rdmaWriteOneByOne(reqs []RDMAWriteReq) error {
+// rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every
+// RDMAWrite and SetSGE call first, then the room for all the WQEs, then
+// the WQEs as those calls write them.
+func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
+	fn, set := mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge
+	t := q.transport()
+	wqebbs := 0
+	for i := range reqs {
+		if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+			return err
+		}
+		if err := q.chain.Data(set, 1, 0); err != nil {
+			return err
+		}
+		size := 16 + t + mlx.Mlx5WqeRaddrSegSize
+		if reqs[i].Length != 0 {
+			size += mlx.Mlx5WqeDataSegSize
+		}
+		wqebbs += (size + wqebb - 1) / wqebb
+	}
+	if err := q.room(fn, wqebbs*wqebb); err != nil {
+		return err
+	}
 	for i := range reqs {
 		r := &reqs[i]
 		q.wrID = r.WRID
-		if err := q.RDMAWrite(r.Rkey, r.Raddr); err != nil {
-			return err
+		q.initWQE(mlx.MLX5_OPCODE_RDMA_WRITE, 0, q.wrFlags)
+		q.curSize = (16 + t + mlx.Mlx5WqeRaddrSegSize) / 16
+		q.setters = 0
+		off := q.wrap(q.curCtrl + 16 + t)
+		q.curData = off + mlx.Mlx5WqeRaddrSegSize
+		q.setRaddr(off, r.Rkey, r.Raddr)
+		if r.Length != 0 {
+			d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+			d.SetByteCount(r.Length)
+			d.SetLkey(r.Lkey)
+			d.SetAddr(r.Addr)
+			q.curSize++
 		}
-		if err := q.SetSGE(r.Lkey, r.Addr, r.Length); err != nil {
-			return err
-		}
+		q.done()
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package sq
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
@@ -135,7 +137,7 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 // the remote DCT number and its DC key. mlx5dv_wr_set_dc_addr; rdma-core:
 // mlx5_send_wr_set_dc_addr.
 func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
-	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddr, -1); err != nil {
+	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddr, unsafe.Pointer(ah), -1); err != nil {
 		return err
 	}
 	q.dcAddr(ah, dctn, dcKey)
@@ -145,7 +147,7 @@ func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
 // SetDCAddrStream is SetDCAddr on a DCI created with streams, posting on
 // stream streamID. mlx5dv_wr_set_dc_addr_stream.
 func (q *SQ) SetDCAddrStream(ah *AH, dctn uint32, dcKey uint64, streamID uint16) error {
-	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, int(streamID)); err != nil {
+	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, unsafe.Pointer(ah), int(streamID)); err != nil {
 		return err
 	}
 	q.ctrl().SetDciStreamChannelId(streamID)

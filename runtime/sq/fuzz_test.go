@@ -12,15 +12,22 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
-// FuzzCalls drives a writer with arbitrary call sequences: it must never
-// panic, a call that fails must leave the ring as it was, every error must
-// be a rule error, and a batch that fails must post nothing.
+// FuzzCalls drives a writer with arbitrary call sequences, with nil and
+// extreme arguments: it must never panic, a call that fails must leave the
+// ring, the doorbell record and the BlueFlame register as they were, every
+// error must be a rule error, and a batch that fails must post nothing.
 func FuzzCalls(f *testing.F) {
 	f.Add([]byte{0, 3, 10, 11, 1, 0, 4, 12, 1})
 	f.Add([]byte{0, 20, 21, 22, 23, 1, 0, 20, 24, 25, 1, 0, 26, 1})
 	f.Add([]byte{0, 5, 10, 6, 13, 7, 14, 1, 9, 0, 15, 16, 17, 2})
+	f.Add([]byte{0, 28, 0, 29, 1, 30, 2, 31, 3, 32, 4, 33, 5, 1, 0, 34, 6, 35, 255, 36, 7, 1})
+	f.Add([]byte{0xff, 0, 4, 1, 10, 2, 37, 0, 1, 0, 3, 10, 5, 38, 1, 1, 0, 27, 1, 37, 1, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		q, mem := newSQ(t, 16, 0)
+		if len(ops) > 0 && ops[0] == 0xff { // a DCI
+			q, mem = newDCI(t)
+			ops = ops[1:]
+		}
 		mk := wrcheck.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
 		crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
 		dom := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
@@ -39,10 +46,10 @@ func FuzzCalls(f *testing.F) {
 			if i+1 < len(ops) {
 				arg = uint32(ops[i+1])
 			}
-			before := bytes.Clone(mem.SQ)
-			dbr := bytes.Clone(mem.DBR)
+			before := snapshot(mem)
+			dbr := before.dbr
 			var err error
-			switch op % 28 {
+			switch op % 39 {
 			case 0:
 				err = q.Start()
 			case 1:
@@ -89,7 +96,7 @@ func FuzzCalls(f *testing.F) {
 			case 18:
 				err = q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, arg%10))
 			case 20:
-				err = q.MkeyConfigure(mk, int(arg%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(arg >> 7)})
+				err = q.MkeyConfigure(mk, uint8(arg%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(arg >> 7)})
 			case 21:
 				err = q.SetMkeyAccessFlags(mlx.IbvAccessFlags(arg & 0x1f))
 			case 22:
@@ -104,23 +111,71 @@ func FuzzCalls(f *testing.F) {
 				err = q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.IbvSge, arg%9))
 			case 27:
 				err = q.RDMAWriteBurst(make([]sq.RDMAWriteReq, arg%20))
+			// nil and extreme arguments
+			case 28:
+				mw, info := &sq.MW{Rkey: 5}, &sq.MWBindInfo{Length: uint64(arg) << 56}
+				if arg&1 == 0 {
+					mw = nil
+				} else {
+					info = nil
+				}
+				err = q.BindMW(mw, ^uint32(0), info)
+			case 29:
+				m, attr := mk, &mlx.Mlx5dvMkeyConfAttr{ConfFlags: ^mlx.Mlx5dvMkeyConfFlags(0), CompMask: ^uint64(0)}
+				if arg&1 == 0 {
+					m = nil
+				} else if arg&2 == 0 {
+					attr = nil
+				}
+				err = q.MkeyConfigure(m, uint8(arg*37), attr)
+			case 30:
+				err = q.SetMkeySigBlock(nil)
+			case 31:
+				err = q.SetMkeyCrypto(nil)
+			case 32:
+				if arg&1 == 0 {
+					err = q.ConfigureMkey(nil, tmpl, nil)
+				} else {
+					err = q.ConfigureMkey(mk, nil, make([]mlx.IbvSge, arg%10))
+				}
+			case 33:
+				if arg&1 == 0 {
+					err = q.MRList(nil, ^mlx.IbvAccessFlags(0), nil)
+				} else {
+					err = q.MRInterleaved(nil, mlx.IBV_ACCESS_LOCAL_WRITE, ^uint32(0), nil)
+				}
+			case 34:
+				huge := []mlx.IbvSge{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
+				err = q.SetMkeyLayoutList(huge)
+			case 35:
+				data := []mlx.Mlx5dvMrInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}
+				err = q.SetMkeyLayoutInterleaved(^uint32(0), data)
+			case 36:
+				err = q.Memcpy(0, ^uint64(0), 0, ^uint64(0), ^uint64(0)>>(arg%64))
+			case 37, 38:
+				ah := &sq.AH{}
+				if arg&1 == 0 {
+					ah = nil
+				}
+				if op%39 == 37 {
+					err = q.SetDCAddr(ah, ^uint32(0), ^uint64(0))
+				} else {
+					err = q.SetDCAddrStream(ah, ^uint32(0), ^uint64(0), uint16(arg)<<8|uint16(arg))
+				}
 			}
 			if err != nil {
 				var re *mlx.RuleError
 				if !errors.As(err, &re) {
 					t.Fatalf("op %d: %v is not a rule error", op, err)
 				}
-				// A burst, and a template configuration that falls
-				// back, are their calls one by one: those before the
-				// failing one are written (and never posted).
-				if op%28 != 27 && op%28 != 18 && !bytes.Equal(before, mem.SQ) {
-					t.Fatalf("op %d failed (%v) but wrote to the ring", op%28, err)
+				if what := before.changed(mem); what != "" {
+					t.Fatalf("op %d failed (%v) but wrote to %s", op%39, err, what)
 				}
 			}
 			if q.Outstanding() > uint32(len(mem.SQ)/64) {
 				t.Fatalf("%d work requests outstanding on a ring of %d WQEBBs", q.Outstanding(), len(mem.SQ)/64)
 			}
-			if got := binary.BigEndian.Uint32(mem.DBR[4:]); op%28 == 1 && err == nil && q.Last.Rung && got != q.CurPost()&0xffff {
+			if got := binary.BigEndian.Uint32(mem.DBR[4:]); op%39 == 1 && err == nil && q.Last.Rung && got != q.CurPost()&0xffff {
 				t.Fatalf("doorbell record %d, producer index %d", got, q.CurPost())
 			}
 		}

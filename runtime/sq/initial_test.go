@@ -1,7 +1,6 @@
 package sq_test
 
 import (
-	"bytes"
 	"syscall"
 	"testing"
 
@@ -42,11 +41,10 @@ func TestInitialFull(t *testing.T) {
 	if q.Outstanding() != 12 {
 		t.Fatalf("outstanding %d, want 12", q.Outstanding())
 	}
-	before := bytes.Clone(mem.SQ)
 	q.Start()
-	wantRule(t, q.Send(), "ibv_wr.sq_room", syscall.ENOMEM)
-	wantRule(t, q.Complete(), "ibv_wr.sq_room", syscall.ENOMEM)
-	if !bytes.Equal(before, mem.SQ) || q.CurPost() != 1000 || q.Last.Rung {
+	rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, q.Send)
+	rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, q.Complete)
+	if q.CurPost() != 1000 || q.Last.Rung {
 		t.Fatal("a send on a full queue wrote or posted")
 	}
 	if err := q.Completed(1); err != nil {
@@ -55,7 +53,7 @@ func TestInitialFull(t *testing.T) {
 	q.Start()
 	q.Send()
 	q.SetSGE(1, 2, 3)
-	wantRule(t, q.Send(), "ibv_wr.sq_room", syscall.ENOMEM) // one free, not two
+	rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, q.Send) // one free, not two
 	q.Abort()
 	q.Start()
 	q.Send()
@@ -74,7 +72,7 @@ func TestInitialFull(t *testing.T) {
 // leave 2 WQEBBs: room for one local invalidate (2 WQEBBs); completing
 // the first frees 3 more: two local invalidates and a send.
 func TestInitialRoom(t *testing.T) {
-	q, _, err := newAt(t, 8, 0, 8, 2, 0, []uint32{2, 5})
+	q, mem, err := newAt(t, 8, 0, 8, 2, 0, []uint32{2, 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,7 @@ func TestInitialRoom(t *testing.T) {
 	if err := q.LocalInv(1); err != nil {
 		t.Fatal(err)
 	}
-	wantRule(t, q.LocalInv(2), "ibv_wr.sq_room", syscall.ENOMEM)
+	rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, func() error { return q.LocalInv(2) })
 	q.Abort()
 	if err := q.Completed(1); err != nil {
 		t.Fatal(err)
@@ -98,7 +96,7 @@ func TestInitialRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.SetSGE(1, 2, 3)
-	wantRule(t, q.Send(), "ibv_wr.sq_room", syscall.ENOMEM)
+	rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, q.Send)
 	q.Abort()
 }
 

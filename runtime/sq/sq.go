@@ -51,6 +51,10 @@ const (
 	wrDataMemcpy   = uint32(mlx.IBV_WC_DRIVER3)
 
 	opModMMODMA = 1 // MLX5_OPC_MOD_MMO_DMA (providers/mlx5/wqe.h)
+
+	// maxCap bounds the QP's size capabilities: far above a device's,
+	// low enough that sizes computed from them cannot overflow.
+	maxCap = 1 << 24
 )
 
 // BlueFlame describes the QP's BlueFlame register (its bfreg).
@@ -201,6 +205,18 @@ func New(c Config) (*SQ, error) {
 	}
 	if c.QP.Streams && c.QP.Type != mlx.QPDCI {
 		return nil, errors.New("sq: only a DCI has streams")
+	}
+	if q := &c.QP; q.MaxInlineData < 0 || q.MaxInlineData > maxCap || q.MaxSendSGE < 0 || q.MaxSendSGE > maxCap ||
+		q.MaxPost < 0 || q.LogNumConcurent < 0 || q.LogNumConcurent > 16 {
+		return nil, fmt.Errorf("sq: QP capabilities out of range (max_inline_data %d, max_send_sge %d, max_post %d, log_num_concurent %d)",
+			q.MaxInlineData, q.MaxSendSGE, q.MaxPost, q.LogNumConcurent)
+	}
+	if err := checkWQESizes(&c.QP); err != nil {
+		return nil, err
+	}
+	if c.QP.MaxMemcpy > 1<<31 {
+		// A memcpy's data segments count bytes in 32 bits, 0 meaning 2 GiB.
+		return nil, fmt.Errorf("sq: max_wr_memcpy_length %d is above the 2 GiB a memcpy WQE can move", c.QP.MaxMemcpy)
 	}
 	n := c.Mem.WQEBBs()
 	qp := c.QP
@@ -465,4 +481,30 @@ func (q *SQ) book(slot, wrData uint32) {
 func (q *SQ) finalize() {
 	q.ctrl().SetQpnDs(q.qpn<<8 | uint32(q.curSize))
 	q.curPost += uint32(q.curSize+3) / 4
+}
+
+// maxDS is the largest WQE size a control segment can state: 6 bits of
+// 16-byte units.
+const maxDS = 0x3f
+
+// checkWQESizes refuses capabilities that would let a work request grow
+// past maxDS units, which the control segment cannot state: inline data
+// after an RDMA header, an SGE list after an atomic's, and (on a QP with
+// the mkey builders) a UMR's translation and BSFs, which fit
+// max_inline_data + 4 bytes rounded up to a WQEBB.
+func checkWQESizes(qp *wrcheck.QP) error {
+	t := 0
+	if qp.Type == mlx.QPDCI {
+		t = avSize / 16
+	}
+	umr := qp.MlxSendOps&(mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE|mlx.MLX5DV_QP_EX_WITH_MR_LIST|mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED) != 0
+	switch {
+	case 2+t+(qp.MaxInlineData+4+15)/16 > maxDS:
+		return fmt.Errorf("sq: max_inline_data %d: an inline work request would exceed the %d 16-byte units a WQE can have", qp.MaxInlineData, maxDS)
+	case 3+t+qp.MaxSendSGE > maxDS:
+		return fmt.Errorf("sq: max_send_sge %d: a work request would exceed the %d 16-byte units a WQE can have", qp.MaxSendSGE, maxDS)
+	case umr && umrFixed/16+align64(qp.MaxInlineData+4)/16 > maxDS:
+		return fmt.Errorf("sq: max_inline_data %d: an mkey configuration would exceed the %d 16-byte units a WQE can have", qp.MaxInlineData, maxDS)
+	}
+	return nil
 }

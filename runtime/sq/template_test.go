@@ -2,6 +2,7 @@ package sq_test
 
 import (
 	"bytes"
+	"syscall"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -81,7 +82,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 								t.Fatalf("%s: %v", name, err)
 							}
 						} else {
-							n := 2
+							n := uint8(2)
 							if sig != nil {
 								n = 3
 							}
@@ -129,14 +130,90 @@ func TestConfigureMkeyRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, _ := newSQ(t, 64, 0)
+	q, mem := newSQ(t, 64, 0)
 	mk := wrcheck.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
 	q.SetWRFlags(0) // no INLINE
 	q.Start()
-	wantRule(t, q.ConfigureMkey(mk, tmpl, []mlx.IbvSge{{Length: 1}}), "mkey_configure.inline", 95)
+	rejects(t, mem, "mkey_configure.inline", syscall.EOPNOTSUPP, func() error { return q.ConfigureMkey(mk, tmpl, []mlx.IbvSge{{Length: 1}}) })
 	q.Abort()
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
-	wantRule(t, q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, 5)), "create_mkey.max_entries", 12)
+	rejects(t, mem, "create_mkey.max_entries", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, 5)) })
 	q.Abort()
+}
+
+// TestConfigureMkeyRejectsWriteNothing: ConfigureMkey's general path,
+// which a fresh signature mkey always takes, checks every rule before it
+// writes: a rejected configuration leaves the ring as it was (it left 188
+// bytes for a copy mask across block structures, 2 for a configuration
+// without a signature after an aborted batch).
+func TestConfigureMkeyRejectsWriteNothing(t *testing.T) {
+	sigFlags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
+	sges := []mlx.IbvSge{{Addr: 0x1000, Length: 512, Lkey: 7}}
+	q, mem := newSQ(t, 16, 0)
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+
+	// A copy mask between domains of different block sizes.
+	copyMask, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.Mlx5dvSigBlockAttr{
+		Mem: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_520),
+		Flags: mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK, CopyMask: 0x30, CheckMask: 0xff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	rejects(t, mem, "sig.copy_mask.structure", syscall.EINVAL, func() error { return q.ConfigureMkey(wrcheck.NewMkey(0x4500, sigFlags, 8), copyMask, sges) })
+	rejects(t, mem, "sig.copy_mask.structure", syscall.EINVAL, q.Complete)
+
+	// After an aborted configuration, a signature mkey's next one must set
+	// or reset its signature.
+	mk := wrcheck.NewMkey(0x4600, sigFlags, 8)
+	plain, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	if err := q.MkeyConfigure(mk, 0, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+		t.Fatal(err)
+	}
+	q.Abort()
+	q.Start()
+	rejects(t, mem, "sig.mkey_state", syscall.EINVAL, func() error { return q.ConfigureMkey(mk, plain, sges) })
+	q.Abort()
+}
+
+// TestBurstFallbackMatchesCalls: the burst's general path (a DCI) writes
+// what the calls write.
+func TestBurstFallbackMatchesCalls(t *testing.T) {
+	a, amem := newDCI(t)
+	b, bmem := newDCI(t)
+	ah := &sq.AH{}
+	r := sq.RDMAWriteReq{WRID: 9, Raddr: 0x5000, Addr: 0x7000, Rkey: 0x11, Lkey: 0x22, Length: 64}
+	for i := 0; i < 12; i++ { // around the ring
+		a.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		b.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		a.Start()
+		b.Start()
+		if err := a.RDMAWriteBurst([]sq.RDMAWriteReq{r}); err != nil {
+			t.Fatal(err)
+		}
+		b.SetWRID(r.WRID)
+		b.RDMAWrite(r.Rkey, r.Raddr)
+		b.SetSGE(r.Lkey, r.Addr, r.Length)
+		for _, q := range []*sq.SQ{a, b} {
+			if err := q.SetDCAddr(ah, 0x20, 0x1234); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			q.Completed(q.Outstanding())
+		}
+		if !bytes.Equal(amem.SQ, bmem.SQ) || !bytes.Equal(amem.DBR, bmem.DBR) || !bytes.Equal(amem.BF, bmem.BF) || a.Slots[0] != b.Slots[0] {
+			t.Fatalf("round %d: the burst and the calls wrote different queues", i)
+		}
+		r.Length = uint32(i % 2 * 64)
+	}
+	a.Start()
+	rejects(t, amem, "wr_post.dc_addr_required", syscall.EINVAL, func() error { return a.RDMAWriteBurst(make([]sq.RDMAWriteReq, 2)) })
+	a.Abort()
 }

@@ -66,10 +66,10 @@ func (q *SQ) finishIfDone() {
 }
 
 // MkeyConfigure starts configuring the indirect mkey mk with numSetters
-// setters to follow (0: configure it as it is now). wr_flags must have
-// IBV_SEND_INLINE. mlx5dv_wr_mkey_configure; rdma-core:
-// mlx5_send_wr_mkey_configure.
-func (q *SQ) MkeyConfigure(mk *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+// setters to follow (0: configure it as it is now; a uint8 as the C
+// uint8_t, so no count wraps). wr_flags must have IBV_SEND_INLINE.
+// mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
+func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr); err != nil {
 		return err
@@ -535,61 +535,4 @@ func (q *SQ) cryptoBSF(b *mlx.Mlx5CryptoBsf, mk *Mkey) {
 	b.SetXtsInitTweak(tweak)
 	b.SetDek((*DEK)(a.Dek).ObjectID)
 	b.SetKeytag(a.Keytag)
-}
-
-// MkeyTemplate is a validated mkey configuration, applied with
-// ConfigureMkey.
-type MkeyTemplate = wrcheck.MkeyTemplate
-
-// NewMkeyTemplate validates access flags and signature attributes (nil
-// for none) once, for ConfigureMkey.
-func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*MkeyTemplate, error) {
-	return wrcheck.NewMkeyTemplate(access, sig)
-}
-
-// ConfigureMkey configures mk with the template's access flags and
-// signature and a list layout of sges. It writes exactly what
-// MkeyConfigure (with no attributes) followed by SetMkeyAccessFlags,
-// SetMkeyLayoutList and SetMkeySigBlock would, checked against the same
-// rules, but with the template's attributes checked once and the
-// configuration written in one call. When its common case does not hold
-// (an mkey with crypto, a pending signature-error update, a state left
-// unknown by a failed batch) it makes those calls one by one; if one of
-// them fails, those before it have written their part of the WQE, which
-// is never posted (the batch fails).
-func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
-	length := listLength(sges)
-	if !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
-		return q.configureOneByOne(mk, t, sges)
-	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
-		return err
-	}
-	q.umrStart(mk)
-	q.access(t.Access)
-	q.layoutList(sges, length)
-	q.umrFinalize(q.chain.Finished(), mk)
-	return nil
-}
-
-func (q *SQ) configureOneByOne(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
-	n := 2
-	if t.Sig {
-		n = 3
-	}
-	var conf mlx.Mlx5dvMkeyConfAttr
-	if err := q.MkeyConfigure(mk, n, &conf); err != nil {
-		return err
-	}
-	if err := q.SetMkeyAccessFlags(mlx.IbvAccessFlags(t.Access)); err != nil {
-		return err
-	}
-	if err := q.SetMkeyLayoutList(sges); err != nil {
-		return err
-	}
-	if !t.Sig {
-		return nil
-	}
-	return q.SetMkeySigBlock(t.SigAttr())
 }

@@ -1,6 +1,8 @@
 package wrcheck
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
@@ -229,17 +231,26 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
 }
 
 // DCAddr records mlx5dv_wr_set_dc_addr (stream < 0) or
-// mlx5dv_wr_set_dc_addr_stream.
-func (c *Chain) DCAddr(fn mlx.Func, stream int) error {
+// mlx5dv_wr_set_dc_addr_stream with the address handle ah.
+func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) error {
 	if err := c.setter(fn); err != nil {
 		return err
+	}
+	var ok bool
+	if stream < 0 {
+		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrInto(&c.scratch, ah)
+	} else {
+		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrStreamInto(&c.scratch, ah)
+	}
+	if !ok {
+		return c.latchRule(fn)
 	}
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
 			return c.fail(mlx.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
-		case stream >= 1<<c.qp.LogNumConcurent:
-			return c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<c.qp.LogNumConcurent-1, "2^log_num_concurent - 1"))
+		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
+			return c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
 	c.wr.got |= mlx.Funcs[fn].Group

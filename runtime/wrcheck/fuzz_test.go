@@ -110,6 +110,7 @@ func FuzzChain(f *testing.F) {
 		fillRandom(reflect.ValueOf(sig).Elem(), s, 1)
 		crypto := &mlx.Mlx5dvCryptoAttr{}
 		fillRandom(reflect.ValueOf(crypto).Elem(), s, 1)
+		var ahObj [64]byte
 		check := func(err error) {
 			if _, ok := err.(*mlx.RuleError); err != nil && !ok {
 				t.Fatalf("%v is not a *RuleError", err)
@@ -130,17 +131,36 @@ func FuzzChain(f *testing.F) {
 			case 4:
 				check(c.Data(fn, int(s.next()), int(s.next())))
 			case 5:
-				check(c.MkeyConfigure(fn, uint32(s.next()), m, int(s.next()%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(s.next() & 3)}))
+				mk, attr := m, &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(s.next() & 3)}
+				switch s.next() % 8 { // nil arguments are rule errors, never a panic
+				case 0:
+					mk = nil
+				case 1:
+					attr = nil
+				}
+				check(c.MkeyConfigure(fn, uint32(s.next()), mk, uint8(s.next()), attr))
 			case 6:
 				check(c.MkeyLayout(fn, int(s.next()), s.uint64(), s.next()&1 == 1))
 			case 7:
 				check(c.MkeyAccess(fn, uint32(s.next())))
 			case 8:
-				check(c.MkeySigBlock(fn, sig))
+				if s.next()%8 == 0 {
+					check(c.MkeySigBlock(fn, nil))
+				} else {
+					check(c.MkeySigBlock(fn, sig))
+				}
 			case 9:
-				check(c.MkeyCrypto(fn, crypto))
+				if s.next()%8 == 0 {
+					check(c.MkeyCrypto(fn, nil))
+				} else {
+					check(c.MkeyCrypto(fn, crypto))
+				}
 			case 10:
-				check(c.DCAddr(fn, int(s.next())-1))
+				ah := unsafe.Pointer(&ahObj)
+				if s.next()%8 == 0 {
+					ah = nil
+				}
+				check(c.DCAddr(fn, ah, int(s.next())-1))
 			case 11:
 				check(c.Memcpy(fn, uint32(s.next()), s.uint64()))
 			}

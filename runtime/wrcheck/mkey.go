@@ -1,18 +1,27 @@
 package wrcheck
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
 // MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
 // that announces numSetters setters; with 0 it is finished at once.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters int, attr *mlx.Mlx5dvMkeyConfAttr) error {
+// numSetters is the C uint8_t: no count can wrap.
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
-	if !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return c.latchRule(fn)
 	}
+	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
+}
+
+// configure opens the configuration of m once begin and the argument
+// checks of the entry point passed.
+func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) error {
 	if err := c.room(fn, 1); err != nil {
 		return err
 	}
@@ -20,7 +29,6 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters i
 		return c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
 	}
 	c.touch(m)
-	reset := attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0
 	if m.HasSig() {
 		switch {
 		case reset:
@@ -57,17 +65,20 @@ func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) error {
 // an mkey configuration with its access flags and a layout of entries
 // covering length bytes, in one call.
 func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) error {
-	if err := c.MkeyConfigure(fn, wrFlags, m, 2, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
 	var ok bool
 	if interleaved {
-		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	}
 	if !ok {
 		return c.latchRule(fn)
+	}
+	if err := c.configure(fn, m, 2, false); err != nil {
+		return err
 	}
 	if err := c.counted(fn, mlx.GroupAccess); err != nil {
 		return err
@@ -143,7 +154,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
 		return c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
-	if !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
@@ -164,7 +175,7 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
 		return c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
-	if !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr

@@ -89,6 +89,9 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 // pending error-count update, no crypto. Otherwise it records nothing and
 // returns false, and the caller makes the calls one by one.
 func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) bool {
+	if m == nil || t == nil {
+		return false // the calls one by one name the rule
+	}
 	w := &c.wr
 	wrs := 1 + t.psvs
 	room := c.qp.MaxInlineData + 4

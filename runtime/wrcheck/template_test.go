@@ -53,3 +53,52 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 		t.Fatal("took an mkey in an unknown state")
 	}
 }
+
+// TestNilArguments: the state machine's entry points take nil mkeys,
+// templates, attributes and address handles without a panic: a rule
+// error, or (ConfigureMkey) the general path that names it.
+func TestNilArguments(t *testing.T) {
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_SEND, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST,
+		MaxInlineData: 316, MaxSendSGE: 8}
+	c := wrcheck.New(qp)
+	inline := uint32(mlx.IBV_SEND_INLINE)
+	tmpl, err := wrcheck.NewMkeyTemplate(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
+	want := func(err error, rule string) {
+		t.Helper()
+		if re, ok := err.(*mlx.RuleError); !ok || re.Rule != rule {
+			t.Fatalf("got %v, want rule %s", err, rule)
+		}
+	}
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	for _, c2 := range []struct {
+		rule string
+		call func() error
+	}{
+		{"mkey_configure.mkey", func() error { return c.MkeyConfigure(fn, inline, nil, 0, &mlx.Mlx5dvMkeyConfAttr{}) }},
+		{"mkey_configure.attr", func() error { return c.MkeyConfigure(fn, inline, m, 0, nil) }},
+		{"wr_post.mr_list.mkey", func() error { return c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false) }},
+		{"sig.attr", func() error {
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
+			return c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil)
+		}},
+		{"crypto.attr", func() error {
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
+			return c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil)
+		}},
+	} {
+		c.Start()
+		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) || c.ConfigureMkey(fn, inline, m, nil, 1, 64) {
+			t.Fatal("the template path took a nil mkey or template")
+		}
+		want(c2.call(), c2.rule)
+		c.Abort()
+	}
+	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: mlx.IBV_QP_EX_WITH_SEND, MaxSendSGE: 1})
+	dci.Start()
+	dci.Builder(mlx.FnIbvWrSend, 0)
+	want(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1), "wr_post.dc_addr.ah")
+}

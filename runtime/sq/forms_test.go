@@ -1,0 +1,110 @@
+package sq_test
+
+import (
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
+)
+
+// rewrite expresses an example's calls through the entry points of form:
+// as they are (formCalls), with each run of RDMA write + SGE pairs as one
+// burst, or with each mkey configuration a template can hold as one
+// template step. ok is false when the example has nothing the form can
+// express.
+func rewrite(v ruletest.Values, form string, steps []step) (out []step, ok bool) {
+	switch form {
+	case formCalls:
+		return steps, true
+	case formBurst:
+		return asBurst(steps)
+	case formTemplate:
+		return asTemplate(v, steps)
+	}
+	return nil, false
+}
+
+func asBurst(steps []step) ([]step, bool) {
+	var out []step
+	ok := false
+	for i := 0; i < len(steps); {
+		j := i
+		for j+1 < len(steps) && steps[j].name == "ibv_wr_rdma_write" && steps[j+1].name == "ibv_wr_set_sge" {
+			j += 2
+		}
+		if j == i {
+			out = append(out, steps[i])
+			i++
+			continue
+		}
+		out = append(out, step{name: "@burst", line: steps[i].line, parts: steps[i:j]})
+		ok, i = true, j
+	}
+	return out, ok
+}
+
+// The setters a template holds: access flags and a list layout, and a
+// signature or not.
+var templateSetters = map[string]bool{
+	"mlx5dv_wr_set_mkey_access_flags": true, "mlx5dv_wr_set_mkey_layout_list": true, "mlx5dv_wr_set_mkey_sig_block": true,
+}
+
+func asTemplate(v ruletest.Values, steps []step) ([]step, bool) {
+	var out []step
+	ok := false
+	for i := 0; i < len(steps); i++ {
+		s := steps[i]
+		if s.name != "mlx5dv_wr_mkey_configure" {
+			out = append(out, s)
+			continue
+		}
+		if ruletest.IsNull(s.args["mkey"]) || ruletest.IsNull(s.args["attr"]) {
+			// ConfigureMkey takes the configuration's attributes as the
+			// template: a NULL attr is a nil template.
+			out = append(out, step{name: "@template", line: s.line, parts: []step{s}})
+			ok = true
+			continue
+		}
+		if n := templateLength(v, steps[i:]); n > 0 {
+			out = append(out, step{name: "@template", line: s.line, parts: steps[i : i+n]})
+			ok, i = true, i+n-1
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, ok
+}
+
+// templateLength returns how many steps, starting at an
+// mlx5dv_wr_mkey_configure, form a configuration a template can hold, or
+// 0: no attributes, and the setters announced are given, each once: a list
+// layout, and access flags (0 when not given: the same rules hold) and a
+// signature (not NULL) or not.
+func templateLength(v ruletest.Values, steps []step) int {
+	conf := steps[0]
+	if a := conf.args["attr"]; a != nil {
+		for _, k := range []string{"conf_flags", "comp_mask"} {
+			if f := v.Mapping(a)[k]; f != nil && v.Value(f) != 0 {
+				return 0
+			}
+		}
+	}
+	n := 0
+	if a := conf.args["num_setters"]; a != nil {
+		n = int(v.Value(a))
+	}
+	if n < 1 || n > 3 || len(steps) < n+1 {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, s := range steps[1 : n+1] {
+		if !templateSetters[s.name] || seen[s.name] {
+			return 0
+		}
+		if s.name == "mlx5dv_wr_set_mkey_sig_block" && ruletest.IsNull(s.args["attr"]) {
+			return 0
+		}
+		seen[s.name] = true
+	}
+	if !seen["mlx5dv_wr_set_mkey_layout_list"] {
+		return 0
+	}
+	return n + 1
+}

@@ -1,0 +1,83 @@
+package sq
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// MkeyTemplate is a validated mkey configuration, applied with
+// ConfigureMkey.
+type MkeyTemplate = wrcheck.MkeyTemplate
+
+// NewMkeyTemplate validates access flags and signature attributes (nil
+// for none) once, for ConfigureMkey.
+func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*MkeyTemplate, error) {
+	return wrcheck.NewMkeyTemplate(access, sig)
+}
+
+// ConfigureMkey configures mk with the template's access flags and
+// signature and a list layout of sges. It writes exactly what
+// MkeyConfigure (with no attributes) followed by SetMkeyAccessFlags,
+// SetMkeyLayoutList and SetMkeySigBlock would, checked against the same
+// rules, but with the template's attributes checked once and the
+// configuration written in one call. When its common case does not hold
+// (an mkey with crypto, a pending signature-error update, a state left
+// unknown by a failed batch) it runs the checks of those calls one by one,
+// all of them before it writes anything: a rejected call writes nothing.
+// A nil mk or template is the rule error of a NULL mkey or attr.
+func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	length := listLength(sges)
+	if mk == nil || t == nil || !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
+		return q.configureChecked(mk, t, sges, length)
+	}
+	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.access(t.Access)
+	q.layoutList(sges, length)
+	q.umrFinalize(q.chain.Finished(), mk)
+	return nil
+}
+
+// configureChecked is ConfigureMkey's general case: the state machine
+// checks the calls one by one, and only then is the UMR written, as those
+// calls would have written it.
+func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, length uint64) error {
+	fn := mlx.FnMlx5dvWrMkeyConfigure
+	if t == nil {
+		// The template stands for the configuration's attributes: the
+		// checks report a NULL mkey, else a NULL attr.
+		return q.chain.MkeyConfigure(fn, q.wrFlags, mk, 0, nil)
+	}
+	n := uint8(2)
+	if t.Sig {
+		n = 3
+	}
+	var conf mlx.Mlx5dvMkeyConfAttr
+	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
+		return err
+	}
+	if err := q.chain.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
+		return err
+	}
+	last := mlx.FnMlx5dvWrSetMkeyLayoutList
+	if err := q.chain.MkeyLayout(last, len(sges), length, false); err != nil {
+		return err
+	}
+	if t.Sig {
+		last = mlx.FnMlx5dvWrSetMkeySigBlock
+		if err := q.chain.MkeySigBlock(last, t.SigAttr()); err != nil {
+			return err
+		}
+	}
+	if err := q.umrRoom(last, align64(16*len(sges)), true); err != nil {
+		return err
+	}
+	q.umrStart(mk)
+	q.access(t.Access)
+	q.layoutList(sges, length)
+	q.umrFinalize(q.chain.Finished(), mk)
+	return nil
+}
