@@ -56,6 +56,11 @@ func (p *parser) macros() error {
 		t := m.Type()
 		switch v := m.Value().(type) {
 		case cc.Int64Value, cc.UInt64Value:
+			if differs, err := newExpander(p, p.ast.Macros, expandBudget).selfExpansionDiffers(m); err != nil {
+				return err
+			} else if differs {
+				return &ExpansionError{Pos: pos, Macro: name, Reason: "it names itself in a way cc/v4 evaluates unlike gcc (it expands the inner " + name + " once more); the model refuses the value rather than report it wrong"}
+			}
 			if rec := p.layoutDependency(m); rec != nil {
 				p.m.Skipped = append(p.m.Skipped, &Skipped{Pos: pos, Name: name, Reason: SkipLayout, Replacement: repl,
 					Detail: fmt.Sprintf("depends on the layout of %s, which cc/v4 computes unlike gcc", rec.CName())})
@@ -130,7 +135,10 @@ func replacement(m *cc.Macro) string {
 // cc/v4 lays out differently from gcc; cc evaluated the macro with its own
 // layout, so the value cannot be trusted.
 func (p *parser) layoutDependency(m *cc.Macro) *Record {
-	toks := p.expandObjectLike(m.ReplacementList(), 0)
+	toks, err := newExpander(p, p.ast.Macros, expandBudget).expand(m)
+	if err != nil {
+		return nil // checkExpansions has expanded every macro within the budget
+	}
 	uses := false
 	for _, t := range toks {
 		switch t {
@@ -166,19 +174,4 @@ func (p *parser) layoutDependency(m *cc.Macro) *Record {
 		}
 	}
 	return nil
-}
-
-// expandObjectLike replaces object-like macro names by their replacement
-// lists, recursively, and returns the token spellings.
-func (p *parser) expandObjectLike(toks []cc.Token, depth int) []string {
-	var out []string
-	for _, t := range toks {
-		s := t.SrcStr()
-		if m := p.ast.Macros[s]; m != nil && !m.IsFnLike && depth < 16 {
-			out = append(out, p.expandObjectLike(m.ReplacementList(), depth+1)...)
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
 }

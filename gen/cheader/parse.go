@@ -87,21 +87,25 @@ func Load(c Config) (*Model, error) {
 	cfg := *base
 	cfg.IncludePaths = append([]string{root}, base.IncludePaths...)
 	cfg.SysIncludePaths = append([]string{root}, base.SysIncludePaths...)
-	cfg.EvalAllMacros = true
 	cfg.Header = true
 	cfg.UnsignedEnums = true // as gcc: an enum without negative values is unsigned
 
 	p := &parser{root: root, searchDirs: dedup(append([]string{root}, base.SysIncludePaths...))}
 	cfg.PragmaHandler = p.pragma
-
 	src := fmt.Sprintf("#include <%s>\n", filepath.ToSlash(c.Header))
-	ast, err := cc.Translate(&cfg, []cc.Source{
-		{Name: "<predefined>", Value: cfg.Predefined},
-		{Name: "<builtin>", Value: cc.Builtin},
-		{Name: "<mlx5gen>", Value: src},
-	})
+
+	// cc/v4 evaluates every object-like macro (libc's too) and gives up
+	// silently when its expansion limit is reached. So the header is first
+	// translated without that evaluation, the model's own bounded
+	// expansion of every macro refuses a header whose macros would cost
+	// too much, and only then does cc evaluate them, within a limit they
+	// cannot reach.
+	if _, err := p.translate(&cfg, src, false); err != nil {
+		return nil, err
+	}
+	ast, err := p.translate(&cfg, src, true)
 	if err != nil {
-		return nil, p.parseError(err)
+		return nil, err
 	}
 	p.ast = ast
 	m := &Model{IncludeRoot: c.IncludeRoot, Header: filepath.ToSlash(c.Header)}
@@ -112,6 +116,57 @@ func Load(c Config) (*Model, error) {
 	m.Version, m.VersionSource = detectVersion(root)
 	m.index()
 	return m, nil
+}
+
+// translate runs cc/v4 on the header. Without eval it stops at
+// ccPreprocessLimit and checks that the model's own expansion of every
+// object-like macro fits expandBudget; with eval, cc evaluates them all.
+func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
+	p.once, p.packs = nil, nil
+	cfg.EvalAllMacros = eval
+	cfg.ExpansionLimit = ccPreprocessLimit
+	if eval {
+		cfg.ExpansionLimit += ccEvalLimit
+	}
+	ast, err := cc.Translate(cfg, []cc.Source{
+		{Name: "<predefined>", Value: cfg.Predefined},
+		{Name: "<builtin>", Value: cc.Builtin},
+		{Name: "<mlx5gen>", Value: src},
+	})
+	if err != nil {
+		return nil, p.parseError(err)
+	}
+	if !eval {
+		if err := p.checkExpansions(ast); err != nil {
+			return nil, err
+		}
+	}
+	return ast, nil
+}
+
+// checkExpansions expands every object-like macro, in source order, within
+// expandBudget.
+func (p *parser) checkExpansions(ast *cc.AST) error {
+	var list []*cc.Macro
+	for _, m := range ast.Macros {
+		if !m.IsFnLike && len(m.ReplacementList()) > 0 {
+			list = append(list, m)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i].Position(), list[j].Position()
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
+	x := newExpander(p, ast.Macros, expandBudget)
+	for _, m := range list {
+		if _, err := x.expand(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dedup(s []string) []string {
