@@ -302,9 +302,11 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "attribute " + bad + " is not modelled"}
 		}
 	}
-	if file := spec.Position().Filename; p.packedByPragma(file, spec.Position().Line) {
-		return &LayoutError{Pos: r.Pos, Decl: name, Reason: "#pragma pack is in force"}
+	pack, err := p.packFor(r, spec)
+	if err != nil {
+		return err
 	}
+	r.Pack = pack
 	r.Packed = ra.has("packed")
 	if n := ra.aligned(); n != 0 {
 		if n < 0 {
@@ -373,13 +375,17 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			}
 		}
 
-		// The alignment the member asks for inside this record.
+		// The alignment the member asks for inside this record; #pragma
+		// pack(n) caps it, aligned(N) on the member included.
 		fa := ft.Align
 		if r.Packed {
 			fa = 1
 		}
 		if f.Aligned > fa {
 			fa = f.Aligned
+		}
+		if pack > 0 && fa > pack {
+			fa = pack
 		}
 
 		if cf.IsBitfield() {
@@ -406,8 +412,10 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 				r.Fields = append(r.Fields, f)
 				continue
 			}
-			if !r.Packed && bit/unit != (bit+f.BitWidth-1)/unit {
-				bit = alignUp(bit, unit) // it must not straddle a unit of its type
+			if !r.Packed && pack == 0 && bit/unit != (bit+f.BitWidth-1)/unit {
+				// It must not straddle a unit of its type (gcc drops
+				// the rule under #pragma pack).
+				bit = alignUp(bit, unit)
 			}
 			f.BitOffset = bit
 			bit += f.BitWidth

@@ -30,11 +30,19 @@
 //     not align the record;
 //   - flexible ([]) and zero-length ([0]) arrays take no space but align;
 //   - a record's alignment is the largest member alignment, raised by
-//     aligned(N) on the record; its size is rounded up to it.
+//     aligned(N) on the record; its size is rounded up to it;
+//   - #pragma pack(n) caps every member's alignment at n (aligned(N) on a
+//     member included, not aligned(N) on the record) and lets bitfields
+//     straddle units. The model keeps gcc's pack stack (push and pop with
+//     identifiers and values, pack(), forms gcc ignores) across includes
+//     and through _Pragma, in translation order: it serves the headers to
+//     cc/v4 with a marker pragma before each line (see source.go).
 //
 // What the model cannot lay out exactly it refuses with a LayoutError naming
-// the declaration: #pragma pack, packed on a single member, mode or
-// vector_size attributes, aligned on a bitfield, bare aligned. A macro whose
+// the declaration: a #pragma pack that changes inside a definition or on
+// its lines (_Pragma), a pack form or argument it does not know (a macro,
+// which gcc would expand), packed on a single member, mode or vector_size
+// attributes, aligned on a bitfield, bare aligned. A macro whose
 // value cc/v4 computed through sizeof or offsetof of a record cc lays out
 // unlike gcc is skipped with SkipLayout rather than reported wrong.
 //
@@ -51,6 +59,13 @@
 // every other macro is kept in Model.Skipped with the reason
 // (function-like, guard, empty, string, float, pointer, alias,
 // not-constant, layout-dependent).
+//
+// # Bounds
+//
+// Any header is modelled or refused in bounded time and memory: includes
+// nest at most 200 deep (an IncludeError gives the chain), the headers may
+// total 64 MB, macro expansion is bounded (an ExpansionError names the
+// macro) and cc/v4 runs under Config.ExpansionLimit.
 //
 // # Errors
 //

@@ -122,7 +122,8 @@ func Load(c Config) (*Model, error) {
 // ccPreprocessLimit and checks that the model's own expansion of every
 // object-like macro fits expandBudget; with eval, cc evaluates them all.
 func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
-	p.once, p.packs = nil, nil
+	p.once, p.track, p.tooMuch = nil, packTracker{}, ""
+	cfg.FS = &sourceFS{p: p}
 	cfg.EvalAllMacros = eval
 	cfg.ExpansionLimit = ccPreprocessLimit
 	if eval {
@@ -133,6 +134,9 @@ func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, erro
 		{Name: "<builtin>", Value: cc.Builtin},
 		{Name: "<mlx5gen>", Value: src},
 	})
+	if p.track.abort != nil {
+		return nil, p.track.abort
+	}
 	if err != nil {
 		return nil, p.parseError(err)
 	}
@@ -182,20 +186,15 @@ func dedup(s []string) []string {
 	return out
 }
 
-type packEvent struct {
-	file   string
-	line   int
-	active bool
-}
-
 type parser struct {
 	root       string
 	searchDirs []string
 	ast        *cc.AST
 	m          *Model
 
-	once  map[string]bool
-	packs []packEvent
+	once    map[string]bool
+	track   packTracker
+	tooMuch string // a file sourceFS refused to read: the headers are too big
 
 	files map[string]bool // rdma-core headers seen
 
@@ -210,48 +209,6 @@ type parser struct {
 	enums    map[string]*Enum
 	recOrder []*Record
 	enumList []*Enum
-}
-
-// pragma implements #pragma once and notes #pragma pack, which the layout
-// refuses rather than guesses.
-func (p *parser) pragma(toks []cc.Token) error {
-	if len(toks) == 0 {
-		return nil
-	}
-	pos := toks[0].Position()
-	switch toks[0].SrcStr() {
-	case "once":
-		if p.once == nil {
-			p.once = map[string]bool{}
-		}
-		if p.once[pos.Filename] {
-			return cc.SkipSource
-		}
-		p.once[pos.Filename] = true
-	case "pack":
-		var args []string
-		for _, t := range toks[1:] {
-			switch s := t.SrcStr(); s {
-			case "(", ")", ",":
-			default:
-				args = append(args, s)
-			}
-		}
-		active := len(args) > 0 && args[0] != "pop"
-		p.packs = append(p.packs, packEvent{file: pos.Filename, line: pos.Line, active: active})
-	}
-	return nil
-}
-
-// packedByPragma reports whether a #pragma pack is in force at pos.
-func (p *parser) packedByPragma(file string, line int) bool {
-	active := false
-	for _, e := range p.packs {
-		if e.file == file && e.line < line {
-			active = e.active
-		}
-	}
-	return active
 }
 
 var (
