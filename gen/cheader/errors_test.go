@@ -173,3 +173,35 @@ func TestIncludeLoop(t *testing.T) {
 		t.Errorf("%q contains the absolute include root", err)
 	}
 }
+
+// A macro C gives no value (cc/v4 wraps 1<<64 to 0) is refused with its
+// position instead of emitted wrong.
+func TestMacroOverflowRefused(t *testing.T) {
+	for src, want := range map[string]string{
+		"#define X (1 << 64)\n":                        "infiniband/mlx5dv.h:1:9: macro X: shift count 64",
+		"\n#define Y (1ULL << 64)\n":                   "infiniband/mlx5dv.h:2:9: macro Y: shift count 64",
+		"#define Z (2147483647 + 1)\n":                 "macro Z: 2147483647 + 1 overflows int",
+		"#define D (1 / 0)\n":                          "macro D: division by zero",
+		"#define N (1 << -1)\n":                        "macro N: shift count -1 is negative",
+		"#define S 2\n#define W (1u << (S * 16))\n":    "macro W: shift count 32",
+		"enum { E = 40 };\n#define V (1 << E)\n":       "macro V: shift count 40",
+		"#define L (-9223372036854775807L - 1) / -1\n": "macro L: -9223372036854775808 / -1 overflows long",
+	} {
+		root := writeHeader(t, "mlx5dv.h", src)
+		_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+		t.Log(err)
+		var me *cheader.MacroError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want a MacroError with %q", src, err, want)
+		}
+	}
+	// Unsigned arithmetic wraps in C: that value is kept.
+	root := writeHeader(t, "mlx5dv.h", "#define U (0xffffffffffffffff + 1)\n")
+	m, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Constant("U"); c == nil || c.ConstValue().Bits != 0 || c.ConstType().Kind != cheader.ULong {
+		t.Errorf("U: %+v", c)
+	}
+}

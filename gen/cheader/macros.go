@@ -92,6 +92,9 @@ func (p *parser) macros() error {
 				}
 			}
 			val.Signed = mt.Kind.IsSigned()
+			if err := p.checkValue(m, pos, val, mt); err != nil {
+				return err
+			}
 			p.m.Macros = append(p.m.Macros, &Macro{Pos: pos, Name: name, Value: val, Type: mt, Replacement: repl})
 		case cc.Float64Value, *cc.LongDoubleValue:
 			skip(SkipFloat)
@@ -106,6 +109,11 @@ func (p *parser) macros() error {
 			case strings.Contains(repl, "__attribute__") || strings.HasPrefix(repl, "inline"):
 				skip(SkipAlias)
 			default:
+				// cc gives 1/0 no value; C gives it none either, and
+				// the model says so rather than skip it quietly.
+				if err := p.checkValue(m, pos, Value{}, nil); err != nil {
+					return err
+				}
 				skip(SkipNotConstant)
 			}
 		}
@@ -172,6 +180,33 @@ func (p *parser) layoutDependency(m *cc.Macro) *Record {
 		if r, err := p.record(ct, nil); err == nil && r.ccDiffers {
 			return r
 		}
+	}
+	return nil
+}
+
+// checkValue evaluates a macro with C's rules (see eval.go) and refuses it
+// when C does not give it a value or gives it another value or type than
+// cc/v4 computed (t is nil when cc computed none).
+func (p *parser) checkValue(m *cc.Macro, pos Pos, val Value, t *Type) error {
+	name := m.Name.SrcStr()
+	toks, err := newExpander(p, p.ast.Macros, expandBudget).expand(m)
+	if err != nil {
+		return err
+	}
+	v, err := p.evaluate(toks)
+	if err != nil {
+		return &MacroError{Pos: pos, Macro: name, Reason: err.Error() + ": not an integer constant expression (gcc rejects or warns); the model refuses it rather than emit a wrapped value"}
+	}
+	if !v.known || t == nil {
+		return nil
+	}
+	kind := t.Kind
+	if kind == Enumeration {
+		kind = t.Enum.Underlying.Kind
+	}
+	if v.kind != kind || v.bits != norm(val.Bits, kind) {
+		return &MacroError{Pos: pos, Macro: name, Reason: fmt.Sprintf("cc/v4 computes %s (%s) where C gives %s (%s); the model refuses it rather than guess",
+			val, kind, Value{Bits: v.bits, Signed: v.kind.IsSigned()}, v.kind)}
 	}
 	return nil
 }

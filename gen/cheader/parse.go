@@ -205,6 +205,8 @@ type parser struct {
 	tdefPos   map[string]Pos
 	tdefSpec  map[string]*cc.StructOrUnionSpecifier // typedef struct { ... } name
 
+	enumByName map[string]*Enumerator
+
 	records  map[string]*Record // key -> record
 	enums    map[string]*Enum
 	recOrder []*Record

@@ -62,6 +62,31 @@ enum c_packed_enum_use { C_PE = 1 };
 #define C_MACRO_SHIFT (1 << 31)
 #define C_MACRO_ULL 0xffffffffffffffffULL
 #define C_MACRO_CAST ((uint8_t)0x1ff)
+/* C's arithmetic on LP64, compared with gcc: conversions, wrap-around of
+ * unsigned values, short-circuit operands that are not evaluated. */
+#define C_ARITH_WRAP (0xffffffffffffffff + 1)
+#define C_ARITH_SHORT_CIRCUIT (0 && 1 / 0)
+#define C_ARITH_TERNARY_DEAD (1 ? 2 : 1 / 0)
+#define C_ARITH_NEG_LT_UINT (-1 < 0u)
+#define C_ARITH_NEG_LONG_LT_UINT (-1L < 0u)
+#define C_ARITH_NEG_LL_LT_ULONG (-1LL < 0ul)
+#define C_ARITH_UINT_SUB (1u - 2)
+#define C_ARITH_ULONG_SUB (1ul - 2)
+#define C_ARITH_SHR_NEG (-1 >> 1)
+#define C_ARITH_INT_PLUS_U (0x7fffffff + 1u)
+#define C_ARITH_TERNARY_TYPE (1 ? -1 : 0u)
+#define C_ARITH_CHAR ('a' * 2)
+#define C_ARITH_NOT_U (~0u >> 31)
+#define C_ARITH_UCHAR_PROMOTE ((unsigned char)-1 + 1)
+#define C_ARITH_SHORT_CAST ((short)0x12345)
+#define C_ARITH_MOD_NEG (5 % -3)
+#define C_ARITH_DIV_NEG (-5 / 2)
+#define C_ARITH_BIG_DEC 4294967296
+#define C_ARITH_HEX_UINT 0x80000000
+#define C_ARITH_LONG_MIN (-9223372036854775807L - 1)
+#define C_ARITH_SHL_SIGN (1L << 63)
+#define C_ARITH_ULL_SHIFT (1ULL << 63 >> 3)
+#define C_ARITH_ENUM_MIX (C_NEG * 2u)
 
 /* #pragma pack as gcc keeps it: a stack with identifiers, values, resets,
  * nesting, across includes and through _Pragma. Each record is shaped like
