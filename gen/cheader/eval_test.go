@@ -50,19 +50,19 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 	refused := map[string]string{
-		"1 << 64":                            "not below the width",
-		"1 << 32":                            "not below the width",
-		"1ULL << 64":                         "not below the width",
-		"1 << - 1":                            "negative",
-		"1 / 0":                              "division by zero",
-		"1 % 0":                              "division by zero",
-		"2147483647 + 1":                     "overflows int",
-		"- ( - 2147483647 - 1 )":              "overflows int",
-		"9223372036854775807L * 2":           "overflows long",
+		"1 << 64":                              "not below the width",
+		"1 << 32":                              "not below the width",
+		"1ULL << 64":                           "not below the width",
+		"1 << - 1":                             "negative",
+		"1 / 0":                                "division by zero",
+		"1 % 0":                                "division by zero",
+		"2147483647 + 1":                       "overflows int",
+		"- ( - 2147483647 - 1 )":               "overflows int",
+		"9223372036854775807L * 2":             "overflows long",
 		"( - 9223372036854775807L - 1 ) / - 1": "overflows long",
-		"- 9223372036854775807L - 2":          "overflows long",
-		"18446744073709551616":               "too large",
-		"sizeof ( int ) << 64":               "not below the width",
+		"- 9223372036854775807L - 2":           "overflows long",
+		"18446744073709551616":                 "too large",
+		"sizeof ( int ) << 64":                 "not below the width",
 	}
 	for expr, want := range refused {
 		_, err := p.evaluate(tokens(expr))
