@@ -68,6 +68,9 @@ func (p *parser) typ(t cc.Type, pos Pos, what string) (*Type, error) {
 				if n < 0 {
 					return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: "aligned without an argument is not modelled"}
 				}
+				if why := badAlign(n); why != "" {
+					return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: why}
+				}
 				c.Align = n
 			}
 		}
@@ -103,6 +106,9 @@ func (p *parser) structural(t cc.Type, pos Pos, what string) (*Type, error) {
 		n := x.Len()
 		size := int64(0)
 		if n > 0 {
+			if elem.Size > 0 && n > maxObjectSize/elem.Size {
+				return nil, &LayoutError{Pos: pos, Decl: what, Reason: fmt.Sprintf("array of %d elements of %d bytes is too large (the model lays out objects under 2^59 bytes)", n, elem.Size)}
+			}
 			size = n * elem.Size
 		} else if n < 0 {
 			n = -1
@@ -312,6 +318,9 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 		if n < 0 {
 			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "aligned without an argument"}
 		}
+		if why := badAlign(n); why != "" {
+			return &LayoutError{Pos: r.Pos, Decl: name, Reason: why}
+		}
 		r.Aligned = n
 	}
 
@@ -362,6 +371,9 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 		if n := md.attrs.aligned(); n != 0 {
 			if n < 0 {
 				return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
+			}
+			if why := badAlign(n); why != "" {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: why}
 			}
 			f.Aligned = n
 		}
@@ -428,6 +440,9 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			}
 			bit = alignUp(bit, fa*8)
 			f.BitOffset = bit
+			if ft.Size > maxObjectSize || bit/8+ft.Size > maxObjectSize {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "the record is too large (the model lays out objects under 2^59 bytes)"}
+			}
 			bit += ft.Size * 8
 			if fa > align {
 				align = fa
@@ -537,6 +552,9 @@ func (p *parser) alignas(as *cc.AlignmentSpecifier, pos Pos, what string) (int64
 		if err != nil || v.Int64() <= 0 {
 			return 0, &LayoutError{Pos: pos, Decl: what, Reason: "_Alignas without a positive constant"}
 		}
+		if why := badAlign(v.Int64()); why != "" {
+			return 0, &LayoutError{Pos: pos, Decl: what, Reason: why}
+		}
 		return v.Int64(), nil
 	case cc.AlignmentSpecifierType:
 		t, err := p.typ(as.TypeName.Type(), pos, what)
@@ -546,4 +564,22 @@ func (p *parser) alignas(as *cc.AlignmentSpecifier, pos Pos, what string) (int64
 		return t.Align, nil
 	}
 	return 0, &LayoutError{Pos: pos, Decl: what, Reason: "unknown _Alignas form"}
+}
+
+// maxObjectSize bounds the objects the model lays out, so that bit offsets
+// never overflow.
+const maxObjectSize = 1 << 59
+
+// maxAlign is the largest alignment gcc accepts on x86-64 ELF.
+const maxAlign = 1 << 28
+
+// badAlign says why n is not an alignment gcc accepts, or "".
+func badAlign(n int64) string {
+	switch {
+	case n <= 0 || n&(n-1) != 0:
+		return fmt.Sprintf("alignment %d is not a power of two", n)
+	case n > maxAlign:
+		return fmt.Sprintf("alignment %d exceeds gcc's maximum of %d", n, maxAlign)
+	}
+	return ""
 }

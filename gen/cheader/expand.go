@@ -14,7 +14,7 @@ import (
 const (
 	// ccPreprocessLimit caps cc/v4's macro expansion work while it
 	// preprocesses (Config.ExpansionLimit): about half a second.
-	ccPreprocessLimit = 1 << 22
+	ccPreprocessLimit = 1 << 20
 	// ccEvalLimit is added to it for cc/v4's evaluation of every
 	// object-like macro, which the model only lets cc start once its own
 	// estimate (expandBudget) says the evaluation fits.
@@ -81,15 +81,15 @@ func (x *expander) macro(name string, m *cc.Macro, args [][]string, root *cc.Mac
 		x.fail(root, fmt.Sprintf("macros nest more than %d deep", maxExpandDepth))
 		return nil
 	}
-	repl := make([]string, 0, len(m.ReplacementList()))
+	list := x.p.replTokens(m)
+	repl := make([]string, 0, len(list))
 	params := map[string]int{}
 	if m.IsFnLike {
 		for i, prm := range m.Params {
 			params[prm.SrcStr()] = i
 		}
 	}
-	for _, t := range m.ReplacementList() {
-		s := t.SrcStr()
+	for _, s := range list {
 		if i, ok := params[s]; ok {
 			if i < len(args) {
 				repl = append(repl, args[i]...)
@@ -196,9 +196,10 @@ func splitArgs(toks []string, open int) ([][]string, int) {
 // "#define FOO FOO" over an enumerator) the value is gcc's.
 func (x *expander) selfExpansionDiffers(m *cc.Macro) (bool, error) {
 	name := m.Name.SrcStr()
+	list := x.p.replTokens(m)
 	self := false
-	for _, t := range m.ReplacementList() {
-		if t.SrcStr() == name {
+	for _, t := range list {
+		if t == name {
 			self = true
 		}
 	}
@@ -209,14 +210,27 @@ func (x *expander) selfExpansionDiffers(m *cc.Macro) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var list []string
-	for _, t := range m.ReplacementList() {
-		list = append(list, t.SrcStr())
-	}
 	x.err = nil
 	ccForm := x.scan(list, m)
 	if x.err != nil {
 		return false, x.err
 	}
 	return strings.Join(gccForm, " ") != strings.Join(ccForm, " "), nil
+}
+
+// replTokens is m's replacement list as token spellings, computed once:
+// cc/v4 copies the list on every call.
+func (p *parser) replTokens(m *cc.Macro) []string {
+	if r, ok := p.repl[m]; ok {
+		return r
+	}
+	if p.repl == nil {
+		p.repl = map[*cc.Macro][]string{}
+	}
+	var r []string
+	for _, t := range m.ReplacementList() {
+		r = append(r, t.SrcStr())
+	}
+	p.repl[m] = r
+	return r
 }

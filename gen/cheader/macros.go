@@ -45,7 +45,7 @@ func (p *parser) macros() error {
 		case m.IsFnLike:
 			skip(SkipFunctionLike)
 			continue
-		case len(m.ReplacementList()) == 0:
+		case len(p.replTokens(m)) == 0:
 			if guardRE.MatchString(name) {
 				skip(SkipGuard)
 			} else {
@@ -104,7 +104,7 @@ func (p *parser) macros() error {
 			switch {
 			case t != nil && t.Kind() == cc.Ptr:
 				skip(SkipPointer)
-			case len(m.ReplacementList()) == 1 && isIdent(repl):
+			case len(p.replTokens(m)) == 1 && isIdent(repl):
 				skip(SkipAlias)
 			case strings.Contains(repl, "__attribute__") || strings.HasPrefix(repl, "inline"):
 				skip(SkipAlias)

@@ -126,8 +126,8 @@ func (p *parser) marker(file, what string) error {
 		case t.entries > maxFileEntries:
 			t.abort = &IncludeError{Chain: p.chain(), Reason: fmt.Sprintf("more than %d files entered (includes without guards that multiply)", maxFileEntries)}
 			return p.skip()
-		case p.tooMuch != "":
-			t.abort = &IncludeError{Chain: p.chain(), Reason: fmt.Sprintf("the headers exceed %d MB in all", maxSourceBytes>>20)}
+		case p.srcErr != nil:
+			t.abort = &IncludeError{Where: p.srcErr.where, Chain: p.chain(), Reason: p.srcErr.reason}
 			return p.skip()
 		}
 		return nil
@@ -376,9 +376,11 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 	return first.value, nil
 }
 
-// IncludeError is an include nesting or a number of files the model does
-// not follow, such as a header that includes itself without a guard.
+// IncludeError is a header set the model does not follow to the end: one
+// that includes itself without a guard, includes that multiply, headers
+// too big in all or nested too deeply.
 type IncludeError struct {
+	Where  string   // file:line of the problem, if not the last #include
 	Chain  []string // file:line of each #include, outermost first, then the file entered
 	Reason string
 }
@@ -388,9 +390,12 @@ func (e *IncludeError) Error() string {
 	if len(chain) > 12 {
 		chain = append(append(append([]string(nil), chain[:6]...), fmt.Sprintf("... %d more ...", len(chain)-12)), chain[len(chain)-6:]...)
 	}
-	where := "-"
-	if len(e.Chain) > 1 {
+	where := e.Where
+	if where == "" && len(e.Chain) > 1 {
 		where = e.Chain[len(e.Chain)-2]
+	}
+	if where == "" {
+		where = "-"
 	}
 	return fmt.Sprintf("%s: %s; include chain: %s", where, e.Reason, strings.Join(chain, " -> "))
 }

@@ -122,7 +122,7 @@ func Load(c Config) (*Model, error) {
 // ccPreprocessLimit and checks that the model's own expansion of every
 // object-like macro fits expandBudget; with eval, cc evaluates them all.
 func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
-	p.once, p.track, p.tooMuch = nil, packTracker{}, ""
+	p.once, p.track, p.srcErr = nil, packTracker{}, nil
 	cfg.FS = &sourceFS{p: p}
 	cfg.EvalAllMacros = eval
 	cfg.ExpansionLimit = ccPreprocessLimit
@@ -153,7 +153,7 @@ func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, erro
 func (p *parser) checkExpansions(ast *cc.AST) error {
 	var list []*cc.Macro
 	for _, m := range ast.Macros {
-		if !m.IsFnLike && len(m.ReplacementList()) > 0 {
+		if !m.IsFnLike && len(p.replTokens(m)) > 0 {
 			list = append(list, m)
 		}
 	}
@@ -192,9 +192,9 @@ type parser struct {
 	ast        *cc.AST
 	m          *Model
 
-	once    map[string]bool
-	track   packTracker
-	tooMuch string // a file sourceFS refused to read: the headers are too big
+	once   map[string]bool
+	track  packTracker
+	srcErr *sourceRefusal // the first header text sourceFS refused
 
 	files map[string]bool // rdma-core headers seen
 
@@ -206,6 +206,7 @@ type parser struct {
 	tdefSpec  map[string]*cc.StructOrUnionSpecifier // typedef struct { ... } name
 
 	enumByName map[string]*Enumerator
+	repl       map[*cc.Macro][]string // replTokens
 
 	records  map[string]*Record // key -> record
 	enums    map[string]*Enum

@@ -2,6 +2,7 @@ package cheader
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -42,6 +43,7 @@ const maxSourceBytes = 64 << 20
 type sourceFS struct {
 	p     *parser
 	total int64
+	costs costTable
 }
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
@@ -59,23 +61,33 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	}
 	s.total += fi.Size()
 	if s.total > maxSourceBytes {
-		s.p.tooMuch = name
+		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d MB in all", maxSourceBytes>>20))
 		return &memFile{name: name, r: bytes.NewReader(nil), size: 0}, nil
 	}
 	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	marked := markLines(src)
+	marked, line, why := markLines(src, &s.costs)
+	if why != "" {
+		s.p.refuse(name, line, why)
+	}
 	return &memFile{name: name, r: bytes.NewReader(marked), size: int64(len(marked))}, nil
 }
 
+// maxNesting bounds how deeply parentheses, brackets and braces nest in a
+// header (rdma-core's nest less than 10): cc/v4 parses them recursively,
+// so deeper nesting costs stack without bound.
+const maxNesting = 256
+
 // markLines inserts the markers. A line gets one when it is not blank and
-// does not start inside a comment or continue the previous line.
-func markLines(src []byte) []byte {
+// does not start inside a comment or continue the previous line. It also
+// returns the first line where nesting exceeds maxNesting, or 0.
+func markLines(src []byte, costs *costTable) ([]byte, int, string) {
 	out := make([]byte, 0, len(src)+len(src)/2+64)
 	out = append(out, "#pragma "+markerPragma+" begin\n#line 1\n"...)
-	inComment := false
+	var sc lineScanner
+	badLine, why := 0, ""
 	line := 1
 	for len(src) > 0 {
 		n := bytes.IndexByte(src, '\n')
@@ -85,14 +97,15 @@ func markLines(src []byte) []byte {
 		} else {
 			text, src = src[:n+1], src[n+1:]
 		}
-		if !inComment && len(bytes.TrimSpace(text)) > 0 {
+		if !sc.inComment && len(bytes.TrimSpace(text)) > 0 {
 			out = append(out, "#pragma "+markerPragma+" "+strconv.Itoa(line)+"\n#line "+strconv.Itoa(line)+"\n"...)
 		}
 		out = append(out, text...)
 		if n < 0 {
 			out = append(out, '\n')
 		}
-		inComment = endsInComment(text, inComment)
+		directive := !sc.inComment && bytes.HasPrefix(bytes.TrimLeft(text, " \t"), []byte("#"))
+		sc.scan(text, directive)
 		// A line continued with a backslash joins the next one: no
 		// marker may go between them.
 		t := bytes.TrimRight(text, "\r\n")
@@ -102,45 +115,101 @@ func markLines(src []byte) []byte {
 				n = len(src) - 1
 			}
 			out = append(out, src[:n+1]...)
-			inComment = endsInComment(src[:n+1], inComment)
+			sc.scan(src[:n+1], directive)
 			t = bytes.TrimRight(src[:n+1], "\r\n")
 			src = src[n+1:]
 			line++
 		}
+		if directive {
+			sc.directiveDepth = 0
+		}
+		if sc.max > maxNesting && why == "" {
+			badLine, why = line, fmt.Sprintf("brackets nest more than %d deep", maxNesting)
+		}
+		if r := costs.line(sc.clean, directive); r != "" && why == "" {
+			badLine, why = line, r
+		}
+		sc.clean = sc.clean[:0]
 		line++
 	}
-	return append(out, "\n#pragma "+markerPragma+" end\n"...)
+	return append(out, "\n#pragma "+markerPragma+" end\n"...), badLine, why
 }
 
-// endsInComment reports whether a /* comment is open at the end of a line
-// that starts inside one when in is set. String and character literals end
-// at the end of their line.
-func endsInComment(line []byte, in bool) bool {
+// lineScanner follows comments and bracket nesting from line to line.
+// String and character literals end at the end of their line. A directive
+// counts its nesting on its own, so that "#define BEGIN {" does not open
+// a brace for the text that follows.
+type lineScanner struct {
+	clean          []byte // the logical line without comments, strings as ""
+	inComment      bool
+	depth          int // in text lines
+	directiveDepth int
+	max            int
+}
+
+func (s *lineScanner) scan(line []byte, directive bool) {
+	depth := &s.depth
+	if directive {
+		depth = &s.directiveDepth
+	}
 	var quote byte
+	if n := len(line); n >= 2 && line[n-2] == '\\' && line[n-1] == '\n' {
+		line = line[:n-2] // a continued line
+	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
-		case in:
+		case s.inComment:
 			if c == '*' && i+1 < len(line) && line[i+1] == '/' {
-				in = false
+				s.inComment = false
+				s.clean = append(s.clean, ' ')
 				i++
 			}
+			continue
 		case quote != 0:
 			if c == '\\' {
 				i++
 			} else if c == quote {
 				quote = 0
+				s.clean = append(s.clean, '"', '"', ' ')
 			}
+			continue
 		case c == '"' || c == '\'':
 			quote = c
+			continue
 		case c == '/' && i+1 < len(line) && line[i+1] == '*':
-			in = true
+			s.inComment = true
 			i++
+			continue
 		case c == '/' && i+1 < len(line) && line[i+1] == '/':
-			return false
+			return
+		case c == '(' || c == '[' || c == '{':
+			*depth++
+			if *depth > s.max {
+				s.max = *depth
+			}
+		case c == ')' || c == ']' || c == '}':
+			if *depth > 0 {
+				*depth--
+			}
 		}
+		s.clean = append(s.clean, c)
 	}
-	return in
+}
+
+// sourceRefusal is header text the model will not hand to cc/v4.
+type sourceRefusal struct{ where, reason string }
+
+// refuse notes the first refusal; the next file marker stops translation.
+func (p *parser) refuse(file string, line int, reason string) {
+	if p.srcErr != nil {
+		return
+	}
+	where := p.rel(file)
+	if line > 0 {
+		where += ":" + strconv.Itoa(line)
+	}
+	p.srcErr = &sourceRefusal{where: where, reason: reason}
 }
 
 // memFile is a served file.
