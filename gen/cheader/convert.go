@@ -360,31 +360,8 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			ft.Record.Parent = r
 			ft.Record.Path = fname
 		}
-		for _, bad := range []string{"mode", "vector_size"} {
-			if md.attrs.has(bad) {
-				return &LayoutError{Pos: md.pos, Decl: what, Reason: "attribute " + bad + " on a member is not modelled"}
-			}
-		}
-		if md.attrs.has("packed") {
-			return &LayoutError{Pos: md.pos, Decl: what, Reason: "packed on a single member is not modelled"}
-		}
-		if n := md.attrs.aligned(); n != 0 {
-			if n < 0 {
-				return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
-			}
-			if why := badAlign(n); why != "" {
-				return &LayoutError{Pos: md.pos, Decl: what, Reason: why}
-			}
-			f.Aligned = n
-		}
-		for _, as := range md.alignas {
-			n, err := p.alignas(as, md.pos, what)
-			if err != nil {
-				return err
-			}
-			if n > f.Aligned {
-				f.Aligned = n
-			}
+		if err := p.memberAttrs(md, what, f); err != nil {
+			return err
 		}
 
 		// The alignment the member asks for inside this record; #pragma
@@ -582,4 +559,36 @@ func badAlign(n int64) string {
 		return fmt.Sprintf("alignment %d exceeds gcc's maximum of %d", n, maxAlign)
 	}
 	return ""
+}
+
+// memberAttrs applies a member's attributes and _Alignas to f, refusing
+// those the model does not lay out.
+func (p *parser) memberAttrs(md member, what string, f *Field) error {
+	for _, bad := range []string{"mode", "vector_size"} {
+		if md.attrs.has(bad) {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: "attribute " + bad + " on a member is not modelled"}
+		}
+	}
+	if md.attrs.has("packed") {
+		return &LayoutError{Pos: md.pos, Decl: what, Reason: "packed on a single member is not modelled"}
+	}
+	if n := md.attrs.aligned(); n != 0 {
+		if n < 0 {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
+		}
+		if why := badAlign(n); why != "" {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: why}
+		}
+		f.Aligned = n
+	}
+	for _, as := range md.alignas {
+		n, err := p.alignas(as, md.pos, what)
+		if err != nil {
+			return err
+		}
+		if n > f.Aligned {
+			f.Aligned = n
+		}
+	}
+	return nil
 }

@@ -45,7 +45,7 @@ func TestCornerCasesMatchGCC(t *testing.T) {
 		"c_pack_after_macro": 0, "c_pack_in_include": 2, "c_pack_set_by_include": 1,
 		"c_pack_1_push8_pop": 1, "c_pack_bare_push": 0, "c_pack_three_deep": 1,
 		"c_pack_popped_to_ident": 0, "c_pack_pop_unknown_ident": 0, "c_pack_ignored_forms": 0,
-		"c_pack4_bits": 4, "c_pack0": 0,
+		"c_pack4_bits": 4, "c_pack0": 0, "c_after_comment": 0, "c_pack_continued": 2,
 	} {
 		r := m.Struct(name)
 		if r == nil {

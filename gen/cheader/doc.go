@@ -62,15 +62,31 @@
 //
 // # Bounds
 //
-// Any header is modelled or refused in bounded time and memory: includes
-// nest at most 200 deep (an IncludeError gives the chain), the headers may
-// total 64 MB, macro expansion is bounded (an ExpansionError names the
-// macro) and cc/v4 runs under Config.ExpansionLimit.
+// Any header set is modelled or refused in bounded time and memory
+// (TestHostileHeaders checks generated attacks against 5 s of CPU and 1 GB):
+// includes nest at most 200 deep, as in gcc, and 20,000 file entries in
+// all; the headers may total 64 MB; brackets nest at most 256 deep and a
+// macro has at most 10,000 tokens; the model's own macro expansion, and its
+// estimate of what macros used in declarations cost cc/v4, have budgets;
+// cc/v4 runs under Config.ExpansionLimit and evaluates macros only after
+// the model's expansion of every one fits.
+//
+// # Macro values
+//
+// cc/v4 computes macro values with wrapping 64-bit arithmetic. The model
+// evaluates every integer macro again with C's rules for LP64 (integer
+// promotions, usual arithmetic conversions, unsigned wrap-around) and
+// refuses, with a *MacroError, what C gives no value: a shift count below
+// zero or not below the width (1<<64), signed overflow, division by zero,
+// and any value or type that differs from cc's.
 //
 // # Errors
 //
 // A missing include root, header or include file is a *MissingError naming
 // the path and the Debian package that provides it; a header the C front end
 // rejects is a *ParseError whose messages read file:line:col: message, with
-// paths relative to their include directory.
+// paths relative to their include directory. A declaration the model cannot
+// lay out exactly is a *LayoutError, a macro it refuses an *ExpansionError
+// or *MacroError, and a header set beyond the bounds an *IncludeError with
+// the position and the include chain.
 package cheader

@@ -99,6 +99,8 @@ func TestRefusals(t *testing.T) {
 			[]string{"infiniband/mlx5dv.h:3:1", "struct v", "V, which is a macro"}},
 		{"pack form not known", "#pragma pack(push, 1, 2, 3)\nstruct u { char a; int b; };\n",
 			[]string{"infiniband/mlx5dv.h:2:1", "struct u", "#pragma pack at infiniband/mlx5dv.h:1:9"}},
+		{"pack expression", "#pragma pack(1 + 1)\nstruct e { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:2:1", "struct e", "#pragma pack at infiniband/mlx5dv.h:1:9"}},
 		{"packed member", "struct m { char a; int b __attribute__((packed)); };\n",
 			[]string{"infiniband/mlx5dv.h:1:", "struct m.b", "packed on a single member"}},
 		{"mode typedef", "typedef int ti __attribute__((mode(TI)));\nstruct t { ti x; };\n",

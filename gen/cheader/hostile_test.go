@@ -82,7 +82,7 @@ func hostileHeaders() []struct {
 		{"self include", map[string]string{"mlx5dv.h": "#include \"mlx5dv.h\"\n"}, "nested more than 200 levels"},
 		{"mutual include", map[string]string{"mlx5dv.h": "#include \"a.h\"\n", "a.h": "struct a;\n#include \"b.h\"\n", "b.h": "#include \"a.h\"\n"},
 			"infiniband/mlx5dv.h:1 -> infiniband/a.h:2 -> infiniband/b.h:1 -> infiniband/a.h:2"},
-		{"include fan-out", files, "more than 100000 files entered"},
+		{"include fan-out", files, "more than 20000 files entered"},
 		{"self-naming macro over an enumerator", map[string]string{"mlx5dv.h": "enum { B = 1 };\n#define B (B+B+B)\n"}, "macro B: it names itself"},
 		{"2000 chained macros", map[string]string{"mlx5dv.h": chain.String()}, "exceeds the budget"},
 		{"exponential object-like macros", map[string]string{"mlx5dv.h": expo.String()}, "exceeds the budget"},

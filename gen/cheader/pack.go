@@ -11,7 +11,7 @@ import (
 // Limits on includes, as gcc's (200 nested levels).
 const (
 	maxIncludeDepth = 200
-	maxFileEntries  = 100000 // files entered in all, re-includes counted
+	maxFileEntries  = 20000 // files entered in all, re-includes counted (mlx5dv.h: about 200)
 )
 
 // packUnknown is a pack value the model cannot know (a pragma it does
@@ -184,53 +184,22 @@ func (p *parser) chain() []string {
 // an unknown action) change nothing. Anything else makes the value unknown.
 func (p *parser) packPragma(toks []cc.Token, pos Pos) {
 	t := &p.track
-	var args []string
-	for _, tok := range toks {
-		args = append(args, tok.SrcStr())
-	}
-	if len(args) == 0 || args[0] != "(" {
+	parts, ok := packArgs(toks)
+	if !ok {
+		if len(toks) > 0 && toks[0].SrcStr() == "(" {
+			p.packUnknownAt(pos)
+		}
 		return // gcc: missing '(' after '#pragma pack' - ignored
 	}
-	if args[len(args)-1] != ")" {
-		p.packUnknownAt(pos)
-		return
-	}
-	var parts [][]string
-	var cur []string
-	for _, a := range args[1 : len(args)-1] {
-		if a == "," {
-			parts = append(parts, cur)
-			cur = nil
-			continue
-		}
-		cur = append(cur, a)
-	}
-	parts = append(parts, cur)
 	for _, part := range parts {
 		if len(part) > 1 {
-			p.packUnknownAt(pos)
+			p.packUnknownAt(pos) // an expression: gcc may read it otherwise
 			return
 		}
 	}
-	word := func(i int) string {
-		if i < len(parts) && len(parts[i]) == 1 {
-			return parts[i][0]
-		}
-		return ""
-	}
-	value := func(s string) (int64, bool, bool) { // value, is a number, valid
-		n, err := strconv.ParseInt(s, 0, 64)
-		if err != nil {
-			return 0, false, false
-		}
-		return n, true, n == 0 || n == 1 || n == 2 || n == 4 || n == 8 || n == 16
-	}
-	set := func(n int64) {
-		if n != t.value {
-			t.changes++
-		}
-		t.value = n
-	}
+	word := func(i int) string { return packWord(parts, i) }
+	value := packValue
+	set := p.packSet
 	switch first := word(0); {
 	case len(parts) == 1 && first == "":
 		set(0) // pack(): the default
@@ -252,38 +221,7 @@ func (p *parser) packPragma(toks []cc.Token, pos Pos) {
 		}
 		// gcc ignores other values and unknown actions with a warning.
 	case first == "push" && len(parts) <= 3:
-		id, nstr := "", ""
-		switch len(parts) {
-		case 2:
-			if _, num, _ := value(word(1)); num {
-				nstr = word(1)
-			} else {
-				id = word(1)
-			}
-		case 3:
-			id, nstr = word(1), word(2)
-		}
-		if id != "" {
-			if !isIdent(id) {
-				p.packUnknownAt(pos)
-				return
-			}
-			t.idents = append(t.idents, id)
-		}
-		n := t.value
-		if nstr != "" {
-			v, num, ok := value(nstr)
-			if !num {
-				p.packUnknownAt(pos)
-				return
-			}
-			if !ok {
-				return // gcc ignores the whole pragma
-			}
-			n = v
-		}
-		t.saved = append(t.saved, packSaved{id: id, value: t.value})
-		set(n)
+		p.packPush(parts, pos)
 	case first == "pop" && len(parts) == 2:
 		id := word(1)
 		if _, num, _ := value(id); num {
@@ -298,6 +236,93 @@ func (p *parser) packPragma(toks []cc.Token, pos Pos) {
 	default:
 		p.packUnknownAt(pos)
 	}
+}
+
+// packPush is pack(push[, id][, n]).
+func (p *parser) packPush(parts [][]string, pos Pos) {
+	t := &p.track
+	word := func(i int) string { return packWord(parts, i) }
+	value := packValue
+	set := p.packSet
+	id, nstr := "", ""
+	switch len(parts) {
+	case 2:
+		if _, num, _ := value(word(1)); num {
+			nstr = word(1)
+		} else {
+			id = word(1)
+		}
+	case 3:
+		id, nstr = word(1), word(2)
+	}
+	if id != "" {
+		if !isIdent(id) {
+			p.packUnknownAt(pos)
+			return
+		}
+		t.idents = append(t.idents, id)
+	}
+	n := t.value
+	if nstr != "" {
+		v, num, ok := value(nstr)
+		if !num {
+			p.packUnknownAt(pos)
+			return
+		}
+		if !ok {
+			return // gcc ignores the whole pragma
+		}
+		n = v
+	}
+	t.saved = append(t.saved, packSaved{id: id, value: t.value})
+	set(n)
+}
+
+// packArgs splits "( a , b )" into its comma-separated parts; false when
+// the pragma has no parenthesised list.
+func packArgs(toks []cc.Token) ([][]string, bool) {
+	var args []string
+	for _, tok := range toks {
+		args = append(args, tok.SrcStr())
+	}
+	if len(args) < 2 || args[0] != "(" || args[len(args)-1] != ")" {
+		return nil, false
+	}
+	var parts [][]string
+	var cur []string
+	for _, a := range args[1 : len(args)-1] {
+		if a == "," {
+			parts = append(parts, cur)
+			cur = nil
+			continue
+		}
+		cur = append(cur, a)
+	}
+	return append(parts, cur), true
+}
+
+func packWord(parts [][]string, i int) string {
+	if i < len(parts) && len(parts[i]) == 1 {
+		return parts[i][0]
+	}
+	return ""
+}
+
+// packValue reads a pack value: its value, whether it is a number and
+// whether gcc accepts it (0 for the default, or 1, 2, 4, 8, 16).
+func packValue(s string) (int64, bool, bool) {
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return 0, false, false
+	}
+	return n, true, n == 0 || n == 1 || n == 2 || n == 4 || n == 8 || n == 16
+}
+
+func (p *parser) packSet(n int64) {
+	if n != p.track.value {
+		p.track.changes++
+	}
+	p.track.value = n
 }
 
 // packPop pops gcc's pack stack: down to the entry pushed with id when
@@ -353,9 +378,16 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 	if end.Filename != start.Filename || end.Line < start.Line {
 		end = start
 	}
-	first, ok := t.lines[lineKey{start.Filename, start.Line}]
+	// Lines that are blank or start inside a comment have no marker: the
+	// nearest marked line before stands for the start, since the change
+	// count below must then hold from there on.
+	var first lineMark
+	ok := false
+	for l := start.Line; l > 0 && l > start.Line-1<<20 && !ok; l-- {
+		first, ok = t.lines[lineKey{start.Filename, l}]
+	}
 	if !ok {
-		return refuse("#pragma pack is used and the model cannot tell where this definition falls among the pragmas (it comes from a macro expansion)")
+		return refuse("#pragma pack is used and the model cannot tell where this definition falls among the pragmas")
 	}
 	var after lineMark
 	found := false
@@ -396,6 +428,9 @@ func (e *IncludeError) Error() string {
 	}
 	if where == "" {
 		where = "-"
+	}
+	if len(chain) == 0 {
+		return fmt.Sprintf("%s: %s", where, e.Reason)
 	}
 	return fmt.Sprintf("%s: %s; include chain: %s", where, e.Reason, strings.Join(chain, " -> "))
 }

@@ -137,6 +137,9 @@ func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, erro
 	if p.track.abort != nil {
 		return nil, p.track.abort
 	}
+	if r := p.srcErr; r != nil {
+		return nil, &IncludeError{Where: r.where, Reason: r.reason}
+	}
 	if err != nil {
 		return nil, p.parseError(err)
 	}

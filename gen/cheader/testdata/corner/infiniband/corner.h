@@ -133,6 +133,14 @@ struct c_pack_pop_unknown_ident C_CTRL;
 #pragma pack(show)
 #pragma pack
 struct c_pack_ignored_forms C_CTRL;
+/* a comment over lines that mentions
+#pragma pack(1)
+   and closes before a definition */ struct c_after_comment { char a; int b; };
+#define C_CONTINUED_PACK _Pragma("pack(push, 2)") \
+	/* a continued line */
+C_CONTINUED_PACK
+struct c_pack_continued { char a; int b; };
+#pragma pack(pop)
 #pragma pack(4)
 struct c_pack4_members { char a; uint64_t b; char c; int d __attribute__((aligned(16))); char e; long double f; };
 struct c_pack4_record_aligned { char a; } __attribute__((aligned(8)));
