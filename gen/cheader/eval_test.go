@@ -71,7 +71,7 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 	// What the model cannot evaluate stays opaque, with cc's value.
-	for _, expr := range []string{"sizeof ( int )", "x + 1", "( struct s * ) 0"} {
+	for _, expr := range []string{"sizeof ( int )", "x + 1", "( struct s * ) 0", "( int ) ( 1.5 * 2 )", "1e3", "0x1p3", "1.0f", "'\\0'", "08"} {
 		if v, err := p.evaluate(tokens(expr)); err != nil || v.known {
 			t.Errorf("%s: got %+v, %v; want opaque", expr, v, err)
 		}

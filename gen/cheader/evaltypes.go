@@ -1,6 +1,7 @@
 package cheader
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -204,6 +205,11 @@ func keywordKind(words []string) Kind {
 func (p *parser) typedefType(name string) *Type {
 	for _, n := range p.ast.Scope.Nodes[name] {
 		if d, ok := n.(*cc.Declarator); ok && d.IsTypename() {
+			if !cc.IsIntegerType(d.Type()) || d.Type().Kind() == cc.Enum {
+				// Not laid out here: the model must not grow records
+				// only because a macro casts to them.
+				return &Type{Kind: Invalid}
+			}
 			t, err := p.typ(d.Type(), Pos{}, name)
 			if err != nil {
 				return nil
@@ -233,8 +239,11 @@ func intLiteral(s string) (cval, error) {
 		base, digits = 8, body[1:]
 	}
 	n, err := strconv.ParseUint(digits, base, 64)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
 		return cval{}, fmt.Errorf("integer constant %s is too large for any integer type", s)
+	}
+	if err != nil || strings.Contains(digits, "_") {
+		return cval{}, nil // a floating constant or another number: opaque
 	}
 	var cands []Kind
 	decimal := base == 10
