@@ -37,7 +37,7 @@ func hostileHeaders() []struct {
 	var chain, expo, fnExpo, textExpo, paren, records, enums, longLine, arrays, fanout strings.Builder
 	chain.WriteString("#define M0 0\n")
 	for i := 1; i <= 2000; i++ {
-		fmt.Fprintf(&chain, "#define M%d (M%d - 1 + 1)\n", i, i-1)
+		fmt.Fprintf(&chain, "#define M%d (M%d + 1)\n", i, i-1)
 	}
 	expo.WriteString("#define A0 1\n")
 	for i := 1; i <= 60; i++ {
@@ -97,6 +97,7 @@ func hostileHeaders() []struct {
 		{"pack stack", map[string]string{"mlx5dv.h": strings.Repeat("#pragma pack(push, 1)\n", 20000) + "struct s { char a; int b; };\n" +
 			strings.Repeat("#pragma pack(pop)\n", 20000) + "struct t { char a; int b; };\n"}, ""},
 		{"many macros", map[string]string{"mlx5dv.h": manyMacros()}, ""},
+		{"many lines", map[string]string{"mlx5dv.h": "static const int lines[] = {\n" + strings.Repeat("1,\n", 320000) + "};\n"}, ""},
 		{"huge array", map[string]string{"mlx5dv.h": arrays.String()}, "infiniband/mlx5dv.h:1:19: struct big.a: cannot lay out exactly: array of 4611686018427387904 elements of 1 bytes is too large"},
 		{"huge record", map[string]string{"mlx5dv.h": "struct big { char a[1ULL << 58]; char b[1ULL << 58]; char c[1ULL << 58]; };\n"},
 			"infiniband/mlx5dv.h:1:59: struct big.c: cannot lay out exactly: the record is too large"},

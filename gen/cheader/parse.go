@@ -123,17 +123,24 @@ func Load(c Config) (*Model, error) {
 // object-like macro fits expandBudget; with eval, cc evaluates them all.
 func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
 	p.once, p.track, p.srcErr = nil, packTracker{}, nil
-	cfg.FS = &sourceFS{p: p}
+	cfg.FS = &sourceFS{p: p, markers: maxMarkers}
 	cfg.EvalAllMacros = eval
 	cfg.ExpansionLimit = ccPreprocessLimit
 	if eval {
 		cfg.ExpansionLimit += ccEvalLimit
 	}
-	ast, err := cc.Translate(cfg, []cc.Source{
+	srcs := []cc.Source{
 		{Name: "<predefined>", Value: cfg.Predefined},
 		{Name: "<builtin>", Value: cc.Builtin},
 		{Name: "<mlx5gen>", Value: src},
-	})
+	}
+	var ast *cc.AST
+	var err error
+	if eval {
+		ast, err = cc.Translate(cfg, srcs)
+	} else {
+		ast, err = cc.Parse(cfg, srcs) // the macros are all this pass needs
+	}
 	if p.track.abort != nil {
 		return nil, p.track.abort
 	}
@@ -147,6 +154,10 @@ func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, erro
 		if err := p.checkExpansions(ast); err != nil {
 			return nil, err
 		}
+		// This pass's syntax tree is garbage now: free it before the
+		// next pass builds its own, so that they never add up.
+		ast = nil
+		runtime.GC()
 	}
 	return ast, nil
 }

@@ -13,24 +13,21 @@ import (
 // cc/v4 hands #pragma directives (and _Pragma operators) to a callback but
 // says nothing about where in the token stream they fall, and it follows
 // #include without a depth limit. So the model serves every header to cc
-// through an fs.FS that adds, before each line that holds anything, a
-// marker pragma naming the line, followed by a #line directive that keeps
-// every position as it is in the file:
+// through an fs.FS that adds marker pragmas, each followed by a #line
+// directive that keeps every position as it is in the file:
 //
 //	#pragma mlx5gen begin
 //	#line 1
-//	#pragma mlx5gen 1
-//	#line 1
-//	<line 1>
-//	#pragma mlx5gen 2
-//	#line 2
-//	<line 2>
+//	...
+//	#pragma mlx5gen 12
+//	#line 12
+//	struct s {          <- line 12
 //	...
 //	#pragma mlx5gen end
 //
 // The markers of lines in groups the preprocessor skips never run, so the
-// callback sees, in translation order, every line that is processed, every
-// file entered and left and every pragma between them.
+// callback sees, in translation order, the files entered and left, the
+// lines marked and every pragma between them (markLines says which lines).
 
 // markerPragma is the pragma name of the model's markers.
 const markerPragma = "mlx5gen"
@@ -41,9 +38,10 @@ var maxSourceBytes int64 = 64 << 20
 
 // sourceFS serves the files under their own (absolute) names with markers.
 type sourceFS struct {
-	p     *parser
-	total int64
-	costs costTable
+	p       *parser
+	total   int64
+	costs   costTable
+	markers int // how many more line markers may be inserted
 }
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
@@ -69,7 +67,7 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	marked, line, why := markLines(src, &s.costs)
+	marked, line, why := markLines(src, &s.costs, &s.markers)
 	if why != "" {
 		s.p.refuse(name, line, why)
 	}
@@ -81,59 +79,81 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 // so deeper nesting costs stack without bound.
 const maxNesting = 256
 
-// markLines inserts the markers. A line gets one when it is not blank and
-// does not start inside a comment or continue the previous line. It also
-// returns the first line where nesting exceeds maxNesting, or 0.
-func markLines(src []byte, costs *costTable) ([]byte, int, string) {
-	out := make([]byte, 0, len(src)+len(src)/2+64)
+// maxMarkers bounds the markers in one translation (mlx5dv.h and what it
+// includes need about 3,000): each costs cc/v4 two directives. Past it,
+// lines go unmarked, and a record there under a #pragma pack that changed
+// since the last marker is refused rather than guessed.
+const maxMarkers = 50000
+
+// markLines inserts the markers: before a line that may start a record
+// (it says struct or union), before the line after each line of text or
+// #pragma, and before each #include,
+// so that the pack value of every record and the line of every #include
+// are known. A line that
+// starts inside a comment or continues another gets none. markLines also
+// returns the first line the model refuses, and why.
+func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) {
+	out := make([]byte, 0, len(src)+len(src)/8+64)
 	out = append(out, "#pragma "+markerPragma+" begin\n#line 1\n"...)
 	var sc lineScanner
 	badLine, why := 0, ""
-	line := 1
-	for len(src) > 0 {
-		n := bytes.IndexByte(src, '\n')
-		var text []byte
-		if n < 0 {
-			text, src = src, nil
-		} else {
-			text, src = src[:n+1], src[n+1:]
-		}
-		if !sc.inComment && len(bytes.TrimSpace(text)) > 0 {
-			out = append(out, "#pragma "+markerPragma+" "+strconv.Itoa(line)+"\n#line "+strconv.Itoa(line)+"\n"...)
-		}
-		out = append(out, text...)
-		if n < 0 {
-			out = append(out, '\n')
-		}
-		directive := !sc.inComment && bytes.HasPrefix(bytes.TrimLeft(text, " \t"), []byte("#"))
-		sc.scan(text, directive)
-		// A line continued with a backslash joins the next one: no
-		// marker may go between them.
-		t := bytes.TrimRight(text, "\r\n")
-		for len(t) > 0 && t[len(t)-1] == '\\' && len(src) > 0 {
-			n := bytes.IndexByte(src, '\n')
+	afterText := false
+	for line := 1; len(src) > 0; {
+		// A logical line: a physical one and those its backslashes join.
+		first, end := line, 0
+		for {
+			n := bytes.IndexByte(src[end:], '\n')
 			if n < 0 {
-				n = len(src) - 1
+				end = len(src)
+				break
 			}
-			out = append(out, src[:n+1]...)
-			sc.scan(src[:n+1], directive)
-			t = bytes.TrimRight(src[:n+1], "\r\n")
-			src = src[n+1:]
+			end += n + 1
+			if t := bytes.TrimRight(src[:end], "\r\n"); len(t) == 0 || t[len(t)-1] != '\\' || end == len(src) {
+				break
+			}
 			line++
 		}
+		text := src[:end]
+		src = src[end:]
+		startInComment := sc.inComment
+		directive := !startInComment && bytes.HasPrefix(bytes.TrimLeft(text, " \t"), []byte("#"))
+		sc.scan(text, directive)
 		if directive {
 			sc.directiveDepth = 0
 		}
-		if sc.max > maxNesting && why == "" {
-			badLine, why = line, fmt.Sprintf("brackets nest more than %d deep", maxNesting)
+		toks := cTokens(sc.clean)
+		want := afterText || hasToken(toks, "struct") || hasToken(toks, "union") ||
+			directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")
+		if want && !startInComment && *budget > 0 {
+			*budget--
+			out = append(out, "#pragma "+markerPragma+" "+strconv.Itoa(first)+"\n#line "+strconv.Itoa(first)+"\n"...)
 		}
-		if r := costs.line(sc.clean, directive); r != "" && why == "" {
-			badLine, why = line, r
+		out = append(out, text...)
+		if text[len(text)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		// Any line of text may end a record ("}" can come from a macro),
+		// and any #pragma may change the pack value.
+		afterText = !directive && len(toks) > 0 || directive && len(toks) > 1 && toks[1] == "pragma"
+		if sc.max > maxNesting && why == "" {
+			badLine, why = first, fmt.Sprintf("brackets nest more than %d deep", maxNesting)
+		}
+		if r := costs.line(toks, sc.clean, directive); r != "" && why == "" {
+			badLine, why = first, r
 		}
 		sc.clean = sc.clean[:0]
 		line++
 	}
 	return append(out, "\n#pragma "+markerPragma+" end\n"...), badLine, why
+}
+
+func hasToken(toks []string, s string) bool {
+	for _, t := range toks {
+		if t == s {
+			return true
+		}
+	}
+	return false
 }
 
 // lineScanner follows comments and bracket nesting from line to line.
@@ -154,11 +174,12 @@ func (s *lineScanner) scan(line []byte, directive bool) {
 		depth = &s.directiveDepth
 	}
 	var quote byte
-	if n := len(line); n >= 2 && line[n-2] == '\\' && line[n-1] == '\n' {
-		line = line[:n-2] // a continued line
-	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
+		if c == '\\' && i+1 < len(line) && line[i+1] == '\n' {
+			i++ // a continued line
+			continue
+		}
 		switch {
 		case s.inComment:
 			if c == '*' && i+1 < len(line) && line[i+1] == '/' {

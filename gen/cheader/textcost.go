@@ -32,8 +32,7 @@ const maxMacroTokens = 10000
 
 // line accounts for one logical line (comments removed) and says why the
 // header is refused, or "".
-func (t *costTable) line(clean []byte, directive bool) string {
-	toks := cTokens(clean)
+func (t *costTable) line(toks []string, clean []byte, directive bool) string {
 	if directive {
 		if len(toks) >= 3 && toks[0] == "#" && toks[1] == "define" {
 			if len(toks) > maxMacroTokens {
