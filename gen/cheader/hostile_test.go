@@ -27,8 +27,9 @@ const (
 )
 
 // hostileHeaders are generated attacks on the model: each is a set of
-// files under infiniband/ (the first is the header Load parses) and a
-// string the error must contain ("" when the model must accept it).
+// files under infiniband/ (mlx5dv.h is the header Load parses; "FIFO" makes
+// a named pipe, "LINK x" a symbolic link to x) and a string the error must
+// contain ("" when the model must accept it).
 func hostileHeaders() []struct {
 	name  string
 	files map[string]string
@@ -103,6 +104,8 @@ func hostileHeaders() []struct {
 			"infiniband/mlx5dv.h:1:59: struct big.c: cannot lay out exactly: the record is too large"},
 		{"huge alignment", map[string]string{"mlx5dv.h": "struct h { char a; } __attribute__((aligned(1ULL << 62)));\n"}, "exceeds gcc's maximum"},
 		{"1<<64", map[string]string{"mlx5dv.h": "#define X (1 << 64)\n"}, "macro X: shift count 64"},
+		{"include /dev/zero", map[string]string{"mlx5dv.h": "#include \"zero.h\"\n", "zero.h": "LINK /dev/zero"}, "infiniband/zero.h: not a regular file"},
+		{"include a FIFO", map[string]string{"mlx5dv.h": "#include \"fifo.h\"\n", "fifo.h": "FIFO"}, "infiniband/fifo.h: not a regular file"},
 	}
 }
 
@@ -129,6 +132,18 @@ func TestHostileHeaders(t *testing.T) {
 				path := filepath.Join(root, "infiniband", name)
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
+				}
+				if target, ok := strings.CutPrefix(src, "LINK "); ok {
+					if err := os.Symlink(target, path); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if src == "FIFO" {
+					if err := unix.Mkfifo(path, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
 				}
 				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 					t.Fatal(err)

@@ -124,6 +124,7 @@ func Load(c Config) (*Model, error) {
 func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
 	p.once, p.track, p.srcErr = nil, packTracker{}, nil
 	cfg.FS = &sourceFS{p: p, markers: maxMarkers}
+	cfg.FSOnly = true // every file through sourceFS, none behind its back
 	cfg.EvalAllMacros = eval
 	cfg.ExpansionLimit = ccPreprocessLimit
 	if eval {

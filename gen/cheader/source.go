@@ -45,33 +45,49 @@ type sourceFS struct {
 }
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// Stat first: opening a FIFO would block, and a device such as
+	// /dev/zero never ends.
+	fi, err := os.Stat(name)
 	if err != nil {
 		return nil, err
 	}
 	if fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	s.total += fi.Size()
-	if s.total > maxSourceBytes {
-		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
-		stop := []byte("#pragma " + markerPragma + " begin\n")
-		return &memFile{name: name, r: bytes.NewReader(stop), size: int64(len(stop))}, nil
+	if !fi.Mode().IsRegular() {
+		s.p.refuse(name, 0, "not a regular file")
+		return stopFile(name), nil
 	}
-	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes+1))
+	if s.total+fi.Size() > maxSourceBytes {
+		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
+		return stopFile(name), nil
+	}
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes-s.total+1))
+	if err != nil {
+		return nil, err
+	}
+	s.total += int64(len(src))
+	if s.total > maxSourceBytes { // it grew while read
+		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
+		return stopFile(name), nil
 	}
 	marked, line, why := markLines(src, &s.costs, &s.markers)
 	if why != "" {
 		s.p.refuse(name, line, why)
 	}
 	return &memFile{name: name, r: bytes.NewReader(marked), size: int64(len(marked))}, nil
+}
+
+// stopFile is served in place of a refused file: its marker stops the
+// translation.
+func stopFile(name string) fs.File {
+	stop := []byte("#pragma " + markerPragma + " begin\n")
+	return &memFile{name: name, r: bytes.NewReader(stop), size: int64(len(stop))}
 }
 
 // maxNesting bounds how deeply parentheses, brackets and braces nest in a
