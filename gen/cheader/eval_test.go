@@ -77,3 +77,32 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 }
+
+// TestCornerMacrosEvaluated makes sure the model's evaluator, not only
+// cc/v4, computes the C_ARITH_ macros that TestCornerCasesMatchGCC compares
+// with gcc: each must come out known, with the model's value and type.
+func TestCornerMacrosEvaluated(t *testing.T) {
+	m, p, err := load(Config{IncludeRoot: "testdata/corner", Header: "infiniband/corner.h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, mc := range m.Macros {
+		if !strings.HasPrefix(mc.Name, "C_ARITH_") {
+			continue
+		}
+		n++
+		toks, err := newExpander(p, p.ast.Macros, expandBudget).expand(p.ast.Macros[mc.Name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := p.evaluate(toks)
+		kind := mc.Type.Kind
+		if err != nil || !v.known || v.kind != kind || v.bits != norm(mc.Value.Bits, kind) {
+			t.Errorf("%s = %s: evaluator %#x %s (known %v, %v), model %s %s", mc.Name, mc.Replacement, v.bits, v.kind, v.known, err, mc.Value, kind)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d C_ARITH_ macros", n)
+	}
+}

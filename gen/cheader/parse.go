@@ -63,6 +63,12 @@ func hostConfig() (*cc.Config, error) {
 
 // Load parses the header and builds its model.
 func Load(c Config) (*Model, error) {
+	m, _, err := load(c)
+	return m, err
+}
+
+// load is Load, also returning the parser for tests.
+func load(c Config) (*Model, *parser, error) {
 	if c.IncludeRoot == "" {
 		c.IncludeRoot = DefaultIncludeRoot
 	}
@@ -70,19 +76,19 @@ func Load(c Config) (*Model, error) {
 		c.Header = DefaultHeader
 	}
 	if fi, err := os.Stat(c.IncludeRoot); err != nil || !fi.IsDir() {
-		return nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
+		return nil, nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
 	}
 	if _, err := os.Stat(filepath.Join(c.IncludeRoot, c.Header)); err != nil {
-		return nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
+		return nil, nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
 	}
 	root, err := filepath.Abs(c.IncludeRoot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	base, err := hostConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := *base
 	cfg.IncludePaths = append([]string{root}, base.IncludePaths...)
@@ -101,21 +107,21 @@ func Load(c Config) (*Model, error) {
 	// too much, and only then does cc evaluate them, within a limit they
 	// cannot reach.
 	if _, err := p.translate(&cfg, src, false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ast, err := p.translate(&cfg, src, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.ast = ast
 	m := &Model{IncludeRoot: c.IncludeRoot, Header: filepath.ToSlash(c.Header)}
 	p.m = m
 	if err := p.build(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m.Version, m.VersionSource = detectVersion(root)
 	m.index()
-	return m, nil
+	return m, p, nil
 }
 
 // translate runs cc/v4 on the header. Without eval it stops at
