@@ -94,7 +94,7 @@ func TestRefusals(t *testing.T) {
 		{"_Pragma on the declaration's line", "_Pragma(\"pack(1)\") struct p { char a; int b; };\n",
 			[]string{"infiniband/mlx5dv.h:1:20", "struct p", "_Pragma"}},
 		{"pack inside a record", "struct q { char a;\n#pragma pack(1)\n int b; };\n",
-			[]string{"infiniband/mlx5dv.h:1:1", "struct q", "#pragma pack changes inside"}},
+			[]string{"infiniband/mlx5dv.h:1:1", "struct q", "#pragma pack changes between the marked lines"}},
 		{"pack value from a macro", "#define V 1\n#pragma pack(push, V)\nstruct v { char a; int b; };\n",
 			[]string{"infiniband/mlx5dv.h:3:1", "struct v", "V, which is a macro"}},
 		{"pack form not known", "#pragma pack(push, 1, 2, 3)\nstruct u { char a; int b; };\n",

@@ -98,6 +98,7 @@ func hostileHeaders() []struct {
 		{"pack stack", map[string]string{"mlx5dv.h": strings.Repeat("#pragma pack(push, 1)\n", 20000) + "struct s { char a; int b; };\n" +
 			strings.Repeat("#pragma pack(pop)\n", 20000) + "struct t { char a; int b; };\n"}, ""},
 		{"many macros", map[string]string{"mlx5dv.h": manyMacros()}, ""},
+		{"many packed records", map[string]string{"mlx5dv.h": manyRecords()}, "infiniband/mlx5dv.h:52002:1: struct last: cannot lay out exactly: #pragma pack changes between the marked lines"},
 		{"many lines", map[string]string{"mlx5dv.h": "static const int lines[] = {\n" + strings.Repeat("1,\n", 320000) + "};\n"}, ""},
 		{"huge array", map[string]string{"mlx5dv.h": arrays.String()}, "infiniband/mlx5dv.h:1:19: struct big.a: cannot lay out exactly: array of 4611686018427387904 elements of 1 bytes is too large"},
 		{"huge record", map[string]string{"mlx5dv.h": "struct big { char a[1ULL << 58]; char b[1ULL << 58]; char c[1ULL << 58]; };\n"},
@@ -116,6 +117,20 @@ func manyMacros() string {
 	for i := 1; i < 30000; i++ {
 		fmt.Fprintf(&b, "#define K%d (%d << 2 | 1)\n", i, i)
 	}
+	return b.String()
+}
+
+// manyRecords defines 10,000 records under #pragma pack(1), each on its
+// own line, then one more after 42,000 pragmas: more lines than the model
+// marks, so the last record is refused, not guessed.
+func manyRecords() string {
+	var b strings.Builder
+	b.WriteString("#pragma pack(1)\n")
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&b, "struct r%d{char a;int b;};\n", i)
+	}
+	b.WriteString(strings.Repeat("#pragma pack(2)\n#pragma pack(4)\n", 21000))
+	b.WriteString("struct last { char a; int b; };\n")
 	return b.String()
 }
 

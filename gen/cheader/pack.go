@@ -2,6 +2,7 @@ package cheader
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -61,6 +62,7 @@ type packTracker struct {
 	unknown Pos      // where the value became packUnknown
 	idents  []string // identifiers in pack pragmas: gcc expands macros there
 	lines   map[lineKey]lineMark
+	sorted  map[string][]int // markedLines
 }
 
 // pragma is cc/v4's PragmaHandler: the model's markers, #pragma once and
@@ -107,9 +109,7 @@ func (p *parser) skip() error {
 func (p *parser) marker(file, what string) error {
 	t := &p.track
 	if t.abort != nil {
-		if what == "end" {
-			return p.skip()
-		}
+		// Stop every file as soon as it runs a marker.
 		if what == "begin" {
 			t.frames = append(t.frames, frame{file: file})
 		}
@@ -358,6 +358,21 @@ func (p *parser) packUnknownAt(pos Pos) {
 	t.unknown = pos
 }
 
+// markedLines returns the lines of file that have a mark, sorted (the end
+// marker last).
+func (t *packTracker) markedLines(file string) []int {
+	if t.sorted == nil {
+		t.sorted = map[string][]int{}
+		for k := range t.lines {
+			t.sorted[k.file] = append(t.sorted[k.file], k.line)
+		}
+		for _, l := range t.sorted {
+			sort.Ints(l)
+		}
+	}
+	return t.sorted[file]
+}
+
 // packFor returns the #pragma pack value (0 for none) in force for a record
 // definition, or a LayoutError when the model cannot tell it exactly.
 func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, error) {
@@ -378,30 +393,28 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 	if end.Filename != start.Filename || end.Line < start.Line {
 		end = start
 	}
-	// Lines that are blank or start inside a comment have no marker: the
-	// nearest marked line before stands for the start, since the change
-	// count below must then hold from there on.
-	var first lineMark
-	ok := false
-	for l := start.Line; l > 0 && l > start.Line-1<<20 && !ok; l-- {
-		first, ok = t.lines[lineKey{start.Filename, l}]
-	}
-	if !ok {
+	// Most lines have no marker: the nearest marked line before stands
+	// for the start and the nearest after for the end, since the change
+	// count must then hold over the whole stretch.
+	lines := t.markedLines(start.Filename)
+	i := sort.SearchInts(lines, start.Line+1) - 1 // last marked line <= start
+	if i < 0 {
 		return refuse("#pragma pack is used and the model cannot tell where this definition falls among the pragmas")
+	}
+	first := t.lines[lineKey{start.Filename, lines[i]}]
+	if end.Filename != start.Filename {
+		lines = t.markedLines(end.Filename)
 	}
 	var after lineMark
 	found := false
-	for l := end.Line + 1; l <= end.Line+1<<20 && !found; l++ {
-		after, found = t.lines[lineKey{end.Filename, l}]
-	}
-	if !found {
-		after, found = t.lines[lineKey{end.Filename, endLine}]
+	if j := sort.SearchInts(lines, end.Line+1); j < len(lines) { // first marked line > end
+		after, found = t.lines[lineKey{end.Filename, lines[j]}]
 	}
 	switch {
 	case !found || first.twice || after.twice:
 		return refuse("#pragma pack is used and this definition's lines are processed more than once (an include without a guard)")
 	case first.changes != after.changes:
-		return refuse("#pragma pack changes inside the definition, or a _Pragma on its lines changes it (cc/v4 does not order those with the declaration)")
+		return refuse("#pragma pack changes between the marked lines around this definition: inside it, through a _Pragma on its lines (cc/v4 does not order those with the declaration) or past the model's limit of marked lines")
 	case first.value == packUnknown:
 		return refuse(fmt.Sprintf("the #pragma pack at %s is a form the model does not know", t.unknown))
 	}
