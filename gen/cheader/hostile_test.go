@@ -212,7 +212,7 @@ func runHostile(t *testing.T, root string) (string, time.Duration, int64, time.D
 	cpu := ps.UserTime() + ps.SystemTime()
 	var rss int64
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10 // kilobytes on Linux
+		rss = int64(ru.Maxrss) << 10 // kilobytes on Linux
 	}
 	if err != nil {
 		t.Fatalf("child failed after %v (CPU %v, %d MB): %v\n%s%s", wall, cpu, rss>>20, err, limitStr(stdout.String(), 2000), limitStr(stderr.String(), 2000))
