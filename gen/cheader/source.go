@@ -138,10 +138,14 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 			sc.directiveDepth = 0
 		}
 		toks := cTokens(sc.clean)
-		want := afterText || hasToken(toks, "struct") || hasToken(toks, "union") ||
-			directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")
-		if want && !startInComment && *budget > 0 {
-			*budget--
+		// An #include is always marked, for the include chain; it
+		// enters a file, and those are bounded (maxFileEntries).
+		include := directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")
+		want := afterText || hasToken(toks, "struct") || hasToken(toks, "union")
+		if include || want && !startInComment && *budget > 0 {
+			if !include {
+				*budget--
+			}
 			out = append(out, "#pragma "+markerPragma+" "+strconv.Itoa(first)+"\n#line "+strconv.Itoa(first)+"\n"...)
 		}
 		out = append(out, text...)
