@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 // The go:generate line of testdata/downstream, as a user writes it.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func TestMain(m *testing.M) {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mlx5gen/mlx5gen/runtime/replay"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/replay"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // replayCmd replays vector files through runtime/sq and prints a verdict

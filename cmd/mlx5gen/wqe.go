@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

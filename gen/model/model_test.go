@@ -8,7 +8,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )

@@ -7,7 +7,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // args reads a call's arguments; the first malformed one is kept in err.
