@@ -40,8 +40,12 @@ func Map(o Options) (*Region, error) {
 		}
 		tried = append(tried, fmt.Sprintf("%s pages: %v (%s)", sizeName(page), err, hugeState(page)))
 		if o.StrictPageSize {
-			return nil, fmt.Errorf("dma: no mapping of %d bytes on %s; reserve huge pages (/proc/sys/vm/nr_hugepages, or hugepages= on the kernel command line for 1 GiB) or drop StrictPageSize",
-				length, strings.Join(tried, "; "))
+			boot := ""
+			if page == Page1G {
+				boot = ", or hugepagesz=1G hugepages=N on the kernel command line"
+			}
+			return nil, fmt.Errorf("dma: no mapping of %d bytes on %s; reserve enough (echo N > %snr_hugepages%s) or drop StrictPageSize",
+				length, strings.Join(tried, "; "), hugeDir(page), boot)
 		}
 	}
 	return nil, errors.New("dma: no page size to try") // not reached: the base page ends the list
@@ -119,13 +123,18 @@ func limitName(v uint64) string {
 
 // hugeState reports the kernel's pool of huge pages of the size.
 func hugeState(page int) string {
-	dir := fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/", page/1024)
+	dir := hugeDir(page)
 	free, err1 := os.ReadFile(dir + "free_hugepages")
 	total, err2 := os.ReadFile(dir + "nr_hugepages")
 	if err1 != nil || err2 != nil {
 		return "the kernel has no pool of " + sizeName(page) + " pages"
 	}
 	return fmt.Sprintf("%s of %s reserved pages free", strings.TrimSpace(string(free)), strings.TrimSpace(string(total)))
+}
+
+// hugeDir is the sysfs directory of the kernel's pool of pages of the size.
+func hugeDir(page int) string {
+	return fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/", page/1024)
 }
 
 func sizeName(page int) string {
