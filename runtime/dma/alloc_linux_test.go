@@ -108,7 +108,7 @@ func TestAllocAlignment(t *testing.T) {
 func TestCoalescing(t *testing.T) {
 	r := mapped(t, Options{Size: 1 << 16})
 	var bufs []Buffer
-	for {
+	for len(bufs) <= r.Len()/r.MinBlock() { // bounded: one more than fits
 		b, err := r.Alloc(1, 0)
 		if errors.Is(err, ErrNoSpace) {
 			break
@@ -144,7 +144,7 @@ func TestOddRegion(t *testing.T) {
 	end := r.Addr() + uint64(r.Len())
 	for _, size := range []int{page, r.MinBlock()} {
 		var bufs []Buffer
-		for {
+		for len(bufs) <= r.Len()/size { // bounded: one more than fits
 			b, err := r.Alloc(size, 0)
 			if err != nil {
 				break
