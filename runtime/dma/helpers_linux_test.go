@@ -2,7 +2,6 @@ package dma
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -26,8 +25,9 @@ func emulated() bool {
 	return strings.TrimSpace(string(arch)) != unix.ByteSliceToString(u.Machine[:])
 }
 
-// smaps is the /proc/self/smaps entry of the mapping that starts at addr:
-// its VmFlags and KernelPageSize (bytes); ok false when there is none.
+// smaps is the /proc/self/smaps entry of the mapping that holds addr (the
+// kernel merges neighbours with the same flags): its VmFlags and
+// KernelPageSize (bytes); ok false when there is none.
 type smaps struct {
 	flags    map[string]bool
 	pageSize int
@@ -39,7 +39,6 @@ func smapsAt(t *testing.T, addr uint64) (smaps, bool) {
 	if err != nil {
 		t.Fatalf("reading smaps: %v", err)
 	}
-	head := fmt.Sprintf("%x-", addr)
 	var s smaps
 	in := false
 	for _, line := range strings.Split(string(data), "\n") {
@@ -47,11 +46,13 @@ func smapsAt(t *testing.T, addr uint64) (smaps, bool) {
 		if len(f) == 0 {
 			continue
 		}
-		if strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") { // a mapping's first line
+		if lo, hi, ok := strings.Cut(f[0], "-"); ok && !strings.HasSuffix(f[0], ":") { // a mapping's first line
 			if in {
 				break
 			}
-			in = strings.HasPrefix(line, head)
+			start, err1 := strconv.ParseUint(lo, 16, 64)
+			end, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && start <= addr && addr < end
 			continue
 		}
 		if !in {
