@@ -188,21 +188,39 @@ func TestAllocFreeNoAllocs(t *testing.T) {
 	r.Free(keep)
 }
 
-// BenchmarkAllocFree: one Alloc and one Free, with 64 other buffers live
-// in a 1 MiB region (a tree of 14 levels).
+// BenchmarkAllocFree: one Alloc and one Free of 2 KiB with 64 other
+// buffers live, in regions of 64 KiB, 1 MiB and 64 MiB (trees of 10, 14
+// and 20 levels of 64-byte blocks): the cost grows with the height.
 func BenchmarkAllocFree(b *testing.B) {
-	r := mapped(b, Options{Size: 1 << 20, Lock: LockBestEffort})
-	for i := 0; i < 64; i++ {
-		r.Alloc(64<<(i%6), 0)
+	for _, size := range []int{64 << 10, 1 << 20, 64 << 20} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			r := mapped(b, Options{Size: size, Lock: LockBestEffort})
+			for i := 0; i < 64; i++ {
+				r.Alloc(64<<(i%4), 0)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				buf, err := r.Alloc(2048, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Free(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		buf, err := r.Alloc(2048, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := r.Free(buf); err != nil {
-			b.Fatal(err)
-		}
+}
+
+func TestNilRegion(t *testing.T) {
+	var r *Region
+	if _, err := r.Alloc(64, 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("Alloc: %v", err)
+	}
+	if err := r.Free(Buffer{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Free: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }

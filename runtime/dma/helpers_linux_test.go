@@ -27,10 +27,11 @@ func emulated() bool {
 
 // smaps is the /proc/self/smaps entry of the mapping that holds addr (the
 // kernel merges neighbours with the same flags): its VmFlags and
-// KernelPageSize (bytes); ok false when there is none.
+// KernelPageSize and Rss (bytes); ok false when there is none.
 type smaps struct {
 	flags    map[string]bool
 	pageSize int
+	rss      int // bytes resident
 }
 
 func smapsAt(t *testing.T, addr uint64) (smaps, bool) {
@@ -64,9 +65,13 @@ func smapsAt(t *testing.T, addr uint64) (smaps, bool) {
 			for _, fl := range f[1:] {
 				s.flags[fl] = true
 			}
-		case "KernelPageSize:":
+		case "KernelPageSize:", "Rss:":
 			kb, _ := strconv.Atoi(f[1])
-			s.pageSize = kb * 1024
+			if f[0] == "Rss:" {
+				s.rss = kb * 1024
+			} else {
+				s.pageSize = kb * 1024
+			}
 		}
 	}
 	return s, in

@@ -100,6 +100,11 @@ func memlockInChild(t *testing.T) {
 	if r.Pinned() || r.LockErr() == nil || !strings.Contains(r.LockErr().Error(), "RLIMIT_MEMLOCK") {
 		t.Errorf("best effort: Pinned %v, LockErr %v", r.Pinned(), r.LockErr())
 	}
+	// Unlocked, it is resident all the same: MAP_POPULATE (qemu-user's
+	// smaps shows no residency).
+	if s, ok := smapsAt(t, r.Addr()); !emulated() && (!ok || s.rss < r.Len()) {
+		t.Errorf("%d of the unlocked region's %d bytes are resident", s.rss, r.Len())
+	}
 	if b, err := r.Alloc(4096, 0); err != nil || len(b.Bytes) != 4096 {
 		t.Errorf("an unpinned region's Alloc: %v", err)
 	}

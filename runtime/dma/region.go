@@ -121,10 +121,12 @@ func (r *Region) Outstanding() int {
 }
 
 // Alloc hands out size bytes aligned to align (a power of two no larger
-// than PageSize; 0 or 1 for no alignment beyond MinBlock). Their contents
-// are what the last user left. It allocates nothing.
+// than PageSize; 0 or 1 for no alignment beyond MinBlock). It takes the
+// smallest power-of-two block that holds both, so the largest buffer is
+// the largest power of two within Len. The contents are what the last
+// user left. It allocates nothing; a full region is ErrNoSpace.
 func (r *Region) Alloc(size, align int) (Buffer, error) {
-	if r.closed {
+	if r == nil || r.closed {
 		return Buffer{}, ErrClosed
 	}
 	if size <= 0 || size > len(r.mem) {
@@ -147,7 +149,7 @@ func (r *Region) Alloc(size, align int) (Buffer, error) {
 // one whose Bytes and Addr no longer match what Alloc returned is an error
 // and changes nothing.
 func (r *Region) Free(b Buffer) error {
-	if r.closed {
+	if r == nil || r.closed {
 		return ErrClosed
 	}
 	if b.region != r || b.Addr < r.addr || b.Addr-r.addr >= uint64(len(r.mem)) {
@@ -173,10 +175,10 @@ func (r *Region) Free(b Buffer) error {
 	return nil
 }
 
-// Close unmaps the region. It is idempotent; afterwards Alloc and Free
+// Close unmaps the region (a nil Region is closed). It is idempotent; afterwards Alloc and Free
 // return ErrClosed, and buffers handed out before must not be touched.
 func (r *Region) Close() error {
-	if r.closed {
+	if r == nil || r.closed {
 		return nil
 	}
 	r.closed = true
