@@ -18,7 +18,7 @@ func Map(o Options) (*Region, error) {
 	if err := o.check(base); err != nil {
 		return nil, err
 	}
-	var tried []string // huge page sizes that failed, for the record
+	var tried []string // why larger pages failed, for Region.PageErr
 	for _, page := range pageSizes(o.PageSize, base) {
 		if o.Size > int(^uint(0)>>1)-page {
 			return nil, fmt.Errorf("dma: Options.Size %d overflows when rounded up to %s pages", o.Size, sizeName(page))
@@ -33,7 +33,11 @@ func Map(o Options) (*Region, error) {
 		}
 		mem, err := unix.Mmap(-1, 0, length, unix.PROT_READ|unix.PROT_WRITE, flags)
 		if err == nil {
-			return setUp(mem, page, o)
+			r, err := setUp(mem, page, o)
+			if err == nil && len(tried) > 0 {
+				r.pageErr = fmt.Errorf("dma: %s pages instead: %s", sizeName(page), strings.Join(tried, "; "))
+			}
+			return r, err
 		}
 		if page == base {
 			return nil, fmt.Errorf("dma: mmap of %d bytes: %w", length, err)

@@ -126,6 +126,10 @@ func TestHugePages(t *testing.T) {
 			t.Fatalf("with fallback: %v", err)
 		}
 		checkPage(t, r, want)
+		if (r.PageErr() == nil) != (want == c.pref) || want != c.pref && !strings.Contains(r.PageErr().Error(), sizeName(c.pref)+" pages: ") {
+			t.Errorf("got %s pages; PageErr: %v", sizeName(r.PageSize()), r.PageErr())
+		}
+		t.Logf("PageErr: %v", r.PageErr())
 		r.Close()
 	}
 }

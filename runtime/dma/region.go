@@ -70,6 +70,7 @@ type Region struct {
 	page     int
 	pinned   bool
 	lockErr  error
+	pageErr  error
 	minBlock int
 	alloc    *buddy
 	unmap    func([]byte) error
@@ -100,6 +101,10 @@ func (r *Region) Len() int { return len(r.mem) }
 
 // PageSize is the page size the mapping got.
 func (r *Region) PageSize() int { return r.page }
+
+// PageErr says why the preferred huge page size was not used (nil when
+// it was, or when none was asked for).
+func (r *Region) PageErr() error { return r.pageErr }
 
 // Pinned reports whether mlock succeeded.
 func (r *Region) Pinned() bool { return r.pinned }
