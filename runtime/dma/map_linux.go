@@ -13,6 +13,8 @@ import (
 )
 
 // Map maps, populates, locks and marks a region as the options say.
+// rdma-core: mlx5_alloc_prefered_buf tries huge pages first and falls back
+// to ordinary ones in the same way (with SysV shared memory, not mmap).
 func Map(o Options) (*Region, error) {
 	base := unix.Getpagesize()
 	if err := o.check(base); err != nil {
@@ -75,6 +77,7 @@ func setUp(mem []byte, page int, o Options) (*Region, error) {
 	}
 	// A child of fork would share the pages copy-on-write, and the
 	// parent's next write would give it new ones the device does not use.
+	// rdma-core: ibv_dontfork_range.
 	if err := unix.Madvise(mem, unix.MADV_DONTFORK); err != nil {
 		return fail(fmt.Errorf("dma: madvise(MADV_DONTFORK) of %d bytes: %w", len(mem), err))
 	}
