@@ -5,8 +5,9 @@
 // Map makes a Region: an anonymous private mapping, populated at once
 // (MAP_POPULATE), on 2 MiB or 1 GiB huge pages when asked and available
 // (falling back to the next smaller size unless StrictPageSize; PageSize
-// says what was used), locked in RAM with mlock, and kept out of child
-// processes with MADV_DONTFORK (a forked child would otherwise share the
+// says what was used and PageErr why a larger one was not), locked in RAM
+// with mlock (VmFlags "lo" in /proc/self/smaps), and kept out of child
+// processes with MADV_DONTFORK (VmFlags "dc"; a forked child would share the
 // pages copy-on-write, and the parent's next write would move them away
 // from under the device). Locking is required by default: when mlock fails
 // Map returns an error that names RLIMIT_MEMLOCK (`ulimit -l`), its current
