@@ -111,3 +111,22 @@ func ruleErr(e *mlx.RuleError, c mlx.ChainCheck, fn mlx.Func, wr int, field stri
 }
 
 var errNoOutstanding = errors.New("rq: no receive work request is outstanding")
+
+// RetireError is a retirement the queue refused, changing nothing: more
+// completions than outstanding work requests, or an SRQ WQE that is not
+// posted. It is the queue's until its next refused retirement (reporting
+// does not allocate); copy it to keep it longer.
+type RetireError struct {
+	SRQ         bool   // the shared receive queue refused it
+	WQE         uint32 // SRQ: the WQE index given
+	WQEs        uint32 // SRQ: how many the ring has
+	N           uint32 // RQ: the completions given
+	Outstanding uint32 // RQ: the work requests outstanding
+}
+
+func (e *RetireError) Error() string {
+	if e.SRQ {
+		return fmt.Sprintf("rq: shared receive queue WQE %d is not posted (of %d WQEs)", e.WQE, e.WQEs)
+	}
+	return fmt.Sprintf("rq: %d completions with %d receive work requests outstanding", e.N, e.Outstanding)
+}

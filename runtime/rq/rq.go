@@ -59,6 +59,7 @@ type RQ struct {
 	wrid       []uint64 // rq.wrid: the wr_id of the WQE at each index
 
 	errv mlx.RuleError
+	rerr RetireError
 }
 
 // New makes a writer for a receive queue.
@@ -217,7 +218,8 @@ func (q *RQ) Retire() (uint64, error) {
 // fails, changing nothing, if fewer are outstanding.
 func (q *RQ) Completed(n uint32) error {
 	if n > q.head-q.tail {
-		return fmt.Errorf("rq: %d completions with %d receive work requests outstanding", n, q.head-q.tail)
+		q.rerr = RetireError{N: n, Outstanding: q.head - q.tail}
+		return &q.rerr
 	}
 	q.tail += n
 	return nil

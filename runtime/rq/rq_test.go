@@ -21,14 +21,14 @@ func newMem(ringBytes int) rq.Memory {
 	return rq.Memory{Ring: bytes.Repeat([]byte{fill}, ringBytes), DBR: &[4]byte{fill, fill, fill, fill}}
 }
 
-func newRQ(t testing.TB, c rq.Config, wqes int) *rq.RQ {
+func newRQ(t testing.TB, c rq.Config, wqes int) (*rq.RQ, rq.Memory) {
 	t.Helper()
 	c.Mem = newMem(wqes * c.Stride)
 	q, err := rq.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return q
+	return q, c.Mem
 }
 
 // state is everything a call may write: the ring and the doorbell record.
@@ -349,7 +349,7 @@ func TestRQConfig(t *testing.T) {
 	// Outstanding work requests at start: their wr_ids come back.
 	c := rq.Config{Stride: 16, Head: 0x10001, Tail: 0xffff, WRIDs: make([]uint64, 4)}
 	c.WRIDs[3], c.WRIDs[0] = 33, 44
-	q := newRQ(t, c, 4)
+	q, _ := newRQ(t, c, 4)
 	for _, want := range []uint64{33, 44} {
 		if id, err := q.Retire(); id != want || err != nil {
 			t.Fatalf("retired %d, %v; want %d", id, err, want)

@@ -61,6 +61,7 @@ type SRQ struct {
 	state   []uint8  // wqeFree, wqePosted or wqeReserved, by WQE index
 
 	errv mlx.RuleError
+	rerr RetireError
 }
 
 // NewSRQ makes a writer for a shared receive queue.
@@ -239,7 +240,8 @@ func (s *SRQ) write(wrID uint64, sges []Sge, next uint16) {
 // posted.
 func (s *SRQ) Retire(ind uint16) (uint64, error) {
 	if int(ind) >= s.n || s.state[ind] != wqePosted {
-		return 0, fmt.Errorf("rq: SRQ WQE %d is not posted (of %d WQEs)", ind, s.n)
+		s.rerr = RetireError{SRQ: true, WQE: uint32(ind), WQEs: uint32(s.n)}
+		return 0, &s.rerr
 	}
 	s.setNext(int(s.tail), ind)
 	s.tail = ind
