@@ -227,3 +227,18 @@ func (q *RQ) Completed(n uint32) error {
 
 // WRID returns the wr_id kept for the WQE at ring index ind (masked).
 func (q *RQ) WRID(ind uint32) uint64 { return q.wrid[ind&q.mask] }
+
+// TailIndex returns the ring index of the oldest outstanding work
+// request: the WQE the next receive completion consumes (v44's wqe_ctr =
+// rq.tail & (wqe_cnt - 1)).
+func (q *RQ) TailIndex() uint32 { return q.tail & q.mask }
+
+// Scatter returns the data segments of the WQE at ring index ind
+// (masked): max_gs segments of 16 bytes, after the signature segment of a
+// QP with wq_sig. The CQ poller copies data scattered to the CQE through
+// them (mlx5_copy_to_recv_wqe); v44 reads 1 << (wqe_shift - 4) segments
+// from there, one more than the WQE holds with wq_sig.
+func (q *RQ) Scatter(ind uint32) []byte {
+	off := int(ind&q.mask)*q.stride + q.stride - q.maxGS*segSize
+	return q.ring[off : off+q.maxGS*segSize : off+q.maxGS*segSize]
+}

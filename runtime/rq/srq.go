@@ -256,3 +256,15 @@ func (s *SRQ) WRID(ind uint16) uint64 {
 	}
 	return s.wrid[ind]
 }
+
+// Scatter returns the data segments of WQE ind, after its next segment:
+// max_gs segments of 16 bytes (nil outside the ring). The CQ poller
+// copies data scattered to the CQE through them (mlx5_copy_to_recv_srq);
+// v44 reads 1 << (wqe_shift - 4) segments from there, one more than the
+// WQE holds.
+func (s *SRQ) Scatter(ind uint16) []byte {
+	if int(ind) >= s.n {
+		return nil
+	}
+	return s.wqe(int(ind))[nextSize:]
+}

@@ -265,3 +265,24 @@ func TestSRQWrap(t *testing.T) {
 }
 
 func has(m map[uint16]uint64, k uint16) bool { _, ok := m[k]; return ok }
+
+// TestScatter: the data segments the poller scatters into are those the
+// post wrote, for the WQE the next completion consumes.
+func TestScatter(t *testing.T) {
+	q, _ := newRQ(t, rq.Config{Stride: 64, WQSig: true}, 4)
+	q.Post(1, nil)
+	q.Post(2, []rq.Sge{{Addr: 0xabc, Length: 9, Lkey: 7}})
+	q.Retire()
+	sc := q.Scatter(q.TailIndex())
+	if len(sc) != 48 || !bytes.Equal(sc[:16], unhex(t, "00000009 00000007 0000000000000abc")) {
+		t.Fatalf("RQ scatter of WQE %d: %x", q.TailIndex(), sc)
+	}
+	s, _ := newSRQ(t, rq.SRQConfig{Stride: 64, Tail: 3, Init: true}, 4)
+	s.Post(5, []rq.Sge{{Addr: 0xdef, Length: 3, Lkey: 2}})
+	if sc := s.Scatter(0); len(sc) != 48 || !bytes.Equal(sc[:16], unhex(t, "00000003 00000002 0000000000000def")) {
+		t.Fatalf("SRQ scatter: %x", sc)
+	}
+	if s.Scatter(4) != nil {
+		t.Fatal("a WQE outside the ring")
+	}
+}
