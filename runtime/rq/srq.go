@@ -62,6 +62,18 @@ type SRQ struct {
 
 	errv mlx.RuleError
 	rerr RetireError
+	lerr ListError
+}
+
+// ListError is a post the SRQ refused because the WQE at the head of its
+// free list links to a WQE that is not free: memory shared with other
+// code was changed. It is the SRQ's until its next such refusal.
+type ListError struct {
+	WQE, Next, WQEs uint32
+}
+
+func (e *ListError) Error() string {
+	return fmt.Sprintf("rq: the SRQ's free list is corrupt: WQE %d links to %d, which is not a free WQE of the %d", e.WQE, e.Next, e.WQEs)
 }
 
 // NewSRQ makes a writer for a shared receive queue.
@@ -211,7 +223,8 @@ func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 	}
 	next := s.next(int(s.head))
 	if int(next) >= s.n || s.state[next] != wqeFree {
-		return 0, fmt.Errorf("rq: the SRQ's free list is corrupt: WQE %d links to %d, which is not a free WQE of the %d", s.head, next, s.n)
+		s.lerr = ListError{WQE: uint32(s.head), Next: uint32(next), WQEs: uint32(s.n)}
+		return 0, &s.lerr
 	}
 	return next, nil
 }
