@@ -97,7 +97,7 @@ func Generate(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}
+	res := &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p)}
 	if c.Alias != "" {
 		if err := aliasBase(res, c.Alias); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
@@ -179,7 +180,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
-		var list model.Errors
+		var list diag.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				fmt.Fprintf(stderr, "mlx5gen: %v\n", e)

@@ -7,8 +7,83 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 )
+
+// FieldKind is what a segment field holds.
+type FieldKind uint8
+
+const (
+	IntField    FieldKind = iota // an integer of Int.Bits, in Endian order
+	IntArray                     // Len integers
+	BytesField                   // Len bytes
+	NestedField                  // another segment
+)
+
+// Endian is a field's byte order.
+type Endian uint8
+
+const (
+	Big Endian = iota
+	Little
+	Native // host order: what the header declares without __be/__le
+)
+
+// Segment is a hardware structure (WQE or CQE segment) generated as a byte
+// array type with accessors.
+type Segment struct {
+	CName   string // mlx5_wqe_ctrl_seg
+	GoName  string // Mlx5WqeCtrlSeg
+	Size    int
+	Private string // source file of a segment not in the public header
+	Union   bool
+	Doc     string
+	Fields  []*Field
+	Omitted []string // zero-length trailing arrays the type does not cover
+	Src     Source
+}
+
+// Field is one accessor pair of a segment.
+type Field struct {
+	CName  string // C member path: "key.dc_key"
+	GoName string // KeyDcKey
+	Offset int
+	Kind   FieldKind
+	Int    IntType // IntField, IntArray: element type (unsigned)
+	Endian Endian
+	Len    int      // IntArray: elements; BytesField: bytes
+	Nested *Segment // NestedField
+	Enum   *Enum    // IntField: the type getters return and setters take
+	Parts  []*Part
+	Doc    string
+	Src    Source
+}
+
+// Size is the field's size in bytes.
+func (f *Field) Size() int {
+	switch f.Kind {
+	case IntField:
+		return f.Int.Bits / 8
+	case IntArray:
+		return f.Int.Bits / 8 * f.Len
+	case BytesField:
+		return f.Len
+	}
+	return f.Nested.Size
+}
+
+// Part is a named bit range of an integer field.
+type Part struct {
+	Name   string
+	GoName string
+	Shift  int
+	Width  int
+	Type   IntType // smallest unsigned type that holds Width bits
+	Enum   *Enum
+	Doc    string
+	Src    Source
+}
 
 // Methods every segment type has; fields and parts must not take them.
 var segmentMethods = map[string]bool{"String": true, "Fields": true, "SetFields": true, "CName": true}
@@ -31,7 +106,7 @@ func (b *builder) segments() {
 	for _, r := range b.c.Records {
 		if isSegment(r) {
 			hdr = append(hdr, r)
-			sg := &Segment{CName: r.Tag, GoName: Camel(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: Source{Header: r.Pos}}
+			sg := &Segment{CName: r.Tag, GoName: Camel(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: Source{Header: hpos(r.Pos)}}
 			if s := specs[r.Tag]; s != nil {
 				if s.Private != "" {
 					b.errorf(s.Pos, "segment %s is declared by %s; remove private", s.C, b.c.Header)
@@ -89,19 +164,12 @@ func (b *builder) segments() {
 		return a.Src.Spec.Line < c.Src.Spec.Line
 	})
 	for _, sg := range all {
-		if b.declare(sg.pos(), sg.GoName, "segment "+sg.CName) {
-			b.declare(sg.pos(), sg.GoName+"Size", "the size of segment "+sg.CName)
-			b.declare(sg.pos(), sg.GoName+"Fields", "the field values of segment "+sg.CName)
+		if b.declare(sg.Src.pos(), sg.GoName, "segment "+sg.CName) {
+			b.declare(sg.Src.pos(), sg.SizeName(), "the size of segment "+sg.CName)
+			b.declare(sg.Src.pos(), sg.FieldsName(), "the field values of segment "+sg.CName)
 			b.p.Segments = append(b.p.Segments, sg)
 		}
 	}
-}
-
-func (s *Segment) pos() fmt.Stringer {
-	if s.Src.Spec.File != "" {
-		return s.Src.Spec
-	}
-	return s.Src.Header
 }
 
 // headerFields makes a field per leaf member of a header struct.
@@ -118,11 +186,11 @@ func (b *builder) headerFields(sg *Segment, r *cheader.Record, s *spec.Segment) 
 		if (t.Kind == cheader.Struct || t.Kind == cheader.Union) && t.Record.Tag == "" {
 			continue // its members are listed themselves
 		}
-		f := &Field{CName: mb.Path, GoName: Camel(mb.Path), Offset: int(mb.Offset), Src: Source{Header: mb.Field.Pos}}
+		f := &Field{CName: mb.Path, GoName: Camel(mb.Path), Offset: int(mb.Offset), Src: Source{Header: hpos(mb.Field.Pos)}}
 		what := fmt.Sprintf("%s.%s", r.CName(), mb.Path)
 		switch {
 		case mb.Field.Bitfield:
-			b.errorf(mb.Field.Pos, "%s: bitfields in segments are not supported; describe the bits as parts", what)
+			b.errorf(hpos(mb.Field.Pos), "%s: bitfields in segments are not supported; describe the bits as parts", what)
 			continue
 		case t.Kind == cheader.Array && t.Len <= 0:
 			sg.Omitted = append(sg.Omitted, mb.Path)
@@ -130,7 +198,7 @@ func (b *builder) headerFields(sg *Segment, r *cheader.Record, s *spec.Segment) 
 		case t.Kind == cheader.Array:
 			it, ok := intType(t.Elem)
 			if !ok {
-				b.errorf(mb.Field.Pos, "%s: array of %s is not supported in a segment", what, t.Elem.Spelling())
+				b.errorf(hpos(mb.Field.Pos), "%s: array of %s is not supported in a segment", what, t.Elem.Spelling())
 				continue
 			}
 			if it.Bits == 8 {
@@ -148,7 +216,7 @@ func (b *builder) headerFields(sg *Segment, r *cheader.Record, s *spec.Segment) 
 		default:
 			it, ok := intType(t)
 			if !ok {
-				b.errorf(mb.Field.Pos, "%s: type %s is not supported in a segment", what, t.Spelling())
+				b.errorf(hpos(mb.Field.Pos), "%s: type %s is not supported in a segment", what, t.Spelling())
 				continue
 			}
 			f.Kind, f.Int, f.Endian = IntField, IntType{Bits: it.Bits}, endian(t)
@@ -291,7 +359,7 @@ func (b *builder) fieldExtras(f *Field, o *spec.Field, what string) {
 
 // enumFor resolves an enum named by its Go name and checks that its values
 // fit in bits.
-func (b *builder) enumFor(pos spec.Pos, name string, bits int, what string) *Enum {
+func (b *builder) enumFor(pos diag.Pos, name string, bits int, what string) *Enum {
 	e := b.enumByGo[name]
 	if e == nil {
 		b.errorf(pos, "%s: no enum type %s (give the Go name of an enum in spec/enums)", what, name)
@@ -308,12 +376,12 @@ func (b *builder) enumFor(pos spec.Pos, name string, bits int, what string) *Enu
 // checkNames makes sure the accessors of a segment do not collide.
 func (b *builder) checkNames(sg *Segment) {
 	seen := map[string]string{}
-	add := func(pos fmt.Stringer, name, what string) {
+	add := func(pos diag.Pos, name, what string) {
 		if !token.IsIdentifier(name) {
 			b.errorf(pos, "segment %s: %s would be named %q, which is not a Go identifier", sg.CName, what, name)
 			return
 		}
-		for _, n := range []string{name, "Set" + name} {
+		for _, n := range []string{name, Setter(name)} {
 			if segmentMethods[n] {
 				b.errorf(pos, "segment %s: %s would be named %s, which every segment already has", sg.CName, what, n)
 			}
@@ -324,59 +392,13 @@ func (b *builder) checkNames(sg *Segment) {
 		}
 	}
 	for _, f := range sg.Fields {
-		pos := fmt.Stringer(f.Src.Header)
-		if f.Src.Spec.File != "" {
-			pos = f.Src.Spec
-		}
+		pos := f.Src.pos()
 		add(pos, f.GoName, "field "+f.CName)
 		if f.Kind == IntField && f.Endian == Big && f.Int.Bits > 8 && f.Enum == nil {
-			add(pos, f.GoName+"BE", "the wire-order accessors of field "+f.CName)
+			add(pos, WireName(f.GoName), "the wire-order accessors of field "+f.CName)
 		}
 		for _, p := range f.Parts {
 			add(p.Src.Spec, p.GoName, "part "+p.Name+" of "+f.CName)
 		}
-	}
-}
-
-// formats resolves the WQE formats.
-func (b *builder) formats() {
-	opcode := b.enumByGo["Mlx5Opcode"]
-	seen := map[string]string{}
-	for _, w := range b.s.Formats {
-		f := &Format{Name: w.Name, Doc: strings.TrimSpace(w.Doc), Src: Source{Spec: w.Pos}}
-		for _, o := range w.Opcodes {
-			k := b.consts[o]
-			if k == nil || opcode == nil || k.Enum != opcode {
-				b.errorf(w.Pos, "wqe format %s: %s is not an MLX5_OPCODE_* constant of %s (rdma-core %s)", w.Name, o, b.c.Header, orUnknown(b.c.Version))
-				continue
-			}
-			if prev := seen[o]; prev != "" {
-				b.errorf(w.Pos, "wqe format %s: %s already belongs to format %s", w.Name, o, prev)
-			}
-			seen[o] = w.Name
-			f.Opcodes = append(f.Opcodes, k)
-		}
-		for i, sname := range w.Segments {
-			switch sname {
-			case "data*":
-				f.Steps = append(f.Steps, Step{Kind: StepData})
-			case "umr*":
-				if i == 0 || w.Segments[i-1] != "mlx5_wqe_umr_ctrl_seg" {
-					b.errorf(w.Pos, "wqe format %s: umr* must follow mlx5_wqe_umr_ctrl_seg", w.Name)
-				}
-				f.Steps = append(f.Steps, Step{Kind: StepUMR})
-			default:
-				sg := b.segs[sname]
-				if sg == nil {
-					b.errorf(w.Pos, "wqe format %s: no segment %s", w.Name, sname)
-					continue
-				}
-				f.Steps = append(f.Steps, Step{Kind: StepSegment, Segment: sg})
-			}
-			if (sname == "data*" || sname == "umr*") && i != len(w.Segments)-1 {
-				b.errorf(w.Pos, "wqe format %s: %s must come last", w.Name, sname)
-			}
-		}
-		b.p.Formats = append(b.p.Formats, f)
 	}
 }

@@ -1,10 +1,9 @@
 package model
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 )
 
 // splitNeed is a segment the generated Split walks a WQE with, and the
@@ -35,7 +34,7 @@ var (
 // do not give, so that such a header is a user error here rather than a
 // generated package that does not compile.
 func (b *builder) splitNeeds() {
-	hdr := cheader.Pos{File: b.c.Header, Line: 1, Col: 1}
+	hdr := diag.Pos{File: b.c.Header, Line: 1, Col: 1}
 	b.needs(hdr, "the WQE splitter (Split)", splitSegs, splitConsts)
 	for _, f := range b.p.Formats {
 		for _, st := range f.Steps {
@@ -47,7 +46,7 @@ func (b *builder) splitNeeds() {
 	}
 }
 
-func (b *builder) needs(pos fmt.Stringer, who string, segs []splitNeed, consts []string) {
+func (b *builder) needs(pos diag.Pos, who string, segs []splitNeed, consts []string) {
 	for _, n := range segs {
 		sg := b.segs[n.seg]
 		if sg == nil {
@@ -61,7 +60,7 @@ func (b *builder) needs(pos fmt.Stringer, who string, segs []splitNeed, consts [
 			}
 		}
 		if len(missing) > 0 {
-			b.errorf(sg.pos(), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
+			b.errorf(sg.Src.pos(), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
 		}
 	}
 	for _, c := range consts {

@@ -15,6 +15,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 )
 
 // Spec is every descriptor file of a spec directory, merged.
@@ -146,7 +148,7 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 	}
 	sort.Strings(files)
 	s := &Spec{}
-	var errs ErrorList
+	var errs diag.List
 	for _, f := range files {
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
@@ -191,10 +193,10 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 }
 
 // check validates what can be validated without the header.
-func (s *Spec) check() ErrorList {
-	var errs ErrorList
+func (s *Spec) check() diag.List {
+	var errs diag.List
 	bad := func(p Pos, format string, args ...any) {
-		errs = append(errs, &Error{Pos: p, Msg: sprintf(format, args...)})
+		errs = append(errs, &diag.Error{Pos: p, Msg: sprintf(format, args...)})
 	}
 	seen := map[string]Pos{}
 	for _, e := range s.Enums {

@@ -1,0 +1,359 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/spec"
+)
+
+// Mirror is a Go struct with the exact layout of a C struct of the API.
+type Mirror struct {
+	CName   string
+	GoName  string
+	File    string // the header that declares it
+	Size    int64  // C's sizeof
+	Align   int64  // C's _Alignof
+	GoAlign int64  // the alignment Go gives the mirror's fields; below Align, a zero-size field supplies C's
+	Man     string
+	Doc     string
+	Fields  []*MirrorField
+	Rules   []*Rule // argument rules on its fields, in spec order
+}
+
+// MirrorKind is how a C member is mirrored in Go.
+type MirrorKind uint8
+
+const (
+	MInt      MirrorKind = iota // integer or enum
+	MBool                       // _Bool
+	MArray                      // array of integers
+	MPointer                    // pointer to a mirrored struct
+	MRawPtr                     // any other pointer: unsafe.Pointer
+	MNested                     // a mirrored struct by value
+	MBytes                      // anything else by value, as bytes
+	MPtrUnion                   // a union of pointers: unsafe.Pointer with typed accessors
+	MUnion                      // another union: bytes with accessors
+)
+
+// MirrorField is one member of a mirror (a direct member of the C record).
+type MirrorField struct {
+	CName   string // "" for an anonymous union
+	GoName  string
+	Offset  int64
+	Size    int64
+	Kind    MirrorKind
+	Int     IntType // MInt, MArray element
+	Len     int64   // MArray, MBytes
+	Enum    *Enum   // MInt: the named type, when the spec gives the enum
+	Names   *Enum   // MInt: the enum or flag set whose names its values take (even when Enum is nil)
+	Target  *Mirror // MPointer, MNested
+	Members []*UnionMember
+	When    *Cond // validate (descend) only when this holds
+	Doc     string
+}
+
+// goAlign is the alignment Go gives a mirrored field.
+func (mf *MirrorField) goAlign() int64 {
+	switch mf.Kind {
+	case MInt, MArray:
+		return int64(mf.Int.Bits / 8)
+	case MPointer, MRawPtr, MPtrUnion:
+		return 8
+	case MNested:
+		return mf.Target.Align
+	}
+	return 1
+}
+
+// UnionMember is one member of a mirrored union.
+type UnionMember struct {
+	CName  string // as spec and C name it: dci_streams, or sig.crc
+	GoName string
+	Offset int64 // within the union
+	Kind   MirrorKind
+	Int    IntType
+	Target *Mirror
+	When   *Cond
+}
+
+// Cond is a field condition of a check or of a union member.
+type Cond struct {
+	Field   *MirrorField
+	OneOf   []uint64
+	Bits    uint64 // the field has all these bits
+	Clear   uint64 // the field has none of these bits
+	NotNull bool
+}
+
+// buildMirrors makes a mirror of every struct of the spec the header
+// defines, then lays them out (a field may point to a later mirror).
+func (b *builder) buildMirrors() {
+	a := b.p.API
+	var specs []*spec.Struct
+	for _, ss := range b.s.Structs {
+		r := b.c.Struct(ss.Name)
+		if !b.gated(ss.Pos, "struct "+ss.Name, ss.Gate, r != nil && !r.Incomplete) {
+			continue
+		}
+		if r == nil || r.Incomplete {
+			b.errorf(ss.Pos, "struct %s: not defined in %s (rdma-core %s)", ss.Name, b.c.Header, orUnknown(b.c.Version))
+			continue
+		}
+		m := &Mirror{CName: ss.Name, GoName: Camel(ss.Name), File: r.Pos.File, Size: r.Size, Align: r.Align,
+			Man: ss.Man, Doc: strings.TrimSpace(ss.Doc)}
+		if b.declare(ss.Pos, m.GoName, "struct "+ss.Name) {
+			b.mirrors[ss.Name] = m
+			b.mirrorC[m] = r
+			specs = append(specs, ss)
+			a.Mirrors = append(a.Mirrors, m)
+		}
+	}
+	for i, m := range a.Mirrors {
+		b.mirrorFields(m, specs[i])
+	}
+	for _, m := range a.Mirrors {
+		m.GoAlign = 1
+		for _, mf := range m.Fields {
+			m.GoAlign = max(m.GoAlign, mf.goAlign())
+		}
+	}
+}
+
+// leaf is a field as the spec lists it: a direct member, or a member of a
+// union.
+type leaf struct {
+	name string
+	t    *cheader.Type
+}
+
+func hasLeaf(leaves []leaf, name string) bool {
+	for _, l := range leaves {
+		if l.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// leaves lists a record's fields as the spec lists them: direct members,
+// anonymous union members by their names, named union members as
+// union.member. ok is false for a record that cannot be mirrored.
+func (b *builder) leaves(r *cheader.Record, ss *spec.Struct, what string) (out []leaf, ok bool) {
+	for _, f := range r.Fields {
+		if f.Bitfield {
+			b.errorf(ss.Pos, "%s: bitfield %s cannot be mirrored", what, f.Name)
+			return nil, false
+		}
+		if f.Type.Kind == cheader.Union && f.Type.Record.Tag == "" {
+			for _, u := range f.Type.Record.Fields {
+				n := u.Name
+				if f.Name != "" {
+					n = f.Name + "." + u.Name
+				}
+				out = append(out, leaf{n, u.Type})
+			}
+			continue
+		}
+		out = append(out, leaf{f.Name, f.Type})
+	}
+	return out, true
+}
+
+// specFields checks the spec's field list of a struct against the
+// header's, and returns the spec's fields by name.
+func (b *builder) specFields(ss *spec.Struct, leaves []leaf, what string) map[string]*spec.StructField {
+	var listed []*spec.StructField
+	for _, sf := range ss.Fields {
+		if b.gated(sf.Pos, what+": field "+sf.Name, sf.Gate, hasLeaf(leaves, sf.Name)) {
+			listed = append(listed, sf)
+		}
+	}
+	specOf := map[string]*spec.StructField{}
+	for i, l := range leaves {
+		if i >= len(listed) {
+			b.errorf(ss.Pos, "%s: the header has field %s (%s), which the spec does not list (rdma-core %s)", what, l.name, l.t.Spelling(), orUnknown(b.c.Version))
+			continue
+		}
+		sf := listed[i]
+		if sf.Name != l.name {
+			b.errorf(sf.Pos, "%s: field %d is %s in the header, not %s", what, i+1, l.name, sf.Name)
+			continue
+		}
+		if normType(sf.Type) != normType(l.t.Spelling()) {
+			b.errorf(sf.Pos, "%s: field %s has type %q in the header, not %q", what, sf.Name, l.t.Spelling(), sf.Type)
+		}
+		specOf[sf.Name] = sf
+	}
+	for _, sf := range listed[min(len(leaves), len(listed)):] {
+		b.errorf(sf.Pos, "%s: no field %s in the header (rdma-core %s)", what, sf.Name, orUnknown(b.c.Version))
+	}
+	return specOf
+}
+
+// mirrorFields lays out a mirror from its C record and checks the spec's
+// field list against it.
+func (b *builder) mirrorFields(m *Mirror, ss *spec.Struct) {
+	what := "struct " + m.CName
+	r := b.mirrorC[m]
+	leaves, ok := b.leaves(r, ss, what)
+	if !ok {
+		return
+	}
+	specOf := b.specFields(ss, leaves, what)
+	for _, f := range r.Fields {
+		mf := &MirrorField{CName: f.Name, GoName: Camel(f.Name), Offset: f.Offset(), Size: f.Type.Size}
+		if t := f.Type; t.Kind == cheader.Union && t.Record.Tag == "" {
+			b.unionField(m, mf, f, specOf, what)
+		} else {
+			b.plainField(m, mf, f, specOf[f.Name], what)
+		}
+		m.Fields = append(m.Fields, mf)
+	}
+}
+
+// unionField mirrors an anonymous union: each member gets accessors.
+func (b *builder) unionField(m *Mirror, mf *MirrorField, f *cheader.Field, specOf map[string]*spec.StructField, what string) {
+	allPtr := true
+	for _, u := range f.Type.Record.Fields {
+		allPtr = allPtr && u.Type.Kind == cheader.Pointer
+	}
+	mf.Kind = MUnion
+	if allPtr {
+		mf.Kind = MPtrUnion
+	}
+	if f.Name == "" {
+		mf.GoName = unionName(f.Offset())
+	}
+	for _, u := range f.Type.Record.Fields {
+		n := u.Name
+		if f.Name != "" {
+			n = f.Name + "." + u.Name
+		}
+		um := &UnionMember{CName: n, GoName: Camel(n), Offset: u.Offset()}
+		b.mirrorKind(u.Type, &um.Kind, &um.Int, &um.Target, nil, what+"."+n)
+		if sf := specOf[n]; sf != nil && sf.When != nil {
+			um.When = b.cond(sf.When, m, what)
+		}
+		mf.Members = append(mf.Members, um)
+	}
+}
+
+// plainField mirrors any other member, described by sf (nil for none).
+func (b *builder) plainField(m *Mirror, mf *MirrorField, f *cheader.Field, sf *spec.StructField, what string) {
+	t := f.Type
+	b.mirrorKind(t, &mf.Kind, &mf.Int, &mf.Target, &mf.Len, what+"."+f.Name)
+	if sf == nil {
+		if t.Kind == cheader.Enumeration {
+			mf.Enum = b.enumByC[t.Enum]
+		}
+		return
+	}
+	mf.Doc = strings.TrimSpace(sf.Doc)
+	if (sf.Enum != "" || sf.Flags != "") && mf.Kind == MInt {
+		mf.Enum = b.enumByTag(sf.Pos, sf.Enum+sf.Flags, what+"."+f.Name)
+		mf.Names = mf.Enum
+		if mf.Enum != nil && mf.Enum.Underlying.Bits != mf.Int.Bits {
+			mf.Enum = nil // a uint64 field holding a 32-bit flag set keeps its C type
+		}
+	} else if t.Kind == cheader.Enumeration {
+		mf.Enum = b.enumByC[t.Enum]
+	}
+	if sf.When != nil {
+		mf.When = b.cond(sf.When, m, what)
+	}
+}
+
+// mirrorKind decides how a C type is mirrored.
+func (b *builder) mirrorKind(t *cheader.Type, kind *MirrorKind, it *IntType, target **Mirror, n *int64, what string) {
+	switch t.Kind {
+	case cheader.Bool:
+		*kind = MBool
+	case cheader.Pointer:
+		*kind = MRawPtr
+		if e := t.Elem; e != nil && (e.Kind == cheader.Struct || e.Kind == cheader.Union) {
+			if m := b.mirrors[e.Record.Tag]; m != nil {
+				*kind, *target = MPointer, m
+			}
+		}
+	case cheader.Array:
+		if x, ok := intType(t.Elem); ok && t.Len > 0 && x.Bits > 8 {
+			*kind, *it = MArray, x
+			if n != nil {
+				*n = t.Len
+			}
+			return
+		}
+		*kind = MBytes
+		if n != nil {
+			*n = t.Size
+		}
+	case cheader.Struct, cheader.Union:
+		if m := b.mirrors[t.Record.Tag]; m != nil && t.Record.Tag != "" {
+			*kind, *target = MNested, m
+			return
+		}
+		*kind = MBytes
+		if n != nil {
+			*n = t.Size
+		}
+	default:
+		x, ok := intType(t)
+		if !ok {
+			b.errorf(diag.Pos{}, "%s: type %s cannot be mirrored", what, t.Spelling())
+			return
+		}
+		*kind, *it = MInt, x
+	}
+}
+
+// cond resolves a when: condition on a mirror's field.
+func (b *builder) cond(c *spec.Cond, m *Mirror, what string) *Cond {
+	out := &Cond{NotNull: c.NotNull}
+	for _, f := range m.Fields {
+		if f.CName == c.Field {
+			out.Field = f
+		}
+	}
+	if out.Field == nil {
+		// Fields are built in order; a condition may name a later one.
+		for _, f := range b.mirrorC[m].Fields {
+			if f.Name == c.Field {
+				out.Field = &MirrorField{CName: f.Name, GoName: Camel(f.Name), Offset: f.Offset()}
+			}
+		}
+	}
+	if out.Field == nil {
+		b.errorf(c.Pos, "%s: when: no field %s", what, c.Field)
+		return nil
+	}
+	for _, s := range c.OneOf {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.OneOf = append(out.OneOf, v)
+		}
+	}
+	for _, s := range c.Bits {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.Bits |= v
+		}
+	}
+	for _, s := range c.Clear {
+		if v, ok := b.value(c.Pos, s, what+" when"); ok {
+			out.Clear |= v
+		}
+	}
+	if len(out.OneOf) == 0 && out.Bits == 0 && out.Clear == 0 && !out.NotNull {
+		b.errorf(c.Pos, "%s: when needs one_of, bits, clear or not_null", what)
+	}
+	return out
+}
+
+func fieldNamed(m *Mirror, name string) *MirrorField {
+	for _, f := range m.Fields {
+		if f.CName == name {
+			return f
+		}
+	}
+	return nil
+}
