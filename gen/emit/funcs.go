@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // funcsFile writes the table of API functions the work-request state
@@ -25,20 +26,20 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Type().Id("QPType").Uint8()
 	f.Line()
 	var qp []jen.Code
-	for i, q := range model.QPTypes {
-		c := jen.Id(q.GoName)
+	for i, q := range vocab.QPTypes {
+		c := jen.Id(model.QPTypeName(q))
 		if i == 0 {
 			c = c.Id("QPType").Op("=").Lit(1).Op("<<").Iota()
 		}
-		qp = append(qp, c.Comment(q.Name))
+		qp = append(qp, c.Comment(q))
 	}
 	f.Const().Defs(qp...)
 	f.Line()
 	comment(f, "String names the QP types of the set, joined by |.")
 	f.Func().Params(jen.Id("t").Id("QPType")).Id("String").Params().String().BlockFunc(func(g *jen.Group) {
 		var names []jen.Code
-		for _, q := range model.QPTypes {
-			names = append(names, jen.Values(jen.Uint64().Call(jen.Id(q.GoName)), jen.Lit(q.Name)))
+		for _, q := range vocab.QPTypes {
+			names = append(names, jen.Values(jen.Uint64().Call(jen.Id(model.QPTypeName(q))), jen.Lit(q)))
 		}
 		g.Return(jen.Id("formatFlags").Call(jen.Uint64().Call(jen.Id("t")), jen.Index().Id("flagName").Values(names...)))
 	})
@@ -47,7 +48,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Type().Id("SetterGroup").Uint16()
 	f.Line()
 	var gs []jen.Code
-	for i, g := range model.SetterGroups {
+	for i, g := range vocab.SetterGroups {
 		c := jen.Id(model.GroupName(g))
 		if i == 0 {
 			c = c.Id("SetterGroup").Op("=").Lit(1).Op("<<").Iota()
@@ -58,7 +59,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "Function kinds.")
 	var kinds []jen.Code
-	for _, k := range model.FuncKinds {
+	for _, k := range vocab.FuncKinds {
 		kinds = append(kinds, jen.Id(model.KindName(k)).Op("=").Lit(k))
 	}
 	f.Const().Defs(kinds...)
@@ -90,7 +91,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 		if len(fn.QPTypes) > 0 {
 			var qs []jen.Code
 			for _, q := range fn.QPTypes {
-				qs = append(qs, jen.Id(q.GoName))
+				qs = append(qs, jen.Id(model.QPTypeName(q)))
 			}
 			d[jen.Id("QPTypes")] = orCodes(qs)
 		}

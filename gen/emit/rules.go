@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // rulesFile writes the rule errors, the table of every rule, and the chain
@@ -83,7 +84,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Type().Id("ChainCheck").Int8()
 	f.Line()
 	var cs []jen.Code
-	for i, name := range model.ChainChecks {
+	for i, name := range vocab.ChainChecks {
 		c := jen.Id(model.ChainName(name))
 		if i == 0 {
 			c = c.Id("ChainCheck").Op("=").Iota()
@@ -113,7 +114,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "chainRuleOf[c][f] indexes chainRules: the rule a failure of check c in function f breaks.")
 	f.Var().Id("chainRuleOf").Op("=").Index(jen.Id("NumChainChecks")).Index(jen.Id("NumFuncs")).Uint16().ValuesFunc(func(g *jen.Group) {
-		for i := range model.ChainChecks {
+		for i := range vocab.ChainChecks {
 			var row []jen.Code
 			for j := range a.NumFuncs {
 				k := 0
@@ -149,7 +150,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	comment(f, "String returns the check's name as spec/README.md lists it.")
 	f.Func().Params(jen.Id("c").Id("ChainCheck")).Id("String").Params().String().BlockFunc(func(g *jen.Group) {
 		var cases []jen.Code
-		for _, name := range model.ChainChecks {
+		for _, name := range vocab.ChainChecks {
 			cases = append(cases, jen.Case(jen.Id(model.ChainName(name))).Block(jen.Return(jen.Lit(name))))
 		}
 		g.Switch(jen.Id("c")).Block(cases...)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // RulesMarkdown renders spec/RULES.md: every rule of spec/api, the man page
@@ -66,7 +67,7 @@ func RulesMarkdown(p *model.Package) []byte {
 			case r.Arg != nil:
 				by = "`" + r.Arg.Func.Validator() + "`"
 			case r.Chain != 0:
-				by = fmt.Sprintf("wrcheck `%s`", model.ChainChecks[r.Chain-1])
+				by = fmt.Sprintf("wrcheck `%s`", vocab.ChainChecks[r.Chain-1])
 			}
 			if r.Arg != nil || r.Chain != 0 {
 				tests = fmt.Sprintf("`TestRules/%s/good`, `/bad`", r.ID)

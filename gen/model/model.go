@@ -44,15 +44,6 @@ type Source struct {
 	Spec   diag.Pos // position in the spec, if any
 }
 
-// pos is the position an error about the item names: the spec's, if the
-// spec describes it, else the header's.
-func (s Source) pos() diag.Pos {
-	if s.Spec.File != "" {
-		return s.Spec
-	}
-	return s.Header
-}
-
 // IntType is a fixed-size Go integer type.
 type IntType struct {
 	Bits   int

@@ -3,6 +3,8 @@ package model
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // Every Go name of the generated package is derived here, from the C
@@ -29,9 +31,9 @@ func Camel(s string) string {
 	return b.String()
 }
 
-// isIdent reports whether s is an exported Go identifier made of ASCII
+// IsIdent reports whether s is an exported Go identifier made of ASCII
 // letters, digits and underscores.
-func isIdent(s string) bool {
+func IsIdent(s string) bool {
 	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z') {
 		return false
 	}
@@ -43,8 +45,8 @@ func isIdent(s string) bool {
 	return true
 }
 
-// goIdent turns a C parameter name into a Go parameter name.
-func goIdent(s string) string {
+// ParamName turns a C parameter name into a Go parameter name.
+func ParamName(s string) string {
 	c := Camel(s)
 	if c == "" {
 		return "_"
@@ -57,14 +59,14 @@ func goIdent(s string) string {
 	return c
 }
 
-// funcName is the Func constant of a C function.
-func funcName(c string) string { return "Fn" + Camel(c) }
+// FuncName is the Func constant of a C function.
+func FuncName(c string) string { return "Fn" + Camel(c) }
 
-// ruleVarName is the error variable of an argument rule.
-func ruleVarName(id string) string { return "err" + Camel(strings.ReplaceAll(id, ".", "_")) }
+// RuleVarName is the error variable of an argument rule.
+func RuleVarName(id string) string { return "err" + Camel(strings.ReplaceAll(id, ".", "_")) }
 
-// unionName is the Go name of an anonymous union at a byte offset.
-func unionName(off int64) string { return "union" + strconv.FormatInt(off, 10) }
+// UnionName is the Go name of an anonymous union at a byte offset.
+func UnionName(off int64) string { return "union" + strconv.FormatInt(off, 10) }
 
 // SizeName is the constant holding the segment's size.
 func (s *Segment) SizeName() string { return s.GoName + "Size" }
@@ -97,3 +99,30 @@ func GroupName(group string) string { return "Group" + Camel(group) }
 
 // KindName is the constant holding a function kind.
 func KindName(kind string) string { return "Kind" + Camel(kind) }
+
+// qpTypeNames are the QPType constants of the QP types.
+var qpTypeNames = map[string]string{
+	"RC": "QPRC", "UC": "QPUC", "UD": "QPUD", "XRC_SEND": "QPXRCSend", "RAW_PACKET": "QPRawPacket", "DCI": "QPDCI",
+}
+
+// QPTypeName is the QPType constant of a QP type of vocab.QPTypes.
+func QPTypeName(q string) string { return qpTypeNames[q] }
+
+// builtinIdents are the names the generated package declares by itself
+// (format.go, ruleerror.go, split.go and the API tables) besides the Kind
+// constants: a spec item may not take them.
+var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView",
+	"BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "setRuleError", "cloneRuleError",
+	"Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs",
+	"QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo",
+	"Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero",
+	"TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
+
+// Reserved lists every name the generated package declares by itself.
+func Reserved() []string {
+	names := append([]string(nil), builtinIdents...)
+	for _, k := range vocab.FuncKinds {
+		names = append(names, KindName(k))
+	}
+	return names
+}

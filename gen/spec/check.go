@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 var (
@@ -33,8 +34,8 @@ func (k *checker) man(p Pos, what, m string) {
 }
 
 // checkAPI validates the functions, structs and rules on their own; the
-// model checks them against the header and the vocabularies (QP types,
-// setter groups, chain checks).
+// resolver checks them against the header (and the rules' chain checks
+// against vocab.ChainChecks).
 func (s *Spec) checkAPI() diag.List {
 	var k checker
 	funcs := k.functions(s.Functions)
@@ -54,18 +55,28 @@ func (k *checker) functions(list []*Function) map[string]*Function {
 		funcs[f.Name] = f
 		k.man(f.Pos, what, f.Man)
 		k.errs = append(k.errs, checkGate(f.Pos, f.Gate)...)
-		if !slices.Contains([]string{KindVerb, KindBuilder, KindSetter, KindHelper}, f.Kind) {
+		if !slices.Contains(vocab.FuncKinds, f.Kind) {
 			k.bad(f.Pos, "%s: kind must be verb, builder, setter or helper, not %q", what, f.Kind)
 		}
 		if !slices.Contains([]string{ReturnsPointer, ReturnsErrno, ReturnsNegErrno, ReturnsDeferred, ReturnsVoid, ReturnsValue}, f.Returns) {
 			k.bad(f.Pos, "%s: returns must be pointer-errno, errno, negative-errno, deferred, void or value, not %q", what, f.Returns)
 		}
-		wr := f.Kind == KindBuilder || f.Kind == KindSetter
+		wr := f.Kind == vocab.KindBuilder || f.Kind == vocab.KindSetter
 		if !wr && (len(f.QPTypes) > 0 || f.SendOp != "" || f.MlxSendOp != "" || len(f.WRFlags) > 0 || len(f.Takes) > 0 || len(f.Requires) > 0 || f.Group != "" || len(f.Of) > 0) {
 			k.bad(f.Pos, "%s: qp_types, send_op, mlx5_send_op, wr_flags, takes, requires, group and of are for builders and setters", what)
 		}
+		for _, q := range f.QPTypes {
+			if !slices.Contains(vocab.QPTypes, q) {
+				k.bad(f.Pos, "%s: unknown QP type %q (want one of %v)", what, q, vocab.QPTypes)
+			}
+		}
 		if wr && len(f.QPTypes) == 0 {
 			k.bad(f.Pos, "%s: a %s needs qp_types", what, f.Kind)
+		}
+		for _, g := range append(append([]string(nil), f.Takes...), f.Requires...) {
+			if !slices.Contains(vocab.SetterGroups, g) {
+				k.bad(f.Pos, "%s: unknown setter group %q (want one of %v)", what, g, vocab.SetterGroups)
+			}
 		}
 		for _, g := range f.Requires {
 			if !slices.Contains(f.Takes, g) {
@@ -73,14 +84,14 @@ func (k *checker) functions(list []*Function) map[string]*Function {
 			}
 		}
 		switch f.Kind {
-		case KindSetter:
-			if f.Group == "" {
-				k.bad(f.Pos, "%s: a setter needs a group", what)
+		case vocab.KindSetter:
+			if !slices.Contains(vocab.SetterGroups, f.Group) {
+				k.bad(f.Pos, "%s: a setter needs a group, one of %v", what, vocab.SetterGroups)
 			}
 			if len(f.Takes) > 0 || len(f.Requires) > 0 {
 				k.bad(f.Pos, "%s: takes and requires are for builders", what)
 			}
-		case KindBuilder:
+		case vocab.KindBuilder:
 			if f.Group != "" || len(f.Of) > 0 {
 				k.bad(f.Pos, "%s: group and of are for setters", what)
 			}
@@ -98,7 +109,7 @@ func (k *checker) functions(list []*Function) map[string]*Function {
 	}
 	for _, f := range list {
 		for _, b := range f.Of {
-			if g := funcs[b]; g == nil || g.Kind != KindBuilder {
+			if g := funcs[b]; g == nil || g.Kind != vocab.KindBuilder {
 				k.bad(f.Pos, "function %s: of names %s, which is not a builder in the spec", f.Name, b)
 			} else if !slices.Contains(g.Takes, f.Group) {
 				k.bad(f.Pos, "function %s: builder %s does not take group %s", f.Name, b, f.Group)

@@ -1,39 +1,16 @@
-package model
+package resolve
 
 import (
 	"strings"
 
+	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 )
 
-// ArgCheck is a predicate on a mirror field or a parameter.
-type ArgCheck struct {
-	Mirror     *Mirror
-	Field      *MirrorField
-	FieldName  string       // the field as the rule names it (dotted for a union member or a nested struct)
-	Member     *UnionMember // a field inside an anonymous union
-	Func       *Func
-	Param      *Param
-	OneOf      []uint64
-	Enum       *Enum
-	Mask       uint64 // flags, bits: the allowed bits
-	MaskIsSet  bool
-	FlagsEnum  *Enum  // flags: the flag set
-	Has        uint64 // has: the bits required
-	NotNeg     bool
-	Via        *MirrorField // a nested struct field (dc_init_attr) whose member Field is
-	Zero       bool
-	NotNull    bool
-	Max        *uint64
-	MultipleOf uint64
-	NotAllNull []*MirrorField
-	When       *Cond
-}
-
 // argCheck resolves the predicate of an argument rule.
-func (b *builder) argCheck(r *spec.Rule, c *spec.Check) *ArgCheck {
+func (b *builder) argCheck(r *spec.Rule, c *spec.Check) *model.ArgCheck {
 	what := "rule " + r.ID
-	a := &ArgCheck{FieldName: c.Field}
+	a := &model.ArgCheck{FieldName: c.Field}
 	var bits int
 	var ok bool
 	if c.Struct != "" {
@@ -50,7 +27,7 @@ func (b *builder) argCheck(r *spec.Rule, c *spec.Check) *ArgCheck {
 
 // structTarget resolves the struct field a check is on, and returns its
 // width in bits.
-func (b *builder) structTarget(a *ArgCheck, c *spec.Check, what string) (int, bool) {
+func (b *builder) structTarget(a *model.ArgCheck, c *spec.Check, what string) (int, bool) {
 	m := b.mirrors[c.Struct]
 	if m == nil {
 		b.errorf(c.Pos, "%s: struct %s is not available", what, c.Struct)
@@ -59,7 +36,7 @@ func (b *builder) structTarget(a *ArgCheck, c *spec.Check, what string) (int, bo
 	a.Mirror = m
 	for _, n := range c.NotAllNull {
 		f := fieldNamed(m, n)
-		if f == nil || (f.Kind != MPointer && f.Kind != MRawPtr) {
+		if f == nil || (f.Kind != model.MPointer && f.Kind != model.MRawPtr) {
 			b.errorf(c.Pos, "%s: not_all_null: %s is not a pointer field of struct %s", what, n, m.CName)
 			return 0, false
 		}
@@ -73,18 +50,18 @@ func (b *builder) structTarget(a *ArgCheck, c *spec.Check, what string) (int, bo
 			return 0, false
 		}
 		switch {
-		case a.Member != nil && a.Member.Kind == MInt:
+		case a.Member != nil && a.Member.Kind == model.MInt:
 			bits = a.Member.Int.Bits
 		case a.Member != nil:
 			if !c.NotNull {
 				b.errorf(c.Pos, "%s: only not_null applies to union member %s", what, c.Field)
 				return 0, false
 			}
-		case a.Field.Kind == MInt:
+		case a.Field.Kind == model.MInt:
 			bits = a.Field.Int.Bits
-		case a.Field.Kind == MBool:
+		case a.Field.Kind == model.MBool:
 			bits = 1
-		case a.Field.Kind == MPointer || a.Field.Kind == MRawPtr || a.Field.Kind == MPtrUnion:
+		case a.Field.Kind == model.MPointer || a.Field.Kind == model.MRawPtr || a.Field.Kind == model.MPtrUnion:
 			if !c.NotNull {
 				b.errorf(c.Pos, "%s: only not_null applies to pointer field %s", what, c.Field)
 				return 0, false
@@ -102,7 +79,7 @@ func (b *builder) structTarget(a *ArgCheck, c *spec.Check, what string) (int, bo
 
 // findField finds the field a check names: a direct member, a member of
 // an anonymous union, or a member of a nested struct (dc_init_attr.dc_type).
-func findField(a *ArgCheck, m *Mirror, name string) {
+func findField(a *model.ArgCheck, m *model.Mirror, name string) {
 	if a.Field = fieldNamed(m, name); a.Field != nil {
 		return
 	}
@@ -117,8 +94,8 @@ func findField(a *ArgCheck, m *Mirror, name string) {
 		return
 	}
 	if pre, rest, ok := strings.Cut(name, "."); ok {
-		if via := fieldNamed(m, pre); via != nil && via.Kind == MNested && via.Target != nil {
-			if f := fieldNamed(via.Target, rest); f != nil && f.Kind == MInt {
+		if via := fieldNamed(m, pre); via != nil && via.Kind == model.MNested && via.Target != nil {
+			if f := fieldNamed(via.Target, rest); f != nil && f.Kind == model.MInt {
 				a.Via, a.Field = via, f
 			}
 		}
@@ -127,7 +104,7 @@ func findField(a *ArgCheck, m *Mirror, name string) {
 
 // paramTarget resolves the function parameter a check is on, and returns
 // its width in bits.
-func (b *builder) paramTarget(a *ArgCheck, c *spec.Check, what string) (int, bool) {
+func (b *builder) paramTarget(a *model.ArgCheck, c *spec.Check, what string) (int, bool) {
 	f := b.funcs[c.Func]
 	if f == nil {
 		b.errorf(c.Pos, "%s: function %s is not available", what, c.Func)
@@ -144,9 +121,9 @@ func (b *builder) paramTarget(a *ArgCheck, c *spec.Check, what string) (int, boo
 		return 0, false
 	}
 	bits := 64
-	if a.Param.Kind == ParamInt {
+	if a.Param.Kind == model.ParamInt {
 		bits = a.Param.Int.Bits
-	} else if a.Param.Kind != ParamPointer || !c.NotNull {
+	} else if a.Param.Kind != model.ParamPointer || !c.NotNull {
 		b.errorf(c.Pos, "%s: parameter %s is not an integer", what, c.Param)
 		return 0, false
 	}
@@ -157,7 +134,7 @@ func (b *builder) paramTarget(a *ArgCheck, c *spec.Check, what string) (int, boo
 }
 
 // predicate resolves what the check requires of a value of bits bits.
-func (b *builder) predicate(a *ArgCheck, c *spec.Check, bits int, what string) {
+func (b *builder) predicate(a *model.ArgCheck, c *spec.Check, bits int, what string) {
 	fits := func(v uint64) bool { return bits >= 64 || v>>uint(bits) == 0 }
 	for _, s := range c.OneOf {
 		v, ok := b.value(c.Pos, s, what)
@@ -190,7 +167,7 @@ func (b *builder) predicate(a *ArgCheck, c *spec.Check, bits int, what string) {
 	}
 	a.Zero, a.NotNull, a.NotNeg = c.Zero, c.NotNull, c.NotNeg
 	if a.NotNeg {
-		signed := a.Param != nil && a.Param.Kind == ParamInt && a.Param.Int.Signed || a.Member == nil && a.Field != nil && a.Field.Kind == MInt && a.Field.Int.Signed
+		signed := a.Param != nil && a.Param.Kind == model.ParamInt && a.Param.Int.Signed || a.Member == nil && a.Field != nil && a.Field.Kind == model.MInt && a.Field.Int.Signed
 		if !signed {
 			b.errorf(c.Pos, "%s: not_negative needs a signed integer", what)
 		}

@@ -1,9 +1,10 @@
-package model
+package resolve
 
 import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/model"
 )
 
 // splitNeed is a segment the generated Split walks a WQE with, and the
@@ -38,7 +39,7 @@ func (b *builder) splitNeeds() {
 	b.needs(hdr, "the WQE splitter (Split)", splitSegs, splitConsts)
 	for _, f := range b.p.Formats {
 		for _, st := range f.Steps {
-			if st.Kind == StepUMR {
+			if st.Kind == model.StepUMR {
 				b.needs(f.Src.Spec, "wqe format "+f.Name+": umr*", umrSegs, umrConsts)
 				return // once is enough
 			}
@@ -60,7 +61,7 @@ func (b *builder) needs(pos diag.Pos, who string, segs []splitNeed, consts []str
 			}
 		}
 		if len(missing) > 0 {
-			b.errorf(sg.Src.pos(), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
+			b.errorf(srcPos(sg.Src), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
 		}
 	}
 	for _, c := range consts {
@@ -72,7 +73,7 @@ func (b *builder) needs(pos diag.Pos, who string, segs []splitNeed, consts []str
 
 // hasAccessor reports whether a segment has a field or a part with this C
 // name (parts give the accessor of a bit range of a field).
-func hasAccessor(sg *Segment, name string) bool {
+func hasAccessor(sg *model.Segment, name string) bool {
 	for _, f := range sg.Fields {
 		if f.CName == name {
 			return true

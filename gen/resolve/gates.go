@@ -1,4 +1,4 @@
-package model
+package resolve
 
 import (
 	"github.com/mlx5gen/mlx5gen/gen/diag"

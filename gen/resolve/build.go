@@ -1,4 +1,4 @@
-package model
+package resolve
 
 import (
 	"go/token"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 )
 
@@ -28,22 +29,31 @@ type Config struct {
 type builder struct {
 	c    *cheader.Model
 	s    *spec.Spec
-	p    *Package
+	p    *model.Package
 	errs diag.List
 
-	enumByC  map[*cheader.Enum]*Enum
-	enumByGo map[string]*Enum
-	consts   map[string]*Const
-	segs     map[string]*Segment
+	enumByC  map[*cheader.Enum]*model.Enum
+	enumByGo map[string]*model.Enum
+	consts   map[string]*model.Const
+	segs     map[string]*model.Segment
 	idents   map[string]string // Go identifier -> what declared it
 
-	funcs   map[string]*Func   // available functions by C name
-	mirrors map[string]*Mirror // available structs by C name
-	mirrorC map[*Mirror]*cheader.Record
+	funcs   map[string]*model.Func   // available functions by C name
+	mirrors map[string]*model.Mirror // available structs by C name
+	mirrorC map[*model.Mirror]*cheader.Record
 }
 
 func (b *builder) errorf(pos diag.Pos, format string, args ...any) {
 	b.errs.Add(pos, format, args...)
+}
+
+// pos is the position an error about the item names: the spec's, if the
+// spec describes it, else the header's.
+func srcPos(s model.Source) diag.Pos {
+	if s.Spec.File != "" {
+		return s.Spec
+	}
+	return s.Header
 }
 
 // hpos is a header position as the model keeps it.
@@ -65,23 +75,23 @@ func (b *builder) declare(pos diag.Pos, name, what string) bool {
 
 // Build makes the Go model of c refined by s. Its error is a diag.List of
 // every problem found.
-func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*Package, error) {
+func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	if cfg.Package == "" {
 		cfg.Package = "mlx5dv"
 	}
 	b := &builder{
 		c: c, s: s,
-		p:        &Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Rel},
-		enumByC:  map[*cheader.Enum]*Enum{},
-		enumByGo: map[string]*Enum{},
-		consts:   map[string]*Const{},
-		segs:     map[string]*Segment{},
+		p:        &model.Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Rel},
+		enumByC:  map[*cheader.Enum]*model.Enum{},
+		enumByGo: map[string]*model.Enum{},
+		consts:   map[string]*model.Const{},
+		segs:     map[string]*model.Segment{},
 		idents:   map[string]string{},
-		funcs:    map[string]*Func{},
-		mirrors:  map[string]*Mirror{},
-		mirrorC:  map[*Mirror]*cheader.Record{},
+		funcs:    map[string]*model.Func{},
+		mirrors:  map[string]*model.Mirror{},
+		mirrorC:  map[*model.Mirror]*cheader.Record{},
 	}
-	for _, n := range reserved() {
+	for _, n := range model.Reserved() {
 		b.idents[n] = "the generated package"
 	}
 	b.enums()
@@ -133,15 +143,15 @@ func inConstFile(f string) bool {
 }
 
 // intType is the Go integer type of a C integer or enum type.
-func intType(t *cheader.Type) (IntType, bool) {
+func intType(t *cheader.Type) (model.IntType, bool) {
 	k := t.Kind
 	if k == cheader.Enumeration {
 		k = t.Enum.Underlying.Kind
 	}
 	if !k.IsInteger() || k == cheader.Int128 || k == cheader.UInt128 {
-		return IntType{}, false
+		return model.IntType{}, false
 	}
-	return IntType{Bits: int(t.Size) * 8, Signed: k.IsSigned()}, true
+	return model.IntType{Bits: int(t.Size) * 8, Signed: k.IsSigned()}, true
 }
 
 func gateString(g spec.Gate) string {
