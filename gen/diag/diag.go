@@ -1,5 +1,5 @@
 // Package diag holds the generator's positions and error lists: gen/spec
-// reports the descriptors' problems and gen/model the header's and the
+// reports the descriptors' problems and gen/resolve the header's and the
 // cross-checks' with the same types, so that a caller (cmd/mlx5gen)
 // prints every problem of a run one per line, as file:line:col: message.
 package diag

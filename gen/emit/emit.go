@@ -6,7 +6,7 @@
 // model input, a Go text embedded as is (format.go.txt, ruleerror.go.txt,
 // byteorder_le.go.txt, ...; see static.go). RULES.md comes from rulesmd.go.
 // It does no validation of its own: everything it prints was checked by
-// gen/model. Output is deterministic: no timestamps, no absolute paths, no
+// gen/resolve. Output is deterministic: no timestamps, no absolute paths, no
 // map order.
 package emit
 

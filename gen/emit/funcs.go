@@ -21,7 +21,13 @@ func funcsFile(p *model.Package, f *jen.File) {
 	ids = append(ids, jen.Id("NumFuncs").Id("Func").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
 	f.Const().Defs(ids...)
 	f.Line()
+	qpTypes(f)
+	setterGroups(f)
+	funcTable(p, f)
+}
 
+// qpTypes writes QPType, a bit per QP type of vocab.QPTypes.
+func qpTypes(f *jen.File) {
 	comment(f, "QPType is a set of QP types.")
 	f.Type().Id("QPType").Uint8()
 	f.Line()
@@ -44,6 +50,11 @@ func funcsFile(p *model.Package, f *jen.File) {
 		g.Return(jen.Id("formatFlags").Call(jen.Uint64().Call(jen.Id("t")), jen.Index().Id("flagName").Values(names...)))
 	})
 	f.Line()
+}
+
+// setterGroups writes SetterGroup, a bit per group of vocab.SetterGroups,
+// and the function kinds.
+func setterGroups(f *jen.File) {
 	comment(f, "SetterGroup is a set of setter groups: what a builder takes and requires,\nand what a setter is.")
 	f.Type().Id("SetterGroup").Uint16()
 	f.Line()
@@ -64,6 +75,11 @@ func funcsFile(p *model.Package, f *jen.File) {
 	}
 	f.Const().Defs(kinds...)
 	f.Line()
+}
+
+// funcTable writes FuncInfo and the Funcs table, indexed by Func.
+func funcTable(p *model.Package, f *jen.File) {
+	a := p.API
 	comment(f, "FuncInfo is what the spec says about a function.")
 	f.Type().Id("FuncInfo").Struct(
 		jen.Id("Name").String(),
@@ -82,49 +98,7 @@ func funcsFile(p *model.Package, f *jen.File) {
 	f.Line()
 	var rows []jen.Code
 	for _, fn := range a.Funcs {
-		d := jen.Dict{
-			jen.Id("Name"):    jen.Lit(fn.Name),
-			jen.Id("Man"):     jen.Lit(fn.Man),
-			jen.Id("Kind"):    jen.Lit(fn.Kind),
-			jen.Id("Returns"): jen.Lit(fn.Returns),
-		}
-		if len(fn.QPTypes) > 0 {
-			var qs []jen.Code
-			for _, q := range fn.QPTypes {
-				qs = append(qs, jen.Id(model.QPTypeName(q)))
-			}
-			d[jen.Id("QPTypes")] = orCodes(qs)
-		}
-		if fn.SendOp != nil {
-			d[jen.Id("SendOp")] = constRef(p, fn.SendOp, "uint64")
-		}
-		if fn.MlxOp != nil {
-			d[jen.Id("MlxSendOp")] = constRef(p, fn.MlxOp, "uint64")
-		}
-		if len(fn.WRFlags) > 0 {
-			var cs []jen.Code
-			for _, k := range fn.WRFlags {
-				cs = append(cs, constRef(p, k, "uint32"))
-			}
-			d[jen.Id("WRFlags")] = orCodes(cs)
-		}
-		if len(fn.Takes) > 0 {
-			d[jen.Id("Takes")] = groups(fn.Takes)
-		}
-		if len(fn.Needs) > 0 {
-			d[jen.Id("Requires")] = groups(fn.Needs)
-		}
-		if fn.Group != "" {
-			d[jen.Id("Group")] = jen.Id(model.GroupName(fn.Group))
-		}
-		if len(fn.Of) > 0 {
-			var of []jen.Code
-			for _, o := range fn.Of {
-				of = append(of, jen.Id(o.GoName))
-			}
-			d[jen.Id("Of")] = jen.Index().Id("Func").Values(of...)
-		}
-		rows = append(rows, jen.Id(fn.GoName).Op(":").Values(d))
+		rows = append(rows, jen.Id(fn.GoName).Op(":").Values(funcInfo(p, fn)))
 	}
 	comment(f, "Funcs describes every function, indexed by Func.")
 	f.Var().Id("Funcs").Op("=").Index(jen.Id("NumFuncs")).Id("FuncInfo").ValuesFunc(func(g *jen.Group) {
@@ -147,4 +121,51 @@ func groups(gs []string) jen.Code {
 		cs = append(cs, jen.Id(model.GroupName(g)))
 	}
 	return orCodes(cs)
+}
+
+// funcInfo is the FuncInfo of a function.
+func funcInfo(p *model.Package, fn *model.Func) jen.Dict {
+	d := jen.Dict{
+		jen.Id("Name"):    jen.Lit(fn.Name),
+		jen.Id("Man"):     jen.Lit(fn.Man),
+		jen.Id("Kind"):    jen.Lit(fn.Kind),
+		jen.Id("Returns"): jen.Lit(fn.Returns),
+	}
+	if len(fn.QPTypes) > 0 {
+		var qs []jen.Code
+		for _, q := range fn.QPTypes {
+			qs = append(qs, jen.Id(model.QPTypeName(q)))
+		}
+		d[jen.Id("QPTypes")] = orCodes(qs)
+	}
+	if fn.SendOp != nil {
+		d[jen.Id("SendOp")] = constRef(p, fn.SendOp, "uint64")
+	}
+	if fn.MlxOp != nil {
+		d[jen.Id("MlxSendOp")] = constRef(p, fn.MlxOp, "uint64")
+	}
+	if len(fn.WRFlags) > 0 {
+		var cs []jen.Code
+		for _, k := range fn.WRFlags {
+			cs = append(cs, constRef(p, k, "uint32"))
+		}
+		d[jen.Id("WRFlags")] = orCodes(cs)
+	}
+	if len(fn.Takes) > 0 {
+		d[jen.Id("Takes")] = groups(fn.Takes)
+	}
+	if len(fn.Needs) > 0 {
+		d[jen.Id("Requires")] = groups(fn.Needs)
+	}
+	if fn.Group != "" {
+		d[jen.Id("Group")] = jen.Id(model.GroupName(fn.Group))
+	}
+	if len(fn.Of) > 0 {
+		var of []jen.Code
+		for _, o := range fn.Of {
+			of = append(of, jen.Id(o.GoName))
+		}
+		d[jen.Id("Of")] = jen.Index().Id("Func").Values(of...)
+	}
+	return d
 }

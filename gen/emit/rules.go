@@ -10,8 +10,15 @@ import (
 // rulesFile writes the rule errors, the table of every rule, and the chain
 // checks with their errors.
 func rulesFile(p *model.Package, f *jen.File) {
+	ruleVars(p, f)
+	ruleTable(p, f)
+	chainChecks(p, f)
+}
+
+// ruleVars writes one error value per argument rule, named after its
+// first function.
+func ruleVars(p *model.Package, f *jen.File) {
 	a := p.API
-	// One error value per argument rule, named after its first function.
 	var defs []jen.Code
 	for _, r := range a.Rules {
 		if r.Arg == nil {
@@ -27,7 +34,10 @@ func rulesFile(p *model.Package, f *jen.File) {
 		f.Var().Defs(defs...)
 		f.Line()
 	}
+}
 
+// ruleTable writes RuleInfo and Rules, every rule in spec order.
+func ruleTable(p *model.Package, f *jen.File) {
 	comment(f, "RuleInfo is one rule of spec/api.")
 	f.Type().Id("RuleInfo").Struct(
 		jen.Id("ID").String(),
@@ -46,39 +56,18 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "Rules lists every rule of the spec that applies to this rdma-core release, in spec order.")
 	f.Var().Id("Rules").Op("=").Index().Id("RuleInfo").ValuesFunc(func(g *jen.Group) {
-		for _, r := range a.Rules {
-			d := jen.Dict{
-				jen.Id("ID"): jen.Lit(r.ID), jen.Id("Man"): jen.Lit(r.Man), jen.Id("Section"): jen.Lit(r.Section),
-				jen.Id("Says"): jen.Lit(oneLine(r.Says)), jen.Id("Kind"): jen.Lit(r.Kind),
-				jen.Id("Chain"): jen.Lit(r.Chain - 1),
-			}
-			if r.Errno != "" {
-				d[jen.Id("Errno")] = jen.Qual("syscall", r.Errno)
-			}
-			if r.Applies != "" {
-				d[jen.Id("Applies")] = jen.Lit(oneLine(r.Applies))
-			}
-			if r.Libmlx5 != "" {
-				d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Libmlx5))
-			}
-			if len(r.FuncNames) > 0 {
-				d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
-					for _, fn := range r.FuncNames {
-						g.Lit(fn)
-					}
-				})
-			}
-			if r.Libmlx5Accepts {
-				d[jen.Id("Libmlx5Accepts")] = jen.True()
-			}
-			if r.Follows != "" {
-				d[jen.Id("Follows")] = jen.Lit(r.Follows)
-			}
-			g.Line().Values(d)
+		for _, r := range p.API.Rules {
+			g.Line().Values(ruleInfo(r))
 		}
 		g.Line()
 	})
 	f.Line()
+}
+
+// chainChecks writes ChainCheck, the rules behind the checks and which one
+// each function reports, and ChainError.
+func chainChecks(p *model.Package, f *jen.File) {
+	a := p.API
 
 	comment(f, "ChainCheck is a check of the work-request state machine (runtime/wrcheck).")
 	f.Type().Id("ChainCheck").Int8()
@@ -181,4 +170,36 @@ func constRef(p *model.Package, k *model.Const, typ string) jen.Code {
 		}
 	}
 	return hex(k.Value.Bits)
+}
+
+// ruleInfo is the RuleInfo of a rule.
+func ruleInfo(r *model.Rule) jen.Dict {
+	d := jen.Dict{
+		jen.Id("ID"): jen.Lit(r.ID), jen.Id("Man"): jen.Lit(r.Man), jen.Id("Section"): jen.Lit(r.Section),
+		jen.Id("Says"): jen.Lit(oneLine(r.Says)), jen.Id("Kind"): jen.Lit(r.Kind),
+		jen.Id("Chain"): jen.Lit(r.Chain - 1),
+	}
+	if r.Errno != "" {
+		d[jen.Id("Errno")] = jen.Qual("syscall", r.Errno)
+	}
+	if r.Applies != "" {
+		d[jen.Id("Applies")] = jen.Lit(oneLine(r.Applies))
+	}
+	if r.Libmlx5 != "" {
+		d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Libmlx5))
+	}
+	if len(r.FuncNames) > 0 {
+		d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, fn := range r.FuncNames {
+				g.Lit(fn)
+			}
+		})
+	}
+	if r.Libmlx5Accepts {
+		d[jen.Id("Libmlx5Accepts")] = jen.True()
+	}
+	if r.Follows != "" {
+		d[jen.Id("Follows")] = jen.Lit(r.Follows)
+	}
+	return d
 }

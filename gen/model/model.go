@@ -1,17 +1,15 @@
-// Package model is the Go side of mlx5gen: it combines the C model of the
-// header (gen/cheader) with the spec descriptors (gen/spec) into a package
-// description whose names, Go types, sizes, man pages and cross references
-// are resolved, so the emitters only print. Every user error (a spec entry
-// naming nothing in the header, a name collision, a field past the end of
-// its segment) is found here, with its position, before anything is
-// written.
+// Package model is the Go model of a generated package: what the emitters
+// (gen/emit) print, with every name, Go type, size, alignment, man page and
+// rule text resolved and every cross reference a pointer, so that emission
+// never looks anything up and cannot fail on a name. gen/resolve builds it
+// from the header's C model (gen/cheader) and the spec (gen/spec), and
+// finds every user error while doing so; this package imports neither, so
+// that the emitters depend on the model alone.
 //
-// The types of this package are all the emitters see: they hold no
-// cheader or spec value, so gen/emit depends on neither. One file per
-// concept: enums.go, segments.go, formats.go, funcs.go, mirrors.go,
-// rules.go; names.go derives every Go name and vocab.go holds the
-// vocabularies (chain checks, setter groups, QP types, the identifiers the
-// generated package declares by itself).
+// One file per concept: enums.go, segments.go, formats.go, funcs.go,
+// mirrors.go, rules.go. names.go derives every Go name of the generated
+// package (a renaming is made there); the words of the spec it numbers are
+// in gen/vocab.
 package model
 
 import (

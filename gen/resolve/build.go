@@ -1,3 +1,15 @@
+// Package resolve builds the Go model (gen/model) of the C model of the
+// header (gen/cheader) refined by the spec descriptors (gen/spec): it
+// decides what is generated (gates), resolves every name the spec gives to
+// the header's declarations and to the model's pointers, lays out the
+// mirrors and checks the spec against the header. Every user error (a spec
+// entry naming nothing in the header, a name collision, a field past the
+// end of its segment) is found here, with its position, before anything
+// is written; the links back to the header and the spec stay here.
+//
+// One file per concept, as in gen/model: enums.go, segments.go,
+// formats.go, split.go (what Split needs), funcs.go, mirrors.go, rules.go,
+// argcheck.go, gates.go.
 package resolve
 
 import (
