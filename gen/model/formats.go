@@ -24,3 +24,12 @@ type Format struct {
 	Doc     string
 	Src     Source
 }
+
+// Splitter is what the generated Split uses besides the formats: the
+// segments it walks every WQE with and, when a format has the body of a
+// UMR (umr*), the segments that body holds (nil otherwise). gen/resolve
+// checked that they have the accessors Split calls.
+type Splitter struct {
+	Ctrl, Inline              *Segment
+	UMRCtrl, RepeatBlock, KLM *Segment
+}

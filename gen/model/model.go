@@ -29,6 +29,7 @@ type Package struct {
 	Enums    []*Enum  // named enum types
 	Segments []*Segment
 	Formats  []*Format
+	Split    Splitter
 	API      *API
 
 	// Warnings are gates the header disagrees with (see gated); they do

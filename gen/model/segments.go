@@ -73,3 +73,19 @@ type Part struct {
 	Doc    string
 	Src    Source
 }
+
+// Accessor returns the Go name of the getter of the field or part with C
+// name cname, "" if the segment has none.
+func (s *Segment) Accessor(cname string) string {
+	for _, f := range s.Fields {
+		if f.CName == cname {
+			return f.GoName
+		}
+		for _, p := range f.Parts {
+			if p.Name == cname {
+				return p.GoName
+			}
+		}
+	}
+	return ""
+}

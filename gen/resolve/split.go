@@ -15,13 +15,15 @@ type splitNeed struct {
 }
 
 // What Split always uses: the control segment's ds and opcode, and the
-// inline data header it tells from a data segment by MLX5_INLINE_SEG.
+// inline data header it tells from a data segment by MLX5_INLINE_SEG
+// (model.Splitter's Ctrl and Inline, in this order).
 var (
 	splitSegs   = []splitNeed{{"mlx5_wqe_ctrl_seg", []string{"ds", "opcode"}}, {"mlx5_wqe_inl_data_seg", nil}}
 	splitConsts = []string{"MLX5_INLINE_SEG"}
 )
 
-// What the body of a UMR WQE (umr* in a format) adds.
+// What the body of a UMR WQE (umr* in a format) adds (model.Splitter's
+// UMRCtrl, RepeatBlock and KLM, in this order).
 var (
 	umrSegs = []splitNeed{
 		{"mlx5_wqe_umr_ctrl_seg", []string{"klm_octowords", "flags", "bsf_octowords"}},
@@ -37,10 +39,13 @@ var (
 func (b *builder) splitNeeds() {
 	hdr := diag.Pos{File: b.c.Header, Line: 1, Col: 1}
 	b.needs(hdr, "the WQE splitter (Split)", splitSegs, splitConsts)
+	b.p.Split.Ctrl, b.p.Split.Inline = b.segs[splitSegs[0].seg], b.segs[splitSegs[1].seg]
 	for _, f := range b.p.Formats {
 		for _, st := range f.Steps {
 			if st.Kind == model.StepUMR {
 				b.needs(f.Src.Spec, "wqe format "+f.Name+": umr*", umrSegs, umrConsts)
+				sp := &b.p.Split
+				sp.UMRCtrl, sp.RepeatBlock, sp.KLM = b.segs[umrSegs[0].seg], b.segs[umrSegs[1].seg], b.segs[umrSegs[2].seg]
 				return // once is enough
 			}
 		}
