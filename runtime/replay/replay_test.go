@@ -206,11 +206,11 @@ func TestModifiedCopies(t *testing.T) {
 		{"fewer setters renamed", "rejects.json", "misuse_mkey_fewer_setters", func(map[string]any, doc) {}, ""},
 		{"bind with objects inline", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
 			a := at(c, "calls", 3, "args").(map[string]any)
-			a["mw"] = map[string]any{"rkey": 0xaabbcc01}
+			a["mw"] = map[string]any{"rkey": int64(0xaabbcc01)}
 			a["bind_info"].(map[string]any)["mr"] = map[string]any{"name": "x", "lkey": 0x5000}
 		}, ""},
 		{"bind with another window", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
-			at(c, "setup", "mws", 0).(map[string]any)["rkey"] = 0xaabbcc09
+			at(c, "setup", "mws", 0).(map[string]any)["rkey"] = int64(0xaabbcc09)
 		}, "byte 15, mlx5_wqe_ctrl_seg.imm: got aabbcc09, want aabbcc01"},
 		{"bind on a DCI", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
 			// libmlx5's _build_umr_wqe adds no address vector: the same bytes.

@@ -1,6 +1,7 @@
 package sq_test
 
 import (
+	"math"
 	"reflect"
 	"syscall"
 	"testing"
@@ -129,12 +130,12 @@ func TestSetterCountIsUint8(t *testing.T) {
 }
 
 // TestExtremeConfig: sizes whose arithmetic would overflow are refused by
-// queue.Plain, Memory.Check and sq.New (queue.Plain(16, 0, 1<<62) passed
+// queue.Plain, Memory.Check and sq.New (queue.Plain(16, 0, hugeInt) passed
 // both, and Complete then panicked).
 func TestExtremeConfig(t *testing.T) {
-	if mem, err := queue.Plain(16, 0, 1<<62); err == nil {
+	if mem, err := queue.Plain(16, 0, hugeInt); err == nil {
 		mem.Close()
-		t.Fatal("queue.Plain(16, 0, 1<<62) accepted")
+		t.Fatal("queue.Plain(16, 0, hugeInt) accepted")
 	}
 	mem, err := queue.Plain(16, 0, 256)
 	if err != nil {
@@ -142,14 +143,14 @@ func TestExtremeConfig(t *testing.T) {
 	}
 	defer mem.Close()
 	huge := *mem
-	huge.BFSize = 1 << 62
+	huge.BFSize = hugeInt
 	rc := wrcheck.QP{Type: mlx.QPRC}
 	for name, c := range map[string]sq.Config{
-		"BlueFlame 1<<62 in memory": {Mem: &huge, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 1 << 62}},
-		"BlueFlame 1<<62":           {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 1 << 62}},
+		"BlueFlame 1<<62 in memory": {Mem: &huge, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
+		"BlueFlame 1<<62":           {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
 		"negative BlueFlame":        {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: -64}},
 		"negative inline":           {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: -1}},
-		"huge inline":               {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: 1 << 62}},
+		"huge inline":               {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: hugeInt}},
 		"negative SGEs":             {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxSendSGE: -1}},
 		"negative max_post":         {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxPost: -1}},
 		"negative streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
@@ -200,3 +201,7 @@ func TestLargestWQE(t *testing.T) {
 		t.Fatal("max_inline_data 973 accepted")
 	}
 }
+
+// hugeInt is far beyond any ring or register size, on 32- and 64-bit
+// targets alike (the test package also builds for 386 and arm).
+const hugeInt = math.MaxInt >> 1
