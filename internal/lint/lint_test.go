@@ -14,6 +14,7 @@ import (
 // longer over its limit fails the test, so that it is removed here.
 var exceptions = map[string]string{
 	"gen/cheader/convert.go:parser.layout": "issue 10: split with the rest of gen/cheader's restructuring (another branch)",
+	"gen/cheader/macros.go:parser.macros":  "issue 10: gen/cheader's restructuring (another branch) grew it past the limit",
 }
 
 // TestSizes walks the module's hand-written, non-test Go files.
