@@ -118,6 +118,10 @@ var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData"
 	"Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero",
 	"TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
 
+// SegmentMethods are the methods every segment type has; fields and parts
+// must not take their names.
+var SegmentMethods = []string{"String", "Fields", "SetFields", "CName"}
+
 // Reserved lists every name the generated package declares by itself.
 func Reserved() []string {
 	names := append([]string(nil), builtinIdents...)

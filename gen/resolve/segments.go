@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,10 +11,8 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
-
-// Methods every segment type has; fields and parts must not take them.
-var segmentMethods = map[string]bool{"String": true, "Fields": true, "SetFields": true, "CName": true}
 
 // isSegment reports whether a header record is a hardware segment: a
 // struct or union of mlx5dv.h tagged mlx5_ (mlx5dv_ structs are the
@@ -192,14 +191,8 @@ func endian(t *cheader.Type) model.Endian {
 	return model.Native
 }
 
-var specTypes = map[string]struct {
-	bits   int
-	endian model.Endian
-}{
-	"u8": {8, model.Big}, "be16": {16, model.Big}, "be32": {32, model.Big}, "be64": {64, model.Big},
-	"le16": {16, model.Little}, "le32": {32, model.Little}, "le64": {64, model.Little},
-	"u16": {16, model.Native}, "u32": {32, model.Native}, "u64": {64, model.Native},
-}
+// orders are the model's byte orders of vocab's.
+var orders = map[string]model.Endian{vocab.BigEndian: model.Big, vocab.LittleEndian: model.Little, vocab.HostOrder: model.Native}
 
 // privateFields makes the fields of a segment the spec lays out.
 func (b *builder) privateFields(sg *model.Segment, s *spec.Segment) {
@@ -226,8 +219,8 @@ func (b *builder) privateFields(sg *model.Segment, s *spec.Segment) {
 			}
 			f.Kind, f.Nested = model.NestedField, n
 		default:
-			t := specTypes[o.Type]
-			f.Kind, f.Int, f.Endian = model.IntField, model.IntType{Bits: t.bits}, t.endian
+			t := vocab.IntFields[o.Type]
+			f.Kind, f.Int, f.Endian = model.IntField, model.IntType{Bits: t.Bits}, orders[t.Order]
 			if o.Len > 0 {
 				f.Kind, f.Len = model.IntArray, o.Len
 			}
@@ -309,7 +302,7 @@ func (b *builder) checkNames(sg *model.Segment) {
 			return
 		}
 		for _, n := range []string{name, model.Setter(name)} {
-			if segmentMethods[n] {
+			if slices.Contains(model.SegmentMethods, n) {
 				b.errorf(pos, "segment %s: %s would be named %s, which every segment already has", sg.CName, what, n)
 			}
 			if prev, dup := seen[n]; dup {

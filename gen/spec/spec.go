@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // Spec is every descriptor file of a spec directory, merged.
@@ -297,9 +298,6 @@ func (s *Spec) check() diag.List {
 const MaxSegmentSize = 1024
 
 func validType(t string) bool {
-	switch t {
-	case "u8", "be16", "be32", "be64", "le16", "le32", "le64", "u16", "u32", "u64", "bytes", "segment":
-		return true
-	}
-	return false
+	_, isInt := vocab.IntFields[t]
+	return isInt || t == "bytes" || t == "segment"
 }

@@ -1,6 +1,7 @@
 // Package vocab holds the words of the spec that the generated package
-// numbers: function kinds, QP types, setter groups and the checks of the
-// work-request state machine. gen/spec checks a descriptor's words against
+// numbers or types by: function kinds, QP types, setter groups, the checks
+// of the work-request state machine, and the field types of a private
+// segment. gen/spec checks a descriptor's words against
 // these lists and gen/resolve the rules' chain checks; the emitters number
 // the generated constants in the order of the lists. A word is added here
 // and nowhere else.
@@ -37,4 +38,25 @@ var ChainChecks = []string{
 	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
+}
+
+// Byte orders of a private segment's integer field types.
+const (
+	BigEndian    = "big"
+	LittleEndian = "little"
+	HostOrder    = "host" // what the header declares without __be/__le
+)
+
+// IntField is an integer type of a private segment's field.
+type IntField struct {
+	Bits  int
+	Order string // BigEndian, LittleEndian or HostOrder
+}
+
+// IntFields are the integer types a private segment's field may have
+// (type:); the other types are "bytes" and "segment".
+var IntFields = map[string]IntField{
+	"u8": {8, BigEndian}, "be16": {16, BigEndian}, "be32": {32, BigEndian}, "be64": {64, BigEndian},
+	"le16": {16, LittleEndian}, "le32": {32, LittleEndian}, "le64": {64, LittleEndian},
+	"u16": {16, HostOrder}, "u32": {32, HostOrder}, "u64": {64, HostOrder},
 }
