@@ -1,4 +1,5 @@
-// Package lint holds the module's size rules as a test: no hand-written
+// Package lint holds the module's structure rules as tests: the flow of the
+// generator's packages (TestGenFlow) and the size rules: no hand-written
 // Go file over MaxFileLines lines and no function over MaxFuncLines. Test
 // files and generated files (// Code generated ... DO NOT EDIT.) are not
 // counted. go test ./internal/lint walks the whole module and names every
