@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 // TestPackFormsOnMLX5DV rewrites rdma-core 65.0's mlx5_wqe_ctrl_seg without

@@ -33,3 +33,9 @@ type Splitter struct {
 	Ctrl, Inline              *Segment
 	UMRCtrl, RepeatBlock, KLM *Segment
 }
+
+// RepeatBlockOp is what libmlx5 writes into the op word of an interleaved
+// UMR translation (rdma-core providers/mlx5/qp.c), where a KLM list has an
+// mkey: the WQE splitters tell the two apart by it. The public header has
+// no name for it.
+const RepeatBlockOp = 0x400

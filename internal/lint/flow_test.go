@@ -16,7 +16,7 @@ import (
 var flow = map[string]int{
 	"gen/diag": 0, "gen/vocab": 0,
 	"gen/cheader": 1, "gen/spec": 1, "gen/model": 1,
-	"gen/resolve": 2, "gen/emit": 2,
+	"gen/resolve": 2, "gen/emit": 2, "gen/wqedecode": 2,
 	"gen": 3,
 }
 

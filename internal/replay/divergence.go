@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
