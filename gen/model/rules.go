@@ -18,7 +18,7 @@ type Rule struct {
 	FuncNames      []string  // the C functions it names, available or not
 	Funcs          []*Func   // the available ones
 	Arg            *ArgCheck // argument rules
-	Chain          int       // index in ChainChecks + 1; 0 for none
+	Chain          int       // index in vocab.ChainChecks + 1; 0 for none
 	Src            Source
 	SpecFile       string // its descriptor, relative to the spec directory
 }
