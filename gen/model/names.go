@@ -31,6 +31,15 @@ func Camel(s string) string {
 	return b.String()
 }
 
+// TypeName is the Go type of a C enum, struct or union tag (or typedef):
+// mlx5_wqe_ctrl_seg -> Mlx5WqeCtrlSeg. The spec may give another (go:).
+func TypeName(tag string) string { return Camel(tag) }
+
+// MemberName is the Go name of a member (its accessor, or its field in a
+// mirror) from its C member path, or of a part of a field: key.dc_key ->
+// KeyDcKey.
+func MemberName(path string) string { return Camel(path) }
+
 // IsIdent reports whether s is an exported Go identifier made of ASCII
 // letters, digits and underscores.
 func IsIdent(s string) bool {

@@ -43,7 +43,7 @@ func (b *builder) buildMirrors() {
 			b.errorf(ss.Pos, "struct %s: not defined in %s (rdma-core %s)", ss.Name, b.c.Header, orUnknown(b.c.Version))
 			continue
 		}
-		m := &model.Mirror{CName: ss.Name, GoName: model.Camel(ss.Name), File: r.Pos.File, Size: r.Size, Align: r.Align,
+		m := &model.Mirror{CName: ss.Name, GoName: model.TypeName(ss.Name), File: r.Pos.File, Size: r.Size, Align: r.Align,
 			Man: ss.Man, Doc: strings.TrimSpace(ss.Doc)}
 		if b.declare(ss.Pos, m.GoName, "struct "+ss.Name) {
 			b.mirrors[ss.Name] = m
@@ -138,7 +138,7 @@ func (b *builder) mirrorFields(m *model.Mirror, ss *spec.Struct) {
 	}
 	specOf := b.specFields(ss, leaves, what)
 	for _, f := range r.Fields {
-		mf := &model.MirrorField{CName: f.Name, GoName: model.Camel(f.Name), Offset: f.Offset(), Size: f.Type.Size}
+		mf := &model.MirrorField{CName: f.Name, GoName: model.MemberName(f.Name), Offset: f.Offset(), Size: f.Type.Size}
 		if t := f.Type; t.Kind == cheader.Union && t.Record.Tag == "" {
 			b.unionField(m, mf, f, specOf, what)
 		} else {
@@ -166,7 +166,7 @@ func (b *builder) unionField(m *model.Mirror, mf *model.MirrorField, f *cheader.
 		if f.Name != "" {
 			n = f.Name + "." + u.Name
 		}
-		um := &model.UnionMember{CName: n, GoName: model.Camel(n), Offset: u.Offset()}
+		um := &model.UnionMember{CName: n, GoName: model.MemberName(n), Offset: u.Offset()}
 		b.mirrorKind(u.Type, &um.Kind, &um.Int, &um.Target, nil, what+"."+n)
 		if sf := specOf[n]; sf != nil && sf.When != nil {
 			um.When = b.cond(sf.When, m, what)
@@ -255,7 +255,7 @@ func (b *builder) cond(c *spec.Cond, m *model.Mirror, what string) *model.Cond {
 		// Fields are built in order; a condition may name a later one.
 		for _, f := range b.mirrorC[m].Fields {
 			if f.Name == c.Field {
-				out.Field = &model.MirrorField{CName: f.Name, GoName: model.Camel(f.Name), Offset: f.Offset()}
+				out.Field = &model.MirrorField{CName: f.Name, GoName: model.MemberName(f.Name), Offset: f.Offset()}
 			}
 		}
 	}

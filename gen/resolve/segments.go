@@ -32,7 +32,7 @@ func (b *builder) segments() {
 	for _, r := range b.c.Records {
 		if isSegment(r) {
 			hdr = append(hdr, r)
-			sg := &model.Segment{CName: r.Tag, GoName: model.Camel(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: model.Source{Header: hpos(r.Pos)}}
+			sg := &model.Segment{CName: r.Tag, GoName: model.TypeName(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: model.Source{Header: hpos(r.Pos)}}
 			if s := specs[r.Tag]; s != nil {
 				if s.Private != "" {
 					b.errorf(s.Pos, "segment %s is declared by %s; remove private", s.C, b.c.Header)
@@ -57,7 +57,7 @@ func (b *builder) segments() {
 		if b.segs[s.C] != nil {
 			continue // reported above
 		}
-		sg := &model.Segment{CName: s.C, GoName: model.Camel(s.C), Size: s.Size, Private: s.Private, Doc: strings.TrimSpace(s.Doc), Src: model.Source{Spec: s.Pos}}
+		sg := &model.Segment{CName: s.C, GoName: model.TypeName(s.C), Size: s.Size, Private: s.Private, Doc: strings.TrimSpace(s.Doc), Src: model.Source{Spec: s.Pos}}
 		if s.Go != "" {
 			sg.GoName = s.Go
 		}
@@ -112,7 +112,7 @@ func (b *builder) headerFields(sg *model.Segment, r *cheader.Record, s *spec.Seg
 		if (t.Kind == cheader.Struct || t.Kind == cheader.Union) && t.Record.Tag == "" {
 			continue // its members are listed themselves
 		}
-		f := &model.Field{CName: mb.Path, GoName: model.Camel(mb.Path), Offset: int(mb.Offset), Src: model.Source{Header: hpos(mb.Field.Pos)}}
+		f := &model.Field{CName: mb.Path, GoName: model.MemberName(mb.Path), Offset: int(mb.Offset), Src: model.Source{Header: hpos(mb.Field.Pos)}}
 		what := fmt.Sprintf("%s.%s", r.CName(), mb.Path)
 		switch {
 		case mb.Field.Bitfield:
@@ -202,7 +202,7 @@ func (b *builder) privateFields(sg *model.Segment, s *spec.Segment) {
 	}
 	var spans []span
 	for _, o := range s.Fields {
-		f := &model.Field{CName: o.Name, GoName: model.Camel(o.Name), Offset: o.Offset, Doc: strings.TrimSpace(o.Doc), Src: model.Source{Spec: o.Pos}}
+		f := &model.Field{CName: o.Name, GoName: model.MemberName(o.Name), Offset: o.Offset, Doc: strings.TrimSpace(o.Doc), Src: model.Source{Spec: o.Pos}}
 		what := sg.CName + "." + o.Name
 		switch o.Type {
 		case "bytes":
@@ -250,7 +250,7 @@ func (b *builder) fieldExtras(f *model.Field, o *spec.Field, what string) {
 		f.Enum = b.enumFor(o.Pos, o.Enum, f.Int.Bits, what)
 	}
 	for _, sp := range o.Parts {
-		p := &model.Part{Name: sp.Name, GoName: model.Camel(sp.Name), Shift: sp.Shift, Width: sp.Width, Doc: strings.TrimSpace(sp.Doc), Src: model.Source{Spec: sp.Pos}}
+		p := &model.Part{Name: sp.Name, GoName: model.MemberName(sp.Name), Shift: sp.Shift, Width: sp.Width, Doc: strings.TrimSpace(sp.Doc), Src: model.Source{Spec: sp.Pos}}
 		if sp.Shift+sp.Width > f.Int.Bits {
 			b.errorf(sp.Pos, "%s: part %s (bits %d..%d) does not fit the %d-bit field", what, sp.Name, sp.Shift, sp.Shift+sp.Width-1, f.Int.Bits)
 			continue
