@@ -185,7 +185,11 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			for _, e := range list {
 				fmt.Fprintf(stderr, "mlx5gen: %v\n", e)
 			}
-			fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
+			if len(list) == 1 {
+				fmt.Fprintf(stderr, "mlx5gen: 1 problem\n")
+			} else {
+				fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
+			}
 			return 1
 		}
 		return failLines(stderr, err)
