@@ -219,7 +219,26 @@ func (s *Spec) check() diag.List {
 		seen[key] = e.Pos
 		errs = append(errs, checkGate(e.Pos, e.Gate)...)
 	}
-	for _, g := range s.Segments {
+	errs = append(errs, checkSegments(s.Segments, seen)...)
+	for _, w := range s.Formats {
+		for _, seg := range w.Segments {
+			if seg == "" {
+				bad(w.Pos, "wqe format %s: empty segment name", w.Name)
+			}
+		}
+	}
+	errs = append(errs, s.checkAPI()...)
+	return errs
+}
+
+// checkSegments validates the segment descriptors; seen holds the keys
+// described so far, for duplicates.
+func checkSegments(segs []*Segment, seen map[string]Pos) diag.List {
+	var errs diag.List
+	bad := func(p Pos, format string, args ...any) {
+		errs = append(errs, &diag.Error{Pos: p, Msg: sprintf(format, args...)})
+	}
+	for _, g := range segs {
 		key := "segment " + g.C
 		if p, dup := seen[key]; dup {
 			bad(g.Pos, "%s described twice (first at %s)", key, p)
@@ -281,14 +300,6 @@ func (s *Spec) check() diag.List {
 			}
 		}
 	}
-	for _, w := range s.Formats {
-		for _, seg := range w.Segments {
-			if seg == "" {
-				bad(w.Pos, "wqe format %s: empty segment name", w.Name)
-			}
-		}
-	}
-	errs = append(errs, s.checkAPI()...)
 	return errs
 }
 
