@@ -72,14 +72,19 @@ func (c *CQ) unknown(cqe []byte, what string, v uint32) result {
 // Signature errors and SRQ ODP page faults are handled here and the next
 // CQE is parsed in their place. rdma-core: mlx5_parse_cqe.
 func (c *CQ) parse(off int, cqe []byte, wc *WC, lazy bool) result {
+	if !lazy {
+		// Fields libmlx5 does not write for this completion are 0; a
+		// CQE handled in its place (a signature error, an ODP page
+		// fault) may have written some, and they stay, as in libmlx5.
+		*wc = WC{}
+	}
 	for {
 		qpn := be.Uint32(cqe[56:60]) & 0xffffff
 		if lazy {
 			c.ex.off, c.ex.cqe = off, cqe
 			c.ex.raw, c.ex.rxCsum = false, false
 		} else {
-			// Fields libmlx5 does not write for this completion are 0.
-			*wc = WC{QPNum: qpn}
+			wc.Flags, wc.QPNum = 0, qpn
 		}
 		var r result
 		again := false

@@ -11,8 +11,9 @@ func (c *CQ) resp(off int, cqe []byte, qpn uint32, wc *WC, lazy bool) result {
 	if r != cqOK {
 		return r
 	}
-	if cqe[40] == appTagMatching {
-		// Tag matching is not supported (see parse).
+	if lazy && cqe[40] == appTagMatching {
+		// Tag matching is not supported (see parse); only the lazy
+		// path of libmlx5 tells its CQEs apart.
 		return c.unknown(cqe, "tag-matching CQE (app)", uint32(cqe[40]))
 	}
 	wrID, idx, r := c.recvWRID(cqe, qp, srq)

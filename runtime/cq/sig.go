@@ -68,6 +68,10 @@ const (
 // (libmlx5's struct mlx5_sig_ctx): the signature of each domain, and the
 // last error recorded.
 type Mkey struct {
+	// NoContext says the mkey was created without a signature context:
+	// Check fails with EINVAL and a signature-error CQE naming it is
+	// unknown (libmlx5 would crash on it).
+	NoContext bool
 	Mem, Wire SigKind
 
 	ErrInfo         SigErr
@@ -79,6 +83,9 @@ type Mkey struct {
 // RecordSigErr records a signature error (the SIG_ERR case of
 // mlx5_parse_cqe).
 func (m *Mkey) RecordSigErr(e SigErr) bool {
+	if m.NoContext {
+		return false
+	}
 	m.ErrExists = true
 	m.ErrCount++
 	m.ErrCountUpdated = true
@@ -103,6 +110,9 @@ type MkeyErr struct {
 // CRC32C, 64 for CRC64-XP10. rdma-core: _mlx5dv_mkey_check,
 // mlx5_decode_sigerr.
 func (m *Mkey) Check() (MkeyErr, error) {
+	if m.NoContext {
+		return MkeyErr{}, syscall.EINVAL
+	}
 	if !m.ErrExists {
 		return MkeyErr{Type: mlx.MLX5DV_MKEY_NO_ERR}, nil
 	}
