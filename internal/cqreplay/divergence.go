@@ -27,7 +27,7 @@ var followed = map[string][]string{
 	"cq.recv_wrid_by_counter": {`calls[*].wc[*].wr_id`, `calls[*].cq_ex.wr_id`},
 	// Signature error type and domain masked to 3 bits (54.0).
 	"cq.sigerr_type_domain_mask": {
-		`calls[*].after.mkeys[*].err_info.domain`, `calls[*].after.mkeys[*].err_info.sig_type`,
+		`calls[*].after.mkeys[*].err_info.domain`, `calls[*].after.mkeys[*].err_info.sig_type`, `calls[*].after.mkeys[*].err_exists`,
 		`calls[*].returned.*`, `calls[*].err_info.*`,
 	},
 	// Requester inline scatter from the 64-byte CQE (64.0).
