@@ -36,7 +36,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: mlx5gen replay [-v] FILE.json...\n\n"+
 			"Replays reference vectors (testdata/vectors) through mlx5gen's send-queue writer and\n"+
-			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes.\n")
+			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes;\n"+
+			"CQE vectors (testdata/cqe-vectors) through the CQ poller, comparing every work completion\n"+
+			"field, the consumer index, the doorbell record and the queues' bookkeeping.\n")
 		fs.SetOutput(stderr)
 		fs.PrintDefaults()
 	}
