@@ -1,0 +1,67 @@
+package cq
+
+import (
+	"errors"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+)
+
+// TestPostResumesAfterPoll fills runtime/sq's ring, sees the next post
+// refused, plays the device (one CQE for the last, signaled, work request
+// of the batch: the others are unsignaled) and checks that polling gives
+// the ring back, many times over.
+func TestPostResumesAfterPoll(t *testing.T) {
+	m := newMem(t, 8, 4)
+	q, err := sq.New(sq.Config{Mem: m, QPN: 0x55, QP: wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCQ(t, m, 0)
+	if err := c.AddQP(&QP{QPN: 0x55, RC: true, SQ: SQ{Q: q, Mem: m}}); err != nil {
+		t.Fatal(err)
+	}
+	post := func(id uint64, signaled bool) error {
+		q.SetWRID(id)
+		f := mlx.IbvSendFlags(0)
+		if signaled {
+			f = mlx.IBV_SEND_SIGNALED
+		}
+		q.SetWRFlags(f)
+		if err := q.Start(); err != nil {
+			return err
+		}
+		if err := q.RDMAWrite(1, 0x1000); err != nil {
+			q.Abort()
+			return err
+		}
+		q.SetSGE(2, 0x2000, 8)
+		return q.Complete()
+	}
+	wc := make([]WC, 4)
+	id, ci := uint64(0), uint32(0)
+	for round := 0; round < 100; round++ {
+		for i := 0; i < 8; i++ {
+			if err := post(id, i == 7); err != nil {
+				t.Fatalf("round %d post %d: %v", round, i, err)
+			}
+			id++
+		}
+		var re *mlx.RuleError
+		if err := post(id, true); !errors.As(err, &re) {
+			t.Fatalf("round %d: a full ring accepted a work request (%v)", round, err)
+		}
+		// The device completes the signaled one: its WQE counter.
+		put(m, ci, cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_RDMA_WRITE), qpn: 0x55, ctr: uint16(q.CurPost() - 1)})
+		ci++
+		n, err := c.Poll(wc)
+		if n != 1 || err != nil || wc[0].WRID != id-1 || wc[0].Opcode != mlx.IBV_WC_RDMA_WRITE {
+			t.Fatalf("round %d: %d %v %+v", round, n, err, wc[0])
+		}
+		if q.Outstanding() != 0 {
+			t.Fatalf("round %d: %d outstanding after the signaled completion", round, q.Outstanding())
+		}
+	}
+}
