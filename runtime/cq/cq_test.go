@@ -320,3 +320,26 @@ func TestPollDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per Poll", allocs)
 	}
 }
+
+// BenchmarkPoll16 polls batches of 16 requester completions, the device's
+// CQEs rewritten (owner bit) before each batch.
+func BenchmarkPoll16(b *testing.B) {
+	m := newMem(b, 64, 256)
+	c := newCQ(b, m, 0)
+	s := newFakeSQ(64)
+	if err := c.AddQP(&QP{QPN: 1, SQ: s}); err != nil {
+		b.Fatal(err)
+	}
+	wc := make([]WC, 16)
+	n := uint32(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := 0; i < 16; i++ {
+			put(m, n, cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_SEND), qpn: 1, ctr: uint16(n)})
+			n++
+		}
+		if got, err := c.Poll(wc); got != 16 || err != nil {
+			b.Fatalf("%d %v", got, err)
+		}
+	}
+}

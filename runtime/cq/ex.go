@@ -16,7 +16,6 @@ var zeroCQE [64]byte
 // CQE (cq->cqe64), ibv_cq_ex's wr_id and status, the cached opcode and
 // the lazy flags.
 type exState struct {
-	open   bool
 	off    int
 	cqe    []byte
 	wrID   uint64
@@ -53,7 +52,6 @@ func (c *CQ) NextPoll() error {
 func (c *CQ) lazy(off int, cqe []byte) error {
 	switch c.parse(off, cqe, nil, true) {
 	case cqOK:
-		c.ex.open = true
 		return nil
 	case cqNoData:
 		return ErrEmpty
@@ -64,7 +62,6 @@ func (c *CQ) lazy(off int, cqe []byte) error {
 // EndPoll closes the session and writes the consumer index to the
 // doorbell record. rdma-core: _mlx5_end_poll.
 func (c *CQ) EndPoll() {
-	c.ex.open = false
 	c.updateConsIndex()
 }
 

@@ -42,7 +42,7 @@ func TestPostResumesAfterPoll(t *testing.T) {
 	}
 	wc := make([]WC, 4)
 	id, ci := uint64(0), uint32(0)
-	for round := 0; round < 100; round++ {
+	for round := 0; round < 2000; round++ { // 2000 passes of the ring, 500 of the CQ
 		for i := 0; i < 8; i++ {
 			if err := post(id, i == 7); err != nil {
 				t.Fatalf("round %d post %d: %v", round, i, err)

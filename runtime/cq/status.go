@@ -83,8 +83,10 @@ func (e *StatusError) Is(target error) bool {
 }
 
 // WC is a work completion (struct ibv_wc). A field libmlx5 does not write
-// for a completion is 0 here (see the package README in testdata/cqe-vectors
-// for which ones: e.g. byte_len of a requester SEND).
+// for a completion is 0 here (testdata/cqe-vectors/README.md says which:
+// byte_len of a requester SEND, say), except what a CQE handled in the
+// completion's place left, as in libmlx5: the status and vendor_err of an
+// SRQ ODP page fault.
 type WC struct {
 	WRID      uint64
 	Status    Status
