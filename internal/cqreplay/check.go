@@ -48,10 +48,15 @@ func (c *Case) Check() error {
 			return fmt.Errorf("setup.scatter_buffers[%d]: length %d (1 to %d bytes, not wrapping)", i, b.Length, MaxBuffer)
 		}
 	}
+	compares := false
 	for i := range c.Calls {
 		if err := c.Calls[i].check(fmt.Sprintf("calls[%d]", i), q.NCQE*q.CQESz, q.CQESz); err != nil {
 			return err
 		}
+		compares = compares || c.Calls[i].After != nil
+	}
+	if !compares {
+		return fmt.Errorf("calls: only hardware writes; a case must make a call and compare its result")
 	}
 	return nil
 }

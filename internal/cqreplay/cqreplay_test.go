@@ -136,6 +136,9 @@ func TestHostile(t *testing.T) {
 		{strings.Replace(string(good), `"wqe_cnt": 16,`, `"wqe_cnt": 15,`, 1), "sq.wqe_cnt: 15"},
 		{strings.Replace(string(good), `"fn": "ibv_poll_cq"`, `"fn": "ibv_poll_cqx"`, 1), `fn: "ibv_poll_cqx" is not a call`},
 		{strings.Repeat(" ", MaxFileSize+1), "larger than"},
+		{`{"cases": [{"id": "a", "setup": {"cq": {"ncqe": 2, "cqe_sz": 64, "initial_dbrec_hex": "0000000000000000"}, "cq_buffer_hex": "` +
+			strings.Repeat("00", 128) + `"}, "calls": [{"fn": "(hardware) write CQE", "slot": 0, "hex": "` + strings.Repeat("00", 64) + `"}]}]}`,
+			"only hardware writes"},
 	} {
 		_, _, err := Parse("x.json", []byte(tc.data))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
