@@ -154,3 +154,15 @@ func TestIsCQE(t *testing.T) {
 		t.Error("kind detection")
 	}
 }
+
+// TestSRQHeadOutside: an ODP repost whose SRQ free list leads outside the
+// SRQ is an error naming it, not a panic.
+func TestSRQHeadOutside(t *testing.T) {
+	f := &fakeSRQ{max: 2, shift: 5, maxGS: 1, tail: 1, wrid: make([]uint64, 2), buf: make([]byte, 64)}
+	f.buf[3] = 7 // WQE 0's next_wqe_index
+	f.RepostODP(1)
+	f.RepostODP(1)
+	if f.err == nil || !strings.Contains(f.err.Error(), "SRQ head 7") {
+		t.Fatalf("%v", f.err)
+	}
+}

@@ -3,6 +3,7 @@ package cqreplay
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 )
 
 // fakeSQ keeps a send queue's bookkeeping as libmlx5's struct mlx5_wq
@@ -79,6 +80,7 @@ type fakeSRQ struct {
 	dbWritten         bool
 	wrid              []uint64
 	buf               []byte
+	err               error // a free list that leaves the SRQ
 }
 
 func newFakeSRQ(q *SRQ) *fakeSRQ {
@@ -101,6 +103,11 @@ func (s *fakeSRQ) Free(i uint32) {
 
 func (s *fakeSRQ) RepostODP(i uint32) {
 	ind := int(i)
+	if s.head >= s.max {
+		// libmlx5 would write outside the SRQ.
+		s.err = fmt.Errorf("SRQ head %d: a next_wqe_index outside the %d-WQE SRQ", s.head, s.max)
+		return
+	}
 	s.Free(i) // no wait queue: back at the tail
 	s.wrid[s.head] = s.wrid[ind]
 	src, dst := s.wqe(ind), s.wqe(s.head)

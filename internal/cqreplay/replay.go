@@ -187,6 +187,11 @@ func (c *Case) run() error {
 		if err := w.call(call); err != nil {
 			return fmt.Errorf("%s: %w", at, err)
 		}
+		for _, name := range sortedKeys(w.srqs) {
+			if err := w.srqs[name].err; err != nil {
+				return fmt.Errorf("%s: srqs[%s]: %w", at, name, err)
+			}
+		}
 		setCI := !bytes.Equal(w.mem.CQDBR[0:4], sentinel[0:4])
 		arm := !bytes.Equal(w.mem.CQDBR[4:8], sentinel[4:8])
 		if !setCI {
