@@ -65,3 +65,42 @@ func TestPostResumesAfterPoll(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverOpcodes: a raw WQE posted through runtime/sq completes as
+// MLX5DV_WC_RAW_WQE (IBV_WC_DRIVER2) whatever send opcode its CQE names,
+// and an unsignaled write before it is retired with it.
+func TestDriverOpcodes(t *testing.T) {
+	m := newMem(t, 8, 4)
+	q, err := sq.New(sq.Config{Mem: m, QPN: 0x56, QP: wrcheck.QP{Type: mlx.QPRC,
+		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_RAW_WQE, MaxSendSGE: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCQ(t, m, 0)
+	if err := c.AddQP(&QP{QPN: 0x56, RC: true, SQ: SQ{Q: q, Mem: m}}); err != nil {
+		t.Fatal(err)
+	}
+	q.SetWRID(1)
+	q.Start()
+	q.RDMAWrite(1, 0x1000)
+	q.SetSGE(2, 0x2000, 8)
+	q.SetWRID(2)
+	raw := make([]byte, 64)
+	raw[3] = uint8(mlx.MLX5_OPCODE_SEND)
+	raw[7] = 1  // ds
+	raw[11] = 8 // CQ update
+	if err := q.RawWQE(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	put(m, 0, cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_SEND), qpn: 0x56, ctr: 1})
+	wc := make([]WC, 2)
+	if n, err := c.Poll(wc); n != 1 || err != nil || wc[0].WRID != 2 || wc[0].Opcode != mlx.IbvWcOpcode(mlx.MLX5DV_WC_RAW_WQE) {
+		t.Fatalf("%d %v %+v", n, err, wc[0])
+	}
+	if q.Outstanding() != 0 {
+		t.Fatalf("%d outstanding", q.Outstanding())
+	}
+}
