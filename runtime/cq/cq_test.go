@@ -343,3 +343,59 @@ func BenchmarkPoll16(b *testing.B) {
 		}
 	}
 }
+
+type testMem struct {
+	base uint64
+	b    []byte
+}
+
+func (m *testMem) Bytes(addr uint64, n uint32) []byte {
+	if addr < m.base || addr-m.base+uint64(n) > uint64(len(m.b)) {
+		return nil
+	}
+	return m.b[addr-m.base : addr-m.base+uint64(n)]
+}
+
+// TestInlineScatter: responder data from a scatter-32 CQE lands in the
+// receive WQE's SGEs, skipping the dump-fill lkey's; too little room is
+// LOC_LEN_ERR; an address outside the registered memory is not written
+// and fails with LOC_PROT_ERR.
+func TestInlineScatter(t *testing.T) {
+	m := newMem(t, 8, 8)
+	mem := &testMem{base: 0x10000, b: make([]byte, 64)}
+	c, err := New(Config{Mem: m, DumpFillLkey: 0xdf, Scatter: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq := &fakeRQ{wrid: []uint64{10, 11, 12, 13}, wqes: make([]byte, 4*32)}
+	sge := func(slot, i int, n, lkey uint32, addr uint64) {
+		b := rq.wqes[slot*32+i*16:]
+		binary.BigEndian.PutUint32(b[0:], n)
+		binary.BigEndian.PutUint32(b[4:], lkey)
+		binary.BigEndian.PutUint64(b[8:], addr)
+	}
+	sge(0, 0, 4, 0xdf, 0x99999) // dump-fill: skipped, its 4 bytes counted
+	sge(0, 1, 8, 1, 0x10000)
+	sge(1, 0, 2, 1, 0x10010) // too small for 6 bytes
+	sge(2, 0, 8, 1, 0x20000) // outside the memory
+	if err := c.AddQP(&QP{QPN: 3, RQ: rq}); err != nil {
+		t.Fatal(err)
+	}
+	for i := uint32(0); i < 3; i++ {
+		put(m, i, cqe{op: opRespSend, qpn: 3, ctr: uint16(i), byteCnt: 6 + 4*(1-min(i, 1)), scatter: uint8(mlx.MLX5_INLINE_SCATTER_32)})
+		copy(m.CQ[i*64:], []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	}
+	wc := make([]WC, 4)
+	if n, err := c.Poll(wc); n != 3 || err != nil {
+		t.Fatalf("%d %v", n, err)
+	}
+	if wc[0].Status != Success || string(mem.b[:6]) != "\x05\x06\x07\x08\x09\x0a" {
+		t.Errorf("scatter: %v % x", wc[0].Status, mem.b[:8])
+	}
+	if wc[1].Status != LocLenErr || wc[1].Opcode != 0 || wc[1].WRID != 11 || mem.b[16] != 1 || mem.b[17] != 2 {
+		t.Errorf("too little room: %+v % x", wc[1], mem.b[16:18])
+	}
+	if wc[2].Status != LocProtErr {
+		t.Errorf("outside the memory: %+v", wc[2])
+	}
+}
