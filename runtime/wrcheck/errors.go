@@ -36,17 +36,13 @@ func above(field string, v, limit uint64, limitName string) what {
 // requests a UMR brings are not counted): the open one, or the one a
 // builder is opening; -1 for a setter when none is open.
 func (c *Chain) wrIndex(fn mlx.Func) int {
-	n := c.nreq - c.extra
-	w := &c.wr
 	switch {
-	case w.open && w.counting && !w.finalized:
-		return n // an mkey configuration counts when it is finished
-	case w.open:
-		return n - 1
+	case c.wr.open:
+		return c.wrs - 1
 	case mlx.Funcs[fn].Kind == mlx.KindSetter:
 		return -1
 	}
-	return n
+	return c.wrs
 }
 
 // fail latches the error of check ck in function fn, saying what was
