@@ -352,14 +352,17 @@ func (q *SQ) room(fn mlx.Func, size int) error {
 // those outstanding and those of the batch (libmlx5's mlx5_wq_overflow);
 // if not, it fails the batch with the sq_room rule.
 func (q *SQ) budget(fn mlx.Func, n int) error {
-	if used := int(q.head-q.tail) + int(q.nreq) + n; used > q.maxPost {
-		return q.chk.TooMany(fn, used, q.maxPost)
+	if !q.fits(n) {
+		return q.chk.TooMany(fn, q.used(n), q.maxPost)
 	}
 	return nil
 }
 
+// used is the number of work requests outstanding and in the batch, plus n.
+func (q *SQ) used(n int) int { return int(q.head-q.tail) + int(q.nreq) + n }
+
 // fits reports whether n more work requests fit max_post.
-func (q *SQ) fits(n int) bool { return int(q.head-q.tail)+int(q.nreq)+n <= q.maxPost }
+func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
 
 // resetLimit recomputes limit: the producer index at the start of the
 // oldest WQE in flight (posted or built), plus the ring's size.
