@@ -90,13 +90,3 @@ func (c *Chain) LatchRule(fn mlx.Func, e *mlx.RuleError) error {
 	c.err, c.ready = &c.errv, false
 	return c.err
 }
-
-// Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
-// caller ran (other errors are returned as they are). The error is
-// copied into the chain's.
-func (c *Chain) Latch(err error) error {
-	if e, ok := err.(*mlx.RuleError); ok {
-		return c.LatchRule(e.Func, e)
-	}
-	return err
-}

@@ -239,14 +239,6 @@ func New(qp *QP) *Chain {
 	return c
 }
 
-// Err returns the latched error of the batch, or nil.
-func (c *Chain) Err() error {
-	if c.err == nil {
-		return nil
-	}
-	return c.err
-}
-
 // Start opens a batch (ibv_wr_start).
 func (c *Chain) Start() error {
 	if c.open {
