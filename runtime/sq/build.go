@@ -73,8 +73,8 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 	if !q.dci && q.chk.TryBuilder(fn, q.wrFlags) {
 		// The common case without dataWR's generality: an RC work
 		// request whose first WQEBB fits.
-		if err := q.budget(fn, 1); err != nil {
-			return err
+		if !q.fits(1) {
+			return q.overBudget(fn, 1) // budget, inlined
 		}
 		if free := int32(q.limit - q.curPost); free < 1 {
 			return q.chk.NoRoom(fn, 1, int(free))

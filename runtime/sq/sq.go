@@ -283,14 +283,22 @@ func (q *SQ) room(fn mlx.Func, size int) error {
 // those outstanding and those of the batch (libmlx5's mlx5_wq_overflow);
 // if not, it fails the batch with the sq_room rule.
 func (q *SQ) budget(fn mlx.Func, n int) error {
-	if !q.fits(n) {
-		return q.chk.TooMany(fn, q.used(n), q.maxPost)
+	if q.fits(n) {
+		return nil
 	}
-	return nil
+	return q.overBudget(fn, n)
+}
+
+// overBudget is budget's failure, out of line so that budget inlines
+// into the builders.
+//
+//go:noinline
+func (q *SQ) overBudget(fn mlx.Func, n int) error {
+	return q.chk.TooMany(fn, q.used(n), q.maxPost)
 }
 
 // used is the number of work requests outstanding and in the batch, plus n.
-func (q *SQ) used(n int) int { return int(q.head-q.tail) + int(q.nreq) + n }
+func (q *SQ) used(n int) int { return int(q.head-q.tail+q.nreq) + n }
 
 // fits reports whether n more work requests fit max_post.
 func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
