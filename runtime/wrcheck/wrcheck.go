@@ -14,7 +14,10 @@
 // open batch, the open work request, and the state of the mkeys. Each call
 // answers with what the writer must do: an error, whether a setter made
 // its work request whole, or, for an mkey configuration, a UMR value that
-// says what the UMR carries. Nothing is read back afterwards.
+// says what the UMR carries. Nothing is read back afterwards. The writer
+// checks that its WQEs fit (the sq_room rule: max_post and the ring's
+// room) and reports a miss through TooMany and NoRoom, so that the error
+// is latched and named like the checker's own.
 //
 // Every violation is a *mlx5dv.RuleError that wraps the errno libmlx5
 // returns for it and says what was wrong: the work request's index in the
