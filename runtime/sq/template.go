@@ -33,17 +33,17 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 		// UMR and up to two SET_PSVs).
 		return q.configureChecked(mk, t, sges, length)
 	}
-	u, ok := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length)
-	if !ok {
+	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length)
+	if u == nil {
 		return q.configureChecked(mk, t, sges, length)
 	}
-	if err := q.umrBegin(fn, align64(16*len(sges)), &u); err != nil {
+	if err := q.umrBegin(fn, align64(16*len(sges)), u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(t.Access)
 	q.layoutList(sges, length)
-	q.umrFinalize(&u)
+	q.umrFinalize(u)
 	return nil
 }
 
@@ -83,12 +83,12 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, leng
 			return err
 		}
 	}
-	if err := q.umrRoom(last, align64(16*len(sges)), true, &u); err != nil {
+	if err := q.umrRoom(last, align64(16*len(sges)), true, u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(t.Access)
 	q.layoutList(sges, length)
-	q.umrFinalize(&u)
+	q.umrFinalize(u)
 	return nil
 }

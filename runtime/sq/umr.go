@@ -32,13 +32,13 @@ func mkeyAccess(acc uint32) mlx.Mlx5WqeMkeyContextAccessFlags {
 
 func align64(n int) int { return (n + wqebb - 1) &^ (wqebb - 1) }
 
-// umrRoom checks that the UMR being built fits: the work requests of a
-// configuration this call finished (booked: its UMR is already written)
-// within max_post, and in the ring its fixed part, its translation (the
-// layout bytes being added, or all of it once finished), its BSFs and
-// the SET_PSV work requests that follow it.
+// umrRoom checks that the UMR being built fits. While the configuration
+// waits for setters (u nil), the ring must hold its fixed part and the
+// layout bytes being added. Once this call finished it, max_post must hold
+// its work requests (header: this call began it; else its UMR is already
+// counted) and the ring its fixed part, translation, BSFs and SET_PSVs.
 func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error {
-	if u.Mkey == nil {
+	if u == nil {
 		if layout == 0 && !header {
 			return nil // nothing added to what the configuration checked
 		}
@@ -62,7 +62,7 @@ func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error
 }
 
 // umrBegin checks that an mkey configuration's builder fn fits: its UMR
-// within max_post and, with u, what umrRoom checks.
+// within max_post and, with u (nil: not finished), what umrRoom checks.
 func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
 	if err := q.budget(fn, 1); err != nil {
 		return err
@@ -73,7 +73,7 @@ func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
 // finishIfDone writes the rest of the UMR when the checks finished the
 // configuration in this call.
 func (q *SQ) finishIfDone(u *wrcheck.UMR) {
-	if u.Mkey != nil {
+	if u != nil {
 		q.umrFinalize(u)
 	}
 }
@@ -88,11 +88,11 @@ func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfA
 	if err != nil {
 		return err
 	}
-	if err := q.umrBegin(fn, 0, &u); err != nil {
+	if err := q.umrBegin(fn, 0, u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -124,11 +124,11 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.IbvAccessFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, &u); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
 	q.access(uint32(acc))
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -165,11 +165,11 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.IbvSge) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), false, &u); err != nil {
+	if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
 		return err
 	}
 	q.layoutList(sges, length)
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -183,11 +183,11 @@ func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterlea
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16+16*len(data)), false, &u); err != nil {
+	if err := q.umrRoom(fn, align64(16+16*len(data)), false, u); err != nil {
 		return err
 	}
 	q.layoutInterleaved(repeat, data, length, once)
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -256,10 +256,10 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.Mlx5dvSigBlockAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, &u); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -271,10 +271,10 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.Mlx5dvCryptoAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, &u); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -287,13 +287,13 @@ func (q *SQ) MRList(mk *Mkey, acc mlx.IbvAccessFlags, sges []mlx.IbvSge) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrBegin(fn, align64(16*len(sges)), &u); err != nil {
+	if err := q.umrBegin(fn, align64(16*len(sges)), u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(uint32(acc))
 	q.layoutList(sges, length)
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -307,13 +307,13 @@ func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.IbvAccessFlags, repeat uint32, data
 	if err != nil {
 		return err
 	}
-	if err := q.umrBegin(fn, align64(16+16*len(data)), &u); err != nil {
+	if err := q.umrBegin(fn, align64(16+16*len(data)), u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(uint32(acc))
 	q.layoutInterleaved(repeat, data, length, once)
-	q.finishIfDone(&u)
+	q.finishIfDone(u)
 	return nil
 }
 

@@ -10,21 +10,21 @@ import (
 // that announces numSetters setters; with 0 it is finished at once, and
 // the UMR says what to write. numSetters is the C uint8_t: no count can
 // wrap.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) (UMR, error) {
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) (*UMR, error) {
 	if err := c.begin(fn, wrFlags); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return UMR{}, c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
 }
 
 // configure opens the configuration of m once begin and the argument
 // checks of the entry point passed.
-func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (UMR, error) {
+func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*UMR, error) {
 	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
-		return UMR{}, c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
+		return nil, c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
 	}
 	c.touch(m)
 	if m.HasSig() {
@@ -45,27 +45,27 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (U
 	if numSetters == 0 {
 		return c.finish(fn)
 	}
-	return UMR{}, nil
+	return nil, nil
 }
 
 // counted records a successful mkey setter and finishes the configuration
 // when it was the last one announced.
-func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) (UMR, error) {
+func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) (*UMR, error) {
 	w := &c.wr
 	w.got |= g
 	w.setters++
 	if w.setters == w.numSetters {
 		return c.finish(fn)
 	}
-	return UMR{}, nil
+	return nil, nil
 }
 
 // MR opens and finishes mlx5dv_wr_mr_list or mlx5dv_wr_mr_interleaved:
 // an mkey configuration with its access flags and a layout of entries
 // covering length bytes, in one call.
-func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) (UMR, error) {
+func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) (*UMR, error) {
 	if err := c.begin(fn, wrFlags); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	var ok bool
 	if interleaved {
@@ -74,13 +74,13 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
 	}
 	if !ok {
-		return UMR{}, c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	if _, err := c.configure(fn, m, 2, false); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	if _, err := c.counted(fn, mlx.GroupAccess); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
@@ -98,26 +98,26 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 }
 
 // MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
-func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (UMR, error) {
+func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.IbvAccessFlags(accessFlags)) {
-		return UMR{}, c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	return c.counted(fn, mlx.GroupAccess)
 }
 
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
 // entries, covering length bytes.
-func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (UMR, error) {
+func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
 
-func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) (UMR, error) {
+func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
 	w := &c.wr
 	limit, need := (c.qp.MaxInlineData+4)/16, entries
 	if interleaved {
@@ -128,11 +128,11 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	}
 	switch {
 	case entries > limit:
-		return UMR{}, c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
+		return nil, c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
 	case need > w.mkey.NumDesc:
-		return UMR{}, c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
+		return nil, c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
 	case w.got&mlx.GroupLayout != 0:
-		return UMR{}, c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
+		return nil, c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	}
 	w.xlat = int32(16 * entries)
 	if interleaved {
@@ -144,17 +144,17 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
-func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) (UMR, error) {
+func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
-		return UMR{}, c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return UMR{}, c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
 	m.Wire.set(attr.Wire)
@@ -165,17 +165,17 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) (UMR, er
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
-func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) (UMR, error) {
+func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return UMR{}, err
+		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
-		return UMR{}, c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return UMR{}, c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
@@ -251,17 +251,18 @@ func (m *Mkey) orderAllowed() bool {
 // finish checks a finished mkey configuration and says what its UMR
 // carries, as libmlx5's umr_finalize does; fn is the call that finished
 // it.
-func (c *Chain) finish(fn mlx.Func) (UMR, error) {
+func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	w := &c.wr
 	m := w.mkey
 	if m.Unknown && m.HasSig() && w.got&mlx.GroupSignature == 0 && !w.resetSig {
-		return UMR{}, c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	if m.Unknown && m.HasCrypto() && w.got&mlx.GroupCrypto == 0 {
-		return UMR{}, c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	room := c.qp.MaxInlineData + 4
-	u := UMR{Mkey: m, Xlat: int(w.xlat+63) &^ 63, WRs: 1}
+	u := &c.umr
+	*u = UMR{Mkey: m, Xlat: int(w.xlat+63) &^ 63, WRs: 1}
 	repost := false
 	if m.HasSig() && m.ErrCountUpdated {
 		u.SigErr = true
@@ -272,7 +273,7 @@ func (c *Chain) finish(fn mlx.Func) (UMR, error) {
 	case m.HasCrypto():
 		if (m.Crypto == CryptoUpdated || m.Crypto == CryptoSet) && c.qp.CryptoSingleBlock && !c.qp.CryptoMultiBlock &&
 			m.Length > BlockBytes(m.CryptoAttr.DataUnitSize) {
-			return UMR{}, c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
+			return nil, c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
 		}
 		if !(m.HasSig() && (m.Sig == SigUpdated || m.Sig == SigReset)) && m.Crypto != CryptoUpdated {
 			break // no BSF; a configured crypto BSF is not sent again
@@ -288,10 +289,10 @@ func (c *Chain) finish(fn mlx.Func) (UMR, error) {
 			u.CryptoBSF = true
 		}
 		if err := c.bsfChecks(fn, m, u.Xlat, bsz, room); err != nil {
-			return UMR{}, err
+			return nil, err
 		}
 		if u.CryptoBSF && m.HasSig() && !m.orderAllowed() {
-			return UMR{}, c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
+			return nil, c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
 				value: uint64(m.CryptoAttr.SignatureCryptoOrder), names: cryptoOrderNames})
 		}
 	case m.HasSig():
@@ -300,7 +301,7 @@ func (c *Chain) finish(fn mlx.Func) (UMR, error) {
 			break
 		}
 		if err := c.bsfChecks(fn, m, u.Xlat, 64, room); err != nil {
-			return UMR{}, err
+			return nil, err
 		}
 		u.SigBSF, repost = true, true
 	}

@@ -86,12 +86,12 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 // length bytes, and the signature if the template has one), finished, as
 // the calls one by one would. It handles the common case only: a batch
 // without error, an mkey in a known state whose signature (if any) has no
-// pending error-count update, no crypto. It returns what the UMR carries
-// and true, or records nothing and returns false; then the caller makes
-// the calls one by one.
-func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) (UMR, bool) {
+// pending error-count update, no crypto. It returns what the UMR carries,
+// or records nothing and returns nil; then the caller makes the calls one
+// by one.
+func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) *UMR {
 	if m == nil || t == nil {
-		return UMR{}, false // the calls one by one name the rule
+		return nil // the calls one by one name the rule
 	}
 	w := &c.wr
 	room := c.qp.MaxInlineData + 4
@@ -102,10 +102,10 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] &&
 		(m.Lkey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && !m.HasCrypto() && m.HasSig() == t.Sig &&
 		!(m.HasSig() && m.ErrCountUpdated) && entries > 0 && entries <= room/16 && entries <= m.NumDesc) {
-		return UMR{}, false
+		return nil
 	}
 	if t.Sig && ((xlat+63)&^63+64 > room || length > 0xffffffff || !t.copyOK) {
-		return UMR{}, false
+		return nil
 	}
 	c.touch(m)
 	m.Length = length
@@ -125,5 +125,6 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	w.set(fn, c.needs[fn], got, m, true, true, false, n)
 	w.xlat = int32(xlat)
-	return UMR{Mkey: m, Xlat: (xlat + 63) &^ 63, WRs: 1 + t.psvs, SigBSF: t.Sig, PSVs: t.Sig}, true
+	c.umr = UMR{Mkey: m, Xlat: (xlat + 63) &^ 63, WRs: 1 + t.psvs, SigBSF: t.Sig, PSVs: t.Sig}
+	return &c.umr
 }

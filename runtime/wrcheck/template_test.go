@@ -23,24 +23,24 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	c.Start()
-	if _, ok := c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024); ok {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) != nil {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
 	c.MkeyConfigure(fn, inline, m, 3, &mlx.Mlx5dvMkeyConfAttr{})
 	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
 	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
 	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
-	u, ok := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
-	if !ok {
+	u := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
+	if u == nil {
 		t.Fatal("the common case was not taken")
 	}
 	if u.Mkey != m || !u.SigBSF || !u.PSVs || u.WRs != 2 || u.Xlat != 64 || m.Length != 2048 || m.Sig != wrcheck.SigUpdated {
 		t.Fatalf("UMR %+v, mkey %+v", u, m)
 	}
-	if _, ok := c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048); ok {
+	if c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048) != nil {
 		t.Fatal("took a configuration without IBV_SEND_INLINE")
 	}
-	if _, ok := c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048); ok {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) != nil {
 		t.Fatal("took more entries than the mkey has")
 	}
 	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
@@ -50,7 +50,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	c.MkeyConfigure(fn, inline, m, 2, &mlx.Mlx5dvMkeyConfAttr{})
 	c.Abort() // the mkey's state is now unknown
 	c.Start()
-	if _, ok := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048); ok {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) != nil {
 		t.Fatal("took an mkey in an unknown state")
 	}
 }
@@ -92,9 +92,7 @@ func TestNilArguments(t *testing.T) {
 		}},
 	} {
 		c.Start()
-		_, ok1 := c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64)
-		_, ok2 := c.ConfigureMkey(fn, inline, m, nil, 1, 64)
-		if ok1 || ok2 {
+		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) != nil || c.ConfigureMkey(fn, inline, m, nil, 1, 64) != nil {
 			t.Fatal("the template path took a nil mkey or template")
 		}
 		want(c2.call(), c2.rule)

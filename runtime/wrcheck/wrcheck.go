@@ -138,12 +138,13 @@ func (m *Mkey) HasSig() bool {
 // HasCrypto reports whether the mkey was created with CRYPTO.
 func (m *Mkey) HasCrypto() bool { return m.Flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO != 0 }
 
-// UMR is the checker's answer to a call of an mkey configuration: what
-// the UMR of the configuration carries once the call finished it, as
-// libmlx5's umr_finalize decides it. The zero value (Mkey nil) means the
-// configuration still waits for setters.
+// UMR is the checker's answer to the call that finishes an mkey
+// configuration: what its UMR carries, as libmlx5's umr_finalize decides
+// it. The calls answer nil while the configuration waits for setters. The
+// value is the chain's: it holds until the next configuration finishes
+// (it is not copied, so that the mkey path costs no more than a pointer).
 type UMR struct {
-	Mkey       *Mkey // the configured mkey, its state as the UMR writes it; nil: not finished
+	Mkey       *Mkey // the configured mkey, its state as the UMR writes it
 	Xlat       int   // bytes of translation (KLMs or repeat block), padded to 64
 	WRs        int   // work requests: the UMR and its SET_PSVs
 	SigBSF     bool  // a signature BSF follows the translation
@@ -204,6 +205,8 @@ type Chain struct {
 	// The errors the chain reports live here: the latched one, one for a
 	// call outside a batch, and a validator's before it is latched.
 	errv, outv, scratch mlx.RuleError
+
+	umr UMR // the answer of the last finished mkey configuration
 
 	// touched lists the mkeys the batch configured, with their state
 	// before it, so that a failed or aborted batch can restore them and
