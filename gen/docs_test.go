@@ -13,7 +13,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 

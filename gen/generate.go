@@ -53,6 +53,26 @@ type Result struct {
 
 // Generate runs the pipeline in memory; nothing is written.
 func Generate(c Config) (*Result, error) {
+	res, err := Load(c)
+	if err != nil {
+		return nil, err
+	}
+	files, err := emit.Generate(res.Package)
+	if err != nil {
+		return nil, err
+	}
+	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package, res.Spec)
+	if c.Alias != "" {
+		if err := aliasBase(res, c.Alias); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// Load runs the pipeline up to the model: it reads the header and the spec
+// and builds the Go model (Result without Files, Rules and Alias).
+func Load(c Config) (*Result, error) {
 	if c.Spec == nil {
 		return nil, errors.New("no spec descriptors")
 	}
@@ -93,17 +113,7 @@ func Generate(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := emit.Generate(p)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{C: cm, Spec: sp, Package: p, Files: files, Rules: emit.RulesMarkdown(p, sp)}
-	if c.Alias != "" {
-		if err := aliasBase(res, c.Alias); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return &Result{C: cm, Spec: sp, Package: p}, nil
 }
 
 // aliasBase rewrites the files of res so that they alias the committed

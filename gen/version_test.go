@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 

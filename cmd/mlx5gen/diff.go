@@ -9,7 +9,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/cdiff"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func diffCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {

@@ -14,8 +14,8 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 

@@ -4,12 +4,20 @@
 //	mlx5gen generate [-I dir | -rdma-core version] [-header file] [-spec dir] [-out dir] [-pkg name] [-rules file] [-v]
 //	mlx5gen check [-I dir | -rdma-core version] [-header file] [-spec dir] [-v]
 //	mlx5gen diff [-json] OLD NEW
-//	mlx5gen wqe decode [-dci] [HEX...]
+//	mlx5gen wqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [-dci] [HEX...]
 //	mlx5gen replay [-v] FILE.json...
 //	mlx5gen version
 //
 // Errors start with "mlx5gen:"; the exit status is 2 for a usage error and
 // 1 for a failure.
+//
+// The generator builds without the generated package and the runtime, so
+// that a broken generated package never blocks its own regeneration: wqe
+// decode works from the model of the header it reads, and replay, which
+// runs the runtime, is the program mlx5gen-replay (internal/cmd), which
+// mlx5gen runs: the one installed next to mlx5gen, else the one of the
+// mlx5gen checkout holding the current directory (built with go build into
+// the user's cache), else the one on PATH.
 package main
 
 import (
@@ -32,8 +40,11 @@ commands:
   generate   read mlx5dv.h and the spec, write the Go package
   check      check the spec against the header; list every problem
   diff       compare two rdma-core headers: functions, structs, fields, layouts, constants
-  wqe        wqe decode: print a WQE's segments and fields by name
-  replay     replay reference WQE vectors through the send-queue writer
+  wqe        wqe decode: print a WQE's segments and fields by name, from the header's model
+  replay     replay reference WQE vectors through the send-queue writer; runs
+             mlx5gen-replay: next to mlx5gen, else built from the mlx5gen checkout
+             around the current directory, else from PATH
+             (go install github.com/mlx5gen/mlx5gen/internal/cmd/mlx5gen-replay@latest)
   version    print mlx5gen's version and the rdma-core releases it supports
 
 Run "mlx5gen <command> -h" for a command's flags.
@@ -50,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"check":    checkCmd,
 		"diff":     diffCmd,
 		"wqe":      wqeCmd,
-		"replay":   func(a []string, _ io.Reader, o, e io.Writer) int { return replayCmd(a, o, e) },
+		"replay":   replayCmd,
 		"version":  versionCmd,
 	}
 	switch args[0] {

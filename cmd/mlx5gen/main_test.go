@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func TestMain(m *testing.M) {
@@ -22,11 +23,18 @@ func TestMain(m *testing.M) {
 // errors and its failures, as a user runs them. Scripts see $MODROOT, the
 // include roots $H44, $H56 and $H65 of the header cache, $VECTORS, a copy
 // of the spec in $WORK/spec, and $WORK/bad.json, a vector file with one
-// WQE byte changed.
+// WQE byte changed. PATH holds mlx5gen-replay, built from this checkout,
+// which mlx5gen replay runs (the scripts work outside the checkout).
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin, "./"+replayDir)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", replayDir, err, out)
 	}
 	roots := map[string]string{}
 	for _, v := range rdmacore.Versions {
@@ -43,6 +51,7 @@ func TestScripts(t *testing.T) {
 		Cmds:                treeCmds,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("MODROOT", root)
+			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Setenv("H44", roots["44.0"])
 			e.Setenv("H56", roots["56.1"])
 			e.Setenv("H65", roots["65.0"])

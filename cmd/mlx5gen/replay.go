@@ -1,58 +1,116 @@
 package main
 
 import (
-	"flag"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 
-	"github.com/mlx5gen/mlx5gen/runtime/replay"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
-// replayCmd replays vector files through runtime/sq and prints a verdict
-// per case: ok <id>, or FAIL <id>: <first difference>.
-func replayCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	verbose := fs.Bool("v", false, "after ok, print the documented divergence a case was held to")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mlx5gen replay [-v] FILE.json...\n\n"+
-			"Replays reference vectors (testdata/vectors) through mlx5gen's send-queue writer and\n"+
-			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes.\n")
-		fs.PrintDefaults()
-	}
-	if st, ok := parseFlags(fs, args, stderr); !ok {
-		return st
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
-	}
-	passed, failed := 0, 0
-	for _, path := range fs.Args() {
-		f, err := vectors.Load(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
-			return 1
-		}
-		for _, o := range replay.File(f) {
-			if o.Err != nil {
-				failed++
-				fmt.Fprintf(stdout, "FAIL %s: %v\n", o.ID, o.Err)
-				continue
-			}
-			passed++
-			fmt.Fprintf(stdout, "ok %s\n", o.ID)
-			if *verbose {
-				for _, d := range o.Divergences {
-					fmt.Fprintf(stdout, "    divergence: %s\n", d)
-				}
-			}
+// The replay command runs the runtime, which runs on the generated package;
+// the generator must build without both (a broken generated package must
+// not block its own regeneration), so replay is a program of its own that
+// mlx5gen runs.
+const (
+	replayProgram = "mlx5gen-replay"
+	replayDir     = "internal/cmd/mlx5gen-replay" // in the module
+	replayPkg     = "github.com/mlx5gen/mlx5gen/" + replayDir
+)
+
+// replayHow is what replayCmd runs: a program, or a checkout to build it in.
+type replayHow struct {
+	program string // a built mlx5gen-replay
+	root    string // else: the mlx5gen checkout to build it from
+}
+
+// replayEnv is what finding the program looks at (a variable for tests).
+type replayEnv struct {
+	executable func() (string, error) // this program's path
+	getwd      func() (string, error)
+	lookPath   func(string) (string, error)
+}
+
+var osReplayEnv = replayEnv{os.Executable, os.Getwd, exec.LookPath}
+
+// find picks the program: the one installed next to mlx5gen (the same
+// release), else the one of the mlx5gen checkout holding the current
+// directory (so that a checkout replays its own code), else the one on
+// PATH.
+func (e replayEnv) find() (replayHow, error) {
+	if self, err := e.executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), replayProgram)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return replayHow{program: p}, nil
 		}
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
-		return 1
+	if wd, err := e.getwd(); err == nil {
+		if root, err := rdmacore.ModuleRoot(wd); err == nil {
+			if st, err := os.Stat(filepath.Join(root, replayDir)); err == nil && st.IsDir() {
+				return replayHow{root: root}, nil
+			}
+		}
 	}
-	return 0
+	if p, err := e.lookPath(replayProgram); err == nil {
+		return replayHow{program: p}, nil
+	}
+	return replayHow{}, fmt.Errorf("replay runs %s, which is neither next to mlx5gen, nor in an mlx5gen checkout around the current directory, nor on PATH; "+
+		"install it with: go install %s@latest (or run mlx5gen in a checkout of github.com/mlx5gen/mlx5gen)", replayProgram, replayPkg)
+}
+
+// replayCmd runs mlx5gen-replay with the arguments and returns its status;
+// the program prints the usage, the verdicts and the errors itself.
+func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	how, err := osReplayEnv.find()
+	if err != nil {
+		return failf(stderr, "%v", err)
+	}
+	if how.program == "" {
+		if how.program, err = buildReplay(how.root, stderr); err != nil {
+			return failf(stderr, "%v", err)
+		}
+	}
+	cmd := exec.Command(how.program, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode()
+	}
+	return failf(stderr, "replay: %s: %v", how.program, err)
+}
+
+// buildReplay builds mlx5gen-replay from the checkout at root into the
+// user's cache (one binary per checkout), and returns its path. go build
+// reuses the binary when nothing changed, so a second run does not link
+// again. The go command's errors go to stderr.
+func buildReplay(root string, stderr io.Writer) (string, error) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("replay: building %s from the checkout %s needs the go command: %v", replayProgram, root, err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("replay: no cache directory for %s: %v", replayProgram, err)
+	}
+	sum := sha256.Sum256([]byte(root))
+	out := filepath.Join(cache, "mlx5gen", hex.EncodeToString(sum[:8]), replayProgram)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", fmt.Errorf("replay: %v", err)
+	}
+	build := exec.Command(goCmd, "build", "-o", out, "./"+replayDir)
+	build.Dir = root
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("replay: building %s from the checkout %s: %v", replayProgram, root, err)
+	}
+	return out, nil
 }

@@ -7,26 +7,36 @@ import (
 	"strings"
 	"unicode"
 
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/gen"
+	"github.com/mlx5gen/mlx5gen/gen/wqedecode"
 )
 
+const wqeUsage = "usage: mlx5gen wqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [-dci] [HEX...]\n"
+
+// maxWQEBytes bounds a WQE: 16 WQEBBs of 64 bytes (the control segment's ds
+// has 6 bits: at most 63 16-byte units).
+const maxWQEBytes = 1024
+
+// wqeCmd splits a WQE by the model of the header it reads (the flags of
+// generate), so it decodes the segments of any rdma-core release.
 func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "decode" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			fmt.Fprint(stdout, "usage: mlx5gen wqe decode [-dci] [HEX...]\n")
+			fmt.Fprint(stdout, wqeUsage)
 			return 0
 		}
-		fmt.Fprint(stderr, "usage: mlx5gen wqe decode [-dci] [HEX...]\n")
+		fmt.Fprint(stderr, wqeUsage)
 		return 2
 	}
 	fs := flag.NewFlagSet("wqe decode", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	in := inputFlags(fs)
 	dci := fs.Bool("dci", false, "the WQE was posted on a DC initiator (an address vector follows the control segment)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: mlx5gen wqe decode [-dci] [HEX...]\n\n"+
+		fmt.Fprint(stderr, wqeUsage+"\n"+
 			"Decodes a WQE given in hex (as arguments, or on standard input; spaces, newlines and colons\n"+
-			"are ignored) and prints every segment and field by name.\n\n")
+			"are ignored) and prints every segment and field by name, as the header (and the spec's\n"+
+			"segments and WQE formats) describe them.\n\n")
 		fs.PrintDefaults()
 	}
 	if st, ok := parseFlags(fs, args[1:], stderr); !ok {
@@ -39,7 +49,7 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return failf(stderr, "%v", err)
 		}
 		if len(b) > maxHexInput {
-			return failf(stderr, "standard input holds more than %d bytes; a WQE is at most %d bytes (%d hex digits)", maxHexInput, vectors.MaxWQEBytes, 2*vectors.MaxWQEBytes)
+			return failf(stderr, "standard input holds more than %d bytes; a WQE is at most %d bytes (%d hex digits)", maxHexInput, maxWQEBytes, 2*maxWQEBytes)
 		}
 		text = string(b)
 	}
@@ -47,12 +57,24 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failf(stderr, "the WQE is not hex: %v", err)
 	}
-	if len(wqe) > vectors.MaxWQEBytes {
-		return failf(stderr, "%d bytes: a WQE is at most %d (ds has 6 bits: 63 16-byte units, within 16 WQEBBs)", len(wqe), vectors.MaxWQEBytes)
+	if len(wqe) > maxWQEBytes {
+		return failf(stderr, "%d bytes: a WQE is at most %d (ds has 6 bits: 63 16-byte units, within 16 WQEBBs)", len(wqe), maxWQEBytes)
 	}
-	segs, err := mlx.Split(wqe, mlx.SplitOptions{DCI: *dci})
+	cfg, err := in.config("mlx5dv")
+	if err != nil {
+		return failf(stderr, "%v", err)
+	}
+	res, err := gen.Load(cfg)
+	if err != nil {
+		return failLines(stderr, err)
+	}
+	dec, err := wqedecode.New(res.Package)
+	if err != nil {
+		return failf(stderr, "%v", err)
+	}
+	segs, err := dec.Split(wqe, *dci)
 	for _, s := range segs {
-		fmt.Fprintf(stdout, "%4d  %s\n", s.Offset, s.View)
+		fmt.Fprintf(stdout, "%4d  %s\n", s.Offset, s.Text)
 	}
 	if err != nil {
 		return failf(stderr, "%v", err)
@@ -64,7 +86,7 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // maxHexInput bounds what wqe decode reads from standard input: a WQE of
-// at most vectors.MaxWQEBytes, in hex, with room for spacing.
+// at most maxWQEBytes, in hex, with room for spacing.
 const maxHexInput = 64 << 10
 
 // parseHex decodes hex digits, ignoring white space and colons (and a

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func load(t *testing.T, root string) *cheader.Model {

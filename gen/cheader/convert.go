@@ -68,6 +68,9 @@ func (p *parser) typ(t cc.Type, pos Pos, what string) (*Type, error) {
 				if n < 0 {
 					return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: "aligned without an argument is not modelled"}
 				}
+				if why := badAlign(n); why != "" {
+					return nil, &LayoutError{Pos: p.tdefPos[c.Typedefs[i]], Decl: "typedef " + c.Typedefs[i], Reason: why}
+				}
 				c.Align = n
 			}
 		}
@@ -103,6 +106,9 @@ func (p *parser) structural(t cc.Type, pos Pos, what string) (*Type, error) {
 		n := x.Len()
 		size := int64(0)
 		if n > 0 {
+			if elem.Size > 0 && n > maxObjectSize/elem.Size {
+				return nil, &LayoutError{Pos: pos, Decl: what, Reason: fmt.Sprintf("array of %d elements of %d bytes is too large (the model lays out objects under 2^59 bytes)", n, elem.Size)}
+			}
 			size = n * elem.Size
 		} else if n < 0 {
 			n = -1
@@ -302,13 +308,18 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "attribute " + bad + " is not modelled"}
 		}
 	}
-	if file := spec.Position().Filename; p.packedByPragma(file, spec.Position().Line) {
-		return &LayoutError{Pos: r.Pos, Decl: name, Reason: "#pragma pack is in force"}
+	pack, err := p.packFor(r, spec)
+	if err != nil {
+		return err
 	}
+	r.Pack = pack
 	r.Packed = ra.has("packed")
 	if n := ra.aligned(); n != 0 {
 		if n < 0 {
 			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "aligned without an argument"}
+		}
+		if why := badAlign(n); why != "" {
+			return &LayoutError{Pos: r.Pos, Decl: name, Reason: why}
 		}
 		r.Aligned = n
 	}
@@ -349,37 +360,21 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			ft.Record.Parent = r
 			ft.Record.Path = fname
 		}
-		for _, bad := range []string{"mode", "vector_size"} {
-			if md.attrs.has(bad) {
-				return &LayoutError{Pos: md.pos, Decl: what, Reason: "attribute " + bad + " on a member is not modelled"}
-			}
-		}
-		if md.attrs.has("packed") {
-			return &LayoutError{Pos: md.pos, Decl: what, Reason: "packed on a single member is not modelled"}
-		}
-		if n := md.attrs.aligned(); n != 0 {
-			if n < 0 {
-				return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
-			}
-			f.Aligned = n
-		}
-		for _, as := range md.alignas {
-			n, err := p.alignas(as, md.pos, what)
-			if err != nil {
-				return err
-			}
-			if n > f.Aligned {
-				f.Aligned = n
-			}
+		if err := p.memberAttrs(md, what, f); err != nil {
+			return err
 		}
 
-		// The alignment the member asks for inside this record.
+		// The alignment the member asks for inside this record; #pragma
+		// pack(n) caps it, aligned(N) on the member included.
 		fa := ft.Align
 		if r.Packed {
 			fa = 1
 		}
 		if f.Aligned > fa {
 			fa = f.Aligned
+		}
+		if pack > 0 && fa > pack {
+			fa = pack
 		}
 
 		if cf.IsBitfield() {
@@ -406,8 +401,10 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 				r.Fields = append(r.Fields, f)
 				continue
 			}
-			if !r.Packed && bit/unit != (bit+f.BitWidth-1)/unit {
-				bit = alignUp(bit, unit) // it must not straddle a unit of its type
+			if !r.Packed && pack == 0 && bit/unit != (bit+f.BitWidth-1)/unit {
+				// It must not straddle a unit of its type (gcc drops
+				// the rule under #pragma pack).
+				bit = alignUp(bit, unit)
 			}
 			f.BitOffset = bit
 			bit += f.BitWidth
@@ -420,6 +417,9 @@ func (p *parser) layout(r *Record, spec *cc.StructOrUnionSpecifier, ct cc.Type) 
 			}
 			bit = alignUp(bit, fa*8)
 			f.BitOffset = bit
+			if ft.Size > maxObjectSize || bit/8+ft.Size > maxObjectSize {
+				return &LayoutError{Pos: md.pos, Decl: what, Reason: "the record is too large (the model lays out objects under 2^59 bytes)"}
+			}
 			bit += ft.Size * 8
 			if fa > align {
 				align = fa
@@ -529,6 +529,9 @@ func (p *parser) alignas(as *cc.AlignmentSpecifier, pos Pos, what string) (int64
 		if err != nil || v.Int64() <= 0 {
 			return 0, &LayoutError{Pos: pos, Decl: what, Reason: "_Alignas without a positive constant"}
 		}
+		if why := badAlign(v.Int64()); why != "" {
+			return 0, &LayoutError{Pos: pos, Decl: what, Reason: why}
+		}
 		return v.Int64(), nil
 	case cc.AlignmentSpecifierType:
 		t, err := p.typ(as.TypeName.Type(), pos, what)
@@ -538,4 +541,54 @@ func (p *parser) alignas(as *cc.AlignmentSpecifier, pos Pos, what string) (int64
 		return t.Align, nil
 	}
 	return 0, &LayoutError{Pos: pos, Decl: what, Reason: "unknown _Alignas form"}
+}
+
+// maxObjectSize bounds the objects the model lays out, so that bit offsets
+// never overflow.
+const maxObjectSize = 1 << 59
+
+// maxAlign is the largest alignment gcc accepts on x86-64 ELF.
+const maxAlign = 1 << 28
+
+// badAlign says why n is not an alignment gcc accepts, or "".
+func badAlign(n int64) string {
+	switch {
+	case n <= 0 || n&(n-1) != 0:
+		return fmt.Sprintf("alignment %d is not a power of two", n)
+	case n > maxAlign:
+		return fmt.Sprintf("alignment %d exceeds gcc's maximum of %d", n, maxAlign)
+	}
+	return ""
+}
+
+// memberAttrs applies a member's attributes and _Alignas to f, refusing
+// those the model does not lay out.
+func (p *parser) memberAttrs(md member, what string, f *Field) error {
+	for _, bad := range []string{"mode", "vector_size"} {
+		if md.attrs.has(bad) {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: "attribute " + bad + " on a member is not modelled"}
+		}
+	}
+	if md.attrs.has("packed") {
+		return &LayoutError{Pos: md.pos, Decl: what, Reason: "packed on a single member is not modelled"}
+	}
+	if n := md.attrs.aligned(); n != 0 {
+		if n < 0 {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: "aligned without an argument"}
+		}
+		if why := badAlign(n); why != "" {
+			return &LayoutError{Pos: md.pos, Decl: what, Reason: why}
+		}
+		f.Aligned = n
+	}
+	for _, as := range md.alignas {
+		n, err := p.alignas(as, md.pos, what)
+		if err != nil {
+			return err
+		}
+		if n > f.Aligned {
+			f.Aligned = n
+		}
+	}
+	return nil
 }

@@ -39,6 +39,23 @@ func TestCornerCasesMatchGCC(t *testing.T) {
 	if r := m.Struct("c_packed_aligned"); r.Size != 16 || r.Align != 4 || !r.Packed || r.Aligned != 4 {
 		t.Errorf("c_packed_aligned: size %d align %d packed %v aligned %d", r.Size, r.Align, r.Packed, r.Aligned)
 	}
+	// The #pragma pack forms of issue 9, which once gave 20 bytes.
+	for name, pack := range map[string]int64{
+		"c_pack_push1": 1, "c_pack_none": 0, "c_pack_operator": 1, "c_pack_from_macro": 1,
+		"c_pack_after_macro": 0, "c_pack_in_include": 2, "c_pack_set_by_include": 1,
+		"c_pack_1_push8_pop": 1, "c_pack_bare_push": 0, "c_pack_three_deep": 1,
+		"c_pack_popped_to_ident": 0, "c_pack_pop_unknown_ident": 0, "c_pack_ignored_forms": 0,
+		"c_pack4_bits": 4, "c_pack0": 0, "c_after_comment": 0, "c_pack_continued": 2,
+	} {
+		r := m.Struct(name)
+		if r == nil {
+			t.Errorf("struct %s missing", name)
+			continue
+		}
+		if r.Pack != pack {
+			t.Errorf("struct %s: pack %d, want %d", name, r.Pack, pack)
+		}
+	}
 }
 
 // TestCompareDetectsWrongLayout makes sure the gcc comparison can fail:

@@ -30,11 +30,19 @@
 //     not align the record;
 //   - flexible ([]) and zero-length ([0]) arrays take no space but align;
 //   - a record's alignment is the largest member alignment, raised by
-//     aligned(N) on the record; its size is rounded up to it.
+//     aligned(N) on the record; its size is rounded up to it;
+//   - #pragma pack(n) caps every member's alignment at n (aligned(N) on a
+//     member included, not aligned(N) on the record) and lets bitfields
+//     straddle units. The model keeps gcc's pack stack (push and pop with
+//     identifiers and values, pack(), forms gcc ignores) across includes
+//     and through _Pragma, in translation order: it serves the headers to
+//     cc/v4 with a marker pragma before each line (see source.go).
 //
 // What the model cannot lay out exactly it refuses with a LayoutError naming
-// the declaration: #pragma pack, packed on a single member, mode or
-// vector_size attributes, aligned on a bitfield, bare aligned. A macro whose
+// the declaration: a #pragma pack that changes inside a definition or on
+// its lines (_Pragma), a pack form or argument it does not know (a macro,
+// which gcc would expand), packed on a single member, mode or vector_size
+// attributes, aligned on a bitfield, bare aligned. A macro whose
 // value cc/v4 computed through sizeof or offsetof of a record cc lays out
 // unlike gcc is skipped with SkipLayout rather than reported wrong.
 //
@@ -52,10 +60,33 @@
 // (function-like, guard, empty, string, float, pointer, alias,
 // not-constant, layout-dependent).
 //
+// # Bounds
+//
+// Any header set is modelled or refused in bounded time and memory
+// (TestHostileHeaders checks generated attacks against 5 s of CPU and 1 GB):
+// includes nest at most 200 deep, as in gcc, and 20,000 file entries in
+// all; the headers may total 64 MB; brackets nest at most 256 deep and a
+// macro has at most 10,000 tokens; the model's own macro expansion, and its
+// estimate of what macros used in declarations cost cc/v4, have budgets;
+// cc/v4 runs under Config.ExpansionLimit and evaluates macros only after
+// the model's expansion of every one fits.
+//
+// # Macro values
+//
+// cc/v4 computes macro values with wrapping 64-bit arithmetic. The model
+// evaluates every integer macro again with C's rules for LP64 (integer
+// promotions, usual arithmetic conversions, unsigned wrap-around) and
+// refuses, with a *MacroError, what C gives no value: a shift count below
+// zero or not below the width (1<<64), signed overflow, division by zero,
+// and any value or type that differs from cc's.
+//
 // # Errors
 //
 // A missing include root, header or include file is a *MissingError naming
 // the path and the Debian package that provides it; a header the C front end
 // rejects is a *ParseError whose messages read file:line:col: message, with
-// paths relative to their include directory.
+// paths relative to their include directory. A declaration the model cannot
+// lay out exactly is a *LayoutError, a macro it refuses an *ExpansionError
+// or *MacroError, and a header set beyond the bounds an *IncludeError with
+// the position and the include chain.
 package cheader

@@ -91,10 +91,16 @@ func TestRefusals(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"pragma pack", "#pragma pack(push, 1)\nstruct p { char a; int b; };\n#pragma pack(pop)\n",
-			[]string{"infiniband/mlx5dv.h:2:1", "struct p", "#pragma pack"}},
-		{"pragma pack(n)", "#pragma pack(2)\nstruct q { char a; int b; };\n",
-			[]string{"struct q", "#pragma pack"}},
+		{"_Pragma on the declaration's line", "_Pragma(\"pack(1)\") struct p { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:1:20", "struct p", "_Pragma"}},
+		{"pack inside a record", "struct q { char a;\n#pragma pack(1)\n int b; };\n",
+			[]string{"infiniband/mlx5dv.h:1:1", "struct q", "#pragma pack changes between the marked lines"}},
+		{"pack value from a macro", "#define V 1\n#pragma pack(push, V)\nstruct v { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:3:1", "struct v", "V, which is a macro"}},
+		{"pack form not known", "#pragma pack(push, 1, 2, 3)\nstruct u { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:2:1", "struct u", "#pragma pack at infiniband/mlx5dv.h:1:9"}},
+		{"pack expression", "#pragma pack(1 + 1)\nstruct e { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:2:1", "struct e", "#pragma pack at infiniband/mlx5dv.h:1:9"}},
 		{"packed member", "struct m { char a; int b __attribute__((packed)); };\n",
 			[]string{"infiniband/mlx5dv.h:1:", "struct m.b", "packed on a single member"}},
 		{"mode typedef", "typedef int ti __attribute__((mode(TI)));\nstruct t { ti x; };\n",
@@ -131,5 +137,73 @@ func TestPragmaPackPopped(t *testing.T) {
 	}
 	if r := m.Struct("ok"); r.Size != 8 {
 		t.Errorf("struct ok: size %d, want 8", r.Size)
+	}
+}
+
+// A record defined by a macro is laid out under the pack value in force
+// where the macro is used.
+func TestPragmaPackMacroDefinedRecord(t *testing.T) {
+	root := writeHeader(t, "mlx5dv.h", "#define DEF(n) struct n { char a; int b; };\n#pragma pack(1)\nDEF(x)\n#pragma pack()\nDEF(y)\n")
+	m, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, y := m.Struct("x"), m.Struct("y"); x.Size != 5 || y.Size != 8 {
+		t.Errorf("struct x size %d (want 5), struct y size %d (want 8)", x.Size, y.Size)
+	}
+}
+
+// A header that includes itself stops at gcc's 200 levels with the include
+// chain, instead of recursing until memory runs out.
+func TestIncludeLoop(t *testing.T) {
+	root := writeHeader(t, "mlx5dv.h", "struct a { int x; };\n#include <infiniband/loop.h>\n")
+	if err := os.WriteFile(filepath.Join(root, "infiniband", "loop.h"), []byte("\n#include \"loop.h\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	t.Log(err)
+	var ie *cheader.IncludeError
+	if !errors.As(err, &ie) {
+		t.Fatalf("want an IncludeError, got %v", err)
+	}
+	for _, want := range []string{"infiniband/loop.h:2: ", "200 levels", "infiniband/mlx5dv.h:2 -> infiniband/loop.h:2 -> infiniband/loop.h:2"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), root) {
+		t.Errorf("%q contains the absolute include root", err)
+	}
+}
+
+// A macro C gives no value (cc/v4 wraps 1<<64 to 0) is refused with its
+// position instead of emitted wrong.
+func TestMacroOverflowRefused(t *testing.T) {
+	for src, want := range map[string]string{
+		"#define X (1 << 64)\n":                        "infiniband/mlx5dv.h:1:9: macro X: shift count 64",
+		"\n#define Y (1ULL << 64)\n":                   "infiniband/mlx5dv.h:2:9: macro Y: shift count 64",
+		"#define Z (2147483647 + 1)\n":                 "macro Z: 2147483647 + 1 overflows int",
+		"#define D (1 / 0)\n":                          "macro D: division by zero",
+		"#define N (1 << -1)\n":                        "macro N: shift count -1 is negative",
+		"#define S 2\n#define W (1u << (S * 16))\n":    "macro W: shift count 32",
+		"enum { E = 40 };\n#define V (1 << E)\n":       "macro V: shift count 40",
+		"#define L (-9223372036854775807L - 1) / -1\n": "macro L: -9223372036854775808 / -1 overflows long",
+	} {
+		root := writeHeader(t, "mlx5dv.h", src)
+		_, err := cheader.Load(cheader.Config{IncludeRoot: root})
+		t.Log(err)
+		var me *cheader.MacroError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want a MacroError with %q", src, err, want)
+		}
+	}
+	// Unsigned arithmetic wraps in C: that value is kept.
+	root := writeHeader(t, "mlx5dv.h", "#define U (0xffffffffffffffff + 1)\n")
+	m, err := cheader.Load(cheader.Config{IncludeRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Constant("U"); c == nil || c.ConstValue().Bits != 0 || c.ConstType().Kind != cheader.ULong {
+		t.Errorf("U: %+v", c)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 // TestLayoutMatchesGCC is the model's proof: for each supported rdma-core

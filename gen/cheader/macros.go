@@ -45,7 +45,7 @@ func (p *parser) macros() error {
 		case m.IsFnLike:
 			skip(SkipFunctionLike)
 			continue
-		case len(m.ReplacementList()) == 0:
+		case len(p.replTokens(m)) == 0:
 			if guardRE.MatchString(name) {
 				skip(SkipGuard)
 			} else {
@@ -56,6 +56,11 @@ func (p *parser) macros() error {
 		t := m.Type()
 		switch v := m.Value().(type) {
 		case cc.Int64Value, cc.UInt64Value:
+			if differs, err := newExpander(p, p.ast.Macros, expandBudget).selfExpansionDiffers(m); err != nil {
+				return err
+			} else if differs {
+				return &ExpansionError{Pos: pos, Macro: name, Reason: "it names itself in a way cc/v4 evaluates unlike gcc (it expands the inner " + name + " once more); the model refuses the value rather than report it wrong"}
+			}
 			if rec := p.layoutDependency(m); rec != nil {
 				p.m.Skipped = append(p.m.Skipped, &Skipped{Pos: pos, Name: name, Reason: SkipLayout, Replacement: repl,
 					Detail: fmt.Sprintf("depends on the layout of %s, which cc/v4 computes unlike gcc", rec.CName())})
@@ -87,6 +92,9 @@ func (p *parser) macros() error {
 				}
 			}
 			val.Signed = mt.Kind.IsSigned()
+			if err := p.checkValue(m, pos, val, mt); err != nil {
+				return err
+			}
 			p.m.Macros = append(p.m.Macros, &Macro{Pos: pos, Name: name, Value: val, Type: mt, Replacement: repl})
 		case cc.Float64Value, *cc.LongDoubleValue:
 			skip(SkipFloat)
@@ -96,11 +104,16 @@ func (p *parser) macros() error {
 			switch {
 			case t != nil && t.Kind() == cc.Ptr:
 				skip(SkipPointer)
-			case len(m.ReplacementList()) == 1 && isIdent(repl):
+			case len(p.replTokens(m)) == 1 && isIdent(repl):
 				skip(SkipAlias)
 			case strings.Contains(repl, "__attribute__") || strings.HasPrefix(repl, "inline"):
 				skip(SkipAlias)
 			default:
+				// cc gives 1/0 no value; C gives it none either, and
+				// the model says so rather than skip it quietly.
+				if err := p.checkValue(m, pos, Value{}, nil); err != nil {
+					return err
+				}
 				skip(SkipNotConstant)
 			}
 		}
@@ -130,7 +143,10 @@ func replacement(m *cc.Macro) string {
 // cc/v4 lays out differently from gcc; cc evaluated the macro with its own
 // layout, so the value cannot be trusted.
 func (p *parser) layoutDependency(m *cc.Macro) *Record {
-	toks := p.expandObjectLike(m.ReplacementList(), 0)
+	toks, err := newExpander(p, p.ast.Macros, expandBudget).expand(m)
+	if err != nil {
+		return nil // checkExpansions has expanded every macro within the budget
+	}
 	uses := false
 	for _, t := range toks {
 		switch t {
@@ -168,17 +184,29 @@ func (p *parser) layoutDependency(m *cc.Macro) *Record {
 	return nil
 }
 
-// expandObjectLike replaces object-like macro names by their replacement
-// lists, recursively, and returns the token spellings.
-func (p *parser) expandObjectLike(toks []cc.Token, depth int) []string {
-	var out []string
-	for _, t := range toks {
-		s := t.SrcStr()
-		if m := p.ast.Macros[s]; m != nil && !m.IsFnLike && depth < 16 {
-			out = append(out, p.expandObjectLike(m.ReplacementList(), depth+1)...)
-			continue
-		}
-		out = append(out, s)
+// checkValue evaluates a macro with C's rules (see eval.go) and refuses it
+// when C does not give it a value or gives it another value or type than
+// cc/v4 computed (t is nil when cc computed none).
+func (p *parser) checkValue(m *cc.Macro, pos Pos, val Value, t *Type) error {
+	name := m.Name.SrcStr()
+	toks, err := newExpander(p, p.ast.Macros, expandBudget).expand(m)
+	if err != nil {
+		return err
 	}
-	return out
+	v, err := p.evaluate(toks)
+	if err != nil {
+		return &MacroError{Pos: pos, Macro: name, Reason: err.Error() + ": not an integer constant expression (gcc rejects or warns); the model refuses it rather than emit a wrapped value"}
+	}
+	if !v.known || t == nil {
+		return nil
+	}
+	kind := t.Kind
+	if kind == Enumeration {
+		kind = t.Enum.Underlying.Kind
+	}
+	if v.kind != kind || v.bits != norm(val.Bits, kind) {
+		return &MacroError{Pos: pos, Macro: name, Reason: fmt.Sprintf("cc/v4 computes %s (%s) where C gives %s (%s); the model refuses it rather than guess",
+			val, kind, Value{Bits: v.bits, Signed: v.kind.IsSigned()}, v.kind)}
+	}
+	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func loadVersion(t testing.TB, v string) *cheader.Model {

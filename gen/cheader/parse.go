@@ -63,6 +63,12 @@ func hostConfig() (*cc.Config, error) {
 
 // Load parses the header and builds its model.
 func Load(c Config) (*Model, error) {
+	m, _, err := load(c)
+	return m, err
+}
+
+// load is Load, also returning the parser for tests.
+func load(c Config) (*Model, *parser, error) {
 	if c.IncludeRoot == "" {
 		c.IncludeRoot = DefaultIncludeRoot
 	}
@@ -70,48 +76,122 @@ func Load(c Config) (*Model, error) {
 		c.Header = DefaultHeader
 	}
 	if fi, err := os.Stat(c.IncludeRoot); err != nil || !fi.IsDir() {
-		return nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
+		return nil, nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
 	}
 	if _, err := os.Stat(filepath.Join(c.IncludeRoot, c.Header)); err != nil {
-		return nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
+		return nil, nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
 	}
 	root, err := filepath.Abs(c.IncludeRoot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	base, err := hostConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := *base
 	cfg.IncludePaths = append([]string{root}, base.IncludePaths...)
 	cfg.SysIncludePaths = append([]string{root}, base.SysIncludePaths...)
-	cfg.EvalAllMacros = true
 	cfg.Header = true
 	cfg.UnsignedEnums = true // as gcc: an enum without negative values is unsigned
 
 	p := &parser{root: root, searchDirs: dedup(append([]string{root}, base.SysIncludePaths...))}
 	cfg.PragmaHandler = p.pragma
-
 	src := fmt.Sprintf("#include <%s>\n", filepath.ToSlash(c.Header))
-	ast, err := cc.Translate(&cfg, []cc.Source{
-		{Name: "<predefined>", Value: cfg.Predefined},
-		{Name: "<builtin>", Value: cc.Builtin},
-		{Name: "<mlx5gen>", Value: src},
-	})
+
+	// cc/v4 evaluates every object-like macro (libc's too) and gives up
+	// silently when its expansion limit is reached. So the header is first
+	// translated without that evaluation, the model's own bounded
+	// expansion of every macro refuses a header whose macros would cost
+	// too much, and only then does cc evaluate them, within a limit they
+	// cannot reach.
+	if _, err := p.translate(&cfg, src, false); err != nil {
+		return nil, nil, err
+	}
+	ast, err := p.translate(&cfg, src, true)
 	if err != nil {
-		return nil, p.parseError(err)
+		return nil, nil, err
 	}
 	p.ast = ast
 	m := &Model{IncludeRoot: c.IncludeRoot, Header: filepath.ToSlash(c.Header)}
 	p.m = m
 	if err := p.build(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m.Version, m.VersionSource = detectVersion(root)
 	m.index()
-	return m, nil
+	return m, p, nil
+}
+
+// translate runs cc/v4 on the header. Without eval it stops at
+// ccPreprocessLimit and checks that the model's own expansion of every
+// object-like macro fits expandBudget; with eval, cc evaluates them all.
+func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
+	p.once, p.track, p.srcErr = nil, packTracker{}, nil
+	cfg.FS = &sourceFS{p: p, markers: maxMarkers}
+	cfg.FSOnly = true // every file through sourceFS, none behind its back
+	cfg.EvalAllMacros = eval
+	cfg.ExpansionLimit = ccPreprocessLimit
+	if eval {
+		cfg.ExpansionLimit += ccEvalLimit
+	}
+	srcs := []cc.Source{
+		{Name: "<predefined>", Value: cfg.Predefined},
+		{Name: "<builtin>", Value: cc.Builtin},
+		{Name: "<mlx5gen>", Value: src},
+	}
+	var ast *cc.AST
+	var err error
+	if eval {
+		ast, err = cc.Translate(cfg, srcs)
+	} else {
+		ast, err = cc.Parse(cfg, srcs) // the macros are all this pass needs
+	}
+	if p.track.abort != nil {
+		return nil, p.track.abort
+	}
+	if r := p.srcErr; r != nil {
+		return nil, &IncludeError{Where: r.where, Reason: r.reason}
+	}
+	if err != nil {
+		return nil, p.parseError(err)
+	}
+	if !eval {
+		if err := p.checkExpansions(ast); err != nil {
+			return nil, err
+		}
+		// This pass's syntax tree is garbage now: free it before the
+		// next pass builds its own, so that they never add up.
+		ast = nil
+		runtime.GC()
+	}
+	return ast, nil
+}
+
+// checkExpansions expands every object-like macro, in source order, within
+// expandBudget.
+func (p *parser) checkExpansions(ast *cc.AST) error {
+	var list []*cc.Macro
+	for _, m := range ast.Macros {
+		if !m.IsFnLike && len(p.replTokens(m)) > 0 {
+			list = append(list, m)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i].Position(), list[j].Position()
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Offset < b.Offset
+	})
+	x := newExpander(p, ast.Macros, expandBudget)
+	for _, m := range list {
+		if _, err := x.expand(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dedup(s []string) []string {
@@ -127,20 +207,15 @@ func dedup(s []string) []string {
 	return out
 }
 
-type packEvent struct {
-	file   string
-	line   int
-	active bool
-}
-
 type parser struct {
 	root       string
 	searchDirs []string
 	ast        *cc.AST
 	m          *Model
 
-	once  map[string]bool
-	packs []packEvent
+	once   map[string]bool
+	track  packTracker
+	srcErr *sourceRefusal // the first header text sourceFS refused
 
 	files map[string]bool // rdma-core headers seen
 
@@ -151,52 +226,13 @@ type parser struct {
 	tdefPos   map[string]Pos
 	tdefSpec  map[string]*cc.StructOrUnionSpecifier // typedef struct { ... } name
 
+	enumByName map[string]*Enumerator
+	repl       map[*cc.Macro][]string // replTokens
+
 	records  map[string]*Record // key -> record
 	enums    map[string]*Enum
 	recOrder []*Record
 	enumList []*Enum
-}
-
-// pragma implements #pragma once and notes #pragma pack, which the layout
-// refuses rather than guesses.
-func (p *parser) pragma(toks []cc.Token) error {
-	if len(toks) == 0 {
-		return nil
-	}
-	pos := toks[0].Position()
-	switch toks[0].SrcStr() {
-	case "once":
-		if p.once == nil {
-			p.once = map[string]bool{}
-		}
-		if p.once[pos.Filename] {
-			return cc.SkipSource
-		}
-		p.once[pos.Filename] = true
-	case "pack":
-		var args []string
-		for _, t := range toks[1:] {
-			switch s := t.SrcStr(); s {
-			case "(", ")", ",":
-			default:
-				args = append(args, s)
-			}
-		}
-		active := len(args) > 0 && args[0] != "pop"
-		p.packs = append(p.packs, packEvent{file: pos.Filename, line: pos.Line, active: active})
-	}
-	return nil
-}
-
-// packedByPragma reports whether a #pragma pack is in force at pos.
-func (p *parser) packedByPragma(file string, line int) bool {
-	active := false
-	for _, e := range p.packs {
-		if e.file == file && e.line < line {
-			active = e.active
-		}
-	}
-	return active
 }
 
 var (

@@ -9,11 +9,6 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/model"
 )
 
-// repeatBlockOp is what libmlx5 writes into the op word of an interleaved
-// UMR translation (rdma-core providers/mlx5/qp.c); a KLM list has an mkey
-// there. The public header has no name for it.
-const repeatBlockOp = 0x400
-
 func id(s string) *jen.Statement { return jen.Id(s) }
 
 // splitFile writes Split, which cuts a WQE into its segments using the
@@ -214,7 +209,7 @@ func umrMethod(f *jen.File) {
 		jen.If(id("end").Op(">").Len(s().Dot("wqe"))).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d KLM octowords at byte %d run past the %d bytes ds gives"),
 				id("u").Dot("KlmOctowords").Call(), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
-		jen.If(id("end").Op("-").Id("s").Dot("off").Op(">=").Lit(16).Op("&&").Qual(binaryPkg, "BigEndian").Dot("Uint32").Call(s().Dot("wqe").Index(s().Dot("off").Op("+").Lit(4).Op(":"))).Op("==").Lit(repeatBlockOp)).Block(
+		jen.If(id("end").Op("-").Id("s").Dot("off").Op(">=").Lit(16).Op("&&").Qual(binaryPkg, "BigEndian").Dot("Uint32").Call(s().Dot("wqe").Index(s().Dot("off").Op("+").Lit(4).Op(":"))).Op("==").Lit(model.RepeatBlockOp)).Block(
 			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_repeat_block_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
 			id("rb").Op(":=").Id("s").Dot("segs").Index(jen.Len(s().Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id("Mlx5WqeUmrRepeatBlockSeg")),
 			jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Int().Call(id("rb").Dot("NumEnt").Call()).Op("&&").Id("s").Dot("off").Op("<").Id("end").Op(";").Id("i").Op("++")).Block(

@@ -7,6 +7,12 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 )
 
+// RepeatBlockOp is what libmlx5 writes into the op word of an interleaved
+// UMR translation (rdma-core providers/mlx5/qp.c), where a KLM list has an
+// mkey: the WQE splitters tell the two apart by it. The public header has
+// no name for it.
+const RepeatBlockOp = 0x400
+
 // splitNeed is a segment the generated Split walks a WQE with, and the
 // fields or parts whose accessors it calls.
 type splitNeed struct {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 

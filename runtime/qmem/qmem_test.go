@@ -1,6 +1,7 @@
 package qmem
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestPlain(t *testing.T) {
 func TestPlainRejectsBadSizes(t *testing.T) {
 	for _, c := range []struct{ w, cq, bf int }{{100, 0, 0}, {0, 0, 0}, {64, -1, 0}, {64, 0, 100},
 		// Sizes whose arithmetic would overflow.
-		{16, 0, 1 << 62}, {1 << 62, 0, 0}, {16, 1 << 60, 0}, {16, 0, 1<<62 + 1<<61}} {
+		{16, 0, huge}, {huge, 0, 0}, {16, huge >> 2, 0}, {16, 0, huge + huge>>1}} {
 		if _, err := Plain(c.w, c.cq, c.bf); err == nil || !strings.HasPrefix(err.Error(), "qmem: ") {
 			t.Errorf("%+v: %v", c, err)
 		}
@@ -65,7 +66,7 @@ func TestCheckOverflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	for _, size := range []int{1 << 62, -64, 96, len(m.BF)} {
+	for _, size := range []int{huge, -64, 96, len(m.BF)} {
 		bad := *m
 		bad.BFSize = size
 		if err := bad.Check(); err == nil {
@@ -73,3 +74,7 @@ func TestCheckOverflow(t *testing.T) {
 		}
 	}
 }
+
+// huge is far beyond any ring or register size, on 32- and 64-bit targets
+// alike (sums of it overflow int, as the checks must notice).
+const huge = math.MaxInt >> 1

@@ -1,6 +1,7 @@
 package sq_test
 
 import (
+	"math"
 	"reflect"
 	"syscall"
 	"testing"
@@ -128,12 +129,12 @@ func TestSetterCountIsUint8(t *testing.T) {
 }
 
 // TestExtremeConfig: sizes whose arithmetic would overflow are refused by
-// qmem.Plain, Memory.Check and sq.New (qmem.Plain(16, 0, 1<<62) passed
+// qmem.Plain, Memory.Check and sq.New (qmem.Plain(16, 0, hugeInt) passed
 // both, and Complete then panicked).
 func TestExtremeConfig(t *testing.T) {
-	if mem, err := qmem.Plain(16, 0, 1<<62); err == nil {
+	if mem, err := qmem.Plain(16, 0, hugeInt); err == nil {
 		mem.Close()
-		t.Fatal("qmem.Plain(16, 0, 1<<62) accepted")
+		t.Fatal("qmem.Plain(16, 0, hugeInt) accepted")
 	}
 	mem, err := qmem.Plain(16, 0, 256)
 	if err != nil {
@@ -141,14 +142,14 @@ func TestExtremeConfig(t *testing.T) {
 	}
 	defer mem.Close()
 	huge := *mem
-	huge.BFSize = 1 << 62
+	huge.BFSize = hugeInt
 	rc := sq.QP{Type: mlx.QPRC}
 	for name, c := range map[string]sq.Config{
-		"BlueFlame 1<<62 in memory": {Mem: &huge, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 1 << 62}},
-		"BlueFlame 1<<62":           {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 1 << 62}},
+		"BlueFlame 1<<62 in memory": {Mem: &huge, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
+		"BlueFlame 1<<62":           {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
 		"negative BlueFlame":        {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: -64}},
 		"negative inline":           {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: -1}},
-		"huge inline":               {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: 1 << 62}},
+		"huge inline":               {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: hugeInt}},
 		"negative SGEs":             {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxSendSGE: -1}},
 		"negative max_post":         {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxPost: -1}},
 		"negative streams":          {Mem: mem, QP: sq.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
@@ -199,3 +200,7 @@ func TestLargestWQE(t *testing.T) {
 		t.Fatal("max_inline_data 973 accepted")
 	}
 }
+
+// hugeInt is far beyond any ring or register size, on 32- and 64-bit
+// targets alike (the test package also builds for 386 and arm).
+const hugeInt = math.MaxInt >> 1

@@ -4,12 +4,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mlx5gen/mlx5gen/runtime/replay"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/replay"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // TestRejects holds every case of testdata/vectors/rejects.json to the
-// state machine's verdict, through the send-queue writer (runtime/replay):
+// state machine's verdict, through the send-queue writer (internal/replay):
 // the batch libmlx5 rejects fails with the same errno, as a *RuleError,
 // and posts nothing; the misuses libmlx5 accepts fail with the rule that
 // forbids them, whose descriptor says libmlx5 accepts it.

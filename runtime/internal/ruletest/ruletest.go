@@ -19,9 +19,9 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/rdmacore"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"

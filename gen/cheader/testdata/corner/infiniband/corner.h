@@ -62,4 +62,97 @@ enum c_packed_enum_use { C_PE = 1 };
 #define C_MACRO_SHIFT (1 << 31)
 #define C_MACRO_ULL 0xffffffffffffffffULL
 #define C_MACRO_CAST ((uint8_t)0x1ff)
+/* C's arithmetic on LP64, compared with gcc: conversions, wrap-around of
+ * unsigned values, short-circuit operands that are not evaluated. */
+#define C_ARITH_WRAP (0xffffffffffffffff + 1)
+#define C_ARITH_SHORT_CIRCUIT (0 && 1 / 0)
+#define C_ARITH_TERNARY_DEAD (1 ? 2 : 1 / 0)
+#define C_ARITH_NEG_LT_UINT (-1 < 0u)
+#define C_ARITH_NEG_LONG_LT_UINT (-1L < 0u)
+#define C_ARITH_NEG_LL_LT_ULONG (-1LL < 0ul)
+#define C_ARITH_UINT_SUB (1u - 2)
+#define C_ARITH_ULONG_SUB (1ul - 2)
+#define C_ARITH_SHR_NEG (-1 >> 1)
+#define C_ARITH_INT_PLUS_U (0x7fffffff + 1u)
+#define C_ARITH_TERNARY_TYPE (1 ? -1 : 0u)
+#define C_ARITH_CHAR ('a' * 2)
+#define C_ARITH_NOT_U (~0u >> 31)
+#define C_ARITH_UCHAR_PROMOTE ((unsigned char)-1 + 1)
+#define C_ARITH_SHORT_CAST ((short)0x12345)
+#define C_ARITH_MOD_NEG (5 % -3)
+#define C_ARITH_DIV_NEG (-5 / 2)
+#define C_ARITH_BIG_DEC 4294967296
+#define C_ARITH_HEX_UINT 0x80000000
+#define C_ARITH_LONG_MIN (-9223372036854775807L - 1)
+#define C_ARITH_SHL_SIGN (1L << 63)
+#define C_ARITH_ULL_SHIFT (1ULL << 63 >> 3)
+#define C_ARITH_ENUM_MIX (C_NEG * 2u)
+
+/* #pragma pack as gcc keeps it: a stack with identifiers, values, resets,
+ * nesting, across includes and through _Pragma. Each record is shaped like
+ * mlx5_wqe_ctrl_seg without attributes: 16 bytes at pack(1), 20 without. */
+#define C_CTRL { __be32 a; __be32 b; uint8_t c; __be16 d; uint8_t e; __be32 f; }
+#pragma pack(push, 1)
+#pragma pack(push, 4)
+#pragma pack(pop)
+struct c_pack_push1 C_CTRL;
+#pragma pack(pop)
+struct c_pack_none C_CTRL;
+_Pragma("pack(1)")
+struct c_pack_operator C_CTRL;
+#pragma pack()
+#define C_PACK_1 _Pragma("pack(push, 1)")
+#define C_PACK_END _Pragma("pack(pop)")
+C_PACK_1
+struct c_pack_from_macro C_CTRL;
+C_PACK_END
+struct c_pack_after_macro C_CTRL;
+#pragma pack(2)
+#include "corner_pack.h"
+struct c_pack_set_by_include C_CTRL;
+#pragma pack()
+#pragma pack(1)
+#pragma pack(push, 8)
+#pragma pack(pop)
+struct c_pack_1_push8_pop C_CTRL;
+#pragma pack()
+#pragma pack(push)
+struct c_pack_bare_push C_CTRL;
+#pragma pack(pop)
+#pragma pack(push, c_outer, 2)
+#pragma pack(push, c_inner, 8)
+#pragma pack(push, 1)
+struct c_pack_three_deep C_CTRL;
+#pragma pack(pop, c_outer)
+struct c_pack_popped_to_ident C_CTRL;
+#pragma pack(push, c_x, 1)
+#pragma pack(pop, c_unknown) /* gcc pops the top entry anyway */
+struct c_pack_pop_unknown_ident C_CTRL;
+#pragma pack(pop) /* empty stack: gcc warns and changes nothing */
+#pragma pack(3)   /* not a power of two: gcc ignores it */
+#pragma pack(show)
+#pragma pack
+struct c_pack_ignored_forms C_CTRL;
+/* a comment over lines that mentions
+#pragma pack(1)
+   and closes before a definition */ struct c_after_comment { char a; int b; };
+#define C_CONTINUED_PACK _Pragma("pack(push, 2)") \
+	/* a continued line */
+C_CONTINUED_PACK
+struct c_pack_continued { char a; int b; };
+#pragma pack(pop)
+#pragma pack(4)
+struct c_pack4_members { char a; uint64_t b; char c; int d __attribute__((aligned(16))); char e; long double f; };
+struct c_pack4_record_aligned { char a; } __attribute__((aligned(8)));
+struct c_pack4_bits { char a; int b:20; char c; int d:30; uint64_t e:40; char f:4; short g:12; int :0; char h; };
+struct c_pack4_nested { char a; struct c_pack_none n; struct c_packed p; struct c_flex *q; };
+#pragma pack(2)
+struct c_pack2_bits { char a; long b:40; char c:4; short d:12; int e:17; long :0; char z; };
+union c_pack2_union { char a; uint64_t b; int c:3; };
+#pragma pack(16)
+struct c_pack16 { char a; long double b; __int128 c; };
+#pragma pack(8)
+#pragma pack(0) /* back to the default, as pack() */
+struct c_pack0 { char a; long double b; };
+#pragma pack()
 #endif

@@ -34,7 +34,7 @@ func TestDrivesEverySQBuilder(t *testing.T) {
 	}
 	drives := Functions()
 	fset := token.NewFileSet()
-	files, _ := filepath.Glob("../sq/*.go")
+	files, _ := filepath.Glob("../../runtime/sq/*.go")
 	n := 0
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // FuzzFile: any bytes, read as a vector file and replayed, give a

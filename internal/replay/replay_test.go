@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // TestVectors replays every reference vector: each must pass, byte for
@@ -38,7 +38,7 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// TestHandmade replays runtime/replay/testdata: ibv_wr_bind_mw, and
+// TestHandmade replays internal/replay/testdata: ibv_wr_bind_mw, and
 // queues that start with outstanding work requests (README.md there says
 // how their bytes were derived).
 func TestHandmade(t *testing.T) {
@@ -204,22 +204,22 @@ func TestModifiedCopies(t *testing.T) {
 			at(map[string]any(d), "cross_check", "newest").(map[string]any)["describe"] = "v60.0-3-gdeadbeef"
 		}, "batch 0 WQE 0"},
 		{"fewer setters renamed", "rejects.json", "misuse_mkey_fewer_setters", func(map[string]any, doc) {}, ""},
-		{"bind with objects inline", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+		{"bind with objects inline", "../../internal/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
 			a := at(c, "calls", 3, "args").(map[string]any)
-			a["mw"] = map[string]any{"rkey": 0xaabbcc01}
+			a["mw"] = map[string]any{"rkey": int64(0xaabbcc01)}
 			a["bind_info"].(map[string]any)["mr"] = map[string]any{"name": "x", "lkey": 0x5000}
 		}, ""},
-		{"bind with another window", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
-			at(c, "setup", "mws", 0).(map[string]any)["rkey"] = 0xaabbcc09
+		{"bind with another window", "../../internal/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+			at(c, "setup", "mws", 0).(map[string]any)["rkey"] = int64(0xaabbcc09)
 		}, "byte 15, mlx5_wqe_ctrl_seg.imm: got aabbcc09, want aabbcc01"},
-		{"bind on a DCI", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+		{"bind on a DCI", "../../internal/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
 			// libmlx5's _build_umr_wqe adds no address vector: the same bytes.
 			at(c, "setup").(map[string]any)["qp_type"] = "DCI (IBV_QPT_DRIVER + MLX5DV_DCTYPE_DCI)"
 		}, ""},
-		{"bind with an unknown window", "../../runtime/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
+		{"bind with an unknown window", "../../internal/replay/testdata/bind_mw.json", "bind_mw_range", func(c map[string]any, _ doc) {
 			at(c, "calls", 3, "args").(map[string]any)["mw"] = "mw9"
 		}, `call 3 ibv_wr_bind_mw: argument mw: no memory window "mw9" in the setup`},
-		{"full queue not full", "../../runtime/replay/testdata/outstanding.json", "outstanding_full", func(c map[string]any, _ doc) {
+		{"full queue not full", "../../internal/replay/testdata/outstanding.json", "outstanding_full", func(c map[string]any, _ doc) {
 			at(c, "setup", "sq").(map[string]any)["initial_tail"] = 9 // 11 outstanding: room for one
 		}, "batch 0: ibv_wr_complete returned <nil>, want ENOMEM"},
 	} {

@@ -6,8 +6,8 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
 )
 
 // args reads a call's arguments; the first malformed one is kept in err.

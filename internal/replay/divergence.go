@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
 )
 
 // Divergence is a documented difference from libmlx5 that decided a

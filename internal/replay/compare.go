@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/vectors"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // errno is the errno a batch's error carries (0 for none).

@@ -1,0 +1,275 @@
+package cheader
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"time"
+)
+
+// cc/v4 hands #pragma directives (and _Pragma operators) to a callback but
+// says nothing about where in the token stream they fall, and it follows
+// #include without a depth limit. So the model serves every header to cc
+// through an fs.FS that adds marker pragmas, each followed by a #line
+// directive that keeps every position as it is in the file:
+//
+//	#pragma mlx5gen begin
+//	#line 1
+//	...
+//	#pragma mlx5gen 12
+//	#line 12
+//	struct s {          <- line 12
+//	...
+//	#pragma mlx5gen end
+//
+// The markers of lines in groups the preprocessor skips never run, so the
+// callback sees, in translation order, the files entered and left, the
+// lines marked and every pragma between them (markLines says which lines).
+
+// markerPragma is the pragma name of the model's markers.
+const markerPragma = "mlx5gen"
+
+// maxSourceBytes bounds what the model lets cc/v4 read in all, includes of
+// the same file counted once (a variable for the test).
+var maxSourceBytes int64 = 64 << 20
+
+// sourceFS serves the files under their own (absolute) names with markers.
+type sourceFS struct {
+	p       *parser
+	total   int64
+	costs   costTable
+	markers int // how many more line markers may be inserted
+}
+
+func (s *sourceFS) Open(name string) (fs.File, error) {
+	// Stat first: opening a FIFO would block, and a device such as
+	// /dev/zero never ends.
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if !fi.Mode().IsRegular() {
+		s.p.refuse(name, 0, "not a regular file")
+		return stopFile(name), nil
+	}
+	if s.total+fi.Size() > maxSourceBytes {
+		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
+		return stopFile(name), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes-s.total+1))
+	if err != nil {
+		return nil, err
+	}
+	s.total += int64(len(src))
+	if s.total > maxSourceBytes { // it grew while read
+		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
+		return stopFile(name), nil
+	}
+	marked, line, why := markLines(src, &s.costs, &s.markers)
+	if why != "" {
+		s.p.refuse(name, line, why)
+	}
+	return &memFile{name: name, r: bytes.NewReader(marked), size: int64(len(marked))}, nil
+}
+
+// stopFile is served in place of a refused file: its marker stops the
+// translation.
+func stopFile(name string) fs.File {
+	stop := []byte("#pragma " + markerPragma + " begin\n")
+	return &memFile{name: name, r: bytes.NewReader(stop), size: int64(len(stop))}
+}
+
+// maxNesting bounds how deeply parentheses, brackets and braces nest in a
+// header (rdma-core's nest less than 10): cc/v4 parses them recursively,
+// so deeper nesting costs stack without bound.
+const maxNesting = 256
+
+// maxMarkers bounds the markers in one translation (mlx5dv.h and what it
+// includes need about 3,000): each costs cc/v4 two directives. Past it,
+// lines go unmarked, and a record there under a #pragma pack that changed
+// since the last marker is refused rather than guessed.
+const maxMarkers = 50000
+
+// markLines inserts the markers: before a line that may start a record
+// (it says struct or union), before the line after each line of text or
+// #pragma, and before each #include,
+// so that the pack value of every record and the line of every #include
+// are known. A line that
+// starts inside a comment or continues another gets none. markLines also
+// returns the first line the model refuses, and why.
+func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) {
+	out := make([]byte, 0, len(src)+len(src)/8+64)
+	out = append(out, "#pragma "+markerPragma+" begin\n#line 1\n"...)
+	var sc lineScanner
+	badLine, why := 0, ""
+	afterText := false
+	for line := 1; len(src) > 0; {
+		// A logical line: a physical one and those its backslashes join.
+		first, end := line, 0
+		for {
+			n := bytes.IndexByte(src[end:], '\n')
+			if n < 0 {
+				end = len(src)
+				break
+			}
+			end += n + 1
+			if t := bytes.TrimRight(src[:end], "\r\n"); len(t) == 0 || t[len(t)-1] != '\\' || end == len(src) {
+				break
+			}
+			line++
+		}
+		text := src[:end]
+		src = src[end:]
+		startInComment := sc.inComment
+		directive := !startInComment && bytes.HasPrefix(bytes.TrimLeft(text, " \t"), []byte("#"))
+		sc.scan(text, directive)
+		if directive {
+			sc.directiveDepth = 0
+		}
+		toks := cTokens(sc.clean)
+		// An #include is always marked, for the include chain; it
+		// enters a file, and those are bounded (maxFileEntries).
+		include := directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")
+		want := afterText || hasToken(toks, "struct") || hasToken(toks, "union")
+		if include || want && !startInComment && *budget > 0 {
+			if !include {
+				*budget--
+			}
+			out = append(out, "#pragma "+markerPragma+" "+strconv.Itoa(first)+"\n#line "+strconv.Itoa(first)+"\n"...)
+		}
+		out = append(out, text...)
+		if text[len(text)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		// Any line of text may end a record ("}" can come from a macro),
+		// and any #pragma may change the pack value.
+		afterText = !directive && len(toks) > 0 || directive && len(toks) > 1 && toks[1] == "pragma"
+		if sc.max > maxNesting && why == "" {
+			badLine, why = first, fmt.Sprintf("brackets nest more than %d deep", maxNesting)
+		}
+		if r := costs.line(toks, sc.clean, directive); r != "" && why == "" {
+			badLine, why = first, r
+		}
+		sc.clean = sc.clean[:0]
+		line++
+	}
+	return append(out, "\n#pragma "+markerPragma+" end\n"...), badLine, why
+}
+
+func hasToken(toks []string, s string) bool {
+	for _, t := range toks {
+		if t == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lineScanner follows comments and bracket nesting from line to line.
+// String and character literals end at the end of their line. A directive
+// counts its nesting on its own, so that "#define BEGIN {" does not open
+// a brace for the text that follows.
+type lineScanner struct {
+	clean          []byte // the logical line without comments, strings as ""
+	inComment      bool
+	depth          int // in text lines
+	directiveDepth int
+	max            int
+}
+
+func (s *lineScanner) scan(line []byte, directive bool) {
+	depth := &s.depth
+	if directive {
+		depth = &s.directiveDepth
+	}
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c == '\\' && i+1 < len(line) && line[i+1] == '\n' {
+			i++ // a continued line
+			continue
+		}
+		switch {
+		case s.inComment:
+			if c == '*' && i+1 < len(line) && line[i+1] == '/' {
+				s.inComment = false
+				s.clean = append(s.clean, ' ')
+				i++
+			}
+			continue
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+				s.clean = append(s.clean, '"', '"', ' ')
+			}
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+			continue
+		case c == '/' && i+1 < len(line) && line[i+1] == '*':
+			s.inComment = true
+			i++
+			continue
+		case c == '/' && i+1 < len(line) && line[i+1] == '/':
+			return
+		case c == '(' || c == '[' || c == '{':
+			*depth++
+			if *depth > s.max {
+				s.max = *depth
+			}
+		case c == ')' || c == ']' || c == '}':
+			if *depth > 0 {
+				*depth--
+			}
+		}
+		s.clean = append(s.clean, c)
+	}
+}
+
+// sourceRefusal is header text the model will not hand to cc/v4.
+type sourceRefusal struct{ where, reason string }
+
+// refuse notes the first refusal; the next file marker stops translation.
+func (p *parser) refuse(file string, line int, reason string) {
+	if p.srcErr != nil {
+		return
+	}
+	where := p.rel(file)
+	if line > 0 {
+		where += ":" + strconv.Itoa(line)
+	}
+	p.srcErr = &sourceRefusal{where: where, reason: reason}
+}
+
+// memFile is a served file.
+type memFile struct {
+	name string
+	r    *bytes.Reader
+	size int64
+}
+
+func (f *memFile) Read(b []byte) (int, error) { return f.r.Read(b) }
+func (f *memFile) Close() error               { return nil }
+func (f *memFile) Stat() (fs.FileInfo, error) { return memInfo{f}, nil }
+
+type memInfo struct{ f *memFile }
+
+func (i memInfo) Name() string       { return i.f.name }
+func (i memInfo) Size() int64        { return i.f.size }
+func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }

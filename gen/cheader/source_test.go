@@ -1,0 +1,35 @@
+package cheader
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Headers beyond maxSourceBytes in all are refused, naming the file that
+// crossed it.
+func TestSourceLimit(t *testing.T) {
+	saved := maxSourceBytes
+	maxSourceBytes = 4000
+	defer func() { maxSourceBytes = saved }()
+	root := t.TempDir()
+	dir := filepath.Join(root, "infiniband")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := "struct a { int x; };\n" + strings.Repeat("/* padding */\n", 300)
+	files := map[string]string{"mlx5dv.h": "#include \"big.h\"\nstruct b { int y; };\n", "big.h": big}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Load(Config{IncludeRoot: root})
+	t.Log(err)
+	var ie *IncludeError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "infiniband/big.h: the headers exceed") {
+		t.Fatalf("want an IncludeError naming infiniband/big.h, got %v", err)
+	}
+}
