@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
@@ -175,11 +177,13 @@ func figureBlocks(t *testing.T) map[string]string {
 	}
 	c := res[committed]
 	p := c.Package
-	arg, chain := 0, 0
+	arg, chain, recv := 0, 0, 0
 	for _, r := range p.API.Rules {
 		switch {
 		case r.Arg != nil:
 			arg++
+		case r.Chain != 0 && slices.Contains(model.ReceiveChecks, model.ChainChecks[r.Chain-1]):
+			recv++
 		case r.Chain != 0:
 			chain++
 		}
@@ -188,10 +192,10 @@ func figureBlocks(t *testing.T) map[string]string {
 	blocks["api"] = fmt.Sprintf("From the rdma-core %s header and `spec/`, the committed `generated/mlx5dv` has\n"+
 		"%d constants, %d enum types, %d WQE and CQE segment types and %d WQE formats. The\n"+
 		"descriptors in `spec/api` describe %d functions and %d structs with %d rules: %d\n"+
-		"checked by the generated validators, %d by `runtime/wrcheck`, and %d that describe\n"+
-		"behaviour or later use that cannot be checked when posting.\n",
+		"checked by the generated validators, %d by `runtime/wrcheck`, %d by `runtime/rq`, and %d\n"+
+		"that describe behaviour or later use that cannot be checked when posting.\n",
 		committed, len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats),
-		len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), arg, chain, len(p.API.Rules)-arg-chain)
+		len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), arg, chain, recv, len(p.API.Rules)-arg-chain-recv)
 
 	var rel strings.Builder
 	rel.WriteString("| rdma-core | constants | enum types | segments | functions | structs | rules | enforced |\n")

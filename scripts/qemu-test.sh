@@ -34,7 +34,7 @@ for arch in "${archs[@]}"; do
 	386 | arm)
 		GOARCH=$arch CGO_ENABLED=0 go test -count=1 -exec "$qemu" \
 			-run '^(TestMirrorLayout|TestBarriersRun|TestNewNeedsBarriers|TestPartShiftPPC64)$' \
-			./generated/mlx5dv ./runtime/barrier ./runtime/sq
+			./generated/mlx5dv ./runtime/barrier ./runtime/sq ./runtime/rq
 		;;
 	*)
 		GOARCH=$arch CGO_ENABLED=0 go test -count=1 -exec "$qemu" ./generated/... ./runtime/...

@@ -2,6 +2,7 @@ package model
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,13 @@ var ChainChecks = []string{
 	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
+	"rq_room", "rq_sge_count",
 }
+
+// ReceiveChecks are the checks of ChainChecks that the receive-queue
+// writer (runtime/rq) makes on ibv_post_recv and ibv_post_srq_recv: the
+// room in the queue and the SGE count.
+var ReceiveChecks = []string{"rq_room", "rq_sge_count"}
 
 // Func is a function of the API.
 type Func struct {
@@ -285,16 +292,23 @@ func (b *builder) api() {
 	// Every chain check the state machine performs needs a rule, so that
 	// its error names a man page; it runs on work requests only, so a
 	// spec without builders and setters needs none.
-	wr := false
+	// The receive checks (runtime/rq) run on the receive verbs, so only a
+	// spec that describes one needs their rules.
+	wr, recv := false, false
 	for _, f := range a.Funcs {
 		wr = wr || f.Kind == spec.KindBuilder || f.Kind == spec.KindSetter
+		recv = recv || f.Name == "ibv_post_recv" || f.Name == "ibv_post_srq_recv"
 	}
 	for i, name := range ChainChecks {
 		found := false
 		for _, r := range a.Rules {
 			found = found || r.Chain == i+1
 		}
-		if !found && wr && len(b.s.Rules) > 0 {
+		need := wr
+		if slices.Contains(ReceiveChecks, name) {
+			need = recv
+		}
+		if !found && need && len(b.s.Rules) > 0 {
 			b.errorf(spec.Pos{File: "spec", Line: 1, Col: 1}, "no rule enforces chain check %s", name)
 		}
 	}

@@ -54,11 +54,31 @@ func Load(t testing.TB) *gen.Result {
 }
 
 // Enforced returns the rules with examples that apply to the committed
-// release, in spec order.
+// release, in spec order, but for the receive-queue rules (Receive): the
+// work-request chain and the send queue run these.
 func Enforced(res *gen.Result) []*spec.Rule {
 	var rs []*spec.Rule
 	for _, r := range res.Spec.Rules {
-		if r.Tests != nil && r.Gate.Includes(Committed) {
+		if r.Tests != nil && r.Gate.Includes(Committed) && !IsReceive(r) {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// IsReceive says whether a rule is checked by the receive-queue writer
+// (runtime/rq) rather than the work-request chain: its check is one of
+// the receive checks.
+func IsReceive(r *spec.Rule) bool {
+	return r.Check != nil && (r.Check.Chain == "rq_room" || r.Check.Chain == "rq_sge_count")
+}
+
+// Receive returns the receive-queue rules with examples that apply to the
+// committed release, in spec order; runtime/rq runs them.
+func Receive(res *gen.Result) []*spec.Rule {
+	var rs []*spec.Rule
+	for _, r := range res.Spec.Rules {
+		if r.Tests != nil && r.Gate.Includes(Committed) && IsReceive(r) {
 			rs = append(rs, r)
 		}
 	}

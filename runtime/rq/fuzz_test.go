@@ -1,0 +1,134 @@
+package rq_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+)
+
+// fuzzSGEs makes up to 6 SGEs from the op stream; some have length 0.
+func fuzzSGEs(buf []rq.Sge, b byte) []rq.Sge {
+	n := int(b % 7)
+	for i := range buf[:n] {
+		buf[i] = rq.Sge{Addr: uint64(b)<<12 + uint64(i), Length: uint32((int(b) + i) % 3 * 64), Lkey: uint32(i)}
+	}
+	return buf[:n]
+}
+
+func wantRuleErr(t *testing.T, err error) {
+	var re *mlx.RuleError
+	if !errors.As(err, &re) || (re.Rule != "post_recv.rq_room" && re.Rule != "post_recv.sge_count" &&
+		re.Rule != "post_recv.srq_room" && re.Rule != "post_recv.srq_sge_count") {
+		t.Fatalf("a post failed with %v, not a receive rule", err)
+	}
+}
+
+// FuzzRQ drives a receive queue with arbitrary calls. A twin queue gets
+// only what succeeded (for a list that stopped, its good prefix): after
+// every call both memories are equal, so a call that fails wrote nothing;
+// every post error is a receive rule's; nothing panics.
+func FuzzRQ(f *testing.F) {
+	f.Add([]byte{0, 3, 0, 3, 0, 6, 1, 9, 2, 2, 3, 1})
+	f.Add([]byte{1, 0, 6, 0, 6, 0, 6, 0, 6, 0, 6, 1, 40, 2, 5})
+	f.Add([]byte{0, 1, 200, 1, 33, 3, 255, 2, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		c := rq.Config{Stride: 64}
+		if len(ops) > 0 && ops[0]&1 == 1 {
+			c.WQSig, c.QPN = true, 0xabcdef
+		}
+		q, m := newRQ(t, c, 4)
+		twin, tm := newRQ(t, c, 4)
+		var sges [6]rq.Sge
+		wrs := make([]rq.RecvWR, 6)
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i], ops[i+1]
+			switch op % 4 {
+			case 0:
+				s := fuzzSGEs(sges[:], arg)
+				if err := q.Post(uint64(arg), s); err != nil {
+					wantRuleErr(t, err)
+				} else if err := twin.Post(uint64(arg), s); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				k := int(arg % 7)
+				for j := range wrs[:k] {
+					wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
+				}
+				n, err := q.PostList(wrs[:k])
+				if err != nil {
+					wantRuleErr(t, err)
+				}
+				if m, err := twin.PostList(wrs[:n]); m != n || err != nil {
+					t.Fatalf("the good prefix of %d: %d, %v", n, m, err)
+				}
+			case 2:
+				id, err := q.Retire()
+				tid, terr := twin.Retire()
+				if id != tid || (err == nil) != (terr == nil) {
+					t.Fatalf("retire: %d %v; twin %d %v", id, err, tid, terr)
+				}
+			case 3:
+				err := q.Completed(uint32(arg % 6))
+				if err == nil {
+					twin.Completed(uint32(arg % 6))
+				}
+			}
+			if a, b := state(m), state(tm); !bytes.Equal(a, b) || q.Head() != twin.Head() || q.Tail() != twin.Tail() {
+				t.Fatalf("op %d (%d, %d): the queue differs from its twin", i/2, op, arg)
+			}
+		}
+	})
+}
+
+// FuzzSRQ does the same with a shared receive queue and Retire of
+// arbitrary WQE indexes.
+func FuzzSRQ(f *testing.F) {
+	f.Add([]byte{0, 3, 0, 3, 0, 6, 1, 9, 2, 2, 3, 1})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 1, 1, 6, 2, 9})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		c := rq.SRQConfig{Stride: 64, Tail: 7, Init: true}
+		s, m := newSRQ(t, c, 8)
+		twin, tm := newSRQ(t, c, 8)
+		var sges [6]rq.Sge
+		wrs := make([]rq.RecvWR, 6)
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i], ops[i+1]
+			switch op % 3 {
+			case 0:
+				g := fuzzSGEs(sges[:], arg)
+				if err := s.Post(uint64(arg), g); err != nil {
+					wantRuleErr(t, err)
+				} else if err := twin.Post(uint64(arg), g); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				k := int(arg % 7)
+				for j := range wrs[:k] {
+					wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
+				}
+				n, err := s.PostList(wrs[:k])
+				if err != nil {
+					wantRuleErr(t, err)
+				}
+				if got, err := twin.PostList(wrs[:n]); got != n || err != nil {
+					t.Fatalf("the good prefix of %d: %d, %v", n, got, err)
+				}
+			case 2:
+				ind := uint16(arg % 10) // 8 and 9: outside the ring
+				id, err := s.Retire(ind)
+				if err == nil {
+					if tid, terr := twin.Retire(ind); tid != id || terr != nil {
+						t.Fatal(tid, terr)
+					}
+				}
+			}
+			if !bytes.Equal(state(m), state(tm)) || s.Head() != twin.Head() || s.Tail() != twin.Tail() || s.Counter() != twin.Counter() {
+				t.Fatalf("op %d (%d, %d): the SRQ differs from its twin", i/2, op, arg)
+			}
+		}
+	})
+}

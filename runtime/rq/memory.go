@@ -1,0 +1,132 @@
+// Package rq writes receive work requests, as ibv_post_recv and
+// ibv_post_srq_recv do with libmlx5 (rdma-core v44.0's providers/mlx5
+// mlx5_post_recv and mlx5_post_srq_recv): RQ posts to a QP's receive queue,
+// SRQ to a shared receive queue. Pure Go, no cgo, no allocation when
+// posting or retiring.
+//
+// The contract is the send queue's (runtime/sq): every call is checked
+// before anything is written, a call that fails writes nothing (not the
+// ring, not the doorbell record, not the bookkeeping), and a full queue is
+// such a failure. A check that fails returns a *mlx5dv.RuleError naming
+// its rule of spec/api/post_recv.yaml (post_recv.rq_room,
+// post_recv.sge_count, post_recv.srq_room, post_recv.srq_sge_count) and
+// wrapping libmlx5's errno (ENOMEM for a full queue, EINVAL for too many
+// SGEs). Errors that are not the man pages' (bad configuration, retiring
+// more than is outstanding, freeing a WQE that is not posted) are plain
+// errors.
+//
+// Lists: PostList follows ibv_post_recv's bad_wr semantics, as libmlx5
+// does: the work requests before the first bad one are posted (and the
+// doorbell record updated for them), the bad one and those after it are
+// not; it returns how many were posted. Post posts one work request or
+// nothing.
+//
+// The CQ poller retires what completes: (*RQ).Retire for each responder
+// completion of a receive queue (v44 takes the wr_id at the tail and
+// advances it), (*SRQ).Free for a completion of a shared receive queue
+// (the WQE named by the CQE's wqe_counter goes back at the tail of the free
+// list).
+//
+// The SRQ keeps v44's free list linked by the next segments' next_wqe_index
+// (rdma-core 54 replaced it with a bitmap of free WQEs); the reference CQE
+// vectors come from v44, so the list's order of reuse is v44's.
+package rq
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+)
+
+// Sge is one scatter/gather element: struct ibv_sge.
+type Sge = mlx.IbvSge
+
+// RecvWR is one receive work request of a list: struct ibv_recv_wr, with
+// the list as a Go slice (num_sge is len(SGEs)).
+type RecvWR struct {
+	WRID uint64
+	SGEs []Sge
+}
+
+// Memory is a receive queue's memory: its ring of WQEs and its doorbell
+// record. Both must be memory the collector does not move (mmapped, or the
+// device's queue buffer from mlx5dv_init_obj).
+//
+// For a QP's receive queue, DBR is the receive counter of the QP's
+// doorbell record, dbrec[MLX5_RCV_DBR]: bytes 0..3 of runtime/queue's
+// Memory.DBR ((*[4]byte)(m.DBR[0:4])). For an SRQ it is the SRQ's own
+// doorbell record.
+type Memory struct {
+	Ring []byte   // a power-of-two number of WQEs of Stride bytes
+	DBR  *[4]byte // big-endian 32-bit counter
+}
+
+// check validates memory for WQEs of stride bytes (a power of two of at
+// least min) and returns their number.
+func (m *Memory) check(what string, stride, min, maxWQEs int) (int, error) {
+	if m.DBR == nil {
+		return 0, fmt.Errorf("rq: %s: no doorbell record", what)
+	}
+	if stride < min || stride > 1<<16 || stride&(stride-1) != 0 {
+		return 0, fmt.Errorf("rq: %s: a WQE stride of %d bytes is not a power of two from %d to 65536", what, stride, min)
+	}
+	n := len(m.Ring) / stride
+	if n == 0 || n*stride != len(m.Ring) || n&(n-1) != 0 || n > maxWQEs {
+		return 0, fmt.Errorf("rq: %s: a %d-byte ring is not a power of two (at most %d) of %d-byte WQEs", what, len(m.Ring), maxWQEs, stride)
+	}
+	if err := barrier.Check(); err != nil {
+		return 0, fmt.Errorf("rq: %w", err)
+	}
+	return n, nil
+}
+
+// ringDBR publishes a counter in the doorbell record after the WQEs, as
+// libmlx5 does: udma_to_device_barrier, then a big-endian 32-bit store.
+func ringDBR(dbr *[4]byte, v uint32) {
+	barrier.UDMAToDeviceBarrier()
+	binary.BigEndian.PutUint32(dbr[:], v)
+}
+
+// dataSeg writes one data segment.
+func dataSeg(b []byte, length, lkey uint32, addr uint64) {
+	d := (*mlx.Mlx5WqeDataSeg)(b[:mlx.Mlx5WqeDataSegSize])
+	d.SetByteCount(length)
+	d.SetLkey(lkey)
+	d.SetAddr(addr)
+}
+
+// endSeg writes the segment that ends a scatter list shorter than the
+// WQE: byte_count 0, MLX5_INVALID_LKEY, address 0.
+func endSeg(b []byte) { dataSeg(b, 0, mlx.MLX5_INVALID_LKEY, 0) }
+
+// ruleErr fills e from the rule of check c in function fn, and what was
+// wrong: field's value broke limit.
+func ruleErr(e *mlx.RuleError, c mlx.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
+	*e = *mlx.ChainError(c, fn)
+	e.WR, e.Field, e.Test, e.Value, e.Limit, e.LimitName = wr, field, test, v, limit, limitName
+	return e
+}
+
+var errNoOutstanding = errors.New("rq: no receive work request is outstanding")
+
+// RetireError is a retirement the queue refused, changing nothing: more
+// completions than outstanding work requests, or an SRQ WQE that is not
+// posted. It is the queue's until its next refused retirement (reporting
+// does not allocate); copy it to keep it longer.
+type RetireError struct {
+	SRQ         bool   // the shared receive queue refused it
+	WQE         uint32 // SRQ: the WQE index given
+	WQEs        uint32 // SRQ: how many the ring has
+	N           uint32 // RQ: the completions given
+	Outstanding uint32 // RQ: the work requests outstanding
+}
+
+func (e *RetireError) Error() string {
+	if e.SRQ {
+		return fmt.Sprintf("rq: shared receive queue WQE %d is not posted (of %d WQEs)", e.WQE, e.WQEs)
+	}
+	return fmt.Sprintf("rq: %d completions with %d receive work requests outstanding", e.N, e.Outstanding)
+}

@@ -1,0 +1,244 @@
+package rq
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+const (
+	segSize = mlx.Mlx5WqeDataSegSize // a data segment, and the signature segment
+	sigOff  = 4                      // mlx5_rwqe_sig.signature (providers/mlx5/wqe.h)
+
+	// MaxRQWQEs bounds a receive queue: far above a device's
+	// max_qp_wr, low enough that no index arithmetic overflows.
+	MaxRQWQEs = 1 << 24
+)
+
+// Config describes a QP's receive queue, as mlx5dv_init_obj reports it
+// (mlx5dv_qp.rq) with what the QP was created with.
+//
+// The QP is taken to be in INIT or a later state: before INIT (and after a
+// reset) libmlx5 refuses every work request with SGEs. A raw packet QP
+// before RTR, whose doorbell record libmlx5 leaves alone, is not modelled:
+// the doorbell record is always written.
+type Config struct {
+	Mem    Memory
+	Stride int // bytes per WQE: 1 << wqe_shift (mlx5dv_qp.rq.stride)
+
+	// MaxPost is how many work requests may be outstanding; 0 means the
+	// WQE count, as libmlx5 sets rq.max_post.
+	MaxPost int
+
+	// WQSig: the QP was created with wq_sig, so each WQE starts with a
+	// signature segment before its max_gs data segments.
+	WQSig bool
+	QPN   uint32 // the QP number the signatures cover
+
+	// Where the queue starts (0 and 0 for a new QP): Head-Tail work
+	// requests are outstanding, their wr_ids in WRIDs (indexed by WQE;
+	// nil: 0).
+	Head, Tail uint32
+	WRIDs      []uint64
+}
+
+// RQ writes receive WQEs into a QP's receive queue. It is not safe for
+// concurrent use: libmlx5 holds the receive queue's lock around posting,
+// and the poller's Retire runs under the CQ's.
+type RQ struct {
+	ring   []byte
+	dbr    *[4]byte
+	stride int
+	mask   uint32
+	maxGS  int
+	max    uint32 // max_post
+	sig    bool
+	qpnSig byte // calc_sig's XOR of the QP number's bytes, not inverted
+
+	head, tail uint32
+	wrid       []uint64 // rq.wrid: the wr_id of the WQE at each index
+
+	errv mlx.RuleError
+	rerr RetireError
+}
+
+// New makes a writer for a receive queue.
+func New(c Config) (*RQ, error) {
+	min := segSize
+	if c.WQSig {
+		min = 2 * segSize
+	}
+	n, err := c.Mem.check("receive queue", c.Stride, min, MaxRQWQEs)
+	if err != nil {
+		return nil, err
+	}
+	if c.MaxPost < 0 || c.MaxPost > n {
+		return nil, fmt.Errorf("rq: max_post %d is not within the %d WQEs of the ring", c.MaxPost, n)
+	}
+	q := &RQ{
+		ring: c.Mem.Ring, dbr: c.Mem.DBR, stride: c.Stride, mask: uint32(n - 1),
+		maxGS: c.Stride / segSize, max: uint32(c.MaxPost), sig: c.WQSig,
+		head: c.Head, tail: c.Tail, wrid: make([]uint64, n),
+	}
+	if q.max == 0 {
+		q.max = uint32(n)
+	}
+	if q.sig {
+		q.maxGS--
+		q.qpnSig = byte(c.QPN) ^ byte(c.QPN>>8) ^ byte(c.QPN>>16) ^ byte(c.QPN>>24)
+	}
+	if out := c.Head - c.Tail; out > q.max {
+		return nil, fmt.Errorf("rq: head %d and tail %d leave %d work requests outstanding, above max_post %d", c.Head, c.Tail, out, q.max)
+	}
+	if c.WRIDs != nil {
+		if len(c.WRIDs) != n {
+			return nil, fmt.Errorf("rq: %d wr_ids for %d WQEs", len(c.WRIDs), n)
+		}
+		copy(q.wrid, c.WRIDs)
+	}
+	return q, nil
+}
+
+// MaxGS returns how many SGEs a work request may have (libmlx5's
+// rq.max_gs).
+func (q *RQ) MaxGS() int { return q.maxGS }
+
+// MaxPost returns how many work requests may be outstanding.
+func (q *RQ) MaxPost() uint32 { return q.max }
+
+// Head returns the number of work requests posted so far (rq.head).
+func (q *RQ) Head() uint32 { return q.head }
+
+// Tail returns the number retired so far (rq.tail).
+func (q *RQ) Tail() uint32 { return q.tail }
+
+// Outstanding returns the work requests posted and not yet retired.
+func (q *RQ) Outstanding() uint32 { return q.head - q.tail }
+
+// Post posts one receive work request: all of it, or nothing and an
+// error. rdma-core: mlx5_post_recv with a one-element list.
+func (q *RQ) Post(wrID uint64, sges []Sge) error {
+	if err := q.check(0, 0, sges); err != nil {
+		return err
+	}
+	q.write(q.head, wrID, sges, uint16(q.head))
+	q.head++
+	ringDBR(q.dbr, q.head&0xffff)
+	return nil
+}
+
+// PostList posts a list of receive work requests as ibv_post_recv does:
+// in order, stopping at the first that fails its checks, which writes
+// nothing. It returns how many were posted (the index of the bad work
+// request, as bad_wr names it) and the error; the doorbell record is
+// updated once, for the ones posted. rdma-core: mlx5_post_recv.
+func (q *RQ) PostList(wrs []RecvWR) (int, error) {
+	var err error
+	n := 0
+	for i := range wrs {
+		if err = q.check(uint32(i), i, wrs[i].SGEs); err != nil {
+			break
+		}
+		// libmlx5 signs every WQE of a list with the list's first index.
+		q.write(q.head+uint32(i), wrs[i].WRID, wrs[i].SGEs, uint16(q.head))
+		n++
+	}
+	if n > 0 {
+		q.head += uint32(n)
+		ringDBR(q.dbr, q.head&0xffff)
+	}
+	return n, err
+}
+
+// check is libmlx5's order of checks for the nreq-th work request of a
+// list: room first (mlx5_wq_overflow), then the SGE count.
+func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
+	if cur := q.head - q.tail; cur+nreq >= q.max {
+		return ruleErr(&q.errv, mlx.ChainRqRoom, mlx.FnIbvPostRecv, wr,
+			"outstanding", mlx.TestMax, uint64(cur)+uint64(nreq)+1, uint64(q.max), "max_post")
+	}
+	if len(sges) > q.maxGS {
+		return ruleErr(&q.errv, mlx.ChainRqSgeCount, mlx.FnIbvPostRecv, wr,
+			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(q.maxGS), "max_gs")
+	}
+	return nil
+}
+
+// write writes the WQE of work request number idx: its data segments
+// (zero-length SGEs skipped), the end segment when the list is shorter
+// than max_gs, and with wq_sig the signature over the list and sigIdx.
+func (q *RQ) write(idx uint32, wrID uint64, sges []Sge, sigIdx uint16) {
+	ind := idx & q.mask
+	off := int(ind) * q.stride
+	w := q.ring[off : off+q.stride : off+q.stride]
+	scat := w
+	if q.sig {
+		clear(w)
+		scat = w[segSize:]
+	}
+	j := 0
+	for i := range sges {
+		s := &sges[i]
+		if s.Length == 0 {
+			continue
+		}
+		dataSeg(scat[j*segSize:], s.Length, s.Lkey, s.Addr)
+		j++
+	}
+	if j < q.maxGS {
+		endSeg(scat[j*segSize:])
+	}
+	if q.sig {
+		// set_sig_seg: calc_sig (the inverted XOR of the bytes) of the
+		// signature segment and num_sge segments, of the QP number and of
+		// the index, XORed together.
+		x := byte(0)
+		for _, b := range w[:(len(sges)+1)*segSize] {
+			x ^= b
+		}
+		w[sigOff] = ^x ^ ^q.qpnSig ^ ^(byte(sigIdx) ^ byte(sigIdx>>8))
+	}
+	q.wrid[ind] = wrID
+}
+
+// Retire retires the oldest outstanding work request and returns its
+// wr_id: the CQ poller calls it for each completion of this receive
+// queue (v44: wr_id = rq.wrid[rq.tail & (wqe_cnt - 1)], then ++rq.tail).
+// It fails, changing nothing, when none is outstanding.
+func (q *RQ) Retire() (uint64, error) {
+	if q.head == q.tail {
+		return 0, errNoOutstanding
+	}
+	id := q.wrid[q.tail&q.mask]
+	q.tail++
+	return id, nil
+}
+
+// Completed retires the n oldest outstanding work requests at once. It
+// fails, changing nothing, if fewer are outstanding.
+func (q *RQ) Completed(n uint32) error {
+	if n > q.head-q.tail {
+		q.rerr = RetireError{N: n, Outstanding: q.head - q.tail}
+		return &q.rerr
+	}
+	q.tail += n
+	return nil
+}
+
+// WRID returns the wr_id kept for the WQE at ring index ind (masked).
+func (q *RQ) WRID(ind uint32) uint64 { return q.wrid[ind&q.mask] }
+
+// TailIndex returns the ring index of the oldest outstanding work
+// request: the WQE the next receive completion consumes (v44's wqe_ctr =
+// rq.tail & (wqe_cnt - 1)).
+func (q *RQ) TailIndex() uint32 { return q.tail & q.mask }
+
+// Scatter returns the data segments of the WQE at ring index ind
+// (masked): max_gs segments of 16 bytes, after the signature segment of a
+// QP with wq_sig. The CQ poller copies data scattered to the CQE through
+// them (mlx5_copy_to_recv_wqe); v44 reads 1 << (wqe_shift - 4) segments
+// from there, one more than the WQE holds with wq_sig.
+func (q *RQ) Scatter(ind uint32) []byte {
+	off := int(ind&q.mask)*q.stride + q.stride - q.maxGS*segSize
+	return q.ring[off : off+q.maxGS*segSize : off+q.maxGS*segSize]
+}

@@ -1,0 +1,283 @@
+package rq
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+const (
+	nextSize = mlx.Mlx5WqeSrqNextSegSize // the next segment that starts an SRQ WQE
+
+	// MaxSRQWQEs bounds a shared receive queue: WQE indexes are 16-bit
+	// (next_wqe_index, a CQE's wqe_counter).
+	MaxSRQWQEs = 1 << 16
+)
+
+// What a WQE of the SRQ is to the writer.
+const (
+	wqeFree     uint8 = iota // on the free list
+	wqePosted                // posted, not yet retired
+	wqeReserved              // neither: the wait queue past Tail at Init
+)
+
+// SRQConfig describes a shared receive queue, as mlx5dv_init_obj reports
+// it (mlx5dv_srq: buf, dbrec, stride, head, tail).
+type SRQConfig struct {
+	Mem    Memory
+	Stride int // bytes per WQE: 1 << wqe_shift, 32 at least (mlx5dv_srq.stride)
+
+	// The free list runs from Head to Tail, following each WQE's
+	// next_wqe_index. For a new SRQ: Head 0 and Tail the WQE count - 1,
+	// or, when libmlx5 kept a wait queue, align(max_wr + 1) - 1.
+	Head, Tail uint16
+	Counter    uint16 // WQEs posted so far (srq->counter, the doorbell record's value)
+
+	// Init lays the SRQ out in its memory as mlx5_alloc_srq_buf and
+	// mlx5_create_srq do for a new one: the ring zeroed, WQEs Head to
+	// Tail linked in order into the free list, WQEs past Tail linked into
+	// the wait queue when WaitQueue is set (the writer never posts
+	// those), and the doorbell record set to Counter. Without Init, the
+	// list is read from the ring, and every WQE not on it counts as
+	// posted.
+	Init      bool
+	WaitQueue bool
+}
+
+// SRQ writes receive WQEs into a shared receive queue and keeps its free
+// list. It is not safe for concurrent use: libmlx5 holds the SRQ's lock
+// around posting and freeing.
+type SRQ struct {
+	ring    []byte
+	dbr     *[4]byte
+	stride  int
+	n       int
+	maxGS   int
+	head    uint16
+	tail    uint16
+	counter uint16
+	wrid    []uint64 // srq->wrid, by WQE index
+	state   []uint8  // wqeFree, wqePosted or wqeReserved, by WQE index
+
+	errv mlx.RuleError
+	rerr RetireError
+	lerr ListError
+}
+
+// ListError is a post the SRQ refused because the WQE at the head of its
+// free list links to a WQE that is not free: memory shared with other
+// code was changed. It is the SRQ's until its next such refusal.
+type ListError struct {
+	WQE, Next, WQEs uint32
+}
+
+func (e *ListError) Error() string {
+	return fmt.Sprintf("rq: the SRQ's free list is corrupt: WQE %d links to %d, which is not a free WQE of the %d", e.WQE, e.Next, e.WQEs)
+}
+
+// NewSRQ makes a writer for a shared receive queue.
+func NewSRQ(c SRQConfig) (*SRQ, error) {
+	n, err := c.Mem.check("shared receive queue", c.Stride, 2*nextSize, MaxSRQWQEs)
+	if err != nil {
+		return nil, err
+	}
+	if int(c.Head) >= n || int(c.Tail) >= n {
+		return nil, fmt.Errorf("rq: free list head %d or tail %d outside the %d WQEs", c.Head, c.Tail, n)
+	}
+	s := &SRQ{
+		ring: c.Mem.Ring, dbr: c.Mem.DBR, stride: c.Stride, n: n,
+		maxGS: (c.Stride - nextSize) / segSize, head: c.Head, tail: c.Tail, counter: c.Counter,
+		wrid: make([]uint64, n), state: make([]uint8, n),
+	}
+	if c.Init {
+		if c.Head > c.Tail {
+			return nil, fmt.Errorf("rq: a new SRQ's free list runs from head %d up to tail %d", c.Head, c.Tail)
+		}
+		s.init(c.WaitQueue)
+		return s, nil
+	}
+	if c.WaitQueue {
+		return nil, fmt.Errorf("rq: WaitQueue is for Init: an existing SRQ's list is read from its ring")
+	}
+	return s, s.readList()
+}
+
+// init writes a new SRQ's memory, as mlx5_alloc_srq_buf (memset, then
+// set_srq_buf_ll over the free list and the wait queue): WQE i points at
+// i + 1, but for the last of each list, whose link is never followed.
+func (s *SRQ) init(waitq bool) {
+	clear(s.ring)
+	for i := range s.state {
+		s.state[i] = wqeReserved
+	}
+	for i := int(s.head); i <= int(s.tail); i++ {
+		s.state[i] = wqeFree
+		if i < int(s.tail) {
+			s.setNext(i, uint16(i+1))
+		}
+	}
+	if waitq {
+		for i := int(s.tail) + 1; i < s.n-1; i++ {
+			s.setNext(i, uint16(i+1))
+		}
+	}
+	binary.BigEndian.PutUint32(s.dbr[:], uint32(s.counter))
+}
+
+// readList walks an existing free list from head to tail; WQEs not on it
+// are posted. A list that leaves the ring or loops is refused.
+func (s *SRQ) readList() error {
+	for i := range s.state {
+		s.state[i] = wqePosted
+	}
+	i := s.head
+	for steps := 0; ; steps++ {
+		if steps == s.n || s.state[i] == wqeFree {
+			return fmt.Errorf("rq: the SRQ's free list from %d loops before reaching tail %d", s.head, s.tail)
+		}
+		s.state[i] = wqeFree
+		if i == s.tail {
+			return nil
+		}
+		next := s.next(int(i))
+		if int(next) >= s.n {
+			return fmt.Errorf("rq: WQE %d of the SRQ's free list points at %d, outside the %d WQEs", i, next, s.n)
+		}
+		i = next
+	}
+}
+
+func (s *SRQ) wqe(i int) []byte {
+	off := i * s.stride
+	return s.ring[off : off+s.stride : off+s.stride]
+}
+
+func (s *SRQ) next(i int) uint16 {
+	return (*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).NextWqeIndex()
+}
+
+func (s *SRQ) setNext(i int, v uint16) {
+	(*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).SetNextWqeIndex(v)
+}
+
+// MaxGS returns how many SGEs a work request may have (srq->max_gs).
+func (s *SRQ) MaxGS() int { return s.maxGS }
+
+// Head returns the free list's head: the WQE the next work request takes.
+func (s *SRQ) Head() uint16 { return s.head }
+
+// Tail returns the free list's tail: where Retire links a freed WQE.
+func (s *SRQ) Tail() uint16 { return s.tail }
+
+// Counter returns the WQEs posted so far, modulo 2^16.
+func (s *SRQ) Counter() uint16 { return s.counter }
+
+// Post posts one work request: all of it, or nothing and an error.
+// rdma-core: mlx5_post_srq_recv with a one-element list.
+func (s *SRQ) Post(wrID uint64, sges []Sge) error {
+	next, err := s.check(0, sges)
+	if err != nil {
+		return err
+	}
+	s.write(wrID, sges, next)
+	s.counter++
+	ringDBR(s.dbr, uint32(s.counter))
+	return nil
+}
+
+// PostList posts a list as ibv_post_srq_recv does: in order, stopping at
+// the first work request that fails its checks, which writes nothing. It
+// returns how many were posted and the error; the doorbell record is
+// updated once, for the ones posted. rdma-core: mlx5_post_srq_recv.
+func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
+	var err error
+	n := 0
+	for i := range wrs {
+		var next uint16
+		if next, err = s.check(i, wrs[i].SGEs); err != nil {
+			break
+		}
+		s.write(wrs[i].WRID, wrs[i].SGEs, next)
+		n++
+	}
+	if n > 0 {
+		s.counter += uint16(n)
+		ringDBR(s.dbr, uint32(s.counter))
+	}
+	return n, err
+}
+
+// check is libmlx5's order of checks: the SGE count, then a WQE left on
+// the free list (head reaching tail means full). It also checks the link
+// the head's WQE holds, which the device could not have changed but
+// memory shared with other code could; it returns that link.
+func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
+	if len(sges) > s.maxGS {
+		return 0, ruleErr(&s.errv, mlx.ChainRqSgeCount, mlx.FnIbvPostSrqRecv, wr,
+			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
+	}
+	if s.head == s.tail {
+		return 0, ruleErr(&s.errv, mlx.ChainRqRoom, mlx.FnIbvPostSrqRecv, wr,
+			"free WQEs", mlx.TestMin, 0, 1, "")
+	}
+	next := s.next(int(s.head))
+	if int(next) >= s.n || s.state[next] != wqeFree {
+		s.lerr = ListError{WQE: uint32(s.head), Next: uint32(next), WQEs: uint32(s.n)}
+		return 0, &s.lerr
+	}
+	return next, nil
+}
+
+// write fills the WQE at the head of the free list and moves the head to
+// next. Unlike the receive queue, every SGE is written, zero-length or not.
+func (s *SRQ) write(wrID uint64, sges []Sge, next uint16) {
+	ind := int(s.head)
+	s.wrid[ind] = wrID
+	s.state[ind] = wqePosted
+	scat := s.wqe(ind)[nextSize:]
+	for i := range sges {
+		g := &sges[i]
+		dataSeg(scat[i*segSize:], g.Length, g.Lkey, g.Addr)
+	}
+	if len(sges) < s.maxGS {
+		endSeg(scat[len(sges)*segSize:])
+	}
+	s.head = next
+}
+
+// Retire is what the CQ poller does for a completion of the SRQ whose
+// wqe_counter is ind: it returns the WQE's wr_id and puts the WQE back at
+// the tail of the free list (v44: wr_id = srq->wrid[wqe_ctr], then
+// mlx5_free_srq_wqe). It fails, changing nothing, for a WQE that is not
+// posted.
+func (s *SRQ) Retire(ind uint16) (uint64, error) {
+	if int(ind) >= s.n || s.state[ind] != wqePosted {
+		s.rerr = RetireError{SRQ: true, WQE: uint32(ind), WQEs: uint32(s.n)}
+		return 0, &s.rerr
+	}
+	s.setNext(int(s.tail), ind)
+	s.tail = ind
+	s.state[ind] = wqeFree
+	return s.wrid[ind], nil
+}
+
+// WRID returns the wr_id kept for WQE ind (0 outside the ring).
+func (s *SRQ) WRID(ind uint16) uint64 {
+	if int(ind) >= s.n {
+		return 0
+	}
+	return s.wrid[ind]
+}
+
+// Scatter returns the data segments of WQE ind, after its next segment:
+// max_gs segments of 16 bytes (nil outside the ring). The CQ poller
+// copies data scattered to the CQE through them (mlx5_copy_to_recv_srq);
+// v44 reads 1 << (wqe_shift - 4) segments from there, one more than the
+// WQE holds.
+func (s *SRQ) Scatter(ind uint16) []byte {
+	if int(ind) >= s.n {
+		return nil
+	}
+	return s.wqe(int(ind))[nextSize:]
+}
