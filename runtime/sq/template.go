@@ -37,7 +37,7 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 	if u == nil {
 		return q.configureChecked(mk, t, sges, length)
 	}
-	if err := q.umrBegin(fn, align64(16*len(sges)), u); err != nil {
+	if err := q.umrRing(fn, u); err != nil { // max_post holds it: fits(3)
 		return err
 	}
 	q.umrStart(mk)

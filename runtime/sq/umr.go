@@ -51,6 +51,12 @@ func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error
 	if err := q.budget(fn, wrs); err != nil {
 		return err
 	}
+	return q.umrRing(fn, u)
+}
+
+// umrRing checks that the ring holds the UMR of a finished configuration:
+// its fixed part, translation and BSFs, and its SET_PSVs.
+func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
 	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb
 	if u.SigBSF {
 		need += wqebb

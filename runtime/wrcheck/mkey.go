@@ -261,8 +261,7 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 		return nil, c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	room := c.qp.MaxInlineData + 4
-	u := &c.umr
-	*u = UMR{Mkey: m, Xlat: int(w.xlat+63) &^ 63, WRs: 1}
+	u := c.umr.set(m, int(w.xlat+63)&^63, 1)
 	repost := false
 	if m.HasSig() && m.ErrCountUpdated {
 		u.SigErr = true

@@ -125,6 +125,7 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	w.set(fn, c.needs[fn], got, m, true, true, false, n)
 	w.xlat = int32(xlat)
-	c.umr = UMR{Mkey: m, Xlat: (xlat + 63) &^ 63, WRs: 1 + t.psvs, SigBSF: t.Sig, PSVs: t.Sig}
-	return &c.umr
+	u := c.umr.set(m, (xlat+63)&^63, 1+t.psvs)
+	u.SigBSF, u.PSVs = t.Sig, t.Sig
+	return u
 }

@@ -154,6 +154,16 @@ type UMR struct {
 	PSVs       bool  // SET_PSV work requests follow for the configured domains; the last reports the completion
 }
 
+// set starts the answer for mkey m, with no BSF, no SIG_ERR and no
+// SET_PSV. Like wr.set, it assigns the fields one by one: a composite
+// literal is built on the stack and copied with wide loads that cannot
+// forward from its narrow stores (a fifth of ConfigureMkey's time).
+func (u *UMR) set(m *Mkey, xlat, wrs int) *UMR {
+	u.Mkey, u.Xlat, u.WRs = m, xlat, wrs
+	u.SigBSF, u.CryptoBSF, u.DisableBSF, u.SigErr, u.PSVs = false, false, false, false, false
+	return u
+}
+
 // wr is the work request being built. It is small: every builder resets
 // it.
 type wr struct {
