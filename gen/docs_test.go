@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
@@ -182,7 +182,7 @@ func figureBlocks(t *testing.T) map[string]string {
 		switch {
 		case r.Arg != nil:
 			arg++
-		case r.Chain != 0 && slices.Contains(model.ReceiveChecks, model.ChainChecks[r.Chain-1]):
+		case r.Chain != 0 && slices.Contains(vocab.ReceiveChecks, vocab.ChainChecks[r.Chain-1]):
 			recv++
 		case r.Chain != 0:
 			chain++

@@ -5,7 +5,7 @@
 // The pipeline reads top to bottom and finds every user error before it
 // writes anything:
 //
-//	cheader.Load (C model) -> spec.Load -> model.Build (checks) -> emit.Generate -> WriteOutput (all or nothing)
+//	cheader.Load (C model) -> spec.Load -> resolve.Build (checks; the Go model) -> emit.Generate -> WriteOutput (all or nothing)
 package gen
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/emit"
 	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/resolve"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 )
 
@@ -61,7 +62,7 @@ func Generate(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package, res.Spec)
+	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package)
 	if c.Alias != "" {
 		if err := aliasBase(res, c.Alias); err != nil {
 			return nil, err
@@ -109,7 +110,7 @@ func Load(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := model.Build(cm, sp, model.Config{Package: c.Package})
+	p, err := resolve.Build(cm, sp, resolve.Config{Package: c.Package})
 	if err != nil {
 		return nil, err
 	}

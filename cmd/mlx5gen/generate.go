@@ -13,6 +13,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
@@ -179,12 +180,16 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
-		var list model.Errors
+		var list diag.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				fmt.Fprintf(stderr, "mlx5gen: %v\n", e)
 			}
-			fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
+			if len(list) == 1 {
+				fmt.Fprintf(stderr, "mlx5gen: 1 problem\n")
+			} else {
+				fmt.Fprintf(stderr, "mlx5gen: %d problems\n", len(list))
+			}
 			return 1
 		}
 		return failLines(stderr, err)

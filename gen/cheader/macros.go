@@ -14,6 +14,23 @@ var guardRE = regexp.MustCompile(`^_*[A-Z0-9_]+_H_*$`)
 // macros classifies every macro the rdma-core headers define: integer
 // constants become Macros, everything else is Skipped with its reason.
 func (p *parser) macros() error {
+	enumerators := map[string]*Enumerator{}
+	for _, e := range p.enumList {
+		for _, en := range e.Enumerators {
+			enumerators[en.Name] = en
+		}
+	}
+	for _, m := range p.rdmaMacros() {
+		if err := p.macro(m, enumerators); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rdmaMacros lists the macros defined in the rdma-core headers in file and
+// definition order, so that the model lists them the same on every run.
+func (p *parser) rdmaMacros() []*cc.Macro {
 	var list []*cc.Macro
 	for _, m := range p.ast.Macros {
 		if p.isRDMA(m.Position()) {
@@ -27,96 +44,127 @@ func (p *parser) macros() error {
 		}
 		return a.Offset < b.Offset
 	})
-	enumerators := map[string]*Enumerator{}
-	for _, e := range p.enumList {
-		for _, en := range e.Enumerators {
-			enumerators[en.Name] = en
+	return list
+}
+
+// macroSite is one macro being classified, with what each outcome
+// records of it.
+type macroSite struct {
+	m    *cc.Macro
+	name string
+	pos  Pos
+	repl string // the replacement list, white space folded
+}
+
+// skipMacro records s as Skipped for reason r; detail may be "".
+func (p *parser) skipMacro(s macroSite, r SkipReason, detail string) {
+	p.m.Skipped = append(p.m.Skipped, &Skipped{Pos: s.pos, Name: s.name, Reason: r, Replacement: s.repl, Detail: detail})
+}
+
+// macro classifies one macro by its shape (function-like, empty), then by
+// the kind of value cc/v4 gives it.
+func (p *parser) macro(m *cc.Macro, enumerators map[string]*Enumerator) error {
+	s := macroSite{m: m, name: m.Name.SrcStr(), pos: p.tokPos(m.Position())}
+	p.noteFile(m.Position())
+	s.repl = replacement(m)
+	switch {
+	case m.IsFnLike:
+		p.skipMacro(s, SkipFunctionLike, "")
+		return nil
+	case len(p.replTokens(m)) == 0:
+		if guardRE.MatchString(s.name) {
+			p.skipMacro(s, SkipGuard, "")
+		} else {
+			p.skipMacro(s, SkipEmpty, "")
+		}
+		return nil
+	}
+	t := m.Type()
+	switch v := m.Value().(type) {
+	case cc.Int64Value, cc.UInt64Value:
+		return p.intMacro(s, v, t, enumerators)
+	case cc.Float64Value, *cc.LongDoubleValue:
+		p.skipMacro(s, SkipFloat, "")
+	case cc.StringValue, cc.UTF16StringValue, cc.UTF32StringValue:
+		p.skipMacro(s, SkipString, "")
+	default:
+		return p.valuelessMacro(s, t)
+	}
+	return nil
+}
+
+// intMacro models a macro cc/v4 gives an integer value, after refusing
+// the values cc may have computed unlike gcc and skipping those that are
+// no integer constant in C.
+func (p *parser) intMacro(s macroSite, v cc.Value, t cc.Type, enumerators map[string]*Enumerator) error {
+	if differs, err := newExpander(p, p.ast.Macros, expandBudget).selfExpansionDiffers(s.m); err != nil {
+		return err
+	} else if differs {
+		return &ExpansionError{Pos: s.pos, Macro: s.name, Reason: "it names itself in a way cc/v4 evaluates unlike gcc (it expands the inner " + s.name + " once more); the model refuses the value rather than report it wrong"}
+	}
+	if rec := p.layoutDependency(s.m); rec != nil {
+		p.skipMacro(s, SkipLayout, fmt.Sprintf("depends on the layout of %s, which cc/v4 computes unlike gcc", rec.CName()))
+		return nil
+	}
+	if t == nil || t.Kind() == cc.Ptr {
+		p.skipMacro(s, SkipPointer, "")
+		return nil
+	}
+	mt, err := p.typ(t, s.pos, "macro "+s.name)
+	if err != nil {
+		return err
+	}
+	if !mt.Kind.IsInteger() && mt.Kind != Enumeration {
+		p.skipMacro(s, SkipNotConstant, "")
+		return nil
+	}
+	val, _ := constValue(v)
+	mt = macroType(mt, s.repl, val, enumerators)
+	val.Signed = mt.Kind.IsSigned()
+	if err := p.checkValue(s.m, s.pos, val, mt); err != nil {
+		return err
+	}
+	p.m.Macros = append(p.m.Macros, &Macro{Pos: s.pos, Name: s.name, Value: val, Type: mt, Replacement: s.repl})
+	return nil
+}
+
+// macroType corrects the type cc/v4 gives an integer macro where C gives
+// another: cc counts enums as unsigned and types an enumerator's name
+// with its enum.
+func macroType(mt *Type, repl string, val Value, enumerators map[string]*Enumerator) *Type {
+	if en := enumerators[repl]; en != nil {
+		// An alias of an enumerator has the enumerator's type;
+		// cc, counting enums as unsigned, would say unsigned int.
+		return en.Type
+	}
+	if mt.Kind == Enumeration {
+		// cc types a macro that names an enumerator with the
+		// enum; C gives the enumerator's own type.
+		mt = mt.Enum.Underlying
+		if isIdent(repl) && fitsInt(val) {
+			mt = &Type{Kind: Int, Size: 4, Align: 4}
 		}
 	}
-	for _, m := range list {
-		name := m.Name.SrcStr()
-		pos := p.tokPos(m.Position())
-		p.noteFile(m.Position())
-		repl := replacement(m)
-		skip := func(r SkipReason) {
-			p.m.Skipped = append(p.m.Skipped, &Skipped{Pos: pos, Name: name, Reason: r, Replacement: repl})
+	return mt
+}
+
+// valuelessMacro skips a macro cc/v4 gives no value, naming why: a
+// pointer, an alias of a name or attribute, or no constant at all.
+func (p *parser) valuelessMacro(s macroSite, t cc.Type) error {
+	switch {
+	case t != nil && t.Kind() == cc.Ptr:
+		p.skipMacro(s, SkipPointer, "")
+	case len(p.replTokens(s.m)) == 1 && isIdent(s.repl):
+		p.skipMacro(s, SkipAlias, "")
+	case strings.Contains(s.repl, "__attribute__") || strings.HasPrefix(s.repl, "inline"):
+		p.skipMacro(s, SkipAlias, "")
+	default:
+		// cc gives 1/0 no value; C gives it none either, and
+		// the model says so rather than skip it quietly.
+		if err := p.checkValue(s.m, s.pos, Value{}, nil); err != nil {
+			return err
 		}
-		switch {
-		case m.IsFnLike:
-			skip(SkipFunctionLike)
-			continue
-		case len(p.replTokens(m)) == 0:
-			if guardRE.MatchString(name) {
-				skip(SkipGuard)
-			} else {
-				skip(SkipEmpty)
-			}
-			continue
-		}
-		t := m.Type()
-		switch v := m.Value().(type) {
-		case cc.Int64Value, cc.UInt64Value:
-			if differs, err := newExpander(p, p.ast.Macros, expandBudget).selfExpansionDiffers(m); err != nil {
-				return err
-			} else if differs {
-				return &ExpansionError{Pos: pos, Macro: name, Reason: "it names itself in a way cc/v4 evaluates unlike gcc (it expands the inner " + name + " once more); the model refuses the value rather than report it wrong"}
-			}
-			if rec := p.layoutDependency(m); rec != nil {
-				p.m.Skipped = append(p.m.Skipped, &Skipped{Pos: pos, Name: name, Reason: SkipLayout, Replacement: repl,
-					Detail: fmt.Sprintf("depends on the layout of %s, which cc/v4 computes unlike gcc", rec.CName())})
-				continue
-			}
-			if t == nil || t.Kind() == cc.Ptr {
-				skip(SkipPointer)
-				continue
-			}
-			mt, err := p.typ(t, pos, "macro "+name)
-			if err != nil {
-				return err
-			}
-			if !mt.Kind.IsInteger() && mt.Kind != Enumeration {
-				skip(SkipNotConstant)
-				continue
-			}
-			val, _ := constValue(v)
-			if en := enumerators[repl]; en != nil {
-				// An alias of an enumerator has the enumerator's type;
-				// cc, counting enums as unsigned, would say unsigned int.
-				mt = en.Type
-			} else if mt.Kind == Enumeration {
-				// cc types a macro that names an enumerator with the
-				// enum; C gives the enumerator's own type.
-				mt = mt.Enum.Underlying
-				if isIdent(repl) && fitsInt(val) {
-					mt = &Type{Kind: Int, Size: 4, Align: 4}
-				}
-			}
-			val.Signed = mt.Kind.IsSigned()
-			if err := p.checkValue(m, pos, val, mt); err != nil {
-				return err
-			}
-			p.m.Macros = append(p.m.Macros, &Macro{Pos: pos, Name: name, Value: val, Type: mt, Replacement: repl})
-		case cc.Float64Value, *cc.LongDoubleValue:
-			skip(SkipFloat)
-		case cc.StringValue, cc.UTF16StringValue, cc.UTF32StringValue:
-			skip(SkipString)
-		default:
-			switch {
-			case t != nil && t.Kind() == cc.Ptr:
-				skip(SkipPointer)
-			case len(p.replTokens(m)) == 1 && isIdent(repl):
-				skip(SkipAlias)
-			case strings.Contains(repl, "__attribute__") || strings.HasPrefix(repl, "inline"):
-				skip(SkipAlias)
-			default:
-				// cc gives 1/0 no value; C gives it none either, and
-				// the model says so rather than skip it quietly.
-				if err := p.checkValue(m, pos, Value{}, nil); err != nil {
-					return err
-				}
-				skip(SkipNotConstant)
-			}
-		}
+		p.skipMacro(s, SkipNotConstant, "")
 	}
 	return nil
 }

@@ -1,15 +1,19 @@
-// Package emit writes the Go source of a generated package from its model,
-// one file per concern, with github.com/dave/jennifer. It does no
-// validation of its own: everything it prints was checked by gen/model.
-// Output is deterministic: no timestamps, no absolute paths, no map order.
+// Package emit writes the Go source of a generated package from its model
+// (gen/model, and nothing else: it sees neither the header's C model nor
+// the spec). Each generated file has an emitter file of the same name here:
+// a function printing it with github.com/dave/jennifer (consts.go writes
+// consts.go, rules.go writes rules.go, ...), or, for code that takes no
+// model input, a Go text embedded as is (format.go.txt, ruleerror.go.txt,
+// byteorder_le.go.txt, ...; see static.go). RULES.md comes from rulesmd.go.
+// It does no validation of its own: everything it prints was checked by
+// gen/resolve. Output is deterministic: no timestamps, no absolute paths, no
+// map order.
 package emit
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
-	"go/format"
 	"strings"
 	"sync"
 
@@ -26,11 +30,13 @@ type File struct {
 
 const binaryPkg = "encoding/binary"
 
+var unsafePointer = jen.Qual("unsafe", "Pointer")
+
 // Generate renders every file of p.
 func Generate(p *model.Package) ([]File, error) {
 	gens := []struct {
 		name string
-		fn   func(*model.Package, *jen.File)
+		fn   func(*model.Package, *jen.File) // nil: a static file
 	}{
 		{"doc.go", docFile},
 		{"consts.go", constsFile},
@@ -38,15 +44,15 @@ func Generate(p *model.Package) ([]File, error) {
 		{"segments.go", segmentsFile},
 		{"fields.go", fieldsFile},
 		{"split.go", splitFile},
-		{"format.go", formatFile},
-		{"byteorder_le.go", byteOrderFile(true)},
-		{"byteorder_be.go", byteOrderFile(false)},
+		{"format.go", nil},
+		{"byteorder_le.go", nil},
+		{"byteorder_be.go", nil},
 		{"funcs.go", funcsFile},
 		{"ruleerror.go", nil},
 		{"rules.go", rulesFile},
 		{"mirrors.go", mirrorsFile},
 		{"layout_lp64.go", layoutFile},
-		{"layout_other.go", layoutOtherFile},
+		{"layout_other.go", nil},
 		{"validate.go", validateFile},
 		{"registry.go", registryFile},
 	}
@@ -82,25 +88,6 @@ func Generate(p *model.Package) ([]File, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-//go:embed ruleerror.go.txt
-var ruleErrorSource string
-
-// static renders a file whose code does not depend on the model (the rule
-// error and its formatting): written as Go, which reads better than
-// jennifer calls.
-func static(p *model.Package, name string) (File, error) {
-	var b strings.Builder
-	for _, l := range strings.Split(header(p), "\n") {
-		b.WriteString(strings.TrimRight("// "+l, " ") + "\n")
-	}
-	b.WriteString("\npackage " + p.Name + "\n\n" + ruleErrorSource)
-	src, err := format.Source([]byte(b.String()))
-	if err != nil {
-		return File{}, numbered(name, err)
-	}
-	return File{Name: name, Content: src}, nil
 }
 
 // header is the comment every generated file starts with: the standard
@@ -156,6 +143,18 @@ func mask(width int) jen.Code {
 		return hex(^uint64(0))
 	}
 	return hex(1<<uint(width) - 1)
+}
+
+// oneLine joins the lines and spaces of s into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// orCodes joins cs with |.
+func orCodes(cs []jen.Code) jen.Code {
+	s := jen.Add(cs[0])
+	for _, c := range cs[1:] {
+		s = s.Op("|").Add(c)
+	}
+	return s
 }
 
 // docLines turns a doc string into comment text.

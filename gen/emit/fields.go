@@ -27,11 +27,11 @@ func fieldType(fd *model.Field) jen.Code {
 	case model.BytesField:
 		return jen.Index(jen.Lit(fd.Len)).Byte()
 	}
-	return jen.Id(fd.Nested.GoName + "Fields")
+	return jen.Id(fd.Nested.FieldsName())
 }
 
 func valueStruct(f *jen.File, sg *model.Segment) {
-	typ := sg.GoName + "Fields"
+	typ := sg.FieldsName()
 	var members []jen.Code
 	for _, fd := range sg.Fields {
 		members = append(members, jen.Id(fd.GoName).Add(fieldType(fd)).Comment(fd.CName))
@@ -49,15 +49,15 @@ func valueStruct(f *jen.File, sg *model.Segment) {
 		switch fd.Kind {
 		case model.IntField:
 			get = append(get, jen.Id("v").Dot(fd.GoName).Op("=").Id("s").Dot(fd.GoName).Call())
-			set = append(set, jen.Id("s").Dot("Set"+fd.GoName).Call(jen.Id("v").Dot(fd.GoName)))
+			set = append(set, jen.Id("s").Dot(model.Setter(fd.GoName)).Call(jen.Id("v").Dot(fd.GoName)))
 		case model.IntArray:
 			get = append(get, jen.For(jen.Id("i").Op(":=").Range().Id("v").Dot(fd.GoName)).Block(
 				jen.Id("v").Dot(fd.GoName).Index(jen.Id("i")).Op("=").Id("s").Dot(fd.GoName).Call(jen.Id("i"))))
 			set = append(set, jen.For(jen.List(jen.Id("i"), jen.Id("x")).Op(":=").Range().Id("v").Dot(fd.GoName)).Block(
-				jen.Id("s").Dot("Set"+fd.GoName).Call(jen.Id("i"), jen.Id("x"))))
+				jen.Id("s").Dot(model.Setter(fd.GoName)).Call(jen.Id("i"), jen.Id("x"))))
 		case model.BytesField:
 			get = append(get, jen.Id("v").Dot(fd.GoName).Op("=").Op("*").Id("s").Dot(fd.GoName).Call())
-			set = append(set, jen.Id("s").Dot("Set"+fd.GoName).Call(jen.Id("v").Dot(fd.GoName)))
+			set = append(set, jen.Id("s").Dot(model.Setter(fd.GoName)).Call(jen.Id("v").Dot(fd.GoName)))
 		case model.NestedField:
 			get = append(get, jen.Id("v").Dot(fd.GoName).Op("=").Id("s").Dot(fd.GoName).Call().Dot("Fields").Call())
 			set = append(set, jen.Id("s").Dot(fd.GoName).Call().Dot("SetFields").Call(jen.Op("&").Id("v").Dot(fd.GoName)))

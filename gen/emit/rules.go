@@ -1,178 +1,24 @@
 package emit
 
 import (
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
-
-var qpTypeConsts = map[string]string{
-	"RC": "QPRC", "UC": "QPUC", "UD": "QPUD", "XRC_SEND": "QPXRCSend", "RAW_PACKET": "QPRawPacket", "DCI": "QPDCI",
-}
-
-func groupConst(g string) string { return "Group" + model.Camel(g) }
-
-func chainConst(name string) string { return "Chain" + model.Camel(name) }
-
-// funcsFile writes the table of API functions the work-request state
-// machine (runtime/wrcheck) runs on.
-func funcsFile(p *model.Package, f *jen.File) {
-	a := p.API
-	comment(f, "Func names a function of the API described in spec/api.")
-	f.Type().Id("Func").Uint16()
-	f.Line()
-	var ids []jen.Code
-	for _, fn := range a.Funcs {
-		ids = append(ids, jen.Id(fn.GoName).Id("Func").Op("=").Lit(fn.ID).Comment(fn.Name))
-	}
-	ids = append(ids, jen.Id("NumFuncs").Id("Func").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
-	f.Const().Defs(ids...)
-	f.Line()
-
-	comment(f, "QPType is a set of QP types.")
-	f.Type().Id("QPType").Uint8()
-	f.Line()
-	var qp []jen.Code
-	for i, q := range spec.QPTypes {
-		c := jen.Id(qpTypeConsts[q])
-		if i == 0 {
-			c = c.Id("QPType").Op("=").Lit(1).Op("<<").Iota()
-		}
-		qp = append(qp, c.Comment(q))
-	}
-	f.Const().Defs(qp...)
-	f.Line()
-	comment(f, "String names the QP types of the set, joined by |.")
-	f.Func().Params(jen.Id("t").Id("QPType")).Id("String").Params().String().BlockFunc(func(g *jen.Group) {
-		var names []jen.Code
-		for _, q := range spec.QPTypes {
-			names = append(names, jen.Values(jen.Uint64().Call(jen.Id(qpTypeConsts[q])), jen.Lit(q)))
-		}
-		g.Return(jen.Id("formatFlags").Call(jen.Uint64().Call(jen.Id("t")), jen.Index().Id("flagName").Values(names...)))
-	})
-	f.Line()
-	comment(f, "SetterGroup is a set of setter groups: what a builder takes and requires,\nand what a setter is.")
-	f.Type().Id("SetterGroup").Uint16()
-	f.Line()
-	var gs []jen.Code
-	for i, g := range spec.SetterGroups {
-		c := jen.Id(groupConst(g))
-		if i == 0 {
-			c = c.Id("SetterGroup").Op("=").Lit(1).Op("<<").Iota()
-		}
-		gs = append(gs, c)
-	}
-	f.Const().Defs(gs...)
-	f.Line()
-	comment(f, "Function kinds.")
-	f.Const().Defs(
-		jen.Id("KindVerb").Op("=").Lit(spec.KindVerb),
-		jen.Id("KindBuilder").Op("=").Lit(spec.KindBuilder),
-		jen.Id("KindSetter").Op("=").Lit(spec.KindSetter),
-		jen.Id("KindHelper").Op("=").Lit(spec.KindHelper),
-	)
-	f.Line()
-	comment(f, "FuncInfo is what the spec says about a function.")
-	f.Type().Id("FuncInfo").Struct(
-		jen.Id("Name").String(),
-		jen.Id("Man").String(),
-		jen.Id("Kind").String().Comment("KindVerb, KindBuilder, KindSetter or KindHelper"),
-		jen.Id("Returns").String().Comment("the return convention (spec/README.md)"),
-		jen.Id("QPTypes").Id("QPType").Comment("QP types that offer it"),
-		jen.Id("SendOp").Uint64().Comment("IBV_QP_EX_WITH_* bit the QP needs, 0 for none"),
-		jen.Id("MlxSendOp").Uint64().Comment("MLX5DV_QP_EX_WITH_* bit the QP needs, 0 for none"),
-		jen.Id("WRFlags").Uint32().Comment("builder: ibv_send_flags bits wr_flags must carry"),
-		jen.Id("Takes").Id("SetterGroup").Comment("builder: setter groups that may follow it"),
-		jen.Id("Requires").Id("SetterGroup").Comment("builder: setter groups each work request must get"),
-		jen.Id("Group").Id("SetterGroup").Comment("setter: its group"),
-		jen.Id("Of").Index().Id("Func").Comment("setter: the builders it may follow; nil for all that take its group"),
-	)
-	f.Line()
-	var rows []jen.Code
-	for _, fn := range a.Funcs {
-		d := jen.Dict{
-			jen.Id("Name"):    jen.Lit(fn.Name),
-			jen.Id("Man"):     jen.Lit(fn.Spec.Man),
-			jen.Id("Kind"):    jen.Lit(fn.Kind),
-			jen.Id("Returns"): jen.Lit(fn.Spec.Returns),
-		}
-		if len(fn.QPTypes) > 0 {
-			var qs []jen.Code
-			for _, q := range fn.QPTypes {
-				qs = append(qs, jen.Id(qpTypeConsts[q]))
-			}
-			d[jen.Id("QPTypes")] = orCodes(qs)
-		}
-		if fn.SendOp != nil {
-			d[jen.Id("SendOp")] = constRef(p, fn.SendOp, "uint64")
-		}
-		if fn.MlxOp != nil {
-			d[jen.Id("MlxSendOp")] = constRef(p, fn.MlxOp, "uint64")
-		}
-		if len(fn.WRFlags) > 0 {
-			var cs []jen.Code
-			for _, k := range fn.WRFlags {
-				cs = append(cs, constRef(p, k, "uint32"))
-			}
-			d[jen.Id("WRFlags")] = orCodes(cs)
-		}
-		if len(fn.Takes) > 0 {
-			d[jen.Id("Takes")] = groups(fn.Takes)
-		}
-		if len(fn.Needs) > 0 {
-			d[jen.Id("Requires")] = groups(fn.Needs)
-		}
-		if fn.Group != "" {
-			d[jen.Id("Group")] = jen.Id(groupConst(fn.Group))
-		}
-		if len(fn.Of) > 0 {
-			var of []jen.Code
-			for _, o := range fn.Of {
-				of = append(of, jen.Id(o.GoName))
-			}
-			d[jen.Id("Of")] = jen.Index().Id("Func").Values(of...)
-		}
-		rows = append(rows, jen.Id(fn.GoName).Op(":").Values(d))
-	}
-	comment(f, "Funcs describes every function, indexed by Func.")
-	f.Var().Id("Funcs").Op("=").Index(jen.Id("NumFuncs")).Id("FuncInfo").ValuesFunc(func(g *jen.Group) {
-		for _, r := range rows {
-			g.Line().Add(r)
-		}
-		g.Line()
-	})
-	f.Line()
-	comment(f, "String returns the function's C name.")
-	f.Func().Params(jen.Id("f").Id("Func")).Id("String").Params().String().Block(
-		jen.If(jen.Id("f").Op(">=").Id("NumFuncs").Op("||").Id("Funcs").Index(jen.Id("f")).Dot("Name").Op("==").Lit("")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
-		jen.Return(jen.Id("Funcs").Index(jen.Id("f")).Dot("Name")),
-	)
-}
-
-func orCodes(cs []jen.Code) jen.Code {
-	s := jen.Add(cs[0])
-	for _, c := range cs[1:] {
-		s = s.Op("|").Add(c)
-	}
-	return s
-}
-
-func groups(gs []string) jen.Code {
-	var cs []jen.Code
-	for _, g := range gs {
-		cs = append(cs, jen.Id(groupConst(g)))
-	}
-	return orCodes(cs)
-}
 
 // rulesFile writes the rule errors, the table of every rule, and the chain
 // checks with their errors.
 func rulesFile(p *model.Package, f *jen.File) {
+	ruleVars(p, f)
+	ruleTable(p, f)
+	chainChecks(p, f)
+}
+
+// ruleVars writes one error value per argument rule, named after its
+// first function.
+func ruleVars(p *model.Package, f *jen.File) {
 	a := p.API
-	// One error value per argument rule, named after its first function.
 	var defs []jen.Code
 	for _, r := range a.Rules {
 		if r.Arg == nil {
@@ -188,7 +34,10 @@ func rulesFile(p *model.Package, f *jen.File) {
 		f.Var().Defs(defs...)
 		f.Line()
 	}
+}
 
+// ruleTable writes RuleInfo and Rules, every rule in spec order.
+func ruleTable(p *model.Package, f *jen.File) {
 	comment(f, "RuleInfo is one rule of spec/api.")
 	f.Type().Id("RuleInfo").Struct(
 		jen.Id("ID").String(),
@@ -207,46 +56,25 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "Rules lists every rule of the spec that applies to this rdma-core release, in spec order.")
 	f.Var().Id("Rules").Op("=").Index().Id("RuleInfo").ValuesFunc(func(g *jen.Group) {
-		for _, r := range a.Rules {
-			d := jen.Dict{
-				jen.Id("ID"): jen.Lit(r.ID), jen.Id("Man"): jen.Lit(r.Spec.Man), jen.Id("Section"): jen.Lit(r.Spec.Section),
-				jen.Id("Says"): jen.Lit(oneLine(r.Spec.Says)), jen.Id("Kind"): jen.Lit(r.Spec.Kind),
-				jen.Id("Chain"): jen.Lit(r.Chain - 1),
-			}
-			if r.Errno != "" {
-				d[jen.Id("Errno")] = jen.Qual("syscall", r.Errno)
-			}
-			if r.Spec.Applies != "" {
-				d[jen.Id("Applies")] = jen.Lit(oneLine(r.Spec.Applies))
-			}
-			if r.Spec.Libmlx5 != "" {
-				d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Spec.Libmlx5))
-			}
-			if len(r.Spec.Funcs) > 0 {
-				d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
-					for _, fn := range r.Spec.Funcs {
-						g.Lit(fn)
-					}
-				})
-			}
-			if r.Spec.Libmlx5Accepts {
-				d[jen.Id("Libmlx5Accepts")] = jen.True()
-			}
-			if r.Spec.Follows != "" {
-				d[jen.Id("Follows")] = jen.Lit(r.Spec.Follows)
-			}
-			g.Line().Values(d)
+		for _, r := range p.API.Rules {
+			g.Line().Values(ruleInfo(r))
 		}
 		g.Line()
 	})
 	f.Line()
+}
+
+// chainChecks writes ChainCheck, the rules behind the checks and which one
+// each function reports, and ChainError.
+func chainChecks(p *model.Package, f *jen.File) {
+	a := p.API
 
 	comment(f, "ChainCheck is a check of the work-request state machine (runtime/wrcheck).")
 	f.Type().Id("ChainCheck").Int8()
 	f.Line()
 	var cs []jen.Code
-	for i, name := range model.ChainChecks {
-		c := jen.Id(chainConst(name))
+	for i, name := range vocab.ChainChecks {
+		c := jen.Id(model.ChainName(name))
 		if i == 0 {
 			c = c.Id("ChainCheck").Op("=").Iota()
 		}
@@ -275,7 +103,7 @@ func rulesFile(p *model.Package, f *jen.File) {
 	f.Line()
 	comment(f, "chainRuleOf[c][f] indexes chainRules: the rule a failure of check c in function f breaks.")
 	f.Var().Id("chainRuleOf").Op("=").Index(jen.Id("NumChainChecks")).Index(jen.Id("NumFuncs")).Uint16().ValuesFunc(func(g *jen.Group) {
-		for i := range model.ChainChecks {
+		for i := range vocab.ChainChecks {
 			var row []jen.Code
 			for j := range a.NumFuncs {
 				k := 0
@@ -311,8 +139,8 @@ func rulesFile(p *model.Package, f *jen.File) {
 	comment(f, "String returns the check's name as spec/README.md lists it.")
 	f.Func().Params(jen.Id("c").Id("ChainCheck")).Id("String").Params().String().BlockFunc(func(g *jen.Group) {
 		var cases []jen.Code
-		for _, name := range model.ChainChecks {
-			cases = append(cases, jen.Case(jen.Id(chainConst(name))).Block(jen.Return(jen.Lit(name))))
+		for _, name := range vocab.ChainChecks {
+			cases = append(cases, jen.Case(jen.Id(model.ChainName(name))).Block(jen.Return(jen.Lit(name))))
 		}
 		g.Switch(jen.Id("c")).Block(cases...)
 		g.Return(jen.Id("formatUnknown").Call(jen.Lit("ChainCheck"), jen.Uint64().Call(jen.Id("c"))))
@@ -322,8 +150,8 @@ func rulesFile(p *model.Package, f *jen.File) {
 func ruleErr(r *model.Rule, fn jen.Code) jen.Dict {
 	d := jen.Dict{
 		jen.Id("Rule"):  jen.Lit(r.ID),
-		jen.Id("Man"):   jen.Lit(r.Spec.Man),
-		jen.Id("Says"):  jen.Lit(oneLine(ruleApplies(r))),
+		jen.Id("Man"):   jen.Lit(r.Man),
+		jen.Id("Says"):  jen.Lit(oneLine(r.Applied())),
 		jen.Id("Errno"): jen.Qual("syscall", r.Errno),
 		jen.Id("WR"):    jen.Lit(-1),
 	}
@@ -332,8 +160,6 @@ func ruleErr(r *model.Rule, fn jen.Code) jen.Dict {
 	}
 	return d
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // constRef renders a constant by its Go name when the package declares
 // it, converted to typ; otherwise by its value.
@@ -344,4 +170,36 @@ func constRef(p *model.Package, k *model.Const, typ string) jen.Code {
 		}
 	}
 	return hex(k.Value.Bits)
+}
+
+// ruleInfo is the RuleInfo of a rule.
+func ruleInfo(r *model.Rule) jen.Dict {
+	d := jen.Dict{
+		jen.Id("ID"): jen.Lit(r.ID), jen.Id("Man"): jen.Lit(r.Man), jen.Id("Section"): jen.Lit(r.Section),
+		jen.Id("Says"): jen.Lit(oneLine(r.Says)), jen.Id("Kind"): jen.Lit(r.Kind),
+		jen.Id("Chain"): jen.Lit(r.Chain - 1),
+	}
+	if r.Errno != "" {
+		d[jen.Id("Errno")] = jen.Qual("syscall", r.Errno)
+	}
+	if r.Applies != "" {
+		d[jen.Id("Applies")] = jen.Lit(oneLine(r.Applies))
+	}
+	if r.Libmlx5 != "" {
+		d[jen.Id("Libmlx5")] = jen.Lit(oneLine(r.Libmlx5))
+	}
+	if len(r.FuncNames) > 0 {
+		d[jen.Id("Funcs")] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, fn := range r.FuncNames {
+				g.Lit(fn)
+			}
+		})
+	}
+	if r.Libmlx5Accepts {
+		d[jen.Id("Libmlx5Accepts")] = jen.True()
+	}
+	if r.Follows != "" {
+		d[jen.Id("Follows")] = jen.Lit(r.Follows)
+	}
+	return d
 }

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
-	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // RulesMarkdown renders spec/RULES.md: every rule of spec/api, the man page
 // statement it comes from, where its descriptor is, how it is enforced, the
 // tests that keep and break it, and where libmlx5 behaves differently.
-func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
+func RulesMarkdown(p *model.Package) []byte {
 	var b bytes.Buffer
 	rules := p.API.Rules
 	var arg, chain, recv, doc, div int
@@ -28,7 +28,7 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 		default:
 			doc++
 		}
-		if r.Spec.Libmlx5 != "" {
+		if r.Libmlx5 != "" {
 			div++
 		}
 	}
@@ -55,46 +55,30 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 	byMan := map[string][]*model.Rule{}
 	var mans []string
 	for _, r := range rules {
-		if byMan[r.Spec.Man] == nil {
-			mans = append(mans, r.Spec.Man)
+		if byMan[r.Man] == nil {
+			mans = append(mans, r.Man)
 		}
-		byMan[r.Spec.Man] = append(byMan[r.Spec.Man], r)
+		byMan[r.Man] = append(byMan[r.Man], r)
 	}
 	for _, man := range mans {
 		fmt.Fprintf(&b, "## %s\n\n", man)
 		fmt.Fprintf(&b, "| rule | section | says | kind | enforced by | errno | descriptor | tests |\n")
 		fmt.Fprintf(&b, "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, r := range byMan[man] {
-			by, tests := "—", "—"
-			switch {
-			case r.Arg != nil && r.Arg.Mirror != nil:
-				by = fmt.Sprintf("`%s.Validate`", r.Arg.Mirror.GoName)
-			case r.Arg != nil:
-				by = fmt.Sprintf("`ValidateArgs%s`", strings.TrimPrefix(r.Arg.Func.GoName, "Fn"))
-			case receive(r):
-				by = fmt.Sprintf("rq `%s`", model.ChainChecks[r.Chain-1])
-			case r.Chain != 0:
-				by = fmt.Sprintf("wrcheck `%s`", model.ChainChecks[r.Chain-1])
+			by, tests := enforcedBy(r)
+			says := cell(r.Says)
+			if r.Applies != "" {
+				says += " **applies:** " + cell(r.Applies)
 			}
-			switch {
-			case receive(r):
-				tests = fmt.Sprintf("`TestReceiveRules/%s`", r.ID)
-			case r.Arg != nil || r.Chain != 0:
-				tests = fmt.Sprintf("`TestRules/%s/good`, `/bad`", r.ID)
+			if r.Libmlx5 != "" {
+				says += " **libmlx5:** " + cell(r.Libmlx5)
 			}
-			says := cell(r.Spec.Says)
-			if r.Spec.Applies != "" {
-				says += " **applies:** " + cell(r.Spec.Applies)
-			}
-			if r.Spec.Libmlx5 != "" {
-				says += " **libmlx5:** " + cell(r.Spec.Libmlx5)
-			}
-			if len(r.Spec.Vectors) > 0 {
-				says += " Vectors: " + strings.Join(quoteAll(r.Spec.Vectors), ", ") + "."
+			if len(r.Vectors) > 0 {
+				says += " Vectors: " + strings.Join(quoteAll(r.Vectors), ", ") + "."
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
-				r.ID, cell(r.Spec.Section), says, r.Spec.Kind, by, orDash(r.Errno),
-				fmt.Sprintf("spec/%s:%d", relSpec(s, r.Spec.Pos.File), r.Spec.Pos.Line), tests)
+				r.ID, cell(r.Section), says, r.Kind, by, orDash(r.Errno),
+				fmt.Sprintf("spec/%s:%d", r.SpecFile, r.Src.Spec.Line), tests)
 		}
 		b.WriteString("\n")
 	}
@@ -104,27 +88,18 @@ func RulesMarkdown(p *model.Package, s *spec.Spec) []byte {
 	fmt.Fprintf(&b, "check where it rejects more than the man page says (so that code that works with\n")
 	fmt.Fprintf(&b, "mlx5gen works with libmlx5).\n\n")
 	for _, r := range rules {
-		if r.Spec.Libmlx5 != "" {
+		if r.Libmlx5 != "" {
 			note := ""
-			if r.Spec.Libmlx5Accepts {
+			if r.Libmlx5Accepts {
 				note += " *(libmlx5 accepts what we reject: `mlx5gen replay` holds such a vector to our rejection.)*"
 			}
-			if r.Spec.Follows != "" {
-				note += fmt.Sprintf(" *(We follow rdma-core %s and later: `mlx5gen replay` compares `result_at_newest_commit`.)*", r.Spec.Follows)
+			if r.Follows != "" {
+				note += fmt.Sprintf(" *(We follow rdma-core %s and later: `mlx5gen replay` compares `result_at_newest_commit`.)*", r.Follows)
 			}
-			fmt.Fprintf(&b, "- `%s` (%s): %s%s\n", r.ID, r.Spec.Man, cell(r.Spec.Libmlx5), note)
+			fmt.Fprintf(&b, "- `%s` (%s): %s%s\n", r.ID, r.Man, cell(r.Libmlx5), note)
 		}
 	}
 	return b.Bytes()
-}
-
-func relSpec(s *spec.Spec, file string) string {
-	for i, f := range s.Files {
-		if f == file {
-			return s.Rel[i]
-		}
-	}
-	return file
 }
 
 func cell(s string) string {
@@ -146,7 +121,30 @@ func quoteAll(s []string) []string {
 	return out
 }
 
-// receive says whether runtime/rq checks the rule (model.ReceiveChecks).
+// receive says whether runtime/rq checks the rule (vocab.ReceiveChecks).
 func receive(r *model.Rule) bool {
-	return r.Chain != 0 && slices.Contains(model.ReceiveChecks, model.ChainChecks[r.Chain-1])
+	return r.Chain != 0 && slices.Contains(vocab.ReceiveChecks, vocab.ChainChecks[r.Chain-1])
+}
+
+// enforcedBy says which check enforces rule r and which tests run its
+// examples ("—" for a rule nothing checks).
+func enforcedBy(r *model.Rule) (by, tests string) {
+	by, tests = "—", "—"
+	switch {
+	case r.Arg != nil && r.Arg.Mirror != nil:
+		by = fmt.Sprintf("`%s.Validate`", r.Arg.Mirror.GoName)
+	case r.Arg != nil:
+		by = "`" + r.Arg.Func.Validator() + "`"
+	case receive(r):
+		by = fmt.Sprintf("rq `%s`", vocab.ChainChecks[r.Chain-1])
+	case r.Chain != 0:
+		by = fmt.Sprintf("wrcheck `%s`", vocab.ChainChecks[r.Chain-1])
+	}
+	switch {
+	case receive(r):
+		tests = fmt.Sprintf("`TestReceiveRules/%s`", r.ID)
+	case r.Arg != nil || r.Chain != 0:
+		tests = fmt.Sprintf("`TestRules/%s/good`, `/bad`", r.ID)
+	}
+	return by, tests
 }

@@ -40,7 +40,7 @@ func segDoc(sg *model.Segment) string {
 }
 
 func segmentType(f *jen.File, sg *model.Segment) {
-	size := sg.GoName + "Size"
+	size := sg.SizeName()
 	comment(f, segDoc(sg))
 	f.Type().Id(sg.GoName).Index(jen.Id(size)).Byte()
 	f.Line()
@@ -55,7 +55,7 @@ func segmentType(f *jen.File, sg *model.Segment) {
 	}
 	for _, fd := range sg.Fields {
 		if fd.Kind == model.NestedField {
-			checks = append(checks, jen.Id("_").Op("=").Id("x").Index(jen.Id(fd.Nested.GoName+"Size").Op("-").Lit(fd.Nested.Size)))
+			checks = append(checks, jen.Id("_").Op("=").Id("x").Index(jen.Id(fd.Nested.SizeName()).Op("-").Lit(fd.Nested.Size)))
 		}
 	}
 	f.Func().Id("_").Params().Block(checks...)
@@ -161,7 +161,7 @@ func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 		f.Func().Params(recv(sg)).Id(name).Params().Add(valType).Block(jen.Return(get))
 		f.Line()
 		f.Commentf("Set%s sets %s.", name, fd.CName)
-		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Add(valType)).Block(
+		f.Func().Params(recv(sg)).Id(model.Setter(name)).Params(jen.Id("v").Add(valType)).Block(
 			store(fd.Int.Bits, fd.Endian, at(fd.Offset, fd.Int.Bits), put))
 		f.Line()
 		if fd.Endian == model.Big && fd.Int.Bits > 8 && fd.Enum == nil {
@@ -184,7 +184,7 @@ func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 			jen.Return(load(fd.Int.Bits, fd.Endian, elem)))
 		f.Line()
 		f.Commentf("Set%s sets element i of %s.", name, fd.CName)
-		f.Func().Params(recv(sg)).Id("Set"+name).Params(jen.Id("i").Int(), jen.Id("v").Add(intType(fd.Int))).Block(
+		f.Func().Params(recv(sg)).Id(model.Setter(name)).Params(jen.Id("i").Int(), jen.Id("v").Add(intType(fd.Int))).Block(
 			store(fd.Int.Bits, fd.Endian, elem, jen.Id("v")))
 		f.Line()
 	case model.BytesField:
@@ -193,7 +193,7 @@ func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 			jen.Return(jen.Parens(jen.Op("*").Index(jen.Lit(fd.Len)).Byte()).Call(span(fd.Offset, fd.Len))))
 		f.Line()
 		f.Commentf("Set%s sets %s.", name, fd.CName)
-		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Index(jen.Lit(fd.Len)).Byte()).Block(
+		f.Func().Params(recv(sg)).Id(model.Setter(name)).Params(jen.Id("v").Index(jen.Lit(fd.Len)).Byte()).Block(
 			jen.Copy(span(fd.Offset, fd.Len), jen.Id("v").Index(jen.Op(":"))))
 		f.Line()
 	case model.NestedField:
@@ -203,7 +203,7 @@ func accessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 			jen.Return(jen.Parens(jen.Op("*").Id(t)).Call(span(fd.Offset, fd.Size()))))
 		f.Line()
 		f.Commentf("Set%s sets %s.", name, fd.CName)
-		f.Func().Params(recv(sg)).Id("Set" + name).Params(jen.Id("v").Op("*").Id(t)).Block(
+		f.Func().Params(recv(sg)).Id(model.Setter(name)).Params(jen.Id("v").Op("*").Id(t)).Block(
 			jen.Op("*").Id("s").Dot(name).Call().Op("=").Op("*").Id("v"))
 		f.Line()
 	}
@@ -244,12 +244,12 @@ func partAccessors(f *jen.File, sg *model.Segment, fd *model.Field, pt *model.Pa
 	if pt.Shift == 0 {
 		newVal = jen.Add(raw).Op("&^").Add(mask(pt.Width)).Op("|").Add(in).Op("&").Add(mask(pt.Width))
 	}
-	var set jen.Code = jen.Id("s").Dot("Set" + fd.GoName).Call(newVal)
+	var set jen.Code = jen.Id("s").Dot(model.Setter(fd.GoName)).Call(newVal)
 	if fd.Enum != nil {
-		set = jen.Id("s").Dot("Set" + fd.GoName).Call(jen.Id(fd.Enum.GoName).Call(newVal))
+		set = jen.Id("s").Dot(model.Setter(fd.GoName)).Call(jen.Id(fd.Enum.GoName).Call(newVal))
 	}
 	f.Commentf("Set%s sets bits %d..%d of %s to v; bits of v above them are dropped.", pt.GoName, pt.Shift, pt.Shift+pt.Width-1, fd.CName)
-	f.Func().Params(recv(sg)).Id("Set" + pt.GoName).Params(jen.Id("v").Add(valType)).Block(set)
+	f.Func().Params(recv(sg)).Id(model.Setter(pt.GoName)).Params(jen.Id("v").Add(valType)).Block(set)
 	f.Line()
 }
 
@@ -262,11 +262,11 @@ func wireAccessors(f *jen.File, sg *model.Segment, fd *model.Field) {
 	native := jen.Qual(binaryPkg, "NativeEndian")
 	b := at(fd.Offset, fd.Int.Bits)
 	f.Commentf("%sBE returns %s as stored, in the device's byte order.", fd.GoName, fd.CName)
-	f.Func().Params(recv(sg)).Id(fd.GoName + "BE").Params().Id(be).Block(
+	f.Func().Params(recv(sg)).Id(model.WireName(fd.GoName)).Params().Id(be).Block(
 		jen.Return(jen.Id(be).Call(jen.Add(native).Dot(fmt.Sprintf("Uint%d", fd.Int.Bits)).Call(b))))
 	f.Line()
 	f.Commentf("Set%sBE stores v, already in the device's byte order, into %s.", fd.GoName, fd.CName)
-	f.Func().Params(recv(sg)).Id("Set" + fd.GoName + "BE").Params(jen.Id("v").Id(be)).Block(
+	f.Func().Params(recv(sg)).Id(model.Setter(model.WireName(fd.GoName))).Params(jen.Id("v").Id(be)).Block(
 		jen.Add(native).Dot(fmt.Sprintf("PutUint%d", fd.Int.Bits)).Call(b, jen.Add(jen.Id(fmt.Sprintf("uint%d", fd.Int.Bits))).Call(jen.Id("v"))))
 	f.Line()
 }

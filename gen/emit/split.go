@@ -14,6 +14,7 @@ func id(s string) *jen.Statement { return jen.Id(s) }
 // splitFile writes Split, which cuts a WQE into its segments using the
 // spec's WQE formats, and the view types it returns.
 func splitFile(p *model.Package, f *jen.File) {
+	sp := p.Split
 	stringer := jen.Qual("fmt", "Stringer")
 
 	comment(f, "WQESegment is one segment of a WQE, as Split finds it.")
@@ -21,7 +22,7 @@ func splitFile(p *model.Package, f *jen.File) {
 		id("Offset").Int().Comment("byte offset in the WQE"),
 		id("Name").String().Comment(`C name of the segment, or "inline data", "padding", "unparsed"`),
 		id("Raw").Index().Byte().Comment("the segment's bytes, aliasing the WQE"),
-		id("View").Add(stringer).Comment("typed view: *Mlx5WqeCtrlSeg, ..., InlineData or RawBytes"),
+		id("View").Add(stringer).Comment("typed view: *"+sp.Ctrl.GoName+", ..., InlineData or RawBytes"),
 	)
 	f.Line()
 	comment(f, "SplitOptions says what a WQE's bytes alone do not tell.")
@@ -33,12 +34,12 @@ func splitFile(p *model.Package, f *jen.File) {
 	f.Type().Id("InlineData").Index().Byte()
 	f.Line()
 	comment(f, "Header returns the inline segment's header.")
-	f.Func().Params(id("d").Id("InlineData")).Id("Header").Params().Op("*").Id("Mlx5WqeInlDataSeg").Block(
-		jen.Return(jen.Parens(jen.Op("*").Id("Mlx5WqeInlDataSeg")).Call(id("d").Index(jen.Op(":").Id("Mlx5WqeInlDataSegSize")))))
+	f.Func().Params(id("d").Id("InlineData")).Id("Header").Params().Op("*").Id(sp.Inline.GoName).Block(
+		jen.Return(jen.Parens(jen.Op("*").Id(sp.Inline.GoName)).Call(id("d").Index(jen.Op(":").Id(sp.Inline.SizeName())))))
 	f.Line()
 	comment(f, "Payload returns the inline data.")
 	f.Func().Params(id("d").Id("InlineData")).Id("Payload").Params().Index().Byte().Block(
-		jen.Return(id("d").Index(id("Mlx5WqeInlDataSegSize").Op(":"))))
+		jen.Return(id("d").Index(id(sp.Inline.SizeName()).Op(":"))))
 	f.Line()
 	comment(f, "String prints the header and the payload in hex.")
 	f.Func().Params(id("d").Id("InlineData")).Id("String").Params().String().Block(
@@ -57,8 +58,8 @@ func splitFile(p *model.Package, f *jen.File) {
 	var cases []jen.Code
 	for _, sg := range p.Segments {
 		cases = append(cases, jen.Case(jen.Lit(sg.CName)).Block(
-			jen.If(jen.Len(id("b")).Op("<").Id(sg.GoName+"Size")).Block(jen.Return(jen.Nil(), jen.False())),
-			jen.Return(jen.Parens(jen.Op("*").Id(sg.GoName)).Call(id("b").Index(jen.Op(":").Id(sg.GoName+"Size"))), jen.True())))
+			jen.If(jen.Len(id("b")).Op("<").Id(sg.SizeName())).Block(jen.Return(jen.Nil(), jen.False())),
+			jen.Return(jen.Parens(jen.Op("*").Id(sg.GoName)).Call(id("b").Index(jen.Op(":").Id(sg.SizeName()))), jen.True())))
 	}
 	comment(f, "SegmentView returns the typed view of the segment named cname (a C struct\nname such as mlx5_wqe_ctrl_seg) over the start of b, and false if there is no\nsuch segment or b is too short.")
 	f.Func().Id("SegmentView").Params(id("cname").String(), id("b").Index().Byte()).Params(stringer, jen.Bool()).Block(
@@ -68,7 +69,7 @@ func splitFile(p *model.Package, f *jen.File) {
 	comment(f, "segmentSize returns the size of the segment named cname.")
 	var sizeCases []jen.Code
 	for _, sg := range p.Segments {
-		sizeCases = append(sizeCases, jen.Case(jen.Lit(sg.CName)).Block(jen.Return(id(sg.GoName+"Size"))))
+		sizeCases = append(sizeCases, jen.Case(jen.Lit(sg.CName)).Block(jen.Return(id(sg.SizeName()))))
 	}
 	f.Func().Id("segmentSize").Params(id("cname").String()).Int().Block(
 		jen.Switch(id("cname")).Block(sizeCases...),
@@ -127,6 +128,7 @@ func fieldTable(p *model.Package, f *jen.File) {
 // when a format has the body of a UMR (umr*), whose segments the model
 // then checked.
 func splitter(p *model.Package, f *jen.File) {
+	sp := p.Split
 	s := func() *jen.Statement { return id("s") }
 	comment(f, "splitter walks a WQE, appending the segments it finds.")
 	f.Type().Id("splitter").Struct(
@@ -170,10 +172,10 @@ func splitter(p *model.Package, f *jen.File) {
 				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_data_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
 				jen.Continue(),
 			),
-			id("n").Op(":=").Id("Mlx5WqeInlDataSegSize").Op("+").Int().Call(id("bc").Op("&^").Id("MLX5_INLINE_SEG")),
+			id("n").Op(":=").Id(sp.Inline.SizeName()).Op("+").Int().Call(id("bc").Op("&^").Id("MLX5_INLINE_SEG")),
 			jen.If(s().Dot("off").Op("+").Id("n").Op(">").Len(s().Dot("wqe"))).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: inline data of %d bytes at byte %d runs past the %d bytes ds gives"),
-					id("n").Op("-").Id("Mlx5WqeInlDataSegSize"), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
+					id("n").Op("-").Id(sp.Inline.SizeName()), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
 			s().Dot("add").Call(jen.Lit("inline data"), id("n"), id("InlineData").Call(s().Dot("wqe").Index(s().Dot("off"), s().Dot("off").Op("+").Id("n")))),
 			id("pad").Op(":=").Parens(id("s").Dot("off").Op("+").Lit(15)).Op("&^").Lit(15),
 			s().Dot("rest").Call(jen.Lit("padding"), jen.Min(id("pad"), jen.Len(s().Dot("wqe")))),
@@ -181,49 +183,37 @@ func splitter(p *model.Package, f *jen.File) {
 		jen.Return(jen.Nil()),
 	)
 	f.Line()
-	if usesUMR(p) {
-		umrMethod(f)
+	if p.Split.UMRCtrl != nil {
+		umrMethod(f, p.Split)
 	}
-}
-
-// usesUMR reports whether a WQE format has the body of a UMR.
-func usesUMR(p *model.Package) bool {
-	for _, w := range p.Formats {
-		for _, st := range w.Steps {
-			if st.Kind == model.StepUMR {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // umrMethod writes the splitter's umr method.
-func umrMethod(f *jen.File) {
+func umrMethod(f *jen.File, sp model.Splitter) {
 	s := func() *jen.Statement { return id("s") }
 	comment(f, "umr adds the body of a UMR WQE after its control segment u: the mkey\ncontext, the translation (KLMs, or a repeat block and its entries) and the BSFs.")
-	f.Func().Params(s().Op("*").Id("splitter")).Id("umr").Params(id("u").Op("*").Id("Mlx5WqeUmrCtrlSeg")).Error().Block(
+	f.Func().Params(s().Op("*").Id("splitter")).Id("umr").Params(id("u").Op("*").Id(sp.UMRCtrl.GoName)).Error().Block(
 		jen.If(s().Dot("off").Op("==").Len(s().Dot("wqe"))).Block(jen.Return(jen.Nil())),
 		jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_mkey_context_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
-		id("end").Op(":=").Id("s").Dot("off").Op("+").Lit(16).Op("*").Int().Call(id("u").Dot("KlmOctowords").Call()),
+		id("end").Op(":=").Id("s").Dot("off").Op("+").Lit(16).Op("*").Int().Call(id("u").Dot(sp.UMRCtrl.Accessor("klm_octowords")).Call()),
 		jen.If(id("end").Op(">").Len(s().Dot("wqe"))).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d KLM octowords at byte %d run past the %d bytes ds gives"),
-				id("u").Dot("KlmOctowords").Call(), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
+				id("u").Dot(sp.UMRCtrl.Accessor("klm_octowords")).Call(), s().Dot("off"), jen.Len(s().Dot("wqe"))))),
 		jen.If(id("end").Op("-").Id("s").Dot("off").Op(">=").Lit(16).Op("&&").Qual(binaryPkg, "BigEndian").Dot("Uint32").Call(s().Dot("wqe").Index(s().Dot("off").Op("+").Lit(4).Op(":"))).Op("==").Lit(model.RepeatBlockOp)).Block(
 			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_repeat_block_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err"))),
-			id("rb").Op(":=").Id("s").Dot("segs").Index(jen.Len(s().Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id("Mlx5WqeUmrRepeatBlockSeg")),
-			jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Int().Call(id("rb").Dot("NumEnt").Call()).Op("&&").Id("s").Dot("off").Op("<").Id("end").Op(";").Id("i").Op("++")).Block(
+			id("rb").Op(":=").Id("s").Dot("segs").Index(jen.Len(s().Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id(sp.RepeatBlock.GoName)),
+			jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Int().Call(id("rb").Dot(sp.RepeatBlock.Accessor("num_ent")).Call()).Op("&&").Id("s").Dot("off").Op("<").Id("end").Op(";").Id("i").Op("++")).Block(
 				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_repeat_ent_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err")))),
 		).Else().Block(
-			jen.For(s().Dot("off").Op("+").Id("Mlx5WqeUmrKlmSegSize").Op("<=").Id("end")).Block(
+			jen.For(s().Dot("off").Op("+").Id(sp.KLM.SizeName()).Op("<=").Id("end")).Block(
 				jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_umr_klm_seg")), id("err").Op("!=").Nil()).Block(jen.Return(id("err")))),
 		),
 		s().Dot("rest").Call(jen.Lit("padding"), id("end")),
-		jen.If(id("u").Dot("Flags").Call().Op("&").Id("MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET").Op("!=").Lit(0)).Block(
+		jen.If(id("u").Dot(sp.UMRCtrl.Accessor("flags")).Call().Op("&").Id("MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET").Op("!=").Lit(0)).Block(
 			jen.Return(jen.Nil()).Comment("the union holds translation_offset, not bsf_octowords")),
-		id("bsf").Op(":=").Lit(16).Op("*").Int().Call(id("u").Dot("BsfOctowords").Call()),
+		id("bsf").Op(":=").Lit(16).Op("*").Int().Call(id("u").Dot(sp.UMRCtrl.Accessor("bsf_octowords")).Call()),
 		jen.If(id("bsf").Op("%").Lit(64).Op("!=").Lit(0)).Block(
-			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d BSF octowords is not a whole number of 64-byte BSFs"), id("u").Dot("BsfOctowords").Call()))),
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d BSF octowords is not a whole number of 64-byte BSFs"), id("u").Dot(sp.UMRCtrl.Accessor("bsf_octowords")).Call()))),
 		jen.For(id("i").Op(":=").Lit(0).Op(";").Id("i").Op("<").Id("bsf").Op(";").Id("i").Op("+=").Lit(64)).Block(
 			id("name").Op(":=").Lit("mlx5_bsf"),
 			jen.If(s().Dot("off").Op("<").Len(s().Dot("wqe")).Op("&&").Id("s").Dot("wqe").Index(s().Dot("off")).Op("&").Lit(0x3f).Op("==").Lit(1)).Block(
@@ -236,6 +226,7 @@ func umrMethod(f *jen.File) {
 }
 
 func splitFunc(p *model.Package, f *jen.File) {
+	sp := p.Split
 	var cases []jen.Code
 	for _, w := range p.Formats {
 		var ops []jen.Code
@@ -251,7 +242,7 @@ func splitFunc(p *model.Package, f *jen.File) {
 			case model.StepData:
 				call = id("s").Dot("data").Call()
 			case model.StepUMR:
-				call = id("s").Dot("umr").Call(id("s").Dot("segs").Index(jen.Len(id("s").Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id("Mlx5WqeUmrCtrlSeg")))
+				call = id("s").Dot("umr").Call(id("s").Dot("segs").Index(jen.Len(id("s").Dot("segs")).Op("-").Lit(1)).Dot("View").Assert(jen.Op("*").Id(sp.UMRCtrl.GoName)))
 			}
 			steps = append(steps, jen.If(id("err").Op(":=").Add(call), id("err").Op("!=").Nil()).Block(jen.Return(id("s").Dot("segs"), id("err"))))
 		}
@@ -269,17 +260,17 @@ segment gives. Bytes it cannot interpret come back as RawBytes; a WQE whose
 ds or contents do not fit is an error, with the segments found so far.
 The segments alias wqe.`, strings.Join(names, ", ")))
 	f.Func().Id("Split").Params(id("wqe").Index().Byte(), id("opt").Id("SplitOptions")).Params(jen.Index().Id("WQESegment"), jen.Error()).Block(
-		jen.If(jen.Len(id("wqe")).Op("<").Id("Mlx5WqeCtrlSegSize")).Block(
+		jen.If(jen.Len(id("wqe")).Op("<").Id(sp.Ctrl.SizeName())).Block(
 			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: %d bytes is shorter than a control segment"), jen.Len(id("wqe"))))),
-		id("ctrl").Op(":=").Parens(jen.Op("*").Id("Mlx5WqeCtrlSeg")).Call(id("wqe").Index(jen.Op(":").Id("Mlx5WqeCtrlSegSize"))),
-		id("end").Op(":=").Lit(16).Op("*").Int().Call(id("ctrl").Dot("Ds").Call()),
-		jen.If(id("end").Op("<").Id("Mlx5WqeCtrlSegSize").Op("||").Id("end").Op(">").Len(id("wqe"))).Block(
-			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: ds %d (%d bytes) does not fit the %d-byte WQE"), id("ctrl").Dot("Ds").Call(), id("end"), jen.Len(id("wqe"))))),
+		id("ctrl").Op(":=").Parens(jen.Op("*").Id(sp.Ctrl.GoName)).Call(id("wqe").Index(jen.Op(":").Id(sp.Ctrl.SizeName()))),
+		id("end").Op(":=").Lit(16).Op("*").Int().Call(id("ctrl").Dot(sp.Ctrl.Accessor("ds")).Call()),
+		jen.If(id("end").Op("<").Id(sp.Ctrl.SizeName()).Op("||").Id("end").Op(">").Len(id("wqe"))).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("mlx5dv: split: ds %d (%d bytes) does not fit the %d-byte WQE"), id("ctrl").Dot(sp.Ctrl.Accessor("ds")).Call(), id("end"), jen.Len(id("wqe"))))),
 		id("s").Op(":=").Op("&").Id("splitter").Values(jen.Dict{id("wqe"): id("wqe").Index(jen.Op(":").Id("end"))}),
-		id("s").Dot("add").Call(jen.Lit("mlx5_wqe_ctrl_seg"), id("Mlx5WqeCtrlSegSize"), id("ctrl")),
+		id("s").Dot("add").Call(jen.Lit("mlx5_wqe_ctrl_seg"), id(sp.Ctrl.SizeName()), id("ctrl")),
 		jen.If(id("opt").Dot("DCI")).Block(
 			jen.If(id("err").Op(":=").Id("s").Dot("fixed").Call(jen.Lit("mlx5_wqe_av")), id("err").Op("!=").Nil()).Block(jen.Return(id("s").Dot("segs"), id("err")))),
-		jen.Switch(id("ctrl").Dot("Opcode").Call()).Block(cases...),
+		jen.Switch(id("ctrl").Dot(sp.Ctrl.Accessor("opcode")).Call()).Block(cases...),
 		id("s").Dot("rest").Call(jen.Lit("padding"), jen.Len(id("s").Dot("wqe"))),
 		jen.Return(id("s").Dot("segs"), jen.Nil()),
 	)

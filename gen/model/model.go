@@ -1,14 +1,21 @@
-// Package model is the Go side of mlx5gen: it combines the C model of the
-// header (gen/cheader) with the spec descriptors (gen/spec) into a package
-// description whose names, types and cross references are resolved, so the
-// emitters only print. Every user error (a spec entry naming nothing in the
-// header, a name collision, a field past the end of its segment) is found
-// here, with its position, before anything is written.
+// Package model is the Go model of a generated package: what the emitters
+// (gen/emit) print, with every name, Go type, size, alignment, man page and
+// rule text resolved and every cross reference a pointer, so that emission
+// never looks anything up and cannot fail on a name. gen/resolve builds it
+// from the header's C model (gen/cheader) and the spec (gen/spec), and
+// finds every user error while doing so; this package imports neither, so
+// that the emitters depend on the model alone.
+//
+// One file per concept: enums.go, segments.go, formats.go, funcs.go,
+// mirrors.go, rules.go. names.go derives every Go name of the generated
+// package (a renaming is made there); the words of the spec it numbers are
+// in gen/vocab.
 package model
 
 import (
-	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"strconv"
+
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 )
 
 // Package is one generated Go package.
@@ -22,19 +29,18 @@ type Package struct {
 	Enums    []*Enum  // named enum types
 	Segments []*Segment
 	Formats  []*Format
+	Split    Splitter
 	API      *API
-
-	C *cheader.Model
 
 	// Warnings are gates the header disagrees with (see gated); they do
 	// not stop generation.
-	Warnings []*Warning
+	Warnings []*diag.Error
 }
 
 // Source is where a generated item comes from, for comments and errors.
 type Source struct {
-	Header cheader.Pos // position in the header, if any
-	Spec   spec.Pos    // position in the spec, if any
+	Header diag.Pos // position in the header, if any
+	Spec   diag.Pos // position in the spec, if any
 }
 
 // IntType is a fixed-size Go integer type.
@@ -59,122 +65,22 @@ func (t IntType) String() string {
 	return s + "64"
 }
 
-// Const is a Go constant with its C name and value.
-type Const struct {
-	Name  string
-	Value cheader.Value
-	Enum  *Enum         // the named type it belongs to; nil for an untyped constant
-	CEnum *cheader.Enum // the C enum it is a member of; nil for a macro
-	Src   Source
+// Value is a constant's value: its 64 bits, and whether C reads them as
+// signed.
+type Value struct {
+	Bits   uint64
+	Signed bool
 }
 
-// Enum is a named integer type for a C enum.
-type Enum struct {
-	GoName     string
-	CName      string // "enum ibv_access_flags", or a description of an anonymous enum
-	Flags      bool
-	Underlying IntType
-	Members    []*Const
-	Man        string
-	Doc        string
-	Src        Source
-}
+// Int64 returns v as an int64 (wrapping for unsigned values above MaxInt64).
+func (v Value) Int64() int64 { return int64(v.Bits) }
 
-// FieldKind is what a segment field holds.
-type FieldKind uint8
+// Negative reports whether v is a negative signed value.
+func (v Value) Negative() bool { return v.Signed && int64(v.Bits) < 0 }
 
-const (
-	IntField    FieldKind = iota // an integer of Int.Bits, in Endian order
-	IntArray                     // Len integers
-	BytesField                   // Len bytes
-	NestedField                  // another segment
-)
-
-// Endian is a field's byte order.
-type Endian uint8
-
-const (
-	Big Endian = iota
-	Little
-	Native // host order: what the header declares without __be/__le
-)
-
-// Segment is a hardware structure (WQE or CQE segment) generated as a byte
-// array type with accessors.
-type Segment struct {
-	CName   string // mlx5_wqe_ctrl_seg
-	GoName  string // Mlx5WqeCtrlSeg
-	Size    int
-	Private string // source file of a segment not in the public header
-	Union   bool
-	Doc     string
-	Fields  []*Field
-	Omitted []string // zero-length trailing arrays the type does not cover
-	Src     Source
-}
-
-// Field is one accessor pair of a segment.
-type Field struct {
-	CName  string // C member path: "key.dc_key"
-	GoName string // KeyDcKey
-	Offset int
-	Kind   FieldKind
-	Int    IntType // IntField, IntArray: element type (unsigned)
-	Endian Endian
-	Len    int      // IntArray: elements; BytesField: bytes
-	Nested *Segment // NestedField
-	Enum   *Enum    // IntField: the type getters return and setters take
-	Parts  []*Part
-	Doc    string
-	Src    Source
-}
-
-// Size is the field's size in bytes.
-func (f *Field) Size() int {
-	switch f.Kind {
-	case IntField:
-		return f.Int.Bits / 8
-	case IntArray:
-		return f.Int.Bits / 8 * f.Len
-	case BytesField:
-		return f.Len
+func (v Value) String() string {
+	if v.Signed {
+		return strconv.FormatInt(int64(v.Bits), 10)
 	}
-	return f.Nested.Size
-}
-
-// Part is a named bit range of an integer field.
-type Part struct {
-	Name   string
-	GoName string
-	Shift  int
-	Width  int
-	Type   IntType // smallest unsigned type that holds Width bits
-	Enum   *Enum
-	Doc    string
-	Src    Source
-}
-
-// StepKind is one element of a WQE format.
-type StepKind uint8
-
-const (
-	StepSegment StepKind = iota // one fixed segment
-	StepData                    // data segments or one inline segment, up to ds
-	StepUMR                     // mkey context, translation and BSFs of a UMR
-)
-
-// Step is one element of a WQE format.
-type Step struct {
-	Kind    StepKind
-	Segment *Segment
-}
-
-// Format is the layout of the WQEs of some opcodes after the control
-// segment.
-type Format struct {
-	Name    string
-	Opcodes []*Const
-	Steps   []Step
-	Doc     string
-	Src     Source
+	return strconv.FormatUint(v.Bits, 10)
 }

@@ -1,382 +1,91 @@
 package model
 
-import (
-	"fmt"
-	"go/token"
-	"sort"
-	"strings"
+// FieldKind is what a segment field holds.
+type FieldKind uint8
 
-	"github.com/mlx5gen/mlx5gen/gen/cheader"
-	"github.com/mlx5gen/mlx5gen/gen/spec"
+const (
+	IntField    FieldKind = iota // an integer of Int.Bits, in Endian order
+	IntArray                     // Len integers
+	BytesField                   // Len bytes
+	NestedField                  // another segment
 )
 
-// Methods every segment type has; fields and parts must not take them.
-var segmentMethods = map[string]bool{"String": true, "Fields": true, "SetFields": true, "CName": true}
+// Endian is a field's byte order.
+type Endian uint8
 
-// isSegment reports whether a header record is a hardware segment: a
-// struct or union of mlx5dv.h tagged mlx5_ (mlx5dv_ structs are the
-// library's own API).
-func isSegment(r *cheader.Record) bool {
-	return r.Pos.File == segmentFile && r.Tag != "" && strings.HasPrefix(r.Tag, "mlx5_") && !strings.HasPrefix(r.Tag, "mlx5dv_")
+const (
+	Big Endian = iota
+	Little
+	Native // host order: what the header declares without __be/__le
+)
+
+// Segment is a hardware structure (WQE or CQE segment) generated as a byte
+// array type with accessors.
+type Segment struct {
+	CName   string // mlx5_wqe_ctrl_seg
+	GoName  string // Mlx5WqeCtrlSeg
+	Size    int
+	Private string // source file of a segment not in the public header
+	Union   bool
+	Doc     string
+	Fields  []*Field
+	Omitted []string // zero-length trailing arrays the type does not cover
+	Src     Source
 }
 
-func (b *builder) segments() {
-	specs := map[string]*spec.Segment{}
-	for _, sg := range b.s.Segments {
-		specs[sg.C] = sg
-	}
-	// Header segments first (their nested segments may be described
-	// later in the header, so create them all before filling fields).
-	var hdr []*cheader.Record
-	for _, r := range b.c.Records {
-		if isSegment(r) {
-			hdr = append(hdr, r)
-			sg := &Segment{CName: r.Tag, GoName: Camel(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: Source{Header: r.Pos}}
-			if s := specs[r.Tag]; s != nil {
-				if s.Private != "" {
-					b.errorf(s.Pos, "segment %s is declared by %s; remove private", s.C, b.c.Header)
-				}
-				if s.Go != "" {
-					sg.GoName = s.Go
-				}
-				sg.Doc = strings.TrimSpace(s.Doc)
-				sg.Src.Spec = s.Pos
-			}
-			b.segs[r.Tag] = sg
-		}
-	}
-	var private []*spec.Segment
-	for _, s := range b.s.Segments {
-		if s.Private == "" {
-			if b.segs[s.C] == nil {
-				b.errorf(s.Pos, "segment %s: no struct %s in %s (rdma-core %s); a segment the header does not declare needs private: <source file>", s.C, s.C, b.c.Header, orUnknown(b.c.Version))
-			}
-			continue
-		}
-		if b.segs[s.C] != nil {
-			continue // reported above
-		}
-		sg := &Segment{CName: s.C, GoName: Camel(s.C), Size: s.Size, Private: s.Private, Doc: strings.TrimSpace(s.Doc), Src: Source{Spec: s.Pos}}
-		if s.Go != "" {
-			sg.GoName = s.Go
-		}
-		b.segs[s.C] = sg
-		private = append(private, s)
-	}
-	for _, r := range hdr {
-		sg := b.segs[r.Tag]
-		b.headerFields(sg, r, specs[r.Tag])
-	}
-	for _, s := range private {
-		b.privateFields(b.segs[s.C], s)
-	}
-	var all []*Segment
-	for _, sg := range b.segs {
-		all = append(all, sg)
-	}
-	// Header segments in header order, then private ones in spec order.
-	sort.Slice(all, func(i, j int) bool {
-		a, c := all[i], all[j]
-		if (a.Private == "") != (c.Private == "") {
-			return a.Private == ""
-		}
-		if a.Private == "" {
-			return posLess(a.Src.Header, c.Src.Header)
-		}
-		if a.Src.Spec.File != c.Src.Spec.File {
-			return a.Src.Spec.File < c.Src.Spec.File
-		}
-		return a.Src.Spec.Line < c.Src.Spec.Line
-	})
-	for _, sg := range all {
-		if b.declare(sg.pos(), sg.GoName, "segment "+sg.CName) {
-			b.declare(sg.pos(), sg.GoName+"Size", "the size of segment "+sg.CName)
-			b.declare(sg.pos(), sg.GoName+"Fields", "the field values of segment "+sg.CName)
-			b.p.Segments = append(b.p.Segments, sg)
-		}
-	}
+// Field is one accessor pair of a segment.
+type Field struct {
+	CName  string // C member path: "key.dc_key"
+	GoName string // KeyDcKey
+	Offset int
+	Kind   FieldKind
+	Int    IntType // IntField, IntArray: element type (unsigned)
+	Endian Endian
+	Len    int      // IntArray: elements; BytesField: bytes
+	Nested *Segment // NestedField
+	Enum   *Enum    // IntField: the type getters return and setters take
+	Parts  []*Part
+	Doc    string
+	Src    Source
 }
 
-func (s *Segment) pos() fmt.Stringer {
-	if s.Src.Spec.File != "" {
-		return s.Src.Spec
+// Size is the field's size in bytes.
+func (f *Field) Size() int {
+	switch f.Kind {
+	case IntField:
+		return f.Int.Bits / 8
+	case IntArray:
+		return f.Int.Bits / 8 * f.Len
+	case BytesField:
+		return f.Len
 	}
-	return s.Src.Header
+	return f.Nested.Size
 }
 
-// headerFields makes a field per leaf member of a header struct.
-func (b *builder) headerFields(sg *Segment, r *cheader.Record, s *spec.Segment) {
-	overrides := map[string]*spec.Field{}
-	if s != nil {
-		for _, f := range s.Fields {
-			overrides[f.Name] = f
-		}
-	}
-	used := map[string]bool{}
-	for _, mb := range r.Members() {
-		t := mb.Field.Type
-		if (t.Kind == cheader.Struct || t.Kind == cheader.Union) && t.Record.Tag == "" {
-			continue // its members are listed themselves
-		}
-		f := &Field{CName: mb.Path, GoName: Camel(mb.Path), Offset: int(mb.Offset), Src: Source{Header: mb.Field.Pos}}
-		what := fmt.Sprintf("%s.%s", r.CName(), mb.Path)
-		switch {
-		case mb.Field.Bitfield:
-			b.errorf(mb.Field.Pos, "%s: bitfields in segments are not supported; describe the bits as parts", what)
-			continue
-		case t.Kind == cheader.Array && t.Len <= 0:
-			sg.Omitted = append(sg.Omitted, mb.Path)
-			continue
-		case t.Kind == cheader.Array:
-			it, ok := intType(t.Elem)
-			if !ok {
-				b.errorf(mb.Field.Pos, "%s: array of %s is not supported in a segment", what, t.Elem.Spelling())
-				continue
-			}
-			if it.Bits == 8 {
-				f.Kind, f.Len = BytesField, int(t.Len)
-			} else {
-				f.Kind, f.Int, f.Len, f.Endian = IntArray, IntType{Bits: it.Bits}, int(t.Len), endian(t.Elem)
-			}
-		case t.Kind == cheader.Struct || t.Kind == cheader.Union:
-			if n := b.segs[t.Record.Tag]; n != nil && isSegment(t.Record) {
-				f.Kind, f.Nested = NestedField, n
-			} else {
-				f.Kind, f.Len = BytesField, int(t.Size)
-				f.Doc = "holds a " + t.Record.CName()
-			}
-		default:
-			it, ok := intType(t)
-			if !ok {
-				b.errorf(mb.Field.Pos, "%s: type %s is not supported in a segment", what, t.Spelling())
-				continue
-			}
-			f.Kind, f.Int, f.Endian = IntField, IntType{Bits: it.Bits}, endian(t)
-		}
-		if o := overrides[mb.Path]; o != nil {
-			used[mb.Path] = true
-			f.Src.Spec = o.Pos
-			f.Doc = strings.TrimSpace(o.Doc)
-			switch o.Endian {
-			case "big":
-				f.Endian = Big
-			case "little":
-				f.Endian = Little
-			}
-			if (o.Endian != "" || o.Enum != "" || len(o.Parts) > 0) && f.Kind != IntField {
-				b.errorf(o.Pos, "%s: endian, enum and parts apply to integer fields", what)
-			}
-			b.fieldExtras(f, o, what)
-		}
-		sg.Fields = append(sg.Fields, f)
-	}
-	for _, o := range overridesInOrder(s) {
-		if !used[o.Name] {
-			b.errorf(o.Pos, "segment %s: %s has no field %s (rdma-core %s)", sg.CName, r.CName(), o.Name, orUnknown(b.c.Version))
-		}
-	}
-	b.checkNames(sg)
+// Part is a named bit range of an integer field.
+type Part struct {
+	Name   string
+	GoName string
+	Shift  int
+	Width  int
+	Type   IntType // smallest unsigned type that holds Width bits
+	Enum   *Enum
+	Doc    string
+	Src    Source
 }
 
-func overridesInOrder(s *spec.Segment) []*spec.Field {
-	if s == nil {
-		return nil
-	}
-	return s.Fields
-}
-
-func endian(t *cheader.Type) Endian {
-	switch {
-	case t.Size == 1:
-		return Big // one byte: order does not matter
-	case t.Endian == cheader.BigEndian:
-		return Big
-	case t.Endian == cheader.LittleEndian:
-		return Little
-	}
-	return Native
-}
-
-var specTypes = map[string]struct {
-	bits   int
-	endian Endian
-}{
-	"u8": {8, Big}, "be16": {16, Big}, "be32": {32, Big}, "be64": {64, Big},
-	"le16": {16, Little}, "le32": {32, Little}, "le64": {64, Little},
-	"u16": {16, Native}, "u32": {32, Native}, "u64": {64, Native},
-}
-
-// privateFields makes the fields of a segment the spec lays out.
-func (b *builder) privateFields(sg *Segment, s *spec.Segment) {
-	type span struct {
-		lo, hi int
-		name   string
-	}
-	var spans []span
-	for _, o := range s.Fields {
-		f := &Field{CName: o.Name, GoName: Camel(o.Name), Offset: o.Offset, Doc: strings.TrimSpace(o.Doc), Src: Source{Spec: o.Pos}}
-		what := sg.CName + "." + o.Name
-		switch o.Type {
-		case "bytes":
-			f.Kind, f.Len = BytesField, o.Len
-		case "segment":
-			n := b.segs[o.Segment]
-			if n == nil {
-				b.errorf(o.Pos, "%s: no segment %s", what, o.Segment)
-				continue
-			}
-			if n == sg {
-				b.errorf(o.Pos, "%s: a segment cannot contain itself", what)
-				continue
-			}
-			f.Kind, f.Nested = NestedField, n
-		default:
-			t := specTypes[o.Type]
-			f.Kind, f.Int, f.Endian = IntField, IntType{Bits: t.bits}, t.endian
-			if o.Len > 0 {
-				f.Kind, f.Len = IntArray, o.Len
-			}
-		}
-		if f.Kind != IntField && (o.Enum != "" || len(o.Parts) > 0) {
-			b.errorf(o.Pos, "%s: enum and parts apply to integer fields", what)
-		}
-		b.fieldExtras(f, o, what)
-		if o.Offset < 0 || o.Offset+f.Size() > sg.Size {
-			b.errorf(o.Pos, "%s: bytes %d..%d are outside the %d-byte segment", what, o.Offset, o.Offset+f.Size()-1, sg.Size)
-			continue
-		}
-		for _, sp := range spans {
-			if o.Offset < sp.hi && sp.lo < o.Offset+f.Size() {
-				b.errorf(o.Pos, "%s overlaps %s", what, sp.name)
-			}
-		}
-		spans = append(spans, span{o.Offset, o.Offset + f.Size(), o.Name})
-		sg.Fields = append(sg.Fields, f)
-	}
-	b.checkNames(sg)
-}
-
-// fieldExtras resolves a field's enum type and parts.
-func (b *builder) fieldExtras(f *Field, o *spec.Field, what string) {
-	if o.Enum != "" {
-		f.Enum = b.enumFor(o.Pos, o.Enum, f.Int.Bits, what)
-	}
-	for _, sp := range o.Parts {
-		p := &Part{Name: sp.Name, GoName: Camel(sp.Name), Shift: sp.Shift, Width: sp.Width, Doc: strings.TrimSpace(sp.Doc), Src: Source{Spec: sp.Pos}}
-		if sp.Shift+sp.Width > f.Int.Bits {
-			b.errorf(sp.Pos, "%s: part %s (bits %d..%d) does not fit the %d-bit field", what, sp.Name, sp.Shift, sp.Shift+sp.Width-1, f.Int.Bits)
-			continue
-		}
-		for _, q := range f.Parts {
-			if sp.Shift < q.Shift+q.Width && q.Shift < sp.Shift+sp.Width {
-				b.errorf(sp.Pos, "%s: part %s overlaps part %s", what, sp.Name, q.Name)
-			}
-		}
-		switch {
-		case sp.Width <= 8:
-			p.Type = IntType{Bits: 8}
-		case sp.Width <= 16:
-			p.Type = IntType{Bits: 16}
-		case sp.Width <= 32:
-			p.Type = IntType{Bits: 32}
-		default:
-			p.Type = IntType{Bits: 64}
-		}
-		if sp.Enum != "" {
-			p.Enum = b.enumFor(sp.Pos, sp.Enum, sp.Width, what+" part "+sp.Name)
-		}
-		f.Parts = append(f.Parts, p)
-	}
-}
-
-// enumFor resolves an enum named by its Go name and checks that its values
-// fit in bits.
-func (b *builder) enumFor(pos spec.Pos, name string, bits int, what string) *Enum {
-	e := b.enumByGo[name]
-	if e == nil {
-		b.errorf(pos, "%s: no enum type %s (give the Go name of an enum in spec/enums)", what, name)
-		return nil
-	}
-	for _, m := range e.Members {
-		if bits < 64 && (m.Value.Negative() || m.Value.Bits>>uint(bits) != 0) {
-			b.errorf(pos, "%s: %s = %v does not fit in %d bits", what, m.Name, m.Value, bits)
-		}
-	}
-	return e
-}
-
-// checkNames makes sure the accessors of a segment do not collide.
-func (b *builder) checkNames(sg *Segment) {
-	seen := map[string]string{}
-	add := func(pos fmt.Stringer, name, what string) {
-		if !token.IsIdentifier(name) {
-			b.errorf(pos, "segment %s: %s would be named %q, which is not a Go identifier", sg.CName, what, name)
-			return
-		}
-		for _, n := range []string{name, "Set" + name} {
-			if segmentMethods[n] {
-				b.errorf(pos, "segment %s: %s would be named %s, which every segment already has", sg.CName, what, n)
-			}
-			if prev, dup := seen[n]; dup {
-				b.errorf(pos, "segment %s: %s and %s both want the accessor %s", sg.CName, what, prev, n)
-			}
-			seen[n] = what
-		}
-	}
-	for _, f := range sg.Fields {
-		pos := fmt.Stringer(f.Src.Header)
-		if f.Src.Spec.File != "" {
-			pos = f.Src.Spec
-		}
-		add(pos, f.GoName, "field "+f.CName)
-		if f.Kind == IntField && f.Endian == Big && f.Int.Bits > 8 && f.Enum == nil {
-			add(pos, f.GoName+"BE", "the wire-order accessors of field "+f.CName)
+// Accessor returns the Go name of the getter of the field or part with C
+// name cname, "" if the segment has none.
+func (s *Segment) Accessor(cname string) string {
+	for _, f := range s.Fields {
+		if f.CName == cname {
+			return f.GoName
 		}
 		for _, p := range f.Parts {
-			add(p.Src.Spec, p.GoName, "part "+p.Name+" of "+f.CName)
+			if p.Name == cname {
+				return p.GoName
+			}
 		}
 	}
-}
-
-// formats resolves the WQE formats.
-func (b *builder) formats() {
-	opcode := b.enumByGo["Mlx5Opcode"]
-	seen := map[string]string{}
-	for _, w := range b.s.Formats {
-		f := &Format{Name: w.Name, Doc: strings.TrimSpace(w.Doc), Src: Source{Spec: w.Pos}}
-		for _, o := range w.Opcodes {
-			k := b.consts[o]
-			if k == nil || opcode == nil || k.Enum != opcode {
-				b.errorf(w.Pos, "wqe format %s: %s is not an MLX5_OPCODE_* constant of %s (rdma-core %s)", w.Name, o, b.c.Header, orUnknown(b.c.Version))
-				continue
-			}
-			if prev := seen[o]; prev != "" {
-				b.errorf(w.Pos, "wqe format %s: %s already belongs to format %s", w.Name, o, prev)
-			}
-			seen[o] = w.Name
-			f.Opcodes = append(f.Opcodes, k)
-		}
-		for i, sname := range w.Segments {
-			switch sname {
-			case "data*":
-				f.Steps = append(f.Steps, Step{Kind: StepData})
-			case "umr*":
-				if i == 0 || w.Segments[i-1] != "mlx5_wqe_umr_ctrl_seg" {
-					b.errorf(w.Pos, "wqe format %s: umr* must follow mlx5_wqe_umr_ctrl_seg", w.Name)
-				}
-				f.Steps = append(f.Steps, Step{Kind: StepUMR})
-			default:
-				sg := b.segs[sname]
-				if sg == nil {
-					b.errorf(w.Pos, "wqe format %s: no segment %s", w.Name, sname)
-					continue
-				}
-				f.Steps = append(f.Steps, Step{Kind: StepSegment, Segment: sg})
-			}
-			if (sname == "data*" || sname == "umr*") && i != len(w.Segments)-1 {
-				b.errorf(w.Pos, "wqe format %s: %s must come last", w.Name, sname)
-			}
-		}
-		b.p.Formats = append(b.p.Formats, f)
-	}
+	return ""
 }

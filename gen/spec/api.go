@@ -5,14 +5,6 @@ import "go.yaml.in/yaml/v3"
 // The API descriptors: functions, structs and rules of the mlx5dv man pages.
 // spec/README.md documents every key.
 
-// Function kinds.
-const (
-	KindVerb    = "verb"    // an ordinary call with a synchronous result
-	KindBuilder = "builder" // opens one work request inside ibv_wr_start..complete
-	KindSetter  = "setter"  // adds to the work request the last builder opened
-	KindHelper  = "helper"  // conversions and chain control
-)
-
 // Return conventions.
 const (
 	ReturnsPointer  = "pointer-errno"  // a pointer; NULL with errno set on failure
@@ -27,7 +19,7 @@ const (
 type Function struct {
 	Pos     Pos      `yaml:"-"`
 	Name    string   `yaml:"name,required"`
-	Kind    string   `yaml:"kind,required"`
+	Kind    string   `yaml:"kind,required"` // one of vocab.FuncKinds
 	Man     string   `yaml:"man"`
 	Returns string   `yaml:"returns,required"`
 	Result  string   `yaml:"result"` // C result type as the header writes it; "" = void

@@ -9,37 +9,12 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 )
 
 // Pos is a position in a spec file.
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
-
-// Error is a problem in a spec file, reported as file:line:col: message.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
-
-// ErrorList is every problem found, in file order.
-type ErrorList []*Error
-
-func (l ErrorList) Error() string {
-	var b strings.Builder
-	for i, e := range l {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
+type Pos = diag.Pos
 
 // decoder turns yaml.Nodes into Go values strictly: unknown keys, missing
 // required keys, duplicate keys and wrongly typed scalars are errors with the
@@ -48,13 +23,13 @@ func (l ErrorList) Error() string {
 // set to the position of the mapping it was decoded from.
 type decoder struct {
 	file string
-	errs ErrorList
+	errs diag.List
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Col: n.Column} }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.errs = append(d.errs, &Error{Pos: d.pos(n), Msg: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &diag.Error{Pos: d.pos(n), Msg: fmt.Sprintf(format, args...)})
 }
 
 var (
@@ -252,30 +227,30 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 
 // decodeFile parses one YAML document and decodes it into v. A second
 // document is an error: it would be silently ignored, keys and all.
-func decodeFile(file string, data []byte, v any) ErrorList {
+func decodeFile(file string, data []byte, v any) diag.List {
 	d := &decoder{file: file}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return ErrorList{yamlSyntaxError(file, err)}
+		return diag.List{yamlSyntaxError(file, err)}
 	}
 	if len(doc.Content) == 0 {
-		return ErrorList{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty spec file"}}
+		return diag.List{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty spec file"}}
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		return ErrorList{yamlSyntaxError(file, err)}
+		return diag.List{yamlSyntaxError(file, err)}
 	default:
-		return ErrorList{{Pos: d.pos(&next), Msg: "a second YAML document; a spec file holds one (remove the ---)"}}
+		return diag.List{{Pos: d.pos(&next), Msg: "a second YAML document; a spec file holds one (remove the ---)"}}
 	}
 	d.decode(doc.Content[0], reflect.ValueOf(v).Elem())
 	return d.errs
 }
 
 // yamlSyntaxError turns yaml.v3's "yaml: line N: msg" into file:line:col.
-func yamlSyntaxError(file string, err error) *Error {
+func yamlSyntaxError(file string, err error) *diag.Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
@@ -285,5 +260,5 @@ func yamlSyntaxError(file string, err error) *Error {
 			}
 		}
 	}
-	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: "YAML syntax: " + msg}
+	return &diag.Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: "YAML syntax: " + msg}
 }

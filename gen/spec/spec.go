@@ -15,6 +15,9 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
 // Spec is every descriptor file of a spec directory, merged.
@@ -146,7 +149,7 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 	}
 	sort.Strings(files)
 	s := &Spec{}
-	var errs ErrorList
+	var errs diag.List
 	for _, f := range files {
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
@@ -191,10 +194,10 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 }
 
 // check validates what can be validated without the header.
-func (s *Spec) check() ErrorList {
-	var errs ErrorList
+func (s *Spec) check() diag.List {
+	var errs diag.List
 	bad := func(p Pos, format string, args ...any) {
-		errs = append(errs, &Error{Pos: p, Msg: sprintf(format, args...)})
+		errs = append(errs, &diag.Error{Pos: p, Msg: sprintf(format, args...)})
 	}
 	seen := map[string]Pos{}
 	for _, e := range s.Enums {
@@ -216,7 +219,26 @@ func (s *Spec) check() ErrorList {
 		seen[key] = e.Pos
 		errs = append(errs, checkGate(e.Pos, e.Gate)...)
 	}
-	for _, g := range s.Segments {
+	errs = append(errs, checkSegments(s.Segments, seen)...)
+	for _, w := range s.Formats {
+		for _, seg := range w.Segments {
+			if seg == "" {
+				bad(w.Pos, "wqe format %s: empty segment name", w.Name)
+			}
+		}
+	}
+	errs = append(errs, s.checkAPI()...)
+	return errs
+}
+
+// checkSegments validates the segment descriptors; seen holds the keys
+// described so far, for duplicates.
+func checkSegments(segs []*Segment, seen map[string]Pos) diag.List {
+	var errs diag.List
+	bad := func(p Pos, format string, args ...any) {
+		errs = append(errs, &diag.Error{Pos: p, Msg: sprintf(format, args...)})
+	}
+	for _, g := range segs {
 		key := "segment " + g.C
 		if p, dup := seen[key]; dup {
 			bad(g.Pos, "%s described twice (first at %s)", key, p)
@@ -278,14 +300,6 @@ func (s *Spec) check() ErrorList {
 			}
 		}
 	}
-	for _, w := range s.Formats {
-		for _, seg := range w.Segments {
-			if seg == "" {
-				bad(w.Pos, "wqe format %s: empty segment name", w.Name)
-			}
-		}
-	}
-	errs = append(errs, s.checkAPI()...)
 	return errs
 }
 
@@ -295,9 +309,6 @@ func (s *Spec) check() ErrorList {
 const MaxSegmentSize = 1024
 
 func validType(t string) bool {
-	switch t {
-	case "u8", "be16", "be32", "be64", "le16", "le32", "le64", "u16", "u32", "u64", "bytes", "segment":
-		return true
-	}
-	return false
+	_, isInt := vocab.IntFields[t]
+	return isInt || t == "bytes" || t == "segment"
 }

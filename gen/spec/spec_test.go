@@ -141,3 +141,28 @@ func TestEmptySpecDirectory(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+// TestVocabulary: the words a descriptor numbers by (function kinds, QP
+// types, setter groups, field types) are checked against gen/vocab.
+func TestVocabulary(t *testing.T) {
+	fn := "man: x(3)\nfunctions:\n  - {name: f, returns: deferred, %s}\n"
+	for _, c := range []struct{ src, want string }{
+		{strings.Replace(fn, "%s", "kind: verbish", 1), "function f: kind must be verb, builder, setter or helper, not \"verbish\""},
+		{strings.Replace(fn, "%s", "kind: builder, qp_types: [RC, XRC]", 1), "function f: unknown QP type \"XRC\" (want one of [RC UC UD XRC_SEND RAW_PACKET DCI])"},
+		{strings.Replace(fn, "%s", "kind: builder, qp_types: [RC], takes: [data, colour]", 1), "function f: unknown setter group \"colour\""},
+		{strings.Replace(fn, "%s", "kind: setter, qp_types: [RC], group: colour", 1), "function f: a setter needs a group, one of [data dc_addr"},
+		{"segments:\n  - c: s\n    private: x.h\n    size: 4\n    fields: [{name: a, type: le8}]\n", "unknown type \"le8\""},
+	} {
+		if err := load(t, map[string]string{"a.yaml": c.src}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\ngot %v\nwant %q", c.src, err, c.want)
+		}
+	}
+	for _, ok := range []string{
+		strings.Replace(fn, "%s", "kind: builder, qp_types: [RC, DCI], takes: [data, dc_addr], requires: [dc_addr]", 1),
+		"segments:\n  - c: s\n    private: x.h\n    size: 8\n    fields: [{name: a, type: le16}, {name: b, type: u32, offset: 4}]\n",
+	} {
+		if err := load(t, map[string]string{"a.yaml": ok}); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 )
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
@@ -57,18 +59,18 @@ func (g Gate) Includes(v string) bool {
 	return true
 }
 
-func checkGate(p Pos, g Gate) ErrorList {
-	var errs ErrorList
+func checkGate(p Pos, g Gate) diag.List {
+	var errs diag.List
 	for _, v := range []string{g.Since, g.Until} {
 		if v == "" {
 			continue
 		}
 		if _, _, ok := ParseVersion(v); !ok {
-			errs = append(errs, &Error{Pos: p, Msg: fmt.Sprintf("version %q is not an rdma-core release like 56.1", v)})
+			errs = append(errs, &diag.Error{Pos: p, Msg: fmt.Sprintf("version %q is not an rdma-core release like 56.1", v)})
 		}
 	}
 	if g.Since != "" && g.Until != "" && CompareVersions(g.Since, g.Until) >= 0 {
-		errs = append(errs, &Error{Pos: p, Msg: fmt.Sprintf("since %s is not before until %s", g.Since, g.Until)})
+		errs = append(errs, &diag.Error{Pos: p, Msg: fmt.Sprintf("since %s is not before until %s", g.Since, g.Until)})
 	}
 	return errs
 }

@@ -97,8 +97,8 @@ func mirrorProgram(mirrors []*model.Mirror) (want map[string]string, prog string
 	}
 	for _, m := range mirrors {
 		st := "struct " + m.CName
-		line(m.CName+" sizeof", "sizeof("+st+")", fmt.Sprint(m.C.Size))
-		line(m.CName+" alignof", "_Alignof("+st+")", fmt.Sprint(m.C.Align))
+		line(m.CName+" sizeof", "sizeof("+st+")", fmt.Sprint(m.Size))
+		line(m.CName+" alignof", "_Alignof("+st+")", fmt.Sprint(m.Align))
 		for _, f := range m.Fields {
 			if f.CName != "" {
 				line(m.CName+"."+f.CName+" offsetof", "offsetof("+st+", "+f.CName+")", fmt.Sprint(f.Offset))

@@ -3,12 +3,12 @@ package rq_test
 import (
 	"errors"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 	"math/bits"
 	"slices"
 	"syscall"
 	"testing"
 
-	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
@@ -87,7 +87,7 @@ func TestReceiveRules(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, r := range s.Rules {
-		if r.Check == nil || !slices.Contains(model.ReceiveChecks, r.Check.Chain) {
+		if r.Check == nil || !slices.Contains(vocab.ReceiveChecks, r.Check.Chain) {
 			continue
 		}
 		seen[r.Check.Chain+"/"+r.Funcs[0]] = true
@@ -122,7 +122,7 @@ func TestReceiveRules(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range model.ReceiveChecks {
+	for _, c := range vocab.ReceiveChecks {
 		for _, fn := range []string{"ibv_post_recv", "ibv_post_srq_recv"} {
 			if !seen[c+"/"+fn] {
 				t.Errorf("no rule with examples for check %s of %s", c, fn)

@@ -1,4 +1,4 @@
-package model_test
+package resolve_test
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/resolve"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
@@ -62,7 +63,7 @@ func buildAs(t *testing.T, version string, extra map[string]string) (*model.Pack
 	if err != nil {
 		return nil, err
 	}
-	return model.Build(&c, s, model.Config{})
+	return resolve.Build(&c, s, resolve.Config{})
 }
 
 func TestBuild(t *testing.T) {

@@ -1,17 +1,11 @@
-package model
+package resolve
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/diag"
+	"github.com/mlx5gen/mlx5gen/gen/model"
 )
-
-// RepeatBlockOp is what libmlx5 writes into the op word of an interleaved
-// UMR translation (rdma-core providers/mlx5/qp.c), where a KLM list has an
-// mkey: the WQE splitters tell the two apart by it. The public header has
-// no name for it.
-const RepeatBlockOp = 0x400
 
 // splitNeed is a segment the generated Split walks a WQE with, and the
 // fields or parts whose accessors it calls.
@@ -21,13 +15,15 @@ type splitNeed struct {
 }
 
 // What Split always uses: the control segment's ds and opcode, and the
-// inline data header it tells from a data segment by MLX5_INLINE_SEG.
+// inline data header it tells from a data segment by MLX5_INLINE_SEG
+// (model.Splitter's Ctrl and Inline, in this order).
 var (
 	splitSegs   = []splitNeed{{"mlx5_wqe_ctrl_seg", []string{"ds", "opcode"}}, {"mlx5_wqe_inl_data_seg", nil}}
 	splitConsts = []string{"MLX5_INLINE_SEG"}
 )
 
-// What the body of a UMR WQE (umr* in a format) adds.
+// What the body of a UMR WQE (umr* in a format) adds (model.Splitter's
+// UMRCtrl, RepeatBlock and KLM, in this order).
 var (
 	umrSegs = []splitNeed{
 		{"mlx5_wqe_umr_ctrl_seg", []string{"klm_octowords", "flags", "bsf_octowords"}},
@@ -41,19 +37,22 @@ var (
 // do not give, so that such a header is a user error here rather than a
 // generated package that does not compile.
 func (b *builder) splitNeeds() {
-	hdr := cheader.Pos{File: b.c.Header, Line: 1, Col: 1}
+	hdr := diag.Pos{File: b.c.Header, Line: 1, Col: 1}
 	b.needs(hdr, "the WQE splitter (Split)", splitSegs, splitConsts)
+	b.p.Split.Ctrl, b.p.Split.Inline = b.segs[splitSegs[0].seg], b.segs[splitSegs[1].seg]
 	for _, f := range b.p.Formats {
 		for _, st := range f.Steps {
-			if st.Kind == StepUMR {
+			if st.Kind == model.StepUMR {
 				b.needs(f.Src.Spec, "wqe format "+f.Name+": umr*", umrSegs, umrConsts)
+				sp := &b.p.Split
+				sp.UMRCtrl, sp.RepeatBlock, sp.KLM = b.segs[umrSegs[0].seg], b.segs[umrSegs[1].seg], b.segs[umrSegs[2].seg]
 				return // once is enough
 			}
 		}
 	}
 }
 
-func (b *builder) needs(pos fmt.Stringer, who string, segs []splitNeed, consts []string) {
+func (b *builder) needs(pos diag.Pos, who string, segs []splitNeed, consts []string) {
 	for _, n := range segs {
 		sg := b.segs[n.seg]
 		if sg == nil {
@@ -67,7 +66,7 @@ func (b *builder) needs(pos fmt.Stringer, who string, segs []splitNeed, consts [
 			}
 		}
 		if len(missing) > 0 {
-			b.errorf(sg.pos(), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
+			b.errorf(srcPos(sg.Src), "%s needs segment %s to have a field or part named %s", who, n.seg, strings.Join(missing, ", "))
 		}
 	}
 	for _, c := range consts {
@@ -79,7 +78,7 @@ func (b *builder) needs(pos fmt.Stringer, who string, segs []splitNeed, consts [
 
 // hasAccessor reports whether a segment has a field or a part with this C
 // name (parts give the accessor of a bit range of a field).
-func hasAccessor(sg *Segment, name string) bool {
+func hasAccessor(sg *model.Segment, name string) bool {
 	for _, f := range sg.Fields {
 		if f.CName == name {
 			return true

@@ -1,16 +1,13 @@
-package model
+package resolve
 
 import (
-	"fmt"
-
+	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 )
 
-// Warning is a disagreement between a since/until gate and the header that
-// does not stop generation: the header decides, the gate only documents.
-type Warning = Error
-
-// The header decides whether a gated item is generated: an rdma-core
+// A warning is a disagreement between a since/until gate and the header
+// that does not stop generation: the header decides, the gate only
+// documents. The header decides whether a gated item is generated: an rdma-core
 // release may come from a distribution or vendor with backports, from a
 // source tree or from a copied include directory without libibverbs.pc.
 // The gate records the upstream release that added or removed the item;
@@ -21,7 +18,7 @@ type Warning = Error
 
 // gated reports whether an item is generated: true for an ungated item
 // (the caller reports its absence), else whether the header declares it.
-func (b *builder) gated(pos fmt.Stringer, what string, g spec.Gate, declared bool) bool {
+func (b *builder) gated(pos diag.Pos, what string, g spec.Gate, declared bool) bool {
 	if g.Since == "" && g.Until == "" {
 		return true
 	}
@@ -30,7 +27,7 @@ func (b *builder) gated(pos fmt.Stringer, what string, g spec.Gate, declared boo
 }
 
 // crossCheck warns when the known release's gate and the header disagree.
-func (b *builder) crossCheck(pos fmt.Stringer, what string, g spec.Gate, declared bool) {
+func (b *builder) crossCheck(pos diag.Pos, what string, g spec.Gate, declared bool) {
 	v := b.c.Version
 	if v == "" || g.Includes(v) == declared {
 		return
@@ -42,8 +39,8 @@ func (b *builder) crossCheck(pos fmt.Stringer, what string, g spec.Gate, declare
 	b.warnf(pos, "%s is gated to rdma-core %s, but the rdma-core %s header does not declare it; left out", what, gateString(g), v)
 }
 
-func (b *builder) warnf(pos fmt.Stringer, format string, args ...any) {
-	b.p.Warnings = append(b.p.Warnings, &Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+func (b *builder) warnf(pos diag.Pos, format string, args ...any) {
+	b.p.Warnings = append(b.p.Warnings, diag.Errorf(pos, format, args...))
 }
 
 // declares reports whether the header declares name: a function, a

@@ -1,4 +1,4 @@
-package model_test
+package resolve_test
 
 import (
 	"strings"

@@ -1,0 +1,279 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/mlx5gen/mlx5gen/gen/model"
+)
+
+// validateFile writes ValidateInto and Validate methods per mirror, and
+// ValidateArgs...Into and ValidateArgs... per function whose parameters
+// have rules. The Into forms fill a caller's RuleError and do not
+// allocate; the others return a new one.
+func validateFile(p *model.Package, f *jen.File) {
+	enums := map[*model.Enum]bool{}
+	for _, m := range p.API.Mirrors {
+		doc := fmt.Sprintf("ValidateInto checks the rules on struct %s", m.CName)
+		if len(m.Rules) > 0 {
+			var ids []string
+			for _, r := range m.Rules {
+				ids = append(ids, r.ID)
+			}
+			doc += " (" + strings.Join(ids, ", ") + ")"
+		}
+		doc += ", then the structs it points to that are in use. It reports whether\nthey hold, and fills e with the first violation when they do not."
+		comment(f, doc)
+		var body []jen.Code
+		for _, r := range m.Rules {
+			body = append(body, ruleCheck(r, enums))
+		}
+		for _, mf := range m.Fields {
+			body = append(body, nestedValidation(mf)...)
+		}
+		body = append(body, jen.Return(jen.True()))
+		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("ValidateInto").Params(jen.Id("e").Op("*").Id("RuleError")).Bool().Block(body...)
+		f.Line()
+		comment(f, fmt.Sprintf("Validate checks the rules on struct %s and the structs it points to that\nare in use, and returns the first violation as a *RuleError.", m.CName))
+		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("Validate").Params().Error().Block(
+			jen.Var().Id("e").Id("RuleError"),
+			jen.If(jen.Id("s").Dot("ValidateInto").Call(jen.Op("&").Id("e"))).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Id("cloneRuleError").Call(jen.Op("&").Id("e"))),
+		)
+		f.Line()
+	}
+	for _, fn := range p.API.Funcs {
+		if len(fn.Rules) == 0 {
+			continue
+		}
+		// The parameters the rules look at, in prototype order.
+		var params []*model.Param
+		for _, prm := range fn.Params {
+			for _, r := range fn.Rules {
+				if r.Arg.Param == prm {
+					params = append(params, prm)
+					break
+				}
+			}
+		}
+		var sig, args []jen.Code
+		var names []string
+		for _, prm := range params {
+			sig = append(sig, jen.Id(prm.GoName).Add(paramType(prm)))
+			args = append(args, jen.Id(prm.GoName))
+			names = append(names, prm.Name)
+		}
+		var body []jen.Code
+		for _, r := range fn.Rules {
+			body = append(body, ruleCheck(r, enums))
+		}
+		body = append(body, jen.Return(jen.True()))
+		name := fn.Validator()
+		comment(f, fmt.Sprintf("%sInto checks the rules on the arguments %s of %s. It\nreports whether they hold, and fills e with the first violation when they do not.",
+			name, strings.Join(names, ", "), fn.Name))
+		f.Func().Id(name + "Into").Params(append([]jen.Code{jen.Id("e").Op("*").Id("RuleError")}, sig...)...).Bool().Block(body...)
+		f.Line()
+		comment(f, fmt.Sprintf("%s checks the rules on the arguments %s of %s, and\nreturns the first violation as a *RuleError.", name, strings.Join(names, ", "), fn.Name))
+		f.Func().Id(name).Params(sig...).Error().Block(
+			jen.Var().Id("e").Id("RuleError"),
+			jen.If(jen.Id(name+"Into").Call(append([]jen.Code{jen.Op("&").Id("e")}, args...)...)).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Id("cloneRuleError").Call(jen.Op("&").Id("e"))),
+		)
+		f.Line()
+	}
+	// The names of the values the rules report, by enum.
+	var used []*model.Enum
+	for _, e := range p.Enums {
+		if enums[e] {
+			used = append(used, e)
+		}
+	}
+	for _, e := range used {
+		f.Func().Id(e.NamesFunc()).Params(jen.Id("v").Uint64()).String().Block(
+			jen.Return(jen.Id(e.GoName).Call(jen.Id("v")).Dot("String").Call()))
+		f.Line()
+	}
+}
+
+// paramType is the Go type of a validator's parameter.
+func paramType(p *model.Param) jen.Code {
+	switch {
+	case p.Typed:
+		return jen.Id(p.Enum.GoName)
+	case p.Kind == model.ParamInt:
+		return intType(p.Int)
+	}
+	return unsafePointer
+}
+
+// nestedValidation validates what a field points to or contains.
+func nestedValidation(mf *model.MirrorField) []jen.Code {
+	var out []jen.Code
+	switch mf.Kind {
+	case model.MPointer:
+		v := jen.Id("s").Dot(mf.GoName)
+		out = append(out, guarded(mf.When, jen.If(jen.Add(v).Op("!=").Nil().Op("&&").Op("!").Add(v).Dot("ValidateInto").Call(jen.Id("e"))).Block(
+			jen.Return(jen.False()))))
+	case model.MNested:
+		out = append(out, guarded(mf.When,
+			jen.If(jen.Op("!").Id("s").Dot(mf.GoName).Dot("ValidateInto").Call(jen.Id("e"))).Block(jen.Return(jen.False()))))
+	}
+	for _, u := range mf.Members {
+		switch u.Kind {
+		case model.MPointer:
+			v := jen.Id("s").Dot(u.GoName).Call()
+			out = append(out, guarded(u.When, jen.If(jen.Id("p").Op(":=").Add(v), jen.Id("p").Op("!=").Nil().Op("&&").Op("!").Id("p").Dot("ValidateInto").Call(jen.Id("e"))).Block(
+				jen.Return(jen.False()))))
+		case model.MNested:
+			out = append(out, guarded(u.When,
+				jen.If(jen.Op("!").Id("s").Dot(u.GoName).Call().Dot("ValidateInto").Call(jen.Id("e"))).Block(jen.Return(jen.False()))))
+		}
+	}
+	return out
+}
+
+func guarded(c *model.Cond, stmt jen.Code) jen.Code {
+	if c == nil {
+		return stmt
+	}
+	return jen.If(condExpr(c)).Block(stmt)
+}
+
+func condExpr(c *model.Cond) jen.Code {
+	v := jen.Id("s").Dot(c.Field.GoName)
+	switch {
+	case c.NotNull:
+		return jen.Add(v).Op("!=").Nil()
+	case c.Bits != 0 && c.Clear != 0:
+		return jen.Uint64().Call(v).Op("&").Add(hex(c.Bits | c.Clear)).Op("==").Add(hex(c.Bits))
+	case c.Bits != 0:
+		return jen.Uint64().Call(v).Op("&").Add(hex(c.Bits)).Op("==").Add(hex(c.Bits))
+	case c.Clear != 0:
+		return jen.Uint64().Call(v).Op("&").Add(hex(c.Clear)).Op("==").Lit(0)
+	}
+	var e *jen.Statement
+	for i, x := range c.OneOf {
+		t := jen.Uint64().Call(v).Op("==").Add(hex(x))
+		if i == 0 {
+			e = t
+		} else {
+			e = e.Op("||").Add(t)
+		}
+	}
+	return e
+}
+
+// ruleCheck renders "if <violation> { e.set(...); return false }" for an
+// argument rule, recording in enums the enums whose names the error uses.
+func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
+	a := r.Arg
+	var v *jen.Statement
+	st, field := "", a.FieldName
+	switch {
+	case a.Param != nil:
+		v, field = jen.Id(a.Param.GoName), a.Param.Name
+	case a.Member != nil:
+		v = jen.Id("s").Dot(a.Member.GoName).Call()
+	case a.Via != nil:
+		v = jen.Id("s").Dot(a.Via.GoName).Dot(a.Field.GoName)
+	case a.Field != nil:
+		v = jen.Id("s").Dot(a.Field.GoName)
+	}
+	if a.Mirror != nil {
+		st = a.Mirror.CName
+	}
+	u := func() *jen.Statement { return jen.Uint64().Call(v.Clone()) }
+	var bad jen.Code
+	test, value, limit := "TestNone", jen.Code(jen.Lit(0)), jen.Code(jen.Lit(0))
+	names := namedBy(a)
+	switch {
+	case len(a.NotAllNull) > 0:
+		var e *jen.Statement
+		var fs []string
+		for i, nf := range a.NotAllNull {
+			t := jen.Id("s").Dot(nf.GoName).Op("==").Nil()
+			fs = append(fs, nf.CName)
+			if i == 0 {
+				e = t
+			} else {
+				e = e.Op("&&").Add(t)
+			}
+		}
+		bad, test, field = e, "TestNotNull", strings.Join(fs, " and ")
+	case a.NotNull:
+		bad, test = jen.Add(v).Op("==").Nil(), "TestNotNull"
+	case len(a.OneOf) > 0:
+		var e *jen.Statement
+		for i, x := range a.OneOf {
+			t := u().Op("!=").Add(hex(x))
+			if i == 0 {
+				e = t
+			} else {
+				e = e.Op("&&").Add(t)
+			}
+		}
+		bad, test, value = e, "TestOneOf", u()
+	case a.Enum != nil:
+		var e *jen.Statement
+		seen := map[uint64]bool{}
+		typed := a.Field != nil && a.Member == nil && a.Field.Enum == a.Enum || a.Param != nil && a.Param.Enum == a.Enum
+		for _, k := range a.Enum.Members {
+			if seen[k.Value.Bits] {
+				continue
+			}
+			seen[k.Value.Bits] = true
+			t := u().Op("!=").Add(hex(k.Value.Bits))
+			if typed {
+				t = v.Clone().Op("!=").Id(k.Name)
+			}
+			if e == nil {
+				e = t
+			} else {
+				e = e.Op("&&").Line().Add(t)
+			}
+		}
+		bad, test, value, names = e, "TestOneOf", u(), a.Enum
+	case a.MaskIsSet:
+		bad, test, value, limit = u().Op("&^").Add(hex(a.Mask)).Op("!=").Lit(0), "TestBits", u(), hex(a.Mask)
+	case a.Has != 0:
+		bad, test, value, limit = u().Op("&").Add(hex(a.Has)).Op("!=").Add(hex(a.Has)), "TestNeedBits", u(), hex(a.Has)
+	case a.Zero:
+		bad, test, value = jen.Add(v).Op("!=").Lit(0), "TestZero", u()
+	case a.NotNeg:
+		bad, test, value = jen.Add(v).Op("<").Lit(0), "TestNotNegative", u()
+	case a.Max != nil:
+		bad, test, value, limit = u().Op(">").Add(hex(*a.Max)), "TestMax", u(), hex(*a.Max)
+	case a.MultipleOf != 0:
+		bad, test, value, limit = u().Op("%").Add(hex(a.MultipleOf)).Op("!=").Lit(0), "TestMultipleOf", u(), hex(a.MultipleOf)
+	}
+	namesCode := jen.Code(jen.Nil())
+	if names != nil {
+		enums[names] = true
+		namesCode = jen.Id(names.NamesFunc())
+	}
+	stmt := jen.If(bad).Block(
+		jen.Id("setRuleError").Call(jen.Id("e"), jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
+		jen.Return(jen.False()),
+	)
+	if a.When != nil {
+		stmt = jen.If(condExpr(a.When)).Block(stmt)
+	}
+	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Applied())).Line().Add(stmt)
+}
+
+// namedBy returns the enum that names the checked value's members or bits.
+func namedBy(a *model.ArgCheck) *model.Enum {
+	switch {
+	case a.FlagsEnum != nil:
+		return a.FlagsEnum
+	case a.Param != nil:
+		return a.Param.Enum
+	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt && a.Field.Names != nil:
+		return a.Field.Names
+	case a.Field != nil && a.Member == nil && a.Field.Kind == model.MInt:
+		return a.Field.Enum
+	}
+	return nil
+}

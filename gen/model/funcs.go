@@ -1,0 +1,44 @@
+package model
+
+// Func is a function of the API.
+type Func struct {
+	// ID is the function's Func value: its index among all the spec's
+	// functions, gated out or not, so that a value means the same function
+	// in the packages of every rdma-core release (a downstream package's
+	// aliases and errors.As on a RuleError depend on it).
+	ID      int
+	Name    string
+	GoName  string // FnMlx5dvWrMkeyConfigure
+	Man     string // the man page that documents it
+	Kind    string // one of vocab.FuncKinds
+	Returns string // the return convention (spec/README.md)
+	Params  []*Param
+	QPTypes []string // of vocab.QPTypes
+	SendOp  *Const
+	MlxOp   *Const
+	WRFlags []*Const
+	Takes   []string // setter groups, of vocab.SetterGroups
+	Needs   []string
+	Group   string
+	Of      []*Func
+	Rules   []*Rule // argument rules on its parameters, in spec order
+}
+
+// ParamKind is what a parameter holds.
+type ParamKind uint8
+
+const (
+	ParamInt     ParamKind = iota // an integer or an enum: Int
+	ParamPointer                  // a pointer
+	ParamOther                    // anything else (a struct by value)
+)
+
+// Param is a function parameter.
+type Param struct {
+	Name   string
+	GoName string
+	Kind   ParamKind
+	Int    IntType // ParamInt: its Go type
+	Enum   *Enum   // the enum or flag set whose names its values take
+	Typed  bool    // the Go parameter has the type of Enum (same size)
+}

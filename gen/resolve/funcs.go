@@ -1,0 +1,98 @@
+package resolve
+
+import (
+	"github.com/mlx5gen/mlx5gen/gen/cheader"
+	"github.com/mlx5gen/mlx5gen/gen/model"
+	"github.com/mlx5gen/mlx5gen/gen/spec"
+)
+
+// buildFuncs resolves the spec's functions against the header's
+// prototypes.
+func (b *builder) buildFuncs() {
+	a := b.p.API
+	var specs []*spec.Function
+	for id, sf := range b.s.Functions {
+		cf := b.c.Func(sf.Name)
+		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, cf != nil) {
+			continue
+		}
+		if cf == nil {
+			b.errorf(sf.Pos, "function %s: not in %s (rdma-core %s)", sf.Name, b.c.Header, orUnknown(b.c.Version))
+			continue
+		}
+		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
+			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
+		b.checkPrototype(sf, cf, f)
+		b.workRequest(sf, f)
+		if b.declare(sf.Pos, f.GoName, "function "+sf.Name) {
+			b.funcs[sf.Name] = f
+			a.Funcs = append(a.Funcs, f)
+			specs = append(specs, sf)
+		}
+	}
+	for i, f := range a.Funcs {
+		for _, o := range specs[i].Of {
+			if g := b.funcs[o]; g != nil {
+				f.Of = append(f.Of, g)
+			}
+		}
+	}
+}
+
+// workRequest resolves the constants a builder or setter needs of the QP
+// and the work request: send ops and flags.
+func (b *builder) workRequest(sf *spec.Function, f *model.Func) {
+	if sf.SendOp != "" {
+		f.SendOp = b.constant(sf.Pos, sf.SendOp, "send_op of "+sf.Name)
+	}
+	if sf.MlxSendOp != "" {
+		f.MlxOp = b.constant(sf.Pos, sf.MlxSendOp, "mlx5_send_op of "+sf.Name)
+	}
+	for _, w := range sf.WRFlags {
+		if k := b.constant(sf.Pos, w, "wr_flags of "+sf.Name); k != nil {
+			f.WRFlags = append(f.WRFlags, k)
+		}
+	}
+}
+
+// checkPrototype compares the spec's prototype with the header's, and
+// makes the parameters.
+func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.Func) {
+	res := "void"
+	if r := cf.Type.Result; r != nil && r.Kind != cheader.Void {
+		res = r.Spelling()
+	} else if r != nil && r.Kind == cheader.Void && r.Name != "" {
+		res = r.Name
+	}
+	want := sf.Result
+	if want == "" {
+		want = "void"
+	}
+	if normType(want) != normType(res) {
+		b.errorf(sf.Pos, "function %s: result %q, but %s has %q (rdma-core %s)", sf.Name, want, b.c.Header, res, orUnknown(b.c.Version))
+	}
+	if len(sf.Params) != len(cf.Type.Params) {
+		b.errorf(sf.Pos, "function %s: %d parameters, but the header's prototype has %d", sf.Name, len(sf.Params), len(cf.Type.Params))
+		return
+	}
+	for i, sp := range sf.Params {
+		cp := cf.Type.Params[i]
+		if cp.Name != "" && cp.Name != sp.Name {
+			b.errorf(sp.Pos, "function %s: parameter %d is %s in the header, not %s", sf.Name, i+1, cp.Name, sp.Name)
+		}
+		if normType(sp.Type) != normType(cp.Type.Spelling()) {
+			b.errorf(sp.Pos, "function %s: parameter %s has type %q in the header, not %q", sf.Name, sp.Name, cp.Type.Spelling(), sp.Type)
+		}
+		p := &model.Param{Name: sp.Name, GoName: model.ParamName(sp.Name), Kind: model.ParamOther}
+		if it, ok := intType(cp.Type); ok {
+			p.Kind, p.Int = model.ParamInt, it
+		} else if cp.Type.Kind == cheader.Pointer {
+			p.Kind = model.ParamPointer
+		}
+		if sp.Enum != "" || sp.Flags != "" {
+			p.Enum = b.enumByTag(sp.Pos, sp.Enum+sp.Flags, "parameter "+sp.Name+" of "+sf.Name)
+			p.Typed = p.Enum != nil && p.Kind == model.ParamInt && p.Int.Bits == p.Enum.Underlying.Bits
+		}
+		f.Params = append(f.Params, p)
+	}
+}

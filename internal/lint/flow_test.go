@@ -1,0 +1,62 @@
+package lint
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// flow ranks the generator's pipeline, header + spec -> model -> emit: a
+// package may import only packages of a lower rank (gen/emit's whole
+// import graph is checked by gen/emit's TestEmitImports).
+var flow = map[string]int{
+	"gen/diag": 0, "gen/vocab": 0,
+	"gen/cheader": 1, "gen/spec": 1, "gen/model": 1,
+	"gen/resolve": 2, "gen/emit": 2, "gen/wqedecode": 2,
+	"gen": 3,
+}
+
+func TestGenFlow(t *testing.T) {
+	root := moduleRoot(t)
+	for pkg, rank := range flow {
+		for _, imp := range imports(t, filepath.Join(root, filepath.FromSlash(pkg))) {
+			if r, ok := flow[imp]; ok && r >= rank {
+				t.Errorf("%s (rank %d) imports %s (rank %d): the flow is header + spec -> model -> emit", pkg, rank, imp, r)
+			}
+		}
+	}
+}
+
+// imports lists the module packages the non-test files of dir import.
+func imports(t *testing.T, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if len(files) == 0 {
+		t.Fatalf("%s: no Go files", dir)
+	}
+	var out []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if rest, ok := strings.CutPrefix(p, "github.com/mlx5gen/mlx5gen/"); ok {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
+}
