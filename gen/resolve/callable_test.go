@@ -76,3 +76,44 @@ func TestMacroAndInline(t *testing.T) {
 func sprintf(format string, args ...any) string {
 	return strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n"
 }
+
+// TestUntaggedStructMembers: the members of an untagged struct member are
+// fields of their own, named struct.member at their offset in the outer
+// struct (44.0: mlx5dv_qp's sq, rq and bf; mlx5dv_obj's in/out pairs).
+func TestUntaggedStructMembers(t *testing.T) {
+	p, err := build(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]int64{
+		"mlx5dv_qp":  {"dbrec": 0, "sq.buf": 8, "sq.wqe_cnt": 16, "sq.stride": 20, "rq.buf": 24, "bf.reg": 40, "bf.size": 48, "comp_mask": 56},
+		"mlx5dv_obj": {"qp.in": 0, "qp.out": 8, "cq.in": 16, "pd.out": 104},
+	}
+	for _, m := range p.API.Mirrors {
+		w := want[m.CName]
+		if w == nil {
+			continue
+		}
+		got := map[string]int64{}
+		for _, f := range m.Fields {
+			got[f.CName] = f.Offset
+		}
+		for name, off := range w {
+			if o, ok := got[name]; !ok || o != off {
+				t.Errorf("%s.%s: offset %d (present %v), want %d", m.CName, name, o, ok, off)
+			}
+		}
+		if _, ok := got["sq"]; ok {
+			t.Errorf("%s: the untagged struct sq is a field of its own", m.CName)
+		}
+		delete(want, m.CName)
+	}
+	if len(want) > 0 {
+		t.Errorf("no mirrors for %v", want)
+	}
+	bad := "man: x(3)\nstructs:\n" +
+		"  - name: mlx5dv_rwq\n    fields:\n      - {name: buf, type: void *}\n      - {name: dbrec, type: __be32 *}\n      - {name: sq.wqe_cnt, type: uint32_t}\n      - {name: stride, type: uint32_t}\n      - {name: comp_mask, type: uint64_t}\n"
+	if _, err := build(t, map[string]string{"api/zz.yaml": bad}); err == nil || !strings.Contains(err.Error(), "struct mlx5dv_rwq: field 3 is wqe_cnt in the header, not sq.wqe_cnt") {
+		t.Errorf("a wrong member name: %v", err)
+	}
+}
