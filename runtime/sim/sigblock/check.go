@@ -118,10 +118,10 @@ func (e *Error) Error() string {
 		name = "application tag"
 	}
 	return "sigblock: block " + itoa(e.Block) + " at offset " + itoa(e.Offset) + ": bad " + name +
-		": expected 0x" + hex(exp) + ", actual 0x" + hex(act)
+		": expected 0x" + hexa(exp) + ", actual 0x" + hexa(act)
 }
 
-func hex(v uint64) string {
+func hexa(v uint64) string {
 	const digits = "0123456789abcdef"
 	var b [16]byte
 	i := len(b)
