@@ -151,9 +151,17 @@ func byteMask(mask uint8, size int) uint64 {
 // the bytes check_mask selects. Escaped T10-DIF blocks (FlagAppEscape with
 // app tag 0xffff, FlagAppRefEscape with app 0xffff and ref 0xffffffff) are
 // not checked. Error.Offset is left 0.
-func (d *Domain) CheckTuple(data, tuple []byte, n uint64, mask uint8) Error {
-	e := Error{Kind: d.Kind, CRC: d.CRC, Block: n, ActualGuard: d.Guard(data)}
+func (d *Domain) CheckTuple(data, tuple []byte, n uint64, mask uint8) (Error, error) {
 	size := d.TupleSize()
+	if len(tuple) < size {
+		return Error{}, ErrShort
+	}
+	e := d.checkTuple(data, tuple, n, mask, size)
+	return e, nil
+}
+
+func (d *Domain) checkTuple(data, tuple []byte, n uint64, mask uint8, size int) Error {
+	e := Error{Kind: d.Kind, CRC: d.CRC, Block: n, ActualGuard: d.Guard(data)}
 	var field, want uint64 // the field as stored, and what it should hold
 	switch size {
 	case 8:

@@ -168,7 +168,10 @@ func (d *Domain) RefTagOf(n uint64) uint32 {
 // PutTuple writes block n's signature for data into dst (TupleSize bytes):
 // T10-DIF is guard, app tag, ref tag big-endian (SBC-3); a CRC is stored
 // big-endian too, its most significant byte first (check_mask bit 7).
-func (d *Domain) PutTuple(dst, data []byte, n uint64) {
+func (d *Domain) PutTuple(dst, data []byte, n uint64) error {
+	if len(dst) < d.TupleSize() {
+		return ErrShort
+	}
 	g := d.Guard(data)
 	switch {
 	case d.Kind == KindT10DIF:
@@ -180,4 +183,22 @@ func (d *Domain) PutTuple(dst, data []byte, n uint64) {
 	case d.Kind == KindCRC:
 		binary.BigEndian.PutUint32(dst[0:4], uint32(g))
 	}
+	return nil
+}
+
+// CopyFields copies from src into dst the signature-field bytes copy_mask
+// selects (bit 7-i for byte i, as check_mask): with
+// MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK the device takes those bytes from
+// the input domain's field instead of generating them. Both fields have
+// size bytes (at most 8).
+func CopyFields(dst, src []byte, size int, copyMask uint8) error {
+	if size > 8 || len(dst) < size || len(src) < size {
+		return ErrShort
+	}
+	for i := 0; i < size; i++ {
+		if copyMask&(0x80>>i) != 0 {
+			dst[i] = src[i]
+		}
+	}
+	return nil
 }

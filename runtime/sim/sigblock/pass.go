@@ -83,7 +83,7 @@ func (d *Domain) pass(dst, buf []byte, first uint64, mask uint8) (Error, error) 
 		if failed.Failed != 0 {
 			continue
 		}
-		e := d.CheckTuple(blk, buf[i*st+bs:(i+1)*st], first+uint64(i), mask)
+		e := d.checkTuple(blk, buf[i*st+bs:(i+1)*st], first+uint64(i), mask, st-bs)
 		if e.Failed != 0 {
 			e.Offset = uint64(i * st)
 			failed = e

@@ -59,6 +59,9 @@ func TestTupleLayout(t *testing.T) {
 	}
 	c := Domain{Kind: KindCRC, BlockSize: 512, CRC: TypeCRC64XP10, Seed: ^uint64(0)}
 	tup := make([]byte, 8)
+	if err := c.PutTuple(tup[:7], data, 0); err != ErrShort {
+		t.Errorf("PutTuple into 7 bytes: %v", err)
+	}
 	c.PutTuple(tup, data, 0)
 	if got := binary.BigEndian.Uint64(tup); got != CRC64XP10(^uint64(0), data) {
 		t.Errorf("CRC64 field %x", tup)
@@ -212,5 +215,26 @@ func TestValidateAndLengths(t *testing.T) {
 		if got, ok := BlockSize(e); got != want || ok != (want != 0) {
 			t.Errorf("BlockSize(%d) = %d %v", e, got, ok)
 		}
+	}
+}
+
+func TestCheckTupleAndCopyFields(t *testing.T) {
+	d := Domain{Kind: KindT10DIF, BlockSize: 512, AppTag: 3, RefTag: 9}
+	data := make([]byte, 512)
+	tup := make([]byte, 8)
+	d.PutTuple(tup, data, 0)
+	if e, err := d.CheckTuple(data, tup, 0, 0xFF); e.Failed != 0 || err != nil {
+		t.Errorf("CheckTuple = %+v %v", e, err)
+	}
+	if _, err := d.CheckTuple(data, tup[:4], 0, 0xFF); err != ErrShort {
+		t.Errorf("short tuple: %v", err)
+	}
+	dst := []byte{0, 0, 0, 0, 0, 0, 0, 0}
+	src := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	if err := CopyFields(dst, src, 8, MaskT10DIFAppTag); err != nil || !bytes.Equal(dst, []byte{0, 0, 3, 4, 0, 0, 0, 0}) {
+		t.Errorf("CopyFields app tag: %x %v", dst, err)
+	}
+	if err := CopyFields(dst, src, 9, 0xFF); err != ErrShort {
+		t.Errorf("CopyFields size 9: %v", err)
 	}
 }
