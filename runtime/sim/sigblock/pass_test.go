@@ -238,3 +238,16 @@ func TestCheckTupleAndCopyFields(t *testing.T) {
 		t.Errorf("CopyFields size 9: %v", err)
 	}
 }
+
+// BenchmarkCheck4096 checks 8 T10-DIF (CRC guard) blocks of 4096 bytes.
+func BenchmarkCheck4096(b *testing.B) {
+	d := Domain{Kind: KindT10DIF, BlockSize: 4096, Flags: FlagRefRemap}
+	data := make([]byte, 8*4096)
+	prot := make([]byte, 8*d.Stride())
+	d.Generate(prot, data, 0)
+	b.SetBytes(int64(len(prot)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Check(prot, 0, 0xFF)
+	}
+}

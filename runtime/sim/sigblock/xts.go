@@ -86,30 +86,33 @@ func (x *XTS) run(dst, src []byte, tweak uint64, dec bool) error {
 }
 
 // unitOp runs one data unit; a tail of r bytes (0 < r < 16) is stolen as
-// IEEE 1619 section 5.3.2 (encryption) and 5.4.2 (decryption) describe.
+// IEEE 1619 section 5.3.2 (encryption) and 5.4.2 (decryption) describe:
+// encryption CC = E_{m-1}(P_{m-1}), C_m = CC[:r], C_{m-1} = E_m(P_m || CC[r:]);
+// decryption PP = D_m(C_{m-1}), P_m = PP[:r], P_{m-1} = D_{m-1}(C_m || PP[r:]).
 func (x *XTS) unitOp(dst, src []byte, tweak uint64, dec bool) {
 	m, r := len(src)/16, len(src)%16
 	if r == 0 {
 		x.whole(dst, src, tweak, dec)
 		return
 	}
-	if m > 1 {
-		x.whole(dst[:16*(m-1)], src[:16*(m-1)], tweak, dec)
-	}
-	var last, tail, a, b [16]byte
-	copy(last[:], src[16*(m-1):16*m])
+	lastAt := 16 * (m - 1)
+	var last, tail, a [16]byte
+	copy(last[:], src[lastAt:16*m])
 	copy(tail[:r], src[16*m:])
-	// Encryption: CC = E_{m-1}(P_{m-1}); C_m = CC[:r]; C_{m-1} = E_m(P_m || CC[r:]).
-	// Decryption: PP = D_m(C_{m-1}); P_m = PP[:r]; P_{m-1} = D_{m-1}(C_m || PP[r:]).
-	first, second := m-1, m
-	if dec {
-		first, second = m, m-1
+	if !dec {
+		x.whole(dst[:16*m], src[:16*m], tweak, false)
+		copy(a[:], dst[lastAt:16*m]) // CC
+		copy(last[:r], tail[:r])
+		copy(last[r:], a[r:])
+		x.blockAt(dst[lastAt:16*m], last[:], tweak, m, false)
+		copy(dst[16*m:], a[:r])
+		return
 	}
-	x.blockAt(a[:], last[:], tweak, first, dec)
-	copy(b[:], tail[:r])
-	copy(b[r:], a[r:])
-	x.blockAt(b[:], b[:], tweak, second, dec)
-	copy(dst[16*(m-1):16*m], b[:])
+	x.blockAt(a[:], last[:], tweak, m, true) // PP
+	copy(dst[:lastAt], src[:lastAt])
+	copy(dst[lastAt:lastAt+r], tail[:r])
+	copy(dst[lastAt+r:16*m], a[r:])
+	x.whole(dst[:16*m], dst[:16*m], tweak, true)
 	copy(dst[16*m:], a[:r])
 }
 
