@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepares a Debian machine for mlx5gen: gcc for cgo and the layout proofs,
 # libibverbs-dev for the installed infiniband/mlx5dv.h (what the generator
-# reads by default), libisal-dev for the CRC cross-check, qemu-user-static for the tests of the other
-# architectures, and the header cache of rdma-core 44.0, 56.1 and 65.0.
+# reads by default), libisal-dev for the signature CRC cross-check,
+# qemu-user-static for the tests of the other architectures, and the header
+# cache of rdma-core 44.0, 56.1 and 65.0.
 # Installs with apt-get as root, or through sudo when not root.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
