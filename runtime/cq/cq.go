@@ -52,8 +52,9 @@ type RecvQueue interface {
 	// Slots returns the number of receive WQEs in the ring, a power of two.
 	Slots() uint32
 	// Consume returns the wr_id posted at slot idx (< Slots()) and moves
-	// the tail on by one (libmlx5: ++rq.tail).
-	Consume(idx uint32) uint64
+	// the tail on by one (libmlx5: ++rq.tail); false if no work request
+	// is outstanding (the CQE is then unknown).
+	Consume(idx uint32) (uint64, bool)
 	// WQE returns the receive WQE at slot idx and whether it starts with
 	// a signature segment (wq_sig), for inline scatter; nil if unknown.
 	WQE(idx uint32) (wqe []byte, sig bool)
@@ -65,11 +66,12 @@ type SharedRecvQueue interface {
 	Size() uint32
 	// WRID returns the wr_id posted at WQE index idx (< Size()).
 	WRID(idx uint32) uint64
-	// Free puts WQE idx back on the free list (mlx5_free_srq_wqe).
-	Free(idx uint32)
+	// Free puts WQE idx back on the free list (mlx5_free_srq_wqe);
+	// false if it is not posted (the CQE is then unknown).
+	Free(idx uint32) bool
 	// RepostODP reposts WQE idx after an ODP page fault the device
-	// reported on it (mlx5_complete_odp_fault).
-	RepostODP(idx uint32)
+	// reported on it (mlx5_complete_odp_fault); false if it cannot.
+	RepostODP(idx uint32) bool
 	// WQE returns the SRQ WQE at idx (next segment, then the data
 	// segments), for inline scatter; nil if unknown.
 	WQE(idx uint32) []byte
