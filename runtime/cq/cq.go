@@ -178,6 +178,9 @@ func New(c Config) (*CQ, error) {
 	if c.Mem == nil {
 		return nil, errors.New("cq: no queue memory")
 	}
+	if c.Mem.Closed() {
+		return nil, fmt.Errorf("cq: %w", qmem.ErrClosed)
+	}
 	if err := barrier.Check(); err != nil {
 		return nil, fmt.Errorf("cq: %w", err)
 	}

@@ -291,6 +291,11 @@ func TestNewRefuses(t *testing.T) {
 			t.Errorf("%+v accepted", cfg)
 		}
 	}
+	closed := newMem(t, 8, 8)
+	closed.Close()
+	if _, err := New(Config{Mem: closed}); !errors.Is(err, qmem.ErrClosed) {
+		t.Errorf("closed memory: %v", err)
+	}
 }
 
 func TestPollDoesNotAllocate(t *testing.T) {
