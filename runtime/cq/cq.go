@@ -165,6 +165,8 @@ type CQ struct {
 	// the lazy (extended) session
 	ex exState
 
+	hot hot // the fast path's QP (fast.go)
+
 	// scratch for an inline-scatter source assembled across the ring's end
 	scratch [128]byte
 
@@ -239,8 +241,9 @@ func (c *CQ) AddQP(qp *QP) error {
 			return fmt.Errorf("cq: QP %#x: a receive queue of %d slots is not a power of two", key, n)
 		}
 	}
+	c.flushRetire()
 	c.qps[key] = qp
-	c.curQP = nil
+	c.curQP, c.hot = nil, hot{}
 	return nil
 }
 

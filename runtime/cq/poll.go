@@ -48,6 +48,11 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		if cqe == nil {
 			break
 		}
+		if c.fastReq(cqe, &wc[n]) {
+			n++
+			continue
+		}
+		c.flushRetire()
 		r := c.parse(off, cqe, &wc[n], false)
 		if r == cqOK {
 			n++
@@ -58,6 +63,7 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		}
 		break
 	}
+	c.flushRetire()
 	c.updateConsIndex()
 	return n, err
 }
