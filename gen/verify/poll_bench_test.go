@@ -9,6 +9,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 const (
@@ -16,29 +17,13 @@ const (
 	pollBatch = 16
 )
 
-// pollSQ is the send queue bookkeeping of the Go side, as the C side's:
-// a wr_id and a WQE head per slot, indexed by wqe_counter, and the tail.
-type pollSQ struct {
-	wrid [cref.CQPollSlots]uint64
-	head [cref.CQPollSlots]uint32
-	tail uint32
-}
-
-func (s *pollSQ) Slots() uint32 { return cref.CQPollSlots }
-func (s *pollSQ) Slot(i uint32) (uint64, uint32, uint32) {
-	i &= cref.CQPollSlots - 1
-	return s.wrid[i], s.head[i], 0
-}
-func (s *pollSQ) Retire(tail uint32) { s.tail = tail }
-func (s *pollSQ) Ring() []byte       { return nil }
-
 func pollSlot(i uint32) (uint64, uint32) { return 0x5000 + uint64(i)*3, i }
 
 // newPollCQ maps a CQ of pollRing CQEs and fills it as the device would
 // for the first pass: requester CQEs of RDMA writes, sends and sends with
 // immediate in turn, WQE counters counting up, owner bit 0.
 func newPollCQ(tb testing.TB) *qmem.Memory {
-	mem, err := qmem.Plain(8, pollRing, 0)
+	mem, err := qmem.Plain(cref.CQPollSlots, pollRing, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -61,19 +46,26 @@ func flipOwners(mem *qmem.Memory) {
 	}
 }
 
-func newGoPoller(tb testing.TB, mem *qmem.Memory) (*cq.CQ, *pollSQ) {
+// newGoPoller makes runtime/cq's poller on mem with a runtime/sq writer
+// on the same memory behind the cq.SQ adapter; its per-slot bookkeeping
+// (sq.SQ.Slots: wr_id and WQE head, indexed by wqe_counter) holds what
+// the C side's arrays hold.
+func newGoPoller(tb testing.TB, mem *qmem.Memory) (*cq.CQ, *sq.SQ) {
+	q, err := sq.New(sq.Config{Mem: mem, QPN: benchQPN, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	c, err := cq.New(cq.Config{Mem: mem, CQN: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := &pollSQ{}
-	for i := uint32(0); i < cref.CQPollSlots; i++ {
-		s.wrid[i], s.head[i] = pollSlot(i)
+	for i := range q.Slots {
+		q.Slots[i].WRID, q.Slots[i].WQEHead = pollSlot(uint32(i))
 	}
-	if err := c.AddQP(&cq.QP{QPN: benchQPN, SQ: s}); err != nil {
+	if err := c.AddQP(&cq.QP{QPN: benchQPN, SQ: cq.SQ{Q: q, Mem: mem}}); err != nil {
 		tb.Fatal(err)
 	}
-	return c, s
+	return c, q
 }
 
 func newCPoller(tb testing.TB, mem *qmem.Memory) *cref.CQPoller {
@@ -95,8 +87,21 @@ func newCPoller(tb testing.TB, mem *qmem.Memory) *cref.CQPoller {
 // record.
 func TestPollLoopsAgree(t *testing.T) {
 	gm, cm := newPollCQ(t), newPollCQ(t)
-	c, s := newGoPoller(t, gm)
+	c, q := newGoPoller(t, gm)
 	p := newCPoller(t, cm)
+	// Unsignaled writes outstanding in every slot but one: the first
+	// batch's completions retire 16 of them, as the C side's tail says.
+	q.Start()
+	for range cref.CQPollSlots - 1 {
+		q.RDMAWrite(benchRkey, benchRaddr)
+		q.SetSGE(benchLkey, benchAddr, benchLen)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range q.Slots {
+		q.Slots[i].WRID, q.Slots[i].WQEHead = pollSlot(uint32(i))
+	}
 	wc := make([]cq.WC, pollBatch)
 	ids := make([]uint64, pollBatch)
 	for pass := 0; pass < 2; pass++ {
@@ -110,13 +115,16 @@ func TestPollLoopsAgree(t *testing.T) {
 					t.Fatalf("pass %d poll %d: wr_id Go %#x, C %#x", pass, i, wc[j].WRID, ids[j])
 				}
 			}
+			if _, tail, _ := p.State(); pass == 0 && i == 0 && q.Head()-q.Outstanding() != tail {
+				t.Fatalf("send queue tail: Go %d, C %d", q.Head()-q.Outstanding(), tail)
+			}
 		}
 		flipOwners(gm)
 		flipOwners(cm)
 	}
-	ci, tail, _ := p.State()
-	if ci != c.ConsIndex() || tail != s.tail || string(gm.CQDBR) != string(cm.CQDBR) {
-		t.Fatalf("consumer index Go %d, C %d; tail Go %d, C %d; doorbell records % x, % x", c.ConsIndex(), ci, s.tail, tail, gm.CQDBR, cm.CQDBR)
+	ci, _, _ := p.State()
+	if ci != c.ConsIndex() || string(gm.CQDBR) != string(cm.CQDBR) {
+		t.Fatalf("consumer index Go %d, C %d; doorbell records % x, % x", c.ConsIndex(), ci, gm.CQDBR, cm.CQDBR)
 	}
 }
 
@@ -142,7 +150,7 @@ func runPasses(b *testing.B, mem *qmem.Memory, pass func(polls int)) {
 // BenchmarkPollCQ polls requester CQEs in batches of 16 (ns/op is per
 // batch): C is a loop of mlx5dv.h's CQE helpers with libmlx5's barrier,
 // the wr_id looked up in a per-slot array by wqe_counter, ibv_wc filled;
-// Go is runtime/cq's Poll with the same lookup (pollSQ). Both poll the
+// Go is runtime/cq's Poll on a runtime/sq writer's bookkeeping (cq.SQ). Both poll the
 // same ring contents; refilling the ring (flipping owner bits once per
 // pass of 256 batches) is outside the timed region.
 func BenchmarkPollCQ(b *testing.B) {

@@ -170,8 +170,9 @@ type CQ struct {
 	// scratch for an inline-scatter source assembled across the ring's end
 	scratch [128]byte
 
-	unk   UnknownError // the error of the last CQE that could not be attributed
-	ownSh uint32       // log2(ncqe): the owner bit of index n is bit ownSh of n
+	unk     UnknownError // the error of the last CQE that could not be attributed
+	ownSh   uint32       // log2(ncqe): the owner bit of index n is bit ownSh of n
+	szShift uint32       // log2(CQE size)
 }
 
 // New makes a poller on a CQ buffer written as mlx5_alloc_cq_buf leaves
@@ -207,7 +208,7 @@ func New(c Config) (*CQ, error) {
 	for m := n; m > 1; m >>= 1 {
 		sh++
 	}
-	return &CQ{ownSh: sh,
+	return &CQ{ownSh: sh, szShift: uint32(6 + sz/128),
 		buf: c.Mem.CQ, dbr: c.Mem.CQDBR[:8], uar: c.UAR, device: c.Device,
 		sz: sz, mask: uint32(n - 1), ci: c.ConsIndex, armSN: c.ArmSN, cqn: c.CQN,
 		v1: c.CQEVersion == 1, dump: c.DumpFillLkey, scat: c.Scatter, log: c.Log,

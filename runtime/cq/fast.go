@@ -2,6 +2,8 @@ package cq
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 // The fast path of Poll: a requester success CQE (no inline scatter) of
@@ -41,6 +43,7 @@ type hot struct {
 	qp      *QP
 	key     uint32
 	sq      SendQueue
+	slots   []sq.Slot // sq's Slots when sq is the SQ adapter
 	mask    uint32
 	tail    uint32
 	pending bool
@@ -54,32 +57,61 @@ func (c *CQ) flushRetire() {
 	}
 }
 
-// fastReq completes a requester success CQE into w if the fast path
-// applies, and reports whether it did; it changes nothing if not.
-func (c *CQ) fastReq(cqe []byte, w *WC) bool {
-	cqe = cqe[:64:64]
-	if cqe[63]&0xfc != opReq<<4 { // the opcode, and no inline scatter
-		return false
+// pollFast completes CQEs into wc for as long as the fast path applies,
+// and returns how many; it stops at an empty CQ or, leaving it to the
+// full path, at a CQE the fast path does not handle. It is nextCQE and
+// req with the work done once per call hoisted out of the loop.
+func (c *CQ) pollFast(wc []WC) int {
+	buf, mask, ownSh := c.buf, c.mask, c.ownSh
+	base, sh := c.sz-64, c.szShift
+	ci := c.ci
+	i := 0
+	for ; i < len(wc); i++ {
+		off := int(ci&mask)<<sh + base
+		cqe := buf[off : off+64 : off+64]
+		own := cqe[63]
+		if own>>4 == uint8(mlx.MLX5_CQE_INVALID) || own&1 != uint8(ci>>ownSh&1) {
+			break
+		}
+		// Read the entry's body only after its ownership was seen.
+		barrier.UDMAFromDeviceBarrier()
+		if own&0xfc != opReq<<4 { // the opcode, and no inline scatter
+			break
+		}
+		sq := be.Uint32(cqe[56:60])
+		op := &reqOps[uint8(sq>>24)]
+		key := sq & 0xffffff
+		if c.v1 {
+			key = be.Uint32(cqe[32:36]) & 0xffffff
+		}
+		if !op.ok || (c.hot.key != key || c.hot.qp == nil) && !c.hotFor(key) {
+			break
+		}
+		idx := uint32(be.Uint16(cqe[60:62]))
+		var wrID uint64
+		var head, wrData uint32
+		if slots := c.hot.slots; len(slots) > 0 {
+			s := &slots[idx&uint32(len(slots)-1)]
+			wrID, head, wrData = s.WRID, s.WQEHead, s.WRData
+		} else {
+			wrID, head, wrData = c.hot.sq.Slot(idx & c.hot.mask)
+		}
+		if wrData != 0 {
+			break
+		}
+		// Field by field: a composite literal is built on the stack and
+		// copied, and its wide loads stall on the narrow stores just made.
+		w := &wc[i]
+		*w = WC{}
+		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, key
+		if c.v1 {
+			w.QPNum = sq & 0xffffff
+		}
+		c.hot.tail, c.hot.pending = head+1, true
+		ci++
 	}
-	sq := be.Uint32(cqe[56:60])
-	op := &reqOps[uint8(sq>>24)]
-	key := sq & 0xffffff
-	if c.v1 {
-		key = be.Uint32(cqe[32:36]) & 0xffffff
-	}
-	if !op.ok || !c.hotFor(key) {
-		return false
-	}
-	wrID, head, wrData := c.hot.sq.Slot(uint32(be.Uint16(cqe[60:62])) & c.hot.mask)
-	if wrData != 0 {
-		return false
-	}
-	// Field by field: a composite literal is built on the stack and
-	// copied, and its wide loads stall on the narrow stores just made.
-	*w = WC{}
-	w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, sq&0xffffff
-	c.hot.tail, c.hot.pending = head+1, true
-	return true
+	c.ci = ci
+	return i
 }
 
 // hotFor makes the QP of key the hot one, if it has a send queue.
@@ -93,5 +125,8 @@ func (c *CQ) hotFor(key uint32) bool {
 	}
 	c.flushRetire()
 	c.hot = hot{qp: qp, key: key, sq: qp.SQ, mask: qp.SQ.Slots() - 1}
+	if a, ok := qp.SQ.(SQ); ok && len(a.Q.Slots) == int(c.hot.mask)+1 {
+		c.hot.slots = a.Q.Slots // runtime/sq's bookkeeping, read without a call
+	}
 	return true
 }

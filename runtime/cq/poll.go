@@ -44,13 +44,12 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	n := 0
 	var err error
 	for n < len(wc) {
+		if n += c.pollFast(wc[n:]); n == len(wc) {
+			break
+		}
 		off, cqe := c.nextCQE()
 		if cqe == nil {
 			break
-		}
-		if c.fastReq(cqe, &wc[n]) {
-			n++
-			continue
 		}
 		c.flushRetire()
 		r := c.parse(off, cqe, &wc[n], false)
