@@ -60,41 +60,64 @@ func (c *CQ) flushRetire() {
 // pollFast completes CQEs into wc for as long as the fast path applies,
 // and returns how many; it stops at an empty CQ or, leaving it to the
 // full path, at a CQE the fast path does not handle. It is nextCQE and
-// req with the work done once per call hoisted out of the loop.
+// req with the work done once per call hoisted out of the loop: the hot
+// QP's fields live in locals and are written back when it changes, and
+// the loop that reads CQE bodies calls nothing (a call spills every
+// register in Go's ABI).
 func (c *CQ) pollFast(wc []WC) int {
 	buf, mask, ownSh := c.buf, c.mask, c.ownSh
-	base, sh := c.sz-64, c.szShift
+	base, sh, v1 := c.sz-64+63, c.szShift, c.v1
 	ci := c.ci
+	// How many CQEs from ci are the software's: their owner bits first,
+	// then one barrier for all of them (libmlx5 has one per CQE; one
+	// after the last owner bit read orders every body read after it).
+	k := 0
+	for ; k < len(wc); k++ {
+		n := ci + uint32(k)
+		own := buf[int(n&mask)<<sh+base]
+		if own>>4 == uint8(mlx.MLX5_CQE_INVALID) || own&1 != uint8(n>>ownSh&1) {
+			break
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	barrier.UDMAFromDeviceBarrier()
+	base -= 63
+	hotKey, hotOK, slots, sqMask := c.hot.key, c.hot.qp != nil, c.hot.slots, c.hot.mask
+	tail, pending := c.hot.tail, c.hot.pending
 	i := 0
-	for ; i < len(wc); i++ {
+	for ; i < k; i++ {
 		off := int(ci&mask)<<sh + base
 		cqe := buf[off : off+64 : off+64]
-		own := cqe[63]
-		if own>>4 == uint8(mlx.MLX5_CQE_INVALID) || own&1 != uint8(ci>>ownSh&1) {
+		if cqe[63]&0xfc != opReq<<4 { // the opcode, and no inline scatter
 			break
 		}
-		// Read the entry's body only after its ownership was seen.
-		barrier.UDMAFromDeviceBarrier()
-		if own&0xfc != opReq<<4 { // the opcode, and no inline scatter
-			break
-		}
-		sq := be.Uint32(cqe[56:60])
-		op := &reqOps[uint8(sq>>24)]
-		key := sq & 0xffffff
-		if c.v1 {
+		sqpn := be.Uint32(cqe[56:60])
+		op := &reqOps[uint8(sqpn>>24)]
+		key := sqpn & 0xffffff
+		if v1 {
 			key = be.Uint32(cqe[32:36]) & 0xffffff
 		}
-		if !op.ok || (c.hot.key != key || c.hot.qp == nil) && !c.hotFor(key) {
+		if !op.ok {
 			break
+		}
+		if key != hotKey || !hotOK {
+			c.hot.tail, c.hot.pending = tail, pending
+			if !c.hotFor(key) {
+				break
+			}
+			hotKey, hotOK, slots, sqMask = key, true, c.hot.slots, c.hot.mask
+			tail, pending = c.hot.tail, c.hot.pending
 		}
 		idx := uint32(be.Uint16(cqe[60:62]))
 		var wrID uint64
 		var head, wrData uint32
-		if slots := c.hot.slots; len(slots) > 0 {
+		if len(slots) > 0 {
 			s := &slots[idx&uint32(len(slots)-1)]
 			wrID, head, wrData = s.WRID, s.WQEHead, s.WRData
 		} else {
-			wrID, head, wrData = c.hot.sq.Slot(idx & c.hot.mask)
+			wrID, head, wrData = c.hot.sq.Slot(idx & sqMask)
 		}
 		if wrData != 0 {
 			break
@@ -103,14 +126,12 @@ func (c *CQ) pollFast(wc []WC) int {
 		// copied, and its wide loads stall on the narrow stores just made.
 		w := &wc[i]
 		*w = WC{}
-		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, key
-		if c.v1 {
-			w.QPNum = sq & 0xffffff
-		}
-		c.hot.tail, c.hot.pending = head+1, true
+		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, sqpn&0xffffff
+		tail, pending = head+1, true
 		ci++
 	}
 	c.ci = ci
+	c.hot.tail, c.hot.pending = tail, pending
 	return i
 }
 

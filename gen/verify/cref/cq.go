@@ -48,52 +48,85 @@ static struct cq_bench *cqb_new(void *buf, uint32_t ncqe, void *dbrec, uint32_t 
 	return q;
 }
 
+// cqb_complete fills wc from a requester CQE as libmlx5 does: the QP by
+// QPN, the wr_id and WQE head by wqe_counter (the send queue's tail moves
+// past it), the opcode from the CQE's send opcode, every ibv_wc field
+// defined. It returns 0, or -1 for a CQE it does not handle.
+static inline int cqb_complete(struct cq_bench *q, struct mlx5_cqe64 *cqe, struct ibv_wc *w) {
+	uint32_t sop_qpn = be32toh(cqe->sop_drop_qpn);
+	if (mlx5dv_get_cqe_opcode(cqe) != MLX5_CQE_REQ || (sop_qpn & 0xffffff) != q->qpn)
+		return -1;
+	memset(w, 0, sizeof(*w));
+	uint32_t idx = be16toh(cqe->wqe_counter) & (CQB_SLOTS - 1);
+	w->wr_id = q->wrid[idx];
+	q->sq_tail = q->wqe_head[idx] + 1;
+	w->qp_num = sop_qpn & 0xffffff;
+	switch (sop_qpn >> 24) {
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		w->wc_flags |= IBV_WC_WITH_IMM;
+		// fallthrough
+	case MLX5_OPCODE_RDMA_WRITE:
+		w->opcode = IBV_WC_RDMA_WRITE;
+		break;
+	case MLX5_OPCODE_SEND_IMM:
+		w->wc_flags |= IBV_WC_WITH_IMM;
+		// fallthrough
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_INVAL:
+		w->opcode = IBV_WC_SEND;
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		w->opcode = IBV_WC_RDMA_READ;
+		w->byte_len = be32toh(cqe->byte_cnt);
+		break;
+	}
+	w->status = IBV_WC_SUCCESS;
+	return 0;
+}
+
+static inline struct mlx5_cqe64 *cqb_sw_cqe(struct cq_bench *q, uint32_t n) {
+	struct mlx5_cqe64 *cqe = (void *)(q->buf + ((size_t)(n & q->mask) << 6));
+	if (mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_INVALID || mlx5dv_get_cqe_owner(cqe) != ((n >> q->shift) & 1))
+		return NULL;
+	return cqe;
+}
+
 // cqb_poll polls up to n requester CQEs into wc as ibv_poll_cq does with
-// libmlx5: the owner bit against the consumer index's pass, the barrier,
-// the QP by QPN, the wr_id and WQE head by wqe_counter (the send queue's
-// tail moves past it), the opcode from the CQE's send opcode, every
-// ibv_wc field defined; then SET_CI in the doorbell record. It returns the
-// completions polled, or -1 at a CQE it does not handle.
+// libmlx5: per CQE, the owner bit against the consumer index's pass, then
+// the barrier, then the body; then SET_CI in the doorbell record. It
+// returns the completions polled, or -1 at a CQE it does not handle.
 static int cqb_poll(struct cq_bench *q, struct ibv_wc *wc, int n) {
 	int i;
 	for (i = 0; i < n; i++) {
-		struct mlx5_cqe64 *cqe = (void *)(q->buf + ((size_t)(q->ci & q->mask) << 6));
-		uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
-		if (opcode == MLX5_CQE_INVALID || mlx5dv_get_cqe_owner(cqe) != ((q->ci >> q->shift) & 1))
+		struct mlx5_cqe64 *cqe = cqb_sw_cqe(q, q->ci);
+		if (!cqe)
 			break;
 		q->ci++;
 		from_device_barrier();
-		uint32_t sop_qpn = be32toh(cqe->sop_drop_qpn);
-		if (opcode != MLX5_CQE_REQ || (sop_qpn & 0xffffff) != q->qpn) {
+		if (cqb_complete(q, cqe, &wc[i]) < 0) {
 			*q->dbrec = htobe32(q->ci & 0xffffff);
 			return -1;
 		}
-		struct ibv_wc *w = &wc[i];
-		memset(w, 0, sizeof(*w));
-		uint32_t idx = be16toh(cqe->wqe_counter) & (CQB_SLOTS - 1);
-		w->wr_id = q->wrid[idx];
-		q->sq_tail = q->wqe_head[idx] + 1;
-		w->qp_num = sop_qpn & 0xffffff;
-		switch (sop_qpn >> 24) {
-		case MLX5_OPCODE_RDMA_WRITE_IMM:
-			w->wc_flags |= IBV_WC_WITH_IMM;
-			// fallthrough
-		case MLX5_OPCODE_RDMA_WRITE:
-			w->opcode = IBV_WC_RDMA_WRITE;
-			break;
-		case MLX5_OPCODE_SEND_IMM:
-			w->wc_flags |= IBV_WC_WITH_IMM;
-			// fallthrough
-		case MLX5_OPCODE_SEND:
-		case MLX5_OPCODE_SEND_INVAL:
-			w->opcode = IBV_WC_SEND;
-			break;
-		case MLX5_OPCODE_RDMA_READ:
-			w->opcode = IBV_WC_RDMA_READ;
-			w->byte_len = be32toh(cqe->byte_cnt);
-			break;
+	}
+	*q->dbrec = htobe32(q->ci & 0xffffff);
+	return i;
+}
+
+// cqb_poll_batched is cqb_poll ordered as runtime/cq's fast path: the
+// owner bits of up to n CQEs first, one barrier, then their bodies.
+static int cqb_poll_batched(struct cq_bench *q, struct ibv_wc *wc, int n) {
+	int k = 0, i;
+	while (k < n && cqb_sw_cqe(q, q->ci + k))
+		k++;
+	if (k)
+		from_device_barrier();
+	for (i = 0; i < k; i++) {
+		struct mlx5_cqe64 *cqe = (void *)(q->buf + ((size_t)((q->ci) & q->mask) << 6));
+		q->ci++;
+		if (cqb_complete(q, cqe, &wc[i]) < 0) {
+			*q->dbrec = htobe32(q->ci & 0xffffff);
+			return -1;
 		}
-		w->status = IBV_WC_SUCCESS;
 	}
 	*q->dbrec = htobe32(q->ci & 0xffffff);
 	return i;
@@ -101,14 +134,15 @@ static int cqb_poll(struct cq_bench *q, struct ibv_wc *wc, int n) {
 
 // cqb_run polls batches of up to batch (at most 16) completions polls
 // times, adding up the wr_ids (so that nothing is optimised away); it
-// returns the completions polled, or -1.
-static int64_t cqb_run(struct cq_bench *q, uint64_t polls, int batch) {
+// returns the completions polled, or -1. batched selects
+// cqb_poll_batched.
+static int64_t cqb_run(struct cq_bench *q, uint64_t polls, int batch, int batched) {
 	struct ibv_wc wc[16];
 	int64_t total = 0;
 	if (batch > 16)
 		batch = 16;
 	for (uint64_t p = 0; p < polls; p++) {
-		int n = cqb_poll(q, wc, batch);
+		int n = batched ? cqb_poll_batched(q, wc, batch) : cqb_poll(q, wc, batch);
 		if (n < 0)
 			return -1;
 		for (int i = 0; i < n; i++)
@@ -148,15 +182,26 @@ func (q *CQPoller) SetSlot(i uint32, wrID uint64, wqeHead uint32) {
 }
 
 // Run polls batches of up to batch completions polls times in C and
-// returns how many it polled (-1 at a CQE it does not handle).
-func (q *CQPoller) Run(polls uint64, batch int) int64 {
-	return int64(C.cqb_run(q.p, C.uint64_t(polls), C.int(batch)))
+// returns how many it polled (-1 at a CQE it does not handle): with
+// batched false a barrier per CQE as libmlx5, with true one per batch
+// after its owner bits, as runtime/cq's fast path.
+func (q *CQPoller) Run(polls uint64, batch int, batched bool) int64 {
+	b := C.int(0)
+	if batched {
+		b = 1
+	}
+	return int64(C.cqb_run(q.p, C.uint64_t(polls), C.int(batch), b))
 }
 
 // Poll polls one batch into wrIDs (at most 16) and returns the count.
-func (q *CQPoller) Poll(wrIDs []uint64) int {
+func (q *CQPoller) Poll(wrIDs []uint64, batched bool) int {
 	var wc [16]C.struct_ibv_wc
-	n := int(C.cqb_poll(q.p, &wc[0], C.int(min(len(wrIDs), 16))))
+	var n int
+	if batched {
+		n = int(C.cqb_poll_batched(q.p, &wc[0], C.int(min(len(wrIDs), 16))))
+	} else {
+		n = int(C.cqb_poll(q.p, &wc[0], C.int(min(len(wrIDs), 16))))
+	}
 	for i := 0; i < n; i++ {
 		wrIDs[i] = uint64(wc[i].wr_id)
 	}
