@@ -165,7 +165,8 @@ type CQ struct {
 	// the lazy (extended) session
 	ex exState
 
-	hot hot // the fast path's QP (fast.go)
+	hot    hot  // the fast path's QP (fast.go)
+	noFast bool // tests: every CQE takes the full path
 
 	// scratch for an inline-scatter source assembled across the ring's end
 	scratch [128]byte

@@ -44,8 +44,10 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	n := 0
 	var err error
 	for n < len(wc) {
-		if n += c.pollFast(wc[n:]); n == len(wc) {
-			break
+		if !c.noFast {
+			if n += c.pollFast(wc[n:]); n == len(wc) {
+				break
+			}
 		}
 		off, cqe := c.nextCQE()
 		if cqe == nil {
