@@ -33,12 +33,22 @@ type fakeDevice struct {
 	errRate int    // 1 in errRate WQEs fails
 
 	want []devCQE // what each CQE written and not yet checked means, in order
+
+	// A second QP, receiving through a shared receive queue: the device
+	// follows the SRQ's free list (each WQE's next_wqe_index, read when it
+	// takes the WQE, which is posted then) as far as its counter says.
+	srqRing    []byte
+	srqDBR     *[4]byte
+	srqn, qpn2 uint32
+	srqHead    uint16 // the next WQE to take
+	srqCI      uint16 // WQEs taken
 }
 
 // devCQE is what the device meant by a CQE: a send WQE's or receive
 // WQE's completion, with its status and opcode.
 type devCQE struct {
 	recv   bool
+	srq    bool
 	ctr    uint16 // the WQE's index (wqe_counter)
 	status cq.Status
 	vendor uint8
@@ -81,10 +91,15 @@ func (d *fakeDevice) write(op mlx.Mlx5CqeOpcode, sop uint8, ctr uint16, w devCQE
 	off := int(d.cqPI&(d.ncqe()-1)) * d.mem.CQESize
 	b := d.mem.CQ[off : off+64]
 	clear(b)
+	qpn := d.qpn
+	if w.srq {
+		qpn = d.qpn2
+		be.PutUint32(b[32:36], d.srqn)
+	}
 	be.PutUint32(b[36:40], w.imm)
 	be.PutUint32(b[44:48], w.length)
 	b[54], b[55] = w.vendor, synd
-	be.PutUint32(b[56:60], uint32(sop)<<24|d.qpn)
+	be.PutUint32(b[56:60], uint32(sop)<<24|qpn)
 	be.PutUint16(b[60:62], ctr)
 	// The owner bit last (the device's write of the entry's last byte).
 	b[63] = uint8(op)<<4 | uint8(d.cqPI/d.ncqe()&1)
@@ -101,13 +116,17 @@ func (d *fakeDevice) sqPending() uint32 {
 
 func (d *fakeDevice) rqPending() uint32 { return (be.Uint32(d.rqDBR[:]) - d.rqCI) & 0xffff }
 
-// execute runs up to n send WQEs and delivers up to m receives.
+// execute runs up to n send WQEs and delivers up to m receives to the
+// receive queue and m to the SRQ.
 func (d *fakeDevice) execute(n, m int) {
 	for ; n > 0 && d.sqPending() > 0 && d.room() > 0; n-- {
 		d.sendWQE()
 	}
-	for ; m > 0 && d.rqPending() > 0 && d.room() > 0 && !d.flush; m-- {
-		d.receive()
+	for k := m; k > 0 && d.rqPending() > 0 && d.room() > 0 && !d.flush; k-- {
+		d.receive(false)
+	}
+	for ; m > 0 && uint16(be.Uint32(d.srqDBR[:]))-d.srqCI > 0 && d.room() > 0; m-- {
+		d.receive(true)
 	}
 	if d.flush {
 		for d.rqPending() > 0 && d.room() > 0 {
@@ -152,9 +171,10 @@ func (d *fakeDevice) sendWQE() {
 	}
 }
 
-// receive delivers a message into the next posted receive WQE.
-func (d *fakeDevice) receive() {
-	w := devCQE{recv: true, length: uint32(d.rnd.IntN(4096)), imm: d.rnd.Uint32()}
+// receive delivers a message into the next posted receive WQE of the
+// receive queue or the SRQ.
+func (d *fakeDevice) receive(srq bool) {
+	w := devCQE{recv: true, srq: srq, length: uint32(d.rnd.IntN(4096)), imm: d.rnd.Uint32()}
 	var op mlx.Mlx5CqeOpcode
 	switch d.rnd.IntN(4) {
 	case 0:
@@ -165,6 +185,13 @@ func (d *fakeDevice) receive() {
 		op, w.opcode, w.flags = mlx.MLX5_CQE_RESP_SEND_INV, mlx.IBV_WC_RECV, mlx.IBV_WC_WITH_INV
 	default:
 		op, w.opcode, w.flags = mlx.MLX5_CQE_RESP_WR_IMM, mlx.IBV_WC_RECV_RDMA_WITH_IMM, mlx.IBV_WC_WITH_IMM
+	}
+	if srq {
+		ind := d.srqHead
+		d.srqHead = be.Uint16(d.srqRing[int(ind)*32+2:]) // next_wqe_index
+		d.srqCI++
+		d.write(op, 0, ind, w, 0)
+		return
 	}
 	d.write(op, 0, uint16(d.rqCI), w, 0)
 	d.rqCI++

@@ -27,9 +27,12 @@ type loop struct {
 	wc    []cq.WC
 	sends []sendRec
 	recvs []recvRec
+	s     *rq.SRQ
+	srqs  []recvRec // posted to the SRQ, in the order of its free list
 
 	id, unsignaledRun                       uint64
 	sendBBs, recvCount, cqes, full, retired int
+	srqCount, srqFull                       int
 	completions, errs, flushes, inlineOps   int
 }
 
@@ -47,7 +50,8 @@ type recvRec struct {
 
 // TestPostPollLoop drives runtime/sq, runtime/rq and the poller against a
 // fake device (device_test.go) through thousands of wraps of the send
-// ring (16 WQEBBs), the receive ring (8 WQEs) and the CQ (16 CQEs), with
+// ring (16 WQEBBs), the receive ring (8 WQEs), a second QP's shared
+// receive queue (8 WQEs) and the CQ (16 CQEs), with
 // unsignaled batches, WQEs of one and two WQEBBs, errors with every
 // syndrome and the flush errors after them. Every completion must be the
 // one the device wrote, carry the wr_id posted for its WQE, and come once;
@@ -65,7 +69,7 @@ func TestPostPollLoop(t *testing.T) {
 		l.poll(1 + l.rnd.IntN(16))
 	}
 	// Drain: the device runs everything posted, the poller takes it all.
-	for i := 0; len(l.sends)+len(l.recvs) > 0; i++ {
+	for i := 0; len(l.sends)+len(l.recvs)+len(l.srqs) > 0; i++ {
 		if i > 1000 {
 			t.Fatalf("no progress: %d sends and %d receives outstanding, device at %d/%d", len(l.sends), len(l.recvs), l.dev.sqPI, l.dev.rqCI)
 		}
@@ -76,6 +80,10 @@ func TestPostPollLoop(t *testing.T) {
 		t.Fatalf("outstanding after the drain: %d sends, %d receives", l.q.Outstanding(), l.r.Outstanding())
 	}
 	wraps := func(n, size int) int { return n / size }
+	t.Logf("%d SRQ ring passes, %d times full", wraps(l.srqCount, 8), l.srqFull)
+	if wraps(l.srqCount, 8) < 2000 || l.srqFull < 1000 {
+		t.Errorf("too few SRQ passes")
+	}
 	t.Logf("%d send ring wraps, %d receive ring wraps, %d CQ wraps; %d completions, %d errors, %d flushed, %d unsignaled retired, %d full rings, %d two-WQEBB WQEs; %v",
 		wraps(l.sendBBs, 16), wraps(l.recvCount, 8), wraps(l.cqes, 16), l.completions, l.errs, l.flushes, l.retired, l.full, l.inlineOps, time.Since(begin))
 	if wraps(l.sendBBs, 16) < 2000 || wraps(l.recvCount, 8) < 2000 || wraps(l.cqes, 16) < 2000 {
@@ -103,6 +111,15 @@ func newLoop(t *testing.T, seed uint64) *loop {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srqRing, err1 := region.Alloc(8*32, 0)
+	srqDBR, err2 := region.Alloc(64, 0)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	s, err := rq.NewSRQ(rq.SRQConfig{Mem: rq.Memory{Ring: srqRing.Bytes, DBR: (*[4]byte)(srqDBR.Bytes[0:4])}, Stride: 32, Tail: 7, Init: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	q, err := sq.New(sq.Config{Mem: mem, QPN: qpn, QP: sq.QP{Type: mlx.QPRC,
 		SendOps:    mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_SEND_WITH_IMM,
 		MaxSendSGE: 2, MaxInlineData: 64}})
@@ -121,9 +138,13 @@ func newLoop(t *testing.T, seed uint64) *loop {
 	if err := c.AddQP(&cq.QP{QPN: qpn, RC: true, SQ: cq.SQ{Q: q, Mem: mem}, RQ: cq.RQ{Q: r}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := c.AddSRQ(0x77, cq.SRQ{Q: s}); err != nil {
+		t.Fatal(err)
+	}
 	rnd := rand.New(rand.NewPCG(seed, 0x6d6c7835))
-	return &loop{t: t, rnd: rnd, mem: mem, q: q, r: r, c: c, wc: make([]cq.WC, 16),
-		dev: &fakeDevice{mem: mem, rqDBR: rqDBR, qpn: qpn, rnd: rnd, errRate: 300}}
+	return &loop{t: t, rnd: rnd, mem: mem, q: q, r: r, s: s, c: c, wc: make([]cq.WC, 16),
+		dev: &fakeDevice{mem: mem, rqDBR: rqDBR, qpn: qpn, rnd: rnd, errRate: 300,
+			srqRing: srqRing.Bytes, srqDBR: (*[4]byte)(srqDBR.Bytes[0:4]), srqn: 0x77, qpn2: qpn + 1}}
 }
 
 // postSends posts n work requests as one batch: RDMA writes and sends of
@@ -212,6 +233,19 @@ func (l *loop) postRecvs() {
 	if err := l.r.Post(l.id, nil); err == nil {
 		l.t.Fatal("a full receive queue accepted a work request")
 	}
+	for {
+		ind := l.s.Head()
+		if err := l.s.Post(l.id, []rq.Sge{{Addr: 0xa000, Length: 512, Lkey: 0x31}}); err != nil {
+			if len(l.srqs) < 7 { // all but the one free WQE libmlx5 keeps
+				l.t.Fatalf("SRQ refused with %d posted: %v", len(l.srqs), err)
+			}
+			l.srqFull++
+			return
+		}
+		l.srqs = append(l.srqs, recvRec{wrID: l.id, ind: uint32(ind)})
+		l.id++
+		l.srqCount++
+	}
 }
 
 // poll polls up to n completions and checks each against the CQE the
@@ -226,7 +260,9 @@ func (l *loop) poll(n int) {
 	}
 	for i := range got {
 		w, want := &l.wc[i], l.dev.want[i]
-		if want.recv {
+		if want.srq {
+			l.checkSRQ(w, want)
+		} else if want.recv {
 			l.checkRecv(w, want)
 		} else {
 			l.checkSend(w, want)
@@ -294,5 +330,19 @@ func (l *loop) checkRecv(w *cq.WC, want devCQE) {
 	}
 	if w.Opcode != want.opcode || w.Flags != want.flags || w.ByteLen != want.length || (want.flags != 0 && w.Imm != want.imm) {
 		l.t.Fatalf("receive completion %+v, want %+v", *w, want)
+	}
+}
+
+// checkSRQ matches an SRQ completion with the oldest WQE posted to it
+// (the device takes them in the order of the free list).
+func (l *loop) checkSRQ(w *cq.WC, want devCQE) {
+	if len(l.srqs) == 0 || uint16(l.srqs[0].ind) != want.ctr {
+		l.t.Fatalf("an SRQ completion for WQE %d, not the oldest posted", want.ctr)
+	}
+	rec := l.srqs[0]
+	l.srqs = l.srqs[1:]
+	if w.WRID != rec.wrID || w.Status != cq.Success || w.Opcode != want.opcode || w.Flags != want.flags ||
+		w.QPNum != l.dev.qpn2 || w.ByteLen != want.length {
+		l.t.Fatalf("SRQ completion %+v, want wr_id %d %+v", *w, rec.wrID, want)
 	}
 }
