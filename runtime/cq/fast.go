@@ -60,21 +60,19 @@ func (c *CQ) flushRetire() {
 // pollFast completes CQEs into wc for as long as the fast path applies,
 // and returns how many; it stops at an empty CQ or, leaving it to the
 // full path, at a CQE the fast path does not handle. It is nextCQE and
-// req with the work done once per call hoisted out of the loop: the hot
-// QP's fields live in locals and are written back when it changes, and
-// the loop that reads CQE bodies calls nothing (a call spills every
-// register in Go's ABI).
+// req with the work done once per call hoisted out of the loop: the
+// owner bits of the batch first, then one barrier (libmlx5 has one per
+// CQE; one after the last owner bit read orders every body read after
+// it), then the bodies, in hotRun while the QP stays the same, in fastOne
+// when it changes or its send queue is not runtime/sq's.
 func (c *CQ) pollFast(wc []WC) int {
 	buf, mask, ownSh := c.buf, c.mask, c.ownSh
-	base, sh, v1 := c.sz-64+63, c.szShift, c.v1
+	base, sh := c.sz-64, c.szShift&63
 	ci := c.ci
-	// How many CQEs from ci are the software's: their owner bits first,
-	// then one barrier for all of them (libmlx5 has one per CQE; one
-	// after the last owner bit read orders every body read after it).
 	k := 0
 	for ; k < len(wc); k++ {
 		n := ci + uint32(k)
-		own := buf[int(n&mask)<<sh+base]
+		own := buf[int(n&mask)<<sh+base+63]
 		if own>>4 == uint8(mlx.MLX5_CQE_INVALID) || own&1 != uint8(n>>ownSh&1) {
 			break
 		}
@@ -83,15 +81,41 @@ func (c *CQ) pollFast(wc []WC) int {
 		return 0
 	}
 	barrier.UDMAFromDeviceBarrier()
-	base -= 63
-	hotKey, hotOK, slots, sqMask := c.hot.key, c.hot.qp != nil, c.hot.slots, c.hot.mask
-	tail, pending := c.hot.tail, c.hot.pending
 	i := 0
-	for ; i < k; i++ {
+	for i < k {
+		if h := &c.hot; h.qp != nil && len(h.slots) > 0 {
+			n, tail := hotRun(wc[i:k], buf, ci, mask, sh, base, c.v1, h.key, h.slots)
+			if n > 0 {
+				h.tail, h.pending = tail, true
+				ci += uint32(n)
+				if i += n; i == k {
+					break
+				}
+			}
+		}
 		off := int(ci&mask)<<sh + base
+		if !c.fastOne(buf[off:off+64:off+64], &wc[i]) {
+			break
+		}
+		ci++
+		i++
+	}
+	c.ci = ci
+	return i
+}
+
+// hotRun completes the CQEs from ci, all the software's and read after
+// the barrier, while they are fast-path requester completions of the QP
+// of hotKey, whose send queue's bookkeeping is slots; it returns how many
+// and the send queue tail after the last. It calls nothing, so that its
+// loop keeps its values in registers.
+func hotRun(wc []WC, buf []byte, ci, mask, sh uint32, base int, v1 bool, hotKey uint32, slots []sq.Slot) (n int, tail uint32) {
+	smask := uint32(len(slots) - 1)
+	for i := range wc {
+		off := int(ci&mask)<<(sh&63) + base
 		cqe := buf[off : off+64 : off+64]
 		if cqe[63]&0xfc != opReq<<4 { // the opcode, and no inline scatter
-			break
+			return i, tail
 		}
 		sqpn := be.Uint32(cqe[56:60])
 		op := &reqOps[uint8(sqpn>>24)]
@@ -99,40 +123,49 @@ func (c *CQ) pollFast(wc []WC) int {
 		if v1 {
 			key = be.Uint32(cqe[32:36]) & 0xffffff
 		}
-		if !op.ok {
-			break
+		if !op.ok || key != hotKey {
+			return i, tail
 		}
-		if key != hotKey || !hotOK {
-			c.hot.tail, c.hot.pending = tail, pending
-			if !c.hotFor(key) {
-				break
-			}
-			hotKey, hotOK, slots, sqMask = key, true, c.hot.slots, c.hot.mask
-			tail, pending = c.hot.tail, c.hot.pending
-		}
-		idx := uint32(be.Uint16(cqe[60:62]))
-		var wrID uint64
-		var head, wrData uint32
-		if len(slots) > 0 {
-			s := &slots[idx&uint32(len(slots)-1)]
-			wrID, head, wrData = s.WRID, s.WQEHead, s.WRData
-		} else {
-			wrID, head, wrData = c.hot.sq.Slot(idx & sqMask)
-		}
-		if wrData != 0 {
-			break
+		s := &slots[uint32(be.Uint16(cqe[60:62]))&smask]
+		if s.WRData != 0 {
+			return i, tail
 		}
 		// Field by field: a composite literal is built on the stack and
 		// copied, and its wide loads stall on the narrow stores just made.
 		w := &wc[i]
 		*w = WC{}
-		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, sqpn&0xffffff
-		tail, pending = head+1, true
+		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = s.WRID, op.opcode, op.flags, op.byteLen, sqpn&0xffffff
+		tail = s.WQEHead + 1
 		ci++
 	}
-	c.ci = ci
-	c.hot.tail, c.hot.pending = tail, pending
-	return i
+	return len(wc), tail
+}
+
+// fastOne completes one CQE, read after the barrier, into w if the fast
+// path applies (making its QP the hot one), and reports whether it did;
+// it changes nothing if not.
+func (c *CQ) fastOne(cqe []byte, w *WC) bool {
+	cqe = cqe[:64:64]
+	if cqe[63]&0xfc != opReq<<4 {
+		return false
+	}
+	sqpn := be.Uint32(cqe[56:60])
+	op := &reqOps[uint8(sqpn>>24)]
+	key := sqpn & 0xffffff
+	if c.v1 {
+		key = be.Uint32(cqe[32:36]) & 0xffffff
+	}
+	if !op.ok || !c.hotFor(key) {
+		return false
+	}
+	wrID, head, wrData := c.hot.sq.Slot(uint32(be.Uint16(cqe[60:62])) & c.hot.mask)
+	if wrData != 0 {
+		return false
+	}
+	*w = WC{}
+	w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = wrID, op.opcode, op.flags, op.byteLen, sqpn&0xffffff
+	c.hot.tail, c.hot.pending = head+1, true
+	return true
 }
 
 // hotFor makes the QP of key the hot one, if it has a send queue.
