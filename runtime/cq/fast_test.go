@@ -7,6 +7,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 // TestFastPathAgrees polls the same random CQ contents twice, with the
@@ -22,23 +23,23 @@ func TestFastPathAgrees(t *testing.T) {
 		mlx.MLX5_OPCODE_ATOMIC_FA, mlx.MLX5_OPCODE_UMR, mlx.MLX5_OPCODE_NOP, mlx.MLX5_OPCODE_TSO, 0x1f}
 	for v := 0; v < 2; v++ {
 		rnd := rand.New(rand.NewPCG(uint64(v), 11))
-		var side [2]struct {
-			m   *qmem.Memory
-			c   *CQ
-			sqs [2]*fakeSQ
-			rq  *fakeRQ
-		}
+		var side [2]loopSide
 		for s := range side {
 			m := newMem(t, 8, 64)
 			side[s].m, side[s].c = m, newCQ(t, m, v)
 			side[s].c.noFast = s == 1
 			side[s].rq = &fakeRQ{wrid: []uint64{1, 2, 3, 4}, wqes: make([]byte, 4*32)}
 			for q := range side[s].sqs {
-				sq := newFakeSQ(8)
-				sq.data[3] = uint32(mlx.IBV_WC_LOCAL_INV) // a UMR's wr_data
-				sq.data[5] = uint32(mlx.IBV_WC_DRIVER2)   // a raw WQE
-				side[s].sqs[q] = sq
-				qp := &QP{QPN: uint32(0x100 + q), UIdx: uint32(0x200 + q), RC: true, SQ: sq}
+				fsq := newFakeSQ(8)
+				fsq.data[3] = uint32(mlx.IBV_WC_LOCAL_INV) // a UMR's wr_data
+				fsq.data[5] = uint32(mlx.IBV_WC_DRIVER2)   // a raw WQE
+				side[s].sqs[q] = fsq
+				qp := &QP{QPN: uint32(0x100 + q), UIdx: uint32(0x200 + q), RC: true, SQ: fsq}
+				if q == 0 {
+					// runtime/sq's writer behind the adapter (hotRun's
+					// case), its slots as the fake's.
+					qp.SQ = side[s].realSQ(t, m, fsq)
+				}
 				if q == 1 {
 					qp.RQ = side[s].rq
 				}
@@ -85,11 +86,41 @@ func TestFastPathAgrees(t *testing.T) {
 				}
 			}
 			a, b := side[0], side[1]
-			if a.c.ci != b.c.ci || string(a.c.dbr) != string(b.c.dbr) || a.sqs[0].tail != b.sqs[0].tail ||
+			if a.c.ci != b.c.ci || string(a.c.dbr) != string(b.c.dbr) || a.q.Outstanding() != b.q.Outstanding() ||
 				a.sqs[1].tail != b.sqs[1].tail || a.rq.tail != b.rq.tail {
 				t.Fatalf("v%d round %d: consumer index %d/%d, tails %d/%d %d/%d", v, round, a.c.ci, b.c.ci,
 					a.sqs[0].tail, b.sqs[0].tail, a.sqs[1].tail, b.sqs[1].tail)
 			}
 		}
 	}
+}
+
+type loopSide struct {
+	m   *qmem.Memory
+	c   *CQ
+	sqs [2]*fakeSQ
+	rq  *fakeRQ
+	q   *sq.SQ
+}
+
+// realSQ makes a runtime/sq writer with 7 unsignaled writes outstanding,
+// its slots set as f's.
+func (l *loopSide) realSQ(t *testing.T, m *qmem.Memory, f *fakeSQ) SQ {
+	q, err := sq.New(sq.Config{Mem: m, QPN: 0x100, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	for range 7 {
+		q.RDMAWrite(1, 2)
+		q.SetSGE(3, 4, 5)
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range q.Slots {
+		q.Slots[i] = sq.Slot{WRID: f.wrid[i], WQEHead: f.head[i], WRData: f.data[i]}
+	}
+	l.q = q
+	return SQ{Q: q, Mem: m}
 }
