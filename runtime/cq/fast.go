@@ -83,8 +83,8 @@ func (c *CQ) pollFast(wc []WC) int {
 	barrier.UDMAFromDeviceBarrier()
 	i := 0
 	for i < k {
-		if h := &c.hot; h.qp != nil && len(h.slots) > 0 {
-			n, tail := hotRun(wc[i:k], buf, ci, mask, sh, base, c.v1, h.key, h.slots)
+		if h := &c.hot; h.qp != nil && len(h.slots) > 0 && c.sz == 64 && !c.v1 {
+			n, tail := hotRun(wc[i:k], buf, ci, mask, h.key, h.slots)
 			if n > 0 {
 				h.tail, h.pending = tail, true
 				ci += uint32(n)
@@ -104,26 +104,21 @@ func (c *CQ) pollFast(wc []WC) int {
 	return i
 }
 
-// hotRun completes the CQEs from ci, all the software's and read after
-// the barrier, while they are fast-path requester completions of the QP
-// of hotKey, whose send queue's bookkeeping is slots; it returns how many
-// and the send queue tail after the last. It calls nothing, so that its
-// loop keeps its values in registers.
-func hotRun(wc []WC, buf []byte, ci, mask, sh uint32, base int, v1 bool, hotKey uint32, slots []sq.Slot) (n int, tail uint32) {
+// hotRun completes the 64-byte CQEs (cqe_version 0) from ci, all the
+// software's and read after the barrier, while they are fast-path
+// requester completions of the QP of hotKey, whose send queue's
+// bookkeeping is slots; it returns how many and the send queue tail after
+// the last. It calls nothing and takes few values, so that its loop keeps
+// them in registers.
+func hotRun(wc []WC, buf []byte, ci, mask, hotKey uint32, slots []sq.Slot) (n int, tail uint32) {
 	smask := uint32(len(slots) - 1)
 	for i := range wc {
-		off := int(ci&mask)<<(sh&63) + base
+		off := int((ci+uint32(i))&mask) << 6
 		cqe := buf[off : off+64 : off+64]
-		if cqe[63]&0xfc != opReq<<4 { // the opcode, and no inline scatter
-			return i, tail
-		}
 		sqpn := be.Uint32(cqe[56:60])
 		op := &reqOps[uint8(sqpn>>24)]
-		key := sqpn & 0xffffff
-		if v1 {
-			key = be.Uint32(cqe[32:36]) & 0xffffff
-		}
-		if !op.ok || key != hotKey {
+		// The opcode without inline scatter, the send opcode, the QP.
+		if cqe[63]&0xfc != opReq<<4 || !op.ok || sqpn&0xffffff != hotKey {
 			return i, tail
 		}
 		s := &slots[uint32(be.Uint16(cqe[60:62]))&smask]
@@ -134,9 +129,8 @@ func hotRun(wc []WC, buf []byte, ci, mask, sh uint32, base int, v1 bool, hotKey 
 		// copied, and its wide loads stall on the narrow stores just made.
 		w := &wc[i]
 		*w = WC{}
-		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = s.WRID, op.opcode, op.flags, op.byteLen, sqpn&0xffffff
+		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = s.WRID, op.opcode, op.flags, op.byteLen, hotKey
 		tail = s.WQEHead + 1
-		ci++
 	}
 	return len(wc), tail
 }
