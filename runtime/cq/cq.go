@@ -7,6 +7,13 @@
 // signature errors on their mkey, copies inline-scattered data, and writes
 // the consumer index into the CQ doorbell record when libmlx5 writes it.
 //
+// Poll takes requester successes on a fast path (fast.go) that reads the
+// owner bits of a batch, then issues one read barrier for all of them,
+// where libmlx5 issues one per CQE; the completions are the same
+// (TestFastPathAgrees). Receive queues and shared receive queues written
+// by runtime/rq are registered through the RQ and SRQ adapters, send
+// queues written by runtime/sq through SQ.
+//
 // Two forms, as libibverbs has: Poll fills a batch of WC (ibv_poll_cq),
 // and StartPoll / NextPoll / EndPoll with the Read* methods read one
 // completion at a time, lazily (ibv_start_poll and the ibv_wc_read_*
