@@ -225,7 +225,9 @@ func New(c Config) (*CQ, error) {
 }
 
 // AddQP registers a QP (mlx5_store_qp or mlx5_store_uidx), by its QPN with
-// cqe_version 0 and by its user index with cqe_version 1.
+// cqe_version 0 and by its user index with cqe_version 1. Its queues must
+// not be replaced afterwards: Poll's fast path keeps the send queue of the
+// QP it polled last.
 func (c *CQ) AddQP(qp *QP) error {
 	if qp == nil {
 		return errors.New("cq: nil QP")
