@@ -5,6 +5,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
@@ -30,7 +31,8 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq
 		qp.Type = mlx.QPDCI
 	}
 	fix(&qp)
-	mem, err := qmem.Plain(s.SQ.WQEBBCount, 0, s.BF.BufSize)
+	// Replayed rings are never a device's: they need not be locked.
+	mem, err := qmem.New(qmem.Options{WQEBBs: s.SQ.WQEBBCount, BFSize: s.BF.BufSize, Lock: dma.LockBestEffort})
 	if err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}

@@ -44,10 +44,16 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	n := 0
 	var err error
 	for n < len(wc) {
+		if !c.noFast {
+			if n += c.pollFast(wc[n:]); n == len(wc) {
+				break
+			}
+		}
 		off, cqe := c.nextCQE()
 		if cqe == nil {
 			break
 		}
+		c.flushRetire()
 		r := c.parse(off, cqe, &wc[n], false)
 		if r == cqOK {
 			n++
@@ -58,6 +64,7 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		}
 		break
 	}
+	c.flushRetire()
 	c.updateConsIndex()
 	return n, err
 }
@@ -241,12 +248,18 @@ func (c *CQ) recvWRID(cqe []byte, qp *QP, srq SharedRecvQueue) (wrID uint64, idx
 			return 0, 0, c.unknown(cqe, "SRQ WQE index", ctr)
 		}
 		wrID = srq.WRID(ctr)
-		srq.Free(ctr)
+		if !srq.Free(ctr) {
+			return 0, 0, c.unknown(cqe, "posted SRQ WQE", ctr)
+		}
 		return wrID, ctr, cqOK
 	}
 	if qp.RQ == nil {
 		return 0, 0, c.unknown(cqe, "receive queue of QP", qp.QPN)
 	}
 	idx = ctr & (qp.RQ.Slots() - 1)
-	return qp.RQ.Consume(idx), idx, cqOK
+	wrID, ok := qp.RQ.Consume(idx)
+	if !ok {
+		return 0, 0, c.unknown(cqe, "outstanding receive WQE", idx)
+	}
+	return wrID, idx, cqOK
 }

@@ -149,7 +149,9 @@ func (c *CQ) errCQE(cqe []byte, qpn uint32, wc *WC, lazy bool) (r result, again 
 			if ctr >= srq.Size() {
 				return c.unknown(cqe, "SRQ WQE index", ctr), false
 			}
-			srq.RepostODP(ctr)
+			if !srq.RepostODP(ctr) {
+				return c.unknown(cqe, "posted SRQ WQE to repost", ctr), false
+			}
 			return cqOK, true
 		}
 		if wrID, _, r = c.recvWRID(cqe, qp, srq); r != cqOK {

@@ -21,11 +21,13 @@
 // not; it returns how many were posted. Post posts one work request or
 // nothing.
 //
-// The CQ poller retires what completes: (*RQ).Retire for each responder
-// completion of a receive queue (v44 takes the wr_id at the tail and
-// advances it), (*SRQ).Free for a completion of a shared receive queue
-// (the WQE named by the CQE's wqe_counter goes back at the tail of the free
-// list).
+// The CQ poller retires what completes (runtime/cq's RQ and SRQ adapters
+// wire these queues to it): for a responder completion of a receive queue
+// the wr_id at the CQE's wqe_counter (RQ.WRID) and one retirement
+// (RQ.Completed; RQ.Retire is v44's tail form); for a completion of a
+// shared receive queue (*SRQ).Retire (the WQE named by the CQE's
+// wqe_counter goes back at the tail of the free list), and for an ODP
+// page fault (*SRQ).RepostODP.
 //
 // The SRQ keeps v44's free list linked by the next segments' next_wqe_index
 // (rdma-core 54 replaced it with a bitmap of free WQEs); the reference CQE

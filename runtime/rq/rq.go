@@ -242,3 +242,6 @@ func (q *RQ) Scatter(ind uint32) []byte {
 	off := int(ind&q.mask)*q.stride + q.stride - q.maxGS*segSize
 	return q.ring[off : off+q.maxGS*segSize : off+q.maxGS*segSize]
 }
+
+// WQEs returns the number of WQEs in the ring (rq.wqe_cnt).
+func (q *RQ) WQEs() uint32 { return q.mask + 1 }
