@@ -23,7 +23,7 @@ const (
 // array type with accessors.
 type Segment struct {
 	CName   string // mlx5_wqe_ctrl_seg
-	GoName  string // Mlx5WqeCtrlSeg
+	GoName  string // WQECtrlSeg
 	Size    int
 	Private string // source file of a segment not in the public header
 	Union   bool

@@ -49,6 +49,7 @@ type builder struct {
 	consts   map[string]*model.Const
 	segs     map[string]*model.Segment
 	idents   map[string]string // Go identifier -> what declared it
+	names    *model.TypeNamer
 
 	funcs   map[string]*model.Func   // available functions by C name
 	mirrors map[string]*model.Mirror // available structs by C name
@@ -106,6 +107,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	for _, n := range model.Reserved() {
 		b.idents[n] = "the generated package"
 	}
+	b.names = model.NewTypeNamer(typeTags(c, s))
 	b.enums()
 	b.constants()
 	b.segments()
@@ -116,6 +118,22 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		return nil, b.errs
 	}
 	return b.p, nil
+}
+
+// typeTags are the tags of every C type the package could name: the
+// header's records and enums, and the spec's private segments.
+func typeTags(c *cheader.Model, s *spec.Spec) []string {
+	var tags []string
+	for _, r := range c.Records {
+		tags = append(tags, r.Tag)
+	}
+	for _, e := range c.Enums {
+		tags = append(tags, e.Tag, e.Typedef)
+	}
+	for _, sg := range s.Segments {
+		tags = append(tags, sg.C)
+	}
+	return tags
 }
 
 func fileRank(f string) int {

@@ -7,100 +7,100 @@ package mlx5dv
 
 import "unsafe"
 
-// IbvSge mirrors struct ibv_sge (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// SGE mirrors struct ibv_sge (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // One scatter/gather element: a buffer of an MR. Used by ibv_wr_set_sge_list, and by the mkey list layouts of mlx5dv, where addr is an offset once the mkey is used zero-based.
-type IbvSge struct {
+type SGE struct {
 	Addr   uint64 // addr
 	Length uint32 // length
 	Lkey   uint32 // lkey
 }
 
-// IbvDataBuf mirrors struct ibv_data_buf (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// DataBuf mirrors struct ibv_data_buf (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // One buffer of ibv_wr_set_inline_data_list.
-type IbvDataBuf struct {
+type DataBuf struct {
 	Addr   unsafe.Pointer // addr
 	Length uint64         // length
 }
 
-// IbvMwBindInfo mirrors struct ibv_mw_bind_info (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// MWBindInfo mirrors struct ibv_mw_bind_info (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // What ibv_wr_bind_mw binds the window to.
-type IbvMwBindInfo struct {
-	Mr            unsafe.Pointer // mr
+type MWBindInfo struct {
+	MR            unsafe.Pointer // mr
 	Addr          uint64         // addr
 	Length        uint64         // length
-	MwAccessFlags IbvAccessFlags // mw_access_flags
+	MWAccessFlags AccessFlags    // mw_access_flags
 	_             [4]byte
 }
 
-// Mlx5dvMkeyInitAttr mirrors struct mlx5dv_mkey_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_mkey(3).
+// MkeyInitAttr mirrors struct mlx5dv_mkey_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_mkey(3).
 // What the mkey is created with.
-type Mlx5dvMkeyInitAttr struct {
-	Pd          unsafe.Pointer          // pd
-	CreateFlags Mlx5dvMkeyInitAttrFlags // create_flags
-	MaxEntries  uint16                  // max_entries
+type MkeyInitAttr struct {
+	PD          unsafe.Pointer    // pd
+	CreateFlags MkeyInitAttrFlags // create_flags
+	MaxEntries  uint16            // max_entries
 	_           [2]byte
 }
 
-// Mlx5dvMkey mirrors struct mlx5dv_mkey (infiniband/mlx5dv.h): 8 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_create_mkey(3).
+// Mkey mirrors struct mlx5dv_mkey (infiniband/mlx5dv.h): 8 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_create_mkey(3).
 // An indirect mkey. The low byte of lkey is the mkey's tag.
-type Mlx5dvMkey struct {
+type Mkey struct {
 	Lkey uint32 // lkey
 	Rkey uint32 // rkey
 }
 
-// Mlx5dvQpInitAttr mirrors struct mlx5dv_qp_init_attr (infiniband/mlx5dv.h): 40 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
+// QPInitAttr mirrors struct mlx5dv_qp_init_attr (infiniband/mlx5dv.h): 40 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
 // The mlx5-specific creation attributes; comp_mask says which of the other fields are valid.
-type Mlx5dvQpInitAttr struct {
-	CompMask     uint64              // comp_mask
-	CreateFlags  Mlx5dvQpCreateFlags // create_flags
+type QPInitAttr struct {
+	CompMask     uint64        // comp_mask
+	CreateFlags  QPCreateFlags // create_flags
 	_            [4]byte
-	DcInitAttr   Mlx5dvDcInitAttr // dc_init_attr
-	SendOpsFlags uint64           // send_ops_flags
+	DCInitAttr   DCInitAttr // dc_init_attr
+	SendOpsFlags uint64     // send_ops_flags
 }
 
-// Mlx5dvDcInitAttr mirrors struct mlx5dv_dc_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
+// DCInitAttr mirrors struct mlx5dv_dc_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
 // Makes the QP (qp_type IBV_QPT_DRIVER) a DC target or initiator.
-type Mlx5dvDcInitAttr struct {
+type DCInitAttr struct {
 	_      [0]uint64
-	DcType Mlx5dvDcType // dc_type
+	DCType DCType // dc_type
 	_      [4]byte
 	union8 [8]byte // anonymous union of dct_access_key, dci_streams
 }
 
-// DctAccessKey returns the union member dct_access_key.
-func (s *Mlx5dvDcInitAttr) DctAccessKey() uint64 {
+// DCTAccessKey returns the union member dct_access_key.
+func (s *DCInitAttr) DCTAccessKey() uint64 {
 	return *(*uint64)(unsafe.Pointer(&s.union8[0]))
 }
 
-// SetDctAccessKey sets the union member dct_access_key.
-func (s *Mlx5dvDcInitAttr) SetDctAccessKey(v uint64) {
+// SetDCTAccessKey sets the union member dct_access_key.
+func (s *DCInitAttr) SetDCTAccessKey(v uint64) {
 	*(*uint64)(unsafe.Pointer(&s.union8[0])) = v
 }
 
-// DciStreams returns a pointer to the union member dci_streams.
-func (s *Mlx5dvDcInitAttr) DciStreams() *Mlx5dvDciStreams {
-	return (*Mlx5dvDciStreams)(unsafe.Pointer(&s.union8[0]))
+// DCIStreams returns a pointer to the union member dci_streams.
+func (s *DCInitAttr) DCIStreams() *DCIStreams {
+	return (*DCIStreams)(unsafe.Pointer(&s.union8[0]))
 }
 
-// Mlx5dvDciStreams mirrors struct mlx5dv_dci_streams (infiniband/mlx5dv.h): 2 bytes, aligned to 1, laid out as C lays it out. See mlx5dv_create_qp(3).
+// DCIStreams mirrors struct mlx5dv_dci_streams (infiniband/mlx5dv.h): 2 bytes, aligned to 1, laid out as C lays it out. See mlx5dv_create_qp(3).
 // How many concurrent streams a DCI handles, and how many may fail before the DCI does.
-type Mlx5dvDciStreams struct {
+type DCIStreams struct {
 	LogNumConcurent uint8 // log_num_concurent
 	LogNumErrored   uint8 // log_num_errored
 }
 
-// Mlx5dvDevxUmem mirrors struct mlx5dv_devx_umem (infiniband/mlx5dv.h): 4 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
+// DevxUmem mirrors struct mlx5dv_devx_umem (infiniband/mlx5dv.h): 4 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
 // The registered memory; output only.
-type Mlx5dvDevxUmem struct {
-	UmemId uint32 // umem_id
+type DevxUmem struct {
+	UmemID uint32 // umem_id
 }
 
-// Mlx5dvDevxUmemIn mirrors struct mlx5dv_devx_umem_in (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
+// DevxUmemIn mirrors struct mlx5dv_devx_umem_in (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
 // The arguments of mlx5dv_devx_umem_reg_ex.
-type Mlx5dvDevxUmemIn struct {
+type DevxUmemIn struct {
 	Addr       unsafe.Pointer // addr
 	Size       uint64         // size
-	Access     IbvAccessFlags // access
+	Access     AccessFlags    // access
 	_          [4]byte
 	PgszBitmap uint64 // pgsz_bitmap
 	CompMask   uint64 // comp_mask
@@ -108,17 +108,17 @@ type Mlx5dvDevxUmemIn struct {
 	_          [4]byte
 }
 
-// Mlx5dvMkeyConfAttr mirrors struct mlx5dv_mkey_conf_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
+// MkeyConfAttr mirrors struct mlx5dv_mkey_conf_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
 // Attributes of the configuration itself.
-type Mlx5dvMkeyConfAttr struct {
-	ConfFlags Mlx5dvMkeyConfFlags // conf_flags
+type MkeyConfAttr struct {
+	ConfFlags MkeyConfFlags // conf_flags
 	_         [4]byte
 	CompMask  uint64 // comp_mask
 }
 
-// Mlx5dvMrInterleaved mirrors struct mlx5dv_mr_interleaved (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
+// MRInterleaved mirrors struct mlx5dv_mr_interleaved (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
 // One entry of an interleaved layout: bytes_count bytes of data at addr of the MR lkey, then bytes_skip bytes skipped before the entry's next block.
-type Mlx5dvMrInterleaved struct {
+type MRInterleaved struct {
 	Addr       uint64 // addr
 	BytesCount uint32 // bytes_count
 	BytesSkip  uint32 // bytes_skip
@@ -126,78 +126,78 @@ type Mlx5dvMrInterleaved struct {
 	_          [4]byte
 }
 
-// Mlx5dvCryptoAttr mirrors struct mlx5dv_crypto_attr (infiniband/mlx5dv.h): 56 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_crypto(3).
+// CryptoAttr mirrors struct mlx5dv_crypto_attr (infiniband/mlx5dv.h): 56 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_crypto(3).
 // Whether memory or wire data is the encrypted side, how crypto and signature are ordered, the data unit, the tweak and the key.
-type Mlx5dvCryptoAttr struct {
-	CryptoStandard       Mlx5dvCryptoStandard // crypto_standard
-	EncryptOnTx          bool                 // encrypt_on_tx
+type CryptoAttr struct {
+	CryptoStandard       CryptoStandard // crypto_standard
+	EncryptOnTx          bool           // encrypt_on_tx
 	_                    [3]byte
-	SignatureCryptoOrder Mlx5dvSignatureCryptoOrder // signature_crypto_order
-	DataUnitSize         Mlx5dvBlockSize            // data_unit_size
-	InitialTweak         [16]byte                   // initial_tweak
-	Dek                  unsafe.Pointer             // dek
-	Keytag               [8]byte                    // keytag
-	CompMask             uint64                     // comp_mask
+	SignatureCryptoOrder SignatureCryptoOrder // signature_crypto_order
+	DataUnitSize         BlockSize            // data_unit_size
+	InitialTweak         [16]byte             // initial_tweak
+	DEK                  unsafe.Pointer       // dek
+	Keytag               [8]byte              // keytag
+	CompMask             uint64               // comp_mask
 }
 
-// Mlx5dvSigBlockAttr mirrors struct mlx5dv_sig_block_attr (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigBlockAttr mirrors struct mlx5dv_sig_block_attr (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // The signature of the data in the memory and in the wire domain, and which signature bytes are checked and copied.
-type Mlx5dvSigBlockAttr struct {
-	Mem       *Mlx5dvSigBlockDomain   // mem
-	Wire      *Mlx5dvSigBlockDomain   // wire
-	Flags     Mlx5dvSigBlockAttrFlags // flags
-	CheckMask uint8                   // check_mask
-	CopyMask  uint8                   // copy_mask
+type SigBlockAttr struct {
+	Mem       *SigBlockDomain   // mem
+	Wire      *SigBlockDomain   // wire
+	Flags     SigBlockAttrFlags // flags
+	CheckMask uint8             // check_mask
+	CopyMask  uint8             // copy_mask
 	_         [2]byte
 	CompMask  uint64 // comp_mask
 }
 
-// Mlx5dvSigBlockDomain mirrors struct mlx5dv_sig_block_domain (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigBlockDomain mirrors struct mlx5dv_sig_block_domain (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // One domain's signature type, its parameters and its block size.
-type Mlx5dvSigBlockDomain struct {
-	SigType   Mlx5dvSigType // sig_type
+type SigBlockDomain struct {
+	SigType   SigType // sig_type
 	_         [4]byte
-	Sig       unsafe.Pointer  // union sig of sig.dif, sig.crc
-	BlockSize Mlx5dvBlockSize // block_size
+	Sig       unsafe.Pointer // union sig of sig.dif, sig.crc
+	BlockSize BlockSize      // block_size
 	_         [4]byte
 	CompMask  uint64 // comp_mask
 }
 
 // SigDif returns the union member sig.dif.
-func (s *Mlx5dvSigBlockDomain) SigDif() *Mlx5dvSigT10dif {
-	return (*Mlx5dvSigT10dif)(s.Sig)
+func (s *SigBlockDomain) SigDif() *SigT10DIF {
+	return (*SigT10DIF)(s.Sig)
 }
 
 // SetSigDif sets the union member sig.dif.
-func (s *Mlx5dvSigBlockDomain) SetSigDif(p *Mlx5dvSigT10dif) {
+func (s *SigBlockDomain) SetSigDif(p *SigT10DIF) {
 	s.Sig = unsafe.Pointer(p)
 }
 
-// SigCrc returns the union member sig.crc.
-func (s *Mlx5dvSigBlockDomain) SigCrc() *Mlx5dvSigCrc {
-	return (*Mlx5dvSigCrc)(s.Sig)
+// SigCRC returns the union member sig.crc.
+func (s *SigBlockDomain) SigCRC() *SigCRC {
+	return (*SigCRC)(s.Sig)
 }
 
-// SetSigCrc sets the union member sig.crc.
-func (s *Mlx5dvSigBlockDomain) SetSigCrc(p *Mlx5dvSigCrc) {
+// SetSigCRC sets the union member sig.crc.
+func (s *SigBlockDomain) SetSigCRC(p *SigCRC) {
 	s.Sig = unsafe.Pointer(p)
 }
 
-// Mlx5dvSigCrc mirrors struct mlx5dv_sig_crc (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigCRC mirrors struct mlx5dv_sig_crc (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // A CRC signature.
-type Mlx5dvSigCrc struct {
-	Type Mlx5dvSigCrcType // type
+type SigCRC struct {
+	Type SigCRCType // type
 	_    [4]byte
 	Seed uint64 // seed
 }
 
-// Mlx5dvSigT10dif mirrors struct mlx5dv_sig_t10dif (infiniband/mlx5dv.h): 16 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigT10DIF mirrors struct mlx5dv_sig_t10dif (infiniband/mlx5dv.h): 16 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // A T10-DIF signature (T10 SBC-3).
-type Mlx5dvSigT10dif struct {
-	BgType Mlx5dvSigT10difBgType // bg_type
-	Bg     uint16                // bg
-	AppTag uint16                // app_tag
-	RefTag uint32                // ref_tag
-	Flags  uint16                // flags
+type SigT10DIF struct {
+	BGType SigT10DIFBGType // bg_type
+	BG     uint16          // bg
+	AppTag uint16          // app_tag
+	RefTag uint32          // ref_tag
+	Flags  uint16          // flags
 	_      [2]byte
 }

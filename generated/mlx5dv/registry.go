@@ -12,39 +12,39 @@ import "unsafe"
 func NewMirror(cname string) (any, bool) {
 	switch cname {
 	case "ibv_sge":
-		return new(IbvSge), true
+		return new(SGE), true
 	case "ibv_data_buf":
-		return new(IbvDataBuf), true
+		return new(DataBuf), true
 	case "ibv_mw_bind_info":
-		return new(IbvMwBindInfo), true
+		return new(MWBindInfo), true
 	case "mlx5dv_mkey_init_attr":
-		return new(Mlx5dvMkeyInitAttr), true
+		return new(MkeyInitAttr), true
 	case "mlx5dv_mkey":
-		return new(Mlx5dvMkey), true
+		return new(Mkey), true
 	case "mlx5dv_qp_init_attr":
-		return new(Mlx5dvQpInitAttr), true
+		return new(QPInitAttr), true
 	case "mlx5dv_dc_init_attr":
-		return new(Mlx5dvDcInitAttr), true
+		return new(DCInitAttr), true
 	case "mlx5dv_dci_streams":
-		return new(Mlx5dvDciStreams), true
+		return new(DCIStreams), true
 	case "mlx5dv_devx_umem":
-		return new(Mlx5dvDevxUmem), true
+		return new(DevxUmem), true
 	case "mlx5dv_devx_umem_in":
-		return new(Mlx5dvDevxUmemIn), true
+		return new(DevxUmemIn), true
 	case "mlx5dv_mkey_conf_attr":
-		return new(Mlx5dvMkeyConfAttr), true
+		return new(MkeyConfAttr), true
 	case "mlx5dv_mr_interleaved":
-		return new(Mlx5dvMrInterleaved), true
+		return new(MRInterleaved), true
 	case "mlx5dv_crypto_attr":
-		return new(Mlx5dvCryptoAttr), true
+		return new(CryptoAttr), true
 	case "mlx5dv_sig_block_attr":
-		return new(Mlx5dvSigBlockAttr), true
+		return new(SigBlockAttr), true
 	case "mlx5dv_sig_block_domain":
-		return new(Mlx5dvSigBlockDomain), true
+		return new(SigBlockDomain), true
 	case "mlx5dv_sig_crc":
-		return new(Mlx5dvSigCrc), true
+		return new(SigCRC), true
 	case "mlx5dv_sig_t10dif":
-		return new(Mlx5dvSigT10dif), true
+		return new(SigT10DIF), true
 	}
 	return nil, false
 }
@@ -57,13 +57,13 @@ var ArgValidators = map[Func]func(map[string]any) error{
 		return ValidateArgsIbvWrBindMw(argPtr(a, "mw"), argPtr(a, "bind_info"))
 	},
 	FnMlx5dvDevxUmemReg: func(a map[string]any) error {
-		return ValidateArgsMlx5dvDevxUmemReg(IbvAccessFlags(argUint(a, "access")))
+		return ValidateArgsMlx5dvDevxUmemReg(AccessFlags(argUint(a, "access")))
 	},
 	FnMlx5dvWrMkeyConfigure: func(a map[string]any) error {
 		return ValidateArgsMlx5dvWrMkeyConfigure(argPtr(a, "mkey"), argPtr(a, "attr"))
 	},
 	FnMlx5dvWrSetMkeyAccessFlags: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeyAccessFlags(IbvAccessFlags(argUint(a, "access_flags")))
+		return ValidateArgsMlx5dvWrSetMkeyAccessFlags(AccessFlags(argUint(a, "access_flags")))
 	},
 	FnMlx5dvWrSetDcAddr: func(a map[string]any) error {
 		return ValidateArgsMlx5dvWrSetDcAddr(argPtr(a, "ah"))
@@ -72,10 +72,10 @@ var ArgValidators = map[Func]func(map[string]any) error{
 		return ValidateArgsMlx5dvWrSetDcAddrStream(argPtr(a, "ah"))
 	},
 	FnMlx5dvWrMrInterleaved: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrInterleaved(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
+		return ValidateArgsMlx5dvWrMrInterleaved(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
 	FnMlx5dvWrMrList: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrList(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
+		return ValidateArgsMlx5dvWrMrList(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
 	FnMlx5dvWrSetMkeyCrypto: func(a map[string]any) error {
 		return ValidateArgsMlx5dvWrSetMkeyCrypto(argPtr(a, "attr"))

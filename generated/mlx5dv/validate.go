@@ -9,13 +9,13 @@ import "unsafe"
 
 // ValidateInto checks the rules on struct ibv_sge, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvSge) ValidateInto(e *RuleError) bool {
+func (s *SGE) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_sge and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvSge) Validate() error {
+func (s *SGE) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -25,13 +25,13 @@ func (s *IbvSge) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_data_buf, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvDataBuf) ValidateInto(e *RuleError) bool {
+func (s *DataBuf) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_data_buf and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvDataBuf) Validate() error {
+func (s *DataBuf) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -41,7 +41,7 @@ func (s *IbvDataBuf) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_mw_bind_info (ibv_wr.bind_mw.length), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
+func (s *MWBindInfo) ValidateInto(e *RuleError) bool {
 	// rule ibv_wr.bind_mw.length: ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.
 	if uint64(s.Length) > 0x80000000 {
 		setRuleError(e, errIbvWrBindMwLength, "ibv_mw_bind_info", "length", TestMax, uint64(s.Length), 0x80000000, nil)
@@ -52,7 +52,7 @@ func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_mw_bind_info and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvMwBindInfo) Validate() error {
+func (s *MWBindInfo) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -62,15 +62,15 @@ func (s *IbvMwBindInfo) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_init_attr (create_mkey.pd, create_mkey.create_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
+func (s *MkeyInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_mkey.pd: pd is the protection domain the mkey belongs to.
-	if s.Pd == nil {
+	if s.PD == nil {
 		setRuleError(e, errCreateMkeyPd, "mlx5dv_mkey_init_attr", "pd", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule create_mkey.create_flags: create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).
 	if uint64(s.CreateFlags)&^0x1f != 0 {
-		setRuleError(e, errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMlx5dvMkeyInitAttrFlags)
+		setRuleError(e, errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMkeyInitAttrFlags)
 		return false
 	}
 	return true
@@ -78,7 +78,7 @@ func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_mkey_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkeyInitAttr) Validate() error {
+func (s *MkeyInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -88,13 +88,13 @@ func (s *Mlx5dvMkeyInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkey) ValidateInto(e *RuleError) bool {
+func (s *Mkey) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_mkey and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkey) Validate() error {
+func (s *Mkey) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -104,42 +104,42 @@ func (s *Mlx5dvMkey) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.dci_streams.needs_dc, create_qp.dci_streams.dci_only, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
+func (s *QPInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.comp_mask: comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.
 	if uint64(s.CompMask)&^0xf != 0 {
-		setRuleError(e, errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesMlx5dvQpInitAttrMask)
+		setRuleError(e, errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesQPInitAttrMask)
 		return false
 	}
 	// rule create_qp.create_flags: create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.CreateFlags)&^0x7f != 0 {
-			setRuleError(e, errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
+			setRuleError(e, errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesQPCreateFlags)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.needs_dc: The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.
 	if uint64(s.CompMask)&0x8 == 0x8 {
 		if uint64(s.CompMask)&0x2 != 0x2 {
-			setRuleError(e, errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
+			setRuleError(e, errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesQPInitAttrMask)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.dci_only: dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.
 	if uint64(s.CompMask)&0xa == 0xa {
-		if uint64(s.DcInitAttr.DcType) != 0x2 {
-			setRuleError(e, errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
+		if uint64(s.DCInitAttr.DCType) != 0x2 {
+			setRuleError(e, errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DCInitAttr.DCType), 0, namesDCType)
 			return false
 		}
 	}
 	// rule create_qp.send_ops_flags: send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.
 	if uint64(s.CompMask)&0x4 == 0x4 {
 		if uint64(s.SendOpsFlags)&^0x1f != 0 {
-			setRuleError(e, errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesMlx5dvQpCreateSendOpsFlags)
+			setRuleError(e, errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesQPCreateSendOpsFlags)
 			return false
 		}
 	}
 	if uint64(s.CompMask)&0x2 == 0x2 {
-		if !s.DcInitAttr.ValidateInto(e) {
+		if !s.DCInitAttr.ValidateInto(e) {
 			return false
 		}
 	}
@@ -148,7 +148,7 @@ func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_qp_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvQpInitAttr) Validate() error {
+func (s *QPInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -158,15 +158,15 @@ func (s *Mlx5dvQpInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dc_init_attr (create_qp.dc_type), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
+func (s *DCInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.dc_type: dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.
-	if s.DcType != MLX5DV_DCTYPE_DCT &&
-		s.DcType != MLX5DV_DCTYPE_DCI {
-		setRuleError(e, errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DcType), 0, namesMlx5dvDcType)
+	if s.DCType != MLX5DV_DCTYPE_DCT &&
+		s.DCType != MLX5DV_DCTYPE_DCI {
+		setRuleError(e, errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DCType), 0, namesDCType)
 		return false
 	}
-	if uint64(s.DcType) == 0x2 {
-		if !s.DciStreams().ValidateInto(e) {
+	if uint64(s.DCType) == 0x2 {
+		if !s.DCIStreams().ValidateInto(e) {
 			return false
 		}
 	}
@@ -175,7 +175,7 @@ func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_dc_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDcInitAttr) Validate() error {
+func (s *DCInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -185,13 +185,13 @@ func (s *Mlx5dvDcInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dci_streams, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDciStreams) ValidateInto(e *RuleError) bool {
+func (s *DCIStreams) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_dci_streams and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDciStreams) Validate() error {
+func (s *DCIStreams) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -201,13 +201,13 @@ func (s *Mlx5dvDciStreams) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDevxUmem) ValidateInto(e *RuleError) bool {
+func (s *DevxUmem) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_devx_umem and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDevxUmem) Validate() error {
+func (s *DevxUmem) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -217,15 +217,15 @@ func (s *Mlx5dvDevxUmem) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask, umem.in.dmabuf_fd.mask, umem.in.dmabuf_fd.negative), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
+func (s *DevxUmemIn) ValidateInto(e *RuleError) bool {
 	// rule umem.in.access: umem_in->access is 0 or an OR of enum ibv_access_flags.
 	if uint64(s.Access)&^0x1000ff != 0 {
-		setRuleError(e, errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	// rule umem.in.comp_mask: comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).
 	if uint64(s.CompMask)&^0x1 != 0 {
-		setRuleError(e, errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
+		setRuleError(e, errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesDevxUmemInMask)
 		return false
 	}
 	// rule umem.in.dmabuf_fd.mask: Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.
@@ -247,7 +247,7 @@ func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_devx_umem_in and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDevxUmemIn) Validate() error {
+func (s *DevxUmemIn) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -257,10 +257,10 @@ func (s *Mlx5dvDevxUmemIn) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
+func (s *MkeyConfAttr) ValidateInto(e *RuleError) bool {
 	// rule mkey_configure.conf_flags: conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.
 	if uint64(s.ConfFlags)&^0x1 != 0 {
-		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMlx5dvMkeyConfFlags)
+		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMkeyConfFlags)
 		return false
 	}
 	// rule mkey_configure.comp_mask: comp_mask is reserved for extensions and must be 0.
@@ -273,7 +273,7 @@ func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_mkey_conf_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkeyConfAttr) Validate() error {
+func (s *MkeyConfAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -283,13 +283,13 @@ func (s *Mlx5dvMkeyConfAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mr_interleaved, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMrInterleaved) ValidateInto(e *RuleError) bool {
+func (s *MRInterleaved) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_mr_interleaved and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMrInterleaved) Validate() error {
+func (s *MRInterleaved) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -299,16 +299,16 @@ func (s *Mlx5dvMrInterleaved) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_attr (crypto.standard, crypto.order, crypto.data_unit_size, crypto.dek, crypto.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
+func (s *CryptoAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto.standard: crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).
 	if s.CryptoStandard != MLX5DV_CRYPTO_STANDARD_AES_XTS {
-		setRuleError(e, errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesMlx5dvCryptoStandard)
+		setRuleError(e, errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesCryptoStandard)
 		return false
 	}
 	// rule crypto.order: signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.
 	if s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX &&
 		s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX {
-		setRuleError(e, errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesMlx5dvSignatureCryptoOrder)
+		setRuleError(e, errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesSignatureCryptoOrder)
 		return false
 	}
 	// rule crypto.data_unit_size: data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).
@@ -317,11 +317,11 @@ func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4160 {
-		setRuleError(e, errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesBlockSize)
 		return false
 	}
 	// rule crypto.dek: dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().
-	if s.Dek == nil {
+	if s.DEK == nil {
 		setRuleError(e, errCryptoDek, "mlx5dv_crypto_attr", "dek", TestNotNull, 0, 0, nil)
 		return false
 	}
@@ -335,7 +335,7 @@ func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_crypto_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCryptoAttr) Validate() error {
+func (s *CryptoAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -345,7 +345,7 @@ func (s *Mlx5dvCryptoAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_attr (sig.no_domain, sig.flags, sig.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
+func (s *SigBlockAttr) ValidateInto(e *RuleError) bool {
 	// rule sig.no_domain: At least one of mem and wire describes a signature.
 	if s.Mem == nil && s.Wire == nil {
 		setRuleError(e, errSigNoDomain, "mlx5dv_sig_block_attr", "mem and wire", TestNotNull, 0, 0, nil)
@@ -353,7 +353,7 @@ func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 	}
 	// rule sig.flags: flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.
 	if uint64(s.Flags)&^0x1 != 0 {
-		setRuleError(e, errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvSigBlockAttrFlags)
+		setRuleError(e, errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesSigBlockAttrFlags)
 		return false
 	}
 	// rule sig.comp_mask: comp_mask of the attributes is reserved for extensions and must be 0.
@@ -372,7 +372,7 @@ func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_block_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigBlockAttr) Validate() error {
+func (s *SigBlockAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -382,11 +382,11 @@ func (s *Mlx5dvSigBlockAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_domain (sig.domain.sig_type, sig.domain.dif, sig.domain.crc, sig.domain.block_size, sig.domain.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
+func (s *SigBlockDomain) ValidateInto(e *RuleError) bool {
 	// rule sig.domain.sig_type: sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).
 	if s.SigType != MLX5DV_SIG_TYPE_T10DIF &&
 		s.SigType != MLX5DV_SIG_TYPE_CRC {
-		setRuleError(e, errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesMlx5dvSigType)
+		setRuleError(e, errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesSigType)
 		return false
 	}
 	// rule sig.domain.dif: sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.
@@ -398,7 +398,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 	}
 	// rule sig.domain.crc: For a CRC signature, sig.crc points to its parameters.
 	if uint64(s.SigType) == 0x1 {
-		if s.SigCrc() == nil {
+		if s.SigCRC() == nil {
 			setRuleError(e, errSigDomainCrc, "mlx5dv_sig_block_domain", "sig.crc", TestNotNull, 0, 0, nil)
 			return false
 		}
@@ -409,7 +409,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4160 {
-		setRuleError(e, errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesBlockSize)
 		return false
 	}
 	// rule sig.domain.comp_mask: comp_mask of a domain is reserved for extensions and must be 0.
@@ -423,7 +423,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 		}
 	}
 	if uint64(s.SigType) == 0x1 {
-		if p := s.SigCrc(); p != nil && !p.ValidateInto(e) {
+		if p := s.SigCRC(); p != nil && !p.ValidateInto(e) {
 			return false
 		}
 	}
@@ -432,7 +432,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_block_domain and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigBlockDomain) Validate() error {
+func (s *SigBlockDomain) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -442,12 +442,12 @@ func (s *Mlx5dvSigBlockDomain) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_crc (sig.crc.type, sig.crc.seed32, sig.crc.seed64), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
+func (s *SigCRC) ValidateInto(e *RuleError) bool {
 	// rule sig.crc.type: type is the CRC: MLX5DV_SIG_CRC_TYPE_CRC32 (the 32-bit CRC of FC-PH, ANSI X3.230:1994), MLX5DV_SIG_CRC_TYPE_CRC32C (the 32-bit Castagnoli CRC of iSCSI, RFC 3720) or MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (the 64-bit CRC of Microsoft's XP10 compression).
 	if s.Type != MLX5DV_SIG_CRC_TYPE_CRC32 &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC32C &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-		setRuleError(e, errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesMlx5dvSigCrcType)
+		setRuleError(e, errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesSigCRCType)
 		return false
 	}
 	// rule sig.crc.seed32: The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).
@@ -469,7 +469,7 @@ func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_crc and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigCrc) Validate() error {
+func (s *SigCRC) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -479,21 +479,21 @@ func (s *Mlx5dvSigCrc) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_t10dif (sig.t10dif.bg_type, sig.t10dif.bg, sig.t10dif.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
+func (s *SigT10DIF) ValidateInto(e *RuleError) bool {
 	// rule sig.t10dif.bg_type: bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).
-	if s.BgType != MLX5DV_SIG_T10DIF_CRC &&
-		s.BgType != MLX5DV_SIG_T10DIF_CSUM {
-		setRuleError(e, errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BgType), 0, namesMlx5dvSigT10difBgType)
+	if s.BGType != MLX5DV_SIG_T10DIF_CRC &&
+		s.BGType != MLX5DV_SIG_T10DIF_CSUM {
+		setRuleError(e, errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BGType), 0, namesSigT10DIFBGType)
 		return false
 	}
 	// rule sig.t10dif.bg: bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).
-	if uint64(s.Bg) != 0x0 && uint64(s.Bg) != 0xffff {
-		setRuleError(e, errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.Bg), 0, nil)
+	if uint64(s.BG) != 0x0 && uint64(s.BG) != 0xffff {
+		setRuleError(e, errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.BG), 0, nil)
 		return false
 	}
 	// rule sig.t10dif.flags: flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says "one of", but the values are bits and may be combined.
 	if uint64(s.Flags)&^0x7 != 0 {
-		setRuleError(e, errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesMlx5dvSigT10difFlags)
+		setRuleError(e, errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesSigT10DIFFlags)
 		return false
 	}
 	return true
@@ -501,7 +501,7 @@ func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_t10dif and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigT10dif) Validate() error {
+func (s *SigT10DIF) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -537,10 +537,10 @@ func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
 
 // ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool {
+func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
-		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	return true
@@ -548,7 +548,7 @@ func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool
 
 // ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
+func ValidateArgsMlx5dvDevxUmemReg(access AccessFlags) error {
 	var e RuleError
 	if ValidateArgsMlx5dvDevxUmemRegInto(&e, access) {
 		return nil
@@ -584,10 +584,10 @@ func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer)
 
 // ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags IbvAccessFlags) bool {
+func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
 	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	return true
@@ -595,7 +595,7 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags IbvAcc
 
 // ValidateArgsMlx5dvWrSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
+func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags AccessFlags) error {
 	var e RuleError
 	if ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, accessFlags) {
 		return nil
@@ -647,10 +647,10 @@ func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
 
 // ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
@@ -663,7 +663,7 @@ func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, ac
 
 // ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
 	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
 		return nil
@@ -673,10 +673,10 @@ func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAcces
 
 // ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
@@ -689,7 +689,7 @@ func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFla
 
 // ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
 	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
 		return nil
@@ -739,66 +739,66 @@ func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
 	return cloneRuleError(&e)
 }
 
-func namesMlx5dvSigType(v uint64) string {
-	return Mlx5dvSigType(v).String()
+func namesSigType(v uint64) string {
+	return SigType(v).String()
 }
 
-func namesMlx5dvSigT10difBgType(v uint64) string {
-	return Mlx5dvSigT10difBgType(v).String()
+func namesSigT10DIFBGType(v uint64) string {
+	return SigT10DIFBGType(v).String()
 }
 
-func namesMlx5dvSigCrcType(v uint64) string {
-	return Mlx5dvSigCrcType(v).String()
+func namesSigCRCType(v uint64) string {
+	return SigCRCType(v).String()
 }
 
-func namesMlx5dvBlockSize(v uint64) string {
-	return Mlx5dvBlockSize(v).String()
+func namesBlockSize(v uint64) string {
+	return BlockSize(v).String()
 }
 
-func namesMlx5dvQpCreateFlags(v uint64) string {
-	return Mlx5dvQpCreateFlags(v).String()
+func namesQPCreateFlags(v uint64) string {
+	return QPCreateFlags(v).String()
 }
 
-func namesMlx5dvMkeyInitAttrFlags(v uint64) string {
-	return Mlx5dvMkeyInitAttrFlags(v).String()
+func namesMkeyInitAttrFlags(v uint64) string {
+	return MkeyInitAttrFlags(v).String()
 }
 
-func namesMlx5dvQpInitAttrMask(v uint64) string {
-	return Mlx5dvQpInitAttrMask(v).String()
+func namesQPInitAttrMask(v uint64) string {
+	return QPInitAttrMask(v).String()
 }
 
-func namesMlx5dvDcType(v uint64) string {
-	return Mlx5dvDcType(v).String()
+func namesDCType(v uint64) string {
+	return DCType(v).String()
 }
 
-func namesMlx5dvQpCreateSendOpsFlags(v uint64) string {
-	return Mlx5dvQpCreateSendOpsFlags(v).String()
+func namesQPCreateSendOpsFlags(v uint64) string {
+	return QPCreateSendOpsFlags(v).String()
 }
 
-func namesMlx5dvSigT10difFlags(v uint64) string {
-	return Mlx5dvSigT10difFlags(v).String()
+func namesSigT10DIFFlags(v uint64) string {
+	return SigT10DIFFlags(v).String()
 }
 
-func namesMlx5dvSigBlockAttrFlags(v uint64) string {
-	return Mlx5dvSigBlockAttrFlags(v).String()
+func namesSigBlockAttrFlags(v uint64) string {
+	return SigBlockAttrFlags(v).String()
 }
 
-func namesMlx5dvCryptoStandard(v uint64) string {
-	return Mlx5dvCryptoStandard(v).String()
+func namesCryptoStandard(v uint64) string {
+	return CryptoStandard(v).String()
 }
 
-func namesMlx5dvSignatureCryptoOrder(v uint64) string {
-	return Mlx5dvSignatureCryptoOrder(v).String()
+func namesSignatureCryptoOrder(v uint64) string {
+	return SignatureCryptoOrder(v).String()
 }
 
-func namesMlx5dvMkeyConfFlags(v uint64) string {
-	return Mlx5dvMkeyConfFlags(v).String()
+func namesMkeyConfFlags(v uint64) string {
+	return MkeyConfFlags(v).String()
 }
 
-func namesMlx5dvDevxUmemInMask(v uint64) string {
-	return Mlx5dvDevxUmemInMask(v).String()
+func namesDevxUmemInMask(v uint64) string {
+	return DevxUmemInMask(v).String()
 }
 
-func namesIbvAccessFlags(v uint64) string {
-	return IbvAccessFlags(v).String()
+func namesAccessFlags(v uint64) string {
+	return AccessFlags(v).String()
 }

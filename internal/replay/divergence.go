@@ -102,6 +102,6 @@ var qpFixes = map[mlx.ChainCheck]qpFix{
 	mlx.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
 	mlx.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
 	mlx.ChainSendOp: {"a QP created with every send-op bit", func(qp *wrcheck.QP) {
-		qp.SendOps, qp.MlxSendOps = ^mlx.IbvQpCreateSendOpsFlags(0), ^mlx.Mlx5dvQpCreateSendOpsFlags(0)
+		qp.SendOps, qp.MlxSendOps = ^mlx.IBVQPCreateSendOpsFlags(0), ^mlx.QPCreateSendOpsFlags(0)
 	}},
 }

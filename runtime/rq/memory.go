@@ -42,7 +42,7 @@ import (
 )
 
 // Sge is one scatter/gather element: struct ibv_sge.
-type Sge = mlx.IbvSge
+type Sge = mlx.SGE
 
 // RecvWR is one receive work request of a list: struct ibv_recv_wr, with
 // the list as a Go slice (num_sge is len(SGEs)).
@@ -92,7 +92,7 @@ func ringDBR(dbr *[4]byte, v uint32) {
 
 // dataSeg writes one data segment.
 func dataSeg(b []byte, length, lkey uint32, addr uint64) {
-	d := (*mlx.Mlx5WqeDataSeg)(b[:mlx.Mlx5WqeDataSegSize])
+	d := (*mlx.WQEDataSeg)(b[:mlx.WQEDataSegSize])
 	d.SetByteCount(length)
 	d.SetLkey(lkey)
 	d.SetAddr(addr)

@@ -7,8 +7,8 @@ import (
 )
 
 const (
-	segSize = mlx.Mlx5WqeDataSegSize // a data segment, and the signature segment
-	sigOff  = 4                      // mlx5_rwqe_sig.signature (providers/mlx5/wqe.h)
+	segSize = mlx.WQEDataSegSize // a data segment, and the signature segment
+	sigOff  = 4                  // mlx5_rwqe_sig.signature (providers/mlx5/wqe.h)
 
 	// MaxRQWQEs bounds a receive queue: far above a device's
 	// max_qp_wr, low enough that no index arithmetic overflows.

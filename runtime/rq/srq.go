@@ -8,7 +8,7 @@ import (
 )
 
 const (
-	nextSize = mlx.Mlx5WqeSrqNextSegSize // the next segment that starts an SRQ WQE
+	nextSize = mlx.WQESRQNextSegSize // the next segment that starts an SRQ WQE
 
 	// MaxSRQWQEs bounds a shared receive queue: WQE indexes are 16-bit
 	// (next_wqe_index, a CQE's wqe_counter).
@@ -154,11 +154,11 @@ func (s *SRQ) wqe(i int) []byte {
 }
 
 func (s *SRQ) next(i int) uint16 {
-	return (*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).NextWqeIndex()
+	return (*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).NextWQEIndex()
 }
 
 func (s *SRQ) setNext(i int, v uint16) {
-	(*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).SetNextWqeIndex(v)
+	(*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).SetNextWQEIndex(v)
 }
 
 // MaxGS returns how many SGEs a work request may have (srq->max_gs).

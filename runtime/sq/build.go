@@ -8,7 +8,7 @@ import (
 
 // avSize is the address vector a DCI work request carries after its ctrl
 // segment.
-const avSize = mlx.Mlx5WqeAvSize
+const avSize = mlx.WQEAVSize
 
 // transport is the size of the segments between the ctrl segment and the
 // rest: the address vector on a DCI.
@@ -22,7 +22,7 @@ func (q *SQ) transport() int {
 // dataWR starts a send, RDMA or atomic work request: hdr bytes follow the
 // ctrl segment (and the address vector on a DCI). It returns the offset
 // of the first of them.
-func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Mlx5Opcode, hdr int) (int, error) {
+func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 	if !q.chain.TryBuilder(fn, q.wrFlags) {
 		if err := q.chain.Builder(fn, q.wrFlags); err != nil {
 			return 0, err
@@ -66,7 +66,7 @@ func (q *SQ) SendInv(rkey uint32) error {
 	return nil
 }
 
-func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64) error {
+func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
 	var r int
 	if !q.dci && q.chain.TryBuilder(fn, q.wrFlags) {
 		// The common case without dataWR's generality: an RC work
@@ -75,11 +75,11 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 			return q.chain.NoRoom(fn, 1, int(free))
 		}
 		q.initWQE(opcode, 0, q.wrFlags)
-		r = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
-		q.curSize, q.curData = 2, r+mlx.Mlx5WqeRaddrSegSize
+		r = q.curCtrl + mlx.WQECtrlSegSize
+		q.curSize, q.curData = 2, r+mlx.WQERaddrSegSize
 	} else {
 		var err error
-		if r, err = q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize); err != nil {
+		if r, err = q.dataWR(fn, opcode, mlx.WQERaddrSegSize); err != nil {
 			return err
 		}
 	}
@@ -89,7 +89,7 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 
 // setRaddr writes a remote address segment at off.
 func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
-	s := (*mlx.Mlx5WqeRaddrSeg)(q.at(off))
+	s := (*mlx.WQERaddrSeg)(q.at(off))
 	s.SetRaddr(raddr)
 	s.SetRkey(rkey)
 	s.SetReserved(0)
@@ -116,13 +116,13 @@ func (q *SQ) RDMARead(rkey uint32, raddr uint64) error {
 	return q.rdma(mlx.FnIbvWrRdmaRead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
 }
 
-func (q *SQ) atomic(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
-	r, err := q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize+mlx.Mlx5WqeAtomicSegSize)
+func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
+	r, err := q.dataWR(fn, opcode, mlx.WQERaddrSegSize+mlx.WQEAtomicSegSize)
 	if err != nil {
 		return err
 	}
 	q.setRaddr(r, rkey, raddr)
-	a := (*mlx.Mlx5WqeAtomicSeg)(q.at(r + mlx.Mlx5WqeRaddrSegSize))
+	a := (*mlx.WQEAtomicSeg)(q.at(r + mlx.WQERaddrSegSize))
 	a.SetSwapAdd(swapAdd)
 	if compare != nil {
 		a.SetCompare(*compare)
@@ -149,16 +149,16 @@ func (q *SQ) AtomicFetchAdd(rkey uint32, raddr, add uint64) error {
 func (q *SQ) umrHeader(wrData uint32, imm uint32) (u, m int) {
 	q.initWQE(mlx.MLX5_OPCODE_UMR, wrData, q.wrFlags)
 	q.ctrl().SetImm(imm)
-	u = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
-	clear(q.bytes(u, mlx.Mlx5WqeUmrCtrlSegSize))
-	m = q.wrap(u + mlx.Mlx5WqeUmrCtrlSegSize)
+	u = q.curCtrl + mlx.WQECtrlSegSize
+	clear(q.bytes(u, mlx.WQEUMRCtrlSegSize))
+	m = q.wrap(u + mlx.WQEUMRCtrlSegSize)
 	return u, m
 }
 
-func (q *SQ) umrCtrl(u int) *mlx.Mlx5WqeUmrCtrlSeg { return (*mlx.Mlx5WqeUmrCtrlSeg)(q.at(u)) }
+func (q *SQ) umrCtrl(u int) *mlx.WQEUMRCtrlSeg { return (*mlx.WQEUMRCtrlSeg)(q.at(u)) }
 
-func (q *SQ) mkeyCtx(m int) *mlx.Mlx5WqeMkeyContextSeg {
-	return (*mlx.Mlx5WqeMkeyContextSeg)(q.at(m))
+func (q *SQ) mkeyCtx(m int) *mlx.WQEMkeyContextSeg {
+	return (*mlx.WQEMkeyContextSeg)(q.at(m))
 }
 
 // freeMkey writes the UMR of a local invalidate (or of a zero-length bind):
@@ -169,7 +169,7 @@ func (q *SQ) freeMkey(u, m int, newRkey uint32) {
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN))
 	mc := q.mkeyCtx(m)
-	mc.SetQpnMkey(0xffffff00 | newRkey&0xff)
+	mc.SetQPNMkey(0xffffff00 | newRkey&0xff)
 	mc.SetFree(0x40)
 	q.curSize = 8
 }
@@ -203,7 +203,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
 		return q.chain.LatchRule(fn, &e)
 	}
-	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
+	cinfo := mlx.MWBindInfo{Addr: info.Addr, Length: info.Length, MWAccessFlags: info.AccessFlags}
 	if !cinfo.ValidateInto(&e) {
 		return q.chain.LatchRule(fn, &e)
 	}
@@ -220,12 +220,12 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	} else {
 		uc := q.umrCtrl(u)
 		uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE)
-		uc.SetKlmOctowords(4)
+		uc.SetKLMOctowords(4)
 		uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY|
 			mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN|
 			mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR) | accessMask)
 		mc := q.mkeyCtx(m)
-		mc.SetQpnMkey(rkey&0xff | q.qpn<<8)
+		mc.SetQPNMkey(rkey&0xff | q.qpn<<8)
 		mc.SetAccessFlags(mkeyAccess(uint32(info.AccessFlags)))
 		mc.SetFree(0)
 		start := info.Addr
@@ -234,12 +234,12 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 		}
 		mc.SetStartAddr(start)
 		mc.SetLen(info.Length)
-		k := q.wrap(m + mlx.Mlx5WqeMkeyContextSegSize)
-		klm := (*mlx.Mlx5WqeUmrKlmSeg)(q.at(k))
+		k := q.wrap(m + mlx.WQEMkeyContextSegSize)
+		klm := (*mlx.WQEUMRKLMSeg)(q.at(k))
 		klm.SetByteCount(uint32(info.Length))
 		klm.SetMkey(info.Lkey)
 		klm.SetAddress(info.Addr)
-		clear(q.bytes(k+mlx.Mlx5WqeUmrKlmSegSize, wqebb-mlx.Mlx5WqeUmrKlmSegSize))
+		clear(q.bytes(k+mlx.WQEUMRKLMSegSize, wqebb-mlx.WQEUMRKLMSegSize))
 		q.curSize = 12
 	}
 	q.fmCache = smallFence
@@ -266,15 +266,15 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 	q.initWQE(mlx.MLX5_OPCODE_MMO, wrDataMemcpy, q.wrFlags)
 	c := q.ctrl()
 	c.SetOpmod(opModMMODMA)
-	md := (*mlx.Mlx5MmoMetadataSeg)(q.at(q.curCtrl + 16))
-	md.SetMmoControl310(0)
+	md := (*mlx.MMOMetadataSeg)(q.at(q.curCtrl + 16))
+	md.SetMMOControl310(0)
 	md.SetLocalKey(q.pd.OpaqueLkey)
 	md.SetLocalAddress(q.pd.OpaqueAddr)
-	src := (*mlx.Mlx5WqeDataSeg)(q.at(q.curCtrl + 32))
+	src := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 32))
 	src.SetByteCount(bc)
 	src.SetLkey(srcLkey)
 	src.SetAddr(srcAddr)
-	dst := (*mlx.Mlx5WqeDataSeg)(q.at(q.curCtrl + 48))
+	dst := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 48))
 	dst.SetByteCount(bc)
 	dst.SetLkey(destLkey)
 	dst.SetAddr(destAddr)

@@ -54,21 +54,21 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 		r := &reqs[i]
 		slot := pi & mask
 		wqe := (*[wqebb]byte)(unsafe.Add(ring, uintptr(slot)*wqebb))
-		c := (*mlx.Mlx5WqeCtrlSeg)(wqe[0:16])
+		c := (*mlx.WQECtrlSeg)(wqe[0:16])
 		c.SetOpmodIdxOpcode(uint32(uint16(pi))<<8 | uint32(mlx.MLX5_OPCODE_RDMA_WRITE))
-		c.SetQpnDsBE(qpnDs3)
+		c.SetQPNDSBE(qpnDs3)
 		*(*mlx.BE32)(unsafe.Pointer(&wqe[8])) = word2
-		rs := (*mlx.Mlx5WqeRaddrSeg)(wqe[16:32])
+		rs := (*mlx.WQERaddrSeg)(wqe[16:32])
 		rs.SetRaddr(r.Raddr)
 		rs.SetRkey(r.Rkey)
 		rs.SetReservedBE(0)
 		if r.Length != 0 {
-			d := (*mlx.Mlx5WqeDataSeg)(wqe[32:48])
+			d := (*mlx.WQEDataSeg)(wqe[32:48])
 			d.SetByteCount(r.Length)
 			d.SetLkey(r.Lkey)
 			d.SetAddr(r.Addr)
 		} else {
-			c.SetQpnDsBE(qpnDs2) // an empty SGE adds no data segment
+			c.SetQPNDSBE(qpnDs2) // an empty SGE adds no data segment
 		}
 		*(*Slot)(unsafe.Add(slots, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: w}
 		*(*uint32)(unsafe.Add(start, uintptr(w&mask)*4)) = pi
@@ -110,9 +110,9 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		if err := q.chain.Data(set, 1, 0); err != nil {
 			return err
 		}
-		size := 16 + t + mlx.Mlx5WqeRaddrSegSize
+		size := 16 + t + mlx.WQERaddrSegSize
 		if reqs[i].Length != 0 {
-			size += mlx.Mlx5WqeDataSegSize
+			size += mlx.WQEDataSegSize
 		}
 		wqebbs += (size + wqebb - 1) / wqebb
 	}
@@ -123,13 +123,13 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		r := &reqs[i]
 		q.wrID = r.WRID
 		q.initWQE(mlx.MLX5_OPCODE_RDMA_WRITE, 0, q.wrFlags)
-		q.curSize = (16 + t + mlx.Mlx5WqeRaddrSegSize) / 16
+		q.curSize = (16 + t + mlx.WQERaddrSegSize) / 16
 		q.setters = 0
 		off := q.wrap(q.curCtrl + 16 + t)
-		q.curData = off + mlx.Mlx5WqeRaddrSegSize
+		q.curData = off + mlx.WQERaddrSegSize
 		q.setRaddr(off, r.Rkey, r.Raddr)
 		if r.Length != 0 {
-			d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+			d := (*mlx.WQEDataSeg)(q.at(q.curData))
 			d.SetByteCount(r.Length)
 			d.SetLkey(r.Lkey)
 			d.SetAddr(r.Addr)

@@ -30,11 +30,11 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	if length != 0 {
 		// Only a segment that starts a WQEBB can reach the ring's limit.
 		if q.curSize&3 == 0 {
-			if err := q.room(fn, q.curSize*16+mlx.Mlx5WqeDataSegSize); err != nil {
+			if err := q.room(fn, q.curSize*16+mlx.WQEDataSegSize); err != nil {
 				return err
 			}
 		}
-		d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+		d := (*mlx.WQEDataSeg)(q.at(q.curData))
 		d.SetByteCount(length)
 		d.SetLkey(lkey)
 		d.SetAddr(addr)
@@ -47,7 +47,7 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 // SetSGEList sets the work request's data to a list of scatter/gather
 // entries (at most max_send_sge; zero-length entries are skipped).
 // ibv_wr_set_sge_list.
-func (q *SQ) SetSGEList(sges []mlx.IbvSge) error {
+func (q *SQ) SetSGEList(sges []mlx.SGE) error {
 	fn := mlx.FnIbvWrSetSgeList
 	if err := q.chain.Data(fn, len(sges), 0); err != nil {
 		return err
@@ -70,11 +70,11 @@ func (q *SQ) SetSGEList(sges []mlx.IbvSge) error {
 		if g.Length == 0 {
 			continue
 		}
-		d := (*mlx.Mlx5WqeDataSeg)(q.at(off))
+		d := (*mlx.WQEDataSeg)(q.at(off))
 		d.SetByteCount(g.Length)
 		d.SetLkey(g.Lkey)
 		d.SetAddr(g.Addr)
-		off += mlx.Mlx5WqeDataSegSize
+		off += mlx.WQEDataSegSize
 	}
 	q.curSize += n
 	q.done()
@@ -88,7 +88,7 @@ func (q *SQ) inlineHeader(n int) {
 	if n == 0 {
 		return // no header, nothing to send
 	}
-	(*mlx.Mlx5WqeInlDataSeg)(q.at(q.curData)).SetByteCount(uint32(n) | mlx.MLX5_INLINE_SEG)
+	(*mlx.WQEInlDataSeg)(q.at(q.curData)).SetByteCount(uint32(n) | mlx.MLX5_INLINE_SEG)
 	q.curSize += (n + 4 + 15) / 16
 }
 
@@ -150,15 +150,15 @@ func (q *SQ) SetDCAddrStream(ah *AH, dctn uint32, dcKey uint64, streamID uint16)
 	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, unsafe.Pointer(ah), int(streamID)); err != nil {
 		return err
 	}
-	q.ctrl().SetDciStreamChannelId(streamID)
+	q.ctrl().SetDCIStreamChannelID(streamID)
 	q.dcAddr(ah, dctn, dcKey)
 	return nil
 }
 
 func (q *SQ) dcAddr(ah *AH, dctn uint32, dcKey uint64) {
-	av := (*mlx.Mlx5WqeAv)(q.at(q.curCtrl + mlx.Mlx5WqeCtrlSegSize))
+	av := (*mlx.WQEAV)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
 	*av = ah.AV
-	av.SetDqpDct(ah.AV.DqpDct() | dctn | mlx.MLX5_EXTENDED_UD_AV)
-	av.SetKeyDcKey(dcKey)
+	av.SetDqpDCT(ah.AV.DqpDCT() | dctn | mlx.MLX5_EXTENDED_UD_AV)
+	av.SetKeyDCKey(dcKey)
 	q.done()
 }

@@ -29,12 +29,12 @@ func FuzzCalls(f *testing.F) {
 			ops = ops[1:]
 		}
 		mk := wrcheck.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
-		crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
-		dom := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
-		dom.SetSigCrc(&crc)
-		sig := mlx.Mlx5dvSigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
+		crc := mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+		dom := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+		dom.SetSigCRC(&crc)
+		sig := mlx.SigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
 		dek := sq.DEK{ObjectID: 0x77}
-		crypto := mlx.Mlx5dvCryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, Dek: unsafe.Pointer(&dek)}
+		crypto := mlx.CryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, DEK: unsafe.Pointer(&dek)}
 		inline := bytes.Repeat([]byte{0xab}, 400)
 		tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
 		if err != nil {
@@ -76,13 +76,13 @@ func FuzzCalls(f *testing.F) {
 			case 10:
 				err = q.SetSGE(1, 2, arg)
 			case 11:
-				err = q.SetSGEList(make([]mlx.IbvSge, arg%12))
+				err = q.SetSGEList(make([]mlx.SGE, arg%12))
 			case 12:
 				err = q.SetInlineData(inline[:int(arg)*2%len(inline)])
 			case 13:
 				err = q.SetInlineDataList([][]byte{inline[:arg%50], inline[:arg%300]})
 			case 14:
-				q.SetWRFlags(mlx.IbvSendFlags(arg & 0xf))
+				q.SetWRFlags(mlx.SendFlags(arg & 0xf))
 			case 15:
 				err = q.Memcpy(1, 2, 3, 4, uint64(arg)<<24)
 			case 16:
@@ -94,21 +94,21 @@ func FuzzCalls(f *testing.F) {
 			case 17:
 				err = q.BindMW(&sq.MW{Rkey: 5}, arg, &sq.MWBindInfo{Length: uint64(arg) << 24})
 			case 18:
-				err = q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, arg%10))
+				err = q.ConfigureMkey(mk, tmpl, make([]mlx.SGE, arg%10))
 			case 20:
-				err = q.MkeyConfigure(mk, uint8(arg%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(arg >> 7)})
+				err = q.MkeyConfigure(mk, uint8(arg%5), &mlx.MkeyConfAttr{ConfFlags: mlx.MkeyConfFlags(arg >> 7)})
 			case 21:
-				err = q.SetMkeyAccessFlags(mlx.IbvAccessFlags(arg & 0x1f))
+				err = q.SetMkeyAccessFlags(mlx.AccessFlags(arg & 0x1f))
 			case 22:
-				err = q.SetMkeyLayoutList(make([]mlx.IbvSge, arg%10))
+				err = q.SetMkeyLayoutList(make([]mlx.SGE, arg%10))
 			case 23:
 				err = q.SetMkeySigBlock(&sig)
 			case 24:
 				err = q.SetMkeyCrypto(&crypto)
 			case 25:
-				err = q.SetMkeyLayoutInterleaved(arg, make([]mlx.Mlx5dvMrInterleaved, arg%9))
+				err = q.SetMkeyLayoutInterleaved(arg, make([]mlx.MRInterleaved, arg%9))
 			case 26:
-				err = q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.IbvSge, arg%9))
+				err = q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.SGE, arg%9))
 			case 27:
 				err = q.RDMAWriteBurst(make([]sq.RDMAWriteReq, arg%20))
 			// nil and extreme arguments
@@ -121,7 +121,7 @@ func FuzzCalls(f *testing.F) {
 				}
 				err = q.BindMW(mw, ^uint32(0), info)
 			case 29:
-				m, attr := mk, &mlx.Mlx5dvMkeyConfAttr{ConfFlags: ^mlx.Mlx5dvMkeyConfFlags(0), CompMask: ^uint64(0)}
+				m, attr := mk, &mlx.MkeyConfAttr{ConfFlags: ^mlx.MkeyConfFlags(0), CompMask: ^uint64(0)}
 				if arg&1 == 0 {
 					m = nil
 				} else if arg&2 == 0 {
@@ -136,19 +136,19 @@ func FuzzCalls(f *testing.F) {
 				if arg&1 == 0 {
 					err = q.ConfigureMkey(nil, tmpl, nil)
 				} else {
-					err = q.ConfigureMkey(mk, nil, make([]mlx.IbvSge, arg%10))
+					err = q.ConfigureMkey(mk, nil, make([]mlx.SGE, arg%10))
 				}
 			case 33:
 				if arg&1 == 0 {
-					err = q.MRList(nil, ^mlx.IbvAccessFlags(0), nil)
+					err = q.MRList(nil, ^mlx.AccessFlags(0), nil)
 				} else {
 					err = q.MRInterleaved(nil, mlx.IBV_ACCESS_LOCAL_WRITE, ^uint32(0), nil)
 				}
 			case 34:
-				huge := []mlx.IbvSge{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
+				huge := []mlx.SGE{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
 				err = q.SetMkeyLayoutList(huge)
 			case 35:
-				data := []mlx.Mlx5dvMrInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}
+				data := []mlx.MRInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}
 				err = q.SetMkeyLayoutInterleaved(^uint32(0), data)
 			case 36:
 				err = q.Memcpy(0, ^uint64(0), 0, ^uint64(0), ^uint64(0)>>(arg%64))

@@ -97,7 +97,7 @@ type Config struct {
 
 // AH is an address handle: the address vector a DCI work request carries.
 type AH struct {
-	AV mlx.Mlx5WqeAv
+	AV mlx.WQEAV
 }
 
 // Mkey is an indirect mkey: the checks' view of it plus its PSVs.
@@ -118,7 +118,7 @@ type MWBindInfo struct {
 	Lkey        uint32 // the MR's lkey
 	Addr        uint64
 	Length      uint64
-	AccessFlags mlx.IbvAccessFlags
+	AccessFlags mlx.AccessFlags
 }
 
 // Slot is what the CQ poller needs of the WQE that starts at a WQEBB.
@@ -273,7 +273,7 @@ func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
 // builders.
-func (q *SQ) SetWRFlags(f mlx.IbvSendFlags) { q.wrFlags = uint32(f) }
+func (q *SQ) SetWRFlags(f mlx.SendFlags) { q.wrFlags = uint32(f) }
 
 // --- ring access
 
@@ -299,7 +299,7 @@ func (q *SQ) copyWrap(off int, data []byte) int {
 	return off + len(data)
 }
 
-func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.curCtrl)) }
+func (q *SQ) ctrl() *mlx.WQECtrlSeg { return (*mlx.WQECtrlSeg)(q.at(q.curCtrl)) }
 
 // room checks that a WQE of size bytes fits at the producer index without
 // reaching a WQEBB the device has not consumed; if not, it fails the batch
@@ -430,7 +430,7 @@ func (q *SQ) dbError(err error) error {
 // initWQE starts a WQE with opcode at the producer index: the ctrl
 // segment's first word, bytes 8..11 (signature, stream id, fence and
 // completion bits), and the bookkeeping. rdma-core: _common_wqe_init_op.
-func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
+func (q *SQ) initWQE(opcode mlx.Opcode, wrData uint32, flags uint32) {
 	slot := q.curPost & q.mask
 	q.book(slot, wrData)
 	q.curCtrl = int(slot) * wqebb
@@ -479,7 +479,7 @@ func (q *SQ) book(slot, wrData uint32) {
 // finalize writes the WQE's size and moves the producer index past it.
 // rdma-core: _common_wqe_finalize.
 func (q *SQ) finalize() {
-	q.ctrl().SetQpnDs(q.qpn<<8 | uint32(q.curSize))
+	q.ctrl().SetQPNDS(q.qpn<<8 | uint32(q.curSize))
 	q.curPost += uint32(q.curSize+3) / 4
 }
 

@@ -11,7 +11,7 @@ type MkeyTemplate = wrcheck.MkeyTemplate
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
 // for none) once, for ConfigureMkey.
-func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*MkeyTemplate, error) {
+func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTemplate, error) {
 	return wrcheck.NewMkeyTemplate(access, sig)
 }
 
@@ -25,7 +25,7 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 // unknown by a failed batch) it runs the checks of those calls one by one,
 // all of them before it writes anything: a rejected call writes nothing.
 // A nil mk or template is the rule error of a NULL mkey or attr.
-func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
+func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	length := listLength(sges)
 	if mk == nil || t == nil || !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
@@ -44,7 +44,7 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 // configureChecked is ConfigureMkey's general case: the state machine
 // checks the calls one by one, and only then is the UMR written, as those
 // calls would have written it.
-func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, length uint64) error {
+func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the
@@ -55,7 +55,7 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, leng
 	if t.Sig {
 		n = 3
 	}
-	var conf mlx.Mlx5dvMkeyConfAttr
+	var conf mlx.MkeyConfAttr
 	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
 		return err
 	}

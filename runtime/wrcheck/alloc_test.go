@@ -13,11 +13,11 @@ func TestNoAllocations(t *testing.T) {
 	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 1 << 30, MaxMemcpy: 1 << 31}
 	c := wrcheck.New(qp)
 	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
-	crc := &mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
-	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
-	wire.SetSigCrc(crc)
-	sig := &mlx.Mlx5dvSigBlockAttr{Wire: wire, CheckMask: 0xff}
-	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	crc := &mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+	wire.SetSigCRC(crc)
+	sig := &mlx.SigBlockAttr{Wire: wire, CheckMask: 0xff}
+	conf := &mlx.MkeyConfAttr{}
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	run := func() {
 		c.Outstanding = 0

@@ -280,8 +280,8 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
-	if len(wqe) < mlx.Mlx5WqeCtrlSegSize {
-		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.Mlx5WqeCtrlSegSize, limitName: "a control segment"})
+	if len(wqe) < mlx.WQECtrlSegSize {
+		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.WQECtrlSegSize, limitName: "a control segment"})
 	}
 	if ds := int(wqe[7] & 0x3f); ds == 0 {
 		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})

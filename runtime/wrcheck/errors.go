@@ -16,14 +16,14 @@ type what struct {
 }
 
 // The names of the values the errors show.
-func sendOpNames(v uint64) string    { return mlx.IbvQpCreateSendOpsFlags(v).String() }
-func mlxSendOpNames(v uint64) string { return mlx.Mlx5dvQpCreateSendOpsFlags(v).String() }
-func sendFlagNames(v uint64) string  { return mlx.IbvSendFlags(v).String() }
+func sendOpNames(v uint64) string    { return mlx.IBVQPCreateSendOpsFlags(v).String() }
+func mlxSendOpNames(v uint64) string { return mlx.QPCreateSendOpsFlags(v).String() }
+func sendFlagNames(v uint64) string  { return mlx.SendFlags(v).String() }
 func qpTypeNames(v uint64) string    { return mlx.QPType(v).String() }
-func mkeyFlagNames(v uint64) string  { return mlx.Mlx5dvMkeyInitAttrFlags(v).String() }
+func mkeyFlagNames(v uint64) string  { return mlx.MkeyInitAttrFlags(v).String() }
 func funcNames(v uint64) string      { return mlx.Func(v).String() }
 func cryptoOrderNames(v uint64) string {
-	return mlx.Mlx5dvSignatureCryptoOrder(v).String()
+	return mlx.SignatureCryptoOrder(v).String()
 }
 
 // above is a value above a limit of the QP or mkey.

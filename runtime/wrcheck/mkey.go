@@ -9,7 +9,7 @@ import (
 // MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
 // that announces numSetters setters; with 0 it is finished at once.
 // numSetters is the C uint8_t: no count can wrap.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
@@ -70,9 +70,9 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	}
 	var ok bool
 	if interleaved {
-		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	}
 	if !ok {
 		return c.latchRule(fn)
@@ -103,7 +103,7 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
 	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.IbvAccessFlags(accessFlags)) {
+	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return c.latchRule(fn)
 	}
 	return c.counted(fn, mlx.GroupAccess)
@@ -145,7 +145,7 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
-func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
+func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) error {
 	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) error {
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
-func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
+func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) error {
 	if err := c.mkeySetter(fn); err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) error {
 
 // BlockBytes is the size in bytes of a block-size enum value (0 if
 // unknown).
-func BlockBytes(b mlx.Mlx5dvBlockSize) uint64 {
+func BlockBytes(b mlx.BlockSize) uint64 {
 	switch b {
 	case mlx.MLX5DV_BLOCK_SIZE_512:
 		return 512

@@ -187,7 +187,7 @@ func (d *driver) call(n *yaml.Node) error {
 	}
 	switch name {
 	case "mlx5dv_wr_mkey_configure":
-		attr := &mlx.Mlx5dvMkeyConfAttr{}
+		attr := &mlx.MkeyConfAttr{}
 		if a := args["attr"]; a != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", a)
 		}
@@ -250,13 +250,13 @@ func (d *driver) call(n *yaml.Node) error {
 		k, list := count("data", "num_interleaved")
 		return d.c.MkeyLayout(fn, k, arg("repeat_count", 1)*x.v.Sum(list, "bytes_count", uint64(k)*512), true)
 	case mlx.GroupSignature:
-		attr := &mlx.Mlx5dvSigBlockAttr{}
+		attr := &mlx.SigBlockAttr{}
 		if a := args["attr"]; a != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", a)
 		}
 		return d.c.MkeySigBlock(fn, attr)
 	case mlx.GroupCrypto:
-		attr := &mlx.Mlx5dvCryptoAttr{}
+		attr := &mlx.CryptoAttr{}
 		if a := args["attr"]; a != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", a)
 		}

@@ -12,10 +12,10 @@ import (
 func TestConfigureMkeyFastPath(t *testing.T) {
 	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
 	c := wrcheck.New(qp)
-	dif := &mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
-	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	dif := &mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
+	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(dif)
-	tmpl, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.Mlx5dvSigBlockAttr{Wire: wire})
+	tmpl, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.SigBlockAttr{Wire: wire})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
-	c.MkeyConfigure(fn, inline, m, 3, &mlx.Mlx5dvMkeyConfAttr{})
+	c.MkeyConfigure(fn, inline, m, 3, &mlx.MkeyConfAttr{})
 	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
 	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
 	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
@@ -46,7 +46,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Start()
-	c.MkeyConfigure(fn, inline, m, 2, &mlx.Mlx5dvMkeyConfAttr{})
+	c.MkeyConfigure(fn, inline, m, 2, &mlx.MkeyConfAttr{})
 	c.Abort() // the mkey's state is now unknown
 	c.Start()
 	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) {
@@ -78,15 +78,15 @@ func TestNilArguments(t *testing.T) {
 		rule string
 		call func() error
 	}{
-		{"mkey_configure.mkey", func() error { return c.MkeyConfigure(fn, inline, nil, 0, &mlx.Mlx5dvMkeyConfAttr{}) }},
+		{"mkey_configure.mkey", func() error { return c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{}) }},
 		{"mkey_configure.attr", func() error { return c.MkeyConfigure(fn, inline, m, 0, nil) }},
 		{"wr_post.mr_list.mkey", func() error { return c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false) }},
 		{"sig.attr", func() error {
-			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
 			return c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil)
 		}},
 		{"crypto.attr", func() error {
-			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
 			return c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil)
 		}},
 	} {

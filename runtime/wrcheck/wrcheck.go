@@ -22,9 +22,9 @@ import (
 
 // QP is what the checks know about the queue pair.
 type QP struct {
-	Type       mlx.QPType                     // QPRC, QPDCI, ...
-	SendOps    mlx.IbvQpCreateSendOpsFlags    // ibv send_ops_flags (IBV_QP_EX_WITH_*)
-	MlxSendOps mlx.Mlx5dvQpCreateSendOpsFlags // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+	Type       mlx.QPType                  // QPRC, QPDCI, ...
+	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge
@@ -62,12 +62,12 @@ const (
 // (the caller may reuse its structs afterwards).
 type Domain struct {
 	Present bool
-	Domain  mlx.Mlx5dvSigBlockDomain // Sig is cleared: see T10dif and Crc
-	T10dif  mlx.Mlx5dvSigT10dif
-	Crc     mlx.Mlx5dvSigCrc
+	Domain  mlx.SigBlockDomain // Sig is cleared: see T10dif and Crc
+	T10dif  mlx.SigT10DIF
+	Crc     mlx.SigCRC
 }
 
-func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
+func (d *Domain) set(src *mlx.SigBlockDomain) {
 	d.Present = src != nil
 	if src == nil {
 		return
@@ -80,14 +80,14 @@ func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
 	case mlx.MLX5DV_SIG_TYPE_T10DIF:
 		d.T10dif = *src.SigDif()
 	case mlx.MLX5DV_SIG_TYPE_CRC:
-		d.Crc = *src.SigCrc()
+		d.Crc = *src.SigCRC()
 	}
 }
 
 // Mkey is an indirect mkey as the checks and the builders see it.
 type Mkey struct {
 	Lkey    uint32
-	Flags   mlx.Mlx5dvMkeyInitAttrFlags
+	Flags   mlx.MkeyInitAttrFlags
 	NumDesc int    // max_entries rounded up to a multiple of 4
 	Length  uint64 // as the last layout set it
 
@@ -95,14 +95,14 @@ type Mkey struct {
 	MemPSV, WirePSV     uint32
 	Sig                 SigState
 	Mem, Wire           Domain
-	SigFlags            mlx.Mlx5dvSigBlockAttrFlags
+	SigFlags            mlx.SigBlockAttrFlags
 	CheckMask, CopyMask uint8
 	ErrCount            uint32
 	ErrCountUpdated     bool
 
 	// Crypto context (Flags has CRYPTO).
 	Crypto     CryptoState
-	CryptoAttr mlx.Mlx5dvCryptoAttr
+	CryptoAttr mlx.CryptoAttr
 
 	// Unknown is set when a batch that configured the mkey failed or was
 	// aborted: the man pages call its state unknown until it is configured
@@ -111,7 +111,7 @@ type Mkey struct {
 }
 
 // NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
-func NewMkey(lkey uint32, flags mlx.Mlx5dvMkeyInitAttrFlags, maxEntries int) *Mkey {
+func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
 	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3}
 	if m.HasSig() {
 		// A fresh signature mkey has one pending error-count update.

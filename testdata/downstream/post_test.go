@@ -33,8 +33,8 @@ func TestWriteSignaled(t *testing.T) {
 	if got := mem.SQ[:len(want)]; !bytes.Equal(got, want) {
 		t.Fatalf("WQE\n%x, want\n%x", got, want)
 	}
-	ctrl := (*mlx5dv.Mlx5WqeCtrlSeg)(mem.SQ[:mlx5dv.Mlx5WqeCtrlSegSize])
-	if ctrl.Opcode() != mlx5dv.MLX5_OPCODE_RDMA_WRITE || ctrl.Ds() != 3 || ctrl.FmCeSe()&mlx5dv.MLX5_WQE_CTRL_CQ_UPDATE == 0 {
+	ctrl := (*mlx5dv.WQECtrlSeg)(mem.SQ[:mlx5dv.WQECtrlSegSize])
+	if ctrl.Opcode() != mlx5dv.MLX5_OPCODE_RDMA_WRITE || ctrl.DS() != 3 || ctrl.FmCeSe()&mlx5dv.MLX5_WQE_CTRL_CQ_UPDATE == 0 {
 		t.Fatalf("control segment %v", ctrl)
 	}
 }

@@ -276,9 +276,9 @@ func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		switch k {
 		case "type":
 		case "send_ops":
-			qp.SendOps = mlx.IbvQpCreateSendOpsFlags(x.Value(v))
+			qp.SendOps = mlx.IBVQPCreateSendOpsFlags(x.Value(v))
 		case "mlx5_send_ops":
-			qp.MlxSendOps = mlx.Mlx5dvQpCreateSendOpsFlags(x.Value(v))
+			qp.MlxSendOps = mlx.QPCreateSendOpsFlags(x.Value(v))
 		case "max_inline_data":
 			qp.MaxInlineData = int(x.Value(v))
 		case "max_send_sge":
@@ -337,7 +337,7 @@ func (x Values) Mkey(n *yaml.Node) *wrcheck.Mkey {
 	if l := mm["lkey"]; l != nil {
 		lkey = x.Value(l)
 	}
-	return wrcheck.NewMkey(uint32(lkey), mlx.Mlx5dvMkeyInitAttrFlags(flags), int(entries))
+	return wrcheck.NewMkey(uint32(lkey), mlx.MkeyInitAttrFlags(flags), int(entries))
 }
 
 // Sum adds a field over a list of mappings, or returns def without one.
