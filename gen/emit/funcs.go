@@ -64,7 +64,7 @@ func setterGroups(f *jen.File) {
 		if i == 0 {
 			c = c.Id("SetterGroup").Op("=").Lit(1).Op("<<").Iota()
 		}
-		gs = append(gs, c)
+		gs = append(gs, c.Comment("the setter group "+g))
 	}
 	f.Const().Defs(gs...)
 	f.Line()
@@ -82,8 +82,8 @@ func funcTable(p *model.Package, f *jen.File) {
 	a := p.API
 	comment(f, "FuncInfo is what the spec says about a function.")
 	f.Type().Id("FuncInfo").Struct(
-		jen.Id("Name").String(),
-		jen.Id("Man").String(),
+		jen.Id("Name").String().Comment("the C name"),
+		jen.Id("Man").String().Comment("the man page that documents it"),
 		jen.Id("Kind").String().Comment("KindVerb, KindBuilder, KindSetter or KindHelper"),
 		jen.Id("Returns").String().Comment("the return convention (spec/README.md)"),
 		jen.Id("QPTypes").Id("QPType").Comment("QP types that offer it"),

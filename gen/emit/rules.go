@@ -40,10 +40,10 @@ func ruleVars(p *model.Package, f *jen.File) {
 func ruleTable(p *model.Package, f *jen.File) {
 	comment(f, "RuleInfo is one rule of spec/api.")
 	f.Type().Id("RuleInfo").Struct(
-		jen.Id("ID").String(),
-		jen.Id("Man").String(),
-		jen.Id("Section").String(),
-		jen.Id("Says").String(),
+		jen.Id("ID").String().Comment("the rule's id in spec/api"),
+		jen.Id("Man").String().Comment("the man page that states it"),
+		jen.Id("Section").String().Comment("the section of the man page"),
+		jen.Id("Says").String().Comment("what the page says, in the spec's words"),
 		jen.Id("Applies").String().Comment("the rule as its check applies it, when stricter than Says"),
 		jen.Id("Kind").String().Comment("argument, chain, qp, device, object, use, info"),
 		jen.Id("Errno").Qual("syscall", "Errno").Comment("0 for use and info rules"),
@@ -80,7 +80,7 @@ func chainChecks(p *model.Package, f *jen.File) {
 		}
 		cs = append(cs, c.Comment(name))
 	}
-	cs = append(cs, jen.Id("NumChainChecks"))
+	cs = append(cs, jen.Id("NumChainChecks").Comment("the number of chain checks"))
 	f.Const().Defs(cs...)
 	f.Line()
 	// The rules behind the chain checks, and which one each function

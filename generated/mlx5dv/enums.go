@@ -8,6 +8,7 @@ package mlx5dv
 // ContextCompMask is enum mlx5dv_context_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type ContextCompMask uint32
 
+// The members of enum mlx5dv_context_comp_mask.
 const (
 	MLX5DV_CONTEXT_MASK_CQE_COMPRESION    ContextCompMask = 1
 	MLX5DV_CONTEXT_MASK_SWP               ContextCompMask = 2
@@ -50,6 +51,7 @@ func (v ContextCompMask) String() string {
 // TunnelOffloads is enum mlx5dv_tunnel_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type TunnelOffloads uint32
 
+// The members of enum mlx5dv_tunnel_offloads.
 const (
 	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN            TunnelOffloads = 1
 	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE              TunnelOffloads = 2
@@ -74,6 +76,7 @@ func (v TunnelOffloads) String() string {
 // FlowActionCapFlags is enum mlx5dv_flow_action_cap_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type FlowActionCapFlags uint32
 
+// The members of enum mlx5dv_flow_action_cap_flags.
 const (
 	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM              FlowActionCapFlags = 1
 	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_REQ_METADATA FlowActionCapFlags = 2
@@ -98,6 +101,7 @@ func (v FlowActionCapFlags) String() string {
 // SigType is enum mlx5dv_sig_type (infiniband/mlx5dv.h), a value enum.
 type SigType uint32
 
+// The members of enum mlx5dv_sig_type.
 const (
 	MLX5DV_SIG_TYPE_T10DIF SigType = 0
 	MLX5DV_SIG_TYPE_CRC    SigType = 1
@@ -117,6 +121,7 @@ func (v SigType) String() string {
 // SigProtCaps is enum mlx5dv_sig_prot_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type SigProtCaps uint32
 
+// The members of enum mlx5dv_sig_prot_caps.
 const (
 	MLX5DV_SIG_PROT_CAP_T10DIF SigProtCaps = 1
 	MLX5DV_SIG_PROT_CAP_CRC    SigProtCaps = 2
@@ -135,6 +140,7 @@ func (v SigProtCaps) String() string {
 // SigT10DIFBGType is enum mlx5dv_sig_t10dif_bg_type (infiniband/mlx5dv.h), a value enum.
 type SigT10DIFBGType uint32
 
+// The members of enum mlx5dv_sig_t10dif_bg_type.
 const (
 	MLX5DV_SIG_T10DIF_CRC  SigT10DIFBGType = 0
 	MLX5DV_SIG_T10DIF_CSUM SigT10DIFBGType = 1
@@ -154,6 +160,7 @@ func (v SigT10DIFBGType) String() string {
 // SigT10DIFBGCaps is enum mlx5dv_sig_t10dif_bg_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type SigT10DIFBGCaps uint32
 
+// The members of enum mlx5dv_sig_t10dif_bg_caps.
 const (
 	MLX5DV_SIG_T10DIF_BG_CAP_CRC  SigT10DIFBGCaps = 1
 	MLX5DV_SIG_T10DIF_BG_CAP_CSUM SigT10DIFBGCaps = 2
@@ -172,6 +179,7 @@ func (v SigT10DIFBGCaps) String() string {
 // SigCRCType is enum mlx5dv_sig_crc_type (infiniband/mlx5dv.h), a value enum.
 type SigCRCType uint32
 
+// The members of enum mlx5dv_sig_crc_type.
 const (
 	MLX5DV_SIG_CRC_TYPE_CRC32      SigCRCType = 0
 	MLX5DV_SIG_CRC_TYPE_CRC32C     SigCRCType = 1
@@ -194,6 +202,7 @@ func (v SigCRCType) String() string {
 // SigCRCTypeCaps is enum mlx5dv_sig_crc_type_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type SigCRCTypeCaps uint32
 
+// The members of enum mlx5dv_sig_crc_type_caps.
 const (
 	MLX5DV_SIG_CRC_TYPE_CAP_CRC32      SigCRCTypeCaps = 1
 	MLX5DV_SIG_CRC_TYPE_CAP_CRC32C     SigCRCTypeCaps = 2
@@ -214,6 +223,7 @@ func (v SigCRCTypeCaps) String() string {
 // BlockSize is enum mlx5dv_block_size (infiniband/mlx5dv.h), a value enum.
 type BlockSize uint32
 
+// The members of enum mlx5dv_block_size.
 const (
 	MLX5DV_BLOCK_SIZE_512  BlockSize = 0
 	MLX5DV_BLOCK_SIZE_520  BlockSize = 1
@@ -242,6 +252,7 @@ func (v BlockSize) String() string {
 // BlockSizeCaps is enum mlx5dv_block_size_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type BlockSizeCaps uint32
 
+// The members of enum mlx5dv_block_size_caps.
 const (
 	MLX5DV_BLOCK_SIZE_CAP_512  BlockSizeCaps = 1
 	MLX5DV_BLOCK_SIZE_CAP_520  BlockSizeCaps = 2
@@ -266,6 +277,7 @@ func (v BlockSizeCaps) String() string {
 // CryptoEnginesCaps is enum mlx5dv_crypto_engines_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type CryptoEnginesCaps uint32
 
+// The members of enum mlx5dv_crypto_engines_caps.
 const (
 	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS              CryptoEnginesCaps = 1
 	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK CryptoEnginesCaps = 2
@@ -286,6 +298,7 @@ func (v CryptoEnginesCaps) String() string {
 // CryptoWrappedImportMethodCaps is enum mlx5dv_crypto_wrapped_import_method_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type CryptoWrappedImportMethodCaps uint32
 
+// The members of enum mlx5dv_crypto_wrapped_import_method_caps.
 const (
 	MLX5DV_CRYPTO_WRAPPED_IMPORT_METHOD_CAP_AES_XTS CryptoWrappedImportMethodCaps = 1
 )
@@ -302,6 +315,7 @@ func (v CryptoWrappedImportMethodCaps) String() string {
 // CryptoCapsFlags is enum mlx5dv_crypto_caps_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type CryptoCapsFlags uint32
 
+// The members of enum mlx5dv_crypto_caps_flags.
 const (
 	MLX5DV_CRYPTO_CAPS_CRYPTO                                CryptoCapsFlags = 1
 	MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_OPERATIONAL            CryptoCapsFlags = 2
@@ -322,6 +336,7 @@ func (v CryptoCapsFlags) String() string {
 // ContextFlags is enum mlx5dv_context_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type ContextFlags uint32
 
+// The members of enum mlx5dv_context_flags.
 const (
 	MLX5DV_CONTEXT_FLAGS_CQE_V1                   ContextFlags = 1
 	MLX5DV_CONTEXT_FLAGS_OBSOLETE                 ContextFlags = 2
@@ -352,6 +367,7 @@ func (v ContextFlags) String() string {
 // CQInitAttrMask is enum mlx5dv_cq_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
 type CQInitAttrMask uint32
 
+// The members of enum mlx5dv_cq_init_attr_mask.
 const (
 	MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE CQInitAttrMask = 1
 	MLX5DV_CQ_INIT_ATTR_MASK_FLAGS          CQInitAttrMask = 2
@@ -372,6 +388,7 @@ func (v CQInitAttrMask) String() string {
 // CQInitAttrFlags is enum mlx5dv_cq_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
 type CQInitAttrFlags uint32
 
+// The members of enum mlx5dv_cq_init_attr_flags.
 const (
 	MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD  CQInitAttrFlags = 1
 	MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED CQInitAttrFlags = 2
@@ -390,6 +407,7 @@ func (v CQInitAttrFlags) String() string {
 // QPCreateFlags is enum mlx5dv_qp_create_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type QPCreateFlags uint32
 
+// The members of enum mlx5dv_qp_create_flags.
 const (
 	MLX5DV_QP_CREATE_TUNNEL_OFFLOADS            QPCreateFlags = 1
 	MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC QPCreateFlags = 2
@@ -418,6 +436,7 @@ func (v QPCreateFlags) String() string {
 // MkeyInitAttrFlags is enum mlx5dv_mkey_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_mkey(3).
 type MkeyInitAttrFlags uint32
 
+// The members of enum mlx5dv_mkey_init_attr_flags.
 const (
 	MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT          MkeyInitAttrFlags = 1
 	MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE   MkeyInitAttrFlags = 2
@@ -442,6 +461,7 @@ func (v MkeyInitAttrFlags) String() string {
 // QPInitAttrMask is enum mlx5dv_qp_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type QPInitAttrMask uint32
 
+// The members of enum mlx5dv_qp_init_attr_mask.
 const (
 	MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS QPInitAttrMask = 1
 	MLX5DV_QP_INIT_ATTR_MASK_DC              QPInitAttrMask = 2
@@ -464,6 +484,7 @@ func (v QPInitAttrMask) String() string {
 // DCType is enum mlx5dv_dc_type (infiniband/mlx5dv.h), a value enum.
 type DCType uint32
 
+// The members of enum mlx5dv_dc_type.
 const (
 	MLX5DV_DCTYPE_DCT DCType = 1
 	MLX5DV_DCTYPE_DCI DCType = 2
@@ -483,6 +504,7 @@ func (v DCType) String() string {
 // QPCreateSendOpsFlags is enum mlx5dv_qp_create_send_ops_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
 type QPCreateSendOpsFlags uint32
 
+// The members of enum mlx5dv_qp_create_send_ops_flags.
 const (
 	MLX5DV_QP_EX_WITH_MR_INTERLEAVED QPCreateSendOpsFlags = 1
 	MLX5DV_QP_EX_WITH_MR_LIST        QPCreateSendOpsFlags = 2
@@ -507,6 +529,7 @@ func (v QPCreateSendOpsFlags) String() string {
 // SigT10DIFFlags is enum mlx5dv_sig_t10dif_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 type SigT10DIFFlags uint32
 
+// The members of enum mlx5dv_sig_t10dif_flags.
 const (
 	MLX5DV_SIG_T10DIF_FLAG_REF_REMAP      SigT10DIFFlags = 1
 	MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE     SigT10DIFFlags = 2
@@ -528,6 +551,7 @@ func (v SigT10DIFFlags) String() string {
 // Check and copy masks: each names the signature bytes it covers; masks overlap (CRC32 and CRC32C are the same bits).
 type SigMask uint32
 
+// The members of enum mlx5dv_sig_mask.
 const (
 	MLX5DV_SIG_MASK_T10DIF_GUARD  SigMask = 0xc0
 	MLX5DV_SIG_MASK_T10DIF_APPTAG SigMask = 0x30
@@ -554,6 +578,7 @@ func (v SigMask) String() string {
 // SigBlockAttrFlags is enum mlx5dv_sig_block_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 type SigBlockAttrFlags uint32
 
+// The members of enum mlx5dv_sig_block_attr_flags.
 const (
 	MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK SigBlockAttrFlags = 1
 )
@@ -570,6 +595,7 @@ func (v SigBlockAttrFlags) String() string {
 // CryptoStandard is enum mlx5dv_crypto_standard (infiniband/mlx5dv.h), a value enum.
 type CryptoStandard uint32
 
+// The members of enum mlx5dv_crypto_standard.
 const (
 	MLX5DV_CRYPTO_STANDARD_AES_XTS CryptoStandard = 0
 )
@@ -586,6 +612,7 @@ func (v CryptoStandard) String() string {
 // SignatureCryptoOrder is enum mlx5dv_signature_crypto_order (infiniband/mlx5dv.h), a value enum.
 type SignatureCryptoOrder uint32
 
+// The members of enum mlx5dv_signature_crypto_order.
 const (
 	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX  SignatureCryptoOrder = 0
 	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX SignatureCryptoOrder = 1
@@ -605,6 +632,7 @@ func (v SignatureCryptoOrder) String() string {
 // MkeyConfFlags is enum mlx5dv_mkey_conf_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_mkey_configure(3).
 type MkeyConfFlags uint32
 
+// The members of enum mlx5dv_mkey_conf_flags.
 const (
 	MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR MkeyConfFlags = 1
 )
@@ -621,6 +649,7 @@ func (v MkeyConfFlags) String() string {
 // WCOpcode is enum mlx5dv_wc_opcode (infiniband/mlx5dv.h), a value enum.
 type WCOpcode uint32
 
+// The members of enum mlx5dv_wc_opcode.
 const (
 	MLX5DV_WC_UMR     WCOpcode = 0x87
 	MLX5DV_WC_RAW_WQE WCOpcode = 0x88
@@ -643,6 +672,7 @@ func (v WCOpcode) String() string {
 // MkeyErrType is enum mlx5dv_mkey_err_type (infiniband/mlx5dv.h), a value enum.
 type MkeyErrType uint32
 
+// The members of enum mlx5dv_mkey_err_type.
 const (
 	MLX5DV_MKEY_NO_ERR               MkeyErrType = 0
 	MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD  MkeyErrType = 1
@@ -668,6 +698,7 @@ func (v MkeyErrType) String() string {
 // CryptoLoginState is enum mlx5dv_crypto_login_state (infiniband/mlx5dv.h), a value enum.
 type CryptoLoginState uint32
 
+// The members of enum mlx5dv_crypto_login_state.
 const (
 	MLX5DV_CRYPTO_LOGIN_STATE_VALID    CryptoLoginState = 0
 	MLX5DV_CRYPTO_LOGIN_STATE_NO_LOGIN CryptoLoginState = 1
@@ -690,6 +721,7 @@ func (v CryptoLoginState) String() string {
 // CryptoKeySize is enum mlx5dv_crypto_key_size (infiniband/mlx5dv.h), a value enum.
 type CryptoKeySize uint32
 
+// The members of enum mlx5dv_crypto_key_size.
 const (
 	MLX5DV_CRYPTO_KEY_SIZE_128 CryptoKeySize = 0
 	MLX5DV_CRYPTO_KEY_SIZE_256 CryptoKeySize = 1
@@ -709,6 +741,7 @@ func (v CryptoKeySize) String() string {
 // CryptoKeyPurpose is enum mlx5dv_crypto_key_purpose (infiniband/mlx5dv.h), a value enum.
 type CryptoKeyPurpose uint32
 
+// The members of enum mlx5dv_crypto_key_purpose.
 const (
 	MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS CryptoKeyPurpose = 0
 )
@@ -725,6 +758,7 @@ func (v CryptoKeyPurpose) String() string {
 // DEKState is enum mlx5dv_dek_state (infiniband/mlx5dv.h), a value enum.
 type DEKState uint32
 
+// The members of enum mlx5dv_dek_state.
 const (
 	MLX5DV_DEK_STATE_READY DEKState = 0
 	MLX5DV_DEK_STATE_ERROR DEKState = 1
@@ -744,6 +778,7 @@ func (v DEKState) String() string {
 // DEKInitAttrMask is enum mlx5dv_dek_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_dek_create(3).
 type DEKInitAttrMask uint32
 
+// The members of enum mlx5dv_dek_init_attr_mask.
 const (
 	MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN DEKInitAttrMask = 1
 )
@@ -760,6 +795,7 @@ func (v DEKInitAttrMask) String() string {
 // FlowActionESPMask is enum mlx5dv_flow_action_esp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_flow_action_esp(3).
 type FlowActionESPMask uint32
 
+// The members of enum mlx5dv_flow_action_esp_mask.
 const (
 	MLX5DV_FLOW_ACTION_ESP_MASK_FLAGS FlowActionESPMask = 1
 )
@@ -776,6 +812,7 @@ func (v FlowActionESPMask) String() string {
 // FlowMatcherAttrMask is enum mlx5dv_flow_matcher_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_flow_matcher(3).
 type FlowMatcherAttrMask uint32
 
+// The members of enum mlx5dv_flow_matcher_attr_mask.
 const (
 	MLX5DV_FLOW_MATCHER_MASK_FT_TYPE FlowMatcherAttrMask = 1
 )
@@ -792,6 +829,7 @@ func (v FlowMatcherAttrMask) String() string {
 // FlowActionType is enum mlx5dv_flow_action_type (infiniband/mlx5dv.h), a value enum.
 type FlowActionType uint32
 
+// The members of enum mlx5dv_flow_action_type.
 const (
 	MLX5DV_FLOW_ACTION_DEST_IBV_QP     FlowActionType = 0
 	MLX5DV_FLOW_ACTION_DROP            FlowActionType = 1
@@ -829,6 +867,7 @@ func (v FlowActionType) String() string {
 // QPCompMask is enum mlx5dv_qp_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type QPCompMask uint32
 
+// The members of enum mlx5dv_qp_comp_mask.
 const (
 	MLX5DV_QP_MASK_UAR_MMAP_OFFSET QPCompMask = 1
 	MLX5DV_QP_MASK_RAW_QP_HANDLES  QPCompMask = 2
@@ -849,6 +888,7 @@ func (v QPCompMask) String() string {
 // SRQCompMask is enum mlx5dv_srq_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type SRQCompMask uint32
 
+// The members of enum mlx5dv_srq_comp_mask.
 const (
 	MLX5DV_SRQ_MASK_SRQN SRQCompMask = 1
 )
@@ -865,6 +905,7 @@ func (v SRQCompMask) String() string {
 // DMCompMask is enum mlx5dv_dm_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 type DMCompMask uint32
 
+// The members of enum mlx5dv_dm_comp_mask.
 const (
 	MLX5DV_DM_MASK_REMOTE_VA DMCompMask = 1
 )
@@ -882,6 +923,7 @@ func (v DMCompMask) String() string {
 // mlx5dv_init_obj takes an OR of the objects to initialise.
 type ObjType uint32
 
+// The members of enum mlx5dv_obj_type.
 const (
 	MLX5DV_OBJ_QP  ObjType = 1
 	MLX5DV_OBJ_CQ  ObjType = 2
@@ -910,6 +952,7 @@ func (v ObjType) String() string {
 // WQInitAttrMask is enum mlx5dv_wq_init_attr_mask (infiniband/mlx5dv.h), a flag set.
 type WQInitAttrMask uint32
 
+// The members of enum mlx5dv_wq_init_attr_mask.
 const (
 	MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ WQInitAttrMask = 1
 )
@@ -927,6 +970,7 @@ func (v WQInitAttrMask) String() string {
 // Send WQE opcode, the low byte of the control segment's opmod_idx_opcode.
 type Opcode uint32
 
+// The members of the anonymous enum that starts with MLX5_OPCODE_NOP.
 const (
 	MLX5_OPCODE_NOP              Opcode = 0
 	MLX5_OPCODE_SEND_INVAL       Opcode = 1
@@ -1001,6 +1045,7 @@ func (v Opcode) String() string {
 // Error CQE syndrome.
 type CQESyndrome uint32
 
+// The members of the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR.
 const (
 	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR        CQESyndrome = 1
 	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR         CQESyndrome = 2
@@ -1054,6 +1099,7 @@ func (v CQESyndrome) String() string {
 // CQE opcode, the high nibble of op_own (MLX5_CQE_OWNER_MASK shares the enum).
 type CQEOpcode uint32
 
+// The members of the anonymous enum that starts with MLX5_CQE_OWNER_MASK.
 const (
 	MLX5_CQE_OWNER_MASK    CQEOpcode = 1
 	MLX5_CQE_REQ           CQEOpcode = 0
@@ -1101,6 +1147,7 @@ func (v CQEOpcode) String() string {
 // CQECompResFormat is enum mlx5dv_cqe_comp_res_format (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type CQECompResFormat uint32
 
+// The members of enum mlx5dv_cqe_comp_res_format.
 const (
 	MLX5DV_CQE_RES_FORMAT_HASH        CQECompResFormat = 1
 	MLX5DV_CQE_RES_FORMAT_CSUM        CQECompResFormat = 2
@@ -1121,6 +1168,7 @@ func (v CQECompResFormat) String() string {
 // SWParsingOffloads is enum mlx5dv_sw_parsing_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
 type SWParsingOffloads uint32
 
+// The members of enum mlx5dv_sw_parsing_offloads.
 const (
 	MLX5DV_SW_PARSING      SWParsingOffloads = 1
 	MLX5DV_SW_PARSING_CSUM SWParsingOffloads = 2
@@ -1142,6 +1190,7 @@ func (v SWParsingOffloads) String() string {
 // fm_ce_se byte of the control segment: fence mode, completion, solicited event.
 type WQECtrlFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_CTRL_CQ_UPDATE.
 const (
 	MLX5_WQE_CTRL_CQ_UPDATE             WQECtrlFlags = 8
 	MLX5_WQE_CTRL_SOLICITED             WQECtrlFlags = 2
@@ -1165,6 +1214,7 @@ func (v WQECtrlFlags) String() string {
 // flags byte of the UMR control segment.
 type WQEUMRCtrlFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_UMR_CTRL_FLAG_INLINE.
 const (
 	MLX5_WQE_UMR_CTRL_FLAG_INLINE            WQEUMRCtrlFlags = 0x80
 	MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE        WQEUMRCtrlFlags = 0x20
@@ -1188,6 +1238,7 @@ func (v WQEUMRCtrlFlags) String() string {
 // mkey_mask of the UMR control segment: which mkey context fields the UMR updates.
 type WQEUMRCtrlMkeyMask uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN.
 const (
 	MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN                 WQEUMRCtrlMkeyMask = 1
 	MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR          WQEUMRCtrlMkeyMask = 0x40
@@ -1225,6 +1276,7 @@ func (v WQEUMRCtrlMkeyMask) String() string {
 // access_flags byte of the mkey context segment.
 type WQEMkeyContextAccessFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC.
 const (
 	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC       WQEMkeyContextAccessFlags = 0x40
 	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE WQEMkeyContextAccessFlags = 0x20
@@ -1249,6 +1301,7 @@ func (v WQEMkeyContextAccessFlags) String() string {
 // SetCtxAttrType is enum mlx5dv_set_ctx_attr_type (infiniband/mlx5dv.h), a value enum.
 type SetCtxAttrType uint32
 
+// The members of enum mlx5dv_set_ctx_attr_type.
 const (
 	MLX5DV_CTX_ATTR_BUF_ALLOCATORS SetCtxAttrType = 1
 )
@@ -1265,6 +1318,7 @@ func (v SetCtxAttrType) String() string {
 // ContextAttrFlags is enum mlx5dv_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_open_device(3).
 type ContextAttrFlags uint32
 
+// The members of enum mlx5dv_context_attr_flags.
 const (
 	MLX5DV_CONTEXT_FLAGS_DEVX ContextAttrFlags = 1
 )
@@ -1281,6 +1335,7 @@ func (v ContextAttrFlags) String() string {
 // VFIOContextAttrFlags is enum mlx5dv_vfio_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_get_vfio_device_list(3).
 type VFIOContextAttrFlags uint32
 
+// The members of enum mlx5dv_vfio_context_attr_flags.
 const (
 	MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN VFIOContextAttrFlags = 1
 )
@@ -1297,6 +1352,7 @@ func (v VFIOContextAttrFlags) String() string {
 // DevxUmemInMask is enum mlx5dv_devx_umem_in_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_devx_umem_reg(3).
 type DevxUmemInMask uint32
 
+// The members of enum mlx5dv_devx_umem_in_mask.
 const (
 	MLX5DV_UMEM_MASK_DMABUF DevxUmemInMask = 1
 )
@@ -1313,6 +1369,7 @@ func (v DevxUmemInMask) String() string {
 // DRDomainType is enum mlx5dv_dr_domain_type (infiniband/mlx5dv.h), a value enum.
 type DRDomainType uint32
 
+// The members of enum mlx5dv_dr_domain_type.
 const (
 	MLX5DV_DR_DOMAIN_TYPE_NIC_RX DRDomainType = 0
 	MLX5DV_DR_DOMAIN_TYPE_NIC_TX DRDomainType = 1
@@ -1335,6 +1392,7 @@ func (v DRDomainType) String() string {
 // DRDomainSyncFlags is enum mlx5dv_dr_domain_sync_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRDomainSyncFlags uint32
 
+// The members of enum mlx5dv_dr_domain_sync_flags.
 const (
 	MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW  DRDomainSyncFlags = 1
 	MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW  DRDomainSyncFlags = 2
@@ -1355,6 +1413,7 @@ func (v DRDomainSyncFlags) String() string {
 // DRMatcherLayoutFlags is enum mlx5dv_dr_matcher_layout_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRMatcherLayoutFlags uint32
 
+// The members of enum mlx5dv_dr_matcher_layout_flags.
 const (
 	MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE DRMatcherLayoutFlags = 1
 	MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE  DRMatcherLayoutFlags = 2
@@ -1373,6 +1432,7 @@ func (v DRMatcherLayoutFlags) String() string {
 // DRActionFlags is enum mlx5dv_dr_action_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRActionFlags uint32
 
+// The members of enum mlx5dv_dr_action_flags.
 const (
 	MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL DRActionFlags = 1
 )
@@ -1389,6 +1449,7 @@ func (v DRActionFlags) String() string {
 // DRActionDestType is enum mlx5dv_dr_action_dest_type (infiniband/mlx5dv.h), a value enum.
 type DRActionDestType uint32
 
+// The members of enum mlx5dv_dr_action_dest_type.
 const (
 	MLX5DV_DR_ACTION_DEST          DRActionDestType = 0
 	MLX5DV_DR_ACTION_DEST_REFORMAT DRActionDestType = 1
@@ -1408,6 +1469,7 @@ func (v DRActionDestType) String() string {
 // DRActionASOFirstHitFlags is enum mlx5dv_dr_action_aso_first_hit_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRActionASOFirstHitFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_first_hit_flags.
 const (
 	MLX5DV_DR_ACTION_FLAGS_ASO_FIRST_HIT_SET DRActionASOFirstHitFlags = 1
 )
@@ -1424,6 +1486,7 @@ func (v DRActionASOFirstHitFlags) String() string {
 // DRActionASOFlowMeterFlags is enum mlx5dv_dr_action_aso_flow_meter_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRActionASOFlowMeterFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_flow_meter_flags.
 const (
 	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_RED       DRActionASOFlowMeterFlags = 1
 	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_YELLOW    DRActionASOFlowMeterFlags = 2
@@ -1446,6 +1509,7 @@ func (v DRActionASOFlowMeterFlags) String() string {
 // DRActionASOCTFlags is enum mlx5dv_dr_action_aso_ct_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
 type DRActionASOCTFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_ct_flags.
 const (
 	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_INITIATOR DRActionASOCTFlags = 1
 	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_RESPONDER DRActionASOCTFlags = 2
@@ -1464,6 +1528,7 @@ func (v DRActionASOCTFlags) String() string {
 // SchedElemAttrFlags is enum mlx5dv_sched_elem_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_sched_node_create(3).
 type SchedElemAttrFlags uint32
 
+// The members of enum mlx5dv_sched_elem_attr_flags.
 const (
 	MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE   SchedElemAttrFlags = 1
 	MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW SchedElemAttrFlags = 2
@@ -1482,6 +1547,7 @@ func (v SchedElemAttrFlags) String() string {
 // WCStatus is enum ibv_wc_status (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
 type WCStatus uint32
 
+// The members of enum ibv_wc_status.
 const (
 	IBV_WC_SUCCESS            WCStatus = 0
 	IBV_WC_LOC_LEN_ERR        WCStatus = 1
@@ -1567,6 +1633,7 @@ func (v WCStatus) String() string {
 // IBVWCOpcode is enum ibv_wc_opcode (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
 type IBVWCOpcode uint32
 
+// The members of enum ibv_wc_opcode.
 const (
 	IBV_WC_SEND               IBVWCOpcode = 0
 	IBV_WC_RDMA_WRITE         IBVWCOpcode = 1
@@ -1637,6 +1704,7 @@ func (v IBVWCOpcode) String() string {
 // WCFlags is enum ibv_wc_flags (infiniband/verbs.h), a flag set. See ibv_poll_cq(3).
 type WCFlags uint32
 
+// The members of enum ibv_wc_flags.
 const (
 	IBV_WC_GRH           WCFlags = 1
 	IBV_WC_WITH_IMM      WCFlags = 2
@@ -1665,6 +1733,7 @@ func (v WCFlags) String() string {
 // AccessFlags is enum ibv_access_flags (infiniband/verbs.h), a flag set. See ibv_reg_mr(3).
 type AccessFlags uint32
 
+// The members of enum ibv_access_flags.
 const (
 	IBV_ACCESS_LOCAL_WRITE      AccessFlags = 1
 	IBV_ACCESS_REMOTE_WRITE     AccessFlags = 2
@@ -1697,6 +1766,7 @@ func (v AccessFlags) String() string {
 // MWType is enum ibv_mw_type (infiniband/verbs.h), a value enum. See ibv_alloc_mw(3).
 type MWType uint32
 
+// The members of enum ibv_mw_type.
 const (
 	IBV_MW_TYPE_1 MWType = 1
 	IBV_MW_TYPE_2 MWType = 2
@@ -1716,6 +1786,7 @@ func (v MWType) String() string {
 // IBVQPType is enum ibv_qp_type (infiniband/verbs.h), a value enum. See ibv_create_qp(3).
 type IBVQPType uint32
 
+// The members of enum ibv_qp_type.
 const (
 	IBV_QPT_RC         IBVQPType = 2
 	IBV_QPT_UC         IBVQPType = 3
@@ -1750,6 +1821,7 @@ func (v IBVQPType) String() string {
 // IBVQPInitAttrMask is enum ibv_qp_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IBVQPInitAttrMask uint32
 
+// The members of enum ibv_qp_init_attr_mask.
 const (
 	IBV_QP_INIT_ATTR_PD             IBVQPInitAttrMask = 1
 	IBV_QP_INIT_ATTR_XRCD           IBVQPInitAttrMask = 2
@@ -1778,6 +1850,7 @@ func (v IBVQPInitAttrMask) String() string {
 // IBVQPCreateFlags is enum ibv_qp_create_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IBVQPCreateFlags uint32
 
+// The members of enum ibv_qp_create_flags.
 const (
 	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB   IBVQPCreateFlags = 2
 	IBV_QP_CREATE_SCATTER_FCS           IBVQPCreateFlags = 0x100
@@ -1802,6 +1875,7 @@ func (v IBVQPCreateFlags) String() string {
 // IBVQPCreateSendOpsFlags is enum ibv_qp_create_send_ops_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
 type IBVQPCreateSendOpsFlags uint32
 
+// The members of enum ibv_qp_create_send_ops_flags.
 const (
 	IBV_QP_EX_WITH_RDMA_WRITE           IBVQPCreateSendOpsFlags = 1
 	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM  IBVQPCreateSendOpsFlags = 2
@@ -1840,6 +1914,7 @@ func (v IBVQPCreateSendOpsFlags) String() string {
 // WROpcode is enum ibv_wr_opcode (infiniband/verbs.h), a value enum. See ibv_post_send(3).
 type WROpcode uint32
 
+// The members of enum ibv_wr_opcode.
 const (
 	IBV_WR_RDMA_WRITE           WROpcode = 0
 	IBV_WR_RDMA_WRITE_WITH_IMM  WROpcode = 1
@@ -1892,6 +1967,7 @@ func (v WROpcode) String() string {
 // SendFlags is enum ibv_send_flags (infiniband/verbs.h), a flag set. See ibv_post_send(3).
 type SendFlags uint32
 
+// The members of enum ibv_send_flags.
 const (
 	IBV_SEND_FENCE     SendFlags = 1
 	IBV_SEND_SIGNALED  SendFlags = 2
@@ -1916,6 +1992,7 @@ func (v SendFlags) String() string {
 // FlowAttrType is enum ibv_flow_attr_type (infiniband/verbs.h), a value enum.
 type FlowAttrType uint32
 
+// The members of enum ibv_flow_attr_type.
 const (
 	IBV_FLOW_ATTR_NORMAL      FlowAttrType = 0
 	IBV_FLOW_ATTR_ALL_DEFAULT FlowAttrType = 1
@@ -1941,6 +2018,7 @@ func (v FlowAttrType) String() string {
 // IBUAPIFlowTableType is enum mlx5_ib_uapi_flow_table_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type IBUAPIFlowTableType uint32
 
+// The members of enum mlx5_ib_uapi_flow_table_type.
 const (
 	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_RX  IBUAPIFlowTableType = 0
 	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_TX  IBUAPIFlowTableType = 1
@@ -1969,6 +2047,7 @@ func (v IBUAPIFlowTableType) String() string {
 // IBUAPIFlowActionPacketReformatType is enum mlx5_ib_uapi_flow_action_packet_reformat_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type IBUAPIFlowActionPacketReformatType uint32
 
+// The members of enum mlx5_ib_uapi_flow_action_packet_reformat_type.
 const (
 	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 IBUAPIFlowActionPacketReformatType = 0
 	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL IBUAPIFlowActionPacketReformatType = 1
@@ -1994,6 +2073,7 @@ func (v IBUAPIFlowActionPacketReformatType) String() string {
 // IBUAPIDMType is enum mlx5_ib_uapi_dm_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type IBUAPIDMType uint32
 
+// The members of enum mlx5_ib_uapi_dm_type.
 const (
 	MLX5_IB_UAPI_DM_TYPE_MEMIC                        IBUAPIDMType = 0
 	MLX5_IB_UAPI_DM_TYPE_STEERING_SW_ICM              IBUAPIDMType = 1
@@ -2019,6 +2099,7 @@ func (v IBUAPIDMType) String() string {
 // IBUAPIDevxCreateEventChannelFlags is enum mlx5_ib_uapi_devx_create_event_channel_flags (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
 type IBUAPIDevxCreateEventChannelFlags uint32
 
+// The members of enum mlx5_ib_uapi_devx_create_event_channel_flags.
 const (
 	MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA IBUAPIDevxCreateEventChannelFlags = 1
 )

@@ -36,7 +36,7 @@ func TestValueString(t *testing.T) {
 	if got := mlx5dv.MLX5_OPCODE_RDMA_WRITE.String(); got != "MLX5_OPCODE_RDMA_WRITE" {
 		t.Errorf("got %q", got)
 	}
-	if got := mlx5dv.Opcode(0x77).String(); got != "Mlx5Opcode(119)" {
+	if got := mlx5dv.Opcode(0x77).String(); got != "Opcode(119)" {
 		t.Errorf("got %q", got)
 	}
 	if got := mlx5dv.IBV_QPT_RC.String(); got != "IBV_QPT_RC" {

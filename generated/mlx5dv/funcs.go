@@ -77,14 +77,14 @@ func (t QPType) String() string {
 type SetterGroup uint16
 
 const (
-	GroupData SetterGroup = 1 << iota
-	GroupDcAddr
-	GroupAccess
-	GroupLayout
-	GroupSignature
-	GroupCrypto
-	GroupUdAddr
-	GroupXrcSrqn
+	GroupData      SetterGroup = 1 << iota // the setter group data
+	GroupDcAddr                            // the setter group dc_addr
+	GroupAccess                            // the setter group access
+	GroupLayout                            // the setter group layout
+	GroupSignature                         // the setter group signature
+	GroupCrypto                            // the setter group crypto
+	GroupUdAddr                            // the setter group ud_addr
+	GroupXrcSrqn                           // the setter group xrc_srqn
 )
 
 // Function kinds.
@@ -97,8 +97,8 @@ const (
 
 // FuncInfo is what the spec says about a function.
 type FuncInfo struct {
-	Name      string
-	Man       string
+	Name      string      // the C name
+	Man       string      // the man page that documents it
 	Kind      string      // KindVerb, KindBuilder, KindSetter or KindHelper
 	Returns   string      // the return convention (spec/README.md)
 	QPTypes   QPType      // QP types that offer it

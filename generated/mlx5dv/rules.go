@@ -396,10 +396,10 @@ var (
 
 // RuleInfo is one rule of spec/api.
 type RuleInfo struct {
-	ID             string
-	Man            string
-	Section        string
-	Says           string
+	ID             string        // the rule's id in spec/api
+	Man            string        // the man page that states it
+	Section        string        // the section of the man page
+	Says           string        // what the page says, in the spec's words
 	Applies        string        // the rule as its check applies it, when stricter than Says
 	Kind           string        // argument, chain, qp, device, object, use, info
 	Errno          syscall.Errno // 0 for use and info rules
@@ -2479,7 +2479,7 @@ const (
 	ChainRawWqeSize                           // raw_wqe_size
 	ChainRqRoom                               // rq_room
 	ChainRqSgeCount                           // rq_sge_count
-	NumChainChecks
+	NumChainChecks                            // the number of chain checks
 )
 
 // chainRules are the rules the state machine enforces (Func filled in per function).

@@ -258,9 +258,9 @@ func segmentSize(cname string) int {
 
 // SegmentField is a field of a segment: its C member path, offset and size.
 type SegmentField struct {
-	Name   string
-	Offset int
-	Size   int
+	Name   string // C member path
+	Offset int    // byte offset in its segment
+	Size   int    // size in bytes
 }
 
 var segmentFields = map[string][]SegmentField{

@@ -200,7 +200,7 @@ func (x Values) Fill(v reflect.Value, cname string, n *yaml.Node) {
 	m := x.Mapping(n)
 	for _, key := range Keys(n) {
 		val := m[key]
-		goName := model.Camel(key)
+		goName := model.MemberName(key)
 		if strings.Contains(key, ".") || v.FieldByName(goName) == (reflect.Value{}) {
 			x.fillUnion(v, cname, key, goName, val)
 			continue
