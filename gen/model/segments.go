@@ -36,7 +36,7 @@ type Segment struct {
 // Field is one accessor pair of a segment.
 type Field struct {
 	CName  string // C member path: "key.dc_key"
-	GoName string // KeyDcKey
+	GoName string // KeyDCKey
 	Offset int
 	Kind   FieldKind
 	Int    IntType // IntField, IntArray: element type (unsigned)
