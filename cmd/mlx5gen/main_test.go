@@ -56,10 +56,14 @@ func TestScripts(t *testing.T) {
 			e.Setenv("H56", roots["56.1"])
 			e.Setenv("H65", roots["65.0"])
 			e.Setenv("VECTORS", vectors)
+			e.Setenv("CQEVECTORS", filepath.Join(root, "testdata", "cqe-vectors"))
 			if err := hostileInputs(e.WorkDir); err != nil {
 				return err
 			}
 			if err := copySpec(filepath.Join(root, "spec"), filepath.Join(e.WorkDir, "spec")); err != nil {
+				return err
+			}
+			if err := badCQEVector(filepath.Join(root, "testdata", "cqe-vectors", "req_success.json"), filepath.Join(e.WorkDir, "badcqe.json")); err != nil {
 				return err
 			}
 			return badVector(filepath.Join(vectors, "rdma.json"), filepath.Join(e.WorkDir, "bad.json"))
@@ -91,6 +95,18 @@ func copySpec(from, to string) error {
 
 // badVector writes a copy of a vector file whose first WQE has its rkey
 // changed (raddr segment, bytes 24..27 of the WQE).
+// badCQEVector writes a CQE vector file whose first case expects another
+// qp_num in its first work completion.
+func badCQEVector(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	// The first qp_num of the file is the first case's wc[0].
+	b = bytes.Replace(b, []byte(`"qp_num": 291,`), []byte(`"qp_num": 292,`), 1)
+	return os.WriteFile(to, b, 0o644)
+}
+
 func badVector(from, to string) error {
 	b, err := os.ReadFile(from)
 	if err != nil {

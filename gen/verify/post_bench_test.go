@@ -7,24 +7,23 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/verify/cref"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 const postBatch = 32
 
 // newBenchSQ makes a writer on a plain 256-WQEBB queue, RC, with every
 // verbs and mlx5 builder enabled.
-func newBenchSQ(tb testing.TB) (*sq.SQ, *queue.Memory) {
-	mem, err := queue.Plain(benchWQEBBs, 0, 256)
+func newBenchSQ(tb testing.TB) (*sq.SQ, *qmem.Memory) {
+	mem, err := qmem.Plain(benchWQEBBs, 0, 256)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: benchQPN,
-		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
 			MaxPost: benchWQEBBs / 4, MaxMemcpy: 1 << 31},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
 	})
@@ -68,7 +67,7 @@ func TestPostLoopsAgree(t *testing.T) {
 	if string(bmem.SQ) != string(mem.SQ) || string(bmem.DBR) != string(mem.DBR) || bq.CurPost() != q.CurPost() {
 		t.Fatal("RDMAWriteBurst and the builders wrote different rings")
 	}
-	cmem, err := queue.Plain(benchWQEBBs, 0, 0)
+	cmem, err := qmem.Plain(benchWQEBBs, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +91,7 @@ func TestPostLoopsAgree(t *testing.T) {
 // 8-byte doorbell. ns/op is per work request.
 func BenchmarkPostRDMAWrite(b *testing.B) {
 	b.Run("C", func(b *testing.B) {
-		mem, err := queue.Plain(benchWQEBBs, 0, 0)
+		mem, err := qmem.Plain(benchWQEBBs, 0, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,7 +158,7 @@ type mkeyBench struct {
 }
 
 func newMkeyBench() *mkeyBench {
-	m := &mkeyBench{mk: wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)}
+	m := &mkeyBench{mk: sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)}
 	m.mk.MemPSV, m.mk.WirePSV = 0x100, 0x101
 	for i := range m.sges {
 		m.sges[i] = mlx.SGE{Addr: benchAddr + uint64(i)*benchLen, Length: benchLen, Lkey: benchLkey}

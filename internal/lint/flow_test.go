@@ -31,6 +31,40 @@ func TestGenFlow(t *testing.T) {
 	}
 }
 
+// runtimeFlow ranks the runtime: the generated encoders and the
+// hardware-facing helpers (barriers, register stores, queue and DMA
+// memory) at the bottom, then the work-request checker, then the queue
+// writers that use them. A package may import only lower ranks, so the
+// checker never reaches back into a writer.
+var runtimeFlow = map[string]int{
+	"generated/mlx5dv": 0,
+	"runtime/barrier":  1, "runtime/mmio": 1, "runtime/qmem": 1, "runtime/dma": 1,
+	"runtime/wrcheck": 2,
+	"runtime/sq":      3, "runtime/rq": 3,
+}
+
+func TestRuntimeFlow(t *testing.T) {
+	root := moduleRoot(t)
+	entries, err := os.ReadDir(filepath.Join(root, "runtime"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if pkg := "runtime/" + e.Name(); e.IsDir() && e.Name() != "internal" {
+			if _, ok := runtimeFlow[pkg]; !ok {
+				t.Errorf("%s has no rank in runtimeFlow", pkg)
+			}
+		}
+	}
+	for pkg, rank := range runtimeFlow {
+		for _, imp := range imports(t, filepath.Join(root, filepath.FromSlash(pkg))) {
+			if r, ok := runtimeFlow[imp]; !ok || r >= rank {
+				t.Errorf("%s (rank %d) imports %s (rank %d, ok %v): the runtime flows generated -> memory and barriers -> checker -> writers", pkg, rank, imp, r, ok)
+			}
+		}
+	}
+}
+
 // imports lists the module packages the non-test files of dir import.
 func imports(t *testing.T, dir string) []string {
 	t.Helper()

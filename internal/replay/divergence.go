@@ -6,7 +6,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 // Divergence is a documented difference from libmlx5 that decided a
@@ -91,7 +91,7 @@ func releaseAtMost(a, b string) bool {
 // qpFix is how to create a QP that keeps a rule about QP creation.
 type qpFix struct {
 	what string
-	fix  func(*wrcheck.QP)
+	fix  func(*sq.QP)
 }
 
 // qpFixes are the QP-creation checks a second replay can satisfy: the
@@ -99,9 +99,9 @@ type qpFix struct {
 // accepted are legal there.
 var qpFixes = map[mlx.ChainCheck]qpFix{
 	// A stream id is 16 bits: 2^16 streams hold every one.
-	mlx.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
-	mlx.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *wrcheck.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
-	mlx.ChainSendOp: {"a QP created with every send-op bit", func(qp *wrcheck.QP) {
+	mlx.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx.ChainSendOp: {"a QP created with every send-op bit", func(qp *sq.QP) {
 		qp.SendOps, qp.MlxSendOps = ^mlx.IBVQPCreateSendOpsFlags(0), ^mlx.QPCreateSendOpsFlags(0)
 	}},
 }

@@ -17,9 +17,8 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // Outcome is the verdict on one case.
@@ -102,7 +101,7 @@ func contains(l []mlx.ChainCheck, c mlx.ChainCheck) bool {
 // replay runs a case once against res, on a QP with the given fixes; it
 // returns the divergence that ended it early, if any.
 func (p *Replayer) replay(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fixes []mlx.ChainCheck) (*Divergence, error) {
-	r, err := newRun(c, s, res, func(qp *wrcheck.QP) {
+	r, err := newRun(c, s, res, func(qp *sq.QP) {
 		for _, f := range fixes {
 			qpFixes[f].fix(qp)
 		}
@@ -123,7 +122,7 @@ type run struct {
 	p     *Replayer
 	c     *vectors.Case
 	res   *vectors.Result
-	mem   *queue.Memory
+	mem   *qmem.Memory
 	q     *sq.SQ
 	mkeys map[string]*sq.Mkey
 	ahs   map[string]*sq.AH

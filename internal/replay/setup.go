@@ -5,21 +5,21 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // newRun sets up a case's queue and objects from setup s, to be compared
 // with res; fix adjusts the QP's creation attributes.
-func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*wrcheck.QP)) (*run, error) {
+func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq.QP)) (*run, error) {
 	r := &run{c: c, res: res, mkeys: map[string]*sq.Mkey{}, ahs: map[string]*sq.AH{}, deks: map[string]*sq.DEK{},
 		mws: map[string]*sq.MW{}, mrs: map[string]uint32{}, dci: s.DCI()}
 	if s.BF.InitialOffset != 0 {
 		return nil, fmt.Errorf("setup: BlueFlame offset %d: replay starts at 0", s.BF.InitialOffset)
 	}
 	engines := s.Device.CryptoEngines.Value
-	qp := wrcheck.QP{
+	qp := sq.QP{
 		Type: mlx.QPRC, SendOps: mlx.IBVQPCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.QPCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
 		MaxInlineData: s.SQ.MaxInlineData, MaxSendSGE: s.SQ.MaxGS, MaxPost: s.SQ.MaxPost,
 		MaxMemcpy: s.Device.DMAMMOMaxSize, MkeyTagSupported: s.Device.MkeyUpdateTagSupported,
@@ -30,7 +30,7 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*wr
 		qp.Type = mlx.QPDCI
 	}
 	fix(&qp)
-	mem, err := queue.Plain(s.SQ.WQEBBCount, 0, s.BF.BufSize)
+	mem, err := qmem.Plain(s.SQ.WQEBBCount, 0, s.BF.BufSize)
 	if err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
@@ -67,7 +67,7 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 		if m.Crypto != nil {
 			flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
 		}
-		mk := wrcheck.NewMkey(m.Lkey, flags, m.MaxEntries)
+		mk := sq.NewMkey(m.Lkey, flags, m.MaxEntries)
 		if mk.NumDesc != m.NumDesc {
 			return fmt.Errorf("mkeys: %s: num_desc %d, libmlx5 would make %d", m.Name, m.NumDesc, mk.NumDesc)
 		}

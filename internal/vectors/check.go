@@ -161,7 +161,7 @@ func (r *Result) check(where string, c *Case) error {
 		return fmt.Errorf("%s.batches: none; a case must compare at least one batch", where)
 	}
 	ring := c.Setup.SQ.WQEBBCount
-	bf := max(2*c.Setup.BF.BufSize, 64) // queue.Plain's BlueFlame window
+	bf := max(2*c.Setup.BF.BufSize, 64) // qmem.Plain's BlueFlame window
 	prev := -1
 	for i := range r.Batches {
 		b := &r.Batches[i]

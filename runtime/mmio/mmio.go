@@ -5,7 +5,7 @@
 // cannot store to PCI memory, it is the s390_pci_mmio_write system call,
 // as in rdma-core's util/mmio.h.
 //
-// Plain memory that stands in for a register (queue.Plain: tests, the
+// Plain memory that stands in for a register (qmem.Plain: tests, the
 // simulator) is written with copy on every architecture.
 package mmio
 

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
 )
 
 // A QP's receive queue on queue memory: the receive counter is bytes 0..3
-// of the QP's doorbell record. (runtime/queue has no receive ring yet;
+// of the QP's doorbell record. (runtime/qmem has no receive ring yet;
 // a device's is the QP buffer's receive part, mlx5dv_qp.rq.buf.)
 func Example() {
-	mem, err := queue.Plain(64, 64, 0)
+	mem, err := qmem.Plain(64, 64, 0)
 	if err != nil {
 		panic(err)
 	}

@@ -56,7 +56,7 @@ type RecvWR struct {
 // device's queue buffer from mlx5dv_init_obj).
 //
 // For a QP's receive queue, DBR is the receive counter of the QP's
-// doorbell record, dbrec[MLX5_RCV_DBR]: bytes 0..3 of runtime/queue's
+// doorbell record, dbrec[MLX5_RCV_DBR]: bytes 0..3 of runtime/qmem's
 // Memory.DBR ((*[4]byte)(m.DBR[0:4])). For an SRQ it is the SRQ's own
 // doorbell record.
 type Memory struct {

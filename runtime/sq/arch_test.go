@@ -10,20 +10,19 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // TestNewNeedsBarriers: New refuses an architecture without DMA barriers,
 // naming it, rather than post with none.
 func TestNewNeedsBarriers(t *testing.T) {
-	mem, err := queue.Plain(8, 0, 256)
+	mem, err := qmem.Plain(8, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	_, err = sq.New(sq.Config{Mem: mem, QPN: qpn, QP: wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff}})
+	_, err = sq.New(sq.Config{Mem: mem, QPN: qpn, QP: sq.QP{Type: mlx.QPRC, SendOps: 0x3ff}})
 	if barrier.Check() == nil {
 		if err != nil {
 			t.Fatalf("%s: %v", runtime.GOARCH, err)

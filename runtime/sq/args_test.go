@@ -7,22 +7,21 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // newDCI makes a DCI writer with two streams.
-func newDCI(t testing.TB) (*sq.SQ, *queue.Memory) {
+func newDCI(t testing.TB) (*sq.SQ, *qmem.Memory) {
 	t.Helper()
-	mem, err := queue.Plain(16, 0, 256)
+	mem, err := qmem.Plain(16, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: qpn,
-		QP: wrcheck.QP{Type: mlx.QPDCI, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: sq.QP{Type: mlx.QPDCI, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
 			Streams: true, LogNumConcurent: 1},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
 	})
@@ -37,10 +36,10 @@ func newDCI(t testing.TB) (*sq.SQ, *queue.Memory) {
 // and nothing is written. The batch then fails with the same rule.
 func TestNilArguments(t *testing.T) {
 	sigMk := func() *sq.Mkey {
-		return wrcheck.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
+		return sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
 	}
-	cryptoMk := wrcheck.NewMkey(0x4600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
-	plainMk := wrcheck.NewMkey(0x4700, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
+	cryptoMk := sq.NewMkey(0x4600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
+	plainMk := sq.NewMkey(0x4700, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +118,7 @@ func TestSetterCountIsUint8(t *testing.T) {
 	q, mem := newSQ(t, 16, 0)
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
-	mk := wrcheck.NewMkey(0x4700, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
+	mk := sq.NewMkey(0x4700, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	if err := q.MkeyConfigure(mk, 255, &mlx.MkeyConfAttr{}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,37 +129,37 @@ func TestSetterCountIsUint8(t *testing.T) {
 }
 
 // TestExtremeConfig: sizes whose arithmetic would overflow are refused by
-// queue.Plain, Memory.Check and sq.New (queue.Plain(16, 0, hugeInt) passed
+// qmem.Plain, Memory.Check and sq.New (qmem.Plain(16, 0, hugeInt) passed
 // both, and Complete then panicked).
 func TestExtremeConfig(t *testing.T) {
-	if mem, err := queue.Plain(16, 0, hugeInt); err == nil {
+	if mem, err := qmem.Plain(16, 0, hugeInt); err == nil {
 		mem.Close()
-		t.Fatal("queue.Plain(16, 0, hugeInt) accepted")
+		t.Fatal("qmem.Plain(16, 0, hugeInt) accepted")
 	}
-	mem, err := queue.Plain(16, 0, 256)
+	mem, err := qmem.Plain(16, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
 	huge := *mem
 	huge.BFSize = hugeInt
-	rc := wrcheck.QP{Type: mlx.QPRC}
+	rc := sq.QP{Type: mlx.QPRC}
 	for name, c := range map[string]sq.Config{
 		"BlueFlame 1<<62 in memory": {Mem: &huge, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
 		"BlueFlame 1<<62":           {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: hugeInt}},
 		"negative BlueFlame":        {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: -64}},
-		"negative inline":           {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: -1}},
-		"huge inline":               {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: hugeInt}},
-		"negative SGEs":             {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxSendSGE: -1}},
-		"negative max_post":         {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxPost: -1}},
-		"negative streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
-		"too many streams":          {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: 64}},
-		"memcpy above 2 GiB":        {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxMemcpy: 1<<32 + 5}},
+		"negative inline":           {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: -1}},
+		"huge inline":               {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: hugeInt}},
+		"negative SGEs":             {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxSendSGE: -1}},
+		"negative max_post":         {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxPost: -1}},
+		"negative streams":          {Mem: mem, QP: sq.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: -1}},
+		"too many streams":          {Mem: mem, QP: sq.QP{Type: mlx.QPDCI, Streams: true, LogNumConcurent: 64}},
+		"memcpy above 2 GiB":        {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxMemcpy: 1<<32 + 5}},
 		// WQEs the control segment's 6-bit ds could not state.
-		"inline over ds": {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxInlineData: 1000}},
-		"DCI inline":     {Mem: mem, QP: wrcheck.QP{Type: mlx.QPDCI, MaxInlineData: 940}},
-		"SGEs over ds":   {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MaxSendSGE: 61}},
-		"UMR over ds":    {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MR_LIST, MaxInlineData: 880}},
+		"inline over ds": {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxInlineData: 1000}},
+		"DCI inline":     {Mem: mem, QP: sq.QP{Type: mlx.QPDCI, MaxInlineData: 940}},
+		"SGEs over ds":   {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MaxSendSGE: 61}},
+		"UMR over ds":    {Mem: mem, QP: sq.QP{Type: mlx.QPRC, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MR_LIST, MaxInlineData: 880}},
 	} {
 		if _, err := sq.New(c); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -172,12 +171,12 @@ func TestExtremeConfig(t *testing.T) {
 // write with that much inline data is 63 16-byte units, the most the
 // control segment states.
 func TestLargestWQE(t *testing.T) {
-	mem, err := queue.Plain(64, 0, 256)
+	mem, err := qmem.Plain(64, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	c := sq.Config{Mem: mem, QPN: qpn, QP: wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxInlineData: 972, MaxSendSGE: 1}}
+	c := sq.Config{Mem: mem, QPN: qpn, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxInlineData: 972, MaxSendSGE: 1}}
 	q, err := sq.New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -23,10 +23,13 @@ func (q *SQ) transport() int {
 // ctrl segment (and the address vector on a DCI). It returns the offset
 // of the first of them.
 func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
-	if !q.chain.TryBuilder(fn, q.wrFlags) {
-		if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+	if !q.chk.TryBuilder(fn, q.wrFlags) {
+		if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 			return 0, err
 		}
+	}
+	if err := q.budget(fn, 1); err != nil {
+		return 0, err
 	}
 	t := q.transport()
 	if err := q.room(fn, 16+t+hdr); err != nil {
@@ -34,7 +37,6 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 	}
 	q.initWQE(opcode, 0, q.wrFlags)
 	q.curSize = (16 + t + hdr) / 16
-	q.setters = 0
 	r := q.wrap(q.curCtrl + 16 + t)
 	q.curData = r + hdr
 	return r, nil
@@ -68,11 +70,14 @@ func (q *SQ) SendInv(rkey uint32) error {
 
 func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
 	var r int
-	if !q.dci && q.chain.TryBuilder(fn, q.wrFlags) {
+	if !q.dci && q.chk.TryBuilder(fn, q.wrFlags) {
 		// The common case without dataWR's generality: an RC work
 		// request whose first WQEBB fits.
+		if !q.fits(1) {
+			return q.overBudget(fn, 1) // budget, inlined
+		}
 		if free := int32(q.limit - q.curPost); free < 1 {
-			return q.chain.NoRoom(fn, 1, int(free))
+			return q.chk.NoRoom(fn, 1, int(free))
 		}
 		q.initWQE(opcode, 0, q.wrFlags)
 		r = q.curCtrl + mlx.WQECtrlSegSize
@@ -178,7 +183,10 @@ func (q *SQ) freeMkey(u, m int, newRkey uint32) {
 // rdma-core: mlx5_send_wr_local_inv.
 func (q *SQ) LocalInv(rkey uint32) error {
 	fn := mlx.FnIbvWrLocalInv
-	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
+		return err
+	}
+	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	if err := q.room(fn, 128); err != nil {
@@ -196,16 +204,19 @@ func (q *SQ) LocalInv(rkey uint32) error {
 // mlx5_send_wr_bind_mw.
 func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	fn := mlx.FnIbvWrBindMw
-	if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
+		return err
+	}
+	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	var e mlx.RuleError
 	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
-		return q.chain.LatchRule(fn, &e)
+		return q.chk.LatchRule(fn, &e)
 	}
 	cinfo := mlx.MWBindInfo{Addr: info.Addr, Length: info.Length, MWAccessFlags: info.AccessFlags}
 	if !cinfo.ValidateInto(&e) {
-		return q.chain.LatchRule(fn, &e)
+		return q.chk.LatchRule(fn, &e)
 	}
 	size := 128
 	if info.Length > 0 {
@@ -252,7 +263,10 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 // mlx5_send_wr_memcpy.
 func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) error {
 	fn := mlx.FnMlx5dvWrMemcpy
-	if err := q.chain.Memcpy(fn, q.wrFlags, length); err != nil {
+	if err := q.chk.Memcpy(fn, q.wrFlags, length); err != nil {
+		return err
+	}
+	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	if err := q.room(fn, wqebb); err != nil {
@@ -288,7 +302,10 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 // not apply. mlx5dv_wr_raw_wqe; rdma-core: mlx5_wr_raw_wqe.
 func (q *SQ) RawWQE(wqe []byte) error {
 	fn := mlx.FnMlx5dvWrRawWqe
-	if err := q.chain.RawWQE(fn, q.wrFlags, wqe); err != nil {
+	if err := q.chk.RawWQE(fn, q.wrFlags, wqe); err != nil {
+		return err
+	}
+	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	ds := int(wqe[7] & 0x3f)

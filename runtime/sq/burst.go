@@ -28,7 +28,7 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.chain.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {
+	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {
 		return q.rdmaWriteChecked(reqs)
 	}
 	flags := q.wrFlags
@@ -91,9 +91,9 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	return nil
 }
 
-// burstRoom reports whether n one-WQEBB WQEs fit the ring.
+// burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post.
 func (q *SQ) burstRoom(n int) bool {
-	return n <= int(int32(q.limit-q.curPost))
+	return n <= int(int32(q.limit-q.curPost)) && q.fits(n)
 }
 
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every
@@ -103,11 +103,16 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 	fn, set := mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge
 	t := q.transport()
 	wqebbs := 0
+	whole := false
 	for i := range reqs {
-		if err := q.chain.Builder(fn, q.wrFlags); err != nil {
+		if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 			return err
 		}
-		if err := q.chain.Data(set, 1, 0); err != nil {
+		if err := q.budget(fn, i+1); err != nil {
+			return err
+		}
+		var err error
+		if whole, err = q.chk.Data(set, 1, 0); err != nil {
 			return err
 		}
 		size := 16 + t + mlx.WQERaddrSegSize
@@ -124,7 +129,6 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		q.wrID = r.WRID
 		q.initWQE(mlx.MLX5_OPCODE_RDMA_WRITE, 0, q.wrFlags)
 		q.curSize = (16 + t + mlx.WQERaddrSegSize) / 16
-		q.setters = 0
 		off := q.wrap(q.curCtrl + 16 + t)
 		q.curData = off + mlx.WQERaddrSegSize
 		q.setRaddr(off, r.Rkey, r.Raddr)
@@ -135,7 +139,7 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 			d.SetAddr(r.Addr)
 			q.curSize++
 		}
-		q.done()
+		q.done(whole) // the checks passed for every request: each is as whole as the last
 	}
 	return nil
 }

@@ -6,24 +6,23 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
-// done finishes a data or address setter: on RC the work request is
-// complete; on a DCI it is once both the address and the data are set.
-func (q *SQ) done() {
-	if q.dci {
-		if q.setters == 0 {
-			q.setters = 1
-			return
-		}
+// done finishes a data or address setter: when the checks say the work
+// request is whole (on RC after its data; on a DCI once both the address
+// and the data are set), its WQE is finished.
+func (q *SQ) done(whole bool) {
+	if whole {
+		q.finalize()
 	}
-	q.finalize()
 }
 
 // SetSGE sets the work request's data to one scatter/gather entry; a zero
 // length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
 func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	fn := mlx.FnIbvWrSetSge
-	if !q.chain.TryData(fn, 1) {
-		if err := q.chain.Data(fn, 1, 0); err != nil {
+	ok, whole := q.chk.TryData(fn, 1)
+	if !ok {
+		var err error
+		if whole, err = q.chk.Data(fn, 1, 0); err != nil {
 			return err
 		}
 	}
@@ -40,7 +39,7 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 		d.SetAddr(addr)
 		q.curSize++
 	}
-	q.done()
+	q.done(whole)
 	return nil
 }
 
@@ -49,7 +48,8 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 // ibv_wr_set_sge_list.
 func (q *SQ) SetSGEList(sges []mlx.SGE) error {
 	fn := mlx.FnIbvWrSetSgeList
-	if err := q.chain.Data(fn, len(sges), 0); err != nil {
+	whole, err := q.chk.Data(fn, len(sges), 0)
+	if err != nil {
 		return err
 	}
 	n := 0
@@ -77,7 +77,7 @@ func (q *SQ) SetSGEList(sges []mlx.SGE) error {
 		off += mlx.WQEDataSegSize
 	}
 	q.curSize += n
-	q.done()
+	q.done(whole)
 	return nil
 }
 
@@ -96,7 +96,8 @@ func (q *SQ) inlineHeader(n int) {
 // ibv_wr_set_inline_data; rdma-core: mlx5_send_wr_set_inline_data.
 func (q *SQ) SetInlineData(data []byte) error {
 	fn := mlx.FnIbvWrSetInlineData
-	if err := q.chain.Data(fn, 0, len(data)); err != nil {
+	whole, err := q.chk.Data(fn, 0, len(data))
+	if err != nil {
 		return err
 	}
 	if err := q.room(fn, q.curSize*16+4+len(data)); err != nil {
@@ -106,7 +107,7 @@ func (q *SQ) SetInlineData(data []byte) error {
 		q.copyWrap(q.curData+4, data)
 	}
 	q.inlineHeader(len(data))
-	q.done()
+	q.done(whole)
 	return nil
 }
 
@@ -118,7 +119,8 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 	for _, b := range bufs {
 		total += len(b)
 	}
-	if err := q.chain.Data(fn, 0, total); err != nil {
+	whole, err := q.chk.Data(fn, 0, total)
+	if err != nil {
 		return err
 	}
 	if err := q.room(fn, q.curSize*16+4+total); err != nil {
@@ -129,7 +131,7 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 		off = q.copyWrap(off, b)
 	}
 	q.inlineHeader(total)
-	q.done()
+	q.done(whole)
 	return nil
 }
 
@@ -137,21 +139,25 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 // the remote DCT number and its DC key. mlx5dv_wr_set_dc_addr; rdma-core:
 // mlx5_send_wr_set_dc_addr.
 func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
-	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddr, unsafe.Pointer(ah), -1); err != nil {
+	whole, err := q.chk.DCAddr(mlx.FnMlx5dvWrSetDcAddr, unsafe.Pointer(ah), -1)
+	if err != nil {
 		return err
 	}
 	q.dcAddr(ah, dctn, dcKey)
+	q.done(whole)
 	return nil
 }
 
 // SetDCAddrStream is SetDCAddr on a DCI created with streams, posting on
 // stream streamID. mlx5dv_wr_set_dc_addr_stream.
 func (q *SQ) SetDCAddrStream(ah *AH, dctn uint32, dcKey uint64, streamID uint16) error {
-	if err := q.chain.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, unsafe.Pointer(ah), int(streamID)); err != nil {
+	whole, err := q.chk.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, unsafe.Pointer(ah), int(streamID))
+	if err != nil {
 		return err
 	}
 	q.ctrl().SetDCIStreamChannelID(streamID)
 	q.dcAddr(ah, dctn, dcKey)
+	q.done(whole)
 	return nil
 }
 
@@ -160,5 +166,4 @@ func (q *SQ) dcAddr(ah *AH, dctn uint32, dcKey uint64) {
 	*av = ah.AV
 	av.SetDqpDCT(ah.AV.DqpDCT() | dctn | mlx.MLX5_EXTENDED_UD_AV)
 	av.SetKeyDCKey(dcKey)
-	q.done()
 }

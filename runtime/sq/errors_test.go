@@ -7,9 +7,8 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // ruleError returns err as a *RuleError, or fails.
@@ -83,7 +82,7 @@ func TestErrorSGECount(t *testing.T) {
 // the rule applied (the four flags accepted) and names the refused bit.
 func TestErrorAccessFlags(t *testing.T) {
 	q, mem := newSQ(t, 16, 0)
-	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
 	q.Send()
@@ -110,12 +109,12 @@ func TestErrorAccessFlags(t *testing.T) {
 // TestErrorSendOp: a builder the QP was not created for names the
 // send_ops_flags bit it lacks.
 func TestErrorSendOp(t *testing.T) {
-	mem, err := queue.Plain(8, 0, 256)
+	mem, err := qmem.Plain(8, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	q, err := sq.New(sq.Config{Mem: mem, QPN: qpn, QP: wrcheck.QP{Type: mlx.QPRC,
+	q, err := sq.New(sq.Config{Mem: mem, QPN: qpn, QP: sq.QP{Type: mlx.QPRC,
 		SendOps: mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxInlineData: 64, MaxSendSGE: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +148,7 @@ func TestErrorValidator(t *testing.T) {
 // return the latched error, allocate nothing.
 func TestRejectNoAllocations(t *testing.T) {
 	q, _ := newSQ(t, 64, 0)
-	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	crc := mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 7} // a bad seed
 	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigCRC(&crc)
@@ -197,7 +196,7 @@ func TestRejectNoAllocations(t *testing.T) {
 // completion), not the writer.
 func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 	q, _ := newSQ(t, 16, 0)
-	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
+	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
 	q.Start()
 	q.RDMAWrite(0x200, 0x20000)
 	if err := q.SetSGE(mk.Lkey, 0, 512); err != nil {
@@ -222,8 +221,8 @@ func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 // configurations (one by calls, one by template) is work request 2.
 func TestErrorIndexAfterUMR(t *testing.T) {
 	q, _ := newSQ(t, 64, 0)
-	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
-	mk2 := wrcheck.NewMkey(0x45600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk2 := sq.NewMkey(0x45600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	mk2.ErrCountUpdated = false // the template path takes an mkey without a pending error count
 	sig := mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
 		Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}

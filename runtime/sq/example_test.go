@@ -8,16 +8,15 @@ import (
 	"syscall"
 
 	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // Example posts one signaled RDMA write through the send-queue writer and
-// reads the WQE back. queue.Plain is ordinary memory standing in for a QP's
+// reads the WQE back. qmem.Plain is ordinary memory standing in for a QP's
 // send queue, so this runs without an RDMA device.
 func Example() {
-	mem, err := queue.Plain(8, 0, 0) // 8 WQEBBs, no CQ, a doorbell register without BlueFlame
+	mem, err := qmem.Plain(8, 0, 0) // 8 WQEBBs, no CQ, a doorbell register without BlueFlame
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -25,7 +24,7 @@ func Example() {
 	q, err := sq.New(sq.Config{
 		Mem: mem,
 		QPN: 0x1234,
-		QP: wrcheck.QP{ // what the QP was created with
+		QP: sq.QP{ // what the QP was created with
 			Type:       mlx5dv.QPRC,
 			SendOps:    mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE,
 			MaxSendSGE: 1,

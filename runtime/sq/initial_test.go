@@ -5,23 +5,22 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // newAt makes an RC writer whose queue starts with outstanding work
 // requests: head, tail and cur_post as given.
-func newAt(t *testing.T, n, maxPost int, curPost, head, tail uint32, starts []uint32) (*sq.SQ, *queue.Memory, error) {
+func newAt(t *testing.T, n, maxPost int, curPost, head, tail uint32, starts []uint32) (*sq.SQ, *qmem.Memory, error) {
 	t.Helper()
-	mem, err := queue.Plain(n, 0, 256)
+	mem, err := qmem.Plain(n, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: qpn,
-		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
 			MaxPost: maxPost, MaxMemcpy: 1 << 31},
 		BF:      sq.BlueFlame{UUARN: 1, Size: 256},
 		CurPost: curPost, Head: head, Tail: tail, Starts: starts,

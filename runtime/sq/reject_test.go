@@ -7,20 +7,20 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // device is a copy of every byte a call could store to: the ring, the
 // doorbell record and the BlueFlame register.
 type device struct{ sq, dbr, bf []byte }
 
-func snapshot(mem *queue.Memory) device {
+func snapshot(mem *qmem.Memory) device {
 	return device{bytes.Clone(mem.SQ), bytes.Clone(mem.DBR), bytes.Clone(mem.BF)}
 }
 
 // changed names the first part of mem that differs from the snapshot, or
 // returns "".
-func (d device) changed(mem *queue.Memory) string {
+func (d device) changed(mem *qmem.Memory) string {
 	switch {
 	case !bytes.Equal(d.sq, mem.SQ):
 		return "the ring"
@@ -34,7 +34,7 @@ func (d device) changed(mem *queue.Memory) string {
 
 // rejects runs call, which must fail with rule (wrapping errno) and store
 // nothing to mem: a rejected call writes nothing.
-func rejects(t testing.TB, mem *queue.Memory, rule string, errno syscall.Errno, call func() error) {
+func rejects(t testing.TB, mem *qmem.Memory, rule string, errno syscall.Errno, call func() error) {
 	t.Helper()
 	re, err := rejected(t, mem, call)
 	if re.Rule != rule || !errors.Is(err, errno) {
@@ -44,7 +44,7 @@ func rejects(t testing.TB, mem *queue.Memory, rule string, errno syscall.Errno, 
 
 // rejected runs call, which must fail with a *RuleError and store nothing
 // to mem, and returns the error.
-func rejected(t testing.TB, mem *queue.Memory, call func() error) (*mlx.RuleError, error) {
+func rejected(t testing.TB, mem *qmem.Memory, call func() error) (*mlx.RuleError, error) {
 	t.Helper()
 	before := snapshot(mem)
 	err := call()

@@ -1,7 +1,7 @@
 // Package sq writes work requests into an mlx5 send queue: the ibv_wr_* and
 // mlx5dv_wr_* builders and setters, in pure Go, with the bytes libmlx5
 // writes (checked against rdma-core's own output in testdata/vectors by
-// mlx5gen replay). It works on queue.Memory, so the same code writes into
+// mlx5gen replay). It works on qmem.Memory, so the same code writes into
 // plain memory or a device's mapped queue.
 //
 // Every call is checked first by the work-request state machine
@@ -31,7 +31,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
@@ -57,51 +57,20 @@ const (
 	maxCap = 1 << 24
 )
 
-// BlueFlame describes the QP's BlueFlame register (its bfreg).
-type BlueFlame struct {
-	UUARN    int  // 0: the register without BlueFlame buffers
-	Size     int  // bytes per half of the register (buf_size)
-	PreferBF bool // MLX5_POST_SEND_PREFER_BF: BlueFlame every single-WQE batch that fits
-	ShutUpBF bool // MLX5_SHUT_UP_BF: never BlueFlame
-}
-
-// PD is what memcpy needs of the protection domain: the opaque MR and
-// buffer its metadata segment points at.
-type PD struct {
-	OpaqueLkey uint32
-	OpaqueAddr uint64
-}
-
-// Config describes a send queue.
-type Config struct {
-	Mem    *queue.Memory
-	QPN    uint32
-	QP     wrcheck.QP // type, send ops and sizes, for the checks
-	SigAll bool       // the QP was created with sq_sig_all
-	BF     BlueFlame
-	PD     PD
-
-	// Where a queue starts (0 for a new QP). Head-Tail work requests
-	// may be outstanding (posted, not completed), as libmlx5's sq.head
-	// and sq.tail count them; they hold ring room until Completed.
-	CurPost, Head, Tail uint32
-	FmCache             uint8
-
-	// Starts are the producer indexes at which the outstanding work
-	// requests begin, oldest (Tail) first, each below the next and all
-	// within one ring before CurPost. nil: each took one WQEBB, the
-	// newest ending at CurPost (the least room they can hold; libmlx5
-	// itself counts only work requests, not WQEBBs).
-	Starts []uint32
-}
-
 // AH is an address handle: the address vector a DCI work request carries.
 type AH struct {
 	AV mlx.WQEAV
 }
 
-// Mkey is an indirect mkey: the checks' view of it plus its PSVs.
+// Mkey is an indirect mkey: how it was created, its PSVs, and the
+// signature and crypto state its configurations leave.
 type Mkey = wrcheck.Mkey
+
+// NewMkey describes an indirect mkey created with flags and maxEntries
+// (mlx5dv_create_mkey).
+func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
+	return wrcheck.NewMkey(lkey, flags, maxEntries)
+}
 
 // DEK is a data encryption key; mlx5dv_crypto_attr.dek points at one.
 type DEK struct {
@@ -139,19 +108,20 @@ type Doorbell struct {
 // SQ is a send queue writer. It is not safe for concurrent use: like
 // ibv_wr_start's lock, one goroutine owns a batch.
 type SQ struct {
-	ring  unsafe.Pointer
-	mem   *queue.Memory
-	qend  int
-	n     uint32 // WQEBBs in the ring
-	mask  uint32
-	chain *wrcheck.Chain
-	qp    *wrcheck.QP
-	qpn   uint32
-	dci   bool
-	sig   uint8 // sq_signal_bits
-	bf    BlueFlame
-	bfOff int
-	pd    PD
+	ring    unsafe.Pointer
+	mem     *qmem.Memory
+	qend    int
+	n       uint32 // WQEBBs in the ring
+	mask    uint32
+	chk     *wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
+	maxPost int            // QP.MaxPost, or the largest int
+	qpn     uint32
+	dci     bool
+	xts     bool  // QP.CryptoMultiBlock: the tweak in the multi-block engine's byte order
+	sig     uint8 // sq_signal_bits
+	bf      BlueFlame
+	bfOff   int
+	pd      PD
 
 	curPost, head, tail uint32
 	fmCache             uint8
@@ -160,16 +130,13 @@ type SQ struct {
 	wrFlags uint32
 
 	// the batch
-	inBatch   bool
 	rbCurPost uint32
 	rbFmCache uint8
-	nreq      uint32 // work requests written in this batch
+	nreq      uint32 // work requests written in this batch, SET_PSVs included
 	inl       bool   // an inline setter or an mkey configuration ran (BlueFlame)
 	curCtrl   int    // offset of the WQE being built
 	curData   int    // where its next segment goes
 	curSize   int    // its size so far, in 16-byte units (ds)
-	setters   int    // DCI: address and data setters called so far
-	xlat      int    // UMR: bytes of translation written (KLMs or repeat block, padded)
 
 	// start[w & mask] is the producer index at which work request w
 	// starts, for the outstanding ones; limit is the producer index WQEs
@@ -219,15 +186,17 @@ func New(c Config) (*SQ, error) {
 		return nil, fmt.Errorf("sq: max_wr_memcpy_length %d is above the 2 GiB a memcpy WQE can move", c.QP.MaxMemcpy)
 	}
 	n := c.Mem.WQEBBs()
-	qp := c.QP
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
-		qp: &qp, qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, bf: c.BF, pd: c.PD,
+		chk: wrcheck.New(c.QP.checks()), maxPost: c.QP.MaxPost,
+		qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start: make([]uint32, n),
 		Slots: make([]Slot, n),
 	}
-	q.chain = wrcheck.New(q.qp)
+	if q.maxPost == 0 {
+		q.maxPost = int(^uint(0) >> 1)
+	}
 	if err := q.outstanding(&c); err != nil {
 		return nil, err
 	}
@@ -237,9 +206,6 @@ func New(c Config) (*SQ, error) {
 	}
 	return q, nil
 }
-
-// Chain returns the writer's state machine.
-func (q *SQ) Chain() *wrcheck.Chain { return q.chain }
 
 // CurPost returns the producer index in WQEBBs (unmasked, 32-bit).
 func (q *SQ) CurPost() uint32 { return q.curPost }
@@ -308,10 +274,34 @@ func (q *SQ) ctrl() *mlx.WQECtrlSeg { return (*mlx.WQECtrlSeg)(q.at(q.curCtrl)) 
 // it safe for every WQE.
 func (q *SQ) room(fn mlx.Func, size int) error {
 	if free, need := int(int32(q.limit-q.curPost)), (size+wqebb-1)/wqebb; free < need {
-		return q.chain.NoRoom(fn, need, free)
+		return q.chk.NoRoom(fn, need, free)
 	}
 	return nil
 }
+
+// budget checks that n more work requests fit the QP's max_post, with
+// those outstanding and those of the batch (libmlx5's mlx5_wq_overflow);
+// if not, it fails the batch with the sq_room rule.
+func (q *SQ) budget(fn mlx.Func, n int) error {
+	if q.fits(n) {
+		return nil
+	}
+	return q.overBudget(fn, n)
+}
+
+// overBudget is budget's failure, out of line so that budget inlines
+// into the builders.
+//
+//go:noinline
+func (q *SQ) overBudget(fn mlx.Func, n int) error {
+	return q.chk.TooMany(fn, q.used(n), q.maxPost)
+}
+
+// used is the number of work requests outstanding and in the batch, plus n.
+func (q *SQ) used(n int) int { return int(q.head-q.tail+q.nreq) + n }
+
+// fits reports whether n more work requests fit max_post.
+func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
 
 // resetLimit recomputes limit: the producer index at the start of the
 // oldest WQE in flight (posted or built), plus the ring's size.
@@ -327,11 +317,9 @@ func (q *SQ) resetLimit() {
 
 // Start opens a batch. rdma-core: mlx5_send_wr_start.
 func (q *SQ) Start() error {
-	if err := q.chain.Start(); err != nil {
+	if err := q.chk.Start(); err != nil {
 		return err
 	}
-	q.chain.Outstanding = int(q.head - q.tail)
-	q.inBatch = true
 	q.nreq, q.inl = 0, false
 	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
 	return nil
@@ -339,11 +327,13 @@ func (q *SQ) Start() error {
 
 // Abort discards the batch. rdma-core: mlx5_send_wr_abort.
 func (q *SQ) Abort() {
-	q.chain.Abort()
-	if !q.inBatch {
-		return
+	if q.chk.Abort() {
+		q.rollback()
 	}
-	q.inBatch = false
+}
+
+// rollback forgets the WQEs the batch wrote.
+func (q *SQ) rollback() {
 	q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
 	q.resetLimit()
 }
@@ -353,15 +343,10 @@ func (q *SQ) Abort() {
 // the batch broke a rule it posts nothing, rolls the producer index back
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 func (q *SQ) Complete() error {
-	if !q.inBatch {
-		q.Last = Doorbell{}
-		_, err := q.chain.Complete(mlx.FnIbvWrComplete) // names the rule
-		return err
-	}
-	q.inBatch = false
-	if _, err := q.chain.Complete(mlx.FnIbvWrComplete); err != nil {
-		q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
-		q.resetLimit()
+	if open, err := q.chk.Complete(mlx.FnIbvWrComplete); err != nil {
+		if open {
+			q.rollback()
+		}
 		q.Last = Doorbell{}
 		return err
 	}
@@ -481,30 +466,4 @@ func (q *SQ) book(slot, wrData uint32) {
 func (q *SQ) finalize() {
 	q.ctrl().SetQPNDS(q.qpn<<8 | uint32(q.curSize))
 	q.curPost += uint32(q.curSize+3) / 4
-}
-
-// maxDS is the largest WQE size a control segment can state: 6 bits of
-// 16-byte units.
-const maxDS = 0x3f
-
-// checkWQESizes refuses capabilities that would let a work request grow
-// past maxDS units, which the control segment cannot state: inline data
-// after an RDMA header, an SGE list after an atomic's, and (on a QP with
-// the mkey builders) a UMR's translation and BSFs, which fit
-// max_inline_data + 4 bytes rounded up to a WQEBB.
-func checkWQESizes(qp *wrcheck.QP) error {
-	t := 0
-	if qp.Type == mlx.QPDCI {
-		t = avSize / 16
-	}
-	umr := qp.MlxSendOps&(mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE|mlx.MLX5DV_QP_EX_WITH_MR_LIST|mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED) != 0
-	switch {
-	case 2+t+(qp.MaxInlineData+4+15)/16 > maxDS:
-		return fmt.Errorf("sq: max_inline_data %d: an inline work request would exceed the %d 16-byte units a WQE can have", qp.MaxInlineData, maxDS)
-	case 3+t+qp.MaxSendSGE > maxDS:
-		return fmt.Errorf("sq: max_send_sge %d: a work request would exceed the %d 16-byte units a WQE can have", qp.MaxSendSGE, maxDS)
-	case umr && umrFixed/16+align64(qp.MaxInlineData+4)/16 > maxDS:
-		return fmt.Errorf("sq: max_inline_data %d: an mkey configuration would exceed the %d 16-byte units a WQE can have", qp.MaxInlineData, maxDS)
-	}
-	return nil
 }

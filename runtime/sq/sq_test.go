@@ -7,9 +7,8 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 const qpn = 0x1234
@@ -17,16 +16,16 @@ const qpn = 0x1234
 // newSQ makes an RC writer with every builder on a plain queue of n
 // WQEBBs; maxPost 0 leaves the work-request budget unchecked, so that
 // only the ring limits it.
-func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *queue.Memory) {
+func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *qmem.Memory) {
 	t.Helper()
-	mem, err := queue.Plain(n, 0, 256)
+	mem, err := qmem.Plain(n, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: qpn,
-		QP: wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
 			MaxPost: maxPost, MaxMemcpy: 1 << 31, MkeyTagSupported: true},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
 	})
@@ -207,20 +206,20 @@ func TestRawWQESize(t *testing.T) {
 
 // TestNew rejects queues the writer cannot use.
 func TestNew(t *testing.T) {
-	mem, err := queue.Plain(8, 0, 256)
+	mem, err := qmem.Plain(8, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	rc := wrcheck.QP{Type: mlx.QPRC}
+	rc := sq.QP{Type: mlx.QPRC}
 	for name, c := range map[string]sq.Config{
 		"no memory":     {QP: rc},
-		"UD":            {Mem: mem, QP: wrcheck.QP{Type: mlx.QPUD}},
+		"UD":            {Mem: mem, QP: sq.QP{Type: mlx.QPUD}},
 		"over the ring": {Mem: mem, QP: rc, Head: 9, Tail: 0},
 		"big BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 512}},
 		"odd BlueFlame": {Mem: mem, QP: rc, BF: sq.BlueFlame{UUARN: 1, Size: 100}},
-		"RC streams":    {Mem: mem, QP: wrcheck.QP{Type: mlx.QPRC, Streams: true}},
-		"bad ring":      {Mem: &queue.Memory{SQ: make([]byte, 3*64), DBR: make([]byte, 8), BF: make([]byte, 64)}, QP: rc},
+		"RC streams":    {Mem: mem, QP: sq.QP{Type: mlx.QPRC, Streams: true}},
+		"bad ring":      {Mem: &qmem.Memory{SQ: make([]byte, 3*64), DBR: make([]byte, 8), BF: make([]byte, 64)}, QP: rc},
 	} {
 		if _, err := sq.New(c); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -299,7 +298,7 @@ func TestBurstFallsBack(t *testing.T) {
 // TestNoAllocations: posting allocates nothing.
 func TestNoAllocations(t *testing.T) {
 	q, _ := newSQ(t, 64, 0)
-	mk := wrcheck.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	dif := mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
 	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(&dif)

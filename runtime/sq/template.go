@@ -28,56 +28,67 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	length := listLength(sges)
-	if mk == nil || t == nil || !q.chain.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length) {
+	if mk == nil || t == nil || !q.fits(3) {
+		// Not the common case: a NULL argument, or max_post near (the
+		// UMR and up to two SET_PSVs).
 		return q.configureChecked(mk, t, sges, length)
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
+	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length)
+	if u == nil {
+		return q.configureChecked(mk, t, sges, length)
+	}
+	if err := q.umrRing(fn, u); err != nil { // max_post holds it: fits(3)
 		return err
 	}
 	q.umrStart(mk)
 	q.access(t.Access)
 	q.layoutList(sges, length)
-	q.umrFinalize(q.chain.Finished(), mk)
+	q.umrFinalize(u)
 	return nil
 }
 
-// configureChecked is ConfigureMkey's general case: the state machine
-// checks the calls one by one, and only then is the UMR written, as those
-// calls would have written it.
+// configureChecked is ConfigureMkey's general case: the checks of the
+// calls one by one, and only then is the UMR written, as those calls
+// would have written it.
 func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the
 		// checks report a NULL mkey, else a NULL attr.
-		return q.chain.MkeyConfigure(fn, q.wrFlags, mk, 0, nil)
+		_, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, 0, nil)
+		return err
 	}
 	n := uint8(2)
 	if t.Sig {
 		n = 3
 	}
 	var conf mlx.MkeyConfAttr
-	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
+	if _, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
 		return err
 	}
-	if err := q.chain.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
+	if err := q.budget(fn, 1); err != nil {
+		return err
+	}
+	if _, err := q.chk.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
 		return err
 	}
 	last := mlx.FnMlx5dvWrSetMkeyLayoutList
-	if err := q.chain.MkeyLayout(last, len(sges), length, false); err != nil {
+	u, err := q.chk.MkeyLayout(last, len(sges), length, false)
+	if err != nil {
 		return err
 	}
 	if t.Sig {
 		last = mlx.FnMlx5dvWrSetMkeySigBlock
-		if err := q.chain.MkeySigBlock(last, t.SigAttr()); err != nil {
+		if u, err = q.chk.MkeySigBlock(last, t.SigAttr()); err != nil {
 			return err
 		}
 	}
-	if err := q.umrRoom(last, align64(16*len(sges)), true); err != nil {
+	if err := q.umrRoom(last, align64(16*len(sges)), true, u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(t.Access)
 	q.layoutList(sges, length)
-	q.umrFinalize(q.chain.Finished(), mk)
+	q.umrFinalize(u)
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 func crcDomain(t mlx.SigCRCType, seed uint64, bs mlx.BlockSize) *mlx.SigBlockDomain {
@@ -57,7 +56,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 					if sig != nil {
 						flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
 					}
-					mk := wrcheck.NewMkey(0x4500, flagsMk, 8)
+					mk := sq.NewMkey(0x4500, flagsMk, 8)
 					mk.MemPSV, mk.WirePSV = 0x31, 0x32
 					sides[i] = side{q: q, mem: m.SQ, mk: mk, bf: m.BF, dbr: m.DBR}
 					q.SetWRFlags(0)
@@ -131,7 +130,7 @@ func TestConfigureMkeyRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, mem := newSQ(t, 64, 0)
-	mk := wrcheck.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
 	q.SetWRFlags(0) // no INLINE
 	q.Start()
 	rejects(t, mem, "mkey_configure.inline", syscall.EOPNOTSUPP, func() error { return q.ConfigureMkey(mk, tmpl, []mlx.SGE{{Length: 1}}) })
@@ -161,12 +160,12 @@ func TestConfigureMkeyRejectsWriteNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Start()
-	rejects(t, mem, "sig.copy_mask.structure", syscall.EINVAL, func() error { return q.ConfigureMkey(wrcheck.NewMkey(0x4500, sigFlags, 8), copyMask, sges) })
+	rejects(t, mem, "sig.copy_mask.structure", syscall.EINVAL, func() error { return q.ConfigureMkey(sq.NewMkey(0x4500, sigFlags, 8), copyMask, sges) })
 	rejects(t, mem, "sig.copy_mask.structure", syscall.EINVAL, q.Complete)
 
 	// After an aborted configuration, a signature mkey's next one must set
 	// or reset its signature.
-	mk := wrcheck.NewMkey(0x4600, sigFlags, 8)
+	mk := sq.NewMkey(0x4600, sigFlags, 8)
 	plain, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -32,36 +32,55 @@ func mkeyAccess(acc uint32) mlx.WQEMkeyContextAccessFlags {
 
 func align64(n int) int { return (n + wqebb - 1) &^ (wqebb - 1) }
 
-// umrRoom checks that the UMR being built fits the ring: its fixed part,
-// its translation (already written, or layout bytes being added), and,
-// once the state machine has finished the configuration, its BSFs and the
-// SET_PSV work requests that follow it.
-func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool) error {
-	p := q.chain.Finished()
-	if p == nil && layout == 0 && !header {
-		return nil // nothing added to what the configuration checked
+// umrRoom checks that the UMR being built fits. While the configuration
+// waits for setters (u nil), the ring must hold its fixed part and the
+// layout bytes being added. Once this call finished it, max_post must hold
+// its work requests (header: this call began it; else its UMR is already
+// counted) and the ring its fixed part, translation, BSFs and SET_PSVs.
+func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error {
+	if u == nil {
+		if layout == 0 && !header {
+			return nil // nothing added to what the configuration checked
+		}
+		return q.room(fn, umrFixed+layout)
 	}
-	need := umrFixed + layout
+	wrs := u.WRs
 	if !header {
-		need += q.xlat
+		wrs-- // the UMR was counted when the configuration began
 	}
-	if p != nil {
-		if p.SigBSF {
-			need += wqebb
-		}
-		if p.CryptoBSF {
-			need += wqebb
-		}
-		need += (p.WRs - 1) * wqebb
+	if err := q.budget(fn, wrs); err != nil {
+		return err
+	}
+	return q.umrRing(fn, u)
+}
+
+// umrRing checks that the ring holds the UMR of a finished configuration:
+// its fixed part, translation and BSFs, and its SET_PSVs.
+func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
+	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb
+	if u.SigBSF {
+		need += wqebb
+	}
+	if u.CryptoBSF {
+		need += wqebb
 	}
 	return q.room(fn, need)
 }
 
-// finishIfDone writes the rest of the UMR when the state machine finished
-// the configuration in this call.
-func (q *SQ) finishIfDone() {
-	if p := q.chain.Finished(); p != nil {
-		q.umrFinalize(p, q.chain.Mkey())
+// umrBegin checks that an mkey configuration's builder fn fits: its UMR
+// within max_post and, with u (nil: not finished), what umrRoom checks.
+func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
+	if err := q.budget(fn, 1); err != nil {
+		return err
+	}
+	return q.umrRoom(fn, layout, true, u)
+}
+
+// finishIfDone writes the rest of the UMR when the checks finished the
+// configuration in this call.
+func (q *SQ) finishIfDone(u *wrcheck.UMR) {
+	if u != nil {
+		q.umrFinalize(u)
 	}
 }
 
@@ -71,14 +90,15 @@ func (q *SQ) finishIfDone() {
 // mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
 func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
 	fn := mlx.FnMlx5dvWrMkeyConfigure
-	if err := q.chain.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr); err != nil {
+	u, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, true); err != nil {
+	if err := q.umrBegin(fn, 0, u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -94,7 +114,6 @@ func (q *SQ) umrStart(mk *Mkey) {
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
 	q.fmCache = smallFence
 	q.inl = true
-	q.xlat = 0
 }
 
 func (q *SQ) umrU() *mlx.WQEUMRCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize) }
@@ -107,14 +126,15 @@ func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
 // mlx5dv_wr_set_mkey_access_flags.
 func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 	fn := mlx.FnMlx5dvWrSetMkeyAccessFlags
-	if err := q.chain.MkeyAccess(fn, uint32(acc)); err != nil {
+	u, err := q.chk.MkeyAccess(fn, uint32(acc))
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
 	q.access(uint32(acc))
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -147,14 +167,15 @@ func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uin
 func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	fn := mlx.FnMlx5dvWrSetMkeyLayoutList
 	length := listLength(sges)
-	if err := q.chain.MkeyLayout(fn, len(sges), length, false); err != nil {
+	u, err := q.chk.MkeyLayout(fn, len(sges), length, false)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), false); err != nil {
+	if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
 		return err
 	}
 	q.layoutList(sges, length)
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -164,14 +185,15 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) error {
 	fn := mlx.FnMlx5dvWrSetMkeyLayoutInterleaved
 	length, once := interleavedLength(repeat, data)
-	if err := q.chain.MkeyLayout(fn, len(data), length, true); err != nil {
+	u, err := q.chk.MkeyLayout(fn, len(data), length, true)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16+16*len(data)), false); err != nil {
+	if err := q.umrRoom(fn, align64(16+16*len(data)), false, u); err != nil {
 		return err
 	}
 	q.layoutInterleaved(repeat, data, length, once)
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -219,7 +241,7 @@ func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.MRInterleaved, length, 
 	q.layoutEnd(off, align64(xlat)-xlat, xlat, length)
 }
 
-// layoutEnd pads the translation with zeros and records its size and the
+// layoutEnd pads the translation with zeros and writes its size and the
 // mkey's length.
 func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 	if pad > 0 {
@@ -230,20 +252,20 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 	u.SetMkeyMask(u.MkeyMask() | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
 	u.SetKLMOctowords(uint16(align64(xlat) / 16))
 	q.curSize += align64(xlat) / 16
-	q.xlat = align64(xlat)
 }
 
 // SetMkeySigBlock gives the configured mkey a block signature (T10-DIF or
 // CRC, in the memory and/or wire domain). mlx5dv_wr_set_mkey_sig_block.
 func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	fn := mlx.FnMlx5dvWrSetMkeySigBlock
-	if err := q.chain.MkeySigBlock(fn, attr); err != nil {
+	u, err := q.chk.MkeySigBlock(fn, attr)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -251,13 +273,14 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 // attr.DEK points at a DEK. mlx5dv_wr_set_mkey_crypto.
 func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 	fn := mlx.FnMlx5dvWrSetMkeyCrypto
-	if err := q.chain.MkeyCrypto(fn, attr); err != nil {
+	u, err := q.chk.MkeyCrypto(fn, attr)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false); err != nil {
+	if err := q.umrRoom(fn, 0, false, u); err != nil {
 		return err
 	}
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -266,16 +289,17 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 	fn := mlx.FnMlx5dvWrMrList
 	length := listLength(sges)
-	if err := q.chain.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false); err != nil {
+	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), true); err != nil {
+	if err := q.umrBegin(fn, align64(16*len(sges)), u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(uint32(acc))
 	q.layoutList(sges, length)
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
@@ -285,23 +309,25 @@ func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.AccessFlags, repeat uint32, data []mlx.MRInterleaved) error {
 	fn := mlx.FnMlx5dvWrMrInterleaved
 	length, once := interleavedLength(repeat, data)
-	if err := q.chain.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true); err != nil {
+	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true)
+	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16+16*len(data)), true); err != nil {
+	if err := q.umrBegin(fn, align64(16+16*len(data)), u); err != nil {
 		return err
 	}
 	q.umrStart(mk)
 	q.access(uint32(acc))
 	q.layoutInterleaved(repeat, data, length, once)
-	q.finishIfDone()
+	q.finishIfDone(u)
 	return nil
 }
 
-// umrFinalize writes what the state machine planned for the finished
-// configuration: the signature error update, the BSFs, the size, and the
+// umrFinalize writes what the checks said the finished configuration's
+// UMR carries: the signature error update, the BSFs, the size, and the
 // SET_PSV work requests. rdma-core: umr_finalize.
-func (q *SQ) umrFinalize(p *wrcheck.Plan, mk *Mkey) {
+func (q *SQ) umrFinalize(p *wrcheck.UMR) {
+	mk := p.Mkey
 	u, m := q.umrU(), q.umrM()
 	mask := u.MkeyMask()
 	if p.DisableBSF {
@@ -309,10 +335,10 @@ func (q *SQ) umrFinalize(p *wrcheck.Plan, mk *Mkey) {
 	}
 	if p.SigErr {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
-		m.SetFlagsPD(m.FlagsPD() | (p.SigErrCount&1)<<26)
+		m.SetFlagsPD(m.FlagsPD() | (mk.ErrCount&1)<<26)
 	}
 	if p.SigBSF || p.CryptoBSF {
-		off := q.curData + q.xlat
+		off := q.curData + p.Xlat
 		if off >= q.qend {
 			off -= q.qend
 		}
@@ -526,7 +552,7 @@ func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *Mkey) {
 	b.SetRawDataSize(0xffffffff)
 	b.SetBsPointer(blockSelector(a.DataUnitSize))
 	tweak := a.InitialTweak
-	if q.qp.CryptoMultiBlock {
+	if q.xts {
 		// The multi-block engine takes the tweak in the other byte order.
 		for i, j := 0, len(tweak)-1; i < j; i, j = i+1, j-1 {
 			tweak[i], tweak[j] = tweak[j], tweak[i]

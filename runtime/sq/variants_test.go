@@ -7,7 +7,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 // The builders whose checks are all the state machine's tables (which QP
@@ -97,7 +97,7 @@ func oneElementList(list string, args map[string]*yaml.Node) map[string]*yaml.No
 // sameTables reports whether the state machine's tables treat builders a
 // and b alike on qp: offered or not alike, the same setters may follow,
 // the same ones are required, the same wr_flags needed.
-func sameTables(qp *wrcheck.QP, a, b mlx.Func) bool {
+func sameTables(qp *sq.QP, a, b mlx.Func) bool {
 	fa, fb := &mlx.Funcs[a], &mlx.Funcs[b]
 	if offered(qp, fa) != offered(qp, fb) || fa.QPTypes&qp.Type != fb.QPTypes&qp.Type ||
 		fa.Takes != fb.Takes || fa.Requires != fb.Requires || fa.WRFlags != fb.WRFlags {
@@ -111,7 +111,7 @@ func sameTables(qp *wrcheck.QP, a, b mlx.Func) bool {
 	return true
 }
 
-func offered(qp *wrcheck.QP, f *mlx.FuncInfo) bool {
+func offered(qp *sq.QP, f *mlx.FuncInfo) bool {
 	return f.QPTypes&qp.Type != 0 && (f.SendOp == 0 || uint64(qp.SendOps)&f.SendOp != 0) &&
 		(f.MlxSendOp == 0 || uint64(qp.MlxSendOps)&f.MlxSendOp != 0)
 }

@@ -10,7 +10,7 @@ import (
 // The success path allocates nothing: validators, the state machine, and
 // an mkey configuration with a signature.
 func TestNoAllocations(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 1 << 30, MaxMemcpy: 1 << 31}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxMemcpy: 1 << 31}
 	c := wrcheck.New(qp)
 	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
 	crc := &mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
@@ -20,27 +20,26 @@ func TestNoAllocations(t *testing.T) {
 	conf := &mlx.MkeyConfAttr{}
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	run := func() {
-		c.Outstanding = 0
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Builder(mlx.FnIbvWrRdmaWrite, 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Data(mlx.FnIbvWrSetSge, 1, 0); err != nil {
+		if whole, err := c.Data(mlx.FnIbvWrSetSge, 1, 0); err != nil || !whole {
+			t.Fatal(whole, err)
+		}
+		if _, err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 3, conf); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 3, conf); err != nil {
+		if _, err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
+		if _, err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 4, 16384, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 4, 16384, false); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, sig); err != nil {
-			t.Fatal(err)
+		if u, err := c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, sig); err != nil || u.Mkey != m {
+			t.Fatal(u, err)
 		}
 		if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
 			t.Fatal(err)

@@ -82,30 +82,22 @@ func (c *Chain) failQPType(fn mlx.Func) error {
 		value: uint64(c.qp.Type), limit: uint64(mlx.Funcs[fn].QPTypes), names: qpTypeNames})
 }
 
-// room checks that n more work requests fit the send queue.
-func (c *Chain) room(fn mlx.Func, n int) error {
-	if c.Outstanding+c.nreq+n > c.maxPost {
-		return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(c.Outstanding+c.nreq+n), uint64(c.maxPost), "max_send_wr"))
-	}
-	return nil
-}
-
-// open starts the work request of builder fn.
+// openWR starts the work request of builder fn.
 func (c *Chain) openWR(fn mlx.Func) {
-	c.nreq++
+	c.wrs++
 	c.wr.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
 }
 
 // TryBuilder is Builder's common case, small enough to inline into a
 // writer's hot path: a batch without error, the previous work request
-// whole, the builder offered with these flags, room for one more. It
-// opens the work request and returns true, or does nothing and returns
-// false (then Builder runs the full checks and names the rule).
+// whole, the builder offered with these flags. It opens the work request
+// and returns true, or does nothing and returns false (then Builder runs
+// the full checks and names the rule).
 func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 	w := &c.wr
 	if c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
-		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] && c.Outstanding+c.nreq < c.maxPost {
-		c.nreq++
+		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] {
+		c.wrs++
 		w.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
 		return true
 	}
@@ -114,15 +106,16 @@ func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 
 // TryData is Data's common case for a setter of sges scatter/gather
 // entries, inlinable like TryBuilder: it records the setter and returns
-// true, or does nothing and returns false.
-func (c *Chain) TryData(fn mlx.Func, sges int) bool {
+// ok, and whole when the work request has all the setters it needs (the
+// writer finishes its WQE then), or does nothing and returns !ok.
+func (c *Chain) TryData(fn mlx.Func, sges int) (ok, whole bool) {
 	w := &c.wr
 	g := c.group[fn]
 	if c.ready && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 && sges <= c.qp.MaxSendSGE {
 		w.got |= g
-		return true
+		return true, w.need&^w.got == 0
 	}
-	return false
+	return false, false
 }
 
 // Builder opens a work request of an ordinary builder (the ibv_wr_* data
@@ -133,9 +126,6 @@ func (c *Chain) Builder(fn mlx.Func, wrFlags uint32) error {
 		return nil
 	}
 	if err := c.begin(fn, wrFlags); err != nil {
-		return err
-	}
-	if err := c.room(fn, 1); err != nil {
 		return err
 	}
 	c.openWR(fn)
@@ -152,9 +142,6 @@ func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
 		return c.fail(mlx.ChainMemcpyZero, fn, what{field: "length", test: mlx.TestMin, limit: 1})
 	case length > c.qp.MaxMemcpy:
 		return c.fail(mlx.ChainMemcpyMax, fn, above("length", length, c.qp.MaxMemcpy, "max_wr_memcpy_length"))
-	}
-	if err := c.room(fn, 1); err != nil {
-		return err
 	}
 	c.openWR(fn)
 	return nil
@@ -207,34 +194,42 @@ func (c *Chain) takes(b, fn mlx.Func) bool {
 	return false
 }
 
+// got records setter group g in the open work request and reports
+// whether the work request is now whole: the writer finishes its WQE.
+func (c *Chain) got(g mlx.SetterGroup) (whole bool) {
+	w := &c.wr
+	w.got |= g
+	return w.need&^w.got == 0
+}
+
 // Data records a data setter: n scatter/gather entries (0 for inline
-// data) or inline bytes.
-func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) error {
+// data) or inline bytes. whole reports that the work request has all
+// the setters it needs.
+func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error) {
 	w := &c.wr
 	g := mlx.Funcs[fn].Group
 	if c.open && c.err == nil && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 &&
 		sges <= c.qp.MaxSendSGE && inlineBytes <= c.qp.MaxInlineData {
-		w.got |= g
-		return nil
+		return c.got(g), nil
 	}
 	if err := c.setter(fn); err != nil {
-		return err
+		return false, err
 	}
 	switch {
 	case sges > c.qp.MaxSendSGE:
-		return c.fail(mlx.ChainSgeCount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
+		return false, c.fail(mlx.ChainSgeCount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
 	case inlineBytes > c.qp.MaxInlineData:
-		return c.fail(mlx.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
+		return false, c.fail(mlx.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
 	}
-	c.wr.got |= g
-	return nil
+	return c.got(g), nil
 }
 
 // DCAddr records mlx5dv_wr_set_dc_addr (stream < 0) or
-// mlx5dv_wr_set_dc_addr_stream with the address handle ah.
-func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) error {
+// mlx5dv_wr_set_dc_addr_stream with the address handle ah. whole reports
+// that the work request has all the setters it needs.
+func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, err error) {
 	if err := c.setter(fn); err != nil {
-		return err
+		return false, err
 	}
 	var ok bool
 	if stream < 0 {
@@ -243,27 +238,32 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) error {
 		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrStreamInto(&c.scratch, ah)
 	}
 	if !ok {
-		return c.latchRule(fn)
+		return false, c.latchRule(fn)
 	}
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
-			return c.fail(mlx.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
+			return false, c.fail(mlx.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
 		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
-			return c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
+			return false, c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
-	c.wr.got |= mlx.Funcs[fn].Group
-	return nil
+	return c.got(mlx.Funcs[fn].Group), nil
 }
 
 // QPSetter records ibv_wr_set_ud_addr or ibv_wr_set_xrc_srqn.
-func (c *Chain) QPSetter(fn mlx.Func) error {
+func (c *Chain) QPSetter(fn mlx.Func) (whole bool, err error) {
 	if err := c.setter(fn); err != nil {
-		return err
+		return false, err
 	}
-	c.wr.got |= mlx.Funcs[fn].Group
-	return nil
+	return c.got(mlx.Funcs[fn].Group), nil
+}
+
+// TooMany fails the batch because the work request fn is building would
+// bring the work requests outstanding and in the batch to used, above
+// the QP's max_post (the sq_room rule). The writer counts them.
+func (c *Chain) TooMany(fn mlx.Func, used, maxPost int) error {
+	return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(used), uint64(maxPost), "max_send_wr"))
 }
 
 // NoRoom fails the batch because the send queue's ring has no room for
@@ -288,9 +288,6 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 	} else if len(wqe) < ds*16 {
 		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
 	}
-	if err := c.room(fn, 1); err != nil {
-		return err
-	}
 	c.openWR(fn)
 	return nil
 }
@@ -298,16 +295,17 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 // Burst records n work requests of builder fn each completed by setter
 // (as n calls of both would), checking once: the batch has no error and
 // its open work request is whole, the QP offers the builder with these
-// wr_flags and the setter after it, and n more work requests fit. It
+// wr_flags and the setter after it, and the setter makes each work
+// request whole (the writer checks that they fit the send queue). It
 // returns false, recording nothing, when any of that does not hold; then
 // the caller makes the calls one by one, and they report the rule.
 func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
 	if !(c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] && c.follows[fn][setter] &&
-		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags && c.Outstanding+c.nreq+n <= c.maxPost &&
+		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags &&
 		c.needs[fn]&^mlx.Funcs[setter].Group == 0 && c.qp.MaxSendSGE >= 1 && n > 0) {
 		return false
 	}
-	c.nreq += n
+	c.wrs += n
 	g := mlx.Funcs[setter].Group
 	c.wr.set(fn, c.needs[fn], g, nil, false, false, false, 0)
 	return true

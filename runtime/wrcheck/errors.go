@@ -36,17 +36,13 @@ func above(field string, v, limit uint64, limitName string) what {
 // requests a UMR brings are not counted): the open one, or the one a
 // builder is opening; -1 for a setter when none is open.
 func (c *Chain) wrIndex(fn mlx.Func) int {
-	n := c.nreq - c.extra
-	w := &c.wr
 	switch {
-	case w.open && w.counting && !w.finalized:
-		return n // an mkey configuration counts when it is finished
-	case w.open:
-		return n - 1
+	case c.wr.open:
+		return c.wrs - 1
 	case mlx.Funcs[fn].Kind == mlx.KindSetter:
 		return -1
 	}
-	return n
+	return c.wrs
 }
 
 // fail latches the error of check ck in function fn, saying what was
@@ -93,14 +89,4 @@ func (c *Chain) LatchRule(fn mlx.Func, e *mlx.RuleError) error {
 	c.errv.Func, c.errv.WR = fn, c.wrIndex(fn)
 	c.err, c.ready = &c.errv, false
 	return c.err
-}
-
-// Latch fails the batch with err, a *mlx5dv.RuleError from a validator the
-// caller ran (other errors are returned as they are). The error is
-// copied into the chain's.
-func (c *Chain) Latch(err error) error {
-	if e, ok := err.(*mlx.RuleError); ok {
-		return c.LatchRule(e.Func, e)
-	}
-	return err
 }

@@ -102,7 +102,7 @@ func FuzzChain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &byteSource{data}
 		qp := &wrcheck.QP{Type: mlx.QPType(1 << (s.next() % 6)), SendOps: mlx.IBVQPCreateSendOpsFlags(s.uint64()), MlxSendOps: mlx.QPCreateSendOpsFlags(s.uint64()),
-			MaxInlineData: int(s.next()), MaxSendSGE: int(s.next() % 16), MaxPost: int(s.next()), MaxMemcpy: s.uint64(),
+			MaxInlineData: int(s.next()), MaxSendSGE: int(s.next() % 16), MaxMemcpy: s.uint64(),
 			Streams: s.next()&1 == 1, LogNumConcurent: int(s.next() % 8)}
 		c := wrcheck.New(qp)
 		m := wrcheck.NewMkey(uint32(s.next()), mlx.MkeyInitAttrFlags(s.next()&0x1f), int(s.next()))
@@ -114,6 +114,18 @@ func FuzzChain(f *testing.F) {
 		check := func(err error) {
 			if _, ok := err.(*mlx.RuleError); err != nil && !ok {
 				t.Fatalf("%v is not a *RuleError", err)
+			}
+		}
+		// A setter's answer: an error, or whether the work request is whole.
+		setter := func(_ bool, err error) { check(err) }
+		// An mkey call's answer: an error, or what the UMR carries.
+		umr := func(u *wrcheck.UMR, err error) {
+			check(err)
+			switch {
+			case err != nil && u != nil:
+				t.Fatalf("an error (%v) with a UMR to write", err)
+			case u != nil && (u.Mkey != m || u.WRs < 1 || u.WRs > 3 || u.Xlat%64 != 0 || u.Xlat < 0):
+				t.Fatalf("UMR %+v", u)
 			}
 		}
 		for len(s.b) > 0 {
@@ -129,7 +141,7 @@ func FuzzChain(f *testing.F) {
 			case 3:
 				check(c.Builder(fn, uint32(s.next())))
 			case 4:
-				check(c.Data(fn, int(s.next()), int(s.next())))
+				setter(c.Data(fn, int(s.next()), int(s.next())))
 			case 5:
 				mk, attr := m, &mlx.MkeyConfAttr{ConfFlags: mlx.MkeyConfFlags(s.next() & 3)}
 				switch s.next() % 8 { // nil arguments are rule errors, never a panic
@@ -138,29 +150,29 @@ func FuzzChain(f *testing.F) {
 				case 1:
 					attr = nil
 				}
-				check(c.MkeyConfigure(fn, uint32(s.next()), mk, uint8(s.next()), attr))
+				umr(c.MkeyConfigure(fn, uint32(s.next()), mk, uint8(s.next()), attr))
 			case 6:
-				check(c.MkeyLayout(fn, int(s.next()), s.uint64(), s.next()&1 == 1))
+				umr(c.MkeyLayout(fn, int(s.next()), s.uint64(), s.next()&1 == 1))
 			case 7:
-				check(c.MkeyAccess(fn, uint32(s.next())))
+				umr(c.MkeyAccess(fn, uint32(s.next())))
 			case 8:
 				if s.next()%8 == 0 {
-					check(c.MkeySigBlock(fn, nil))
+					umr(c.MkeySigBlock(fn, nil))
 				} else {
-					check(c.MkeySigBlock(fn, sig))
+					umr(c.MkeySigBlock(fn, sig))
 				}
 			case 9:
 				if s.next()%8 == 0 {
-					check(c.MkeyCrypto(fn, nil))
+					umr(c.MkeyCrypto(fn, nil))
 				} else {
-					check(c.MkeyCrypto(fn, crypto))
+					umr(c.MkeyCrypto(fn, crypto))
 				}
 			case 10:
 				ah := unsafe.Pointer(&ahObj)
 				if s.next()%8 == 0 {
 					ah = nil
 				}
-				check(c.DCAddr(fn, ah, int(s.next())-1))
+				setter(c.DCAddr(fn, ah, int(s.next())-1))
 			case 11:
 				check(c.Memcpy(fn, uint32(s.next()), s.uint64()))
 			}

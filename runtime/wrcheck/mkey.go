@@ -7,26 +7,24 @@ import (
 )
 
 // MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
-// that announces numSetters setters; with 0 it is finished at once.
-// numSetters is the C uint8_t: no count can wrap.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
+// that announces numSetters setters; with 0 it is finished at once, and
+// the UMR says what to write. numSetters is the C uint8_t: no count can
+// wrap.
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) (*UMR, error) {
 	if err := c.begin(fn, wrFlags); err != nil {
-		return err
+		return nil, err
 	}
 	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
 }
 
 // configure opens the configuration of m once begin and the argument
 // checks of the entry point passed.
-func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) error {
-	if err := c.room(fn, 1); err != nil {
-		return err
-	}
+func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*UMR, error) {
 	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
-		return c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
+		return nil, c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
 	}
 	c.touch(m)
 	if m.HasSig() {
@@ -42,31 +40,32 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) er
 	if m.HasCrypto() && m.Crypto == CryptoUpdated {
 		m.Crypto = CryptoSet
 	}
+	c.wrs++
 	c.wr.set(fn, c.needs[fn], 0, m, true, false, reset, int32(numSetters))
 	if numSetters == 0 {
 		return c.finish(fn)
 	}
-	return nil
+	return nil, nil
 }
 
 // counted records a successful mkey setter and finishes the configuration
 // when it was the last one announced.
-func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) error {
+func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) (*UMR, error) {
 	w := &c.wr
 	w.got |= g
 	w.setters++
 	if w.setters == w.numSetters {
 		return c.finish(fn)
 	}
-	return nil
+	return nil, nil
 }
 
 // MR opens and finishes mlx5dv_wr_mr_list or mlx5dv_wr_mr_interleaved:
 // an mkey configuration with its access flags and a layout of entries
 // covering length bytes, in one call.
-func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) error {
+func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) (*UMR, error) {
 	if err := c.begin(fn, wrFlags); err != nil {
-		return err
+		return nil, err
 	}
 	var ok bool
 	if interleaved {
@@ -75,13 +74,13 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	}
 	if !ok {
-		return c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
-	if err := c.configure(fn, m, 2, false); err != nil {
-		return err
+	if _, err := c.configure(fn, m, 2, false); err != nil {
+		return nil, err
 	}
-	if err := c.counted(fn, mlx.GroupAccess); err != nil {
-		return err
+	if _, err := c.counted(fn, mlx.GroupAccess); err != nil {
+		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
@@ -99,26 +98,26 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 }
 
 // MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
-func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) error {
+func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return err
+		return nil, err
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
-		return c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	return c.counted(fn, mlx.GroupAccess)
 }
 
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
 // entries, covering length bytes.
-func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) error {
+func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return err
+		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
 
-func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) error {
+func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
 	w := &c.wr
 	limit, need := (c.qp.MaxInlineData+4)/16, entries
 	if interleaved {
@@ -129,11 +128,11 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	}
 	switch {
 	case entries > limit:
-		return c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
+		return nil, c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
 	case need > w.mkey.NumDesc:
-		return c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
+		return nil, c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
 	case w.got&mlx.GroupLayout != 0:
-		return c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
+		return nil, c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	}
 	w.xlat = int32(16 * entries)
 	if interleaved {
@@ -145,17 +144,17 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
-func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) error {
+func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return err
+		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
-		return c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
 	m.Wire.set(attr.Wire)
@@ -166,17 +165,17 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) error {
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
-func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) error {
+func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
-		return err
+		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
-		return c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
 	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return c.latchRule(fn)
+		return nil, c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
@@ -249,23 +248,23 @@ func (m *Mkey) orderAllowed() bool {
 	return true // rows C, D, E and G, H, I
 }
 
-// finish checks a finished mkey configuration and plans its UMR, as
-// libmlx5's umr_finalize does; fn is the call that finished it.
-func (c *Chain) finish(fn mlx.Func) error {
+// finish checks a finished mkey configuration and says what its UMR
+// carries, as libmlx5's umr_finalize does; fn is the call that finished
+// it.
+func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	w := &c.wr
 	m := w.mkey
 	if m.Unknown && m.HasSig() && w.got&mlx.GroupSignature == 0 && !w.resetSig {
-		return c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	if m.Unknown && m.HasCrypto() && w.got&mlx.GroupCrypto == 0 {
-		return c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	room := c.qp.MaxInlineData + 4
-	cds := int(w.xlat+63) &^ 63
-	p := Plan{WRs: 1}
+	u := c.umr.set(m, int(w.xlat+63)&^63, 1)
 	repost := false
 	if m.HasSig() && m.ErrCountUpdated {
-		p.SigErr, p.SigErrCount = true, m.ErrCount
+		u.SigErr = true
 		m.ErrCountUpdated = false
 		repost = m.Sig == SigSet
 	}
@@ -273,7 +272,7 @@ func (c *Chain) finish(fn mlx.Func) error {
 	case m.HasCrypto():
 		if (m.Crypto == CryptoUpdated || m.Crypto == CryptoSet) && c.qp.CryptoSingleBlock && !c.qp.CryptoMultiBlock &&
 			m.Length > BlockBytes(m.CryptoAttr.DataUnitSize) {
-			return c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
+			return nil, c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
 		}
 		if !(m.HasSig() && (m.Sig == SigUpdated || m.Sig == SigReset)) && m.Crypto != CryptoUpdated {
 			break // no BSF; a configured crypto BSF is not sent again
@@ -281,46 +280,41 @@ func (c *Chain) finish(fn mlx.Func) error {
 		bsz := 0
 		if m.HasSig() {
 			bsz += 64
-			p.SigBSF = true
+			u.SigBSF = true
 			repost = repost || m.Sig == SigUpdated
 		}
 		if m.Crypto == CryptoUpdated || m.Crypto == CryptoSet {
 			bsz += 64
-			p.CryptoBSF = true
+			u.CryptoBSF = true
 		}
-		if err := c.bsfChecks(fn, m, cds, bsz, room); err != nil {
-			return err
+		if err := c.bsfChecks(fn, m, u.Xlat, bsz, room); err != nil {
+			return nil, err
 		}
-		if p.CryptoBSF && m.HasSig() && !m.orderAllowed() {
-			return c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
+		if u.CryptoBSF && m.HasSig() && !m.orderAllowed() {
+			return nil, c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
 				value: uint64(m.CryptoAttr.SignatureCryptoOrder), names: cryptoOrderNames})
 		}
 	case m.HasSig():
 		if m.Sig != SigUpdated {
-			p.DisableBSF = m.Sig != SigSet
+			u.DisableBSF = m.Sig != SigSet
 			break
 		}
-		if err := c.bsfChecks(fn, m, cds, 64, room); err != nil {
-			return err
+		if err := c.bsfChecks(fn, m, u.Xlat, 64, room); err != nil {
+			return nil, err
 		}
-		p.SigBSF, repost = true, true
+		u.SigBSF, repost = true, true
 	}
 	if repost {
-		p.PSVs = true
+		u.PSVs = true
 		if m.Mem.Present {
-			p.WRs++
+			u.WRs++
 		}
 		if m.Wire.Present {
-			p.WRs++
+			u.WRs++
 		}
 	}
-	if err := c.room(fn, p.WRs); err != nil {
-		return err
-	}
-	c.nreq += p.WRs
-	c.extra += p.WRs - 1
-	c.plan, w.finalized = p, true
-	return nil
+	w.finalized = true
+	return u, nil
 }
 
 // bsfChecks runs the checks of a UMR that carries BSFs of bsz bytes.
@@ -334,23 +328,4 @@ func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
 		return c.fail(mlx.ChainCopyMaskStructure, fn, what{field: "copy_mask", test: mlx.TestNone, value: uint64(m.CopyMask)})
 	}
 	return nil
-}
-
-// Finished returns what the UMR of the mkey configuration the last call
-// finished carries, or nil if the open work request is not a finished
-// configuration. The plan is the chain's; it changes with the next
-// configuration.
-func (c *Chain) Finished() *Plan {
-	if !c.wr.finalized {
-		return nil
-	}
-	return &c.plan
-}
-
-// Mkey returns the mkey of the open configuration, or nil.
-func (c *Chain) Mkey() *Mkey {
-	if !c.wr.open {
-		return nil
-	}
-	return c.wr.mkey
 }

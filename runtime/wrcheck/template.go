@@ -86,26 +86,26 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 // length bytes, and the signature if the template has one), finished, as
 // the calls one by one would. It handles the common case only: a batch
 // without error, an mkey in a known state whose signature (if any) has no
-// pending error-count update, no crypto. Otherwise it records nothing and
-// returns false, and the caller makes the calls one by one.
-func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) bool {
+// pending error-count update, no crypto. It returns what the UMR carries,
+// or records nothing and returns nil; then the caller makes the calls one
+// by one.
+func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) *UMR {
 	if m == nil || t == nil {
-		return false // the calls one by one name the rule
+		return nil // the calls one by one name the rule
 	}
 	w := &c.wr
-	wrs := 1 + t.psvs
 	room := c.qp.MaxInlineData + 4
 	xlat := 16 * entries
 	if !(c.ready && (!w.open || w.whole()) && c.offered[fn] &&
 		c.follows[fn][mlx.FnMlx5dvWrSetMkeyAccessFlags] && c.follows[fn][mlx.FnMlx5dvWrSetMkeyLayoutList] &&
 		(!t.Sig || c.follows[fn][mlx.FnMlx5dvWrSetMkeySigBlock]) &&
-		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] && c.Outstanding+c.nreq+wrs <= c.maxPost &&
+		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] &&
 		(m.Lkey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && !m.HasCrypto() && m.HasSig() == t.Sig &&
 		!(m.HasSig() && m.ErrCountUpdated) && entries > 0 && entries <= room/16 && entries <= m.NumDesc) {
-		return false
+		return nil
 	}
 	if t.Sig && ((xlat+63)&^63+64 > room || length > 0xffffffff || !t.copyOK) {
-		return false
+		return nil
 	}
 	c.touch(m)
 	m.Length = length
@@ -118,14 +118,14 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
 		got |= mlx.GroupSignature
 	}
-	c.nreq += wrs
-	c.extra += t.psvs
+	c.wrs++
 	n := int32(2)
 	if t.Sig {
 		n = 3
 	}
 	w.set(fn, c.needs[fn], got, m, true, true, false, n)
 	w.xlat = int32(xlat)
-	c.plan = Plan{SigBSF: t.Sig, PSVs: t.Sig, WRs: wrs}
-	return true
+	u := c.umr.set(m, (xlat+63)&^63, 1+t.psvs)
+	u.SigBSF, u.PSVs = t.Sig, t.Sig
+	return u
 }

@@ -10,7 +10,7 @@ import (
 // TestConfigureMkeyFastPath: the template path takes the common case and
 // leaves the others to the calls one by one.
 func TestConfigureMkeyFastPath(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxPost: 64}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8}
 	c := wrcheck.New(qp)
 	dif := &mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
 	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
@@ -23,23 +23,24 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	fn := mlx.FnMlx5dvWrMkeyConfigure
 	c.Start()
-	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) != nil {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
 	c.MkeyConfigure(fn, inline, m, 3, &mlx.MkeyConfAttr{})
 	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
 	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
 	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
-	if !c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) {
+	u := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
+	if u == nil {
 		t.Fatal("the common case was not taken")
 	}
-	if p := c.Finished(); p == nil || !p.SigBSF || !p.PSVs || p.WRs != 2 || m.Length != 2048 || m.Sig != wrcheck.SigUpdated {
-		t.Fatalf("plan %+v, mkey %+v", p, m)
+	if u.Mkey != m || !u.SigBSF || !u.PSVs || u.WRs != 2 || u.Xlat != 64 || m.Length != 2048 || m.Sig != wrcheck.SigUpdated {
+		t.Fatalf("UMR %+v, mkey %+v", u, m)
 	}
-	if c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048) {
+	if c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048) != nil {
 		t.Fatal("took a configuration without IBV_SEND_INLINE")
 	}
-	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) != nil {
 		t.Fatal("took more entries than the mkey has")
 	}
 	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
@@ -49,7 +50,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	c.MkeyConfigure(fn, inline, m, 2, &mlx.MkeyConfAttr{})
 	c.Abort() // the mkey's state is now unknown
 	c.Start()
-	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) {
+	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) != nil {
 		t.Fatal("took an mkey in an unknown state")
 	}
 }
@@ -78,20 +79,20 @@ func TestNilArguments(t *testing.T) {
 		rule string
 		call func() error
 	}{
-		{"mkey_configure.mkey", func() error { return c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{}) }},
-		{"mkey_configure.attr", func() error { return c.MkeyConfigure(fn, inline, m, 0, nil) }},
-		{"wr_post.mr_list.mkey", func() error { return c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false) }},
+		{"mkey_configure.mkey", func() error { return errOf(c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{})) }},
+		{"mkey_configure.attr", func() error { return errOf(c.MkeyConfigure(fn, inline, m, 0, nil)) }},
+		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false)) }},
 		{"sig.attr", func() error {
 			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
-			return c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil)
+			return errOf(c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil))
 		}},
 		{"crypto.attr", func() error {
 			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
-			return c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil)
+			return errOf(c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil))
 		}},
 	} {
 		c.Start()
-		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) || c.ConfigureMkey(fn, inline, m, nil, 1, 64) {
+		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) != nil || c.ConfigureMkey(fn, inline, m, nil, 1, 64) != nil {
 			t.Fatal("the template path took a nil mkey or template")
 		}
 		want(c2.call(), c2.rule)
@@ -100,5 +101,5 @@ func TestNilArguments(t *testing.T) {
 	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: mlx.IBV_QP_EX_WITH_SEND, MaxSendSGE: 1})
 	dci.Start()
 	dci.Builder(mlx.FnIbvWrSend, 0)
-	want(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1), "wr_post.dc_addr.ah")
+	want(errOf(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1)), "wr_post.dc_addr.ah")
 }

@@ -8,6 +8,17 @@
 // per-mkey signature and crypto state libmlx5 keeps, so that a builder knows
 // what a UMR must carry.
 //
+// The send-queue writer (runtime/sq) owns the ring and its counters (the
+// producer index, the work requests of the batch and those outstanding,
+// the ring's room); the checker owns what the man pages' rules need: the
+// open batch, the open work request, and the state of the mkeys. Each call
+// answers with what the writer must do: an error, whether a setter made
+// its work request whole, or, for an mkey configuration, a UMR value that
+// says what the UMR carries. Nothing is read back afterwards. The writer
+// checks that its WQEs fit (the sq_room rule: max_post and the ring's
+// room) and reports a miss through TooMany and NoRoom, so that the error
+// is latched and named like the checker's own.
+//
 // Every violation is a *mlx5dv.RuleError that wraps the errno libmlx5
 // returns for it and says what was wrong: the work request's index in the
 // batch, the call, the field, the value and the limit. The first one is
@@ -28,7 +39,6 @@ type QP struct {
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge
-	MaxPost       int // work requests the send queue holds; 0: not checked
 
 	Streams         bool // a DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS
 	LogNumConcurent int  // its dci_streams.log_num_concurent
@@ -128,16 +138,30 @@ func (m *Mkey) HasSig() bool {
 // HasCrypto reports whether the mkey was created with CRYPTO.
 func (m *Mkey) HasCrypto() bool { return m.Flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO != 0 }
 
-// Plan says what the UMR of a finished mkey configuration carries, as
-// libmlx5's umr_finalize decides it.
-type Plan struct {
-	SigBSF      bool // a signature BSF follows the translation
-	CryptoBSF   bool // a crypto BSF follows
-	DisableBSF  bool // BSF_ENABLE in the mask without a BSF: disable the mkey's BSF
-	SigErr      bool // SIG_ERR in the mask, with the error-count parity bit
-	SigErrCount uint32
-	PSVs        bool // SET_PSV work requests follow for the configured domains
-	WRs         int  // work requests: the UMR and its PSVs
+// UMR is the checker's answer to the call that finishes an mkey
+// configuration: what its UMR carries, as libmlx5's umr_finalize decides
+// it. The calls answer nil while the configuration waits for setters. The
+// value is the chain's: it holds until the next configuration finishes
+// (it is not copied, so that the mkey path costs no more than a pointer).
+type UMR struct {
+	Mkey       *Mkey // the configured mkey, its state as the UMR writes it
+	Xlat       int   // bytes of translation (KLMs or repeat block), padded to 64
+	WRs        int   // work requests: the UMR and its SET_PSVs
+	SigBSF     bool  // a signature BSF follows the translation
+	CryptoBSF  bool  // a crypto BSF follows
+	DisableBSF bool  // BSF_ENABLE in the mask without a BSF: disable the mkey's BSF
+	SigErr     bool  // SIG_ERR in the mask, with the parity of Mkey.ErrCount
+	PSVs       bool  // SET_PSV work requests follow for the configured domains; the last reports the completion
+}
+
+// set starts the answer for mkey m, with no BSF, no SIG_ERR and no
+// SET_PSV. Like wr.set, it assigns the fields one by one: a composite
+// literal is built on the stack and copied with wide loads that cannot
+// forward from its narrow stores (a fifth of ConfigureMkey's time).
+func (u *UMR) set(m *Mkey, xlat, wrs int) *UMR {
+	u.Mkey, u.Xlat, u.WRs = m, xlat, wrs
+	u.SigBSF, u.CryptoBSF, u.DisableBSF, u.SigErr, u.PSVs = false, false, false, false, false
+	return u
 }
 
 // wr is the work request being built. It is small: every builder resets
@@ -185,31 +209,23 @@ type Chain struct {
 	ready bool // a batch is open and has no error
 	open  bool
 	err   *mlx.RuleError
-	batch uint64
-	nreq  int
-	extra int // work requests of nreq that are no builder call: the SET_PSVs of UMRs
+	wrs   int // work requests the batch opened, as the user counts them: builder calls
 	wr    wr
 
 	// The errors the chain reports live here: the latched one, one for a
 	// call outside a batch, and a validator's before it is latched.
 	errv, outv, scratch mlx.RuleError
 
+	umr UMR // the answer of the last finished mkey configuration
+
 	// touched lists the mkeys the batch configured, with their state
 	// before it, so that a failed or aborted batch can restore them and
 	// mark them unknown; its storage is reused.
 	touched []touchedMkey
 
-	// Outstanding is the number of work requests posted and not yet
-	// completed; the send path adds what Complete posted and the CQ
-	// poller subtracts what completed.
-	Outstanding int
-
-	plan Plan // of the last finished mkey configuration
-
 	// Tables of what the QP allows, computed once so that the common
 	// calls check a few words (the full checks run when one fails, to
 	// name the rule).
-	maxPost int                              // MaxPost, or the largest int
 	offered [mlx.NumFuncs]bool               // builder offered on the QP's type and send ops
 	follows [mlx.NumFuncs][mlx.NumFuncs]bool // [builder][setter]: the setter may follow the builder on this QP
 	needs   [mlx.NumFuncs]mlx.SetterGroup    // builder: the setter groups its work requests must get here
@@ -220,10 +236,7 @@ type Chain struct {
 // New returns a state machine for a QP. The QP must not change
 // afterwards.
 func New(qp *QP) *Chain {
-	c := &Chain{qp: qp, maxPost: qp.MaxPost}
-	if c.maxPost <= 0 {
-		c.maxPost = int(^uint(0) >> 1)
-	}
+	c := &Chain{qp: qp}
 	for b := range mlx.NumFuncs {
 		info := &mlx.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
@@ -242,38 +255,24 @@ func New(qp *QP) *Chain {
 	return c
 }
 
-// QP returns what the chain knows about its QP.
-func (c *Chain) QP() *QP { return c.qp }
-
-// Err returns the latched error of the batch, or nil.
-func (c *Chain) Err() error {
-	if c.err == nil {
-		return nil
-	}
-	return c.err
-}
-
-// NReq returns the work requests the batch has built so far.
-func (c *Chain) NReq() int { return c.nreq }
-
 // Start opens a batch (ibv_wr_start).
 func (c *Chain) Start() error {
 	if c.open {
 		return c.outside(mlx.FnIbvWrStart)
 	}
-	c.open, c.err, c.nreq, c.extra, c.ready = true, nil, 0, 0, true
-	c.batch++
+	c.open, c.err, c.wrs, c.ready = true, nil, 0, true
 	c.wr = wr{}
 	c.touched = c.touched[:0]
 	return nil
 }
 
 // Complete closes the batch (ibv_wr_complete): the open work request must
-// be whole. It returns the latched error, if any; then the batch posted
-// nothing and the mkeys it configured are in an unknown state.
-func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
+// be whole. It reports whether a batch was open, and returns the latched
+// error, if any; then the batch must post nothing, and the mkeys it
+// configured are in an unknown state.
+func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 	if !c.open {
-		return 0, c.outside(fn)
+		return false, c.outside(fn)
 	}
 	if c.err == nil && c.wr.open {
 		c.closeWR()
@@ -281,19 +280,22 @@ func (c *Chain) Complete(fn mlx.Func) (nreq int, err error) {
 	c.open, c.ready = false, false
 	if c.err != nil {
 		c.forget()
-		return 0, c.err
+		return true, c.err
 	}
 	c.succeed()
 	c.wr = wr{}
-	return c.nreq, nil
+	return true, nil
 }
 
-// Abort discards the batch (ibv_wr_abort).
-func (c *Chain) Abort() {
+// Abort discards the batch (ibv_wr_abort) and reports whether one was
+// open.
+func (c *Chain) Abort() (wasOpen bool) {
+	wasOpen = c.open
 	if c.open {
 		c.forget()
 	}
 	c.open, c.err, c.wr, c.ready = false, nil, wr{}, false
+	return wasOpen
 }
 
 type touchedMkey struct {

@@ -2,18 +2,17 @@ package downstream
 
 import (
 	"example.com/downstream/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // NewRC makes a send-queue writer for an RC QP that offers RDMA writes,
 // over mem; the QP's type and send ops are this module's constants.
-func NewRC(mem *queue.Memory, qpn uint32) (*sq.SQ, error) {
+func NewRC(mem *qmem.Memory, qpn uint32) (*sq.SQ, error) {
 	return sq.New(sq.Config{
 		Mem: mem,
 		QPN: qpn,
-		QP: wrcheck.QP{
+		QP: sq.QP{
 			Type:          mlx5dv.QPRC,
 			SendOps:       mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE,
 			MaxInlineData: 64,

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"example.com/downstream/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // TestWriteSignaled posts a work request through runtime/sq with this
 // module's constants and checks the WQE's bytes, and decodes them with
 // this module's segment types.
 func TestWriteSignaled(t *testing.T) {
-	mem, err := queue.Plain(8, 0, 0)
+	mem, err := qmem.Plain(8, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestWriteSignaled(t *testing.T) {
 
 // TestRuleError: the runtime's errors are this module's RuleError.
 func TestRuleError(t *testing.T) {
-	mem, err := queue.Plain(8, 0, 0)
+	mem, err := qmem.Plain(8, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mlx5gen/mlx5gen/internal/cqreplay"
 	"github.com/mlx5gen/mlx5gen/internal/replay"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
@@ -35,7 +36,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: mlx5gen replay [-v] FILE.json...\n\n"+
 			"Replays reference vectors (testdata/vectors) through mlx5gen's send-queue writer and\n"+
-			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes.\n")
+			"compares every WQE byte, the producer index, the doorbell record and the BlueFlame writes;\n"+
+			"CQE vectors (testdata/cqe-vectors) through the CQ poller, comparing every work completion\n"+
+			"field, the consumer index, the doorbell record and the queues' bookkeeping.\n")
 		fs.SetOutput(stderr)
 		fs.PrintDefaults()
 	}
@@ -60,21 +63,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	passed, failed := 0, 0
 	for _, path := range fs.Args() {
-		f, err := vectors.Load(path)
+		outcomes, err := replayFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
 			return 1
 		}
-		for _, o := range replay.File(f) {
-			if o.Err != nil {
+		for _, o := range outcomes {
+			if o.err != nil {
 				failed++
-				fmt.Fprintf(stdout, "FAIL %s: %v\n", o.ID, o.Err)
+				fmt.Fprintf(stdout, "FAIL %s: %v\n", o.id, o.err)
 				continue
 			}
 			passed++
-			fmt.Fprintf(stdout, "ok %s\n", o.ID)
+			fmt.Fprintf(stdout, "ok %s\n", o.id)
 			if *verbose {
-				for _, d := range o.Divergences {
+				for _, d := range o.divergences {
 					fmt.Fprintf(stdout, "    divergence: %s\n", d)
 				}
 			}
@@ -85,4 +88,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// outcome is a case's verdict, from either kind of vector file.
+type outcome struct {
+	id          string
+	err         error
+	divergences []string
+}
+
+// replayFile replays a WQE vector file (testdata/vectors) through the
+// send-queue writer, or a CQE vector file (testdata/cqe-vectors, told
+// apart by its schema) through the CQ poller.
+func replayFile(path string) ([]outcome, error) {
+	head, err := readHead(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []outcome
+	if cqreplay.IsCQE(head) {
+		f, cases, err := cqreplay.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range cqreplay.Replay(f, cases) {
+			out = append(out, outcome{o.ID, o.Err, o.Divergences})
+		}
+		return out, nil
+	}
+	f, err := vectors.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range replay.File(f) {
+		var divs []string
+		for _, d := range o.Divergences {
+			divs = append(divs, d.String())
+		}
+		out = append(out, outcome{o.ID, o.Err, divs})
+	}
+	return out, nil
+}
+
+// readHead reads a vector file, bounded as both loaders bound it.
+func readHead(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, vectors.MaxFileSize+1))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
@@ -252,8 +253,8 @@ func (x Values) fillUnion(v reflect.Value, cname, key, goName string, val *yaml.
 
 // QP builds the QP of a chain example (tests.qp), with defaults for what
 // it omits, and its mkeys by name.
-func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
-	qp := &wrcheck.QP{
+func (x Values) QP(n *yaml.Node) (*sq.QP, map[string]*sq.Mkey) {
+	qp := &sq.QP{
 		Type: mlx.QPRC,
 		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mlx.IBV_QP_EX_WITH_SEND |
 			mlx.IBV_QP_EX_WITH_SEND_WITH_IMM | mlx.IBV_QP_EX_WITH_RDMA_READ | mlx.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
@@ -264,7 +265,7 @@ func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 		MaxInlineData: 124, MaxSendSGE: 8, MaxMemcpy: 1 << 31,
 		CryptoMultiBlock: true,
 	}
-	mkeys := map[string]*wrcheck.Mkey{}
+	mkeys := map[string]*sq.Mkey{}
 	if n.Kind == 0 {
 		return qp, mkeys
 	}
@@ -304,7 +305,18 @@ func (x Values) QP(n *yaml.Node) (*wrcheck.QP, map[string]*wrcheck.Mkey) {
 	return qp, mkeys
 }
 
-func (x Values) qpType(qp *wrcheck.QP, t *yaml.Node) {
+// Checks is the checker's view of qp: its fields of the same names (the
+// writer's own MaxPost is not the checker's).
+func Checks(qp *sq.QP) *wrcheck.QP {
+	var c wrcheck.QP
+	dst, src := reflect.ValueOf(&c).Elem(), reflect.ValueOf(qp).Elem()
+	for i := range dst.NumField() {
+		dst.Field(i).Set(src.FieldByName(dst.Type().Field(i).Name))
+	}
+	return &c
+}
+
+func (x Values) qpType(qp *sq.QP, t *yaml.Node) {
 	switch t.Value {
 	case "RC":
 	case "DCI":
@@ -324,7 +336,7 @@ func (x Values) qpType(qp *wrcheck.QP, t *yaml.Node) {
 
 // Mkey makes an mkey from {flags, max_entries, lkey} (16 entries by
 // default).
-func (x Values) Mkey(n *yaml.Node) *wrcheck.Mkey {
+func (x Values) Mkey(n *yaml.Node) *sq.Mkey {
 	mm := x.Mapping(n)
 	var flags, lkey uint64
 	entries := uint64(16)
@@ -337,7 +349,7 @@ func (x Values) Mkey(n *yaml.Node) *wrcheck.Mkey {
 	if l := mm["lkey"]; l != nil {
 		lkey = x.Value(l)
 	}
-	return wrcheck.NewMkey(uint32(lkey), mlx.MkeyInitAttrFlags(flags), int(entries))
+	return sq.NewMkey(uint32(lkey), mlx.MkeyInitAttrFlags(flags), int(entries))
 }
 
 // Sum adds a field over a list of mappings, or returns def without one.

@@ -1,10 +1,10 @@
-// Package queue is the memory a queue pair's send path works on: the send
+// Package qmem is the memory a queue pair's send path works on: the send
 // queue ring, its doorbell record, the BlueFlame register window, and the
 // completion queue with its doorbell record. Plain memory (tests,
 // benchmarks) provides a Memory today; a real device's mapped queue
 // (mlx5dv_init_obj) is meant to provide the same struct, so that the same
 // writer runs on either.
-package queue
+package qmem
 
 import (
 	"errors"
@@ -54,15 +54,15 @@ type Memory struct {
 // RLIMIT_MEMLOCK).
 func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
 	if wqebbs <= 0 || wqebbs&(wqebbs-1) != 0 {
-		return nil, fmt.Errorf("queue: %d WQEBBs: the ring size must be a power of two", wqebbs)
+		return nil, fmt.Errorf("qmem: %d WQEBBs: the ring size must be a power of two", wqebbs)
 	}
 	if cqes < 0 || bfSize < 0 || bfSize%WQEBB != 0 {
-		return nil, fmt.Errorf("queue: bad CQ size %d or BlueFlame size %d", cqes, bfSize)
+		return nil, fmt.Errorf("qmem: bad CQ size %d or BlueFlame size %d", cqes, bfSize)
 	}
 	// Bound every part before any arithmetic on it, so that no size
 	// overflows.
 	if wqebbs > MaxWQEBBs || cqes > MaxCQEs || bfSize > MaxBFSize {
-		return nil, fmt.Errorf("queue: %d WQEBBs, %d CQEs or BlueFlame halves of %d bytes exceed the limits (%d, %d, %d)",
+		return nil, fmt.Errorf("qmem: %d WQEBBs, %d CQEs or BlueFlame halves of %d bytes exceed the limits (%d, %d, %d)",
 			wqebbs, cqes, bfSize, MaxWQEBBs, MaxCQEs, MaxBFSize)
 	}
 	page := unix.Getpagesize()
@@ -76,7 +76,7 @@ func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
 	}
 	mem, err := unix.Mmap(-1, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
-		return nil, fmt.Errorf("queue: mmap %d bytes: %w", total, err)
+		return nil, fmt.Errorf("qmem: mmap %d bytes: %w", total, err)
 	}
 	m := &Memory{
 		SQ:      mem[offs[0] : offs[0]+sizes[0] : offs[0]+sizes[0]],
@@ -103,11 +103,11 @@ func (m *Memory) Check() error {
 	n := m.WQEBBs()
 	switch {
 	case n == 0 || n&(n-1) != 0 || len(m.SQ)%WQEBB != 0 || n > MaxWQEBBs:
-		return fmt.Errorf("queue: a %d-byte ring is not a power of two of 64-byte WQEBBs (at most %d)", len(m.SQ), MaxWQEBBs)
+		return fmt.Errorf("qmem: a %d-byte ring is not a power of two of 64-byte WQEBBs (at most %d)", len(m.SQ), MaxWQEBBs)
 	case len(m.DBR) < 8:
-		return errors.New("queue: the doorbell record needs 8 bytes")
+		return errors.New("qmem: the doorbell record needs 8 bytes")
 	case m.BFSize < 0 || m.BFSize%WQEBB != 0 || m.BFSize > len(m.BF)/2 || len(m.BF) < 8:
-		return fmt.Errorf("queue: a %d-byte doorbell register has not two BlueFlame halves of %d bytes (and 8 at least)", len(m.BF), m.BFSize)
+		return fmt.Errorf("qmem: a %d-byte doorbell register has not two BlueFlame halves of %d bytes (and 8 at least)", len(m.BF), m.BFSize)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package queue
+package qmem
 
 import (
 	"math"
@@ -32,7 +32,7 @@ func TestPlainRejectsBadSizes(t *testing.T) {
 	for _, c := range []struct{ w, cq, bf int }{{100, 0, 0}, {0, 0, 0}, {64, -1, 0}, {64, 0, 100},
 		// Sizes whose arithmetic would overflow.
 		{16, 0, huge}, {huge, 0, 0}, {16, huge >> 2, 0}, {16, 0, huge + huge>>1}} {
-		if _, err := Plain(c.w, c.cq, c.bf); err == nil || !strings.HasPrefix(err.Error(), "queue: ") {
+		if _, err := Plain(c.w, c.cq, c.bf); err == nil || !strings.HasPrefix(err.Error(), "qmem: ") {
 			t.Errorf("%+v: %v", c, err)
 		}
 	}
