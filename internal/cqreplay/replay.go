@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // Outcome is the verdict on one case.
@@ -37,7 +37,7 @@ func Replay(f *File, cases []*Case) []Outcome {
 // world is a case's fake objects around the poller.
 type world struct {
 	c      *Case
-	mem    *queue.Memory
+	mem    *qmem.Memory
 	cq     *cq.CQ
 	sqs    map[string]*fakeSQ
 	rqs    map[string]*fakeRQ
@@ -56,7 +56,7 @@ func (c *Case) build() (*world, error) {
 	buf, _ := hex.DecodeString(s.CQBufferHex) // checked
 	w.cqBuf = append([]byte(nil), buf...)
 	dbr, _ := hex.DecodeString(s.CQ.InitialDBRecHex)
-	w.mem = &queue.Memory{CQ: buf, CQESize: s.CQ.CQESz, CQDBR: dbr}
+	w.mem = &qmem.Memory{CQ: buf, CQESize: s.CQ.CQESz, CQDBR: dbr}
 	q, err := cq.New(cq.Config{Mem: w.mem, CQEVersion: s.Context.CQEVersion, ConsIndex: s.CQ.InitialConsIndex,
 		DumpFillLkey: s.Context.DumpFillMkey, Scatter: w.scat, Log: w.logf})
 	if err != nil {

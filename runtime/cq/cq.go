@@ -1,6 +1,6 @@
 // Package cq polls an mlx5 completion queue in pure Go, as libmlx5's CQ
 // code does (providers/mlx5/cq.c): it reads the CQEs the device writes into
-// queue.Memory's CQ buffer (64- or 128-byte entries, owner bit against the
+// qmem.Memory's CQ buffer (64- or 128-byte entries, owner bit against the
 // consumer index, cqe_version 0 or 1), finds the work request of each one
 // through the bookkeeping of its send queue, receive queue or shared
 // receive queue, retires the send queue's unsignaled work requests, records
@@ -26,11 +26,11 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // MaxCQEs bounds the ring: a device offers at most 2^22 entries.
-const MaxCQEs = queue.MaxCQEs
+const MaxCQEs = qmem.MaxCQEs
 
 // SendQueue is what the poller needs of a send queue: libmlx5's per-slot
 // bookkeeping (sq.wrid, sq.wqe_head, sq.wr_data) and its tail.
@@ -99,7 +99,7 @@ type Memory interface {
 
 // Config describes a completion queue.
 type Config struct {
-	Mem        *queue.Memory // CQ (ncqe entries of CQESize bytes) and CQDBR
+	Mem        *qmem.Memory // CQ (ncqe entries of CQESize bytes) and CQDBR
 	CQN        uint32
 	CQEVersion int    // 0: QPs by QPN, SRQs by srqn; 1: by user index
 	ConsIndex  uint32 // the software consumer index to start at (0 for a new CQ)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // cqe is a CQE as the device writes it (the test plays the device).
@@ -20,7 +20,7 @@ type cqe struct {
 }
 
 // put writes c at consumer index n with the owner bit n's pass wants.
-func put(m *queue.Memory, n uint32, c cqe) {
+func put(m *qmem.Memory, n uint32, c cqe) {
 	ncqe := uint32(len(m.CQ) / m.CQESize)
 	off := int(n&(ncqe-1))*m.CQESize + m.CQESize - 64
 	b := m.CQ[off : off+64]
@@ -40,9 +40,9 @@ func put(m *queue.Memory, n uint32, c cqe) {
 	b[63] = c.op<<4 | c.scatter | owner
 }
 
-func newMem(t testing.TB, wqebbs, cqes int) *queue.Memory {
+func newMem(t testing.TB, wqebbs, cqes int) *qmem.Memory {
 	t.Helper()
-	m, err := queue.Plain(wqebbs, cqes, 0)
+	m, err := qmem.Plain(wqebbs, cqes, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func (r *fakeRQ) Slots() uint32               { return uint32(len(r.wrid)) }
 func (r *fakeRQ) Consume(i uint32) uint64     { r.tail++; return r.wrid[i] }
 func (r *fakeRQ) WQE(i uint32) ([]byte, bool) { return r.wqes[i*32 : i*32+32], false }
 
-func newCQ(t testing.TB, m *queue.Memory, v int) *CQ {
+func newCQ(t testing.TB, m *qmem.Memory, v int) *CQ {
 	t.Helper()
 	c, err := New(Config{Mem: m, CQN: 7, CQEVersion: v})
 	if err != nil {
@@ -284,9 +284,9 @@ func TestLazy(t *testing.T) {
 
 func TestNewRefuses(t *testing.T) {
 	m := newMem(t, 8, 8)
-	for _, cfg := range []Config{{}, {Mem: &queue.Memory{CQ: make([]byte, 192), CQESize: 64, CQDBR: make([]byte, 8)}},
-		{Mem: &queue.Memory{CQ: make([]byte, 256), CQESize: 32, CQDBR: make([]byte, 8)}},
-		{Mem: &queue.Memory{CQ: make([]byte, 256), CQESize: 64}}, {Mem: m, CQEVersion: 2}, {Mem: m, UAR: make([]byte, 8)}} {
+	for _, cfg := range []Config{{}, {Mem: &qmem.Memory{CQ: make([]byte, 192), CQESize: 64, CQDBR: make([]byte, 8)}},
+		{Mem: &qmem.Memory{CQ: make([]byte, 256), CQESize: 32, CQDBR: make([]byte, 8)}},
+		{Mem: &qmem.Memory{CQ: make([]byte, 256), CQESize: 64}}, {Mem: m, CQEVersion: 2}, {Mem: m, UAR: make([]byte, 8)}} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}

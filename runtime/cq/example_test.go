@@ -7,21 +7,20 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // Example posts a signaled RDMA write, plays the device by writing its
 // CQE, and polls the completion, which gives the ring room back.
 func Example() {
-	mem, err := queue.Plain(8, 8, 0) // 8 WQEBBs, 8 CQEs, no BlueFlame
+	mem, err := qmem.Plain(8, 8, 0) // 8 WQEBBs, 8 CQEs, no BlueFlame
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer mem.Close()
 	cq.InitBuffer(mem) // every CQE invalid, as mlx5_alloc_cq_buf leaves them
-	q, err := sq.New(sq.Config{Mem: mem, QPN: 0x1234, QP: wrcheck.QP{
+	q, err := sq.New(sq.Config{Mem: mem, QPN: 0x1234, QP: sq.QP{
 		Type: mlx5dv.QPRC, SendOps: mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
 	if err != nil {
 		log.Fatal(err)

@@ -3,7 +3,7 @@ package cq
 import (
 	"testing"
 
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 type fakeSRQ struct {
@@ -49,7 +49,7 @@ func FuzzPoll(f *testing.F) {
 		if len(data) > len(buf) {
 			copy(ring, data[len(buf):])
 		}
-		m := &queue.Memory{CQ: buf, CQESize: sz, CQDBR: make([]byte, 8)}
+		m := &qmem.Memory{CQ: buf, CQESize: sz, CQDBR: make([]byte, 8)}
 		scat := &flatMem{base: 0x1000, b: make([]byte, 256)}
 		c, err := New(Config{Mem: m, CQEVersion: int(mode >> 1 & 1), Scatter: scat, DumpFillLkey: 0x100, Log: func(LogEvent, []byte) {}})
 		if err != nil {

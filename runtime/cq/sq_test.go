@@ -6,7 +6,6 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // TestPostResumesAfterPoll fills runtime/sq's ring, sees the next post
@@ -15,7 +14,7 @@ import (
 // the ring back, many times over.
 func TestPostResumesAfterPoll(t *testing.T) {
 	m := newMem(t, 8, 4)
-	q, err := sq.New(sq.Config{Mem: m, QPN: 0x55, QP: wrcheck.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+	q, err := sq.New(sq.Config{Mem: m, QPN: 0x55, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +70,7 @@ func TestPostResumesAfterPoll(t *testing.T) {
 // and an unsignaled write before it is retired with it.
 func TestDriverOpcodes(t *testing.T) {
 	m := newMem(t, 8, 4)
-	q, err := sq.New(sq.Config{Mem: m, QPN: 0x56, QP: wrcheck.QP{Type: mlx.QPRC,
+	q, err := sq.New(sq.Config{Mem: m, QPN: 0x56, QP: sq.QP{Type: mlx.QPRC,
 		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_RAW_WQE, MaxSendSGE: 1}})
 	if err != nil {
 		t.Fatal(err)

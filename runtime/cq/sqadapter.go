@@ -1,7 +1,7 @@
 package cq
 
 import (
-	"github.com/mlx5gen/mlx5gen/runtime/queue"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -11,7 +11,7 @@ import (
 // completions are polled.
 type SQ struct {
 	Q   *sq.SQ
-	Mem *queue.Memory // the send ring, for requester inline scatter
+	Mem *qmem.Memory // the send ring, for requester inline scatter
 }
 
 // Slots returns the ring's WQEBBs.
@@ -45,7 +45,7 @@ func (a SQ) Ring() []byte {
 // MLX5_CQE_INVALID, owner bit 0), as mlx5_alloc_cq_buf does, so that
 // nothing is polled before the device writes it. A device's CQ created
 // by libmlx5 is initialised already; plain memory is not.
-func InitBuffer(m *queue.Memory) {
+func InitBuffer(m *qmem.Memory) {
 	if m.CQESize <= 0 {
 		return
 	}
