@@ -11,14 +11,15 @@ import (
 	"testing"
 )
 
-// TestDocComments fails on an exported symbol of the generated package
+// TestDocComments fails on an exported symbol of the generated packages
 // (type, function, method, constant, variable, field of an exported
 // struct) that has no doc comment: go doc is the generated API's manual.
 // A constant or variable may share its group's comment.
 func TestDocComments(t *testing.T) {
-	missing := undocumented(t, filepath.Join("..", "generated", "mlx5dv"))
-	for _, m := range missing {
-		t.Errorf("%s has no doc comment", m)
+	for _, pkg := range []string{"mlx5dv", "mlx5rules"} {
+		for _, m := range undocumented(t, filepath.Join("..", "generated", pkg)) {
+			t.Errorf("%s: %s has no doc comment", pkg, m)
+		}
 	}
 }
 

@@ -231,12 +231,13 @@ var qpTypeNames = map[string]string{
 func QPTypeName(q string) string { return qpTypeNames[q] }
 
 // builtinIdents are the names the generated package declares by itself
-// (format.go, ruleerror.go, split.go and the API tables) besides the Kind
-// constants: a spec item may not take them.
+// (format.go, ruleerror.go, split.go, funcs.go, registry.go): a spec item
+// may not take them. The checker's tables package (Funcs, Rules, the
+// chain checks, the setter groups and function kinds) declares only
+// names of gen/vocab, so nothing of the spec can collide there.
 var builtinIdents = []string{"Split", "SplitOptions", "WQESegment", "InlineData", "RawBytes", "SegmentView",
 	"BE16", "BE32", "BE64", "ToBE16", "ToBE32", "ToBE64", "RuleError", "setRuleError", "cloneRuleError",
-	"Rules", "Func", "FuncInfo", "Funcs", "ChainCheck", "ChainError", "NumChainChecks", "NumFuncs",
-	"QPType", "SetterGroup", "NewMirror", "ArgValidators", "RuleInfo",
+	"Func", "NumFuncs", "QPType", "NewMirror", "ArgValidators", "MirrorLayout", "SegmentField", "FieldAt",
 	"Test", "TestNone", "TestMax", "TestMin", "TestBits", "TestNeedBits", "TestOneOf", "TestZero",
 	"TestNotNull", "TestMultipleOf", "TestNotNegative", "TestEqual", "TestMissing"}
 
@@ -247,8 +248,8 @@ var SegmentMethods = []string{"String", "Fields", "SetFields", "CName"}
 // Reserved lists every name the generated package declares by itself.
 func Reserved() []string {
 	names := append([]string(nil), builtinIdents...)
-	for _, k := range vocab.FuncKinds {
-		names = append(names, KindName(k))
+	for _, q := range vocab.QPTypes {
+		names = append(names, QPTypeName(q))
 	}
 	return names
 }

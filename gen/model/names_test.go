@@ -52,7 +52,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("Name(%s) = %s, want %s", c, got, want)
 		}
 	}
-	if r := Reserved(); !slices.Contains(r, "KindBuilder") || !slices.Contains(r, "RuleError") {
-		t.Errorf("Reserved lacks the kinds or the rule error: %v", r)
+	if r := Reserved(); !slices.Contains(r, "QPRC") || !slices.Contains(r, "RuleError") || slices.Contains(r, "Rules") {
+		t.Errorf("Reserved lacks the QP types or the rule error, or has a table of the tables package: %v", r)
 	}
 }

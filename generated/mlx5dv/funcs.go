@@ -59,6 +59,65 @@ const (
 	NumFuncs                           Func = 51 // the number of Func values: the spec's functions, also those this release lacks
 )
 
+// funcNames are the C names of the functions, indexed by Func.
+var funcNames = [NumFuncs]string{
+	FnIbvQpToQpEx:                      "ibv_qp_to_qp_ex",
+	FnIbvWrStart:                       "ibv_wr_start",
+	FnIbvWrComplete:                    "ibv_wr_complete",
+	FnIbvWrAbort:                       "ibv_wr_abort",
+	FnIbvWrAtomicCmpSwp:                "ibv_wr_atomic_cmp_swp",
+	FnIbvWrAtomicFetchAdd:              "ibv_wr_atomic_fetch_add",
+	FnIbvWrBindMw:                      "ibv_wr_bind_mw",
+	FnIbvWrLocalInv:                    "ibv_wr_local_inv",
+	FnIbvWrRdmaRead:                    "ibv_wr_rdma_read",
+	FnIbvWrRdmaWrite:                   "ibv_wr_rdma_write",
+	FnIbvWrRdmaWriteImm:                "ibv_wr_rdma_write_imm",
+	FnIbvWrSend:                        "ibv_wr_send",
+	FnIbvWrSendImm:                     "ibv_wr_send_imm",
+	FnIbvWrSendInv:                     "ibv_wr_send_inv",
+	FnIbvWrSendTso:                     "ibv_wr_send_tso",
+	FnIbvWrAtomicWrite:                 "ibv_wr_atomic_write",
+	FnIbvWrSetSge:                      "ibv_wr_set_sge",
+	FnIbvWrSetSgeList:                  "ibv_wr_set_sge_list",
+	FnIbvWrSetInlineData:               "ibv_wr_set_inline_data",
+	FnIbvWrSetInlineDataList:           "ibv_wr_set_inline_data_list",
+	FnIbvWrSetUdAddr:                   "ibv_wr_set_ud_addr",
+	FnIbvWrSetXrcSrqn:                  "ibv_wr_set_xrc_srqn",
+	FnMlx5dvCreateMkey:                 "mlx5dv_create_mkey",
+	FnMlx5dvDestroyMkey:                "mlx5dv_destroy_mkey",
+	FnMlx5dvCreateQp:                   "mlx5dv_create_qp",
+	FnMlx5dvQpExFromIbvQpEx:            "mlx5dv_qp_ex_from_ibv_qp_ex",
+	FnMlx5dvDevxUmemReg:                "mlx5dv_devx_umem_reg",
+	FnMlx5dvDevxUmemRegEx:              "mlx5dv_devx_umem_reg_ex",
+	FnMlx5dvDevxUmemDereg:              "mlx5dv_devx_umem_dereg",
+	FnMlx5dvWrMkeyConfigure:            "mlx5dv_wr_mkey_configure",
+	FnMlx5dvWrSetMkeyAccessFlags:       "mlx5dv_wr_set_mkey_access_flags",
+	FnMlx5dvWrSetMkeyLayoutList:        "mlx5dv_wr_set_mkey_layout_list",
+	FnMlx5dvWrSetMkeyLayoutInterleaved: "mlx5dv_wr_set_mkey_layout_interleaved",
+	FnMlx5dvWrSetDcAddr:                "mlx5dv_wr_set_dc_addr",
+	FnMlx5dvWrSetDcAddrStream:          "mlx5dv_wr_set_dc_addr_stream",
+	FnMlx5dvWrMrInterleaved:            "mlx5dv_wr_mr_interleaved",
+	FnMlx5dvWrMrList:                   "mlx5dv_wr_mr_list",
+	FnMlx5dvWrRawWqe:                   "mlx5dv_wr_raw_wqe",
+	FnMlx5dvWrMemcpy:                   "mlx5dv_wr_memcpy",
+	FnMlx5dvWrSetMkeyCrypto:            "mlx5dv_wr_set_mkey_crypto",
+	FnMlx5dvWrSetMkeySigBlock:          "mlx5dv_wr_set_mkey_sig_block",
+	FnIbvPollCq:                        "ibv_poll_cq",
+	FnIbvStartPoll:                     "ibv_start_poll",
+	FnIbvNextPoll:                      "ibv_next_poll",
+	FnMlx5dvMkeyCheck:                  "mlx5dv_mkey_check",
+	FnIbvPostRecv:                      "ibv_post_recv",
+	FnIbvPostSrqRecv:                   "ibv_post_srq_recv",
+}
+
+// String returns the function's C name.
+func (f Func) String() string {
+	if f >= NumFuncs || funcNames[f] == "" {
+		return formatUnknown("Func", uint64(f))
+	}
+	return funcNames[f]
+}
+
 // QPType is a set of QP types.
 type QPType uint8
 
@@ -74,426 +133,4 @@ const (
 // String names the QP types of the set, joined by |.
 func (t QPType) String() string {
 	return formatFlags(uint64(t), []flagName{{uint64(QPRC), "RC"}, {uint64(QPUC), "UC"}, {uint64(QPUD), "UD"}, {uint64(QPXRCSend), "XRC_SEND"}, {uint64(QPRawPacket), "RAW_PACKET"}, {uint64(QPDCI), "DCI"}})
-}
-
-// SetterGroup is a set of setter groups: what a builder takes and requires,
-// and what a setter is.
-type SetterGroup uint16
-
-const (
-	GroupData      SetterGroup = 1 << iota // the setter group data
-	GroupDcAddr                            // the setter group dc_addr
-	GroupAccess                            // the setter group access
-	GroupLayout                            // the setter group layout
-	GroupSignature                         // the setter group signature
-	GroupCrypto                            // the setter group crypto
-	GroupUdAddr                            // the setter group ud_addr
-	GroupXrcSrqn                           // the setter group xrc_srqn
-)
-
-// Function kinds.
-const (
-	KindVerb    = "verb"
-	KindBuilder = "builder"
-	KindSetter  = "setter"
-	KindHelper  = "helper"
-)
-
-// FuncInfo is what the spec says about a function.
-type FuncInfo struct {
-	Name      string      // the C name
-	Man       string      // the man page that documents it
-	Kind      string      // KindVerb, KindBuilder, KindSetter or KindHelper
-	Returns   string      // the return convention (spec/README.md)
-	QPTypes   QPType      // QP types that offer it
-	SendOp    uint64      // IBV_QP_EX_WITH_* bit the QP needs, 0 for none
-	MlxSendOp uint64      // MLX5DV_QP_EX_WITH_* bit the QP needs, 0 for none
-	WRFlags   uint32      // builder: ibv_send_flags bits wr_flags must carry
-	Takes     SetterGroup // builder: setter groups that may follow it
-	Requires  SetterGroup // builder: setter groups each work request must get
-	Group     SetterGroup // setter: its group
-	Of        []Func      // setter: the builders it may follow; nil for all that take its group
-}
-
-// Funcs describes every function, indexed by Func.
-var Funcs = [NumFuncs]FuncInfo{
-	FnIbvQpToQpEx: {
-		Kind:    "helper",
-		Man:     "ibv_create_qp_ex(3)",
-		Name:    "ibv_qp_to_qp_ex",
-		Returns: "value",
-	},
-	FnIbvWrStart: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_start",
-		Returns: "void",
-	},
-	FnIbvWrComplete: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_complete",
-		Returns: "errno",
-	},
-	FnIbvWrAbort: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_abort",
-		Returns: "void",
-	},
-	FnIbvWrAtomicCmpSwp: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_atomic_cmp_swp",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP),
-		Takes:    GroupData,
-	},
-	FnIbvWrAtomicFetchAdd: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_atomic_fetch_add",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
-		Takes:    GroupData,
-	},
-	FnIbvWrBindMw: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_bind_mw",
-		QPTypes: QPUC | QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_BIND_MW),
-	},
-	FnIbvWrLocalInv: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_local_inv",
-		QPTypes: QPUC | QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_LOCAL_INV),
-	},
-	FnIbvWrRdmaRead: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_read",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_READ),
-		Takes:    GroupData,
-	},
-	FnIbvWrRdmaWrite: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_write",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_WRITE),
-		Takes:    GroupData,
-	},
-	FnIbvWrRdmaWriteImm: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_write_imm",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM),
-		Takes:    GroupData,
-	},
-	FnIbvWrSend: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send",
-		QPTypes:  QPUD | QPUC | QPRC | QPXRCSend | QPRawPacket | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendImm: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_imm",
-		QPTypes:  QPUD | QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND_WITH_IMM),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendInv: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_inv",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND_WITH_INV),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendTso: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_tso",
-		QPTypes:  QPUD | QPRawPacket,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_TSO),
-		Takes:    GroupData,
-	},
-	FnIbvWrAtomicWrite: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_atomic_write",
-		QPTypes: QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_ATOMIC_WRITE),
-	},
-	FnIbvWrSetSge: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_sge",
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetSgeList: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_sge_list",
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetInlineData: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_inline_data",
-		Of:      []Func{FnIbvWrSend, FnIbvWrSendImm, FnIbvWrSendInv, FnIbvWrRdmaWrite, FnIbvWrRdmaWriteImm},
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetInlineDataList: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_inline_data_list",
-		Of:      []Func{FnIbvWrSend, FnIbvWrSendImm, FnIbvWrSendInv, FnIbvWrRdmaWrite, FnIbvWrRdmaWriteImm},
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetUdAddr: {
-		Group:   GroupUdAddr,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_ud_addr",
-		QPTypes: QPUD,
-		Returns: "deferred",
-	},
-	FnIbvWrSetXrcSrqn: {
-		Group:   GroupXrcSrqn,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_xrc_srqn",
-		QPTypes: QPXRCSend,
-		Returns: "deferred",
-	},
-	FnMlx5dvCreateMkey: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_mkey(3)",
-		Name:    "mlx5dv_create_mkey",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDestroyMkey: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_mkey(3)",
-		Name:    "mlx5dv_destroy_mkey",
-		Returns: "errno",
-	},
-	FnMlx5dvCreateQp: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_qp(3)",
-		Name:    "mlx5dv_create_qp",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvQpExFromIbvQpEx: {
-		Kind:    "helper",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_qp_ex_from_ibv_qp_ex",
-		Returns: "value",
-	},
-	FnMlx5dvDevxUmemReg: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_reg",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDevxUmemRegEx: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_reg_ex",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDevxUmemDereg: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_dereg",
-		Returns: "errno",
-	},
-	FnMlx5dvWrMkeyConfigure: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_mkey_configure(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MKEY_CONFIGURE),
-		Name:      "mlx5dv_wr_mkey_configure",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		Takes:     GroupAccess | GroupLayout | GroupSignature | GroupCrypto,
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrSetMkeyAccessFlags: {
-		Group:   GroupAccess,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_access_flags",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeyLayoutList: {
-		Group:   GroupLayout,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_layout_list",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeyLayoutInterleaved: {
-		Group:   GroupLayout,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_layout_interleaved",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetDcAddr: {
-		Group:   GroupDcAddr,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_wr_set_dc_addr",
-		QPTypes: QPDCI,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetDcAddrStream: {
-		Group:   GroupDcAddr,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_wr_set_dc_addr_stream",
-		QPTypes: QPDCI,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrMrInterleaved: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MR_INTERLEAVED),
-		Name:      "mlx5dv_wr_mr_interleaved",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrMrList: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MR_LIST),
-		Name:      "mlx5dv_wr_mr_list",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrRawWqe: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_RAW_WQE),
-		Name:      "mlx5dv_wr_raw_wqe",
-		QPTypes:   QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns:   "deferred",
-	},
-	FnMlx5dvWrMemcpy: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MEMCPY),
-		Name:      "mlx5dv_wr_memcpy",
-		QPTypes:   QPRC | QPDCI,
-		Returns:   "deferred",
-	},
-	FnMlx5dvWrSetMkeyCrypto: {
-		Group:   GroupCrypto,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
-		Name:    "mlx5dv_wr_set_mkey_crypto",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeySigBlock: {
-		Group:   GroupSignature,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
-		Name:    "mlx5dv_wr_set_mkey_sig_block",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnIbvPollCq: {
-		Kind:    "verb",
-		Man:     "ibv_poll_cq(3)",
-		Name:    "ibv_poll_cq",
-		Returns: "value",
-	},
-	FnIbvStartPoll: {
-		Kind:    "verb",
-		Man:     "ibv_create_cq_ex(3)",
-		Name:    "ibv_start_poll",
-		Returns: "errno",
-	},
-	FnIbvNextPoll: {
-		Kind:    "verb",
-		Man:     "ibv_create_cq_ex(3)",
-		Name:    "ibv_next_poll",
-		Returns: "errno",
-	},
-	FnMlx5dvMkeyCheck: {
-		Kind:    "verb",
-		Man:     "mlx5dv_mkey_check(3)",
-		Name:    "mlx5dv_mkey_check",
-		Returns: "errno",
-	},
-	FnIbvPostRecv: {
-		Kind:    "verb",
-		Man:     "ibv_post_recv(3)",
-		Name:    "ibv_post_recv",
-		Returns: "errno",
-	},
-	FnIbvPostSrqRecv: {
-		Kind:    "verb",
-		Man:     "ibv_post_srq_recv(3)",
-		Name:    "ibv_post_srq_recv",
-		Returns: "errno",
-	},
-}
-
-// String returns the function's C name.
-func (f Func) String() string {
-	if f >= NumFuncs || Funcs[f].Name == "" {
-		return formatUnknown("Func", uint64(f))
-	}
-	return Funcs[f].Name
 }

@@ -38,6 +38,7 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 )
 
@@ -104,8 +105,8 @@ func endSeg(b []byte) { dataSeg(b, 0, mlx.MLX5_INVALID_LKEY, 0) }
 
 // ruleErr fills e from the rule of check c in function fn, and what was
 // wrong: field's value broke limit.
-func ruleErr(e *mlx.RuleError, c mlx.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
-	*e = *mlx.ChainError(c, fn)
+func ruleErr(e *mlx.RuleError, c mlx5rules.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
+	*e = *mlx5rules.ChainError(c, fn)
 	e.WR, e.Field, e.Test, e.Value, e.Limit, e.LimitName = wr, field, test, v, limit, limitName
 	return e
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -23,7 +24,7 @@ func (r *runner) call(s step) error {
 	}
 	r.last = entryOf(s.name)
 	if r.last == "" {
-		if fn, ok := ruletest.Fn(s.name); ok && mlx.Funcs[fn].QPTypes&sqTypes == 0 {
+		if fn, ok := ruletest.Fn(s.name); ok && mlx5rules.Funcs[fn].QPTypes&sqTypes == 0 {
 			return errNoMethod // the writer's QP types do not offer it
 		}
 		r.t.Fatalf("line %d: no entry point implements %s", s.line, s.name)

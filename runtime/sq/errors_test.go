@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -205,7 +206,7 @@ func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 	if err := q.Complete(); err != nil || q.CurPost() != 1 {
 		t.Fatalf("complete: %v, producer index %d", err, q.CurPost())
 	}
-	for _, r := range mlx.Rules {
+	for _, r := range mlx5rules.Rules {
 		if r.ID == "mkey_configure.crypto_required" {
 			if r.Kind != "use" || r.Chain != -1 || r.Errno != 0 || !strings.Contains(r.Libmlx5, "error completion") {
 				t.Fatalf("rule %+v: want a use rule the device reports", r)

@@ -2,6 +2,7 @@ package wrcheck
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // MkeyTemplate is an mkey configuration validated once and applied many
@@ -109,14 +110,14 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	c.touch(m)
 	m.Length = length
-	got := mlx.GroupAccess | mlx.GroupLayout
+	got := mlx5rules.GroupAccess | mlx5rules.GroupLayout
 	if t.Sig {
 		// Whatever the state before, setting the signature leaves it
 		// updated by this work request.
 		m.Sig = SigUpdated
 		m.Mem, m.Wire = t.Mem, t.Wire
 		m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
-		got |= mlx.GroupSignature
+		got |= mlx5rules.GroupSignature
 	}
 	c.wrs++
 	n := int32(2)

@@ -29,6 +29,7 @@ package wrcheck
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // QP is what the checks know about the queue pair.
@@ -172,8 +173,8 @@ type wr struct {
 	finalized  bool
 	resetSig   bool
 	fn         mlx.Func
-	got        mlx.SetterGroup
-	need       mlx.SetterGroup // the setter groups it must get
+	got        mlx5rules.SetterGroup
+	need       mlx5rules.SetterGroup // the setter groups it must get
 	numSetters int32
 	setters    int32
 	xlat       int32 // translation bytes
@@ -184,7 +185,7 @@ type wr struct {
 // composite literal is built on the stack and copied with wide loads that
 // cannot forward from its narrow stores, which costs more than the
 // rest of a builder's checks.
-func (w *wr) set(fn mlx.Func, need, got mlx.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
+func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
 	w.open, w.counting, w.finalized, w.resetSig = true, counting, finalized, resetSig
 	w.fn, w.got, w.need = fn, got, need
 	w.numSetters, w.xlat = numSetters, 0
@@ -226,11 +227,11 @@ type Chain struct {
 	// Tables of what the QP allows, computed once so that the common
 	// calls check a few words (the full checks run when one fails, to
 	// name the rule).
-	offered [mlx.NumFuncs]bool               // builder offered on the QP's type and send ops
-	follows [mlx.NumFuncs][mlx.NumFuncs]bool // [builder][setter]: the setter may follow the builder on this QP
-	needs   [mlx.NumFuncs]mlx.SetterGroup    // builder: the setter groups its work requests must get here
-	wrFlags [mlx.NumFuncs]uint32             // builder: the wr_flags it needs
-	group   [mlx.NumFuncs]mlx.SetterGroup    // setter: its group
+	offered [mlx.NumFuncs]bool                  // builder offered on the QP's type and send ops
+	follows [mlx.NumFuncs][mlx.NumFuncs]bool    // [builder][setter]: the setter may follow the builder on this QP
+	needs   [mlx.NumFuncs]mlx5rules.SetterGroup // builder: the setter groups its work requests must get here
+	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
+	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -238,7 +239,7 @@ type Chain struct {
 func New(qp *QP) *Chain {
 	c := &Chain{qp: qp}
 	for b := range mlx.NumFuncs {
-		info := &mlx.Funcs[b]
+		info := &mlx5rules.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
 			(info.SendOp == 0 || uint64(qp.SendOps)&info.SendOp != 0) &&
 			(info.MlxSendOp == 0 || uint64(qp.MlxSendOps)&info.MlxSendOp != 0)
@@ -246,10 +247,10 @@ func New(qp *QP) *Chain {
 		c.wrFlags[b] = info.WRFlags
 		c.group[b] = info.Group
 		if c.needsAddr(mlx.Func(b)) {
-			c.needs[b] |= mlx.GroupDcAddr
+			c.needs[b] |= mlx5rules.GroupDcAddr
 		}
 		for s := range mlx.NumFuncs {
-			c.follows[b][s] = mlx.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
+			c.follows[b][s] = mlx5rules.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
 		}
 	}
 	return c

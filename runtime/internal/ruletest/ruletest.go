@@ -21,6 +21,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
@@ -102,8 +103,8 @@ func Errno(name string) syscall.Errno {
 
 // Fn finds a function of generated/mlx5dv by its C name.
 func Fn(name string) (mlx.Func, bool) {
-	for i := range mlx.Funcs {
-		if mlx.Funcs[i].Name == name {
+	for i := range mlx5rules.Funcs {
+		if mlx5rules.Funcs[i].Name == name {
 			return mlx.Func(i), true
 		}
 	}
