@@ -48,7 +48,7 @@ type builder struct {
 	enumByGo map[string]*model.Enum
 	consts   map[string]*model.Const
 	segs     map[string]*model.Segment
-	idents   map[string]string // Go identifier -> what declared it
+	idents   map[string]declared // Go identifier -> what declared it
 	names    *model.TypeNamer
 
 	funcs   map[string]*model.Func   // available functions by C name
@@ -72,17 +72,28 @@ func srcPos(s model.Source) diag.Pos {
 // hpos is a header position as the model keeps it.
 func hpos(p cheader.Pos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
 
-// declare reserves a package-level Go identifier.
+// declared is what took a Go identifier, and where.
+type declared struct {
+	what string
+	pos  diag.Pos
+}
+
+// declare reserves a package-level Go identifier; a second claim is an
+// error naming both items and the first one's position.
 func (b *builder) declare(pos diag.Pos, name, what string) bool {
 	if !token.IsIdentifier(name) {
 		b.errorf(pos, "Go name %q of %s is not a Go identifier", name, what)
 		return false
 	}
 	if prev, dup := b.idents[name]; dup {
-		b.errorf(pos, "Go name %s of %s is already used by %s", name, what, prev)
+		at := ""
+		if prev.pos.File != "" {
+			at = " (" + prev.pos.String() + ")"
+		}
+		b.errorf(pos, "Go name %s of %s is already used by %s%s", name, what, prev.what, at)
 		return false
 	}
-	b.idents[name] = what
+	b.idents[name] = declared{what, pos}
 	return true
 }
 
@@ -99,13 +110,13 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		enumByGo: map[string]*model.Enum{},
 		consts:   map[string]*model.Const{},
 		segs:     map[string]*model.Segment{},
-		idents:   map[string]string{},
+		idents:   map[string]declared{},
 		funcs:    map[string]*model.Func{},
 		mirrors:  map[string]*model.Mirror{},
 		mirrorC:  map[*model.Mirror]*cheader.Record{},
 	}
 	for _, n := range model.Reserved() {
-		b.idents[n] = "the generated package"
+		b.idents[n] = declared{what: "the generated package"}
 	}
 	b.names = model.NewTypeNamer(typeTags(c, s))
 	b.enums()
