@@ -41,7 +41,7 @@ var initialisms = wordSet(
 	// Go's
 	"api ascii cpu css dns eof guid html http https id ip json lhs qps ram rhs rpc sla smtp sql ssh tcp tls ttl udp ui uid uuid uri url utf8 vm xml xss",
 	// RDMA verbs and mlx5
-	"ah aso av bf bg bsf cq cqe cqn crc ct db dbr dc dci dct dek dm dma dr ds esp gid grh ib ibv iv klm l3 l4 lid mac mmo mprq mr mtu mw pd psv qp qpn rdma rq rqn rss sge sl sq sqn srq srqn sw t10dif tir tis tm tso uapi uar umr vfio vlan wc wq wqe wqebb wr xrc xts aes",
+	"ah aso av bf bg bsf cq cqe cqn crc ct db dbr dc dci dct dek dm dma dr ds esp gid grh ib ibv iv klm l3 l4 lid mac mmo mprq mr mtu mw pd psv qp qpn rdma rq rqn rss sge sl sq sqn srq srqn sw t10dif tir tis tm tso uapi uar umr vfio vlan wc wq wqe wqebb wr xrc xts aes ud rc uc",
 )
 
 // typePrefixes are the prefixes a C type tag loses in its Go name, the
@@ -181,8 +181,9 @@ func ParamName(s string) string {
 	return c
 }
 
-// FuncName is the Func constant of a C function.
-func FuncName(c string) string { return "Fn" + Camel(c) }
+// FuncName is the Func constant of a C function from the function's Go
+// name (a TypeNamer's, which drops the prefix): WRSetSGE -> FnWRSetSGE.
+func FuncName(goName string) string { return "Fn" + goName }
 
 // RuleVarName is the error variable of an argument rule.
 func RuleVarName(id string) string { return "err" + Camel(strings.ReplaceAll(id, ".", "_")) }
@@ -211,13 +212,13 @@ func (e *Enum) NamesFunc() string { return "names" + e.GoName }
 
 // Validator is the name of the function checking the rules on the
 // function's arguments.
-func (f *Func) Validator() string { return "ValidateArgs" + Camel(f.Name) }
+func (f *Func) Validator() string { return "ValidateArgs" + strings.TrimPrefix(f.GoName, "Fn") }
 
 // ChainName is the ChainCheck constant of a chain check.
-func ChainName(check string) string { return "Chain" + Camel(check) }
+func ChainName(check string) string { return "Chain" + GoCase(check) }
 
 // GroupName is the SetterGroup constant of a setter group.
-func GroupName(group string) string { return "Group" + Camel(group) }
+func GroupName(group string) string { return "Group" + GoCase(group) }
 
 // KindName is the constant holding a function kind.
 func KindName(kind string) string { return "Kind" + Camel(kind) }

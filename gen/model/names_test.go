@@ -9,12 +9,12 @@ func TestNames(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{Camel("mlx5_wqe_ctrl_seg"), "Mlx5WqeCtrlSeg"},
 		{Camel("key.dc_key"), "KeyDcKey"},
-		{FuncName("mlx5dv_wr_mkey_configure"), "FnMlx5dvWrMkeyConfigure"},
+		{FuncName("WRMkeyConfigure"), "FnWRMkeyConfigure"},
 		{RuleVarName("sig.crc.seed"), "errSigCrcSeed"},
 		{ParamName("type"), "type_"},
 		{ParamName("qp_ex"), "qpEx"},
 		{UnionName(24), "union24"},
-		{(&Func{Name: "mlx5dv_wr_set_dc_addr"}).Validator(), "ValidateArgsMlx5dvWrSetDcAddr"},
+		{(&Func{Name: "mlx5dv_wr_set_dc_addr", GoName: "FnWRSetDCAddr"}).Validator(), "ValidateArgsWRSetDCAddr"},
 		{(&Segment{GoName: "WQECtrlSeg"}).SizeName(), "WQECtrlSegSize"},
 		{(&Enum{GoName: "AccessFlags"}).NamesVar(), "accessFlagsNames"},
 		{GoCase("dci_stream_channel_id"), "DCIStreamChannelID"},
@@ -25,7 +25,8 @@ func TestNames(t *testing.T) {
 		{MemberName("sig.t10dif.bg_type"), "SigT10DIFBGType"},
 		{Setter(WireName("QpnDs")), "SetQpnDsBE"},
 		{ChainName("in_batch"), "ChainInBatch"},
-		{GroupName("dc_addr"), "GroupDcAddr"},
+		{ChainName("dc_stream_id"), "ChainDCStreamID"},
+		{GroupName("dc_addr"), "GroupDCAddr"},
 		{QPTypeName("XRC_SEND"), "QPXRCSend"},
 	} {
 		if c.got != c.want {
@@ -49,6 +50,18 @@ func TestNames(t *testing.T) {
 		"ib_uverbs_x":                     "IBUverbsX", // no prefix to drop
 	} {
 		if got := n.Name(c); got != want {
+			t.Errorf("Name(%s) = %s, want %s", c, got, want)
+		}
+	}
+	// Functions are named the same way (FuncName adds Fn).
+	fns := NewTypeNamer([]string{"ibv_wr_set_sge", "mlx5dv_create_qp", "ibv_create_qp", "mlx5dv_qp_ex_from_ibv_qp_ex"})
+	for c, want := range map[string]string{
+		"ibv_wr_set_sge":              "WRSetSGE",
+		"mlx5dv_create_qp":            "CreateQP",
+		"ibv_create_qp":               "IBVCreateQP",
+		"mlx5dv_qp_ex_from_ibv_qp_ex": "QPExFromIBVQPEx",
+	} {
+		if got := fns.Name(c); got != want {
 			t.Errorf("Name(%s) = %s, want %s", c, got, want)
 		}
 	}

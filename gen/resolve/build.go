@@ -44,12 +44,13 @@ type builder struct {
 	p    *model.Package
 	errs diag.List
 
-	enumByC  map[*cheader.Enum]*model.Enum
-	enumByGo map[string]*model.Enum
-	consts   map[string]*model.Const
-	segs     map[string]*model.Segment
-	idents   map[string]declared // Go identifier -> what declared it
-	names    *model.TypeNamer
+	enumByC   map[*cheader.Enum]*model.Enum
+	enumByGo  map[string]*model.Enum
+	consts    map[string]*model.Const
+	segs      map[string]*model.Segment
+	idents    map[string]declared // Go identifier -> what declared it
+	names     *model.TypeNamer    // of the C types
+	funcNames *model.TypeNamer    // of the C functions
 
 	funcs   map[string]*model.Func   // available functions by C name
 	mirrors map[string]*model.Mirror // available structs by C name
@@ -119,6 +120,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		b.idents[n] = declared{what: "the generated package"}
 	}
 	b.names = model.NewTypeNamer(typeTags(c, s))
+	b.funcNames = model.NewTypeNamer(funcNames(c, s))
 	b.enums()
 	b.constants()
 	b.segments()
@@ -145,6 +147,19 @@ func typeTags(c *cheader.Model, s *spec.Spec) []string {
 		tags = append(tags, sg.C)
 	}
 	return tags
+}
+
+// funcNames are the names of every C function the package could name:
+// the header's and the spec's.
+func funcNames(c *cheader.Model, s *spec.Spec) []string {
+	var names []string
+	for _, f := range c.Funcs {
+		names = append(names, f.Name)
+	}
+	for _, f := range s.Functions {
+		names = append(names, f.Name)
+	}
+	return names
 }
 
 func fileRank(f string) int {

@@ -20,7 +20,7 @@ func (b *builder) buildFuncs() {
 			b.errorf(sf.Pos, "function %s: not in %s (rdma-core %s)", sf.Name, b.c.Header, orUnknown(b.c.Version))
 			continue
 		}
-		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
+		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(b.funcNames.Name(sf.Name)), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
 			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
 		b.checkPrototype(sf, cf, f)
 		b.workRequest(sf, f)

@@ -9,105 +9,105 @@ package mlx5dv
 type Func uint16
 
 const (
-	FnIbvQpToQpEx                      Func = 0  // ibv_qp_to_qp_ex
-	FnIbvWrStart                       Func = 1  // ibv_wr_start
-	FnIbvWrComplete                    Func = 2  // ibv_wr_complete
-	FnIbvWrAbort                       Func = 3  // ibv_wr_abort
-	FnIbvWrAtomicCmpSwp                Func = 4  // ibv_wr_atomic_cmp_swp
-	FnIbvWrAtomicFetchAdd              Func = 5  // ibv_wr_atomic_fetch_add
-	FnIbvWrBindMw                      Func = 6  // ibv_wr_bind_mw
-	FnIbvWrLocalInv                    Func = 7  // ibv_wr_local_inv
-	FnIbvWrRdmaRead                    Func = 8  // ibv_wr_rdma_read
-	FnIbvWrRdmaWrite                   Func = 9  // ibv_wr_rdma_write
-	FnIbvWrRdmaWriteImm                Func = 10 // ibv_wr_rdma_write_imm
-	FnIbvWrSend                        Func = 11 // ibv_wr_send
-	FnIbvWrSendImm                     Func = 12 // ibv_wr_send_imm
-	FnIbvWrSendInv                     Func = 13 // ibv_wr_send_inv
-	FnIbvWrSendTso                     Func = 14 // ibv_wr_send_tso
-	FnIbvWrAtomicWrite                 Func = 15 // ibv_wr_atomic_write
-	FnIbvWrSetSge                      Func = 17 // ibv_wr_set_sge
-	FnIbvWrSetSgeList                  Func = 18 // ibv_wr_set_sge_list
-	FnIbvWrSetInlineData               Func = 19 // ibv_wr_set_inline_data
-	FnIbvWrSetInlineDataList           Func = 20 // ibv_wr_set_inline_data_list
-	FnIbvWrSetUdAddr                   Func = 21 // ibv_wr_set_ud_addr
-	FnIbvWrSetXrcSrqn                  Func = 22 // ibv_wr_set_xrc_srqn
-	FnMlx5dvCreateMkey                 Func = 23 // mlx5dv_create_mkey
-	FnMlx5dvDestroyMkey                Func = 24 // mlx5dv_destroy_mkey
-	FnMlx5dvCreateQp                   Func = 25 // mlx5dv_create_qp
-	FnMlx5dvQpExFromIbvQpEx            Func = 26 // mlx5dv_qp_ex_from_ibv_qp_ex
-	FnMlx5dvDevxUmemReg                Func = 27 // mlx5dv_devx_umem_reg
-	FnMlx5dvDevxUmemRegEx              Func = 28 // mlx5dv_devx_umem_reg_ex
-	FnMlx5dvDevxUmemDereg              Func = 29 // mlx5dv_devx_umem_dereg
-	FnMlx5dvWrMkeyConfigure            Func = 33 // mlx5dv_wr_mkey_configure
-	FnMlx5dvWrSetMkeyAccessFlags       Func = 34 // mlx5dv_wr_set_mkey_access_flags
-	FnMlx5dvWrSetMkeyLayoutList        Func = 35 // mlx5dv_wr_set_mkey_layout_list
-	FnMlx5dvWrSetMkeyLayoutInterleaved Func = 36 // mlx5dv_wr_set_mkey_layout_interleaved
-	FnMlx5dvWrSetDcAddr                Func = 37 // mlx5dv_wr_set_dc_addr
-	FnMlx5dvWrSetDcAddrStream          Func = 38 // mlx5dv_wr_set_dc_addr_stream
-	FnMlx5dvWrMrInterleaved            Func = 39 // mlx5dv_wr_mr_interleaved
-	FnMlx5dvWrMrList                   Func = 40 // mlx5dv_wr_mr_list
-	FnMlx5dvWrRawWqe                   Func = 41 // mlx5dv_wr_raw_wqe
-	FnMlx5dvWrMemcpy                   Func = 42 // mlx5dv_wr_memcpy
-	FnMlx5dvWrSetMkeyCrypto            Func = 43 // mlx5dv_wr_set_mkey_crypto
-	FnMlx5dvWrSetMkeySigBlock          Func = 44 // mlx5dv_wr_set_mkey_sig_block
-	FnIbvPollCq                        Func = 45 // ibv_poll_cq
-	FnIbvStartPoll                     Func = 46 // ibv_start_poll
-	FnIbvNextPoll                      Func = 47 // ibv_next_poll
-	FnMlx5dvMkeyCheck                  Func = 48 // mlx5dv_mkey_check
-	FnIbvPostRecv                      Func = 49 // ibv_post_recv
-	FnIbvPostSrqRecv                   Func = 50 // ibv_post_srq_recv
-	NumFuncs                           Func = 51 // the number of Func values: the spec's functions, also those this release lacks
+	FnQPToQPEx                   Func = 0  // ibv_qp_to_qp_ex
+	FnWRStart                    Func = 1  // ibv_wr_start
+	FnWRComplete                 Func = 2  // ibv_wr_complete
+	FnWRAbort                    Func = 3  // ibv_wr_abort
+	FnWRAtomicCmpSwp             Func = 4  // ibv_wr_atomic_cmp_swp
+	FnWRAtomicFetchAdd           Func = 5  // ibv_wr_atomic_fetch_add
+	FnWRBindMW                   Func = 6  // ibv_wr_bind_mw
+	FnWRLocalInv                 Func = 7  // ibv_wr_local_inv
+	FnWRRDMARead                 Func = 8  // ibv_wr_rdma_read
+	FnWRRDMAWrite                Func = 9  // ibv_wr_rdma_write
+	FnWRRDMAWriteImm             Func = 10 // ibv_wr_rdma_write_imm
+	FnWRSend                     Func = 11 // ibv_wr_send
+	FnWRSendImm                  Func = 12 // ibv_wr_send_imm
+	FnWRSendInv                  Func = 13 // ibv_wr_send_inv
+	FnWRSendTSO                  Func = 14 // ibv_wr_send_tso
+	FnWRAtomicWrite              Func = 15 // ibv_wr_atomic_write
+	FnWRSetSGE                   Func = 17 // ibv_wr_set_sge
+	FnWRSetSGEList               Func = 18 // ibv_wr_set_sge_list
+	FnWRSetInlineData            Func = 19 // ibv_wr_set_inline_data
+	FnWRSetInlineDataList        Func = 20 // ibv_wr_set_inline_data_list
+	FnWRSetUDAddr                Func = 21 // ibv_wr_set_ud_addr
+	FnWRSetXRCSRQN               Func = 22 // ibv_wr_set_xrc_srqn
+	FnCreateMkey                 Func = 23 // mlx5dv_create_mkey
+	FnDestroyMkey                Func = 24 // mlx5dv_destroy_mkey
+	FnCreateQP                   Func = 25 // mlx5dv_create_qp
+	FnQPExFromIBVQPEx            Func = 26 // mlx5dv_qp_ex_from_ibv_qp_ex
+	FnDevxUmemReg                Func = 27 // mlx5dv_devx_umem_reg
+	FnDevxUmemRegEx              Func = 28 // mlx5dv_devx_umem_reg_ex
+	FnDevxUmemDereg              Func = 29 // mlx5dv_devx_umem_dereg
+	FnWRMkeyConfigure            Func = 33 // mlx5dv_wr_mkey_configure
+	FnWRSetMkeyAccessFlags       Func = 34 // mlx5dv_wr_set_mkey_access_flags
+	FnWRSetMkeyLayoutList        Func = 35 // mlx5dv_wr_set_mkey_layout_list
+	FnWRSetMkeyLayoutInterleaved Func = 36 // mlx5dv_wr_set_mkey_layout_interleaved
+	FnWRSetDCAddr                Func = 37 // mlx5dv_wr_set_dc_addr
+	FnWRSetDCAddrStream          Func = 38 // mlx5dv_wr_set_dc_addr_stream
+	FnWRMRInterleaved            Func = 39 // mlx5dv_wr_mr_interleaved
+	FnWRMRList                   Func = 40 // mlx5dv_wr_mr_list
+	FnWRRawWQE                   Func = 41 // mlx5dv_wr_raw_wqe
+	FnWRMemcpy                   Func = 42 // mlx5dv_wr_memcpy
+	FnWRSetMkeyCrypto            Func = 43 // mlx5dv_wr_set_mkey_crypto
+	FnWRSetMkeySigBlock          Func = 44 // mlx5dv_wr_set_mkey_sig_block
+	FnPollCQ                     Func = 45 // ibv_poll_cq
+	FnStartPoll                  Func = 46 // ibv_start_poll
+	FnNextPoll                   Func = 47 // ibv_next_poll
+	FnMkeyCheck                  Func = 48 // mlx5dv_mkey_check
+	FnPostRecv                   Func = 49 // ibv_post_recv
+	FnPostSRQRecv                Func = 50 // ibv_post_srq_recv
+	NumFuncs                     Func = 51 // the number of Func values: the spec's functions, also those this release lacks
 )
 
 // funcNames are the C names of the functions, indexed by Func.
 var funcNames = [NumFuncs]string{
-	FnIbvQpToQpEx:                      "ibv_qp_to_qp_ex",
-	FnIbvWrStart:                       "ibv_wr_start",
-	FnIbvWrComplete:                    "ibv_wr_complete",
-	FnIbvWrAbort:                       "ibv_wr_abort",
-	FnIbvWrAtomicCmpSwp:                "ibv_wr_atomic_cmp_swp",
-	FnIbvWrAtomicFetchAdd:              "ibv_wr_atomic_fetch_add",
-	FnIbvWrBindMw:                      "ibv_wr_bind_mw",
-	FnIbvWrLocalInv:                    "ibv_wr_local_inv",
-	FnIbvWrRdmaRead:                    "ibv_wr_rdma_read",
-	FnIbvWrRdmaWrite:                   "ibv_wr_rdma_write",
-	FnIbvWrRdmaWriteImm:                "ibv_wr_rdma_write_imm",
-	FnIbvWrSend:                        "ibv_wr_send",
-	FnIbvWrSendImm:                     "ibv_wr_send_imm",
-	FnIbvWrSendInv:                     "ibv_wr_send_inv",
-	FnIbvWrSendTso:                     "ibv_wr_send_tso",
-	FnIbvWrAtomicWrite:                 "ibv_wr_atomic_write",
-	FnIbvWrSetSge:                      "ibv_wr_set_sge",
-	FnIbvWrSetSgeList:                  "ibv_wr_set_sge_list",
-	FnIbvWrSetInlineData:               "ibv_wr_set_inline_data",
-	FnIbvWrSetInlineDataList:           "ibv_wr_set_inline_data_list",
-	FnIbvWrSetUdAddr:                   "ibv_wr_set_ud_addr",
-	FnIbvWrSetXrcSrqn:                  "ibv_wr_set_xrc_srqn",
-	FnMlx5dvCreateMkey:                 "mlx5dv_create_mkey",
-	FnMlx5dvDestroyMkey:                "mlx5dv_destroy_mkey",
-	FnMlx5dvCreateQp:                   "mlx5dv_create_qp",
-	FnMlx5dvQpExFromIbvQpEx:            "mlx5dv_qp_ex_from_ibv_qp_ex",
-	FnMlx5dvDevxUmemReg:                "mlx5dv_devx_umem_reg",
-	FnMlx5dvDevxUmemRegEx:              "mlx5dv_devx_umem_reg_ex",
-	FnMlx5dvDevxUmemDereg:              "mlx5dv_devx_umem_dereg",
-	FnMlx5dvWrMkeyConfigure:            "mlx5dv_wr_mkey_configure",
-	FnMlx5dvWrSetMkeyAccessFlags:       "mlx5dv_wr_set_mkey_access_flags",
-	FnMlx5dvWrSetMkeyLayoutList:        "mlx5dv_wr_set_mkey_layout_list",
-	FnMlx5dvWrSetMkeyLayoutInterleaved: "mlx5dv_wr_set_mkey_layout_interleaved",
-	FnMlx5dvWrSetDcAddr:                "mlx5dv_wr_set_dc_addr",
-	FnMlx5dvWrSetDcAddrStream:          "mlx5dv_wr_set_dc_addr_stream",
-	FnMlx5dvWrMrInterleaved:            "mlx5dv_wr_mr_interleaved",
-	FnMlx5dvWrMrList:                   "mlx5dv_wr_mr_list",
-	FnMlx5dvWrRawWqe:                   "mlx5dv_wr_raw_wqe",
-	FnMlx5dvWrMemcpy:                   "mlx5dv_wr_memcpy",
-	FnMlx5dvWrSetMkeyCrypto:            "mlx5dv_wr_set_mkey_crypto",
-	FnMlx5dvWrSetMkeySigBlock:          "mlx5dv_wr_set_mkey_sig_block",
-	FnIbvPollCq:                        "ibv_poll_cq",
-	FnIbvStartPoll:                     "ibv_start_poll",
-	FnIbvNextPoll:                      "ibv_next_poll",
-	FnMlx5dvMkeyCheck:                  "mlx5dv_mkey_check",
-	FnIbvPostRecv:                      "ibv_post_recv",
-	FnIbvPostSrqRecv:                   "ibv_post_srq_recv",
+	FnQPToQPEx:                   "ibv_qp_to_qp_ex",
+	FnWRStart:                    "ibv_wr_start",
+	FnWRComplete:                 "ibv_wr_complete",
+	FnWRAbort:                    "ibv_wr_abort",
+	FnWRAtomicCmpSwp:             "ibv_wr_atomic_cmp_swp",
+	FnWRAtomicFetchAdd:           "ibv_wr_atomic_fetch_add",
+	FnWRBindMW:                   "ibv_wr_bind_mw",
+	FnWRLocalInv:                 "ibv_wr_local_inv",
+	FnWRRDMARead:                 "ibv_wr_rdma_read",
+	FnWRRDMAWrite:                "ibv_wr_rdma_write",
+	FnWRRDMAWriteImm:             "ibv_wr_rdma_write_imm",
+	FnWRSend:                     "ibv_wr_send",
+	FnWRSendImm:                  "ibv_wr_send_imm",
+	FnWRSendInv:                  "ibv_wr_send_inv",
+	FnWRSendTSO:                  "ibv_wr_send_tso",
+	FnWRAtomicWrite:              "ibv_wr_atomic_write",
+	FnWRSetSGE:                   "ibv_wr_set_sge",
+	FnWRSetSGEList:               "ibv_wr_set_sge_list",
+	FnWRSetInlineData:            "ibv_wr_set_inline_data",
+	FnWRSetInlineDataList:        "ibv_wr_set_inline_data_list",
+	FnWRSetUDAddr:                "ibv_wr_set_ud_addr",
+	FnWRSetXRCSRQN:               "ibv_wr_set_xrc_srqn",
+	FnCreateMkey:                 "mlx5dv_create_mkey",
+	FnDestroyMkey:                "mlx5dv_destroy_mkey",
+	FnCreateQP:                   "mlx5dv_create_qp",
+	FnQPExFromIBVQPEx:            "mlx5dv_qp_ex_from_ibv_qp_ex",
+	FnDevxUmemReg:                "mlx5dv_devx_umem_reg",
+	FnDevxUmemRegEx:              "mlx5dv_devx_umem_reg_ex",
+	FnDevxUmemDereg:              "mlx5dv_devx_umem_dereg",
+	FnWRMkeyConfigure:            "mlx5dv_wr_mkey_configure",
+	FnWRSetMkeyAccessFlags:       "mlx5dv_wr_set_mkey_access_flags",
+	FnWRSetMkeyLayoutList:        "mlx5dv_wr_set_mkey_layout_list",
+	FnWRSetMkeyLayoutInterleaved: "mlx5dv_wr_set_mkey_layout_interleaved",
+	FnWRSetDCAddr:                "mlx5dv_wr_set_dc_addr",
+	FnWRSetDCAddrStream:          "mlx5dv_wr_set_dc_addr_stream",
+	FnWRMRInterleaved:            "mlx5dv_wr_mr_interleaved",
+	FnWRMRList:                   "mlx5dv_wr_mr_list",
+	FnWRRawWQE:                   "mlx5dv_wr_raw_wqe",
+	FnWRMemcpy:                   "mlx5dv_wr_memcpy",
+	FnWRSetMkeyCrypto:            "mlx5dv_wr_set_mkey_crypto",
+	FnWRSetMkeySigBlock:          "mlx5dv_wr_set_mkey_sig_block",
+	FnPollCQ:                     "ibv_poll_cq",
+	FnStartPoll:                  "ibv_start_poll",
+	FnNextPoll:                   "ibv_next_poll",
+	FnMkeyCheck:                  "mlx5dv_mkey_check",
+	FnPostRecv:                   "ibv_post_recv",
+	FnPostSRQRecv:                "ibv_post_srq_recv",
 }
 
 // String returns the function's C name.

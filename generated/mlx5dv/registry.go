@@ -53,35 +53,35 @@ func NewMirror(cname string) (any, bool) {
 // ValidateArgs function taking the arguments by their C names: integers as
 // uint64, pointers as unsafe.Pointer; a missing argument is 0 or nil.
 var ArgValidators = map[Func]func(map[string]any) error{
-	FnIbvWrBindMw: func(a map[string]any) error {
-		return ValidateArgsIbvWrBindMw(argPtr(a, "mw"), argPtr(a, "bind_info"))
+	FnWRBindMW: func(a map[string]any) error {
+		return ValidateArgsWRBindMW(argPtr(a, "mw"), argPtr(a, "bind_info"))
 	},
-	FnMlx5dvDevxUmemReg: func(a map[string]any) error {
-		return ValidateArgsMlx5dvDevxUmemReg(AccessFlags(argUint(a, "access")))
+	FnDevxUmemReg: func(a map[string]any) error {
+		return ValidateArgsDevxUmemReg(AccessFlags(argUint(a, "access")))
 	},
-	FnMlx5dvWrMkeyConfigure: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMkeyConfigure(argPtr(a, "mkey"), argPtr(a, "attr"))
+	FnWRMkeyConfigure: func(a map[string]any) error {
+		return ValidateArgsWRMkeyConfigure(argPtr(a, "mkey"), argPtr(a, "attr"))
 	},
-	FnMlx5dvWrSetMkeyAccessFlags: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeyAccessFlags(AccessFlags(argUint(a, "access_flags")))
+	FnWRSetMkeyAccessFlags: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeyAccessFlags(AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrSetDcAddr: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetDcAddr(argPtr(a, "ah"))
+	FnWRSetDCAddr: func(a map[string]any) error {
+		return ValidateArgsWRSetDCAddr(argPtr(a, "ah"))
 	},
-	FnMlx5dvWrSetDcAddrStream: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetDcAddrStream(argPtr(a, "ah"))
+	FnWRSetDCAddrStream: func(a map[string]any) error {
+		return ValidateArgsWRSetDCAddrStream(argPtr(a, "ah"))
 	},
-	FnMlx5dvWrMrInterleaved: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrInterleaved(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
+	FnWRMRInterleaved: func(a map[string]any) error {
+		return ValidateArgsWRMRInterleaved(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrMrList: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrList(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
+	FnWRMRList: func(a map[string]any) error {
+		return ValidateArgsWRMRList(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrSetMkeyCrypto: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeyCrypto(argPtr(a, "attr"))
+	FnWRSetMkeyCrypto: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeyCrypto(argPtr(a, "attr"))
 	},
-	FnMlx5dvWrSetMkeySigBlock: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeySigBlock(argPtr(a, "attr"))
+	FnWRSetMkeySigBlock: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeySigBlock(argPtr(a, "attr"))
 	},
 }
 

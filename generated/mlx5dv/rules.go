@@ -10,7 +10,7 @@ import "syscall"
 var (
 	errIbvWrBindMwLength = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnIbvWrBindMw,
+		Func:  FnWRBindMW,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.length",
 		Says:  "ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.",
@@ -18,7 +18,7 @@ var (
 	}
 	errIbvWrBindMwMw = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnIbvWrBindMw,
+		Func:  FnWRBindMW,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.mw",
 		Says:  "mw is the type 2 memory window to bind; the page gives no meaning to NULL.",
@@ -26,7 +26,7 @@ var (
 	}
 	errIbvWrBindMwBindInfo = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnIbvWrBindMw,
+		Func:  FnWRBindMW,
 		Man:   "ibv_wr_post(3)",
 		Rule:  "ibv_wr.bind_mw.bind_info",
 		Says:  "bind_info describes the range of the MR the window is bound to, and its access; the page gives no meaning to NULL.",
@@ -34,7 +34,7 @@ var (
 	}
 	errCreateMkeyPd = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateMkey,
+		Func:  FnCreateMkey,
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "create_mkey.pd",
 		Says:  "pd is the protection domain the mkey belongs to.",
@@ -42,7 +42,7 @@ var (
 	}
 	errCreateMkeyCreateFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnMlx5dvCreateMkey,
+		Func:  FnCreateMkey,
 		Man:   "mlx5dv_create_mkey(3)",
 		Rule:  "create_mkey.create_flags",
 		Says:  "create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).",
@@ -50,7 +50,7 @@ var (
 	}
 	errCreateQpCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.comp_mask",
 		Says:  "comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.",
@@ -58,7 +58,7 @@ var (
 	}
 	errCreateQpCreateFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.create_flags",
 		Says:  "create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.",
@@ -66,7 +66,7 @@ var (
 	}
 	errCreateQpDcType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.dc_type",
 		Says:  "dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.",
@@ -74,7 +74,7 @@ var (
 	}
 	errCreateQpDciStreamsNeedsDc = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.dci_streams.needs_dc",
 		Says:  "The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.",
@@ -82,7 +82,7 @@ var (
 	}
 	errCreateQpDciStreamsDciOnly = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.dci_streams.dci_only",
 		Says:  "dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.",
@@ -90,7 +90,7 @@ var (
 	}
 	errCreateQpSendOpsFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnMlx5dvCreateQp,
+		Func:  FnCreateQP,
 		Man:   "mlx5dv_create_qp(3)",
 		Rule:  "create_qp.send_ops_flags",
 		Says:  "send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.",
@@ -98,7 +98,7 @@ var (
 	}
 	errUmemAccess = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvDevxUmemReg,
+		Func:  FnDevxUmemReg,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.access",
 		Says:  "access is 0 or an OR of enum ibv_access_flags.",
@@ -106,7 +106,7 @@ var (
 	}
 	errUmemInAccess = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvDevxUmemRegEx,
+		Func:  FnDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.access",
 		Says:  "umem_in->access is 0 or an OR of enum ibv_access_flags.",
@@ -114,7 +114,7 @@ var (
 	}
 	errUmemInCompMask = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnMlx5dvDevxUmemRegEx,
+		Func:  FnDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.comp_mask",
 		Says:  "comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).",
@@ -122,7 +122,7 @@ var (
 	}
 	errUmemInDmabufFdMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvDevxUmemRegEx,
+		Func:  FnDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.dmabuf_fd.mask",
 		Says:  "Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.",
@@ -130,7 +130,7 @@ var (
 	}
 	errUmemInDmabufFdNegative = &RuleError{
 		Errno: syscall.EBADF,
-		Func:  FnMlx5dvDevxUmemRegEx,
+		Func:  FnDevxUmemRegEx,
 		Man:   "mlx5dv_devx_umem_reg(3)",
 		Rule:  "umem.in.dmabuf_fd.negative",
 		Says:  "With MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is a file descriptor, so it is not negative.",
@@ -138,7 +138,7 @@ var (
 	}
 	errMkeyConfigureMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMkeyConfigure,
+		Func:  FnWRMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.mkey",
 		Says:  "mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.",
@@ -146,7 +146,7 @@ var (
 	}
 	errMkeyConfigureAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMkeyConfigure,
+		Func:  FnWRMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.attr",
 		Says:  "attr holds the attributes of the configuration.",
@@ -154,7 +154,7 @@ var (
 	}
 	errMkeyConfigureConfFlags = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnMlx5dvWrMkeyConfigure,
+		Func:  FnWRMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.conf_flags",
 		Says:  "conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.",
@@ -162,7 +162,7 @@ var (
 	}
 	errMkeyConfigureCompMask = &RuleError{
 		Errno: syscall.EOPNOTSUPP,
-		Func:  FnMlx5dvWrMkeyConfigure,
+		Func:  FnWRMkeyConfigure,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.comp_mask",
 		Says:  "comp_mask is reserved for extensions and must be 0.",
@@ -170,7 +170,7 @@ var (
 	}
 	errMkeyConfigureAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyAccessFlags,
+		Func:  FnWRSetMkeyAccessFlags,
 		Man:   "mlx5dv_wr_mkey_configure(3)",
 		Rule:  "mkey_configure.access_flags",
 		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
@@ -178,7 +178,7 @@ var (
 	}
 	errWrPostMrInterleavedAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMrInterleaved,
+		Func:  FnWRMRInterleaved,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.access_flags",
 		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
@@ -186,7 +186,7 @@ var (
 	}
 	errWrPostMrInterleavedMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMrInterleaved,
+		Func:  FnWRMRInterleaved,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_interleaved.mkey",
 		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
@@ -194,7 +194,7 @@ var (
 	}
 	errWrPostMrListAccessFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMrList,
+		Func:  FnWRMRList,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.access_flags",
 		Says:  "Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.",
@@ -202,7 +202,7 @@ var (
 	}
 	errWrPostMrListMkey = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrMrList,
+		Func:  FnWRMRList,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.mr_list.mkey",
 		Says:  "mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.",
@@ -210,7 +210,7 @@ var (
 	}
 	errWrPostDcAddrAh = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetDcAddr,
+		Func:  FnWRSetDCAddr,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr.ah",
 		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
@@ -218,7 +218,7 @@ var (
 	}
 	errWrPostDcAddrStreamAh = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetDcAddrStream,
+		Func:  FnWRSetDCAddrStream,
 		Man:   "mlx5dv_wr_post(3)",
 		Rule:  "wr_post.dc_addr_stream.ah",
 		Says:  "ah is the address handle of the destination; the page gives no meaning to NULL.",
@@ -226,7 +226,7 @@ var (
 	}
 	errCryptoAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.attr",
 		Says:  "attr holds the crypto attributes to set; the page gives no meaning to NULL.",
@@ -234,7 +234,7 @@ var (
 	}
 	errCryptoStandard = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.standard",
 		Says:  "crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).",
@@ -242,7 +242,7 @@ var (
 	}
 	errCryptoOrder = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.order",
 		Says:  "signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.",
@@ -250,7 +250,7 @@ var (
 	}
 	errCryptoDataUnitSize = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.data_unit_size",
 		Says:  "data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).",
@@ -258,7 +258,7 @@ var (
 	}
 	errCryptoDek = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.dek",
 		Says:  "dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().",
@@ -266,7 +266,7 @@ var (
 	}
 	errCryptoCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeyCrypto,
+		Func:  FnWRSetMkeyCrypto,
 		Man:   "mlx5dv_wr_set_mkey_crypto(3)",
 		Rule:  "crypto.comp_mask",
 		Says:  "comp_mask is reserved for extensions and must be 0.",
@@ -274,7 +274,7 @@ var (
 	}
 	errSigNoDomain = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.no_domain",
 		Says:  "At least one of mem and wire describes a signature.",
@@ -282,7 +282,7 @@ var (
 	}
 	errSigAttr = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.attr",
 		Says:  "attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).",
@@ -290,7 +290,7 @@ var (
 	}
 	errSigFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.flags",
 		Says:  "flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.",
@@ -298,7 +298,7 @@ var (
 	}
 	errSigCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.comp_mask",
 		Says:  "comp_mask of the attributes is reserved for extensions and must be 0.",
@@ -306,7 +306,7 @@ var (
 	}
 	errSigDomainSigType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.sig_type",
 		Says:  "sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).",
@@ -314,7 +314,7 @@ var (
 	}
 	errSigDomainDif = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.dif",
 		Says:  "sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.",
@@ -322,7 +322,7 @@ var (
 	}
 	errSigDomainCrc = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.crc",
 		Says:  "For a CRC signature, sig.crc points to its parameters.",
@@ -330,7 +330,7 @@ var (
 	}
 	errSigDomainBlockSize = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.block_size",
 		Says:  "block_size is the domain's block size, a member of enum mlx5dv_block_size (pages up to 50.0 call it enum mlx5dv_sig_block_size, which does not exist).",
@@ -338,7 +338,7 @@ var (
 	}
 	errSigDomainCompMask = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.domain.comp_mask",
 		Says:  "comp_mask of a domain is reserved for extensions and must be 0.",
@@ -346,7 +346,7 @@ var (
 	}
 	errSigCrcType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.type",
 		Says:  "type is the CRC: MLX5DV_SIG_CRC_TYPE_CRC32 (the 32-bit CRC of FC-PH, ANSI X3.230:1994), MLX5DV_SIG_CRC_TYPE_CRC32C (the 32-bit Castagnoli CRC of iSCSI, RFC 3720) or MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (the 64-bit CRC of Microsoft's XP10 compression).",
@@ -354,7 +354,7 @@ var (
 	}
 	errSigCrcSeed32 = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.seed32",
 		Says:  "The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).",
@@ -362,7 +362,7 @@ var (
 	}
 	errSigCrcSeed64 = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.crc.seed64",
 		Says:  "The only seeds supported for CRC64_XP10 are 0 and 0xFFFFFFFFFFFFFFFF (UINT64_MAX).",
@@ -370,7 +370,7 @@ var (
 	}
 	errSigT10difBgType = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.bg_type",
 		Says:  "bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).",
@@ -378,7 +378,7 @@ var (
 	}
 	errSigT10difBg = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.bg",
 		Says:  "bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).",
@@ -386,7 +386,7 @@ var (
 	}
 	errSigT10difFlags = &RuleError{
 		Errno: syscall.EINVAL,
-		Func:  FnMlx5dvWrSetMkeySigBlock,
+		Func:  FnWRSetMkeySigBlock,
 		Man:   "mlx5dv_wr_set_mkey_sig_block(3)",
 		Rule:  "sig.t10dif.flags",
 		Says:  "flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says \"one of\", but the values are bits and may be combined.",

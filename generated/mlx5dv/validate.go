@@ -509,9 +509,9 @@ func (s *SigT10DIF) Validate() error {
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvWrBindMwInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
+// ValidateArgsWRBindMWInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
+func ValidateArgsWRBindMWInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
 	if mw == nil {
 		setRuleError(e, errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
@@ -525,19 +525,19 @@ func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsaf
 	return true
 }
 
-// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
+// ValidateArgsWRBindMW checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+func ValidateArgsWRBindMW(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvWrBindMwInto(&e, mw, bindInfo) {
+	if ValidateArgsWRBindMWInto(&e, mw, bindInfo) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
+// ValidateArgsDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
+func ValidateArgsDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
 		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
@@ -546,19 +546,19 @@ func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
 	return true
 }
 
-// ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
+// ValidateArgsDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvDevxUmemReg(access AccessFlags) error {
+func ValidateArgsDevxUmemReg(access AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvDevxUmemRegInto(&e, access) {
+	if ValidateArgsDevxUmemRegInto(&e, access) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
+// ValidateArgsWRMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
+func ValidateArgsWRMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// rule mkey_configure.mkey: mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.
 	if mkey == nil {
 		setRuleError(e, errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
@@ -572,19 +572,19 @@ func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, at
 	return true
 }
 
-// ValidateArgsMlx5dvWrMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure, and
+// ValidateArgsWRMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
+func ValidateArgsWRMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMkeyConfigureInto(&e, mkey, attr) {
+	if ValidateArgsWRMkeyConfigureInto(&e, mkey, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
+// ValidateArgsWRSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
+func ValidateArgsWRSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
 	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -593,19 +593,19 @@ func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags Access
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
+// ValidateArgsWRSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags AccessFlags) error {
+func ValidateArgsWRSetMkeyAccessFlags(accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, accessFlags) {
+	if ValidateArgsWRSetMkeyAccessFlagsInto(&e, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
+// ValidateArgsWRSetDCAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
+func ValidateArgsWRSetDCAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -614,19 +614,19 @@ func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
+// ValidateArgsWRSetDCAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
+func ValidateArgsWRSetDCAddr(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetDcAddrInto(&e, ah) {
+	if ValidateArgsWRSetDCAddrInto(&e, ah) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
+// ValidateArgsWRSetDCAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
+func ValidateArgsWRSetDCAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -635,19 +635,19 @@ func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bo
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
+// ValidateArgsWRSetDCAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
+func ValidateArgsWRSetDCAddrStream(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetDcAddrStreamInto(&e, ah) {
+	if ValidateArgsWRSetDCAddrStreamInto(&e, ah) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
+// ValidateArgsWRMRInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
+func ValidateArgsWRMRInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -661,19 +661,19 @@ func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, ac
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
+// ValidateArgsWRMRInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) error {
+func ValidateArgsWRMRInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
+	if ValidateArgsWRMRInterleavedInto(&e, mkey, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
+// ValidateArgsWRMRListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
+func ValidateArgsWRMRListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -687,19 +687,19 @@ func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFla
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
+// ValidateArgsWRMRList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
+func ValidateArgsWRMRList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
+	if ValidateArgsWRMRListInto(&e, mkey, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
+// ValidateArgsWRSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsWRSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
 	if attr == nil {
 		setRuleError(e, errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -708,19 +708,19 @@ func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bo
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
+// ValidateArgsWRSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+func ValidateArgsWRSetMkeyCrypto(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeyCryptoInto(&e, attr) {
+	if ValidateArgsWRSetMkeyCryptoInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
+// ValidateArgsWRSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsWRSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
 	if attr == nil {
 		setRuleError(e, errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -729,11 +729,11 @@ func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) 
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
+// ValidateArgsWRSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+func ValidateArgsWRSetMkeySigBlock(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeySigBlockInto(&e, attr) {
+	if ValidateArgsWRSetMkeySigBlockInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)

@@ -81,14 +81,14 @@ func TestValidateIntoNoAllocations(t *testing.T) {
 		if u.ValidateInto(&e) || !good.ValidateInto(&e) || good.Validate() != nil {
 			t.Fatal("wrong verdict")
 		}
-		if mlx5dv.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, mlx5dv.IBV_ACCESS_RELAXED_ORDERING) {
+		if mlx5dv.ValidateArgsWRSetMkeyAccessFlagsInto(&e, mlx5dv.IBV_ACCESS_RELAXED_ORDERING) {
 			t.Fatal("RELAXED_ORDERING accepted")
 		}
 	})
 	if n != 0 {
 		t.Errorf("%v allocations", n)
 	}
-	if e.Rule != "mkey_configure.access_flags" || e.WR != -1 || e.Func != mlx5dv.FnMlx5dvWrSetMkeyAccessFlags {
+	if e.Rule != "mkey_configure.access_flags" || e.WR != -1 || e.Func != mlx5dv.FnWRSetMkeyAccessFlags {
 		t.Errorf("filled %+v", e)
 	}
 }

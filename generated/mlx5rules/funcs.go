@@ -13,13 +13,13 @@ type SetterGroup uint16
 
 const (
 	GroupData      SetterGroup = 1 << iota // the setter group data
-	GroupDcAddr                            // the setter group dc_addr
+	GroupDCAddr                            // the setter group dc_addr
 	GroupAccess                            // the setter group access
 	GroupLayout                            // the setter group layout
 	GroupSignature                         // the setter group signature
 	GroupCrypto                            // the setter group crypto
-	GroupUdAddr                            // the setter group ud_addr
-	GroupXrcSrqn                           // the setter group xrc_srqn
+	GroupUDAddr                            // the setter group ud_addr
+	GroupXRCSRQN                           // the setter group xrc_srqn
 )
 
 // Function kinds.
@@ -48,31 +48,31 @@ type FuncInfo struct {
 
 // Funcs describes every function, indexed by Func.
 var Funcs = [mlx5dv.NumFuncs]FuncInfo{
-	mlx5dv.FnIbvQpToQpEx: {
+	mlx5dv.FnQPToQPEx: {
 		Kind:    "helper",
 		Man:     "ibv_create_qp_ex(3)",
 		Name:    "ibv_qp_to_qp_ex",
 		Returns: "value",
 	},
-	mlx5dv.FnIbvWrStart: {
+	mlx5dv.FnWRStart: {
 		Kind:    "helper",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_start",
 		Returns: "void",
 	},
-	mlx5dv.FnIbvWrComplete: {
+	mlx5dv.FnWRComplete: {
 		Kind:    "helper",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_complete",
 		Returns: "errno",
 	},
-	mlx5dv.FnIbvWrAbort: {
+	mlx5dv.FnWRAbort: {
 		Kind:    "helper",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_abort",
 		Returns: "void",
 	},
-	mlx5dv.FnIbvWrAtomicCmpSwp: {
+	mlx5dv.FnWRAtomicCmpSwp: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_atomic_cmp_swp",
@@ -82,7 +82,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrAtomicFetchAdd: {
+	mlx5dv.FnWRAtomicFetchAdd: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_atomic_fetch_add",
@@ -92,7 +92,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrBindMw: {
+	mlx5dv.FnWRBindMW: {
 		Kind:    "builder",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_bind_mw",
@@ -100,7 +100,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Returns: "deferred",
 		SendOp:  uint64(mlx5dv.IBV_QP_EX_WITH_BIND_MW),
 	},
-	mlx5dv.FnIbvWrLocalInv: {
+	mlx5dv.FnWRLocalInv: {
 		Kind:    "builder",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_local_inv",
@@ -108,7 +108,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Returns: "deferred",
 		SendOp:  uint64(mlx5dv.IBV_QP_EX_WITH_LOCAL_INV),
 	},
-	mlx5dv.FnIbvWrRdmaRead: {
+	mlx5dv.FnWRRDMARead: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_rdma_read",
@@ -118,7 +118,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_RDMA_READ),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrRdmaWrite: {
+	mlx5dv.FnWRRDMAWrite: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_rdma_write",
@@ -128,7 +128,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrRdmaWriteImm: {
+	mlx5dv.FnWRRDMAWriteImm: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_rdma_write_imm",
@@ -138,7 +138,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrSend: {
+	mlx5dv.FnWRSend: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_send",
@@ -148,7 +148,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_SEND),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrSendImm: {
+	mlx5dv.FnWRSendImm: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_send_imm",
@@ -158,7 +158,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_SEND_WITH_IMM),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrSendInv: {
+	mlx5dv.FnWRSendInv: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_send_inv",
@@ -168,7 +168,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_SEND_WITH_INV),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrSendTso: {
+	mlx5dv.FnWRSendTSO: {
 		Kind:     "builder",
 		Man:      "ibv_wr_post(3)",
 		Name:     "ibv_wr_send_tso",
@@ -178,7 +178,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		SendOp:   uint64(mlx5dv.IBV_QP_EX_WITH_TSO),
 		Takes:    GroupData,
 	},
-	mlx5dv.FnIbvWrAtomicWrite: {
+	mlx5dv.FnWRAtomicWrite: {
 		Kind:    "builder",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_atomic_write",
@@ -186,7 +186,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Returns: "deferred",
 		SendOp:  uint64(mlx5dv.IBV_QP_EX_WITH_ATOMIC_WRITE),
 	},
-	mlx5dv.FnIbvWrSetSge: {
+	mlx5dv.FnWRSetSGE: {
 		Group:   GroupData,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
@@ -194,7 +194,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		QPTypes: mlx5dv.QPRC | mlx5dv.QPUC | mlx5dv.QPUD | mlx5dv.QPXRCSend | mlx5dv.QPRawPacket | mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvWrSetSgeList: {
+	mlx5dv.FnWRSetSGEList: {
 		Group:   GroupData,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
@@ -202,83 +202,83 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		QPTypes: mlx5dv.QPRC | mlx5dv.QPUC | mlx5dv.QPUD | mlx5dv.QPXRCSend | mlx5dv.QPRawPacket | mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvWrSetInlineData: {
+	mlx5dv.FnWRSetInlineData: {
 		Group:   GroupData,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_set_inline_data",
-		Of:      []mlx5dv.Func{mlx5dv.FnIbvWrSend, mlx5dv.FnIbvWrSendImm, mlx5dv.FnIbvWrSendInv, mlx5dv.FnIbvWrRdmaWrite, mlx5dv.FnIbvWrRdmaWriteImm},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRSend, mlx5dv.FnWRSendImm, mlx5dv.FnWRSendInv, mlx5dv.FnWRRDMAWrite, mlx5dv.FnWRRDMAWriteImm},
 		QPTypes: mlx5dv.QPRC | mlx5dv.QPUC | mlx5dv.QPUD | mlx5dv.QPXRCSend | mlx5dv.QPRawPacket | mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvWrSetInlineDataList: {
+	mlx5dv.FnWRSetInlineDataList: {
 		Group:   GroupData,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_set_inline_data_list",
-		Of:      []mlx5dv.Func{mlx5dv.FnIbvWrSend, mlx5dv.FnIbvWrSendImm, mlx5dv.FnIbvWrSendInv, mlx5dv.FnIbvWrRdmaWrite, mlx5dv.FnIbvWrRdmaWriteImm},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRSend, mlx5dv.FnWRSendImm, mlx5dv.FnWRSendInv, mlx5dv.FnWRRDMAWrite, mlx5dv.FnWRRDMAWriteImm},
 		QPTypes: mlx5dv.QPRC | mlx5dv.QPUC | mlx5dv.QPUD | mlx5dv.QPXRCSend | mlx5dv.QPRawPacket | mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvWrSetUdAddr: {
-		Group:   GroupUdAddr,
+	mlx5dv.FnWRSetUDAddr: {
+		Group:   GroupUDAddr,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_set_ud_addr",
 		QPTypes: mlx5dv.QPUD,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvWrSetXrcSrqn: {
-		Group:   GroupXrcSrqn,
+	mlx5dv.FnWRSetXRCSRQN: {
+		Group:   GroupXRCSRQN,
 		Kind:    "setter",
 		Man:     "ibv_wr_post(3)",
 		Name:    "ibv_wr_set_xrc_srqn",
 		QPTypes: mlx5dv.QPXRCSend,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvCreateMkey: {
+	mlx5dv.FnCreateMkey: {
 		Kind:    "verb",
 		Man:     "mlx5dv_create_mkey(3)",
 		Name:    "mlx5dv_create_mkey",
 		Returns: "pointer-errno",
 	},
-	mlx5dv.FnMlx5dvDestroyMkey: {
+	mlx5dv.FnDestroyMkey: {
 		Kind:    "verb",
 		Man:     "mlx5dv_create_mkey(3)",
 		Name:    "mlx5dv_destroy_mkey",
 		Returns: "errno",
 	},
-	mlx5dv.FnMlx5dvCreateQp: {
+	mlx5dv.FnCreateQP: {
 		Kind:    "verb",
 		Man:     "mlx5dv_create_qp(3)",
 		Name:    "mlx5dv_create_qp",
 		Returns: "pointer-errno",
 	},
-	mlx5dv.FnMlx5dvQpExFromIbvQpEx: {
+	mlx5dv.FnQPExFromIBVQPEx: {
 		Kind:    "helper",
 		Man:     "mlx5dv_wr_post(3)",
 		Name:    "mlx5dv_qp_ex_from_ibv_qp_ex",
 		Returns: "value",
 	},
-	mlx5dv.FnMlx5dvDevxUmemReg: {
+	mlx5dv.FnDevxUmemReg: {
 		Kind:    "verb",
 		Man:     "mlx5dv_devx_umem_reg(3)",
 		Name:    "mlx5dv_devx_umem_reg",
 		Returns: "pointer-errno",
 	},
-	mlx5dv.FnMlx5dvDevxUmemRegEx: {
+	mlx5dv.FnDevxUmemRegEx: {
 		Kind:    "verb",
 		Man:     "mlx5dv_devx_umem_reg(3)",
 		Name:    "mlx5dv_devx_umem_reg_ex",
 		Returns: "pointer-errno",
 	},
-	mlx5dv.FnMlx5dvDevxUmemDereg: {
+	mlx5dv.FnDevxUmemDereg: {
 		Kind:    "verb",
 		Man:     "mlx5dv_devx_umem_reg(3)",
 		Name:    "mlx5dv_devx_umem_dereg",
 		Returns: "errno",
 	},
-	mlx5dv.FnMlx5dvWrMkeyConfigure: {
+	mlx5dv.FnWRMkeyConfigure: {
 		Kind:      "builder",
 		Man:       "mlx5dv_wr_mkey_configure(3)",
 		MlxSendOp: uint64(mlx5dv.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE),
@@ -288,50 +288,50 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Takes:     GroupAccess | GroupLayout | GroupSignature | GroupCrypto,
 		WRFlags:   uint32(mlx5dv.IBV_SEND_INLINE),
 	},
-	mlx5dv.FnMlx5dvWrSetMkeyAccessFlags: {
+	mlx5dv.FnWRSetMkeyAccessFlags: {
 		Group:   GroupAccess,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
 		Name:    "mlx5dv_wr_set_mkey_access_flags",
-		Of:      []mlx5dv.Func{mlx5dv.FnMlx5dvWrMkeyConfigure},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRMkeyConfigure},
 		QPTypes: mlx5dv.QPRC,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetMkeyLayoutList: {
+	mlx5dv.FnWRSetMkeyLayoutList: {
 		Group:   GroupLayout,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
 		Name:    "mlx5dv_wr_set_mkey_layout_list",
-		Of:      []mlx5dv.Func{mlx5dv.FnMlx5dvWrMkeyConfigure},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRMkeyConfigure},
 		QPTypes: mlx5dv.QPRC,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetMkeyLayoutInterleaved: {
+	mlx5dv.FnWRSetMkeyLayoutInterleaved: {
 		Group:   GroupLayout,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_mkey_configure(3)",
 		Name:    "mlx5dv_wr_set_mkey_layout_interleaved",
-		Of:      []mlx5dv.Func{mlx5dv.FnMlx5dvWrMkeyConfigure},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRMkeyConfigure},
 		QPTypes: mlx5dv.QPRC,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetDcAddr: {
-		Group:   GroupDcAddr,
+	mlx5dv.FnWRSetDCAddr: {
+		Group:   GroupDCAddr,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_post(3)",
 		Name:    "mlx5dv_wr_set_dc_addr",
 		QPTypes: mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetDcAddrStream: {
-		Group:   GroupDcAddr,
+	mlx5dv.FnWRSetDCAddrStream: {
+		Group:   GroupDCAddr,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_post(3)",
 		Name:    "mlx5dv_wr_set_dc_addr_stream",
 		QPTypes: mlx5dv.QPDCI,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrMrInterleaved: {
+	mlx5dv.FnWRMRInterleaved: {
 		Kind:      "builder",
 		Man:       "mlx5dv_wr_post(3)",
 		MlxSendOp: uint64(mlx5dv.MLX5DV_QP_EX_WITH_MR_INTERLEAVED),
@@ -340,7 +340,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Returns:   "deferred",
 		WRFlags:   uint32(mlx5dv.IBV_SEND_INLINE),
 	},
-	mlx5dv.FnMlx5dvWrMrList: {
+	mlx5dv.FnWRMRList: {
 		Kind:      "builder",
 		Man:       "mlx5dv_wr_post(3)",
 		MlxSendOp: uint64(mlx5dv.MLX5DV_QP_EX_WITH_MR_LIST),
@@ -349,7 +349,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Returns:   "deferred",
 		WRFlags:   uint32(mlx5dv.IBV_SEND_INLINE),
 	},
-	mlx5dv.FnMlx5dvWrRawWqe: {
+	mlx5dv.FnWRRawWQE: {
 		Kind:      "builder",
 		Man:       "mlx5dv_wr_post(3)",
 		MlxSendOp: uint64(mlx5dv.MLX5DV_QP_EX_WITH_RAW_WQE),
@@ -357,7 +357,7 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		QPTypes:   mlx5dv.QPRC | mlx5dv.QPUC | mlx5dv.QPUD | mlx5dv.QPXRCSend | mlx5dv.QPRawPacket | mlx5dv.QPDCI,
 		Returns:   "deferred",
 	},
-	mlx5dv.FnMlx5dvWrMemcpy: {
+	mlx5dv.FnWRMemcpy: {
 		Kind:      "builder",
 		Man:       "mlx5dv_wr_post(3)",
 		MlxSendOp: uint64(mlx5dv.MLX5DV_QP_EX_WITH_MEMCPY),
@@ -365,55 +365,55 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		QPTypes:   mlx5dv.QPRC | mlx5dv.QPDCI,
 		Returns:   "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetMkeyCrypto: {
+	mlx5dv.FnWRSetMkeyCrypto: {
 		Group:   GroupCrypto,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
 		Name:    "mlx5dv_wr_set_mkey_crypto",
-		Of:      []mlx5dv.Func{mlx5dv.FnMlx5dvWrMkeyConfigure},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRMkeyConfigure},
 		QPTypes: mlx5dv.QPRC,
 		Returns: "deferred",
 	},
-	mlx5dv.FnMlx5dvWrSetMkeySigBlock: {
+	mlx5dv.FnWRSetMkeySigBlock: {
 		Group:   GroupSignature,
 		Kind:    "setter",
 		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
 		Name:    "mlx5dv_wr_set_mkey_sig_block",
-		Of:      []mlx5dv.Func{mlx5dv.FnMlx5dvWrMkeyConfigure},
+		Of:      []mlx5dv.Func{mlx5dv.FnWRMkeyConfigure},
 		QPTypes: mlx5dv.QPRC,
 		Returns: "deferred",
 	},
-	mlx5dv.FnIbvPollCq: {
+	mlx5dv.FnPollCQ: {
 		Kind:    "verb",
 		Man:     "ibv_poll_cq(3)",
 		Name:    "ibv_poll_cq",
 		Returns: "value",
 	},
-	mlx5dv.FnIbvStartPoll: {
+	mlx5dv.FnStartPoll: {
 		Kind:    "verb",
 		Man:     "ibv_create_cq_ex(3)",
 		Name:    "ibv_start_poll",
 		Returns: "errno",
 	},
-	mlx5dv.FnIbvNextPoll: {
+	mlx5dv.FnNextPoll: {
 		Kind:    "verb",
 		Man:     "ibv_create_cq_ex(3)",
 		Name:    "ibv_next_poll",
 		Returns: "errno",
 	},
-	mlx5dv.FnMlx5dvMkeyCheck: {
+	mlx5dv.FnMkeyCheck: {
 		Kind:    "verb",
 		Man:     "mlx5dv_mkey_check(3)",
 		Name:    "mlx5dv_mkey_check",
 		Returns: "errno",
 	},
-	mlx5dv.FnIbvPostRecv: {
+	mlx5dv.FnPostRecv: {
 		Kind:    "verb",
 		Man:     "ibv_post_recv(3)",
 		Name:    "ibv_post_recv",
 		Returns: "errno",
 	},
-	mlx5dv.FnIbvPostSrqRecv: {
+	mlx5dv.FnPostSRQRecv: {
 		Kind:    "verb",
 		Man:     "ibv_post_srq_recv(3)",
 		Name:    "ibv_post_srq_recv",

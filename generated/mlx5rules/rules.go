@@ -2098,16 +2098,16 @@ type ChainCheck int8
 
 const (
 	ChainInBatch            ChainCheck = iota // in_batch
-	ChainQpType                               // qp_type
+	ChainQPType                               // qp_type
 	ChainSendOp                               // send_op
-	ChainWrFlags                              // wr_flags
+	ChainWRFlags                              // wr_flags
 	ChainSetterAfterBuilder                   // setter_after_builder
 	ChainSetterOnce                           // setter_once
 	ChainLayoutOnce                           // layout_once
 	ChainNumSetters                           // num_setters
 	ChainRequiresData                         // requires_data
-	ChainRequiresDcAddr                       // requires_dc_addr
-	ChainSgeCount                             // sge_count
+	ChainRequiresDCAddr                       // requires_dc_addr
+	ChainSGECount                             // sge_count
 	ChainInlineSize                           // inline_size
 	ChainLayoutEntries                        // layout_entries
 	ChainMkeyEntries                          // mkey_entries
@@ -2118,17 +2118,17 @@ const (
 	ChainMkeyCryptoState                      // mkey_crypto_state
 	ChainMemcpyZero                           // memcpy_zero
 	ChainMemcpyMax                            // memcpy_max
-	ChainDcStreams                            // dc_streams
-	ChainDcStreamId                           // dc_stream_id
+	ChainDCStreams                            // dc_streams
+	ChainDCStreamID                           // dc_stream_id
 	ChainCopyMaskStructure                    // copy_mask_structure
 	ChainCryptoOrder                          // crypto_order
 	ChainLength4g                             // length_4g
 	ChainSingleBlock                          // single_block
-	ChainBsfRoom                              // bsf_room
-	ChainSqRoom                               // sq_room
-	ChainRawWqeSize                           // raw_wqe_size
-	ChainRqRoom                               // rq_room
-	ChainRqSgeCount                           // rq_sge_count
+	ChainBSFRoom                              // bsf_room
+	ChainSQRoom                               // sq_room
+	ChainRawWQESize                           // raw_wqe_size
+	ChainRQRoom                               // rq_room
+	ChainRQSGECount                           // rq_sge_count
 	NumChainChecks                            // the number of chain checks
 )
 
@@ -2591,11 +2591,11 @@ func (c ChainCheck) String() string {
 	switch c {
 	case ChainInBatch:
 		return "in_batch"
-	case ChainQpType:
+	case ChainQPType:
 		return "qp_type"
 	case ChainSendOp:
 		return "send_op"
-	case ChainWrFlags:
+	case ChainWRFlags:
 		return "wr_flags"
 	case ChainSetterAfterBuilder:
 		return "setter_after_builder"
@@ -2607,9 +2607,9 @@ func (c ChainCheck) String() string {
 		return "num_setters"
 	case ChainRequiresData:
 		return "requires_data"
-	case ChainRequiresDcAddr:
+	case ChainRequiresDCAddr:
 		return "requires_dc_addr"
-	case ChainSgeCount:
+	case ChainSGECount:
 		return "sge_count"
 	case ChainInlineSize:
 		return "inline_size"
@@ -2631,9 +2631,9 @@ func (c ChainCheck) String() string {
 		return "memcpy_zero"
 	case ChainMemcpyMax:
 		return "memcpy_max"
-	case ChainDcStreams:
+	case ChainDCStreams:
 		return "dc_streams"
-	case ChainDcStreamId:
+	case ChainDCStreamID:
 		return "dc_stream_id"
 	case ChainCopyMaskStructure:
 		return "copy_mask_structure"
@@ -2643,15 +2643,15 @@ func (c ChainCheck) String() string {
 		return "length_4g"
 	case ChainSingleBlock:
 		return "single_block"
-	case ChainBsfRoom:
+	case ChainBSFRoom:
 		return "bsf_room"
-	case ChainSqRoom:
+	case ChainSQRoom:
 		return "sq_room"
-	case ChainRawWqeSize:
+	case ChainRawWQESize:
 		return "raw_wqe_size"
-	case ChainRqRoom:
+	case ChainRQRoom:
 		return "rq_room"
-	case ChainRqSgeCount:
+	case ChainRQSGECount:
 		return "rq_sge_count"
 	}
 	return "ChainCheck(" + strconv.Itoa(int(c)) + ")"

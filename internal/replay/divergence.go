@@ -100,8 +100,8 @@ type qpFix struct {
 // accepted are legal there.
 var qpFixes = map[mlx5rules.ChainCheck]qpFix{
 	// A stream id is 16 bits: 2^16 streams hold every one.
-	mlx5rules.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
-	mlx5rules.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx5rules.ChainDCStreams:  {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx5rules.ChainDCStreamID: {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
 	mlx5rules.ChainSendOp: {"a QP created with every send-op bit", func(qp *sq.QP) {
 		qp.SendOps, qp.MlxSendOps = ^mlx.IBVQPCreateSendOpsFlags(0), ^mlx.QPCreateSendOpsFlags(0)
 	}},

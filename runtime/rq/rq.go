@@ -155,11 +155,11 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 // list: room first (mlx5_wq_overflow), then the SGE count.
 func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
 	if cur := q.head - q.tail; cur+nreq >= q.max {
-		return ruleErr(&q.errv, mlx5rules.ChainRqRoom, mlx.FnIbvPostRecv, wr,
+		return ruleErr(&q.errv, mlx5rules.ChainRQRoom, mlx.FnPostRecv, wr,
 			"outstanding", mlx.TestMax, uint64(cur)+uint64(nreq)+1, uint64(q.max), "max_post")
 	}
 	if len(sges) > q.maxGS {
-		return ruleErr(&q.errv, mlx5rules.ChainRqSgeCount, mlx.FnIbvPostRecv, wr,
+		return ruleErr(&q.errv, mlx5rules.ChainRQSGECount, mlx.FnPostRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(q.maxGS), "max_gs")
 	}
 	return nil

@@ -215,11 +215,11 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 	if len(sges) > s.maxGS {
-		return 0, ruleErr(&s.errv, mlx5rules.ChainRqSgeCount, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
 	}
 	if s.head == s.tail {
-		return 0, ruleErr(&s.errv, mlx5rules.ChainRqRoom, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQRoom, mlx.FnPostSRQRecv, wr,
 			"free WQEs", mlx.TestMin, 0, 1, "")
 	}
 	next := s.next(int(s.head))

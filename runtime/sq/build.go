@@ -44,14 +44,14 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 
 // Send builds a send. ibv_wr_send; rdma-core: mlx5_send_wr_send_other.
 func (q *SQ) Send() error {
-	_, err := q.dataWR(mlx.FnIbvWrSend, mlx.MLX5_OPCODE_SEND, 0)
+	_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
 	return err
 }
 
 // SendImm builds a send with immediate data; imm is the __be32 value as
 // the API takes it (stored as given). ibv_wr_send_imm.
 func (q *SQ) SendImm(imm mlx.BE32) error {
-	if _, err := q.dataWR(mlx.FnIbvWrSendImm, mlx.MLX5_OPCODE_SEND_IMM, 0); err != nil {
+	if _, err := q.dataWR(mlx.FnWRSendImm, mlx.MLX5_OPCODE_SEND_IMM, 0); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -61,7 +61,7 @@ func (q *SQ) SendImm(imm mlx.BE32) error {
 // SendInv builds a send that invalidates rkey at the peer.
 // ibv_wr_send_inv.
 func (q *SQ) SendInv(rkey uint32) error {
-	if _, err := q.dataWR(mlx.FnIbvWrSendInv, mlx.MLX5_OPCODE_SEND_INVAL, 0); err != nil {
+	if _, err := q.dataWR(mlx.FnWRSendInv, mlx.MLX5_OPCODE_SEND_INVAL, 0); err != nil {
 		return err
 	}
 	q.ctrl().SetImm(rkey)
@@ -103,13 +103,13 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
 // rdma-core: mlx5_send_wr_rdma_write.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnIbvWrRdmaWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
+	return q.rdma(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
 }
 
 // RDMAWriteImm builds an RDMA write with immediate data (imm as the
 // __be32 the API takes). ibv_wr_rdma_write_imm.
 func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
-	if err := q.rdma(mlx.FnIbvWrRdmaWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
+	if err := q.rdma(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -118,7 +118,7 @@ func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
 
 // RDMARead builds an RDMA read from raddr under rkey. ibv_wr_rdma_read.
 func (q *SQ) RDMARead(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnIbvWrRdmaRead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
+	return q.rdma(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
 }
 
 func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
@@ -139,13 +139,13 @@ func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd 
 // AtomicCmpSwp builds an 8-byte compare and swap at raddr.
 // ibv_wr_atomic_cmp_swp.
 func (q *SQ) AtomicCmpSwp(rkey uint32, raddr, compare, swap uint64) error {
-	return q.atomic(mlx.FnIbvWrAtomicCmpSwp, mlx.MLX5_OPCODE_ATOMIC_CS, rkey, raddr, swap, &compare)
+	return q.atomic(mlx.FnWRAtomicCmpSwp, mlx.MLX5_OPCODE_ATOMIC_CS, rkey, raddr, swap, &compare)
 }
 
 // AtomicFetchAdd builds an 8-byte fetch and add at raddr. The compare
 // field is left as it is, as libmlx5 leaves it. ibv_wr_atomic_fetch_add.
 func (q *SQ) AtomicFetchAdd(rkey uint32, raddr, add uint64) error {
-	return q.atomic(mlx.FnIbvWrAtomicFetchAdd, mlx.MLX5_OPCODE_ATOMIC_FA, rkey, raddr, add, nil)
+	return q.atomic(mlx.FnWRAtomicFetchAdd, mlx.MLX5_OPCODE_ATOMIC_FA, rkey, raddr, add, nil)
 }
 
 // umrHeader starts a UMR work request (local invalidate, bind MW, mkey
@@ -182,7 +182,7 @@ func (q *SQ) freeMkey(u, m int, newRkey uint32) {
 // LocalInv builds a local invalidate of rkey. ibv_wr_local_inv;
 // rdma-core: mlx5_send_wr_local_inv.
 func (q *SQ) LocalInv(rkey uint32) error {
-	fn := mlx.FnIbvWrLocalInv
+	fn := mlx.FnWRLocalInv
 	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (q *SQ) LocalInv(rkey uint32) error {
 // the new rkey (a zero length unbinds it). ibv_wr_bind_mw; rdma-core:
 // mlx5_send_wr_bind_mw.
 func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
-	fn := mlx.FnIbvWrBindMw
+	fn := mlx.FnWRBindMW
 	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 		return err
 	}
 	var e mlx.RuleError
-	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
+	if !mlx.ValidateArgsWRBindMWInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
 		return q.chk.LatchRule(fn, &e)
 	}
 	cinfo := mlx.MWBindInfo{Addr: info.Addr, Length: info.Length, MWAccessFlags: info.AccessFlags}
@@ -262,7 +262,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 // max_wr_memcpy_length) from src to dest. mlx5dv_wr_memcpy; rdma-core:
 // mlx5_send_wr_memcpy.
 func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) error {
-	fn := mlx.FnMlx5dvWrMemcpy
+	fn := mlx.FnWRMemcpy
 	if err := q.chk.Memcpy(fn, q.wrFlags, length); err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 // from the control segment. Only the WQE index is replaced; wr_flags do
 // not apply. mlx5dv_wr_raw_wqe; rdma-core: mlx5_wr_raw_wqe.
 func (q *SQ) RawWQE(wqe []byte) error {
-	fn := mlx.FnMlx5dvWrRawWqe
+	fn := mlx.FnWRRawWQE
 	if err := q.chk.RawWQE(fn, q.wrFlags, wqe); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {
+	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
 		return q.rdmaWriteChecked(reqs)
 	}
 	flags := q.wrFlags
@@ -100,7 +100,7 @@ func (q *SQ) burstRoom(n int) bool {
 // RDMAWrite and SetSGE call first, then the room for all the WQEs, then
 // the WQEs as those calls write them.
 func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
-	fn, set := mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge
+	fn, set := mlx.FnWRRDMAWrite, mlx.FnWRSetSGE
 	t := q.transport()
 	wqebbs := 0
 	whole := false

@@ -49,7 +49,7 @@ func TestErrorNamesWorkRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	re, err := rejected(t, mem, func() error { return q.SetInlineData(make([]byte, 400)) }) // max_inline_data is 316
-	if re.WR != 1 || re.Func != mlx.FnIbvWrSetInlineData || re.Field != "length" || re.Test != mlx.TestMax ||
+	if re.WR != 1 || re.Func != mlx.FnWRSetInlineData || re.Field != "length" || re.Test != mlx.TestMax ||
 		re.Value != 400 || re.Limit != 316 || re.LimitName != "max_inline_data" || re.Rule != "ibv_wr.inline_size" ||
 		!errors.Is(err, syscall.ENOMEM) {
 		t.Fatalf("error fields %+v", *re)
@@ -95,7 +95,7 @@ func TestErrorAccessFlags(t *testing.T) {
 		return q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_RELAXED_ORDERING)
 	})
 	allowed := uint64(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC)
-	if re.WR != 1 || re.Func != mlx.FnMlx5dvWrSetMkeyAccessFlags || re.Field != "access_flags" || re.Test != mlx.TestBits ||
+	if re.WR != 1 || re.Func != mlx.FnWRSetMkeyAccessFlags || re.Field != "access_flags" || re.Test != mlx.TestBits ||
 		re.Limit != allowed || re.Value&^re.Limit != uint64(mlx.IBV_ACCESS_RELAXED_ORDERING) || !errors.Is(err, syscall.EINVAL) {
 		t.Fatalf("error fields %+v", *re)
 	}
@@ -141,7 +141,7 @@ func TestErrorValidator(t *testing.T) {
 	if strings.Contains(err.Error(), "work request") {
 		t.Errorf("%q names a work request", err)
 	}
-	err = mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(mlx.IBV_ACCESS_MW_BIND)
+	err = mlx.ValidateArgsWRSetMkeyAccessFlags(mlx.IBV_ACCESS_MW_BIND)
 	wantText(t, err, "mlx5dv_wr_set_mkey_access_flags: access_flags 0x10 (IBV_ACCESS_MW_BIND) has 0x10 (IBV_ACCESS_MW_BIND) outside")
 }
 

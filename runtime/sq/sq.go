@@ -343,7 +343,7 @@ func (q *SQ) rollback() {
 // the batch broke a rule it posts nothing, rolls the producer index back
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 func (q *SQ) Complete() error {
-	if open, err := q.chk.Complete(mlx.FnIbvWrComplete); err != nil {
+	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
 		if open {
 			q.rollback()
 		}

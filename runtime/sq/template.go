@@ -26,7 +26,7 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 // all of them before it writes anything: a rejected call writes nothing.
 // A nil mk or template is the rule error of a NULL mkey or attr.
 func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	length := listLength(sges)
 	if mk == nil || t == nil || !q.fits(3) {
 		// Not the common case: a NULL argument, or max_post near (the
@@ -51,7 +51,7 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
 func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the
 		// checks report a NULL mkey, else a NULL attr.
@@ -69,16 +69,16 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length 
 	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
-	if _, err := q.chk.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
+	if _, err := q.chk.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, t.Access); err != nil {
 		return err
 	}
-	last := mlx.FnMlx5dvWrSetMkeyLayoutList
+	last := mlx.FnWRSetMkeyLayoutList
 	u, err := q.chk.MkeyLayout(last, len(sges), length, false)
 	if err != nil {
 		return err
 	}
 	if t.Sig {
-		last = mlx.FnMlx5dvWrSetMkeySigBlock
+		last = mlx.FnWRSetMkeySigBlock
 		if u, err = q.chk.MkeySigBlock(last, t.SigAttr()); err != nil {
 			return err
 		}

@@ -89,7 +89,7 @@ func (q *SQ) finishIfDone(u *wrcheck.UMR) {
 // uint8_t, so no count wraps). wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
 func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	u, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
 // SetMkeyAccessFlags sets the configured mkey's access flags.
 // mlx5dv_wr_set_mkey_access_flags.
 func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
-	fn := mlx.FnMlx5dvWrSetMkeyAccessFlags
+	fn := mlx.FnWRSetMkeyAccessFlags
 	u, err := q.chk.MkeyAccess(fn, uint32(acc))
 	if err != nil {
 		return err
@@ -165,7 +165,7 @@ func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uin
 // SetMkeyLayoutList sets the configured mkey's layout to a list of
 // memory regions, one after the other. mlx5dv_wr_set_mkey_layout_list.
 func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
-	fn := mlx.FnMlx5dvWrSetMkeyLayoutList
+	fn := mlx.FnWRSetMkeyLayoutList
 	length := listLength(sges)
 	u, err := q.chk.MkeyLayout(fn, len(sges), length, false)
 	if err != nil {
@@ -183,7 +183,7 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 // times the interleaving of data's entries.
 // mlx5dv_wr_set_mkey_layout_interleaved.
 func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) error {
-	fn := mlx.FnMlx5dvWrSetMkeyLayoutInterleaved
+	fn := mlx.FnWRSetMkeyLayoutInterleaved
 	length, once := interleavedLength(repeat, data)
 	u, err := q.chk.MkeyLayout(fn, len(data), length, true)
 	if err != nil {
@@ -257,7 +257,7 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 // SetMkeySigBlock gives the configured mkey a block signature (T10-DIF or
 // CRC, in the memory and/or wire domain). mlx5dv_wr_set_mkey_sig_block.
 func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
-	fn := mlx.FnMlx5dvWrSetMkeySigBlock
+	fn := mlx.FnWRSetMkeySigBlock
 	u, err := q.chk.MkeySigBlock(fn, attr)
 	if err != nil {
 		return err
@@ -272,7 +272,7 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 // SetMkeyCrypto gives the configured mkey AES-XTS crypto attributes;
 // attr.DEK points at a DEK. mlx5dv_wr_set_mkey_crypto.
 func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
-	fn := mlx.FnMlx5dvWrSetMkeyCrypto
+	fn := mlx.FnWRSetMkeyCrypto
 	u, err := q.chk.MkeyCrypto(fn, attr)
 	if err != nil {
 		return err
@@ -287,7 +287,7 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 // MRList configures mk, in one call, with access flags and a list layout.
 // wr_flags must have IBV_SEND_INLINE. mlx5dv_wr_mr_list.
 func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
-	fn := mlx.FnMlx5dvWrMrList
+	fn := mlx.FnWRMRList
 	length := listLength(sges)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false)
 	if err != nil {
@@ -307,7 +307,7 @@ func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 // interleaved layout. wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mr_interleaved.
 func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.AccessFlags, repeat uint32, data []mlx.MRInterleaved) error {
-	fn := mlx.FnMlx5dvWrMrInterleaved
+	fn := mlx.FnWRMRInterleaved
 	length, once := interleavedLength(repeat, data)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true)
 	if err != nil {

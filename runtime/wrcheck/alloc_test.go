@@ -23,25 +23,25 @@ func TestNoAllocations(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Builder(mlx.FnIbvWrRdmaWrite, 0); err != nil {
+		if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
 			t.Fatal(err)
 		}
-		if whole, err := c.Data(mlx.FnIbvWrSetSge, 1, 0); err != nil || !whole {
+		if whole, err := c.Data(mlx.FnWRSetSGE, 1, 0); err != nil || !whole {
 			t.Fatal(whole, err)
 		}
-		if _, err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 3, conf); err != nil {
+		if _, err := c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, m, 3, conf); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
+		if _, err := c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 4, 16384, false); err != nil {
+		if _, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 4, 16384, false); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, sig); err != nil || u.Mkey != m {
+		if u, err := c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, sig); err != nil || u.Mkey != m {
 			t.Fatal(u, err)
 		}
-		if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+		if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,8 +56,8 @@ func BenchmarkChainRDMAWrite(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Start()
-		c.Builder(mlx.FnIbvWrRdmaWrite, 0)
-		c.Data(mlx.FnIbvWrSetSge, 1, 0)
-		c.Complete(mlx.FnIbvWrComplete)
+		c.Builder(mlx.FnWRRDMAWrite, 0)
+		c.Data(mlx.FnWRSetSGE, 1, 0)
+		c.Complete(mlx.FnWRComplete)
 	}
 }

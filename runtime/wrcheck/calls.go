@@ -21,8 +21,8 @@ func (c *Chain) closeWR() {
 			value: uint64(w.setters), limit: uint64(w.numSetters), limitName: "num_setters"})
 	case w.need&mlx5rules.GroupData != 0 && w.got&mlx5rules.GroupData == 0:
 		c.fail(mlx5rules.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
-	case w.need&mlx5rules.GroupDcAddr != 0 && w.got&mlx5rules.GroupDcAddr == 0:
-		c.fail(mlx5rules.ChainRequiresDcAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
+	case w.need&mlx5rules.GroupDCAddr != 0 && w.got&mlx5rules.GroupDCAddr == 0:
+		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
 	w.open = false
 }
@@ -39,11 +39,11 @@ func (c *Chain) needsAddr(fn mlx.Func) bool {
 func (c *Chain) addrGroup() mlx5rules.SetterGroup {
 	switch c.qp.Type {
 	case mlx.QPDCI:
-		return mlx5rules.GroupDcAddr
+		return mlx5rules.GroupDCAddr
 	case mlx.QPUD:
-		return mlx5rules.GroupUdAddr
+		return mlx5rules.GroupUDAddr
 	case mlx.QPXRCSend:
-		return mlx5rules.GroupXrcSrqn
+		return mlx5rules.GroupXRCSRQN
 	}
 	return 0
 }
@@ -71,7 +71,7 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 		return c.fail(mlx5rules.ChainSendOp, fn, what{field: "mlx5dv send_ops_flags", test: mlx.TestNeedBits,
 			value: uint64(c.qp.MlxSendOps), limit: info.MlxSendOp, names: mlxSendOpNames})
 	case wrFlags&info.WRFlags != info.WRFlags:
-		return c.fail(mlx5rules.ChainWrFlags, fn, what{field: "wr_flags", test: mlx.TestNeedBits,
+		return c.fail(mlx5rules.ChainWRFlags, fn, what{field: "wr_flags", test: mlx.TestNeedBits,
 			value: uint64(wrFlags), limit: uint64(info.WRFlags), names: sendFlagNames})
 	}
 	return nil
@@ -79,7 +79,7 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 
 // failQPType fails a call that the QP's type does not offer.
 func (c *Chain) failQPType(fn mlx.Func) error {
-	return c.fail(mlx5rules.ChainQpType, fn, what{field: "QP type", test: mlx.TestBits,
+	return c.fail(mlx5rules.ChainQPType, fn, what{field: "QP type", test: mlx.TestBits,
 		value: uint64(c.qp.Type), limit: uint64(mlx5rules.Funcs[fn].QPTypes), names: qpTypeNames})
 }
 
@@ -178,7 +178,7 @@ func (c *Chain) setter(fn mlx.Func) error {
 // takes reports whether setter fn may follow builder b.
 func (c *Chain) takes(b, fn mlx.Func) bool {
 	info := &mlx5rules.Funcs[fn]
-	if g := info.Group; g == mlx5rules.GroupDcAddr || g == mlx5rules.GroupUdAddr || g == mlx5rules.GroupXrcSrqn {
+	if g := info.Group; g == mlx5rules.GroupDCAddr || g == mlx5rules.GroupUDAddr || g == mlx5rules.GroupXRCSRQN {
 		return g == c.addrGroup() && mlx5rules.Funcs[b].Takes&mlx5rules.GroupData != 0
 	}
 	if mlx5rules.Funcs[b].Takes&info.Group == 0 {
@@ -218,7 +218,7 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error)
 	}
 	switch {
 	case sges > c.qp.MaxSendSGE:
-		return false, c.fail(mlx5rules.ChainSgeCount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
+		return false, c.fail(mlx5rules.ChainSGECount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
 	case inlineBytes > c.qp.MaxInlineData:
 		return false, c.fail(mlx5rules.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
 	}
@@ -234,9 +234,9 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, 
 	}
 	var ok bool
 	if stream < 0 {
-		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrInto(&c.scratch, ah)
+		ok = mlx.ValidateArgsWRSetDCAddrInto(&c.scratch, ah)
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrStreamInto(&c.scratch, ah)
+		ok = mlx.ValidateArgsWRSetDCAddrStreamInto(&c.scratch, ah)
 	}
 	if !ok {
 		return false, c.latchRule(fn)
@@ -244,9 +244,9 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, 
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
-			return false, c.fail(mlx5rules.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
+			return false, c.fail(mlx5rules.ChainDCStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
 		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
-			return false, c.fail(mlx5rules.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
+			return false, c.fail(mlx5rules.ChainDCStreamID, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
 	return c.got(mlx5rules.Funcs[fn].Group), nil
@@ -264,7 +264,7 @@ func (c *Chain) QPSetter(fn mlx.Func) (whole bool, err error) {
 // bring the work requests outstanding and in the batch to used, above
 // the QP's max_post (the sq_room rule). The writer counts them.
 func (c *Chain) TooMany(fn mlx.Func, used, maxPost int) error {
-	return c.fail(mlx5rules.ChainSqRoom, fn, above("work requests outstanding", uint64(used), uint64(maxPost), "max_send_wr"))
+	return c.fail(mlx5rules.ChainSQRoom, fn, above("work requests outstanding", uint64(used), uint64(maxPost), "max_send_wr"))
 }
 
 // NoRoom fails the batch because the send queue's ring has no room for
@@ -272,7 +272,7 @@ func (c *Chain) TooMany(fn mlx.Func, used, maxPost int) error {
 // WQEBBs and free are free. The writer checks the ring itself, since a WQE
 // can be larger than the size the work-request budget assumes.
 func (c *Chain) NoRoom(fn mlx.Func, need, free int) error {
-	return c.fail(mlx5rules.ChainSqRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
+	return c.fail(mlx5rules.ChainSQRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
 }
 
 // RawWQE opens mlx5dv_wr_raw_wqe: wqe must hold the ds 16-byte units its
@@ -282,12 +282,12 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 		return err
 	}
 	if len(wqe) < mlx.WQECtrlSegSize {
-		return c.fail(mlx5rules.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.WQECtrlSegSize, limitName: "a control segment"})
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.WQECtrlSegSize, limitName: "a control segment"})
 	}
 	if ds := int(wqe[7] & 0x3f); ds == 0 {
-		return c.fail(mlx5rules.ChainRawWqeSize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})
 	} else if len(wqe) < ds*16 {
-		return c.fail(mlx5rules.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
 	}
 	c.openWR(fn)
 	return nil

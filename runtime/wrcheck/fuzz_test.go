@@ -134,7 +134,7 @@ func FuzzChain(f *testing.F) {
 			case 0:
 				check(c.Start())
 			case 1:
-				_, err := c.Complete(mlx.FnIbvWrComplete)
+				_, err := c.Complete(mlx.FnWRComplete)
 				check(err)
 			case 2:
 				c.Abort()
@@ -177,7 +177,7 @@ func FuzzChain(f *testing.F) {
 				check(c.Memcpy(fn, uint32(s.next()), s.uint64()))
 			}
 		}
-		_, err := c.Complete(mlx.FnIbvWrComplete)
+		_, err := c.Complete(mlx.FnWRComplete)
 		check(err)
 	})
 }

@@ -15,7 +15,7 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters u
 	if err := c.begin(fn, wrFlags); err != nil {
 		return nil, err
 	}
-	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
@@ -70,9 +70,9 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	}
 	var ok bool
 	if interleaved {
-		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
+		ok = mlx.ValidateArgsWRMRInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
+		ok = mlx.ValidateArgsWRMRListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	}
 	if !ok {
 		return nil, c.latchRule(fn)
@@ -103,7 +103,7 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
 		return nil, err
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
+	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
 	}
 	return c.counted(fn, mlx5rules.GroupAccess)
@@ -154,7 +154,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 		return nil, c.fail(mlx5rules.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
@@ -175,7 +175,7 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 		return nil, c.fail(mlx5rules.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr
@@ -322,7 +322,7 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
 	switch {
 	case cds+bsz > room:
-		return c.fail(mlx5rules.ChainBsfRoom, fn, above("UMR bytes (translation and BSFs)", uint64(cds+bsz), uint64(room), "max_inline_data + 4"))
+		return c.fail(mlx5rules.ChainBSFRoom, fn, above("UMR bytes (translation and BSFs)", uint64(cds+bsz), uint64(room), "max_inline_data + 4"))
 	case m.Length > 0xffffffff:
 		return c.fail(mlx5rules.ChainLength4g, fn, above("mkey length", m.Length, 0xffffffff, ""))
 	case m.HasSig() && m.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 && m.Sig == SigUpdated && !m.SameStructure():

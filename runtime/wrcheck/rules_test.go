@@ -153,7 +153,7 @@ func (d *driver) call(n *yaml.Node) error {
 	case "ibv_wr_start":
 		return d.c.Start()
 	case "ibv_wr_complete":
-		_, err := d.c.Complete(mlx.FnIbvWrComplete)
+		_, err := d.c.Complete(mlx.FnWRComplete)
 		return err
 	case "ibv_wr_abort":
 		d.c.Abort()
@@ -260,14 +260,14 @@ func (d *driver) setter(fn mlx.Func, a *callArgs) error {
 			_, err = d.c.Data(fn, 1, 0)
 		}
 		return err
-	case mlx5rules.GroupDcAddr:
+	case mlx5rules.GroupDCAddr:
 		stream := -1
 		if v := a.args["stream_id"]; v != nil {
 			stream = int(x.v.Value(v))
 		}
 		var ah [64]byte
 		return errOf(d.c.DCAddr(fn, unsafe.Pointer(&ah), stream))
-	case mlx5rules.GroupUdAddr, mlx5rules.GroupXrcSrqn:
+	case mlx5rules.GroupUDAddr, mlx5rules.GroupXRCSRQN:
 		return errOf(d.c.QPSetter(fn))
 	case mlx5rules.GroupAccess:
 		return errOf(d.c.MkeyAccess(fn, uint32(a.arg("access_flags", 0))))

@@ -55,7 +55,7 @@ func (t *MkeyTemplate) keep(i int, d *Domain, dst *mlx.SigBlockDomain) *mlx.SigB
 // none) as mlx5dv_wr_set_mkey_access_flags and
 // mlx5dv_wr_set_mkey_sig_block do, and keeps a copy.
 func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTemplate, error) {
-	if err := mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(access); err != nil {
+	if err := mlx.ValidateArgsWRSetMkeyAccessFlags(access); err != nil {
 		return nil, err
 	}
 	t := &MkeyTemplate{Access: uint32(access)}
@@ -98,8 +98,8 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	room := c.qp.MaxInlineData + 4
 	xlat := 16 * entries
 	if !(c.ready && (!w.open || w.whole()) && c.offered[fn] &&
-		c.follows[fn][mlx.FnMlx5dvWrSetMkeyAccessFlags] && c.follows[fn][mlx.FnMlx5dvWrSetMkeyLayoutList] &&
-		(!t.Sig || c.follows[fn][mlx.FnMlx5dvWrSetMkeySigBlock]) &&
+		c.follows[fn][mlx.FnWRSetMkeyAccessFlags] && c.follows[fn][mlx.FnWRSetMkeyLayoutList] &&
+		(!t.Sig || c.follows[fn][mlx.FnWRSetMkeySigBlock]) &&
 		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] &&
 		(m.Lkey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && !m.HasCrypto() && m.HasSig() == t.Sig &&
 		!(m.HasSig() && m.ErrCountUpdated) && entries > 0 && entries <= room/16 && entries <= m.NumDesc) {

@@ -21,15 +21,15 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	}
 	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	inline := uint32(mlx.IBV_SEND_INLINE)
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	c.Start()
 	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) != nil {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
 	c.MkeyConfigure(fn, inline, m, 3, &mlx.MkeyConfAttr{})
-	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
-	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
-	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
+	c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
+	c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 2, 1024, false)
+	c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, tmpl.SigAttr())
 	u := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
 	if u == nil {
 		t.Fatal("the common case was not taken")
@@ -43,7 +43,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) != nil {
 		t.Fatal("took more entries than the mkey has")
 	}
-	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+	if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 		t.Fatal(err)
 	}
 	c.Start()
@@ -74,21 +74,21 @@ func TestNilArguments(t *testing.T) {
 			t.Fatalf("got %v, want rule %s", err, rule)
 		}
 	}
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	for _, c2 := range []struct {
 		rule string
 		call func() error
 	}{
 		{"mkey_configure.mkey", func() error { return errOf(c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{})) }},
 		{"mkey_configure.attr", func() error { return errOf(c.MkeyConfigure(fn, inline, m, 0, nil)) }},
-		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false)) }},
+		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnWRMRList, inline, nil, 0, 1, 64, false)) }},
 		{"sig.attr", func() error {
 			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
-			return errOf(c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil))
+			return errOf(c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, nil))
 		}},
 		{"crypto.attr", func() error {
 			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
-			return errOf(c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil))
+			return errOf(c.MkeyCrypto(mlx.FnWRSetMkeyCrypto, nil))
 		}},
 	} {
 		c.Start()
@@ -100,6 +100,6 @@ func TestNilArguments(t *testing.T) {
 	}
 	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: mlx.IBV_QP_EX_WITH_SEND, MaxSendSGE: 1})
 	dci.Start()
-	dci.Builder(mlx.FnIbvWrSend, 0)
-	want(errOf(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1)), "wr_post.dc_addr.ah")
+	dci.Builder(mlx.FnWRSend, 0)
+	want(errOf(dci.DCAddr(mlx.FnWRSetDCAddr, nil, -1)), "wr_post.dc_addr.ah")
 }

@@ -247,7 +247,7 @@ func New(qp *QP) *Chain {
 		c.wrFlags[b] = info.WRFlags
 		c.group[b] = info.Group
 		if c.needsAddr(mlx.Func(b)) {
-			c.needs[b] |= mlx5rules.GroupDcAddr
+			c.needs[b] |= mlx5rules.GroupDCAddr
 		}
 		for s := range mlx.NumFuncs {
 			c.follows[b][s] = mlx5rules.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
@@ -259,7 +259,7 @@ func New(qp *QP) *Chain {
 // Start opens a batch (ibv_wr_start).
 func (c *Chain) Start() error {
 	if c.open {
-		return c.outside(mlx.FnIbvWrStart)
+		return c.outside(mlx.FnWRStart)
 	}
 	c.open, c.err, c.wrs, c.ready = true, nil, 0, true
 	c.wr = wr{}

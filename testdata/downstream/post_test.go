@@ -55,7 +55,7 @@ func TestRuleError(t *testing.T) {
 	}
 	err = q.SetSGE(1, 0, 8) // a setter before any builder
 	var re *mlx5dv.RuleError
-	if !errors.As(err, &re) || re.Func != mlx5dv.FnIbvWrSetSge {
+	if !errors.As(err, &re) || re.Func != mlx5dv.FnWRSetSGE {
 		t.Fatalf("SetSGE before a builder: %v (%T), want a *mlx5dv.RuleError", err, err)
 	}
 	if q.Complete() == nil {
