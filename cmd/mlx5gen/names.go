@@ -22,7 +22,7 @@ func namesCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: mlx5gen names [flags] [C name...]\n\n"+
 			"Prints the Go name of every C type and member the generated package declares,\n"+
 			"one \"C name → Go name\" per line; with arguments (a tag such as mlx5_wqe_ctrl_seg,\n"+
-			"or tag.member), only those. Constants keep their C names.\n\n")
+			"tag.member, or a function), only those. Constants keep their C names.\n\n")
 		fs.PrintDefaults()
 	}
 	if st, ok := parseFlags(fs, args, stderr); !ok {
@@ -47,7 +47,7 @@ func namesCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for _, a := range fs.Args() {
 		found := false
 		for _, p := range pairs {
-			if p.c == a || bareTag(p.c) == a {
+			if p.c == a || bareTag(p.c) == a || p.c == a+"()" {
 				fmt.Fprintf(stdout, "%s → %s\n", p.c, p.goName)
 				found = true
 			}
@@ -71,7 +71,8 @@ func bareTag(c string) string {
 
 // namePairs lists the Go names of the package's C types and members, in
 // the package's order: enums, segments with their fields and parts,
-// mirrors with their fields.
+// mirrors with their fields, then the functions (their Func constant, and
+// their validator when they have argument rules).
 func namePairs(p *model.Package) []namePair {
 	var out []namePair
 	for _, e := range p.Enums {
@@ -100,6 +101,13 @@ func namePairs(p *model.Package) []namePair {
 				out = append(out, namePair{m.CName + "." + u.CName, m.GoName + "." + u.GoName + "()"})
 			}
 		}
+	}
+	for _, fn := range p.API.Funcs {
+		g := fn.GoName
+		if len(fn.Rules) > 0 {
+			g += ", " + fn.Validator()
+		}
+		out = append(out, namePair{fn.Name + "()", g})
 	}
 	return out
 }
