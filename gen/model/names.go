@@ -70,7 +70,7 @@ func wordSet(lists ...string) map[string]bool {
 
 // GoCase turns a C identifier or member path into a Go exported name,
 // word by word, the initialisms in capitals: key.dc_key -> KeyDCKey,
-// mlx5_cqe64 -> MLX5CQE64 (the prefix is kept; see TypeNamer).
+// mlx5_cqe64 -> MLX5CQE64 (the prefix is kept; see Namer).
 func GoCase(s string) string {
 	var b strings.Builder
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '.' }) {
@@ -94,15 +94,17 @@ func goWord(w string) string {
 	return w
 }
 
-// TypeNamer names the Go types of C tags. It knows every tag of the
-// headers, so that dropping a prefix never gives two tags one name.
-type TypeNamer struct {
+// Namer names C identifiers that carry a prefix (mlx5dv_, mlx5_, ibv_):
+// the types of C tags, and the functions. It knows every identifier of its
+// kind in the headers, so that dropping a prefix never gives two of them
+// one name.
+type Namer struct {
 	best map[string]int // name without prefix -> index of the strongest prefix that has it
 }
 
-// NewTypeNamer makes the namer of the tags of a header.
-func NewTypeNamer(tags []string) *TypeNamer {
-	n := &TypeNamer{best: map[string]int{}}
+// NewNamer makes the namer of the tags (or the functions) of a header.
+func NewNamer(tags []string) *Namer {
+	n := &Namer{best: map[string]int{}}
 	for _, t := range tags {
 		if i, rest := splitPrefix(t); i >= 0 {
 			if prev, ok := n.best[rest]; !ok || i < prev {
@@ -128,7 +130,7 @@ func splitPrefix(tag string) (int, string) {
 // mlx5_wqe_ctrl_seg -> WQECtrlSeg, mlx5dv_qp_init_attr -> QPInitAttr,
 // ibv_qp_create_send_ops_flags -> IBVQPCreateSendOpsFlags (mlx5dv has
 // it too). The spec may give another (go:). A nil namer knows no tag.
-func (n *TypeNamer) Name(tag string) string {
+func (n *Namer) Name(tag string) string {
 	if o, ok := typeOverrides[tag]; ok {
 		return o
 	}
@@ -182,7 +184,7 @@ func ParamName(s string) string {
 }
 
 // FuncName is the Func constant of a C function from the function's Go
-// name (a TypeNamer's, which drops the prefix): WRSetSGE -> FnWRSetSGE.
+// name (a Namer's, which drops the prefix): WRSetSGE -> FnWRSetSGE.
 func FuncName(goName string) string { return "Fn" + goName }
 
 // RuleVarName is the error variable of an argument rule.

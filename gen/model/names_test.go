@@ -33,7 +33,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("got %s, want %s", c.got, c.want)
 		}
 	}
-	n := NewTypeNamer([]string{"mlx5dv_qp_create_send_ops_flags", "ibv_qp_create_send_ops_flags", "ibv_sge",
+	n := NewNamer([]string{"mlx5dv_qp_create_send_ops_flags", "ibv_qp_create_send_ops_flags", "ibv_sge",
 		"mlx5_wqe_ctrl_seg", "mlx5dv_qp_init_attr", "ibv_qp_init_attr", "mlx5_wc_x", "ibv_wc_x", "ibv_qp_type"})
 	for c, want := range map[string]string{
 		"mlx5_wqe_ctrl_seg":               "WQECtrlSeg",
@@ -54,7 +54,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	// Functions are named the same way (FuncName adds Fn).
-	fns := NewTypeNamer([]string{"ibv_wr_set_sge", "mlx5dv_create_qp", "ibv_create_qp", "mlx5dv_qp_ex_from_ibv_qp_ex"})
+	fns := NewNamer([]string{"ibv_wr_set_sge", "mlx5dv_create_qp", "ibv_create_qp", "mlx5dv_qp_ex_from_ibv_qp_ex"})
 	for c, want := range map[string]string{
 		"ibv_wr_set_sge":              "WRSetSGE",
 		"mlx5dv_create_qp":            "CreateQP",

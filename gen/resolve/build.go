@@ -49,8 +49,8 @@ type builder struct {
 	consts    map[string]*model.Const
 	segs      map[string]*model.Segment
 	idents    map[string]declared // Go identifier -> what declared it
-	names     *model.TypeNamer    // of the C types
-	funcNames *model.TypeNamer    // of the C functions
+	names     *model.Namer        // of the C types
+	funcNames *model.Namer        // of the C functions
 
 	funcs   map[string]*model.Func   // available functions by C name
 	mirrors map[string]*model.Mirror // available structs by C name
@@ -119,8 +119,8 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	for _, n := range model.Reserved() {
 		b.idents[n] = declared{what: "the generated package"}
 	}
-	b.names = model.NewTypeNamer(typeTags(c, s))
-	b.funcNames = model.NewTypeNamer(funcNames(c, s))
+	b.names = model.NewNamer(typeTags(c, s))
+	b.funcNames = model.NewNamer(funcNames(c, s))
 	b.enums()
 	b.constants()
 	b.segments()
