@@ -12,6 +12,8 @@ type Func struct {
 	Man     string // the man page that documents it
 	Kind    string // one of vocab.FuncKinds
 	Returns string // the return convention (spec/README.md)
+	Inline  bool   // the function C calls reach is static inline: no library symbol
+	Macro   string // the header's function-like macro of Name calls this prototype; "" for none
 	Params  []*Param
 	QPTypes []string // of vocab.QPTypes
 	SendOp  *Const
