@@ -40,6 +40,10 @@ type Config struct {
 	// with it becomes an alias of it, so that the runtime takes its values
 	// (see gen/alias). Empty for the committed package itself.
 	Alias string
+	// Tables, when set, names the checker's tables package (mlx5rules) to
+	// render too (Result.Tables); Import is then the import path of the
+	// generated package, which the tables package imports.
+	Tables, Import string
 }
 
 // Result is what a run read and produced.
@@ -50,6 +54,7 @@ type Result struct {
 	Files   []emit.File
 	Rules   []byte          // spec/RULES.md
 	Alias   *alias.Decision // with Config.Alias: the types aliased and those declared here
+	Tables  []emit.File     // with Config.Tables: the checker's tables package
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -63,6 +68,17 @@ func Generate(c Config) (*Result, error) {
 		return nil, err
 	}
 	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package)
+	if c.Tables != "" {
+		if err := CheckPackageName(c.Tables); err != nil {
+			return nil, fmt.Errorf("tables package name %q: %v", c.Tables, err)
+		}
+		if c.Import == "" {
+			return nil, errors.New("the tables package needs the import path of the generated package")
+		}
+		if res.Tables, err = emit.GenerateTables(res.Package, c.Tables, c.Import); err != nil {
+			return nil, err
+		}
+	}
 	if c.Alias != "" {
 		if err := aliasBase(res, c.Alias); err != nil {
 			return nil, err

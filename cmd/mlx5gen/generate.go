@@ -72,6 +72,8 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
+	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/wrcheck runs on) to this directory, named after it; needs -import")
+	importPath := fs.String("import", "", "with -tables: the import path of the package written to -out")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
@@ -92,6 +94,14 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	cfg.Alias = *aliasOf
+	if *tablesDir != "" {
+		if *importPath == "" {
+			return failf(stderr, "-tables needs -import, the import path of the package written to -out")
+		}
+		cfg.Tables, cfg.Import = filepath.Base(filepath.Clean(*tablesDir)), *importPath
+	} else if *importPath != "" {
+		return failf(stderr, "-import is for -tables")
+	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
 		return failLines(stderr, err)
@@ -103,6 +113,13 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
+	}
+	if *tablesDir != "" {
+		trep, err := gen.WriteOutput(gen.OS, gen.Output{Dir: *tablesDir, Files: res.Tables})
+		if err != nil {
+			return failLines(stderr, err)
+		}
+		rep.Written, rep.Removed, rep.Leftover = append(rep.Written, trep.Written...), append(rep.Removed, trep.Removed...), append(rep.Leftover, trep.Leftover...)
 	}
 	p := res.Package
 	warn(stderr, p)

@@ -8,7 +8,7 @@ type Func struct {
 	// aliases and errors.As on a RuleError depend on it).
 	ID      int
 	Name    string
-	GoName  string // FnMlx5dvWrMkeyConfigure
+	GoName  string // FnWRMkeyConfigure
 	Man     string // the man page that documents it
 	Kind    string // one of vocab.FuncKinds
 	Returns string // the return convention (spec/README.md)

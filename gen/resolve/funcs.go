@@ -20,7 +20,7 @@ func (b *builder) buildFuncs() {
 		if cf == nil {
 			continue
 		}
-		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
+		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(b.funcNames.Name(sf.Name)), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
 			Inline: sf.Inline, Macro: sf.Macro, QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
 		b.checkPrototype(sf, cf, f)
 		b.workRequest(sf, f)

@@ -28,7 +28,7 @@ func newPollCQ(tb testing.TB) *qmem.Memory {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { mem.Close() })
-	sops := []mlx.Mlx5Opcode{mlx.MLX5_OPCODE_RDMA_WRITE, mlx.MLX5_OPCODE_SEND, mlx.MLX5_OPCODE_SEND_IMM}
+	sops := []mlx.Opcode{mlx.MLX5_OPCODE_RDMA_WRITE, mlx.MLX5_OPCODE_SEND, mlx.MLX5_OPCODE_SEND_IMM}
 	for i := 0; i < pollRing; i++ {
 		c := mem.CQ[i*64 : i*64+64]
 		clear(c)

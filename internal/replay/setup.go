@@ -21,7 +21,7 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq
 	}
 	engines := s.Device.CryptoEngines.Value
 	qp := sq.QP{
-		Type: mlx.QPRC, SendOps: mlx.IbvQpCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.Mlx5dvQpCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
+		Type: mlx.QPRC, SendOps: mlx.IBVQPCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.QPCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
 		MaxInlineData: s.SQ.MaxInlineData, MaxSendSGE: s.SQ.MaxGS, MaxPost: s.SQ.MaxPost,
 		MaxMemcpy: s.Device.DMAMMOMaxSize, MkeyTagSupported: s.Device.MkeyUpdateTagSupported,
 		CryptoSingleBlock: engines&uint64(mlx.MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK) != 0,
@@ -88,8 +88,8 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 	}
 	for _, a := range s.AHs {
 		av, err := vectors.Bytes(a.AVHex)
-		if err != nil || len(av) != mlx.Mlx5WqeAvSize {
-			return fmt.Errorf("ahs: %s: not a %d-byte address vector", a.Name, mlx.Mlx5WqeAvSize)
+		if err != nil || len(av) != mlx.WQEAVSize {
+			return fmt.Errorf("ahs: %s: not a %d-byte address vector", a.Name, mlx.WQEAVSize)
 		}
 		ah := &sq.AH{}
 		copy(ah.AV[:], av)

@@ -52,15 +52,15 @@ type devCQE struct {
 	ctr    uint16 // the WQE's index (wqe_counter)
 	status cq.Status
 	vendor uint8
-	opcode mlx.IbvWcOpcode
-	flags  mlx.IbvWcFlags
+	opcode mlx.IBVWCOpcode
+	flags  mlx.WCFlags
 	imm    uint32
 	length uint32
 }
 
 // syndromes the device reports for a failed WQE, with the status each maps to.
 var syndromes = []struct {
-	synd mlx.Mlx5CqeSyndrome
+	synd mlx.CQESyndrome
 	st   cq.Status
 }{
 	{mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, cq.LocLenErr},
@@ -87,7 +87,7 @@ func (d *fakeDevice) room() uint32 {
 }
 
 // write writes the next CQE with the owner bit of its pass.
-func (d *fakeDevice) write(op mlx.Mlx5CqeOpcode, sop uint8, ctr uint16, w devCQE, synd uint8) {
+func (d *fakeDevice) write(op mlx.CQEOpcode, sop uint8, ctr uint16, w devCQE, synd uint8) {
 	off := int(d.cqPI&(d.ncqe()-1)) * d.mem.CQESize
 	b := d.mem.CQ[off : off+64]
 	clear(b)
@@ -161,7 +161,7 @@ func (d *fakeDevice) sendWQE() {
 		d.flush = true
 	case ctrl[11]&uint8(mlx.MLX5_WQE_CTRL_CQ_UPDATE) != 0:
 		w := devCQE{opcode: mlx.IBV_WC_RDMA_WRITE}
-		switch mlx.Mlx5Opcode(opcode) {
+		switch mlx.Opcode(opcode) {
 		case mlx.MLX5_OPCODE_SEND:
 			w.opcode = mlx.IBV_WC_SEND
 		case mlx.MLX5_OPCODE_SEND_IMM:
@@ -175,7 +175,7 @@ func (d *fakeDevice) sendWQE() {
 // receive queue or the SRQ.
 func (d *fakeDevice) receive(srq bool) {
 	w := devCQE{recv: true, srq: srq, length: uint32(d.rnd.IntN(4096)), imm: d.rnd.Uint32()}
-	var op mlx.Mlx5CqeOpcode
+	var op mlx.CQEOpcode
 	switch d.rnd.IntN(4) {
 	case 0:
 		op, w.opcode, w.imm = mlx.MLX5_CQE_RESP_SEND, mlx.IBV_WC_RECV, 0

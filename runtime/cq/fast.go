@@ -14,8 +14,8 @@ import (
 // reqOp is what handle_good_req makes of a send opcode when neither the
 // CQE's byte count nor the slot's wr_data enter into it.
 type reqOp struct {
-	opcode  mlx.IbvWcOpcode
-	flags   mlx.IbvWcFlags
+	opcode  mlx.IBVWCOpcode
+	flags   mlx.WCFlags
 	byteLen uint32
 	ok      bool // the fast path may use it
 }
@@ -24,12 +24,12 @@ type reqOp struct {
 var reqOps = func() (t [256]reqOp) {
 	var cqe [64]byte
 	for sop := range t {
-		switch mlx.Mlx5Opcode(sop) {
+		switch mlx.Opcode(sop) {
 		case mlx.MLX5_OPCODE_RDMA_READ, mlx.MLX5_OPCODE_UMR, mlx.MLX5_OPCODE_SET_PSV, mlx.MLX5_OPCODE_NOP, mlx.MLX5_OPCODE_MMO:
 			continue // byte_len from the CQE, or the opcode from wr_data
 		}
 		var wc WC
-		handleGoodReq(&wc, cqe[:], mlx.Mlx5Opcode(sop), 0)
+		handleGoodReq(&wc, cqe[:], mlx.Opcode(sop), 0)
 		t[sop] = reqOp{opcode: wc.Opcode, flags: wc.Flags, byteLen: wc.ByteLen, ok: true}
 	}
 	return t

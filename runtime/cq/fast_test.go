@@ -18,7 +18,7 @@ import (
 // inline scatter flags, responder CQEs, QPs changing, an unknown QPN;
 // cqe_version 0 and 1.
 func TestFastPathAgrees(t *testing.T) {
-	sops := []mlx.Mlx5Opcode{mlx.MLX5_OPCODE_RDMA_WRITE, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, mlx.MLX5_OPCODE_SEND,
+	sops := []mlx.Opcode{mlx.MLX5_OPCODE_RDMA_WRITE, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, mlx.MLX5_OPCODE_SEND,
 		mlx.MLX5_OPCODE_SEND_IMM, mlx.MLX5_OPCODE_SEND_INVAL, mlx.MLX5_OPCODE_RDMA_READ, mlx.MLX5_OPCODE_ATOMIC_CS,
 		mlx.MLX5_OPCODE_ATOMIC_FA, mlx.MLX5_OPCODE_UMR, mlx.MLX5_OPCODE_NOP, mlx.MLX5_OPCODE_TSO, 0x1f}
 	for v := 0; v < 2; v++ {

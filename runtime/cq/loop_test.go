@@ -163,7 +163,7 @@ func (l *loop) postSends(n int) {
 		signaled := l.rnd.IntN(3) == 0 || run >= 4
 		start := l.q.CurPost()
 		l.q.SetWRID(id)
-		f := mlx.IbvSendFlags(0)
+		f := mlx.SendFlags(0)
 		if signaled {
 			f = mlx.IBV_SEND_SIGNALED
 		}
@@ -211,7 +211,7 @@ func (l *loop) buildSend() error {
 		if err := l.q.Send(); err != nil {
 			return err
 		}
-		return l.q.SetSGEList([]mlx.IbvSge{{Addr: 0x3000, Length: 8, Lkey: 0x20}, {Addr: 0x4000, Length: 8, Lkey: 0x20}})
+		return l.q.SetSGEList([]mlx.SGE{{Addr: 0x3000, Length: 8, Lkey: 0x20}, {Addr: 0x4000, Length: 8, Lkey: 0x20}})
 	}
 	if err := l.q.SendImm(0x01020304); err != nil {
 		return err

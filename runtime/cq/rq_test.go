@@ -34,8 +34,8 @@ func TestRQResponderOpcodes(t *testing.T) {
 	}
 	ops := []struct {
 		op    uint8
-		wc    mlx.IbvWcOpcode
-		flags mlx.IbvWcFlags
+		wc    mlx.IBVWCOpcode
+		flags mlx.WCFlags
 	}{
 		{opRespSend, mlx.IBV_WC_RECV, 0},
 		{opRespSImm, mlx.IBV_WC_RECV, mlx.IBV_WC_WITH_IMM},

@@ -40,11 +40,12 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 )
 
 // Sge is one scatter/gather element: struct ibv_sge.
-type Sge = mlx.IbvSge
+type Sge = mlx.SGE
 
 // RecvWR is one receive work request of a list: struct ibv_recv_wr, with
 // the list as a Go slice (num_sge is len(SGEs)).
@@ -94,7 +95,7 @@ func ringDBR(dbr *[4]byte, v uint32) {
 
 // dataSeg writes one data segment.
 func dataSeg(b []byte, length, lkey uint32, addr uint64) {
-	d := (*mlx.Mlx5WqeDataSeg)(b[:mlx.Mlx5WqeDataSegSize])
+	d := (*mlx.WQEDataSeg)(b[:mlx.WQEDataSegSize])
 	d.SetByteCount(length)
 	d.SetLkey(lkey)
 	d.SetAddr(addr)
@@ -106,8 +107,8 @@ func endSeg(b []byte) { dataSeg(b, 0, mlx.MLX5_INVALID_LKEY, 0) }
 
 // ruleErr fills e from the rule of check c in function fn, and what was
 // wrong: field's value broke limit.
-func ruleErr(e *mlx.RuleError, c mlx.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
-	*e = *mlx.ChainError(c, fn)
+func ruleErr(e *mlx.RuleError, c mlx5rules.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
+	*e = *mlx5rules.ChainError(c, fn)
 	e.WR, e.Field, e.Test, e.Value, e.Limit, e.LimitName = wr, field, test, v, limit, limitName
 	return e
 }

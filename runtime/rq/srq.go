@@ -5,10 +5,11 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 const (
-	nextSize = mlx.Mlx5WqeSrqNextSegSize // the next segment that starts an SRQ WQE
+	nextSize = mlx.WQESRQNextSegSize // the next segment that starts an SRQ WQE
 
 	// MaxSRQWQEs bounds a shared receive queue: WQE indexes are 16-bit
 	// (next_wqe_index, a CQE's wqe_counter).
@@ -163,11 +164,11 @@ func (s *SRQ) wqe(i int) []byte {
 }
 
 func (s *SRQ) next(i int) uint16 {
-	return (*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).NextWqeIndex()
+	return (*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).NextWQEIndex()
 }
 
 func (s *SRQ) setNext(i int, v uint16) {
-	(*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).SetNextWqeIndex(v)
+	(*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).SetNextWQEIndex(v)
 }
 
 // MaxGS returns how many SGEs a work request may have (srq->max_gs).
@@ -223,11 +224,11 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 	if len(sges) > s.maxGS {
-		return 0, ruleErr(&s.errv, mlx.ChainRqSgeCount, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
 	}
 	if s.head == s.tail {
-		return 0, ruleErr(&s.errv, mlx.ChainRqRoom, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQRoom, mlx.FnPostSRQRecv, wr,
 			"free WQEs", mlx.TestMin, 0, 1, "")
 	}
 	next := s.next(int(s.head))
