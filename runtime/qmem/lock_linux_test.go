@@ -2,6 +2,7 @@ package qmem
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -38,7 +39,9 @@ func lowMemlock(t *testing.T, f func(limit uint64)) {
 		t.Fatal(err)
 	}
 	low := rl
-	low.Cur = min(64<<10, rl.Max)
+	// 16 pages: 64 KiB with 4 KiB pages, more where pages are larger
+	// (loong64 16 KiB, ppc64le 64 KiB), so that the small rings below fit.
+	low.Cur = min(uint64(16*os.Getpagesize()), rl.Max)
 	if err := unix.Setrlimit(unix.RLIMIT_MEMLOCK, &low); err != nil {
 		t.Fatal(err)
 	}
@@ -64,16 +67,17 @@ func TestLockRequired(t *testing.T) {
 	}
 	m.Close()
 	lowMemlock(t, func(limit uint64) {
-		m, err := Plain(4096, 0, 0) // 256 KiB of ring
+		n := int(min(4*limit/64, 1<<16)) // a ring of 4 times the limit
+		m, err := Plain(n, 0, 0)
 		if err == nil {
 			m.Close()
-			t.Fatalf("256 KiB were locked under a limit of %d bytes", limit)
+			t.Fatalf("%d bytes were locked under a limit of %d bytes", n*64, limit)
 		}
 		if !strings.HasPrefix(err.Error(), "qmem: dma: mlock") || !strings.Contains(err.Error(), "RLIMIT_MEMLOCK") ||
 			!(errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EPERM)) {
 			t.Errorf("required: %v", err)
 		}
-		m, err = New(Options{WQEBBs: 4096, Lock: dma.LockBestEffort})
+		m, err = New(Options{WQEBBs: n, Lock: dma.LockBestEffort})
 		if err != nil {
 			t.Fatalf("best effort: %v", err)
 		}
