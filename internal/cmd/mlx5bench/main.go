@@ -96,7 +96,7 @@ func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, stdout, std
 	if err := r.build(); err != nil {
 		return err
 	}
-	start := time.Now().UTC()
+	start, load := time.Now().UTC(), loadAvg()
 	for i := range rounds {
 		fmt.Fprintf(stderr, "mlx5bench: round %d of %d\n", i+1, rounds)
 		if err := r.round(); err != nil {
@@ -104,7 +104,7 @@ func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, stdout, std
 		}
 	}
 	h := header{Date: start.Format("2006-01-02 15:04 UTC"), CPU: cpuModel(), Cores: runtime.NumCPU(),
-		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: cmdLine, Rounds: rounds,
+		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: cmdLine, Rounds: rounds, Load: load,
 		Benchtime: bt, GenBenchtime: gbt}
 	var buf bytes.Buffer
 	writeTable(&buf, h, rs, r)
@@ -137,4 +137,13 @@ func goEnv(name string) string {
 		return "?"
 	}
 	return string(bytes.TrimSpace(b))
+}
+
+// loadAvg is the 1-minute load average, "?" where /proc has none.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
