@@ -111,3 +111,21 @@ func TestFmtNs(t *testing.T) {
 		}
 	}
 }
+
+func TestPattern(t *testing.T) {
+	r := newRunner("", "", []row{
+		{Key: "a", Pkg: verify, Bench: "BenchmarkPostRDMAWrite/Go", Ref: "BenchmarkPostRDMAWrite/C"},
+		{Key: "b", Pkg: verify, Bench: "BenchmarkPollCQ/Go", Ref: "BenchmarkPollCQ/C-one-barrier"},
+		{Key: "c", Pkg: command, Bench: "BenchmarkGenerate"},
+		{Key: "d", NotMeasured: "no benchmark"},
+	})
+	if got, want := r.pattern(verify), `^(BenchmarkPostRDMAWrite|BenchmarkPollCQ)$/^(Go|C|C-one-barrier)$`; got != want {
+		t.Errorf("verify: %s, want %s", got, want)
+	}
+	if got, want := r.pattern(command), `^(BenchmarkGenerate)$`; got != want {
+		t.Errorf("command: %s, want %s", got, want)
+	}
+	if got := r.packages(); len(got) != 2 || got[0] != verify || got[1] != command {
+		t.Errorf("packages %v", got)
+	}
+}

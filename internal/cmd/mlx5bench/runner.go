@@ -88,11 +88,12 @@ func (r *runner) pattern(pkg string) string {
 				continue
 			}
 			top, sub, _ := strings.Cut(b, "/")
+			top, sub = regexp.QuoteMeta(top), regexp.QuoteMeta(sub)
 			if !contains(tops, top) {
-				tops = append(tops, regexp.QuoteMeta(top))
+				tops = append(tops, top)
 			}
-			if sub != "" && !contains(subs, regexp.QuoteMeta(sub)) {
-				subs = append(subs, regexp.QuoteMeta(sub))
+			if sub != "" && !contains(subs, sub) {
+				subs = append(subs, sub)
 			}
 		}
 	}
