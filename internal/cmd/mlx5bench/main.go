@@ -1,0 +1,149 @@
+// Command mlx5bench measures every path of issue 14's performance table in
+// one run and prints it as Markdown (docs/performance.md quotes it):
+//
+//	mlx5bench [-rounds 10] [-benchtime 200ms] [-gen-benchtime 2x] [-rows REGEXP] [-o FILE]
+//
+// It builds each benchmark package's test binary once, then runs R rounds;
+// a round runs every pair (mlx5gen and its C reference, in one process,
+// back to back) once. A row's ratio is the median of its per-round ratios,
+// so drift between rounds (other jobs on the machine, frequency changes)
+// cancels; the range of the per-round ratios shows the noise. Rows without
+// a benchmark are printed as not measured, with the reason.
+// scripts/bench.sh runs it from the module root.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mlx5bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rounds := fs.Int("rounds", 10, "rounds (each runs every pair once)")
+	bt := fs.String("benchtime", "200ms", "-test.benchtime of the post, encoder and poll benchmarks")
+	gbt := fs.String("gen-benchtime", "2x", "-test.benchtime of BenchmarkGenerate")
+	sel := fs.String("rows", "", "only the rows whose key matches this regular expression (keys: "+keys()+")")
+	outFile := fs.String("o", "", "write the table to this file instead of stdout")
+	cmdLine := fs.String("command", "", "the command line to print above the table (default: this one)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || *rounds < 1 {
+		fmt.Fprintln(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds must be at least 1")
+		return 2
+	}
+	re, err := regexp.Compile(*sel)
+	if err != nil {
+		fmt.Fprintf(stderr, "mlx5bench: -rows: %v\n", err)
+		return 2
+	}
+	if *cmdLine == "" {
+		*cmdLine = strings.Join(append([]string{"go run ./internal/cmd/mlx5bench"}, args...), " ")
+	}
+	var rs []row
+	for _, w := range rows {
+		if re.MatchString(w.Key) {
+			rs = append(rs, w)
+		}
+	}
+	if len(rs) == 0 {
+		fmt.Fprintf(stderr, "mlx5bench: -rows %q matches no row (keys: %s)\n", *sel, keys())
+		return 2
+	}
+	if err := measure(rs, *rounds, *bt, *gbt, *cmdLine, *outFile, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func keys() string {
+	var ks []string
+	for _, w := range rows {
+		ks = append(ks, w.Key)
+	}
+	return strings.Join(ks, ", ")
+}
+
+func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, stdout, stderr io.Writer) error {
+	root, err := rdmacore.ModuleRoot(".")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "mlx5bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	r := newRunner(root, tmp, rs)
+	r.benchtime, r.genBenchtime = bt, gbt
+	fmt.Fprintln(stderr, "mlx5bench: building the benchmark binaries")
+	if err := r.build(); err != nil {
+		return err
+	}
+	start, load := time.Now().UTC(), loadAvg()
+	for i := range rounds {
+		fmt.Fprintf(stderr, "mlx5bench: round %d of %d\n", i+1, rounds)
+		if err := r.round(); err != nil {
+			return err
+		}
+	}
+	h := header{Date: start.Format("2006-01-02 15:04 UTC"), CPU: cpuModel(), Cores: runtime.NumCPU(),
+		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: cmdLine, Rounds: rounds, Load: load,
+		Benchtime: bt, GenBenchtime: gbt}
+	var buf bytes.Buffer
+	writeTable(&buf, h, rs, r)
+	if outFile != "" {
+		return os.WriteFile(outFile, buf.Bytes(), 0o644)
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
+
+// cpuModel is /proc/cpuinfo's first "model name" (absent on some
+// architectures: then GOARCH).
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return "unknown CPU (" + runtime.GOARCH + ")"
+}
+
+// goEnv is `go env NAME`: the toolchain that built the benchmarks.
+func goEnv(name string) string {
+	b, err := exec.Command("go", "env", name).Output()
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return "?"
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// loadAvg is the 1-minute load average, "?" where /proc has none.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
+)
+
+// runner holds the binaries built once for a run and the measurements of
+// every round: samples[row key] is one value per round, refs likewise.
+type runner struct {
+	root, tmp    string
+	benchtime    string // for gen/verify's benchmarks
+	genBenchtime string // for BenchmarkGenerate
+	rows         []row
+	bins         map[string]string // package -> test binary, "process" -> mlx5gen
+	include      string            // 44.0 headers, for the whole-process row
+	vals, refs   map[string][]float64
+	allocs       map[string][]float64
+}
+
+func newRunner(root, tmp string, rs []row) *runner {
+	return &runner{root: root, tmp: tmp, rows: rs, bins: map[string]string{},
+		vals: map[string][]float64{}, refs: map[string][]float64{}, allocs: map[string][]float64{}}
+}
+
+// packages lists the packages of the measured rows in table order.
+func (r *runner) packages() []string {
+	var ps []string
+	for _, w := range r.rows {
+		if w.NotMeasured == "" && !contains(ps, w.Pkg) {
+			ps = append(ps, w.Pkg)
+		}
+	}
+	return ps
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// build compiles each benchmark package's test binary once, and mlx5gen
+// for the whole-process row.
+func (r *runner) build() error {
+	for i, p := range r.packages() {
+		out := filepath.Join(r.tmp, fmt.Sprintf("bench%d", i))
+		args := []string{"test", "-c", "-o", out, p}
+		if p == "process" {
+			args = []string{"build", "-o", out, "./cmd/mlx5gen"}
+			inc, err := rdmacore.IncludeRoot(r.root, "44.0")
+			if err != nil {
+				return err
+			}
+			r.include = inc
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = r.root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		r.bins[p] = out
+	}
+	return nil
+}
+
+// pattern is the -test.bench expression selecting exactly the benchmarks
+// pkg's rows and their references need (one level per '/').
+func (r *runner) pattern(pkg string) string {
+	var tops, subs []string
+	for _, w := range r.rows {
+		if w.Pkg != pkg || w.NotMeasured != "" {
+			continue
+		}
+		for _, b := range []string{w.Bench, w.Ref} {
+			if b == "" {
+				continue
+			}
+			top, sub, _ := strings.Cut(b, "/")
+			top, sub = regexp.QuoteMeta(top), regexp.QuoteMeta(sub)
+			if !contains(tops, top) {
+				tops = append(tops, top)
+			}
+			if sub != "" && !contains(subs, sub) {
+				subs = append(subs, sub)
+			}
+		}
+	}
+	p := "^(" + strings.Join(tops, "|") + ")$"
+	if len(subs) > 0 {
+		p += "/^(" + strings.Join(subs, "|") + ")$"
+	}
+	return p
+}
+
+// round runs every package's benchmarks once, back to back, and records
+// each row's value and reference from that one process.
+func (r *runner) round() error {
+	for _, p := range r.packages() {
+		res, err := r.runPkg(p)
+		if err != nil {
+			return err
+		}
+		for _, w := range r.rows {
+			if w.Pkg != p || w.NotMeasured != "" {
+				continue
+			}
+			v, ok := res[w.Bench][w.Unit]
+			if !ok {
+				return fmt.Errorf("%s: no %s for %s in the output", p, w.Unit, w.Bench)
+			}
+			r.vals[w.Key] = append(r.vals[w.Key], v)
+			if a, ok := res[w.Bench]["allocs/op"]; ok {
+				r.allocs[w.Key] = append(r.allocs[w.Key], a)
+			}
+			if w.Ref != "" {
+				rv, ok := res[w.Ref]["ns/op"]
+				if !ok {
+					return fmt.Errorf("%s: no ns/op for %s in the output", p, w.Ref)
+				}
+				r.refs[w.Key] = append(r.refs[w.Key], rv)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *runner) runPkg(p string) (map[string]result, error) {
+	bin := r.bins[p]
+	if p == "process" {
+		return r.runProcess(bin)
+	}
+	bt := r.benchtime
+	if p == command {
+		bt = r.genBenchtime
+	}
+	cmd := exec.Command(bin, "-test.run=^$", "-test.bench="+r.pattern(p),
+		"-test.benchtime="+bt, "-test.count=1", "-test.benchmem")
+	cmd.Dir = filepath.Join(r.root, p)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", p, err, out.Bytes())
+	}
+	return parseBench(&out)
+}
+
+// runProcess times one fresh `mlx5gen generate` of the 44.0 header (cold:
+// nothing of a previous run is reused).
+func (r *runner) runProcess(bin string) (map[string]result, error) {
+	out, err := os.MkdirTemp(r.tmp, "gen")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(out)
+	cmd := exec.Command(bin, "generate", "-I", r.include, "-out", out, "-rules", filepath.Join(out, "RULES.md"))
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("mlx5gen generate: %v\n%s", err, b)
+	}
+	return map[string]result{"mlx5gen generate": {"ns/op": float64(d.Nanoseconds())}}, nil
+}

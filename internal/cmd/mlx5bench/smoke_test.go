@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSmoke runs one tiny round of the encoder pair and the rows without a
+// benchmark, and checks the table's shape.
+func TestSmoke(t *testing.T) {
+	var out, errb bytes.Buffer
+	st := run([]string{"-rounds", "1", "-benchtime", "100x", "-rows", "^(encoders|doorbell-each)$"}, &out, &errb)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var table []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "|") {
+			table = append(table, l)
+		}
+	}
+	if len(table) != 4 {
+		t.Fatalf("want header, rule and 2 rows:\n%s", out.String())
+	}
+	for _, l := range table {
+		if n := strings.Count(l, "|"); n != 9 {
+			t.Errorf("%d separators (want 9): %s", n, l)
+		}
+	}
+	enc := strings.Split(table[3], "|") // rows keep the table's order
+	if !strings.Contains(enc[1], "encoders alone") || !strings.HasSuffix(strings.TrimSpace(enc[4]), "ns") ||
+		!strings.HasSuffix(strings.TrimSpace(enc[5]), "×") {
+		t.Errorf("encoder row: %s", table[3])
+	}
+	if !strings.Contains(table[2], "not measured: ") {
+		t.Errorf("doorbell row: %s", table[2])
+	}
+	if !strings.HasPrefix(lines[0], "Measured ") || !strings.Contains(lines[0], "GOAMD64=") ||
+		!strings.Contains(out.String(), "go run ./internal/cmd/mlx5bench -rounds 1") {
+		t.Errorf("header:\n%s", out.String())
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{"-rows", "nosuchrow"}, {"-rows", "("}, {"-rounds", "0"}, {"extra"}} {
+		var out, errb bytes.Buffer
+		if st := run(args, &out, &errb); st != 2 || errb.Len() == 0 {
+			t.Errorf("%v: status %d, %q", args, st, errb.String())
+		}
+	}
+}
