@@ -40,6 +40,11 @@ type Config struct {
 	// with it becomes an alias of it, so that the runtime takes its values
 	// (see gen/alias). Empty for the committed package itself.
 	Alias string
+
+	// Bindings, when set, is the Go package name of the cgo bindings
+	// (mlx5verbs) to generate as well; Pure is the import path of the
+	// generated package they take their types and validators from.
+	Bindings, Pure string
 }
 
 // Result is what a run read and produced.
@@ -50,6 +55,8 @@ type Result struct {
 	Files   []emit.File
 	Rules   []byte          // spec/RULES.md
 	Alias   *alias.Decision // with Config.Alias: the types aliased and those declared here
+
+	BindingFiles []emit.File // with Config.Bindings: the cgo bindings package
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -63,6 +70,18 @@ func Generate(c Config) (*Result, error) {
 		return nil, err
 	}
 	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package)
+	if c.Bindings != "" {
+		if err := CheckPackageName(c.Bindings); err != nil {
+			return nil, fmt.Errorf("bindings package name %q: %v", c.Bindings, err)
+		}
+		if c.Pure == "" {
+			return nil, errors.New("bindings: no import path for the generated package they use")
+		}
+		res.BindingFiles, err = emit.GenerateBindings(res.Package, emit.Bindings{Name: c.Bindings, Pure: c.Pure})
+		if err != nil {
+			return nil, err
+		}
+	}
 	if c.Alias != "" {
 		if err := aliasBase(res, c.Alias); err != nil {
 			return nil, err

@@ -9,5 +9,5 @@
 // the README for the policy and for users of rdma-core 56 or 65.
 package generated
 
-//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md
+//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md -bindings mlx5verbs
 //go:generate go run ../gen/alias/mkmanifest -dir mlx5dv -o ../gen/alias/base.json

@@ -72,6 +72,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
+	bindings := fs.String("bindings", "", "also write the cgo bindings package (mlx5verbs) to this directory")
+	bindingsPkg := fs.String("bindings-pkg", "mlx5verbs", "Go package name of the cgo bindings")
+	pure := fs.String("pure", "github.com/mlx5gen/mlx5gen/generated/mlx5dv", "import path of the generated package, for the bindings")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
@@ -92,6 +95,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	cfg.Alias = *aliasOf
+	if *bindings != "" {
+		cfg.Bindings, cfg.Pure = *bindingsPkg, *pure
+	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
 		return failLines(stderr, err)
@@ -103,6 +109,15 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
+	}
+	if *bindings != "" {
+		brep, err := gen.WriteOutput(gen.OS, gen.Output{Dir: *bindings, Files: res.BindingFiles})
+		if err != nil {
+			return failLines(stderr, err)
+		}
+		rep.Written = append(rep.Written, brep.Written...)
+		rep.Removed = append(rep.Removed, brep.Removed...)
+		rep.Leftover = append(rep.Leftover, brep.Leftover...)
 	}
 	p := res.Package
 	warn(stderr, p)

@@ -21,7 +21,7 @@ func (b *builder) buildFuncs() {
 			continue
 		}
 		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
-			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
+			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group, Inline: cf.Static || cf.Inline}
 		b.checkPrototype(sf, cf, f)
 		b.workRequest(sf, f)
 		if b.declare(sf.Pos, f.GoName, "function "+sf.Name) {
@@ -64,6 +64,13 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 	} else if r != nil && r.Kind == cheader.Void && r.Name != "" {
 		res = r.Name
 	}
+	if res != "void" {
+		f.CResult = normType(res)
+		f.Result = cref(cf.Type.Result)
+		if it, ok := intType(cf.Type.Result); ok {
+			f.ResInt = &it
+		}
+	}
 	want := sf.Result
 	if want == "" {
 		want = "void"
@@ -83,7 +90,11 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 		if normType(sp.Type) != normType(cp.Type.Spelling()) {
 			b.errorf(sp.Pos, "function %s: parameter %s has type %q in the header, not %q", sf.Name, sp.Name, cp.Type.Spelling(), sp.Type)
 		}
-		p := &model.Param{Name: sp.Name, GoName: model.ParamName(sp.Name), Kind: model.ParamOther}
+		p := &model.Param{Name: sp.Name, GoName: model.ParamName(sp.Name), Kind: model.ParamOther,
+			CType: normType(cp.Type.Spelling()), Bool: cp.Type.Kind == cheader.Bool, Ref: cref(cp.Type)}
+		if cp.Type.Kind == cheader.Pointer && cp.Type.Elem != nil && cp.Type.Elem.Const {
+			p.Const = true
+		}
 		if it, ok := intType(cp.Type); ok {
 			p.Kind, p.Int = model.ParamInt, it
 		} else if cp.Type.Kind == cheader.Pointer {
@@ -94,5 +105,36 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 			p.Typed = p.Enum != nil && p.Kind == model.ParamInt && p.Int.Bits == p.Enum.Underlying.Bits
 		}
 		f.Params = append(f.Params, p)
+	}
+}
+
+// cref is what a parameter or result of type t refers to: the struct it
+// points to (through any levels of pointer) or holds by value, by tag.
+// Mirrors are linked to it once they are built (bindRefs).
+func cref(t *cheader.Type) model.CRef {
+	var r model.CRef
+	for t != nil && t.Kind == cheader.Pointer {
+		r.Depth++
+		t = t.Elem
+	}
+	if t != nil && t.Kind == cheader.Struct && t.Record != nil && t.Record.Tag != "" {
+		r.Handle = t.Record.Tag
+	}
+	return r
+}
+
+// bindRefs links the structs the functions' parameters and results refer
+// to with their mirrors; the others stay opaque handles.
+func (b *builder) bindRefs() {
+	link := func(r *model.CRef) {
+		if m := b.mirrors[r.Handle]; m != nil && r.Handle != "" {
+			r.Mirror, r.Handle = m, ""
+		}
+	}
+	for _, f := range b.p.API.Funcs {
+		link(&f.Result)
+		for _, p := range f.Params {
+			link(&p.Ref)
+		}
 	}
 }
