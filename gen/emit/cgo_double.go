@@ -271,6 +271,6 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 		}
 	}
 	comment(f, fmt.Sprintf("TestDouble%s: %s (%s).", model.Camel(fn.Name), fn.Name, fn.Returns))
-	f.Func().Id("TestDouble"+model.Camel(fn.Name)).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(body...)
+	f.Func().Id("TestDouble" + model.Camel(fn.Name)).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(body...)
 	f.Line()
 }

@@ -44,7 +44,7 @@ func handlesFile(p *model.Package, b Bindings, f *jen.File) {
 		f.Func().Params(jen.Id("h").Id(n)).Id("Ptr").Params().Add(unsafePointer).Block(jen.Return(jen.Id("h").Dot("p")))
 		f.Line()
 		comment(f, fmt.Sprintf("%sFrom makes a handle of a C struct %s * (C memory, never Go memory).", n, t))
-		f.Func().Id(n+"From").Params(jen.Id("p").Add(unsafePointer)).Id(n).Block(jen.Return(jen.Id(n).Values(jen.Id("p"))))
+		f.Func().Id(n + "From").Params(jen.Id("p").Add(unsafePointer)).Id(n).Block(jen.Return(jen.Id(n).Values(jen.Id("p"))))
 		f.Line()
 	}
 }
@@ -133,13 +133,32 @@ func goResult(fn *model.Func, pure string) jen.Code {
 	return goRefType(fn.Result, fn.Result.Depth, pure)
 }
 
-// hasErr reports whether the binding returns an error.
+// hasErr reports whether the C function reports errors itself.
 func hasErr(fn *model.Func) bool {
 	switch fn.Returns {
 	case "pointer-errno", "errno", "negative-errno", "minus-one-errno":
 		return true
 	}
 	return false
+}
+
+// validated reports whether the binding checks arguments before the call:
+// a void function then returns the violation, and C is not called.
+func validated(fn *model.Func) bool {
+	if len(fn.Rules) > 0 {
+		return true
+	}
+	for _, prm := range fn.Params {
+		if checkedStruct(prm) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkedStruct reports whether prm points to a struct with rules.
+func checkedStruct(prm *model.Param) bool {
+	return prm.Kind == model.ParamPointer && prm.Ref.Depth == 1 && prm.Ref.Mirror != nil && len(prm.Ref.Mirror.Rules) > 0
 }
 
 func cgoFuncsFile(p *model.Package, b Bindings, f *jen.File) {
@@ -170,6 +189,10 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 		args = append(args, jen.Id(prm.GoName))
 	}
 	rs := results(fn, b.Pure)
+	check := validated(fn)
+	if check && !hasErr(fn) {
+		rs = append(rs, jen.Error())
+	}
 	fail := func(err jen.Code) jen.Code {
 		var ret []jen.Code
 		if goResult(fn, b.Pure) != nil {
@@ -178,11 +201,10 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 		return jen.Return(append(ret, err)...)
 	}
 	var body []jen.Code
-	canFail := hasErr(fn)
-	if canFail && goResult(fn, b.Pure) != nil {
+	if check && goResult(fn, b.Pure) != nil {
 		body = append(body, jen.Var().Id("r").Add(goResult(fn, b.Pure)))
 	}
-	if canFail && len(fn.Rules) > 0 {
+	if len(fn.Rules) > 0 {
 		var vargs []jen.Code
 		for _, prm := range ruleParams(fn) {
 			vargs = append(vargs, validatorArg(prm))
@@ -190,22 +212,30 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 		body = append(body, jen.If(jen.Err().Op(":=").Qual(b.Pure, fn.Validator()).Call(vargs...), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
 	}
 	for _, prm := range fn.Params {
-		if canFail && prm.Kind == model.ParamPointer && prm.Ref.Depth == 1 && prm.Ref.Mirror != nil && len(prm.Ref.Mirror.Rules) > 0 {
+		if checkedStruct(prm) {
 			body = append(body, jen.If(jen.Id(prm.GoName).Op("!=").Nil()).Block(
 				jen.If(jen.Err().Op(":=").Id(prm.GoName).Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))))
 		}
 	}
-	if len(rs) == 0 {
+	switch {
+	case len(rs) == 0:
 		body = append(body, jen.Id(rawName(fn)).Call(args...))
-	} else {
+	case check && !hasErr(fn):
+		body = append(body, jen.Id(rawName(fn)).Call(args...), jen.Return(jen.Nil()))
+	default:
 		body = append(body, jen.Return(jen.Id(rawName(fn)).Call(args...)))
 	}
 	doc := fmt.Sprintf("%s calls %s (%s).", model.Camel(fn.Name), fn.Name, fn.Man)
-	switch {
-	case !canFail:
-		doc += "\nIts arguments are not checked: it has no error to report a violation with."
-	case len(fn.Rules) > 0:
+	if len(fn.Rules) > 0 {
 		doc += fmt.Sprintf("\nIt first checks the arguments with %s.%s.", b.Pure[lastSlash(b.Pure)+1:], fn.Validator())
+	}
+	for _, prm := range fn.Params {
+		if checkedStruct(prm) {
+			doc += fmt.Sprintf("\nIt checks *%s with Validate when it is not nil.", prm.GoName)
+		}
+	}
+	if check && !hasErr(fn) {
+		doc += "\nThe error is a violation of a rule, found before C is called; libibverbs\nreports its own errors of a work request at ibv_wr_complete."
 	}
 	comment(f, doc)
 	f.Func().Id(model.Camel(fn.Name)).Params(sig...).Params(rs...).Block(body...)

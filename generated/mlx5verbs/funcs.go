@@ -15,7 +15,6 @@ import (
 import "C"
 
 // IbvQpToQpEx calls ibv_qp_to_qp_ex (ibv_create_qp_ex(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvQpToQpEx(qp IbvQp) IbvQpEx {
 	return callIbvQpToQpEx(qp)
 }
@@ -25,7 +24,6 @@ func callIbvQpToQpEx(qp IbvQp) IbvQpEx {
 }
 
 // IbvWrStart calls ibv_wr_start (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrStart(qp IbvQpEx) {
 	callIbvWrStart(qp)
 }
@@ -47,7 +45,6 @@ func callIbvWrComplete(qp IbvQpEx) error {
 }
 
 // IbvWrAbort calls ibv_wr_abort (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrAbort(qp IbvQpEx) {
 	callIbvWrAbort(qp)
 }
@@ -57,7 +54,6 @@ func callIbvWrAbort(qp IbvQpEx) {
 }
 
 // IbvWrAtomicCmpSwp calls ibv_wr_atomic_cmp_swp (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrAtomicCmpSwp(qp IbvQpEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
 	callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
 }
@@ -67,7 +63,6 @@ func callIbvWrAtomicCmpSwp(qp IbvQpEx, rkey uint32, remoteAddr uint64, compare u
 }
 
 // IbvWrAtomicFetchAdd calls ibv_wr_atomic_fetch_add (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrAtomicFetchAdd(qp IbvQpEx, rkey uint32, remoteAddr uint64, add uint64) {
 	callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
 }
@@ -77,9 +72,21 @@ func callIbvWrAtomicFetchAdd(qp IbvQpEx, rkey uint32, remoteAddr uint64, add uin
 }
 
 // IbvWrBindMw calls ibv_wr_bind_mw (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func IbvWrBindMw(qp IbvQpEx, mw IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBindInfo) {
+// It first checks the arguments with mlx5dv.ValidateArgsIbvWrBindMw.
+// It checks *bindInfo with Validate when it is not nil.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func IbvWrBindMw(qp IbvQpEx, mw IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBindInfo) error {
+	if err := mlx5dv.ValidateArgsIbvWrBindMw(mw.p, unsafe.Pointer(bindInfo)); err != nil {
+		return err
+	}
+	if bindInfo != nil {
+		if err := bindInfo.Validate(); err != nil {
+			return err
+		}
+	}
 	callIbvWrBindMw(qp, mw, rkey, bindInfo)
+	return nil
 }
 
 func callIbvWrBindMw(qp IbvQpEx, mw IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBindInfo) {
@@ -87,7 +94,6 @@ func callIbvWrBindMw(qp IbvQpEx, mw IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBi
 }
 
 // IbvWrLocalInv calls ibv_wr_local_inv (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrLocalInv(qp IbvQpEx, invalidateRkey uint32) {
 	callIbvWrLocalInv(qp, invalidateRkey)
 }
@@ -97,7 +103,6 @@ func callIbvWrLocalInv(qp IbvQpEx, invalidateRkey uint32) {
 }
 
 // IbvWrRdmaRead calls ibv_wr_rdma_read (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrRdmaRead(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
 	callIbvWrRdmaRead(qp, rkey, remoteAddr)
 }
@@ -107,7 +112,6 @@ func callIbvWrRdmaRead(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
 }
 
 // IbvWrRdmaWrite calls ibv_wr_rdma_write (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrRdmaWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
 	callIbvWrRdmaWrite(qp, rkey, remoteAddr)
 }
@@ -117,7 +121,6 @@ func callIbvWrRdmaWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
 }
 
 // IbvWrRdmaWriteImm calls ibv_wr_rdma_write_imm (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrRdmaWriteImm(qp IbvQpEx, rkey uint32, remoteAddr uint64, immData uint32) {
 	callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
 }
@@ -127,7 +130,6 @@ func callIbvWrRdmaWriteImm(qp IbvQpEx, rkey uint32, remoteAddr uint64, immData u
 }
 
 // IbvWrSend calls ibv_wr_send (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSend(qp IbvQpEx) {
 	callIbvWrSend(qp)
 }
@@ -137,7 +139,6 @@ func callIbvWrSend(qp IbvQpEx) {
 }
 
 // IbvWrSendImm calls ibv_wr_send_imm (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSendImm(qp IbvQpEx, immData uint32) {
 	callIbvWrSendImm(qp, immData)
 }
@@ -147,7 +148,6 @@ func callIbvWrSendImm(qp IbvQpEx, immData uint32) {
 }
 
 // IbvWrSendInv calls ibv_wr_send_inv (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSendInv(qp IbvQpEx, invalidateRkey uint32) {
 	callIbvWrSendInv(qp, invalidateRkey)
 }
@@ -157,7 +157,6 @@ func callIbvWrSendInv(qp IbvQpEx, invalidateRkey uint32) {
 }
 
 // IbvWrSendTso calls ibv_wr_send_tso (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSendTso(qp IbvQpEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) {
 	callIbvWrSendTso(qp, hdr, hdrSz, mss)
 }
@@ -167,7 +166,6 @@ func callIbvWrSendTso(qp IbvQpEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) 
 }
 
 // IbvWrAtomicWrite calls ibv_wr_atomic_write (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrAtomicWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64, atomicWr unsafe.Pointer) {
 	callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
 }
@@ -177,7 +175,6 @@ func callIbvWrAtomicWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64, atomicWr u
 }
 
 // IbvWrSetSge calls ibv_wr_set_sge (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetSge(qp IbvQpEx, lkey uint32, addr uint64, length uint32) {
 	callIbvWrSetSge(qp, lkey, addr, length)
 }
@@ -187,7 +184,6 @@ func callIbvWrSetSge(qp IbvQpEx, lkey uint32, addr uint64, length uint32) {
 }
 
 // IbvWrSetSgeList calls ibv_wr_set_sge_list (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetSgeList(qp IbvQpEx, numSge uint64, sgList *mlx5dv.IbvSge) {
 	callIbvWrSetSgeList(qp, numSge, sgList)
 }
@@ -197,7 +193,6 @@ func callIbvWrSetSgeList(qp IbvQpEx, numSge uint64, sgList *mlx5dv.IbvSge) {
 }
 
 // IbvWrSetInlineData calls ibv_wr_set_inline_data (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetInlineData(qp IbvQpEx, addr unsafe.Pointer, length uint64) {
 	callIbvWrSetInlineData(qp, addr, length)
 }
@@ -207,7 +202,6 @@ func callIbvWrSetInlineData(qp IbvQpEx, addr unsafe.Pointer, length uint64) {
 }
 
 // IbvWrSetInlineDataList calls ibv_wr_set_inline_data_list (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetInlineDataList(qp IbvQpEx, numBuf uint64, bufList *mlx5dv.IbvDataBuf) {
 	callIbvWrSetInlineDataList(qp, numBuf, bufList)
 }
@@ -217,7 +211,6 @@ func callIbvWrSetInlineDataList(qp IbvQpEx, numBuf uint64, bufList *mlx5dv.IbvDa
 }
 
 // IbvWrSetUdAddr calls ibv_wr_set_ud_addr (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetUdAddr(qp IbvQpEx, ah IbvAh, remoteQpn uint32, remoteQkey uint32) {
 	callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
 }
@@ -227,7 +220,6 @@ func callIbvWrSetUdAddr(qp IbvQpEx, ah IbvAh, remoteQpn uint32, remoteQkey uint3
 }
 
 // IbvWrSetXrcSrqn calls ibv_wr_set_xrc_srqn (ibv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvWrSetXrcSrqn(qp IbvQpEx, remoteSrqn uint32) {
 	callIbvWrSetXrcSrqn(qp, remoteSrqn)
 }
@@ -237,6 +229,7 @@ func callIbvWrSetXrcSrqn(qp IbvQpEx, remoteSrqn uint32) {
 }
 
 // Mlx5dvCreateMkey calls mlx5dv_create_mkey (mlx5dv_create_mkey(3)).
+// It checks *mkeyInitAttr with Validate when it is not nil.
 func Mlx5dvCreateMkey(mkeyInitAttr *mlx5dv.Mlx5dvMkeyInitAttr) (*mlx5dv.Mlx5dvMkey, error) {
 	var r *mlx5dv.Mlx5dvMkey
 	if mkeyInitAttr != nil {
@@ -268,6 +261,7 @@ func callMlx5dvDestroyMkey(mkey *mlx5dv.Mlx5dvMkey) error {
 }
 
 // Mlx5dvCreateQp calls mlx5dv_create_qp (mlx5dv_create_qp(3)).
+// It checks *mlx5QpAttr with Validate when it is not nil.
 func Mlx5dvCreateQp(context IbvContext, qpAttr IbvQpInitAttrEx, mlx5QpAttr *mlx5dv.Mlx5dvQpInitAttr) (IbvQp, error) {
 	var r IbvQp
 	if mlx5QpAttr != nil {
@@ -287,7 +281,6 @@ func callMlx5dvCreateQp(context IbvContext, qpAttr IbvQpInitAttrEx, mlx5QpAttr *
 }
 
 // Mlx5dvQpExFromIbvQpEx calls mlx5dv_qp_ex_from_ibv_qp_ex (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func Mlx5dvQpExFromIbvQpEx(qp IbvQpEx) Mlx5dvQpEx {
 	return callMlx5dvQpExFromIbvQpEx(qp)
 }
@@ -315,6 +308,7 @@ func callMlx5dvDevxUmemReg(ctx IbvContext, addr unsafe.Pointer, size uint64, acc
 }
 
 // Mlx5dvDevxUmemRegEx calls mlx5dv_devx_umem_reg_ex (mlx5dv_devx_umem_reg(3)).
+// It checks *umemIn with Validate when it is not nil.
 func Mlx5dvDevxUmemRegEx(ctx IbvContext, umemIn *mlx5dv.Mlx5dvDevxUmemIn) (*mlx5dv.Mlx5dvDevxUmem, error) {
 	var r *mlx5dv.Mlx5dvDevxUmem
 	if umemIn != nil {
@@ -346,9 +340,21 @@ func callMlx5dvDevxUmemDereg(umem *mlx5dv.Mlx5dvDevxUmem) error {
 }
 
 // Mlx5dvWrMkeyConfigure calls mlx5dv_wr_mkey_configure (mlx5dv_wr_mkey_configure(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters uint8, attr *mlx5dv.Mlx5dvMkeyConfAttr) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMkeyConfigure.
+// It checks *attr with Validate when it is not nil.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters uint8, attr *mlx5dv.Mlx5dvMkeyConfAttr) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrMkeyConfigure(unsafe.Pointer(mkey), unsafe.Pointer(attr)); err != nil {
+		return err
+	}
+	if attr != nil {
+		if err := attr.Validate(); err != nil {
+			return err
+		}
+	}
 	callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
+	return nil
 }
 
 func callMlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters uint8, attr *mlx5dv.Mlx5dvMkeyConfAttr) {
@@ -356,9 +362,15 @@ func callMlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSette
 }
 
 // Mlx5dvWrSetMkeyAccessFlags calls mlx5dv_wr_set_mkey_access_flags (mlx5dv_wr_mkey_configure(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccessFlags) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeyAccessFlags.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccessFlags) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags); err != nil {
+		return err
+	}
 	callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
+	return nil
 }
 
 func callMlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccessFlags) {
@@ -366,7 +378,6 @@ func callMlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccess
 }
 
 // Mlx5dvWrSetMkeyLayoutList calls mlx5dv_wr_set_mkey_layout_list (mlx5dv_wr_mkey_configure(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func Mlx5dvWrSetMkeyLayoutList(mqp Mlx5dvQpEx, numSges uint16, sge *mlx5dv.IbvSge) {
 	callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
 }
@@ -376,7 +387,6 @@ func callMlx5dvWrSetMkeyLayoutList(mqp Mlx5dvQpEx, numSges uint16, sge *mlx5dv.I
 }
 
 // Mlx5dvWrSetMkeyLayoutInterleaved calls mlx5dv_wr_set_mkey_layout_interleaved (mlx5dv_wr_mkey_configure(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func Mlx5dvWrSetMkeyLayoutInterleaved(mqp Mlx5dvQpEx, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
 	callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
 }
@@ -386,9 +396,15 @@ func callMlx5dvWrSetMkeyLayoutInterleaved(mqp Mlx5dvQpEx, repeatCount uint32, nu
 }
 
 // Mlx5dvWrSetDcAddr calls mlx5dv_wr_set_dc_addr (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetDcAddr.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrSetDcAddr(ah.p); err != nil {
+		return err
+	}
 	callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
+	return nil
 }
 
 func callMlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64) {
@@ -396,9 +412,15 @@ func callMlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDc
 }
 
 // Mlx5dvWrSetDcAddrStream calls mlx5dv_wr_set_dc_addr_stream (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64, streamId uint16) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetDcAddrStream.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64, streamId uint16) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrSetDcAddrStream(ah.p); err != nil {
+		return err
+	}
 	callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
+	return nil
 }
 
 func callMlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, remoteDcKey uint64, streamId uint16) {
@@ -406,9 +428,15 @@ func callMlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah IbvAh, remoteDctn uint32, re
 }
 
 // Mlx5dvWrMrInterleaved calls mlx5dv_wr_mr_interleaved (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMrInterleaved.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrMrInterleaved(unsafe.Pointer(mkey), accessFlags); err != nil {
+		return err
+	}
 	callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
+	return nil
 }
 
 func callMlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
@@ -416,9 +444,15 @@ func callMlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFl
 }
 
 // Mlx5dvWrMrList calls mlx5dv_wr_mr_list (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, numSges uint16, sge *mlx5dv.IbvSge) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMrList.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, numSges uint16, sge *mlx5dv.IbvSge) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrMrList(unsafe.Pointer(mkey), accessFlags); err != nil {
+		return err
+	}
 	callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
+	return nil
 }
 
 func callMlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, numSges uint16, sge *mlx5dv.IbvSge) {
@@ -426,7 +460,6 @@ func callMlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx
 }
 
 // Mlx5dvWrRawWqe calls mlx5dv_wr_raw_wqe (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func Mlx5dvWrRawWqe(mqp Mlx5dvQpEx, wqe unsafe.Pointer) {
 	callMlx5dvWrRawWqe(mqp, wqe)
 }
@@ -436,7 +469,6 @@ func callMlx5dvWrRawWqe(mqp Mlx5dvQpEx, wqe unsafe.Pointer) {
 }
 
 // Mlx5dvWrMemcpy calls mlx5dv_wr_memcpy (mlx5dv_wr_post(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func Mlx5dvWrMemcpy(mqp Mlx5dvQpEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
 	callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
 }
@@ -446,9 +478,21 @@ func callMlx5dvWrMemcpy(mqp Mlx5dvQpEx, destLkey uint32, destAddr uint64, srcLke
 }
 
 // Mlx5dvWrSetMkeyCrypto calls mlx5dv_wr_set_mkey_crypto (mlx5dv_wr_set_mkey_crypto(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeyCrypto.
+// It checks *attr with Validate when it is not nil.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeyCrypto(unsafe.Pointer(attr)); err != nil {
+		return err
+	}
+	if attr != nil {
+		if err := attr.Validate(); err != nil {
+			return err
+		}
+	}
 	callMlx5dvWrSetMkeyCrypto(mqp, attr)
+	return nil
 }
 
 func callMlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) {
@@ -456,9 +500,21 @@ func callMlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) {
 }
 
 // Mlx5dvWrSetMkeySigBlock calls mlx5dv_wr_set_mkey_sig_block (mlx5dv_wr_set_mkey_sig_block(3)).
-// Its arguments are not checked: it has no error to report a violation with.
-func Mlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) {
+// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeySigBlock.
+// It checks *attr with Validate when it is not nil.
+// The error is a violation of a rule, found before C is called; libibverbs
+// reports its own errors of a work request at ibv_wr_complete.
+func Mlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) error {
+	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeySigBlock(unsafe.Pointer(attr)); err != nil {
+		return err
+	}
+	if attr != nil {
+		if err := attr.Validate(); err != nil {
+			return err
+		}
+	}
 	callMlx5dvWrSetMkeySigBlock(mqp, attr)
+	return nil
 }
 
 func callMlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) {
@@ -466,7 +522,6 @@ func callMlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr
 }
 
 // IbvPollCq calls ibv_poll_cq (ibv_poll_cq(3)).
-// Its arguments are not checked: it has no error to report a violation with.
 func IbvPollCq(cq IbvCq, numEntries int32, wc IbvWc) int32 {
 	return callIbvPollCq(cq, numEntries, wc)
 }
