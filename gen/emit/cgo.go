@@ -58,6 +58,7 @@ func GenerateBindings(p *model.Package, b Bindings) ([]File, error) {
 		{"doc.go", "", bindingsDocFile},
 		{"handles.go", "", handlesFile},
 		{"funcs.go", "", cgoFuncsFile},
+		{"bound.go", "", boundFile},
 		{"double_test.go", DoubleTag, doubleTestFile},
 	} {
 		c, err := renderJen(p, b.Name, g.name, g.build, func(f *jen.File) { g.fn(p, b, f) })
@@ -140,4 +141,21 @@ func bindingsDocFile(p *model.Package, b Bindings, f *jen.File) {
 		"the memory they point to must hold no unpinned Go pointers (C memory, or a\n" +
 		"runtime.Pinner), as cgo's rules say. Built with the tag " + DoubleTag + ", the\n" +
 		"shims are replaced by a test double that records what it receives.")
+}
+
+// boundFile lists the bound C functions, for the tests that check the
+// symbols a program links (and for tools).
+func boundFile(p *model.Package, b Bindings, f *jen.File) {
+	comment(f, "Binding is a C function this package binds.")
+	f.Type().Id("Binding").Struct(
+		jen.Id("Name").String().Comment("the C function"),
+		jen.Id("Inline").Bool().Comment("static inline (or a macro) in the header: called through a shim, no symbol of its own"),
+	)
+	f.Line()
+	comment(f, "Bound lists every function the package binds, in spec order.")
+	var rows []jen.Code
+	for _, fn := range p.API.Funcs {
+		rows = append(rows, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(fn.Name), jen.Id("Inline"): jen.Lit(fn.Inline)}))
+	}
+	f.Var().Id("Bound").Op("=").Index().Id("Binding").Values(rows...)
 }

@@ -1,0 +1,80 @@
+//go:build mlx5gen_double
+
+package verbslink
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5verbs"
+)
+
+// sigAttr is a valid signature attribute whose memory domain and CRC
+// parameters are Go memory: the attribute holds Go pointers.
+func sigAttr() (*mlx5dv.Mlx5dvSigBlockAttr, *mlx5dv.Mlx5dvSigBlockDomain, *mlx5dv.Mlx5dvSigCrc) {
+	crc := &mlx5dv.Mlx5dvSigCrc{Type: mlx5dv.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 0xffffffff}
+	mem := &mlx5dv.Mlx5dvSigBlockDomain{SigType: mlx5dv.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx5dv.MLX5DV_BLOCK_SIZE_512}
+	mem.SetSigCrc(crc)
+	return &mlx5dv.Mlx5dvSigBlockAttr{Mem: mem}, mem, crc
+}
+
+// TestPinnedPointers passes a struct holding Go pointers whose targets are
+// pinned: cgo accepts it, and C receives the struct as Go laid it out.
+func TestPinnedPointers(t *testing.T) {
+	attr, mem, crc := sigAttr()
+	var pin runtime.Pinner
+	pin.Pin(mem)
+	pin.Pin(crc)
+	defer pin.Unpin()
+	qp := mlx5verbs.Mlx5dvQpExFrom(mlx5verbs.DoubleAlloc(8))
+	defer mlx5verbs.DoubleFree(qp.Ptr())
+	mlx5verbs.DoubleReset(0, 0)
+	if err := mlx5verbs.Mlx5dvWrSetMkeySigBlock(qp, attr); err != nil {
+		t.Fatal(err)
+	}
+	calls := mlx5verbs.DoubleCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls, want 1", len(calls))
+	}
+	got := calls[0].Args[16:] // after the two pointers: the attribute's bytes
+	want := unsafe.Slice((*byte)(unsafe.Pointer(attr)), unsafe.Sizeof(*attr))
+	if string(got) != string(want) {
+		t.Fatalf("C received % x, want % x", got, want)
+	}
+}
+
+// TestUnpinnedPointerPanics passes the same struct without pinning: cgo's
+// check refuses the call before C runs, so the rule is enforced, not assumed.
+func TestUnpinnedPointerPanics(t *testing.T) {
+	if strings.Contains(os.Getenv("GODEBUG"), "cgocheck=0") {
+		t.Fatal("cgocheck is off (GODEBUG=cgocheck=0): the pointer rules cannot be tested")
+	}
+	attr, _, _ := sigAttr()
+	qp := mlx5verbs.Mlx5dvQpExFrom(mlx5verbs.DoubleAlloc(8))
+	defer mlx5verbs.DoubleFree(qp.Ptr())
+	mlx5verbs.DoubleReset(0, 0)
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(panicText(r), "unpinned Go pointer") {
+			t.Fatalf("recovered %v, want cgo's unpinned Go pointer panic", r)
+		}
+		if n := len(mlx5verbs.DoubleCalls()); n != 0 {
+			t.Fatalf("C was called %d times", n)
+		}
+	}()
+	mlx5verbs.Mlx5dvWrSetMkeySigBlock(qp, attr)
+}
+
+func panicText(r any) string {
+	if e, ok := r.(error); ok {
+		return e.Error()
+	}
+	if s, ok := r.(string); ok {
+		return s
+	}
+	return ""
+}
