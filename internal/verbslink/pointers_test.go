@@ -4,6 +4,7 @@ package verbslink
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -77,4 +78,33 @@ func panicText(r any) string {
 		return s
 	}
 	return ""
+}
+
+// TestCgocheck2Active proves, in the re-run of TestCgocheck2, that the
+// binary was built with GOEXPERIMENT=cgocheck2: storing a Go pointer into C
+// memory is a fatal error only then, so a child process of this binary
+// must die of it.
+func TestCgocheck2Active(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		return // only the re-run is built with the experiment
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreGoPointer$")
+	cmd.Env = append(os.Environ(), storeEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "unpinned Go pointer stored into non-Go memory") {
+		t.Fatalf("storing a Go pointer into C memory did not fail as cgocheck2 makes it (err %v):\n%s", err, out)
+	}
+}
+
+const storeEnv = "MLX5GEN_STORE_GO_POINTER"
+
+// TestStoreGoPointer breaks cgo's rules on purpose, in the child process of
+// TestCgocheck2Active only.
+func TestStoreGoPointer(t *testing.T) {
+	if os.Getenv(storeEnv) == "" {
+		return
+	}
+	p := (*unsafe.Pointer)(mlx5verbs.DoubleAlloc(8))
+	*p = unsafe.Pointer(new(int))
+	t.Fatal("the store of a Go pointer into C memory was not caught")
 }
