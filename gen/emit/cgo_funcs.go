@@ -156,9 +156,13 @@ func validated(fn *model.Func) bool {
 	return false
 }
 
-// checkedStruct reports whether prm points to a struct with rules.
+// checkedStruct reports whether prm points to, or is, a struct with rules.
 func checkedStruct(prm *model.Param) bool {
-	return prm.Kind == model.ParamPointer && prm.Ref.Depth == 1 && prm.Ref.Mirror != nil && len(prm.Ref.Mirror.Rules) > 0
+	m := prm.Ref.Mirror
+	if m == nil || len(m.Rules) == 0 {
+		return false
+	}
+	return prm.Kind == model.ParamPointer && prm.Ref.Depth == 1 || prm.Kind == model.ParamOther
 }
 
 func cgoFuncsFile(p *model.Package, b Bindings, f *jen.File) {
@@ -212,9 +216,13 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 		body = append(body, jen.If(jen.Err().Op(":=").Qual(b.Pure, fn.Validator()).Call(vargs...), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
 	}
 	for _, prm := range fn.Params {
-		if checkedStruct(prm) {
-			body = append(body, jen.If(jen.Id(prm.GoName).Op("!=").Nil()).Block(
-				jen.If(jen.Err().Op(":=").Id(prm.GoName).Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))))
+		validate := jen.If(jen.Err().Op(":=").Id(prm.GoName).Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(fail(jen.Err()))
+		switch {
+		case !checkedStruct(prm):
+		case prm.Kind == model.ParamOther:
+			body = append(body, validate)
+		default:
+			body = append(body, jen.If(jen.Id(prm.GoName).Op("!=").Nil()).Block(validate))
 		}
 	}
 	switch {

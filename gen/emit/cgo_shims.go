@@ -42,12 +42,20 @@ func shimParam(prm *model.Param) string {
 func shimProto(fn *model.Func) string {
 	var ps []string
 	for _, prm := range fn.Params {
-		ps = append(ps, shimParam(prm)+" "+prm.Name)
+		ps = append(ps, cDecl(shimParam(prm), prm.Name))
 	}
 	if len(ps) == 0 {
 		ps = []string{"void"}
 	}
-	return fmt.Sprintf("%s %s(%s)", shimResult(fn), shimName(fn), strings.Join(ps, ", "))
+	return cDecl(shimResult(fn), fmt.Sprintf("%s(%s)", shimName(fn), strings.Join(ps, ", ")))
+}
+
+// cDecl declares name with type t: "void *p", "int n".
+func cDecl(t, name string) string {
+	if strings.HasSuffix(t, "*") {
+		return t + name
+	}
+	return t + " " + name
 }
 
 // shimCallArg is prm as the real function takes it.

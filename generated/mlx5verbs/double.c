@@ -45,33 +45,33 @@ static void rec(int c, const void *p, size_t n) {
 	calls[c].len += n;
 }
 
-void * mlx5gen_ibv_qp_to_qp_ex(void * qp) {
+void *mlx5gen_ibv_qp_to_qp_ex(void *qp) {
 	int c = begin(0);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
-void mlx5gen_ibv_wr_start(void * qp) {
+void mlx5gen_ibv_wr_start(void *qp) {
 	int c = begin(1);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 }
 
-int32_t mlx5gen_ibv_wr_complete(void * qp) {
+int32_t mlx5gen_ibv_wr_complete(void *qp) {
 	int c = begin(2);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
-void mlx5gen_ibv_wr_abort(void * qp) {
+void mlx5gen_ibv_wr_abort(void *qp) {
 	int c = begin(3);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_atomic_cmp_swp(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap) {
+void mlx5gen_ibv_wr_atomic_cmp_swp(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap) {
 	int c = begin(4);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -81,7 +81,7 @@ void mlx5gen_ibv_wr_atomic_cmp_swp(void * qp, uint32_t rkey, uint64_t remote_add
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_atomic_fetch_add(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t add) {
+void mlx5gen_ibv_wr_atomic_fetch_add(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add) {
 	int c = begin(5);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -90,7 +90,7 @@ void mlx5gen_ibv_wr_atomic_fetch_add(void * qp, uint32_t rkey, uint64_t remote_a
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_bind_mw(void * qp, void * mw, uint32_t rkey, void * bind_info) {
+void mlx5gen_ibv_wr_bind_mw(void *qp, void *mw, uint32_t rkey, void *bind_info) {
 	int c = begin(6);
 	rec(c, &qp, sizeof qp);
 	rec(c, &mw, sizeof mw);
@@ -101,14 +101,14 @@ void mlx5gen_ibv_wr_bind_mw(void * qp, void * mw, uint32_t rkey, void * bind_inf
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_local_inv(void * qp, uint32_t invalidate_rkey) {
+void mlx5gen_ibv_wr_local_inv(void *qp, uint32_t invalidate_rkey) {
 	int c = begin(7);
 	rec(c, &qp, sizeof qp);
 	rec(c, &invalidate_rkey, sizeof invalidate_rkey);
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_rdma_read(void * qp, uint32_t rkey, uint64_t remote_addr) {
+void mlx5gen_ibv_wr_rdma_read(void *qp, uint32_t rkey, uint64_t remote_addr) {
 	int c = begin(8);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -116,7 +116,7 @@ void mlx5gen_ibv_wr_rdma_read(void * qp, uint32_t rkey, uint64_t remote_addr) {
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_rdma_write(void * qp, uint32_t rkey, uint64_t remote_addr) {
+void mlx5gen_ibv_wr_rdma_write(void *qp, uint32_t rkey, uint64_t remote_addr) {
 	int c = begin(9);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -124,7 +124,7 @@ void mlx5gen_ibv_wr_rdma_write(void * qp, uint32_t rkey, uint64_t remote_addr) {
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_rdma_write_imm(void * qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data) {
+void mlx5gen_ibv_wr_rdma_write_imm(void *qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data) {
 	int c = begin(10);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -133,27 +133,27 @@ void mlx5gen_ibv_wr_rdma_write_imm(void * qp, uint32_t rkey, uint64_t remote_add
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_send(void * qp) {
+void mlx5gen_ibv_wr_send(void *qp) {
 	int c = begin(11);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_send_imm(void * qp, uint32_t imm_data) {
+void mlx5gen_ibv_wr_send_imm(void *qp, uint32_t imm_data) {
 	int c = begin(12);
 	rec(c, &qp, sizeof qp);
 	rec(c, &imm_data, sizeof imm_data);
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_send_inv(void * qp, uint32_t invalidate_rkey) {
+void mlx5gen_ibv_wr_send_inv(void *qp, uint32_t invalidate_rkey) {
 	int c = begin(13);
 	rec(c, &qp, sizeof qp);
 	rec(c, &invalidate_rkey, sizeof invalidate_rkey);
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_send_tso(void * qp, void * hdr, uint16_t hdr_sz, uint16_t mss) {
+void mlx5gen_ibv_wr_send_tso(void *qp, void *hdr, uint16_t hdr_sz, uint16_t mss) {
 	int c = begin(14);
 	rec(c, &qp, sizeof qp);
 	rec(c, &hdr, sizeof hdr);
@@ -162,7 +162,7 @@ void mlx5gen_ibv_wr_send_tso(void * qp, void * hdr, uint16_t hdr_sz, uint16_t ms
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_atomic_write(void * qp, uint32_t rkey, uint64_t remote_addr, void * atomic_wr) {
+void mlx5gen_ibv_wr_atomic_write(void *qp, uint32_t rkey, uint64_t remote_addr, void *atomic_wr) {
 	int c = begin(15);
 	rec(c, &qp, sizeof qp);
 	rec(c, &rkey, sizeof rkey);
@@ -171,7 +171,7 @@ void mlx5gen_ibv_wr_atomic_write(void * qp, uint32_t rkey, uint64_t remote_addr,
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_sge(void * qp, uint32_t lkey, uint64_t addr, uint32_t length) {
+void mlx5gen_ibv_wr_set_sge(void *qp, uint32_t lkey, uint64_t addr, uint32_t length) {
 	int c = begin(17);
 	rec(c, &qp, sizeof qp);
 	rec(c, &lkey, sizeof lkey);
@@ -180,7 +180,7 @@ void mlx5gen_ibv_wr_set_sge(void * qp, uint32_t lkey, uint64_t addr, uint32_t le
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_sge_list(void * qp, uint64_t num_sge, void * sg_list) {
+void mlx5gen_ibv_wr_set_sge_list(void *qp, uint64_t num_sge, void *sg_list) {
 	int c = begin(18);
 	rec(c, &qp, sizeof qp);
 	rec(c, &num_sge, sizeof num_sge);
@@ -190,7 +190,7 @@ void mlx5gen_ibv_wr_set_sge_list(void * qp, uint64_t num_sge, void * sg_list) {
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_inline_data(void * qp, void * addr, uint64_t length) {
+void mlx5gen_ibv_wr_set_inline_data(void *qp, void *addr, uint64_t length) {
 	int c = begin(19);
 	rec(c, &qp, sizeof qp);
 	rec(c, &addr, sizeof addr);
@@ -198,7 +198,7 @@ void mlx5gen_ibv_wr_set_inline_data(void * qp, void * addr, uint64_t length) {
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_inline_data_list(void * qp, uint64_t num_buf, void * buf_list) {
+void mlx5gen_ibv_wr_set_inline_data_list(void *qp, uint64_t num_buf, void *buf_list) {
 	int c = begin(20);
 	rec(c, &qp, sizeof qp);
 	rec(c, &num_buf, sizeof num_buf);
@@ -208,7 +208,7 @@ void mlx5gen_ibv_wr_set_inline_data_list(void * qp, uint64_t num_buf, void * buf
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_ud_addr(void * qp, void * ah, uint32_t remote_qpn, uint32_t remote_qkey) {
+void mlx5gen_ibv_wr_set_ud_addr(void *qp, void *ah, uint32_t remote_qpn, uint32_t remote_qkey) {
 	int c = begin(21);
 	rec(c, &qp, sizeof qp);
 	rec(c, &ah, sizeof ah);
@@ -217,14 +217,14 @@ void mlx5gen_ibv_wr_set_ud_addr(void * qp, void * ah, uint32_t remote_qpn, uint3
 	errno = err_next;
 }
 
-void mlx5gen_ibv_wr_set_xrc_srqn(void * qp, uint32_t remote_srqn) {
+void mlx5gen_ibv_wr_set_xrc_srqn(void *qp, uint32_t remote_srqn) {
 	int c = begin(22);
 	rec(c, &qp, sizeof qp);
 	rec(c, &remote_srqn, sizeof remote_srqn);
 	errno = err_next;
 }
 
-void * mlx5gen_mlx5dv_create_mkey(void * mkey_init_attr) {
+void *mlx5gen_mlx5dv_create_mkey(void *mkey_init_attr) {
 	int c = begin(23);
 	rec(c, &mkey_init_attr, sizeof mkey_init_attr);
 	if (mkey_init_attr)
@@ -233,7 +233,7 @@ void * mlx5gen_mlx5dv_create_mkey(void * mkey_init_attr) {
 	return (void *)(intptr_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_destroy_mkey(void * mkey) {
+int32_t mlx5gen_mlx5dv_destroy_mkey(void *mkey) {
 	int c = begin(24);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
@@ -242,7 +242,7 @@ int32_t mlx5gen_mlx5dv_destroy_mkey(void * mkey) {
 	return (int32_t)ret_next;
 }
 
-void * mlx5gen_mlx5dv_create_qp(void * context, void * qp_attr, void * mlx5_qp_attr) {
+void *mlx5gen_mlx5dv_create_qp(void *context, void *qp_attr, void *mlx5_qp_attr) {
 	int c = begin(25);
 	rec(c, &context, sizeof context);
 	rec(c, &qp_attr, sizeof qp_attr);
@@ -253,14 +253,14 @@ void * mlx5gen_mlx5dv_create_qp(void * context, void * qp_attr, void * mlx5_qp_a
 	return (void *)(intptr_t)ret_next;
 }
 
-void * mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void * qp) {
+void *mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void *qp) {
 	int c = begin(26);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
-void * mlx5gen_mlx5dv_devx_umem_reg(void * ctx, void * addr, uint64_t size, uint32_t access) {
+void *mlx5gen_mlx5dv_devx_umem_reg(void *ctx, void *addr, uint64_t size, uint32_t access) {
 	int c = begin(27);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &addr, sizeof addr);
@@ -270,7 +270,7 @@ void * mlx5gen_mlx5dv_devx_umem_reg(void * ctx, void * addr, uint64_t size, uint
 	return (void *)(intptr_t)ret_next;
 }
 
-void * mlx5gen_mlx5dv_devx_umem_reg_ex(void * ctx, void * umem_in) {
+void *mlx5gen_mlx5dv_devx_umem_reg_ex(void *ctx, void *umem_in) {
 	int c = begin(28);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &umem_in, sizeof umem_in);
@@ -280,7 +280,7 @@ void * mlx5gen_mlx5dv_devx_umem_reg_ex(void * ctx, void * umem_in) {
 	return (void *)(intptr_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_umem_dereg(void * umem) {
+int32_t mlx5gen_mlx5dv_devx_umem_dereg(void *umem) {
 	int c = begin(29);
 	rec(c, &umem, sizeof umem);
 	if (umem)
@@ -289,7 +289,7 @@ int32_t mlx5gen_mlx5dv_devx_umem_dereg(void * umem) {
 	return (int32_t)ret_next;
 }
 
-void mlx5gen_mlx5dv_wr_mkey_configure(void * mqp, void * mkey, uint8_t num_setters, void * attr) {
+void mlx5gen_mlx5dv_wr_mkey_configure(void *mqp, void *mkey, uint8_t num_setters, void *attr) {
 	int c = begin(33);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
@@ -302,14 +302,14 @@ void mlx5gen_mlx5dv_wr_mkey_configure(void * mqp, void * mkey, uint8_t num_sette
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void * mqp, uint32_t access_flags) {
+void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void *mqp, uint32_t access_flags) {
 	int c = begin(34);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &access_flags, sizeof access_flags);
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void * mqp, uint16_t num_sges, void * sge) {
+void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void *mqp, uint16_t num_sges, void *sge) {
 	int c = begin(35);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &num_sges, sizeof num_sges);
@@ -319,7 +319,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void * mqp, uint16_t num_sges, void 
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void * mqp, uint32_t repeat_count, uint16_t num_interleaved, void * data) {
+void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void *mqp, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
 	int c = begin(36);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &repeat_count, sizeof repeat_count);
@@ -330,7 +330,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void * mqp, uint32_t repeat_c
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_dc_addr(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key) {
+void mlx5gen_mlx5dv_wr_set_dc_addr(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key) {
 	int c = begin(37);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &ah, sizeof ah);
@@ -339,7 +339,7 @@ void mlx5gen_mlx5dv_wr_set_dc_addr(void * mqp, void * ah, uint32_t remote_dctn, 
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id) {
+void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id) {
 	int c = begin(38);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &ah, sizeof ah);
@@ -349,7 +349,7 @@ void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void * mqp, void * ah, uint32_t remote
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_mr_interleaved(void * mqp, void * mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void * data) {
+void mlx5gen_mlx5dv_wr_mr_interleaved(void *mqp, void *mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
 	int c = begin(39);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
@@ -364,7 +364,7 @@ void mlx5gen_mlx5dv_wr_mr_interleaved(void * mqp, void * mkey, uint32_t access_f
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_mr_list(void * mqp, void * mkey, uint32_t access_flags, uint16_t num_sges, void * sge) {
+void mlx5gen_mlx5dv_wr_mr_list(void *mqp, void *mkey, uint32_t access_flags, uint16_t num_sges, void *sge) {
 	int c = begin(40);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
@@ -378,14 +378,14 @@ void mlx5gen_mlx5dv_wr_mr_list(void * mqp, void * mkey, uint32_t access_flags, u
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_raw_wqe(void * mqp, void * wqe) {
+void mlx5gen_mlx5dv_wr_raw_wqe(void *mqp, void *wqe) {
 	int c = begin(41);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &wqe, sizeof wqe);
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_memcpy(void * mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length) {
+void mlx5gen_mlx5dv_wr_memcpy(void *mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length) {
 	int c = begin(42);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &dest_lkey, sizeof dest_lkey);
@@ -396,7 +396,7 @@ void mlx5gen_mlx5dv_wr_memcpy(void * mqp, uint32_t dest_lkey, uint64_t dest_addr
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_crypto(void * mqp, void * attr) {
+void mlx5gen_mlx5dv_wr_set_mkey_crypto(void *mqp, void *attr) {
 	int c = begin(43);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &attr, sizeof attr);
@@ -405,7 +405,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_crypto(void * mqp, void * attr) {
 	errno = err_next;
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void * mqp, void * attr) {
+void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void *mqp, void *attr) {
 	int c = begin(44);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &attr, sizeof attr);
@@ -414,7 +414,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void * mqp, void * attr) {
 	errno = err_next;
 }
 
-int32_t mlx5gen_ibv_poll_cq(void * cq, int32_t num_entries, void * wc) {
+int32_t mlx5gen_ibv_poll_cq(void *cq, int32_t num_entries, void *wc) {
 	int c = begin(45);
 	rec(c, &cq, sizeof cq);
 	rec(c, &num_entries, sizeof num_entries);
@@ -423,7 +423,7 @@ int32_t mlx5gen_ibv_poll_cq(void * cq, int32_t num_entries, void * wc) {
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_ibv_start_poll(void * cq, void * attr) {
+int32_t mlx5gen_ibv_start_poll(void *cq, void *attr) {
 	int c = begin(46);
 	rec(c, &cq, sizeof cq);
 	rec(c, &attr, sizeof attr);
@@ -431,14 +431,14 @@ int32_t mlx5gen_ibv_start_poll(void * cq, void * attr) {
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_ibv_next_poll(void * cq) {
+int32_t mlx5gen_ibv_next_poll(void *cq) {
 	int c = begin(47);
 	rec(c, &cq, sizeof cq);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_mkey_check(void * mkey, void * err_info) {
+int32_t mlx5gen_mlx5dv_mkey_check(void *mkey, void *err_info) {
 	int c = begin(48);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
@@ -448,7 +448,7 @@ int32_t mlx5gen_mlx5dv_mkey_check(void * mkey, void * err_info) {
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_ibv_post_recv(void * qp, void * wr, void * bad_wr) {
+int32_t mlx5gen_ibv_post_recv(void *qp, void *wr, void *bad_wr) {
 	int c = begin(49);
 	rec(c, &qp, sizeof qp);
 	rec(c, &wr, sizeof wr);
@@ -457,7 +457,7 @@ int32_t mlx5gen_ibv_post_recv(void * qp, void * wr, void * bad_wr) {
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_ibv_post_srq_recv(void * srq, void * recv_wr, void * bad_recv_wr) {
+int32_t mlx5gen_ibv_post_srq_recv(void *srq, void *recv_wr, void *bad_recv_wr) {
 	int c = begin(50);
 	rec(c, &srq, sizeof srq);
 	rec(c, &recv_wr, sizeof recv_wr);

@@ -7,190 +7,190 @@
 
 #include "shims.h"
 
-void * mlx5gen_ibv_qp_to_qp_ex(void * qp) {
+void *mlx5gen_ibv_qp_to_qp_ex(void *qp) {
 	return (void *)ibv_qp_to_qp_ex((struct ibv_qp*)qp);
 }
 
-void mlx5gen_ibv_wr_start(void * qp) {
+void mlx5gen_ibv_wr_start(void *qp) {
 	ibv_wr_start((struct ibv_qp_ex*)qp);
 }
 
-int32_t mlx5gen_ibv_wr_complete(void * qp) {
+int32_t mlx5gen_ibv_wr_complete(void *qp) {
 	return ibv_wr_complete((struct ibv_qp_ex*)qp);
 }
 
-void mlx5gen_ibv_wr_abort(void * qp) {
+void mlx5gen_ibv_wr_abort(void *qp) {
 	ibv_wr_abort((struct ibv_qp_ex*)qp);
 }
 
-void mlx5gen_ibv_wr_atomic_cmp_swp(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap) {
+void mlx5gen_ibv_wr_atomic_cmp_swp(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap) {
 	ibv_wr_atomic_cmp_swp((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr, (uint64_t)compare, (uint64_t)swap);
 }
 
-void mlx5gen_ibv_wr_atomic_fetch_add(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t add) {
+void mlx5gen_ibv_wr_atomic_fetch_add(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add) {
 	ibv_wr_atomic_fetch_add((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr, (uint64_t)add);
 }
 
-void mlx5gen_ibv_wr_bind_mw(void * qp, void * mw, uint32_t rkey, void * bind_info) {
+void mlx5gen_ibv_wr_bind_mw(void *qp, void *mw, uint32_t rkey, void *bind_info) {
 	ibv_wr_bind_mw((struct ibv_qp_ex*)qp, (struct ibv_mw*)mw, (uint32_t)rkey, (const struct ibv_mw_bind_info*)bind_info);
 }
 
-void mlx5gen_ibv_wr_local_inv(void * qp, uint32_t invalidate_rkey) {
+void mlx5gen_ibv_wr_local_inv(void *qp, uint32_t invalidate_rkey) {
 	ibv_wr_local_inv((struct ibv_qp_ex*)qp, (uint32_t)invalidate_rkey);
 }
 
-void mlx5gen_ibv_wr_rdma_read(void * qp, uint32_t rkey, uint64_t remote_addr) {
+void mlx5gen_ibv_wr_rdma_read(void *qp, uint32_t rkey, uint64_t remote_addr) {
 	ibv_wr_rdma_read((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr);
 }
 
-void mlx5gen_ibv_wr_rdma_write(void * qp, uint32_t rkey, uint64_t remote_addr) {
+void mlx5gen_ibv_wr_rdma_write(void *qp, uint32_t rkey, uint64_t remote_addr) {
 	ibv_wr_rdma_write((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr);
 }
 
-void mlx5gen_ibv_wr_rdma_write_imm(void * qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data) {
+void mlx5gen_ibv_wr_rdma_write_imm(void *qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data) {
 	ibv_wr_rdma_write_imm((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr, (__be32)imm_data);
 }
 
-void mlx5gen_ibv_wr_send(void * qp) {
+void mlx5gen_ibv_wr_send(void *qp) {
 	ibv_wr_send((struct ibv_qp_ex*)qp);
 }
 
-void mlx5gen_ibv_wr_send_imm(void * qp, uint32_t imm_data) {
+void mlx5gen_ibv_wr_send_imm(void *qp, uint32_t imm_data) {
 	ibv_wr_send_imm((struct ibv_qp_ex*)qp, (__be32)imm_data);
 }
 
-void mlx5gen_ibv_wr_send_inv(void * qp, uint32_t invalidate_rkey) {
+void mlx5gen_ibv_wr_send_inv(void *qp, uint32_t invalidate_rkey) {
 	ibv_wr_send_inv((struct ibv_qp_ex*)qp, (uint32_t)invalidate_rkey);
 }
 
-void mlx5gen_ibv_wr_send_tso(void * qp, void * hdr, uint16_t hdr_sz, uint16_t mss) {
+void mlx5gen_ibv_wr_send_tso(void *qp, void *hdr, uint16_t hdr_sz, uint16_t mss) {
 	ibv_wr_send_tso((struct ibv_qp_ex*)qp, (void*)hdr, (uint16_t)hdr_sz, (uint16_t)mss);
 }
 
-void mlx5gen_ibv_wr_atomic_write(void * qp, uint32_t rkey, uint64_t remote_addr, void * atomic_wr) {
+void mlx5gen_ibv_wr_atomic_write(void *qp, uint32_t rkey, uint64_t remote_addr, void *atomic_wr) {
 	ibv_wr_atomic_write((struct ibv_qp_ex*)qp, (uint32_t)rkey, (uint64_t)remote_addr, (const void*)atomic_wr);
 }
 
-void mlx5gen_ibv_wr_set_sge(void * qp, uint32_t lkey, uint64_t addr, uint32_t length) {
+void mlx5gen_ibv_wr_set_sge(void *qp, uint32_t lkey, uint64_t addr, uint32_t length) {
 	ibv_wr_set_sge((struct ibv_qp_ex*)qp, (uint32_t)lkey, (uint64_t)addr, (uint32_t)length);
 }
 
-void mlx5gen_ibv_wr_set_sge_list(void * qp, uint64_t num_sge, void * sg_list) {
+void mlx5gen_ibv_wr_set_sge_list(void *qp, uint64_t num_sge, void *sg_list) {
 	ibv_wr_set_sge_list((struct ibv_qp_ex*)qp, (size_t)num_sge, (const struct ibv_sge*)sg_list);
 }
 
-void mlx5gen_ibv_wr_set_inline_data(void * qp, void * addr, uint64_t length) {
+void mlx5gen_ibv_wr_set_inline_data(void *qp, void *addr, uint64_t length) {
 	ibv_wr_set_inline_data((struct ibv_qp_ex*)qp, (void*)addr, (size_t)length);
 }
 
-void mlx5gen_ibv_wr_set_inline_data_list(void * qp, uint64_t num_buf, void * buf_list) {
+void mlx5gen_ibv_wr_set_inline_data_list(void *qp, uint64_t num_buf, void *buf_list) {
 	ibv_wr_set_inline_data_list((struct ibv_qp_ex*)qp, (size_t)num_buf, (const struct ibv_data_buf*)buf_list);
 }
 
-void mlx5gen_ibv_wr_set_ud_addr(void * qp, void * ah, uint32_t remote_qpn, uint32_t remote_qkey) {
+void mlx5gen_ibv_wr_set_ud_addr(void *qp, void *ah, uint32_t remote_qpn, uint32_t remote_qkey) {
 	ibv_wr_set_ud_addr((struct ibv_qp_ex*)qp, (struct ibv_ah*)ah, (uint32_t)remote_qpn, (uint32_t)remote_qkey);
 }
 
-void mlx5gen_ibv_wr_set_xrc_srqn(void * qp, uint32_t remote_srqn) {
+void mlx5gen_ibv_wr_set_xrc_srqn(void *qp, uint32_t remote_srqn) {
 	ibv_wr_set_xrc_srqn((struct ibv_qp_ex*)qp, (uint32_t)remote_srqn);
 }
 
-void * mlx5gen_mlx5dv_create_mkey(void * mkey_init_attr) {
+void *mlx5gen_mlx5dv_create_mkey(void *mkey_init_attr) {
 	return (void *)mlx5dv_create_mkey((struct mlx5dv_mkey_init_attr*)mkey_init_attr);
 }
 
-int32_t mlx5gen_mlx5dv_destroy_mkey(void * mkey) {
+int32_t mlx5gen_mlx5dv_destroy_mkey(void *mkey) {
 	return mlx5dv_destroy_mkey((struct mlx5dv_mkey*)mkey);
 }
 
-void * mlx5gen_mlx5dv_create_qp(void * context, void * qp_attr, void * mlx5_qp_attr) {
+void *mlx5gen_mlx5dv_create_qp(void *context, void *qp_attr, void *mlx5_qp_attr) {
 	return (void *)mlx5dv_create_qp((struct ibv_context*)context, (struct ibv_qp_init_attr_ex*)qp_attr, (struct mlx5dv_qp_init_attr*)mlx5_qp_attr);
 }
 
-void * mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void * qp) {
+void *mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void *qp) {
 	return (void *)mlx5dv_qp_ex_from_ibv_qp_ex((struct ibv_qp_ex*)qp);
 }
 
-void * mlx5gen_mlx5dv_devx_umem_reg(void * ctx, void * addr, uint64_t size, uint32_t access) {
+void *mlx5gen_mlx5dv_devx_umem_reg(void *ctx, void *addr, uint64_t size, uint32_t access) {
 	return (void *)mlx5dv_devx_umem_reg((struct ibv_context*)ctx, (void*)addr, (size_t)size, (uint32_t)access);
 }
 
-void * mlx5gen_mlx5dv_devx_umem_reg_ex(void * ctx, void * umem_in) {
+void *mlx5gen_mlx5dv_devx_umem_reg_ex(void *ctx, void *umem_in) {
 	return (void *)mlx5dv_devx_umem_reg_ex((struct ibv_context*)ctx, (struct mlx5dv_devx_umem_in*)umem_in);
 }
 
-int32_t mlx5gen_mlx5dv_devx_umem_dereg(void * umem) {
+int32_t mlx5gen_mlx5dv_devx_umem_dereg(void *umem) {
 	return mlx5dv_devx_umem_dereg((struct mlx5dv_devx_umem*)umem);
 }
 
-void mlx5gen_mlx5dv_wr_mkey_configure(void * mqp, void * mkey, uint8_t num_setters, void * attr) {
+void mlx5gen_mlx5dv_wr_mkey_configure(void *mqp, void *mkey, uint8_t num_setters, void *attr) {
 	mlx5dv_wr_mkey_configure((struct mlx5dv_qp_ex*)mqp, (struct mlx5dv_mkey*)mkey, (uint8_t)num_setters, (struct mlx5dv_mkey_conf_attr*)attr);
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void * mqp, uint32_t access_flags) {
+void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void *mqp, uint32_t access_flags) {
 	mlx5dv_wr_set_mkey_access_flags((struct mlx5dv_qp_ex*)mqp, (uint32_t)access_flags);
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void * mqp, uint16_t num_sges, void * sge) {
+void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void *mqp, uint16_t num_sges, void *sge) {
 	mlx5dv_wr_set_mkey_layout_list((struct mlx5dv_qp_ex*)mqp, (uint16_t)num_sges, (const struct ibv_sge*)sge);
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void * mqp, uint32_t repeat_count, uint16_t num_interleaved, void * data) {
+void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void *mqp, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
 	mlx5dv_wr_set_mkey_layout_interleaved((struct mlx5dv_qp_ex*)mqp, (uint32_t)repeat_count, (uint16_t)num_interleaved, (const struct mlx5dv_mr_interleaved*)data);
 }
 
-void mlx5gen_mlx5dv_wr_set_dc_addr(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key) {
+void mlx5gen_mlx5dv_wr_set_dc_addr(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key) {
 	mlx5dv_wr_set_dc_addr((struct mlx5dv_qp_ex*)mqp, (struct ibv_ah*)ah, (uint32_t)remote_dctn, (uint64_t)remote_dc_key);
 }
 
-void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id) {
+void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id) {
 	mlx5dv_wr_set_dc_addr_stream((struct mlx5dv_qp_ex*)mqp, (struct ibv_ah*)ah, (uint32_t)remote_dctn, (uint64_t)remote_dc_key, (uint16_t)stream_id);
 }
 
-void mlx5gen_mlx5dv_wr_mr_interleaved(void * mqp, void * mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void * data) {
+void mlx5gen_mlx5dv_wr_mr_interleaved(void *mqp, void *mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
 	mlx5dv_wr_mr_interleaved((struct mlx5dv_qp_ex*)mqp, (struct mlx5dv_mkey*)mkey, (uint32_t)access_flags, (uint32_t)repeat_count, (uint16_t)num_interleaved, (struct mlx5dv_mr_interleaved*)data);
 }
 
-void mlx5gen_mlx5dv_wr_mr_list(void * mqp, void * mkey, uint32_t access_flags, uint16_t num_sges, void * sge) {
+void mlx5gen_mlx5dv_wr_mr_list(void *mqp, void *mkey, uint32_t access_flags, uint16_t num_sges, void *sge) {
 	mlx5dv_wr_mr_list((struct mlx5dv_qp_ex*)mqp, (struct mlx5dv_mkey*)mkey, (uint32_t)access_flags, (uint16_t)num_sges, (struct ibv_sge*)sge);
 }
 
-void mlx5gen_mlx5dv_wr_raw_wqe(void * mqp, void * wqe) {
+void mlx5gen_mlx5dv_wr_raw_wqe(void *mqp, void *wqe) {
 	mlx5dv_wr_raw_wqe((struct mlx5dv_qp_ex*)mqp, (const void*)wqe);
 }
 
-void mlx5gen_mlx5dv_wr_memcpy(void * mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length) {
+void mlx5gen_mlx5dv_wr_memcpy(void *mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length) {
 	mlx5dv_wr_memcpy((struct mlx5dv_qp_ex*)mqp, (uint32_t)dest_lkey, (uint64_t)dest_addr, (uint32_t)src_lkey, (uint64_t)src_addr, (size_t)length);
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_crypto(void * mqp, void * attr) {
+void mlx5gen_mlx5dv_wr_set_mkey_crypto(void *mqp, void *attr) {
 	mlx5dv_wr_set_mkey_crypto((struct mlx5dv_qp_ex*)mqp, (const struct mlx5dv_crypto_attr*)attr);
 }
 
-void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void * mqp, void * attr) {
+void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void *mqp, void *attr) {
 	mlx5dv_wr_set_mkey_sig_block((struct mlx5dv_qp_ex*)mqp, (const struct mlx5dv_sig_block_attr*)attr);
 }
 
-int32_t mlx5gen_ibv_poll_cq(void * cq, int32_t num_entries, void * wc) {
+int32_t mlx5gen_ibv_poll_cq(void *cq, int32_t num_entries, void *wc) {
 	return ibv_poll_cq((struct ibv_cq*)cq, (int)num_entries, (struct ibv_wc*)wc);
 }
 
-int32_t mlx5gen_ibv_start_poll(void * cq, void * attr) {
+int32_t mlx5gen_ibv_start_poll(void *cq, void *attr) {
 	return ibv_start_poll((struct ibv_cq_ex*)cq, (struct ibv_poll_cq_attr*)attr);
 }
 
-int32_t mlx5gen_ibv_next_poll(void * cq) {
+int32_t mlx5gen_ibv_next_poll(void *cq) {
 	return ibv_next_poll((struct ibv_cq_ex*)cq);
 }
 
-int32_t mlx5gen_mlx5dv_mkey_check(void * mkey, void * err_info) {
+int32_t mlx5gen_mlx5dv_mkey_check(void *mkey, void *err_info) {
 	return mlx5dv_mkey_check((struct mlx5dv_mkey*)mkey, (struct mlx5dv_mkey_err*)err_info);
 }
 
-int32_t mlx5gen_ibv_post_recv(void * qp, void * wr, void * bad_wr) {
+int32_t mlx5gen_ibv_post_recv(void *qp, void *wr, void *bad_wr) {
 	return ibv_post_recv((struct ibv_qp*)qp, (struct ibv_recv_wr*)wr, (struct ibv_recv_wr**)bad_wr);
 }
 
-int32_t mlx5gen_ibv_post_srq_recv(void * srq, void * recv_wr, void * bad_recv_wr) {
+int32_t mlx5gen_ibv_post_srq_recv(void *srq, void *recv_wr, void *bad_recv_wr) {
 	return ibv_post_srq_recv((struct ibv_srq*)srq, (struct ibv_recv_wr*)recv_wr, (struct ibv_recv_wr**)bad_recv_wr);
 }

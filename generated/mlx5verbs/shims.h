@@ -11,98 +11,98 @@
 #include <infiniband/mlx5dv.h>
 
 // ibv_qp_to_qp_ex: declared in the header.
-void * mlx5gen_ibv_qp_to_qp_ex(void * qp);
+void *mlx5gen_ibv_qp_to_qp_ex(void *qp);
 // ibv_wr_start: static inline in the header.
-void mlx5gen_ibv_wr_start(void * qp);
+void mlx5gen_ibv_wr_start(void *qp);
 // ibv_wr_complete: static inline in the header.
-int32_t mlx5gen_ibv_wr_complete(void * qp);
+int32_t mlx5gen_ibv_wr_complete(void *qp);
 // ibv_wr_abort: static inline in the header.
-void mlx5gen_ibv_wr_abort(void * qp);
+void mlx5gen_ibv_wr_abort(void *qp);
 // ibv_wr_atomic_cmp_swp: static inline in the header.
-void mlx5gen_ibv_wr_atomic_cmp_swp(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap);
+void mlx5gen_ibv_wr_atomic_cmp_swp(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap);
 // ibv_wr_atomic_fetch_add: static inline in the header.
-void mlx5gen_ibv_wr_atomic_fetch_add(void * qp, uint32_t rkey, uint64_t remote_addr, uint64_t add);
+void mlx5gen_ibv_wr_atomic_fetch_add(void *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add);
 // ibv_wr_bind_mw: static inline in the header.
-void mlx5gen_ibv_wr_bind_mw(void * qp, void * mw, uint32_t rkey, void * bind_info);
+void mlx5gen_ibv_wr_bind_mw(void *qp, void *mw, uint32_t rkey, void *bind_info);
 // ibv_wr_local_inv: static inline in the header.
-void mlx5gen_ibv_wr_local_inv(void * qp, uint32_t invalidate_rkey);
+void mlx5gen_ibv_wr_local_inv(void *qp, uint32_t invalidate_rkey);
 // ibv_wr_rdma_read: static inline in the header.
-void mlx5gen_ibv_wr_rdma_read(void * qp, uint32_t rkey, uint64_t remote_addr);
+void mlx5gen_ibv_wr_rdma_read(void *qp, uint32_t rkey, uint64_t remote_addr);
 // ibv_wr_rdma_write: static inline in the header.
-void mlx5gen_ibv_wr_rdma_write(void * qp, uint32_t rkey, uint64_t remote_addr);
+void mlx5gen_ibv_wr_rdma_write(void *qp, uint32_t rkey, uint64_t remote_addr);
 // ibv_wr_rdma_write_imm: static inline in the header.
-void mlx5gen_ibv_wr_rdma_write_imm(void * qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data);
+void mlx5gen_ibv_wr_rdma_write_imm(void *qp, uint32_t rkey, uint64_t remote_addr, uint32_t imm_data);
 // ibv_wr_send: static inline in the header.
-void mlx5gen_ibv_wr_send(void * qp);
+void mlx5gen_ibv_wr_send(void *qp);
 // ibv_wr_send_imm: static inline in the header.
-void mlx5gen_ibv_wr_send_imm(void * qp, uint32_t imm_data);
+void mlx5gen_ibv_wr_send_imm(void *qp, uint32_t imm_data);
 // ibv_wr_send_inv: static inline in the header.
-void mlx5gen_ibv_wr_send_inv(void * qp, uint32_t invalidate_rkey);
+void mlx5gen_ibv_wr_send_inv(void *qp, uint32_t invalidate_rkey);
 // ibv_wr_send_tso: static inline in the header.
-void mlx5gen_ibv_wr_send_tso(void * qp, void * hdr, uint16_t hdr_sz, uint16_t mss);
+void mlx5gen_ibv_wr_send_tso(void *qp, void *hdr, uint16_t hdr_sz, uint16_t mss);
 // ibv_wr_atomic_write: static inline in the header.
-void mlx5gen_ibv_wr_atomic_write(void * qp, uint32_t rkey, uint64_t remote_addr, void * atomic_wr);
+void mlx5gen_ibv_wr_atomic_write(void *qp, uint32_t rkey, uint64_t remote_addr, void *atomic_wr);
 // ibv_wr_set_sge: static inline in the header.
-void mlx5gen_ibv_wr_set_sge(void * qp, uint32_t lkey, uint64_t addr, uint32_t length);
+void mlx5gen_ibv_wr_set_sge(void *qp, uint32_t lkey, uint64_t addr, uint32_t length);
 // ibv_wr_set_sge_list: static inline in the header.
-void mlx5gen_ibv_wr_set_sge_list(void * qp, uint64_t num_sge, void * sg_list);
+void mlx5gen_ibv_wr_set_sge_list(void *qp, uint64_t num_sge, void *sg_list);
 // ibv_wr_set_inline_data: static inline in the header.
-void mlx5gen_ibv_wr_set_inline_data(void * qp, void * addr, uint64_t length);
+void mlx5gen_ibv_wr_set_inline_data(void *qp, void *addr, uint64_t length);
 // ibv_wr_set_inline_data_list: static inline in the header.
-void mlx5gen_ibv_wr_set_inline_data_list(void * qp, uint64_t num_buf, void * buf_list);
+void mlx5gen_ibv_wr_set_inline_data_list(void *qp, uint64_t num_buf, void *buf_list);
 // ibv_wr_set_ud_addr: static inline in the header.
-void mlx5gen_ibv_wr_set_ud_addr(void * qp, void * ah, uint32_t remote_qpn, uint32_t remote_qkey);
+void mlx5gen_ibv_wr_set_ud_addr(void *qp, void *ah, uint32_t remote_qpn, uint32_t remote_qkey);
 // ibv_wr_set_xrc_srqn: static inline in the header.
-void mlx5gen_ibv_wr_set_xrc_srqn(void * qp, uint32_t remote_srqn);
+void mlx5gen_ibv_wr_set_xrc_srqn(void *qp, uint32_t remote_srqn);
 // mlx5dv_create_mkey: declared in the header.
-void * mlx5gen_mlx5dv_create_mkey(void * mkey_init_attr);
+void *mlx5gen_mlx5dv_create_mkey(void *mkey_init_attr);
 // mlx5dv_destroy_mkey: declared in the header.
-int32_t mlx5gen_mlx5dv_destroy_mkey(void * mkey);
+int32_t mlx5gen_mlx5dv_destroy_mkey(void *mkey);
 // mlx5dv_create_qp: declared in the header.
-void * mlx5gen_mlx5dv_create_qp(void * context, void * qp_attr, void * mlx5_qp_attr);
+void *mlx5gen_mlx5dv_create_qp(void *context, void *qp_attr, void *mlx5_qp_attr);
 // mlx5dv_qp_ex_from_ibv_qp_ex: declared in the header.
-void * mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void * qp);
+void *mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void *qp);
 // mlx5dv_devx_umem_reg: declared in the header.
-void * mlx5gen_mlx5dv_devx_umem_reg(void * ctx, void * addr, uint64_t size, uint32_t access);
+void *mlx5gen_mlx5dv_devx_umem_reg(void *ctx, void *addr, uint64_t size, uint32_t access);
 // mlx5dv_devx_umem_reg_ex: declared in the header.
-void * mlx5gen_mlx5dv_devx_umem_reg_ex(void * ctx, void * umem_in);
+void *mlx5gen_mlx5dv_devx_umem_reg_ex(void *ctx, void *umem_in);
 // mlx5dv_devx_umem_dereg: declared in the header.
-int32_t mlx5gen_mlx5dv_devx_umem_dereg(void * umem);
+int32_t mlx5gen_mlx5dv_devx_umem_dereg(void *umem);
 // mlx5dv_wr_mkey_configure: static inline in the header.
-void mlx5gen_mlx5dv_wr_mkey_configure(void * mqp, void * mkey, uint8_t num_setters, void * attr);
+void mlx5gen_mlx5dv_wr_mkey_configure(void *mqp, void *mkey, uint8_t num_setters, void *attr);
 // mlx5dv_wr_set_mkey_access_flags: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void * mqp, uint32_t access_flags);
+void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void *mqp, uint32_t access_flags);
 // mlx5dv_wr_set_mkey_layout_list: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void * mqp, uint16_t num_sges, void * sge);
+void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void *mqp, uint16_t num_sges, void *sge);
 // mlx5dv_wr_set_mkey_layout_interleaved: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void * mqp, uint32_t repeat_count, uint16_t num_interleaved, void * data);
+void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void *mqp, uint32_t repeat_count, uint16_t num_interleaved, void *data);
 // mlx5dv_wr_set_dc_addr: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_dc_addr(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key);
+void mlx5gen_mlx5dv_wr_set_dc_addr(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key);
 // mlx5dv_wr_set_dc_addr_stream: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void * mqp, void * ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id);
+void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id);
 // mlx5dv_wr_mr_interleaved: static inline in the header.
-void mlx5gen_mlx5dv_wr_mr_interleaved(void * mqp, void * mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void * data);
+void mlx5gen_mlx5dv_wr_mr_interleaved(void *mqp, void *mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void *data);
 // mlx5dv_wr_mr_list: static inline in the header.
-void mlx5gen_mlx5dv_wr_mr_list(void * mqp, void * mkey, uint32_t access_flags, uint16_t num_sges, void * sge);
+void mlx5gen_mlx5dv_wr_mr_list(void *mqp, void *mkey, uint32_t access_flags, uint16_t num_sges, void *sge);
 // mlx5dv_wr_raw_wqe: static inline in the header.
-void mlx5gen_mlx5dv_wr_raw_wqe(void * mqp, void * wqe);
+void mlx5gen_mlx5dv_wr_raw_wqe(void *mqp, void *wqe);
 // mlx5dv_wr_memcpy: static inline in the header.
-void mlx5gen_mlx5dv_wr_memcpy(void * mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length);
+void mlx5gen_mlx5dv_wr_memcpy(void *mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length);
 // mlx5dv_wr_set_mkey_crypto: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_mkey_crypto(void * mqp, void * attr);
+void mlx5gen_mlx5dv_wr_set_mkey_crypto(void *mqp, void *attr);
 // mlx5dv_wr_set_mkey_sig_block: static inline in the header.
-void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void * mqp, void * attr);
+void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void *mqp, void *attr);
 // ibv_poll_cq: static inline in the header.
-int32_t mlx5gen_ibv_poll_cq(void * cq, int32_t num_entries, void * wc);
+int32_t mlx5gen_ibv_poll_cq(void *cq, int32_t num_entries, void *wc);
 // ibv_start_poll: static inline in the header.
-int32_t mlx5gen_ibv_start_poll(void * cq, void * attr);
+int32_t mlx5gen_ibv_start_poll(void *cq, void *attr);
 // ibv_next_poll: static inline in the header.
-int32_t mlx5gen_ibv_next_poll(void * cq);
+int32_t mlx5gen_ibv_next_poll(void *cq);
 // mlx5dv_mkey_check: static inline in the header.
-int32_t mlx5gen_mlx5dv_mkey_check(void * mkey, void * err_info);
+int32_t mlx5gen_mlx5dv_mkey_check(void *mkey, void *err_info);
 // ibv_post_recv: static inline in the header.
-int32_t mlx5gen_ibv_post_recv(void * qp, void * wr, void * bad_wr);
+int32_t mlx5gen_ibv_post_recv(void *qp, void *wr, void *bad_wr);
 // ibv_post_srq_recv: static inline in the header.
-int32_t mlx5gen_ibv_post_srq_recv(void * srq, void * recv_wr, void * bad_recv_wr);
+int32_t mlx5gen_ibv_post_srq_recv(void *srq, void *recv_wr, void *bad_recv_wr);
 
 #endif
