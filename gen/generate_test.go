@@ -151,7 +151,12 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs", a.Files[i].Name)
 		}
 	}
-	for _, f := range a.Files {
+	for i := range a.BindingFiles {
+		if !bytes.Equal(a.BindingFiles[i].Content, b.BindingFiles[i].Content) {
+			t.Errorf("bindings %s differs between two runs", a.BindingFiles[i].Name)
+		}
+	}
+	for _, f := range append(a.Files, a.BindingFiles...) {
 		if bytes.Contains(f.Content, []byte("/work/")) || bytes.Contains(f.Content, []byte(".cache")) {
 			t.Errorf("%s contains an absolute or cache path", f.Name)
 		}
