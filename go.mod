@@ -6,7 +6,8 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/rogpeppe/go-internal v1.16.0
 	go.yaml.in/yaml/v3 v3.0.6
-	golang.org/x/sys v0.49.0
+	golang.org/x/crypto v0.59.0
+	golang.org/x/sys v0.50.0
 	modernc.org/cc/v4 v4.31.0
 	modernc.org/token v1.1.0
 )

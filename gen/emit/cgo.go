@@ -155,7 +155,7 @@ func boundFile(p *model.Package, b Bindings, f *jen.File) {
 	comment(f, "Bound lists every function the package binds, in spec order.")
 	var rows []jen.Code
 	for _, fn := range p.API.Funcs {
-		rows = append(rows, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(fn.Name), jen.Id("Inline"): jen.Lit(fn.Inline)}))
+		rows = append(rows, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(fn.Name), jen.Id("Inline"): jen.Lit(fn.Inline || fn.Macro != "")}))
 	}
 	f.Var().Id("Bound").Op("=").Index().Id("Binding").Values(rows...)
 }

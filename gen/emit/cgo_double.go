@@ -181,6 +181,8 @@ func doubleArg(i int, prm *model.Param, b Bindings) []jen.Code {
 		return ptr(jen.New(t), unsafePointer.Clone().Call(v.Clone()))
 	case prm.Ref.Handle != "" && prm.Ref.Depth == 1:
 		return ptr(jen.Id(handleName(prm.Ref.Handle)+"From").Call(jen.Id("d").Dot("alloc").Call(jen.Lit(8))), v.Clone().Dot("p"))
+	case prm.Ref.Int != nil && prm.Ref.Depth == 1:
+		return ptr(jen.New(intType(*prm.Ref.Int)), unsafePointer.Clone().Call(v.Clone()))
 	}
 	return ptr(jen.Id("d").Dot("alloc").Call(jen.Lit(8)), v.Clone())
 }
@@ -212,7 +214,7 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 		switch {
 		case fn.Result.Handle != "" && fn.Result.Depth == 1:
 			return jen.Id("r").Dot("p")
-		case fn.Result.Mirror != nil:
+		case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
 			return unsafePointer.Clone().Call(jen.Id("r"))
 		}
 		return jen.Id("r")

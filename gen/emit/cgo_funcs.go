@@ -63,6 +63,8 @@ func goRefType(r model.CRef, depth int, pure string) jen.Code {
 		return stars(depth, jen.Qual(pure, r.Mirror.GoName))
 	case r.Handle != "" && depth >= 1 && depth <= 2:
 		return stars(depth-1, jen.Id(handleName(r.Handle)))
+	case r.Int != nil && depth == 1:
+		return jen.Op("*").Add(intType(*r.Int))
 	}
 	return unsafePointer
 }
@@ -100,7 +102,7 @@ func cArg(prm *model.Param) jen.Code {
 		return jen.Qual("C", cFixed(prm.Int)).Call(v)
 	case prm.Kind == model.ParamOther && prm.Ref.Mirror != nil:
 		return unsafePointer.Clone().Call(jen.Op("&").Add(v))
-	case prm.Ref.Mirror != nil, prm.Ref.Handle != "" && prm.Ref.Depth == 2:
+	case prm.Ref.Mirror != nil, prm.Ref.Handle != "" && prm.Ref.Depth == 2, prm.Ref.Int != nil:
 		return unsafePointer.Clone().Call(v)
 	case prm.Ref.Handle != "" && prm.Ref.Depth == 1:
 		return v.Dot("p")
@@ -291,7 +293,7 @@ func rawFunc(fn *model.Func, b Bindings, f *jen.File) {
 			return jen.Id(fn.ResInt.String()).Call(v)
 		case fn.Result.Handle != "" && fn.Result.Depth == 1:
 			return jen.Id(handleName(fn.Result.Handle)).Values(v)
-		case fn.Result.Mirror != nil:
+		case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
 			return jen.Parens(rt).Call(v)
 		}
 		return v

@@ -73,7 +73,10 @@ func shimsHeader(p *model.Package) []byte {
 	b.WriteString("\n#ifndef MLX5GEN_SHIMS_H\n#define MLX5GEN_SHIMS_H\n\n#include <stdint.h>\n#include <infiniband/verbs.h>\n#include <infiniband/mlx5dv.h>\n\n")
 	for _, fn := range p.API.Funcs {
 		what := "declared in the header"
-		if fn.Inline {
+		switch {
+		case fn.Macro != "":
+			what = "a function-like macro of the header, calling " + fn.Macro
+		case fn.Inline:
 			what = "static inline in the header"
 		}
 		fmt.Fprintf(&b, "// %s: %s.\n%s;\n", fn.Name, what, shimProto(fn))

@@ -12,6 +12,8 @@ type Func struct {
 	Man     string // the man page that documents it
 	Kind    string // one of vocab.FuncKinds
 	Returns string // the return convention (spec/README.md)
+	Inline  bool   // the function C calls reach is static inline: no library symbol
+	Macro   string // the header's function-like macro of Name calls this prototype; "" for none
 	Params  []*Param
 	QPTypes []string // of vocab.QPTypes
 	SendOp  *Const
@@ -27,14 +29,14 @@ type Func struct {
 	CResult string   // the C result type as the header spells it; "" for void
 	Result  CRef     // what the result points to, when it is a pointer
 	ResInt  *IntType // an integer result: its Go type
-	Inline  bool     // static inline in the header: only a C shim can call it
 }
 
 // CRef is what a C pointer (or a struct passed by value) refers to.
 type CRef struct {
-	Mirror *Mirror // a mirrored struct
-	Handle string  // another struct, by its tag: an opaque handle
-	Depth  int     // levels of pointer (1 for struct x *, 2 for struct x **)
+	Mirror *Mirror  // a mirrored struct
+	Handle string   // another struct, by its tag: an opaque handle
+	Depth  int      // levels of pointer (1 for struct x *, 2 for struct x **)
+	Int    *IntType // a pointer to an integer (int *): its Go type
 }
 
 // ParamKind is what a parameter holds.

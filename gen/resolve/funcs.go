@@ -12,16 +12,16 @@ func (b *builder) buildFuncs() {
 	a := b.p.API
 	var specs []*spec.Function
 	for id, sf := range b.s.Functions {
-		cf := b.c.Func(sf.Name)
-		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, cf != nil) {
+		declared := b.c.Func(sf.Name) != nil || b.fnMacro(sf.Name) != nil
+		if !b.gated(sf.Pos, "function "+sf.Name, sf.Gate, declared) {
 			continue
 		}
+		cf := b.callable(sf)
 		if cf == nil {
-			b.errorf(sf.Pos, "function %s: not in %s (rdma-core %s)", sf.Name, b.c.Header, orUnknown(b.c.Version))
 			continue
 		}
 		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
-			QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group, Inline: cf.Static || cf.Inline}
+			Inline: sf.Inline, Macro: sf.Macro, QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
 		b.checkPrototype(sf, cf, f)
 		b.workRequest(sf, f)
 		if b.declare(sf.Pos, f.GoName, "function "+sf.Name) {
@@ -119,6 +119,9 @@ func cref(t *cheader.Type) model.CRef {
 	}
 	if t != nil && t.Kind == cheader.Struct && t.Record != nil && t.Record.Tag != "" {
 		r.Handle = t.Record.Tag
+	}
+	if it, ok := intType(t); ok && r.Depth == 1 && t.Kind != cheader.Bool && t.Kind != cheader.Char {
+		r.Int = &it
 	}
 	return r
 }

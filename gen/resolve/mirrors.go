@@ -76,7 +76,7 @@ func hasLeaf(leaves []leaf, name string) bool {
 // anonymous union members by their names, named union members as
 // union.member. ok is false for a record that cannot be mirrored.
 func (b *builder) leaves(r *cheader.Record, ss *spec.Struct, what string) (out []leaf, ok bool) {
-	for _, f := range r.Fields {
+	for _, f := range flatFields(r) {
 		if f.Bitfield {
 			b.errorf(ss.Pos, "%s: bitfield %s cannot be mirrored", what, f.Name)
 			return nil, false
@@ -94,6 +94,29 @@ func (b *builder) leaves(r *cheader.Record, ss *spec.Struct, what string) (out [
 		out = append(out, leaf{f.Name, f.Type})
 	}
 	return out, true
+}
+
+// flatFields lists a record's fields with the members of an untagged
+// struct member in its place, named struct.member (mlx5dv_qp's sq.buf), or
+// by their own names for a C11 anonymous struct: their C spelling in
+// offsetof, and a type the spec can name (an untagged struct's spelling
+// names its position in the header).
+func flatFields(r *cheader.Record) []*cheader.Field {
+	var out []*cheader.Field
+	for _, f := range r.Fields {
+		if f.Bitfield || f.Type.Kind != cheader.Struct || f.Type.Record.Tag != "" {
+			out = append(out, f)
+			continue
+		}
+		for _, u := range flatFields(f.Type.Record) {
+			n := u.Name
+			if f.Name != "" && n != "" {
+				n = f.Name + "." + n
+			}
+			out = append(out, &cheader.Field{Pos: u.Pos, Name: n, Type: u.Type, Record: r, BitOffset: f.BitOffset + u.BitOffset, Aligned: u.Aligned})
+		}
+	}
+	return out
 }
 
 // specFields checks the spec's field list of a struct against the
@@ -137,7 +160,7 @@ func (b *builder) mirrorFields(m *model.Mirror, ss *spec.Struct) {
 		return
 	}
 	specOf := b.specFields(ss, leaves, what)
-	for _, f := range r.Fields {
+	for _, f := range flatFields(r) {
 		mf := &model.MirrorField{CName: f.Name, GoName: model.MemberName(f.Name), Offset: f.Offset(), Size: f.Type.Size}
 		if t := f.Type; t.Kind == cheader.Union && t.Record.Tag == "" {
 			b.unionField(m, mf, f, specOf, what)

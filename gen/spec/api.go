@@ -7,12 +7,13 @@ import "go.yaml.in/yaml/v3"
 
 // Return conventions.
 const (
-	ReturnsPointer  = "pointer-errno"  // a pointer; NULL with errno set on failure
-	ReturnsErrno    = "errno"          // 0 or a positive errno value
-	ReturnsNegErrno = "negative-errno" // a count, or a negative errno value
-	ReturnsDeferred = "deferred"       // void; an error is latched and ibv_wr_complete reports it
-	ReturnsVoid     = "void"           // cannot fail
-	ReturnsValue    = "value"          // a value that is not an error indication
+	ReturnsPointer  = "pointer-errno"   // a pointer; NULL with errno set on failure
+	ReturnsErrno    = "errno"           // 0 or a positive errno value
+	ReturnsNegErrno = "negative-errno"  // a count, or a negative errno value
+	ReturnsMinusOne = "minus-one-errno" // 0 (or a count); -1 with errno set on failure
+	ReturnsDeferred = "deferred"        // void; an error is latched and ibv_wr_complete reports it
+	ReturnsVoid     = "void"            // cannot fail
+	ReturnsValue    = "value"           // a value that is not an error indication
 )
 
 // Function describes one C function of the API.
@@ -26,6 +27,17 @@ type Function struct {
 	Params  []*Param `yaml:"params"`
 	Doc     string   `yaml:"doc"`
 	Gate    `yaml:",inline"`
+
+	// Inline: the function C callers reach (Macro's target, or the
+	// function itself) is a static inline definition of the header, with
+	// no symbol in the library; bindings call it through a C shim.
+	Inline bool `yaml:"inline"`
+	// Macro: the header defines the name as a function-like macro that C
+	// calls go through. Its value is the function whose prototype such a
+	// call has: the function itself when the macro keeps the prototype
+	// (ibv_reg_mr), or the function it forwards to when that differs
+	// (___ibv_query_port). Params and result follow that prototype.
+	Macro string `yaml:"macro"`
 
 	// Work request builders and setters.
 	QPTypes   []string `yaml:"qp_types"`     // QP types that offer it: RC, UC, UD, XRC_SEND, RAW_PACKET, DCI

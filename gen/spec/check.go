@@ -58,8 +58,11 @@ func (k *checker) functions(list []*Function) map[string]*Function {
 		if !slices.Contains(vocab.FuncKinds, f.Kind) {
 			k.bad(f.Pos, "%s: kind must be verb, builder, setter or helper, not %q", what, f.Kind)
 		}
-		if !slices.Contains([]string{ReturnsPointer, ReturnsErrno, ReturnsNegErrno, ReturnsDeferred, ReturnsVoid, ReturnsValue}, f.Returns) {
-			k.bad(f.Pos, "%s: returns must be pointer-errno, errno, negative-errno, deferred, void or value, not %q", what, f.Returns)
+		if !slices.Contains([]string{ReturnsPointer, ReturnsErrno, ReturnsNegErrno, ReturnsMinusOne, ReturnsDeferred, ReturnsVoid, ReturnsValue}, f.Returns) {
+			k.bad(f.Pos, "%s: returns must be pointer-errno, errno, negative-errno, minus-one-errno, deferred, void or value, not %q", what, f.Returns)
+		}
+		if f.Macro != "" && !cIdentRE.MatchString(f.Macro) {
+			k.bad(f.Pos, "%s: macro must name a C function, not %q", what, f.Macro)
 		}
 		wr := f.Kind == vocab.KindBuilder || f.Kind == vocab.KindSetter
 		if !wr && (len(f.QPTypes) > 0 || f.SendOp != "" || f.MlxSendOp != "" || len(f.WRFlags) > 0 || len(f.Takes) > 0 || len(f.Requires) > 0 || f.Group != "" || len(f.Of) > 0) {

@@ -152,6 +152,9 @@ func TestVocabulary(t *testing.T) {
 		{strings.Replace(fn, "%s", "kind: builder, qp_types: [RC], takes: [data, colour]", 1), "function f: unknown setter group \"colour\""},
 		{strings.Replace(fn, "%s", "kind: setter, qp_types: [RC], group: colour", 1), "function f: a setter needs a group, one of [data dc_addr"},
 		{"segments:\n  - c: s\n    private: x.h\n    size: 4\n    fields: [{name: a, type: le8}]\n", "unknown type \"le8\""},
+		{"man: x(3)\nfunctions:\n  - {name: f, kind: verb, returns: minus-one}\n", "function f: returns must be pointer-errno, errno, negative-errno, minus-one-errno, deferred, void or value, not \"minus-one\""},
+		{"man: x(3)\nfunctions:\n  - {name: f, kind: verb, returns: errno, macro: \"f(x)\"}\n", "spec/a.yaml:3:5: function f: macro must name a C function, not \"f(x)\""},
+		{"man: x(3)\nfunctions:\n  - {name: f, kind: verb, returns: errno, inline: maybe}\n", "spec/a.yaml:3:51: want true or false, got \"maybe\""},
 	} {
 		if err := load(t, map[string]string{"a.yaml": c.src}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q:\ngot %v\nwant %q", c.src, err, c.want)
@@ -160,6 +163,7 @@ func TestVocabulary(t *testing.T) {
 	for _, ok := range []string{
 		strings.Replace(fn, "%s", "kind: builder, qp_types: [RC, DCI], takes: [data, dc_addr], requires: [dc_addr]", 1),
 		"segments:\n  - c: s\n    private: x.h\n    size: 8\n    fields: [{name: a, type: le16}, {name: b, type: u32, offset: 4}]\n",
+		"man: x(3)\nfunctions:\n  - {name: f, kind: verb, returns: minus-one-errno, macro: ___f, inline: true}\n",
 	} {
 		if err := load(t, map[string]string{"a.yaml": ok}); err != nil {
 			t.Errorf("%q: %v", ok, err)

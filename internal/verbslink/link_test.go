@@ -4,8 +4,10 @@ package verbslink
 
 import (
 	"debug/elf"
+	"errors"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/generated/mlx5verbs"
@@ -63,4 +65,34 @@ func TestLinked(t *testing.T) {
 		}
 	}
 	t.Logf("%d bound library functions imported from %v", n, libs)
+}
+
+// TestNoDevice calls the real ibv_get_device_list. Without
+// /sys/class/infiniband (this machine, CI) libibverbs fails with ENOSYS,
+// and the binding's error says there is no RDMA device and why, matches
+// ErrNoDevice and keeps the errno. With devices, the list is released.
+func TestNoDevice(t *testing.T) {
+	var n int32 = -1
+	list, err := mlx5verbs.IbvGetDeviceList(&n)
+	if _, statErr := os.Stat("/sys/class/infiniband"); statErr == nil {
+		if err != nil {
+			t.Fatalf("/sys/class/infiniband exists, but %v", err)
+		}
+		t.Logf("%d RDMA devices", n)
+		mlx5verbs.IbvFreeDeviceList(list)
+		return
+	}
+	if err == nil {
+		mlx5verbs.IbvFreeDeviceList(list)
+		t.Fatalf("ibv_get_device_list succeeded (%d devices) without /sys/class/infiniband", n)
+	}
+	if !errors.Is(err, mlx5verbs.ErrNoDevice) || !errors.Is(err, syscall.ENOSYS) {
+		t.Fatalf("%v: want ErrNoDevice wrapping ENOSYS", err)
+	}
+	for _, want := range []string{"ibv_get_device_list", "no RDMA device", "/sys/class/infiniband"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	t.Log(err)
 }

@@ -3,10 +3,12 @@
 package verbslink
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -107,4 +109,23 @@ func TestStoreGoPointer(t *testing.T) {
 	p := (*unsafe.Pointer)(mlx5verbs.DoubleAlloc(8))
 	*p = unsafe.Pointer(new(int))
 	t.Fatal("the store of a Go pointer into C memory was not caught")
+}
+
+// TestNoDeviceDouble: only the errnos of ibv_get_device_list that mean
+// "no device" match ErrNoDevice; the errno stays reachable either way.
+func TestNoDeviceDouble(t *testing.T) {
+	for _, c := range []struct {
+		errno    syscall.Errno
+		noDevice bool
+	}{{syscall.ENOSYS, true}, {syscall.ENODEV, true}, {syscall.ENOMEM, false}} {
+		mlx5verbs.DoubleReset(0, c.errno)
+		_, err := mlx5verbs.IbvGetDeviceList(nil)
+		if errors.Is(err, mlx5verbs.ErrNoDevice) != c.noDevice || !errors.Is(err, c.errno) {
+			t.Errorf("errno %v: %v: ErrNoDevice %v, want %v", c.errno, err, errors.Is(err, mlx5verbs.ErrNoDevice), c.noDevice)
+		}
+	}
+	mlx5verbs.DoubleReset(0, syscall.ENOSYS)
+	if _, err := mlx5verbs.Mlx5dvOpenDevice(mlx5verbs.IbvDeviceFrom(nil), nil); errors.Is(err, mlx5verbs.ErrNoDevice) {
+		t.Errorf("%v: another function's ENOSYS is not ErrNoDevice", err)
+	}
 }
