@@ -106,18 +106,12 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *rules != "" {
 		o.Rules, o.RulesContent = *rules, res.Rules
 	}
+	if *bindings != "" {
+		o.More = []gen.Package{{Dir: *bindings, Files: res.BindingFiles}}
+	}
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
-	}
-	if *bindings != "" {
-		brep, err := gen.WriteOutput(gen.OS, gen.Output{Dir: *bindings, Files: res.BindingFiles})
-		if err != nil {
-			return failLines(stderr, err)
-		}
-		rep.Written = append(rep.Written, brep.Written...)
-		rep.Removed = append(rep.Removed, brep.Removed...)
-		rep.Leftover = append(rep.Leftover, brep.Leftover...)
 	}
 	p := res.Package
 	warn(stderr, p)
