@@ -62,6 +62,15 @@ func (d *double) wantErr(err error, fn string, errno syscall.Errno) {
 	}
 }
 
+// noAllocs checks that call, which the double answers with success (the
+// result last set), allocates nothing.
+func (d *double) noAllocs(call func()) {
+	d.t.Helper()
+	if n := testing.AllocsPerRun(20, call); n != 0 {
+		d.t.Errorf("%v allocations per call", n)
+	}
+}
+
 func appendPtr(b []byte, p unsafe.Pointer) []byte {
 	return append(b, bytesOf(unsafe.Pointer(&p), int(unsafe.Sizeof(p)))...)
 }

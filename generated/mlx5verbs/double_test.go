@@ -32,6 +32,10 @@ func TestDoubleIbvCreateCompChannel(t *testing.T) {
 	_, err = callIbvCreateCompChannel(context)
 	d.wantErr(err, "ibv_create_comp_channel", syscall.ENOMEM)
 	d.check(0, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvCreateCompChannel(context)
+	})
 }
 
 // TestDoubleIbvDestroyCompChannel: ibv_destroy_comp_channel (errno).
@@ -51,6 +55,10 @@ func TestDoubleIbvDestroyCompChannel(t *testing.T) {
 	err = callIbvDestroyCompChannel(channel)
 	d.wantErr(err, "ibv_destroy_comp_channel", syscall.EINVAL)
 	d.check(1, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDestroyCompChannel(channel)
+	})
 }
 
 // TestDoubleIbvCreateCqEx: ibv_create_cq_ex (pointer-errno).
@@ -73,6 +81,10 @@ func TestDoubleIbvCreateCqEx(t *testing.T) {
 	_, err = callIbvCreateCqEx(context, cqAttr)
 	d.wantErr(err, "ibv_create_cq_ex", syscall.ENOMEM)
 	d.check(2, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvCreateCqEx(context, cqAttr)
+	})
 }
 
 // TestDoubleMlx5dvCreateCq: mlx5dv_create_cq (pointer-errno).
@@ -99,6 +111,10 @@ func TestDoubleMlx5dvCreateCq(t *testing.T) {
 	_, err = callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
 	d.wantErr(err, "mlx5dv_create_cq", syscall.ENOMEM)
 	d.check(3, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
+	})
 }
 
 // TestDoubleIbvDestroyCq: ibv_destroy_cq (errno).
@@ -117,6 +133,10 @@ func TestDoubleIbvDestroyCq(t *testing.T) {
 	err = callIbvDestroyCq(cq)
 	d.wantErr(err, "ibv_destroy_cq", syscall.EINVAL)
 	d.check(4, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDestroyCq(cq)
+	})
 }
 
 // TestDoubleIbvReqNotifyCq: ibv_req_notify_cq (errno).
@@ -137,6 +157,10 @@ func TestDoubleIbvReqNotifyCq(t *testing.T) {
 	err = callIbvReqNotifyCq(cq, solicitedOnly)
 	d.wantErr(err, "ibv_req_notify_cq", syscall.EINVAL)
 	d.check(5, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvReqNotifyCq(cq, solicitedOnly)
+	})
 }
 
 // TestDoubleIbvGetCqEvent: ibv_get_cq_event (minus-one-errno).
@@ -160,6 +184,10 @@ func TestDoubleIbvGetCqEvent(t *testing.T) {
 	_, err = callIbvGetCqEvent(channel, cq, cqContext)
 	d.wantErr(err, "ibv_get_cq_event", syscall.EIO)
 	d.check(6, want)
+	d.reset(7, 0)
+	d.noAllocs(func() {
+		callIbvGetCqEvent(channel, cq, cqContext)
+	})
 }
 
 // TestDoubleIbvAckCqEvents: ibv_ack_cq_events (void).
@@ -173,6 +201,10 @@ func TestDoubleIbvAckCqEvents(t *testing.T) {
 	d.reset(0, 0)
 	callIbvAckCqEvents(cq, nevents)
 	d.check(7, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvAckCqEvents(cq, nevents)
+	})
 }
 
 // TestDoubleIbvModifyQp: ibv_modify_qp (errno).
@@ -197,6 +229,10 @@ func TestDoubleIbvModifyQp(t *testing.T) {
 	err = callIbvModifyQp(qp, attr, attrMask)
 	d.wantErr(err, "ibv_modify_qp", syscall.EINVAL)
 	d.check(8, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvModifyQp(qp, attr, attrMask)
+	})
 }
 
 // TestDoubleIbvQueryQp: ibv_query_qp (errno).
@@ -223,6 +259,10 @@ func TestDoubleIbvQueryQp(t *testing.T) {
 	err = callIbvQueryQp(qp, attr, attrMask, initAttr)
 	d.wantErr(err, "ibv_query_qp", syscall.EINVAL)
 	d.check(9, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvQueryQp(qp, attr, attrMask, initAttr)
+	})
 }
 
 // TestDoubleIbvDestroyQp: ibv_destroy_qp (errno).
@@ -241,6 +281,10 @@ func TestDoubleIbvDestroyQp(t *testing.T) {
 	err = callIbvDestroyQp(qp)
 	d.wantErr(err, "ibv_destroy_qp", syscall.EINVAL)
 	d.check(10, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDestroyQp(qp)
+	})
 }
 
 // TestDoubleIbvGetDeviceList: ibv_get_device_list (pointer-errno).
@@ -260,6 +304,10 @@ func TestDoubleIbvGetDeviceList(t *testing.T) {
 	_, err = callIbvGetDeviceList(numDevices)
 	d.wantErr(err, "ibv_get_device_list", syscall.ENOMEM)
 	d.check(11, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvGetDeviceList(numDevices)
+	})
 }
 
 // TestDoubleIbvFreeDeviceList: ibv_free_device_list (void).
@@ -271,6 +319,10 @@ func TestDoubleIbvFreeDeviceList(t *testing.T) {
 	d.reset(0, 0)
 	callIbvFreeDeviceList(list)
 	d.check(12, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvFreeDeviceList(list)
+	})
 }
 
 // TestDoubleIbvGetDeviceName: ibv_get_device_name (pointer-errno).
@@ -290,6 +342,10 @@ func TestDoubleIbvGetDeviceName(t *testing.T) {
 	_, err = callIbvGetDeviceName(device)
 	d.wantErr(err, "ibv_get_device_name", syscall.ENOMEM)
 	d.check(13, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvGetDeviceName(device)
+	})
 }
 
 // TestDoubleIbvGetDeviceGuid: ibv_get_device_guid (value).
@@ -304,6 +360,10 @@ func TestDoubleIbvGetDeviceGuid(t *testing.T) {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(14, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvGetDeviceGuid(device)
+	})
 }
 
 // TestDoubleIbvOpenDevice: ibv_open_device (pointer-errno).
@@ -323,6 +383,10 @@ func TestDoubleIbvOpenDevice(t *testing.T) {
 	_, err = callIbvOpenDevice(device)
 	d.wantErr(err, "ibv_open_device", syscall.ENOMEM)
 	d.check(15, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvOpenDevice(device)
+	})
 }
 
 // TestDoubleIbvCloseDevice: ibv_close_device (minus-one-errno).
@@ -341,6 +405,10 @@ func TestDoubleIbvCloseDevice(t *testing.T) {
 	_, err = callIbvCloseDevice(context)
 	d.wantErr(err, "ibv_close_device", syscall.EIO)
 	d.check(16, want)
+	d.reset(7, 0)
+	d.noAllocs(func() {
+		callIbvCloseDevice(context)
+	})
 }
 
 // TestDoubleIbvForkInit: ibv_fork_init (errno).
@@ -357,6 +425,10 @@ func TestDoubleIbvForkInit(t *testing.T) {
 	err = callIbvForkInit()
 	d.wantErr(err, "ibv_fork_init", syscall.EINVAL)
 	d.check(17, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvForkInit()
+	})
 }
 
 // TestDoubleIbvQueryDeviceEx: ibv_query_device_ex (errno).
@@ -383,6 +455,10 @@ func TestDoubleIbvQueryDeviceEx(t *testing.T) {
 	err = callIbvQueryDeviceEx(context, input, attr)
 	d.wantErr(err, "ibv_query_device_ex", syscall.EINVAL)
 	d.check(18, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvQueryDeviceEx(context, input, attr)
+	})
 }
 
 // TestDoubleIbvQueryPort: ibv_query_port (errno).
@@ -407,6 +483,10 @@ func TestDoubleIbvQueryPort(t *testing.T) {
 	err = callIbvQueryPort(context, portNum, portAttr)
 	d.wantErr(err, "ibv_query_port", syscall.EINVAL)
 	d.check(19, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvQueryPort(context, portNum, portAttr)
+	})
 }
 
 // TestDoubleIbvQueryGid: ibv_query_gid (minus-one-errno).
@@ -431,6 +511,10 @@ func TestDoubleIbvQueryGid(t *testing.T) {
 	_, err = callIbvQueryGid(context, portNum, index, gid)
 	d.wantErr(err, "ibv_query_gid", syscall.EIO)
 	d.check(20, want)
+	d.reset(7, 0)
+	d.noAllocs(func() {
+		callIbvQueryGid(context, portNum, index, gid)
+	})
 }
 
 // TestDoubleIbvGetAsyncEvent: ibv_get_async_event (minus-one-errno).
@@ -453,6 +537,10 @@ func TestDoubleIbvGetAsyncEvent(t *testing.T) {
 	_, err = callIbvGetAsyncEvent(context, event)
 	d.wantErr(err, "ibv_get_async_event", syscall.EIO)
 	d.check(21, want)
+	d.reset(7, 0)
+	d.noAllocs(func() {
+		callIbvGetAsyncEvent(context, event)
+	})
 }
 
 // TestDoubleIbvAckAsyncEvent: ibv_ack_async_event (void).
@@ -466,6 +554,10 @@ func TestDoubleIbvAckAsyncEvent(t *testing.T) {
 	d.reset(0, 0)
 	callIbvAckAsyncEvent(event)
 	d.check(22, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvAckAsyncEvent(event)
+	})
 }
 
 // TestDoubleIbvAllocPd: ibv_alloc_pd (pointer-errno).
@@ -485,6 +577,10 @@ func TestDoubleIbvAllocPd(t *testing.T) {
 	_, err = callIbvAllocPd(context)
 	d.wantErr(err, "ibv_alloc_pd", syscall.ENOMEM)
 	d.check(23, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvAllocPd(context)
+	})
 }
 
 // TestDoubleIbvDeallocPd: ibv_dealloc_pd (errno).
@@ -504,6 +600,10 @@ func TestDoubleIbvDeallocPd(t *testing.T) {
 	err = callIbvDeallocPd(pd)
 	d.wantErr(err, "ibv_dealloc_pd", syscall.EINVAL)
 	d.check(24, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDeallocPd(pd)
+	})
 }
 
 // TestDoubleIbvRegMr: ibv_reg_mr (pointer-errno).
@@ -530,6 +630,10 @@ func TestDoubleIbvRegMr(t *testing.T) {
 	_, err = callIbvRegMr(pd, addr, length, access)
 	d.wantErr(err, "ibv_reg_mr", syscall.ENOMEM)
 	d.check(25, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvRegMr(pd, addr, length, access)
+	})
 }
 
 // TestDoubleIbvRegMrIova2: ibv_reg_mr_iova2 (pointer-errno).
@@ -558,6 +662,10 @@ func TestDoubleIbvRegMrIova2(t *testing.T) {
 	_, err = callIbvRegMrIova2(pd, addr, length, iova, access)
 	d.wantErr(err, "ibv_reg_mr_iova2", syscall.ENOMEM)
 	d.check(26, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvRegMrIova2(pd, addr, length, iova, access)
+	})
 }
 
 // TestDoubleIbvRegDmabufMr: ibv_reg_dmabuf_mr (pointer-errno).
@@ -588,6 +696,10 @@ func TestDoubleIbvRegDmabufMr(t *testing.T) {
 	_, err = callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
 	d.wantErr(err, "ibv_reg_dmabuf_mr", syscall.ENOMEM)
 	d.check(27, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
+	})
 }
 
 // TestDoubleIbvDeregMr: ibv_dereg_mr (errno).
@@ -607,6 +719,10 @@ func TestDoubleIbvDeregMr(t *testing.T) {
 	err = callIbvDeregMr(mr)
 	d.wantErr(err, "ibv_dereg_mr", syscall.EINVAL)
 	d.check(29, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDeregMr(mr)
+	})
 }
 
 // TestDoubleIbvAllocMw: ibv_alloc_mw (pointer-errno).
@@ -629,6 +745,10 @@ func TestDoubleIbvAllocMw(t *testing.T) {
 	_, err = callIbvAllocMw(pd, type_)
 	d.wantErr(err, "ibv_alloc_mw", syscall.ENOMEM)
 	d.check(30, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvAllocMw(pd, type_)
+	})
 }
 
 // TestDoubleIbvDeallocMw: ibv_dealloc_mw (errno).
@@ -648,6 +768,10 @@ func TestDoubleIbvDeallocMw(t *testing.T) {
 	err = callIbvDeallocMw(mw)
 	d.wantErr(err, "ibv_dealloc_mw", syscall.EINVAL)
 	d.check(31, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDeallocMw(mw)
+	})
 }
 
 // TestDoubleIbvCreateAh: ibv_create_ah (pointer-errno).
@@ -672,6 +796,10 @@ func TestDoubleIbvCreateAh(t *testing.T) {
 	_, err = callIbvCreateAh(pd, attr)
 	d.wantErr(err, "ibv_create_ah", syscall.ENOMEM)
 	d.check(32, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callIbvCreateAh(pd, attr)
+	})
 }
 
 // TestDoubleIbvDestroyAh: ibv_destroy_ah (errno).
@@ -691,6 +819,10 @@ func TestDoubleIbvDestroyAh(t *testing.T) {
 	err = callIbvDestroyAh(ah)
 	d.wantErr(err, "ibv_destroy_ah", syscall.EINVAL)
 	d.check(33, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvDestroyAh(ah)
+	})
 }
 
 // TestDoubleIbvQpToQpEx: ibv_qp_to_qp_ex (value).
@@ -706,6 +838,10 @@ func TestDoubleIbvQpToQpEx(t *testing.T) {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(34, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvQpToQpEx(qp)
+	})
 }
 
 // TestDoubleIbvWrStart: ibv_wr_start (void).
@@ -717,6 +853,10 @@ func TestDoubleIbvWrStart(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrStart(qp)
 	d.check(35, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrStart(qp)
+	})
 }
 
 // TestDoubleIbvWrComplete: ibv_wr_complete (errno).
@@ -735,6 +875,10 @@ func TestDoubleIbvWrComplete(t *testing.T) {
 	err = callIbvWrComplete(qp)
 	d.wantErr(err, "ibv_wr_complete", syscall.EINVAL)
 	d.check(36, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrComplete(qp)
+	})
 }
 
 // TestDoubleIbvWrAbort: ibv_wr_abort (void).
@@ -746,6 +890,10 @@ func TestDoubleIbvWrAbort(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrAbort(qp)
 	d.check(37, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrAbort(qp)
+	})
 }
 
 // TestDoubleIbvWrAtomicCmpSwp: ibv_wr_atomic_cmp_swp (deferred).
@@ -765,6 +913,10 @@ func TestDoubleIbvWrAtomicCmpSwp(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
 	d.check(38, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
+	})
 }
 
 // TestDoubleIbvWrAtomicFetchAdd: ibv_wr_atomic_fetch_add (deferred).
@@ -782,6 +934,10 @@ func TestDoubleIbvWrAtomicFetchAdd(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
 	d.check(39, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
+	})
 }
 
 // TestDoubleIbvWrBindMw: ibv_wr_bind_mw (deferred).
@@ -801,6 +957,10 @@ func TestDoubleIbvWrBindMw(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrBindMw(qp, mw, rkey, bindInfo)
 	d.check(40, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrBindMw(qp, mw, rkey, bindInfo)
+	})
 }
 
 // TestDoubleIbvWrLocalInv: ibv_wr_local_inv (deferred).
@@ -814,6 +974,10 @@ func TestDoubleIbvWrLocalInv(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrLocalInv(qp, invalidateRkey)
 	d.check(41, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrLocalInv(qp, invalidateRkey)
+	})
 }
 
 // TestDoubleIbvWrRdmaRead: ibv_wr_rdma_read (deferred).
@@ -829,6 +993,10 @@ func TestDoubleIbvWrRdmaRead(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrRdmaRead(qp, rkey, remoteAddr)
 	d.check(42, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrRdmaRead(qp, rkey, remoteAddr)
+	})
 }
 
 // TestDoubleIbvWrRdmaWrite: ibv_wr_rdma_write (deferred).
@@ -844,6 +1012,10 @@ func TestDoubleIbvWrRdmaWrite(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrRdmaWrite(qp, rkey, remoteAddr)
 	d.check(43, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrRdmaWrite(qp, rkey, remoteAddr)
+	})
 }
 
 // TestDoubleIbvWrRdmaWriteImm: ibv_wr_rdma_write_imm (deferred).
@@ -861,6 +1033,10 @@ func TestDoubleIbvWrRdmaWriteImm(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
 	d.check(44, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
+	})
 }
 
 // TestDoubleIbvWrSend: ibv_wr_send (deferred).
@@ -872,6 +1048,10 @@ func TestDoubleIbvWrSend(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSend(qp)
 	d.check(45, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSend(qp)
+	})
 }
 
 // TestDoubleIbvWrSendImm: ibv_wr_send_imm (deferred).
@@ -885,6 +1065,10 @@ func TestDoubleIbvWrSendImm(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSendImm(qp, immData)
 	d.check(46, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSendImm(qp, immData)
+	})
 }
 
 // TestDoubleIbvWrSendInv: ibv_wr_send_inv (deferred).
@@ -898,6 +1082,10 @@ func TestDoubleIbvWrSendInv(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSendInv(qp, invalidateRkey)
 	d.check(47, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSendInv(qp, invalidateRkey)
+	})
 }
 
 // TestDoubleIbvWrSendTso: ibv_wr_send_tso (deferred).
@@ -915,6 +1103,10 @@ func TestDoubleIbvWrSendTso(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSendTso(qp, hdr, hdrSz, mss)
 	d.check(48, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSendTso(qp, hdr, hdrSz, mss)
+	})
 }
 
 // TestDoubleIbvWrAtomicWrite: ibv_wr_atomic_write (deferred).
@@ -932,6 +1124,10 @@ func TestDoubleIbvWrAtomicWrite(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
 	d.check(49, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
+	})
 }
 
 // TestDoubleIbvWrSetSge: ibv_wr_set_sge (deferred).
@@ -949,6 +1145,10 @@ func TestDoubleIbvWrSetSge(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetSge(qp, lkey, addr, length)
 	d.check(51, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetSge(qp, lkey, addr, length)
+	})
 }
 
 // TestDoubleIbvWrSetSgeList: ibv_wr_set_sge_list (deferred).
@@ -966,6 +1166,10 @@ func TestDoubleIbvWrSetSgeList(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetSgeList(qp, numSge, sgList)
 	d.check(52, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetSgeList(qp, numSge, sgList)
+	})
 }
 
 // TestDoubleIbvWrSetInlineData: ibv_wr_set_inline_data (deferred).
@@ -981,6 +1185,10 @@ func TestDoubleIbvWrSetInlineData(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetInlineData(qp, addr, length)
 	d.check(53, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetInlineData(qp, addr, length)
+	})
 }
 
 // TestDoubleIbvWrSetInlineDataList: ibv_wr_set_inline_data_list (deferred).
@@ -997,6 +1205,10 @@ func TestDoubleIbvWrSetInlineDataList(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetInlineDataList(qp, numBuf, bufList)
 	d.check(54, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetInlineDataList(qp, numBuf, bufList)
+	})
 }
 
 // TestDoubleIbvWrSetUdAddr: ibv_wr_set_ud_addr (deferred).
@@ -1015,6 +1227,10 @@ func TestDoubleIbvWrSetUdAddr(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
 	d.check(55, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
+	})
 }
 
 // TestDoubleIbvWrSetXrcSrqn: ibv_wr_set_xrc_srqn (deferred).
@@ -1028,6 +1244,10 @@ func TestDoubleIbvWrSetXrcSrqn(t *testing.T) {
 	d.reset(0, 0)
 	callIbvWrSetXrcSrqn(qp, remoteSrqn)
 	d.check(56, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvWrSetXrcSrqn(qp, remoteSrqn)
+	})
 }
 
 // TestDoubleMlx5dvCreateMkey: mlx5dv_create_mkey (pointer-errno).
@@ -1048,6 +1268,10 @@ func TestDoubleMlx5dvCreateMkey(t *testing.T) {
 	_, err = callMlx5dvCreateMkey(mkeyInitAttr)
 	d.wantErr(err, "mlx5dv_create_mkey", syscall.ENOMEM)
 	d.check(57, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvCreateMkey(mkeyInitAttr)
+	})
 }
 
 // TestDoubleMlx5dvDestroyMkey: mlx5dv_destroy_mkey (errno).
@@ -1068,6 +1292,10 @@ func TestDoubleMlx5dvDestroyMkey(t *testing.T) {
 	err = callMlx5dvDestroyMkey(mkey)
 	d.wantErr(err, "mlx5dv_destroy_mkey", syscall.EINVAL)
 	d.check(58, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvDestroyMkey(mkey)
+	})
 }
 
 // TestDoubleMlx5dvCreateQp: mlx5dv_create_qp (pointer-errno).
@@ -1093,6 +1321,10 @@ func TestDoubleMlx5dvCreateQp(t *testing.T) {
 	_, err = callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
 	d.wantErr(err, "mlx5dv_create_qp", syscall.ENOMEM)
 	d.check(59, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
+	})
 }
 
 // TestDoubleMlx5dvQpExFromIbvQpEx: mlx5dv_qp_ex_from_ibv_qp_ex (value).
@@ -1108,6 +1340,10 @@ func TestDoubleMlx5dvQpExFromIbvQpEx(t *testing.T) {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(60, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvQpExFromIbvQpEx(qp)
+	})
 }
 
 // TestDoubleMlx5dvDekCreate: mlx5dv_dek_create (pointer-errno).
@@ -1130,6 +1366,10 @@ func TestDoubleMlx5dvDekCreate(t *testing.T) {
 	_, err = callMlx5dvDekCreate(context, initAttr)
 	d.wantErr(err, "mlx5dv_dek_create", syscall.ENOMEM)
 	d.check(61, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvDekCreate(context, initAttr)
+	})
 }
 
 // TestDoubleMlx5dvDekQuery: mlx5dv_dek_query (errno).
@@ -1152,6 +1392,10 @@ func TestDoubleMlx5dvDekQuery(t *testing.T) {
 	err = callMlx5dvDekQuery(dek, attr)
 	d.wantErr(err, "mlx5dv_dek_query", syscall.EINVAL)
 	d.check(62, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvDekQuery(dek, attr)
+	})
 }
 
 // TestDoubleMlx5dvDekDestroy: mlx5dv_dek_destroy (errno).
@@ -1170,6 +1414,10 @@ func TestDoubleMlx5dvDekDestroy(t *testing.T) {
 	err = callMlx5dvDekDestroy(dek)
 	d.wantErr(err, "mlx5dv_dek_destroy", syscall.EINVAL)
 	d.check(63, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvDekDestroy(dek)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLogin: mlx5dv_crypto_login (errno).
@@ -1192,6 +1440,10 @@ func TestDoubleMlx5dvCryptoLogin(t *testing.T) {
 	err = callMlx5dvCryptoLogin(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login", syscall.EINVAL)
 	d.check(64, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLogin(context, loginAttr)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLoginQueryState: mlx5dv_crypto_login_query_state (errno).
@@ -1212,6 +1464,10 @@ func TestDoubleMlx5dvCryptoLoginQueryState(t *testing.T) {
 	err = callMlx5dvCryptoLoginQueryState(context, state)
 	d.wantErr(err, "mlx5dv_crypto_login_query_state", syscall.EINVAL)
 	d.check(65, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLoginQueryState(context, state)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLogout: mlx5dv_crypto_logout (errno).
@@ -1230,6 +1486,10 @@ func TestDoubleMlx5dvCryptoLogout(t *testing.T) {
 	err = callMlx5dvCryptoLogout(context)
 	d.wantErr(err, "mlx5dv_crypto_logout", syscall.EINVAL)
 	d.check(66, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLogout(context)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLoginCreate: mlx5dv_crypto_login_create (pointer-errno).
@@ -1252,6 +1512,10 @@ func TestDoubleMlx5dvCryptoLoginCreate(t *testing.T) {
 	_, err = callMlx5dvCryptoLoginCreate(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_create", syscall.ENOMEM)
 	d.check(67, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLoginCreate(context, loginAttr)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLoginQuery: mlx5dv_crypto_login_query (errno).
@@ -1274,6 +1538,10 @@ func TestDoubleMlx5dvCryptoLoginQuery(t *testing.T) {
 	err = callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_query", syscall.EINVAL)
 	d.check(68, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
+	})
 }
 
 // TestDoubleMlx5dvCryptoLoginDestroy: mlx5dv_crypto_login_destroy (errno).
@@ -1292,6 +1560,10 @@ func TestDoubleMlx5dvCryptoLoginDestroy(t *testing.T) {
 	err = callMlx5dvCryptoLoginDestroy(cryptoLogin)
 	d.wantErr(err, "mlx5dv_crypto_login_destroy", syscall.EINVAL)
 	d.check(69, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvCryptoLoginDestroy(cryptoLogin)
+	})
 }
 
 // TestDoubleMlx5dvDevxUmemReg: mlx5dv_devx_umem_reg (pointer-errno).
@@ -1317,6 +1589,10 @@ func TestDoubleMlx5dvDevxUmemReg(t *testing.T) {
 	_, err = callMlx5dvDevxUmemReg(ctx, addr, size, access)
 	d.wantErr(err, "mlx5dv_devx_umem_reg", syscall.ENOMEM)
 	d.check(70, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvDevxUmemReg(ctx, addr, size, access)
+	})
 }
 
 // TestDoubleMlx5dvDevxUmemRegEx: mlx5dv_devx_umem_reg_ex (pointer-errno).
@@ -1339,6 +1615,10 @@ func TestDoubleMlx5dvDevxUmemRegEx(t *testing.T) {
 	_, err = callMlx5dvDevxUmemRegEx(ctx, umemIn)
 	d.wantErr(err, "mlx5dv_devx_umem_reg_ex", syscall.ENOMEM)
 	d.check(71, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvDevxUmemRegEx(ctx, umemIn)
+	})
 }
 
 // TestDoubleMlx5dvDevxUmemDereg: mlx5dv_devx_umem_dereg (errno).
@@ -1359,6 +1639,10 @@ func TestDoubleMlx5dvDevxUmemDereg(t *testing.T) {
 	err = callMlx5dvDevxUmemDereg(umem)
 	d.wantErr(err, "mlx5dv_devx_umem_dereg", syscall.EINVAL)
 	d.check(72, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvDevxUmemDereg(umem)
+	})
 }
 
 // TestDoubleMlx5dvIsSupported: mlx5dv_is_supported (value).
@@ -1373,6 +1657,10 @@ func TestDoubleMlx5dvIsSupported(t *testing.T) {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(76, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvIsSupported(device)
+	})
 }
 
 // TestDoubleMlx5dvOpenDevice: mlx5dv_open_device (pointer-errno).
@@ -1396,6 +1684,10 @@ func TestDoubleMlx5dvOpenDevice(t *testing.T) {
 	_, err = callMlx5dvOpenDevice(device, attr)
 	d.wantErr(err, "mlx5dv_open_device", syscall.ENOMEM)
 	d.check(77, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callMlx5dvOpenDevice(device, attr)
+	})
 }
 
 // TestDoubleMlx5dvQueryDevice: mlx5dv_query_device (errno).
@@ -1417,6 +1709,10 @@ func TestDoubleMlx5dvQueryDevice(t *testing.T) {
 	err = callMlx5dvQueryDevice(ctxIn, attrsOut)
 	d.wantErr(err, "mlx5dv_query_device", syscall.EINVAL)
 	d.check(78, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvQueryDevice(ctxIn, attrsOut)
+	})
 }
 
 // TestDoubleMlx5dvInitObj: mlx5dv_init_obj (errno).
@@ -1438,6 +1734,10 @@ func TestDoubleMlx5dvInitObj(t *testing.T) {
 	err = callMlx5dvInitObj(obj, objType)
 	d.wantErr(err, "mlx5dv_init_obj", syscall.EINVAL)
 	d.check(79, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvInitObj(obj, objType)
+	})
 }
 
 // TestDoubleMlx5dvWrMkeyConfigure: mlx5dv_wr_mkey_configure (deferred).
@@ -1459,6 +1759,10 @@ func TestDoubleMlx5dvWrMkeyConfigure(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
 	d.check(80, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
+	})
 }
 
 // TestDoubleMlx5dvWrSetMkeyAccessFlags: mlx5dv_wr_set_mkey_access_flags (deferred).
@@ -1472,6 +1776,10 @@ func TestDoubleMlx5dvWrSetMkeyAccessFlags(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
 	d.check(81, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
+	})
 }
 
 // TestDoubleMlx5dvWrSetMkeyLayoutList: mlx5dv_wr_set_mkey_layout_list (deferred).
@@ -1489,6 +1797,10 @@ func TestDoubleMlx5dvWrSetMkeyLayoutList(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
 	d.check(82, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
+	})
 }
 
 // TestDoubleMlx5dvWrSetMkeyLayoutInterleaved: mlx5dv_wr_set_mkey_layout_interleaved (deferred).
@@ -1508,6 +1820,10 @@ func TestDoubleMlx5dvWrSetMkeyLayoutInterleaved(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
 	d.check(83, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
+	})
 }
 
 // TestDoubleMlx5dvWrSetDcAddr: mlx5dv_wr_set_dc_addr (deferred).
@@ -1526,6 +1842,10 @@ func TestDoubleMlx5dvWrSetDcAddr(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
 	d.check(84, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
+	})
 }
 
 // TestDoubleMlx5dvWrSetDcAddrStream: mlx5dv_wr_set_dc_addr_stream (deferred).
@@ -1546,6 +1866,10 @@ func TestDoubleMlx5dvWrSetDcAddrStream(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
 	d.check(85, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
+	})
 }
 
 // TestDoubleMlx5dvWrMrInterleaved: mlx5dv_wr_mr_interleaved (deferred).
@@ -1571,6 +1895,10 @@ func TestDoubleMlx5dvWrMrInterleaved(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
 	d.check(86, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
+	})
 }
 
 // TestDoubleMlx5dvWrMrList: mlx5dv_wr_mr_list (deferred).
@@ -1594,6 +1922,10 @@ func TestDoubleMlx5dvWrMrList(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
 	d.check(87, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
+	})
 }
 
 // TestDoubleMlx5dvWrRawWqe: mlx5dv_wr_raw_wqe (deferred).
@@ -1607,6 +1939,10 @@ func TestDoubleMlx5dvWrRawWqe(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrRawWqe(mqp, wqe)
 	d.check(88, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrRawWqe(mqp, wqe)
+	})
 }
 
 // TestDoubleMlx5dvWrMemcpy: mlx5dv_wr_memcpy (deferred).
@@ -1628,6 +1964,10 @@ func TestDoubleMlx5dvWrMemcpy(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
 	d.check(89, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+	})
 }
 
 // TestDoubleMlx5dvWrSetMkeyCrypto: mlx5dv_wr_set_mkey_crypto (deferred).
@@ -1642,6 +1982,10 @@ func TestDoubleMlx5dvWrSetMkeyCrypto(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetMkeyCrypto(mqp, attr)
 	d.check(90, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetMkeyCrypto(mqp, attr)
+	})
 }
 
 // TestDoubleMlx5dvWrSetMkeySigBlock: mlx5dv_wr_set_mkey_sig_block (deferred).
@@ -1656,6 +2000,10 @@ func TestDoubleMlx5dvWrSetMkeySigBlock(t *testing.T) {
 	d.reset(0, 0)
 	callMlx5dvWrSetMkeySigBlock(mqp, attr)
 	d.check(91, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvWrSetMkeySigBlock(mqp, attr)
+	})
 }
 
 // TestDoubleIbvPollCq: ibv_poll_cq (value).
@@ -1674,6 +2022,10 @@ func TestDoubleIbvPollCq(t *testing.T) {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(92, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvPollCq(cq, numEntries, wc)
+	})
 }
 
 // TestDoubleIbvStartPoll: ibv_start_poll (errno).
@@ -1694,6 +2046,10 @@ func TestDoubleIbvStartPoll(t *testing.T) {
 	err = callIbvStartPoll(cq, attr)
 	d.wantErr(err, "ibv_start_poll", syscall.EINVAL)
 	d.check(93, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvStartPoll(cq, attr)
+	})
 }
 
 // TestDoubleIbvNextPoll: ibv_next_poll (errno).
@@ -1712,6 +2068,10 @@ func TestDoubleIbvNextPoll(t *testing.T) {
 	err = callIbvNextPoll(cq)
 	d.wantErr(err, "ibv_next_poll", syscall.EINVAL)
 	d.check(94, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvNextPoll(cq)
+	})
 }
 
 // TestDoubleMlx5dvMkeyCheck: mlx5dv_mkey_check (errno).
@@ -1734,6 +2094,10 @@ func TestDoubleMlx5dvMkeyCheck(t *testing.T) {
 	err = callMlx5dvMkeyCheck(mkey, errInfo)
 	d.wantErr(err, "mlx5dv_mkey_check", syscall.EINVAL)
 	d.check(95, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callMlx5dvMkeyCheck(mkey, errInfo)
+	})
 }
 
 // TestDoubleIbvPostRecv: ibv_post_recv (errno).
@@ -1756,6 +2120,10 @@ func TestDoubleIbvPostRecv(t *testing.T) {
 	err = callIbvPostRecv(qp, wr, badWr)
 	d.wantErr(err, "ibv_post_recv", syscall.EINVAL)
 	d.check(96, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvPostRecv(qp, wr, badWr)
+	})
 }
 
 // TestDoubleIbvPostSrqRecv: ibv_post_srq_recv (errno).
@@ -1778,4 +2146,8 @@ func TestDoubleIbvPostSrqRecv(t *testing.T) {
 	err = callIbvPostSrqRecv(srq, recvWr, badRecvWr)
 	d.wantErr(err, "ibv_post_srq_recv", syscall.EINVAL)
 	d.check(97, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callIbvPostSrqRecv(srq, recvWr, badRecvWr)
+	})
 }
