@@ -30,7 +30,7 @@ func TestBindingsReleases(t *testing.T) {
 				t.Fatal(err)
 			}
 			const mod = "mlx5genrelease"
-			res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Bindings: "mlx5verbs", Pure: mod + "/mlx5dv"})
+			res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Bindings: "mlx5verbs", Import: mod + "/mlx5dv"})
 			if err != nil {
 				t.Fatal(err)
 			}

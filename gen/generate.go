@@ -40,23 +40,25 @@ type Config struct {
 	// with it becomes an alias of it, so that the runtime takes its values
 	// (see gen/alias). Empty for the committed package itself.
 	Alias string
-
-	// Bindings, when set, is the Go package name of the cgo bindings
-	// (mlx5verbs) to generate as well; Pure is the import path of the
-	// generated package they take their types and validators from.
-	Bindings, Pure string
+	// Tables, when set, names the checker's tables package (mlx5rules) to
+	// render too (Result.Tables); Import is then the import path of the
+	// generated package, which the tables package imports.
+	Tables, Import string
+	// Bindings, when set, names the cgo bindings package (mlx5verbs) to
+	// generate too (Result.BindingFiles); it imports Import.
+	Bindings string
 }
 
 // Result is what a run read and produced.
 type Result struct {
-	C       *cheader.Model
-	Spec    *spec.Spec
-	Package *model.Package
-	Files   []emit.File
-	Rules   []byte          // spec/RULES.md
-	Alias   *alias.Decision // with Config.Alias: the types aliased and those declared here
-
-	BindingFiles []emit.File // with Config.Bindings: the cgo bindings package
+	C            *cheader.Model
+	Spec         *spec.Spec
+	Package      *model.Package
+	Files        []emit.File
+	Rules        []byte          // spec/RULES.md
+	Alias        *alias.Decision // with Config.Alias: the types aliased and those declared here
+	Tables       []emit.File     // with Config.Tables: the checker's tables package
+	BindingFiles []emit.File     // with Config.Bindings: the cgo bindings package
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -70,15 +72,25 @@ func Generate(c Config) (*Result, error) {
 		return nil, err
 	}
 	res.Files, res.Rules = files, emit.RulesMarkdown(res.Package)
+	if c.Tables != "" {
+		if err := CheckPackageName(c.Tables); err != nil {
+			return nil, fmt.Errorf("tables package name %q: %v", c.Tables, err)
+		}
+		if c.Import == "" {
+			return nil, errors.New("the tables package needs the import path of the generated package")
+		}
+		if res.Tables, err = emit.GenerateTables(res.Package, c.Tables, c.Import); err != nil {
+			return nil, err
+		}
+	}
 	if c.Bindings != "" {
 		if err := CheckPackageName(c.Bindings); err != nil {
 			return nil, fmt.Errorf("bindings package name %q: %v", c.Bindings, err)
 		}
-		if c.Pure == "" {
-			return nil, errors.New("bindings: no import path for the generated package they use")
+		if c.Import == "" {
+			return nil, errors.New("the bindings package needs the import path of the generated package")
 		}
-		res.BindingFiles, err = emit.GenerateBindings(res.Package, emit.Bindings{Name: c.Bindings, Pure: c.Pure})
-		if err != nil {
+		if res.BindingFiles, err = emit.GenerateBindings(res.Package, emit.Bindings{Name: c.Bindings, Pure: c.Import}); err != nil {
 			return nil, err
 		}
 	}

@@ -29,7 +29,7 @@ func generate(t *testing.T, version string) *gen.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Bindings: "mlx5verbs", Pure: pureImport})
+	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Bindings: "mlx5verbs", Import: pureImport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +104,18 @@ func goldenDir(t *testing.T, dir string, files []emit.File, keep map[string]bool
 // TestGeneratedUpToDate regenerates generated/mlx5dv and fails if anything
 // differs from what is committed.
 func TestGeneratedUpToDate(t *testing.T) {
-	res := generate(t, committed)
-	stale := staleIn(t, filepath.Join("..", "generated", "mlx5dv"), res.Files)
-	stale = append(stale, staleIn(t, filepath.Join("..", "generated", "mlx5verbs"), res.BindingFiles)...)
+	root, err := rdmacore.IncludeRoot(".", committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS,
+		Tables: "mlx5rules", Bindings: "mlx5verbs", Import: "github.com/mlx5gen/mlx5gen/generated/mlx5dv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := staleFiles(t, filepath.Join("..", "generated", "mlx5dv"), res.Files)
+	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5rules"), res.Tables)...)
+	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5verbs"), res.BindingFiles)...)
 	if old, err := os.ReadFile(filepath.Join("..", "spec", "RULES.md")); err != nil || !bytes.Equal(old, res.Rules) {
 		stale = append(stale, "spec/RULES.md")
 	}
@@ -115,12 +124,14 @@ func TestGeneratedUpToDate(t *testing.T) {
 	}
 }
 
-// staleIn lists the files of dir that differ from files, and the files an
-// earlier run generated there that are no longer generated.
-func staleIn(t *testing.T, dir string, files []emit.File) []string {
+// staleFiles lists the files of dir that differ from files, and the
+// generated files of dir that files no longer has.
+func staleFiles(t *testing.T, dir string, files []emit.File) []string {
 	t.Helper()
 	var stale []string
+	names := map[string]bool{}
 	for _, f := range files {
+		names[f.Name] = true
 		old, err := os.ReadFile(filepath.Join(dir, f.Name))
 		if err != nil || !bytes.Equal(old, f.Content) {
 			stale = append(stale, filepath.Join(filepath.Base(dir), f.Name))
@@ -129,10 +140,6 @@ func staleIn(t *testing.T, dir string, files []emit.File) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, f := range files {
-		names[f.Name] = true
 	}
 	for _, e := range entries {
 		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -7,7 +7,11 @@
 // bookworm), fetched into the header cache by scripts/rdma-headers.sh, so
 // that the result does not depend on what the machine has installed. See
 // the README for the policy and for users of rdma-core 56 or 65.
+//
+// generated/mlx5rules holds the tables the runtime's checker runs on
+// (Funcs, Rules, chain checks), apart from what a user of generated/mlx5dv
+// needs.
 package generated
 
-//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md -bindings mlx5verbs
+//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md -tables mlx5rules -bindings mlx5verbs -import github.com/mlx5gen/mlx5gen/generated/mlx5dv
 //go:generate go run ../gen/alias/mkmanifest -dir mlx5dv -o ../gen/alias/base.json

@@ -72,9 +72,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
-	bindings := fs.String("bindings", "", "also write the cgo bindings package (mlx5verbs) to this directory")
-	bindingsPkg := fs.String("bindings-pkg", "mlx5verbs", "Go package name of the cgo bindings")
-	pure := fs.String("pure", "github.com/mlx5gen/mlx5gen/generated/mlx5dv", "import path of the generated package, for the bindings")
+	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/wrcheck runs on) to this directory, named after it; needs -import")
+	importPath := fs.String("import", "", "with -tables: the import path of the package written to -out")
+	bindings := fs.String("bindings", "", "also write the cgo bindings package (every described function, through C shims) to this directory, named after it; needs -import")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
@@ -95,8 +95,19 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	cfg.Alias = *aliasOf
-	if *bindings != "" {
-		cfg.Bindings, cfg.Pure = *bindingsPkg, *pure
+	if *tablesDir != "" || *bindings != "" {
+		if *importPath == "" {
+			return failf(stderr, "-tables and -bindings need -import, the import path of the package written to -out")
+		}
+		cfg.Import = *importPath
+		if *tablesDir != "" {
+			cfg.Tables = filepath.Base(filepath.Clean(*tablesDir))
+		}
+		if *bindings != "" {
+			cfg.Bindings = filepath.Base(filepath.Clean(*bindings))
+		}
+	} else if *importPath != "" {
+		return failf(stderr, "-import is for -tables and -bindings")
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
@@ -106,8 +117,11 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *rules != "" {
 		o.Rules, o.RulesContent = *rules, res.Rules
 	}
+	if *tablesDir != "" {
+		o.More = append(o.More, gen.Package{Dir: *tablesDir, Files: res.Tables})
+	}
 	if *bindings != "" {
-		o.More = []gen.Package{{Dir: *bindings, Files: res.BindingFiles}}
+		o.More = append(o.More, gen.Package{Dir: *bindings, Files: res.BindingFiles})
 	}
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {

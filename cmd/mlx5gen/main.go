@@ -4,6 +4,7 @@
 //	mlx5gen generate [-I dir | -rdma-core version] [-header file] [-spec dir] [-out dir] [-pkg name] [-rules file] [-v]
 //	mlx5gen check [-I dir | -rdma-core version] [-header file] [-spec dir] [-v]
 //	mlx5gen diff [-json] OLD NEW
+//	mlx5gen names [-I dir | -rdma-core version] [-header file] [-spec dir] [C name...]
 //	mlx5gen wqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [-dci] [HEX...]
 //	mlx5gen replay [-v] FILE.json...
 //	mlx5gen version
@@ -40,6 +41,7 @@ commands:
   generate   read mlx5dv.h and the spec, write the Go package
   check      check the spec against the header; list every problem
   diff       compare two rdma-core headers: functions, structs, fields, layouts, constants
+  names      print the Go name of each C type and member (C name → Go name)
   wqe        wqe decode: print a WQE's segments and fields by name, from the header's model
   replay     replay reference WQE vectors through the send-queue writer; runs
              mlx5gen-replay: next to mlx5gen, else built from the mlx5gen checkout
@@ -60,6 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"generate": generateCmd,
 		"check":    checkCmd,
 		"diff":     diffCmd,
+		"names":    namesCmd,
 		"wqe":      wqeCmd,
 		"replay":   replayCmd,
 		"version":  versionCmd,

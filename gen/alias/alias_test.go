@@ -76,15 +76,15 @@ func TestGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime := []string{"IbvSendFlags", "IbvAccessFlags", "IbvWrOpcode", "Mlx5Opcode", "QPType", "RuleError",
-		"Mlx5WqeCtrlSeg", "Mlx5WqeDataSeg", "Mlx5dvMkeyConfAttr", "Mlx5dvSigBlockAttr", "IbvSge", "BE32"}
+	runtime := []string{"SendFlags", "AccessFlags", "WROpcode", "Opcode", "QPType", "RuleError",
+		"WQECtrlSeg", "WQEDataSeg", "MkeyConfAttr", "SigBlockAttr", "SGE", "BE32"}
 	for _, tc := range []struct {
 		version string
 		local   []string
 	}{
 		{"44.0", nil},
-		{"56.1", []string{"IbvPortAttr", "IbvQpAttr", "Mlx5dvContext", "Mlx5dvDevxUmemIn", "Mlx5dvObj", "Mlx5dvQpInitAttr"}},
-		{"65.0", []string{"IbvPortAttr", "IbvQpAttr", "Mlx5dvContext", "Mlx5dvContextAttr", "Mlx5dvContextAttrCompMask", "Mlx5dvDevxUmemIn", "Mlx5dvObj", "Mlx5dvQpInitAttr"}},
+		{"56.1", []string{"Context", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"65.0", []string{"Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			out, d, err := Apply(goldens(t, tc.version), base, basePath)

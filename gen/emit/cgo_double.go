@@ -180,7 +180,7 @@ func doubleArg(i int, prm *model.Param, b Bindings) []jen.Code {
 		t := goRefType(prm.Ref, prm.Ref.Depth-1, b.Pure)
 		return ptr(jen.New(t), unsafePointer.Clone().Call(v.Clone()))
 	case prm.Ref.Handle != "" && prm.Ref.Depth == 1:
-		return ptr(jen.Id(handleName(prm.Ref.Handle)+"From").Call(jen.Id("d").Dot("alloc").Call(jen.Lit(8))), v.Clone().Dot("p"))
+		return ptr(jen.Id(prm.Ref.GoName+"From").Call(jen.Id("d").Dot("alloc").Call(jen.Lit(8))), v.Clone().Dot("p"))
 	case prm.Ref.Int != nil && prm.Ref.Depth == 1:
 		return ptr(jen.New(intType(*prm.Ref.Int)), unsafePointer.Clone().Call(v.Clone()))
 	}
@@ -282,8 +282,8 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 		// (on the success path; an error is one allocation).
 		body = append(body, ok, jen.Id("d").Dot("noAllocs").Call(jen.Func().Params().Block(call.Clone())))
 	}
-	comment(f, fmt.Sprintf("TestDouble%s: %s (%s).", model.Camel(fn.Name), fn.Name, fn.Returns))
-	f.Func().Id("TestDouble" + model.Camel(fn.Name)).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(body...)
+	comment(f, fmt.Sprintf("TestDouble%s: %s (%s).", fn.BindingName(), fn.Name, fn.Returns))
+	f.Func().Id("TestDouble" + fn.BindingName()).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(body...)
 	f.Line()
 }
 

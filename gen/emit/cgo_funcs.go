@@ -11,8 +11,8 @@ import (
 
 // handleTags are the structs the functions take or return only by pointer
 // and that have no mirror: each becomes an opaque handle type.
-func handleTags(p *model.Package) []string {
-	seen := map[string]bool{}
+func handleTags(p *model.Package) []model.CRef {
+	seen := map[string]model.CRef{}
 	for _, fn := range p.API.Funcs {
 		refs := []model.CRef{fn.Result}
 		for _, prm := range fn.Params {
@@ -20,7 +20,7 @@ func handleTags(p *model.Package) []string {
 		}
 		for _, r := range refs {
 			if r.Handle != "" && r.Depth > 0 {
-				seen[r.Handle] = true
+				seen[r.Handle] = r
 			}
 		}
 	}
@@ -29,14 +29,16 @@ func handleTags(p *model.Package) []string {
 		tags = append(tags, t)
 	}
 	sort.Strings(tags)
-	return tags
+	out := make([]model.CRef, len(tags))
+	for i, t := range tags {
+		out[i] = seen[t]
+	}
+	return out
 }
 
-func handleName(tag string) string { return model.Camel(tag) }
-
 func handlesFile(p *model.Package, b Bindings, f *jen.File) {
-	for _, t := range handleTags(p) {
-		n := handleName(t)
+	for _, r := range handleTags(p) {
+		t, n := r.Handle, r.GoName
 		comment(f, fmt.Sprintf("%s is an opaque handle to a C struct %s that libibverbs or libmlx5\nallocated. Its zero value is NULL.", n, t))
 		f.Type().Id(n).Struct(jen.Id("p").Add(unsafePointer))
 		f.Line()
@@ -62,7 +64,7 @@ func goRefType(r model.CRef, depth int, pure string) jen.Code {
 	case r.Mirror != nil:
 		return stars(depth, jen.Qual(pure, r.Mirror.GoName))
 	case r.Handle != "" && depth >= 1 && depth <= 2:
-		return stars(depth-1, jen.Id(handleName(r.Handle)))
+		return stars(depth-1, jen.Id(r.GoName))
 	case r.Int != nil && depth == 1:
 		return jen.Op("*").Add(intType(*r.Int))
 	}
@@ -235,7 +237,7 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 	default:
 		body = append(body, jen.Return(jen.Id(rawName(fn)).Call(args...)))
 	}
-	doc := fmt.Sprintf("%s calls %s (%s).", model.Camel(fn.Name), fn.Name, fn.Man)
+	doc := fmt.Sprintf("%s calls %s (%s).", fn.BindingName(), fn.Name, fn.Man)
 	if len(fn.Rules) > 0 {
 		doc += fmt.Sprintf("\nIt first checks the arguments with %s.%s.", b.Pure[lastSlash(b.Pure)+1:], fn.Validator())
 	}
@@ -248,7 +250,7 @@ func bindingFunc(fn *model.Func, b Bindings, f *jen.File) {
 		doc += "\nThe error is a violation of a rule, found before C is called; libibverbs\nreports its own errors of a work request at ibv_wr_complete."
 	}
 	comment(f, doc)
-	f.Func().Id(model.Camel(fn.Name)).Params(sig...).Params(rs...).Block(body...)
+	f.Func().Id(fn.BindingName()).Params(sig...).Params(rs...).Block(body...)
 	f.Line()
 }
 
@@ -275,7 +277,7 @@ func ruleParams(fn *model.Func) []*model.Param {
 	return ps
 }
 
-func rawName(fn *model.Func) string { return "call" + model.Camel(fn.Name) }
+func rawName(fn *model.Func) string { return "call" + fn.BindingName() }
 
 // rawFunc writes the call of the shim and the return convention, without
 // validation (what the test double exercises byte for byte).
@@ -292,7 +294,7 @@ func rawFunc(fn *model.Func, b Bindings, f *jen.File) {
 		case fn.ResInt != nil:
 			return jen.Id(fn.ResInt.String()).Call(v)
 		case fn.Result.Handle != "" && fn.Result.Depth == 1:
-			return jen.Id(handleName(fn.Result.Handle)).Values(v)
+			return jen.Id(fn.Result.GoName).Values(v)
 		case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
 			return jen.Parens(rt).Call(v)
 		}

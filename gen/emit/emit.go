@@ -34,10 +34,7 @@ var unsafePointer = jen.Qual("unsafe", "Pointer")
 
 // Generate renders every file of p.
 func Generate(p *model.Package) ([]File, error) {
-	gens := []struct {
-		name string
-		fn   func(*model.Package, *jen.File) // nil: a static file
-	}{
+	gens := []generator{
 		{"doc.go", docFile},
 		{"consts.go", constsFile},
 		{"enums.go", enumsFile},
@@ -56,9 +53,20 @@ func Generate(p *model.Package) ([]File, error) {
 		{"validate.go", validateFile},
 		{"registry.go", registryFile},
 	}
-	// The files are independent and only read the model: render them in
-	// parallel (rendering and gofmt are most of the generator's time after
-	// the parse).
+	return render(p, p.Name, gens)
+}
+
+// generator prints one file: fn writes it with jennifer, or, when nil, the
+// file is static (static.go).
+type generator struct {
+	name string
+	fn   func(*model.Package, *jen.File)
+}
+
+// render prints the files of package pkg. The files are independent and
+// only read the model: render them in parallel (rendering and gofmt are
+// most of the generator's time after the parse).
+func render(p *model.Package, pkg string, gens []generator) ([]File, error) {
 	out := make([]File, len(gens))
 	errs := make([]error, len(gens))
 	var wg sync.WaitGroup
@@ -68,7 +76,7 @@ func Generate(p *model.Package) ([]File, error) {
 				out[i], errs[i] = static(p, g.name)
 				return
 			}
-			f := jen.NewFile(p.Name)
+			f := jen.NewFile(pkg)
 			for _, l := range strings.Split(header(p), "\n") {
 				f.HeaderComment(l)
 			}

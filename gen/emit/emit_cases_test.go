@@ -9,7 +9,8 @@ package emit_test
 //
 //	testdata/<case>/include/infiniband/mlx5dv.h   the header
 //	testdata/<case>/spec/*.yaml                   the descriptors
-//	testdata/<case>/flags                         optional: -pkg, -alias, -inputs
+//	testdata/<case>/flags                         optional: -pkg, -alias, -inputs, -tables with -import
+//	testdata/<case>/tables.<file>.golden          with -tables: each file of the tables package
 //	testdata/<case>/<file>.golden                 each generated file, and RULES.md
 //	testdata/<case>/stderr.golden                 instead, for a case that must fail
 //
@@ -92,6 +93,9 @@ func runCase(t *testing.T, dir string) (map[string][]byte, map[string][]byte) {
 		got[f.Name+".golden"] = f.Content
 		pkg[f.Name] = f.Content
 	}
+	for _, f := range res.Tables {
+		got["tables."+f.Name+".golden"] = f.Content
+	}
 	for _, f := range res.BindingFiles {
 		got[bindingsPrefix+f.Name+".golden"] = f.Content
 	}
@@ -111,6 +115,8 @@ func caseConfig(dir string) (gen.Config, error) {
 	fs.StringVar(&c.Bindings, "bindings", "", "also generate the cgo bindings package of this name")
 	fs.StringVar(&c.Version, "rdma-core-version", "", "the header's rdma-core release")
 	fs.StringVar(&inputs, "inputs", "", "read the include tree and spec of this case")
+	fs.StringVar(&c.Tables, "tables", "", "also render the checker's tables package of this name")
+	fs.StringVar(&c.Import, "import", "", "with -tables: the import path of the generated package")
 	if b, err := os.ReadFile(filepath.Join(dir, "flags")); err == nil {
 		if err := fs.Parse(strings.Fields(string(b))); err != nil {
 			return c, fmt.Errorf("%s/flags: %v", dir, err)
@@ -122,8 +128,8 @@ func caseConfig(dir string) (gen.Config, error) {
 	if inputs != "" {
 		in = filepath.Join(filepath.Dir(dir), inputs)
 	}
-	if c.Bindings != "" {
-		c.Pure = caseModule + "/" + c.Package
+	if c.Bindings != "" && c.Import == "" {
+		c.Import = caseModule + "/" + c.Package
 	}
 	c.IncludeRoot = filepath.Join(in, "include")
 	c.Spec = os.DirFS(filepath.Join(in, "spec"))

@@ -30,6 +30,7 @@ func enumsFile(p *model.Package, f *jen.File) {
 			for _, m := range e.Members {
 				defs = append(defs, jen.Id(m.Name).Id(e.GoName).Op("=").Add(num(m.Value.Int64(), m.Value.Signed)))
 			}
+			comment(f, "The members of "+e.CName+".")
 			f.Const().Defs(defs...)
 			f.Line()
 		}

@@ -7,8 +7,9 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/vocab"
 )
 
-// funcsFile writes the table of API functions the work-request state
-// machine (runtime/wrcheck) runs on.
+// funcsFile writes Func, the functions of the API a RuleError names, and
+// QPType; the table the work-request checker runs on is in the tables
+// package (tablesfuncs.go).
 func funcsFile(p *model.Package, f *jen.File) {
 	a := p.API
 	comment(f, "Func names a function of the API described in spec/api.")
@@ -21,9 +22,21 @@ func funcsFile(p *model.Package, f *jen.File) {
 	ids = append(ids, jen.Id("NumFuncs").Id("Func").Op("=").Lit(a.NumFuncs).Comment("the number of Func values: the spec's functions, also those this release lacks"))
 	f.Const().Defs(ids...)
 	f.Line()
+	comment(f, "funcNames are the C names of the functions, indexed by Func.")
+	f.Var().Id("funcNames").Op("=").Index(jen.Id("NumFuncs")).String().ValuesFunc(func(g *jen.Group) {
+		for _, fn := range a.Funcs {
+			g.Line().Id(fn.GoName).Op(":").Lit(fn.Name)
+		}
+		g.Line()
+	})
+	f.Line()
+	comment(f, "String returns the function's C name.")
+	f.Func().Params(jen.Id("f").Id("Func")).Id("String").Params().String().Block(
+		jen.If(jen.Id("f").Op(">=").Id("NumFuncs").Op("||").Id("funcNames").Index(jen.Id("f")).Op("==").Lit("")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
+		jen.Return(jen.Id("funcNames").Index(jen.Id("f"))),
+	)
+	f.Line()
 	qpTypes(f)
-	setterGroups(f)
-	funcTable(p, f)
 }
 
 // qpTypes writes QPType, a bit per QP type of vocab.QPTypes.
@@ -50,122 +63,4 @@ func qpTypes(f *jen.File) {
 		g.Return(jen.Id("formatFlags").Call(jen.Uint64().Call(jen.Id("t")), jen.Index().Id("flagName").Values(names...)))
 	})
 	f.Line()
-}
-
-// setterGroups writes SetterGroup, a bit per group of vocab.SetterGroups,
-// and the function kinds.
-func setterGroups(f *jen.File) {
-	comment(f, "SetterGroup is a set of setter groups: what a builder takes and requires,\nand what a setter is.")
-	f.Type().Id("SetterGroup").Uint16()
-	f.Line()
-	var gs []jen.Code
-	for i, g := range vocab.SetterGroups {
-		c := jen.Id(model.GroupName(g))
-		if i == 0 {
-			c = c.Id("SetterGroup").Op("=").Lit(1).Op("<<").Iota()
-		}
-		gs = append(gs, c)
-	}
-	f.Const().Defs(gs...)
-	f.Line()
-	comment(f, "Function kinds.")
-	var kinds []jen.Code
-	for _, k := range vocab.FuncKinds {
-		kinds = append(kinds, jen.Id(model.KindName(k)).Op("=").Lit(k))
-	}
-	f.Const().Defs(kinds...)
-	f.Line()
-}
-
-// funcTable writes FuncInfo and the Funcs table, indexed by Func.
-func funcTable(p *model.Package, f *jen.File) {
-	a := p.API
-	comment(f, "FuncInfo is what the spec says about a function.")
-	f.Type().Id("FuncInfo").Struct(
-		jen.Id("Name").String(),
-		jen.Id("Man").String(),
-		jen.Id("Kind").String().Comment("KindVerb, KindBuilder, KindSetter or KindHelper"),
-		jen.Id("Returns").String().Comment("the return convention (spec/README.md)"),
-		jen.Id("QPTypes").Id("QPType").Comment("QP types that offer it"),
-		jen.Id("SendOp").Uint64().Comment("IBV_QP_EX_WITH_* bit the QP needs, 0 for none"),
-		jen.Id("MlxSendOp").Uint64().Comment("MLX5DV_QP_EX_WITH_* bit the QP needs, 0 for none"),
-		jen.Id("WRFlags").Uint32().Comment("builder: ibv_send_flags bits wr_flags must carry"),
-		jen.Id("Takes").Id("SetterGroup").Comment("builder: setter groups that may follow it"),
-		jen.Id("Requires").Id("SetterGroup").Comment("builder: setter groups each work request must get"),
-		jen.Id("Group").Id("SetterGroup").Comment("setter: its group"),
-		jen.Id("Of").Index().Id("Func").Comment("setter: the builders it may follow; nil for all that take its group"),
-	)
-	f.Line()
-	var rows []jen.Code
-	for _, fn := range a.Funcs {
-		rows = append(rows, jen.Id(fn.GoName).Op(":").Values(funcInfo(p, fn)))
-	}
-	comment(f, "Funcs describes every function, indexed by Func.")
-	f.Var().Id("Funcs").Op("=").Index(jen.Id("NumFuncs")).Id("FuncInfo").ValuesFunc(func(g *jen.Group) {
-		for _, r := range rows {
-			g.Line().Add(r)
-		}
-		g.Line()
-	})
-	f.Line()
-	comment(f, "String returns the function's C name.")
-	f.Func().Params(jen.Id("f").Id("Func")).Id("String").Params().String().Block(
-		jen.If(jen.Id("f").Op(">=").Id("NumFuncs").Op("||").Id("Funcs").Index(jen.Id("f")).Dot("Name").Op("==").Lit("")).Block(jen.Return(jen.Id("formatUnknown").Call(jen.Lit("Func"), jen.Uint64().Call(jen.Id("f"))))),
-		jen.Return(jen.Id("Funcs").Index(jen.Id("f")).Dot("Name")),
-	)
-}
-
-func groups(gs []string) jen.Code {
-	var cs []jen.Code
-	for _, g := range gs {
-		cs = append(cs, jen.Id(model.GroupName(g)))
-	}
-	return orCodes(cs)
-}
-
-// funcInfo is the FuncInfo of a function.
-func funcInfo(p *model.Package, fn *model.Func) jen.Dict {
-	d := jen.Dict{
-		jen.Id("Name"):    jen.Lit(fn.Name),
-		jen.Id("Man"):     jen.Lit(fn.Man),
-		jen.Id("Kind"):    jen.Lit(fn.Kind),
-		jen.Id("Returns"): jen.Lit(fn.Returns),
-	}
-	if len(fn.QPTypes) > 0 {
-		var qs []jen.Code
-		for _, q := range fn.QPTypes {
-			qs = append(qs, jen.Id(model.QPTypeName(q)))
-		}
-		d[jen.Id("QPTypes")] = orCodes(qs)
-	}
-	if fn.SendOp != nil {
-		d[jen.Id("SendOp")] = constRef(p, fn.SendOp, "uint64")
-	}
-	if fn.MlxOp != nil {
-		d[jen.Id("MlxSendOp")] = constRef(p, fn.MlxOp, "uint64")
-	}
-	if len(fn.WRFlags) > 0 {
-		var cs []jen.Code
-		for _, k := range fn.WRFlags {
-			cs = append(cs, constRef(p, k, "uint32"))
-		}
-		d[jen.Id("WRFlags")] = orCodes(cs)
-	}
-	if len(fn.Takes) > 0 {
-		d[jen.Id("Takes")] = groups(fn.Takes)
-	}
-	if len(fn.Needs) > 0 {
-		d[jen.Id("Requires")] = groups(fn.Needs)
-	}
-	if fn.Group != "" {
-		d[jen.Id("Group")] = jen.Id(model.GroupName(fn.Group))
-	}
-	if len(fn.Of) > 0 {
-		var of []jen.Code
-		for _, o := range fn.Of {
-			of = append(of, jen.Id(o.GoName))
-		}
-		d[jen.Id("Of")] = jen.Index().Id("Func").Values(of...)
-	}
-	return d
 }

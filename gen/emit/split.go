@@ -102,9 +102,9 @@ func flatFields(sg *model.Segment, prefix string, base int, out []jen.Code) []je
 func fieldTable(p *model.Package, f *jen.File) {
 	comment(f, "SegmentField is a field of a segment: its C member path, offset and size.")
 	f.Type().Id("SegmentField").Struct(
-		id("Name").String(),
-		id("Offset").Int(),
-		id("Size").Int(),
+		id("Name").String().Comment("C member path"),
+		id("Offset").Int().Comment("byte offset in its segment"),
+		id("Size").Int().Comment("size in bytes"),
 	)
 	f.Line()
 	f.Var().Id("segmentFields").Op("=").Map(jen.String()).Index().Id("SegmentField").Values(jen.DictFunc(func(d jen.Dict) {

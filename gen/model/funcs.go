@@ -8,7 +8,7 @@ type Func struct {
 	// aliases and errors.As on a RuleError depend on it).
 	ID      int
 	Name    string
-	GoName  string // FnMlx5dvWrMkeyConfigure
+	GoName  string // FnWRMkeyConfigure
 	Man     string // the man page that documents it
 	Kind    string // one of vocab.FuncKinds
 	Returns string // the return convention (spec/README.md)
@@ -35,6 +35,7 @@ type Func struct {
 type CRef struct {
 	Mirror *Mirror  // a mirrored struct
 	Handle string   // another struct, by its tag: an opaque handle
+	GoName string   // Handle: the handle type's Go name (Context, QPEx)
 	Depth  int      // levels of pointer (1 for struct x *, 2 for struct x **)
 	Int    *IntType // a pointer to an integer (int *): its Go type
 }

@@ -23,7 +23,7 @@ const (
 // array type with accessors.
 type Segment struct {
 	CName   string // mlx5_wqe_ctrl_seg
-	GoName  string // Mlx5WqeCtrlSeg
+	GoName  string // WQECtrlSeg
 	Size    int
 	Private string // source file of a segment not in the public header
 	Union   bool
@@ -36,7 +36,7 @@ type Segment struct {
 // Field is one accessor pair of a segment.
 type Field struct {
 	CName  string // C member path: "key.dc_key"
-	GoName string // KeyDcKey
+	GoName string // KeyDCKey
 	Offset int
 	Kind   FieldKind
 	Int    IntType // IntField, IntArray: element type (unsigned)

@@ -44,11 +44,13 @@ type builder struct {
 	p    *model.Package
 	errs diag.List
 
-	enumByC  map[*cheader.Enum]*model.Enum
-	enumByGo map[string]*model.Enum
-	consts   map[string]*model.Const
-	segs     map[string]*model.Segment
-	idents   map[string]string // Go identifier -> what declared it
+	enumByC   map[*cheader.Enum]*model.Enum
+	enumByGo  map[string]*model.Enum
+	consts    map[string]*model.Const
+	segs      map[string]*model.Segment
+	idents    map[string]declared // Go identifier -> what declared it
+	names     *model.Namer        // of the C types
+	funcNames *model.Namer        // of the C functions
 
 	funcs   map[string]*model.Func   // available functions by C name
 	mirrors map[string]*model.Mirror // available structs by C name
@@ -71,17 +73,28 @@ func srcPos(s model.Source) diag.Pos {
 // hpos is a header position as the model keeps it.
 func hpos(p cheader.Pos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
 
-// declare reserves a package-level Go identifier.
+// declared is what took a Go identifier, and where.
+type declared struct {
+	what string
+	pos  diag.Pos
+}
+
+// declare reserves a package-level Go identifier; a second claim is an
+// error naming both items and the first one's position.
 func (b *builder) declare(pos diag.Pos, name, what string) bool {
 	if !token.IsIdentifier(name) {
 		b.errorf(pos, "Go name %q of %s is not a Go identifier", name, what)
 		return false
 	}
 	if prev, dup := b.idents[name]; dup {
-		b.errorf(pos, "Go name %s of %s is already used by %s", name, what, prev)
+		at := ""
+		if prev.pos.File != "" {
+			at = " (" + prev.pos.String() + ")"
+		}
+		b.errorf(pos, "Go name %s of %s is already used by %s%s", name, what, prev.what, at)
 		return false
 	}
-	b.idents[name] = what
+	b.idents[name] = declared{what, pos}
 	return true
 }
 
@@ -98,14 +111,16 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		enumByGo: map[string]*model.Enum{},
 		consts:   map[string]*model.Const{},
 		segs:     map[string]*model.Segment{},
-		idents:   map[string]string{},
+		idents:   map[string]declared{},
 		funcs:    map[string]*model.Func{},
 		mirrors:  map[string]*model.Mirror{},
 		mirrorC:  map[*model.Mirror]*cheader.Record{},
 	}
 	for _, n := range model.Reserved() {
-		b.idents[n] = "the generated package"
+		b.idents[n] = declared{what: "the generated package"}
 	}
+	b.names = model.NewNamer(typeTags(c, s))
+	b.funcNames = model.NewNamer(funcNames(c, s))
 	b.enums()
 	b.constants()
 	b.segments()
@@ -116,6 +131,35 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		return nil, b.errs
 	}
 	return b.p, nil
+}
+
+// typeTags are the tags of every C type the package could name: the
+// header's records and enums, and the spec's private segments.
+func typeTags(c *cheader.Model, s *spec.Spec) []string {
+	var tags []string
+	for _, r := range c.Records {
+		tags = append(tags, r.Tag)
+	}
+	for _, e := range c.Enums {
+		tags = append(tags, e.Tag, e.Typedef)
+	}
+	for _, sg := range s.Segments {
+		tags = append(tags, sg.C)
+	}
+	return tags
+}
+
+// funcNames are the names of every C function the package could name:
+// the header's and the spec's.
+func funcNames(c *cheader.Model, s *spec.Spec) []string {
+	var names []string
+	for _, f := range c.Funcs {
+		names = append(names, f.Name)
+	}
+	for _, f := range s.Functions {
+		names = append(names, f.Name)
+	}
+	return names
 }
 
 func fileRank(f string) int {

@@ -36,7 +36,7 @@ func (b *builder) enum(ce *cheader.Enum, se *spec.Enum) {
 	if name == "" {
 		name = ce.Typedef
 	}
-	e.GoName = model.TypeName(name)
+	e.GoName = b.names.Name(name)
 	if se != nil {
 		e.Flags, e.Man, e.Doc = se.Flags(), se.Man, strings.TrimSpace(se.Doc)
 		e.Src.Spec = se.Pos

@@ -8,7 +8,7 @@ import (
 
 // formats resolves the WQE formats.
 func (b *builder) formats() {
-	opcode := b.enumByGo["Mlx5Opcode"]
+	opcode := b.enumByGo[model.OpcodeType]
 	seen := map[string]string{}
 	for _, w := range b.s.Formats {
 		f := &model.Format{Name: w.Name, Doc: strings.TrimSpace(w.Doc), Src: model.Source{Spec: w.Pos}}

@@ -20,7 +20,7 @@ func (b *builder) buildFuncs() {
 		if cf == nil {
 			continue
 		}
-		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(sf.Name), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
+		f := &model.Func{ID: id, Name: sf.Name, GoName: model.FuncName(b.funcNames.Name(sf.Name)), Man: sf.Man, Kind: sf.Kind, Returns: sf.Returns,
 			Inline: sf.Inline, Macro: sf.Macro, QPTypes: sf.QPTypes, Takes: sf.Takes, Needs: sf.Requires, Group: sf.Group}
 		b.checkPrototype(sf, cf, f)
 		b.workRequest(sf, f)
@@ -132,6 +132,8 @@ func (b *builder) bindRefs() {
 	link := func(r *model.CRef) {
 		if m := b.mirrors[r.Handle]; m != nil && r.Handle != "" {
 			r.Mirror, r.Handle = m, ""
+		} else if r.Handle != "" {
+			r.GoName = b.names.Name(r.Handle)
 		}
 	}
 	for _, f := range b.p.API.Funcs {

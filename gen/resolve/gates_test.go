@@ -144,7 +144,7 @@ rules:
 			}
 			var dc bool
 			for _, e := range p.Enums {
-				dc = dc || e.GoName == "Mlx5dvDcType"
+				dc = dc || e.GoName == "DCType"
 			}
 			if !dc {
 				t.Error("enum mlx5dv_dc_type not generated")

@@ -43,7 +43,7 @@ func (b *builder) buildMirrors() {
 			b.errorf(ss.Pos, "struct %s: not defined in %s (rdma-core %s)", ss.Name, b.c.Header, orUnknown(b.c.Version))
 			continue
 		}
-		m := &model.Mirror{CName: ss.Name, GoName: model.TypeName(ss.Name), File: r.Pos.File, Size: r.Size, Align: r.Align,
+		m := &model.Mirror{CName: ss.Name, GoName: b.names.Name(ss.Name), File: r.Pos.File, Size: r.Size, Align: r.Align,
 			Man: ss.Man, Doc: strings.TrimSpace(ss.Doc)}
 		if b.declare(ss.Pos, m.GoName, "struct "+ss.Name) {
 			b.mirrors[ss.Name] = m

@@ -76,10 +76,10 @@ func TestBuild(t *testing.T) {
 		byName[s.CName] = s
 	}
 	ctrl := byName["mlx5_wqe_ctrl_seg"]
-	if ctrl == nil || ctrl.Size != 16 || ctrl.GoName != "Mlx5WqeCtrlSeg" || len(ctrl.Fields) != 6 {
+	if ctrl == nil || ctrl.Size != 16 || ctrl.GoName != "WQECtrlSeg" || len(ctrl.Fields) != 6 {
 		t.Fatalf("ctrl: %+v", ctrl)
 	}
-	if f := ctrl.Fields[0]; f.CName != "opmod_idx_opcode" || f.Endian != model.Big || len(f.Parts) != 3 || f.Parts[0].Enum.GoName != "Mlx5Opcode" {
+	if f := ctrl.Fields[0]; f.CName != "opmod_idx_opcode" || f.Endian != model.Big || len(f.Parts) != 3 || f.Parts[0].Enum.GoName != "Opcode" {
 		t.Errorf("opmod_idx_opcode: %+v", f)
 	}
 	if f := byName["mlx5_wqe_inl_data_seg"].Fields[0]; f.Endian != model.Big {
@@ -114,12 +114,16 @@ func TestBuildErrors(t *testing.T) {
 		{"no such segment", "segments:\n  - c: mlx5_nonsense\n", "spec/x.yaml:2:5: segment mlx5_nonsense: no struct mlx5_nonsense in infiniband/mlx5dv.h"},
 		{"no such field", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: colour\n", "spec/x.yaml:4:9: segment mlx5_wqe_srq_next_seg: struct mlx5_wqe_srq_next_seg has no field colour"},
 		{"part too wide", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: next_wqe_index\n        parts: [{name: k, shift: 14, width: 4}]\n", "spec/x.yaml:5:17: struct mlx5_wqe_srq_next_seg.next_wqe_index: part k (bits 14..17) does not fit the 16-bit field"},
-		{"enum too wide", "segments:\n  - c: mlx5_wqe_tm_seg\n    fields:\n      - {name: opcode, enum: IbvAccessFlags}\n", "IBV_ACCESS_RELAXED_ORDERING = 1048576 does not fit in 8 bits"},
+		{"enum too wide", "segments:\n  - c: mlx5_wqe_tm_seg\n    fields:\n      - {name: opcode, enum: AccessFlags}\n", "IBV_ACCESS_RELAXED_ORDERING = 1048576 does not fit in 8 bits"},
 		{"unknown enum", "segments:\n  - c: mlx5_wqe_tm_seg\n    fields:\n      - {name: opcode, enum: Colour}\n", "no enum type Colour"},
 		{"overlap", "segments:\n  - c: s_priv\n    private: x.h\n    size: 8\n    fields:\n      - {name: a, type: be32, offset: 0}\n      - {name: b, type: be32, offset: 2}\n", "spec/x.yaml:7:9: s_priv.b overlaps a"},
 		{"outside", "segments:\n  - c: s_priv\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be64, offset: 0}\n", "s_priv.a: bytes 0..7 are outside the 4-byte segment"},
 		{"accessor clash", "segments:\n  - c: s_priv\n    private: x.h\n    size: 4\n    fields:\n      - {name: string, type: be32, offset: 0}\n", "field string would be named String, which every segment already has"},
-		{"go name clash", "segments:\n  - c: s_priv\n    go: Mlx5WqeDataSeg\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n", "Go name Mlx5WqeDataSeg of segment"},
+		{"initialism clash", "segments:\n  - c: mlx5_qp_n_seg\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n  - c: mlx5_qpn_seg\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n",
+			"spec/x.yaml:7:5: Go name QPNSeg of segment mlx5_qpn_seg is already used by segment mlx5_qp_n_seg (spec/x.yaml:2:5)"},
+		{"accessor initialism clash", "segments:\n  - c: s_priv\n    private: x.h\n    size: 8\n    fields:\n      - {name: qp_n, type: be32, offset: 0}\n      - {name: qpn, type: be32, offset: 4}\n",
+			"spec/x.yaml:7:9: segment s_priv: field qpn and field qp_n both want the accessor QPN"},
+		{"go name clash", "segments:\n  - c: s_priv\n    go: WQEDataSeg\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n", "Go name WQEDataSeg of segment"},
 		{"part name not an identifier", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: next_wqe_index\n        parts: [{name: 1k, shift: 0, width: 4}]\n", "spec/x.yaml:5:17: segment mlx5_wqe_srq_next_seg: part 1k of next_wqe_index would be named \"1k\", which is not a Go identifier"},
 		{"field name not an identifier", "segments:\n  - c: s_priv\n    private: x.h\n    size: 4\n    fields:\n      - {name: a-b, type: be32, offset: 0}\n", "spec/x.yaml:6:9: segment s_priv: field a-b would be named \"A-b\", which is not a Go identifier"},
 		{"segment go name not an identifier", "segments:\n  - c: s_priv\n    go: Bad-Name\n    private: x.h\n    size: 4\n    fields:\n      - {name: a, type: be32, offset: 0}\n", "spec/x.yaml:2:5: Go name \"Bad-Name\" of segment s_priv is not a Go identifier"},

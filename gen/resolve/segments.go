@@ -32,7 +32,7 @@ func (b *builder) segments() {
 	for _, r := range b.c.Records {
 		if isSegment(r) {
 			hdr = append(hdr, r)
-			sg := &model.Segment{CName: r.Tag, GoName: model.TypeName(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: model.Source{Header: hpos(r.Pos)}}
+			sg := &model.Segment{CName: r.Tag, GoName: b.names.Name(r.Tag), Size: int(r.Size), Union: r.Kind == cheader.Union, Src: model.Source{Header: hpos(r.Pos)}}
 			if s := specs[r.Tag]; s != nil {
 				if s.Private != "" {
 					b.errorf(s.Pos, "segment %s is declared by %s; remove private", s.C, b.c.Header)
@@ -57,7 +57,7 @@ func (b *builder) segments() {
 		if b.segs[s.C] != nil {
 			continue // reported above
 		}
-		sg := &model.Segment{CName: s.C, GoName: model.TypeName(s.C), Size: s.Size, Private: s.Private, Doc: strings.TrimSpace(s.Doc), Src: model.Source{Spec: s.Pos}}
+		sg := &model.Segment{CName: s.C, GoName: b.names.Name(s.C), Size: s.Size, Private: s.Private, Doc: strings.TrimSpace(s.Doc), Src: model.Source{Spec: s.Pos}}
 		if s.Go != "" {
 			sg.GoName = s.Go
 		}

@@ -11,10 +11,10 @@ import (
 // The Go side of each helper, written with the generated setters the way a
 // builder uses them.
 
-func goSetCtrl(s *mlx5dv.Mlx5WqeCtrlSeg, pi uint16, opcode, opmod uint8, qpn uint32, fmCeSe, ds, signature uint8, imm uint32) {
+func goSetCtrl(s *mlx5dv.WQECtrlSeg, pi uint16, opcode, opmod uint8, qpn uint32, fmCeSe, ds, signature uint8, imm uint32) {
 	s.SetOpmodIdxOpcode(uint32(opmod)<<24 | uint32(pi)<<8 | uint32(opcode))
-	s.SetQpnDs(qpn<<8 | uint32(ds))
-	s.SetFmCeSe(mlx5dv.Mlx5WqeCtrlFlags(fmCeSe))
+	s.SetQPNDS(qpn<<8 | uint32(ds))
+	s.SetFmCeSe(mlx5dv.WQECtrlFlags(fmCeSe))
 	s.SetSignature(signature)
 	// The C helper stores imm as given: the caller has already put it in
 	// network order, so the Go side stores the host value that gives the
@@ -23,29 +23,29 @@ func goSetCtrl(s *mlx5dv.Mlx5WqeCtrlSeg, pi uint16, opcode, opmod uint8, qpn uin
 	s.SetImm(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 }
 
-func goSetData(s *mlx5dv.Mlx5WqeDataSeg, length, lkey uint32, addr uint64) {
+func goSetData(s *mlx5dv.WQEDataSeg, length, lkey uint32, addr uint64) {
 	s.SetByteCount(length)
 	s.SetLkey(lkey)
 	s.SetAddr(addr)
 }
 
-func goSetDgram(s *mlx5dv.Mlx5WqeDatagramSeg, key uint64, dqpDct uint32, ext, statRateSl, flMlid uint8, rlid uint16,
+func goSetDgram(s *mlx5dv.WQEDatagramSeg, key uint64, dqpDct uint32, ext, statRateSl, flMlid uint8, rlid uint16,
 	rmac [6]byte, tclass, hopLimit uint8, grhGidFl uint32, rgid [16]byte) {
-	av := s.Av()
-	av.SetKeyDcKey(key)
-	av.SetDqpDct(uint32(ext)<<31 | dqpDct)
-	av.SetStatRateSl(statRateSl)
+	av := s.AV()
+	av.SetKeyDCKey(key)
+	av.SetDqpDCT(uint32(ext)<<31 | dqpDct)
+	av.SetStatRateSL(statRateSl)
 	av.SetFlMlid(flMlid)
 	av.SetRlid(rlid)
 	av.SetRmac(rmac)
 	av.SetTclass(tclass)
 	av.SetHopLimit(hopLimit)
-	av.SetGrhGidFl(grhGidFl)
+	av.SetGRHGIDFl(grhGidFl)
 	av.SetRgid(rgid)
 }
 
 func goSetEth(b []byte, csFlags uint8, mss, inlineHdrSz uint16, hdr []byte) {
-	s := (*mlx5dv.Mlx5WqeEthSeg)(b[:mlx5dv.Mlx5WqeEthSegSize])
+	s := (*mlx5dv.WQEEthSeg)(b[:mlx5dv.WQEEthSegSize])
 	s.SetCsFlags(csFlags)
 	s.SetMss(mss)
 	s.SetInlineHdrSz(inlineHdrSz)
@@ -63,14 +63,14 @@ func checkCtrl(t *testing.T, pi uint16, opcode, opmod uint8, qpn uint32, fmCeSe,
 		c[i], x[i], g[i] = 0x5a, 0x5a, 0x5a
 	}
 	cref.SetCtrlSeg(&c, pi, opcode, opmod, qpn, fmCeSe, ds, signature, imm)
-	goSetCtrl((*mlx5dv.Mlx5WqeCtrlSeg)(&g), pi, opcode, opmod, qpn, fmCeSe, ds, signature, imm)
+	goSetCtrl((*mlx5dv.WQECtrlSeg)(&g), pi, opcode, opmod, qpn, fmCeSe, ds, signature, imm)
 	if c != g {
 		t.Fatalf("ctrl(pi=%d opcode=%d opmod=%d qpn=%#x fm_ce_se=%#x ds=%d sig=%d imm=%#x):\n   C %x\n  Go %x", pi, opcode, opmod, qpn, fmCeSe, ds, signature, imm, c, g)
 	}
 	if cref.HaveX86() {
 		// The SSE variant stores all 16 bytes, so it zeroes
 		// dci_stream_channel_id, which the scalar helper leaves alone.
-		(*mlx5dv.Mlx5WqeCtrlSeg)(&g).SetDciStreamChannelId(0)
+		(*mlx5dv.WQECtrlSeg)(&g).SetDCIStreamChannelID(0)
 		cref.X86SetCtrlSeg(&x, pi, opcode, opmod, qpn, fmCeSe, ds, signature, imm)
 		if x != g {
 			t.Fatalf("x86 ctrl(pi=%d ...):\n   C %x\n  Go %x", pi, x, g)
@@ -82,7 +82,7 @@ func checkData(t *testing.T, length, lkey uint32, addr uint64) {
 	t.Helper()
 	var c, x, g [16]byte
 	cref.SetDataSeg(&c, length, lkey, addr)
-	goSetData((*mlx5dv.Mlx5WqeDataSeg)(&g), length, lkey, addr)
+	goSetData((*mlx5dv.WQEDataSeg)(&g), length, lkey, addr)
 	if c != g {
 		t.Fatalf("data(%#x, %#x, %#x):\n   C %x\n  Go %x", length, lkey, addr, c, g)
 	}
@@ -101,7 +101,7 @@ func checkDgram(t *testing.T, key uint64, dqpDct uint32, ext, statRateSl, flMlid
 		c[i], g[i] = 0xa5, 0xa5
 	}
 	cref.SetDgramSeg(&c, key, dqpDct, ext, statRateSl, flMlid, rlid, &rmac, tclass, hopLimit, grhGidFl, &rgid)
-	goSetDgram((*mlx5dv.Mlx5WqeDatagramSeg)(&g), key, dqpDct, ext, statRateSl, flMlid, rlid, rmac, tclass, hopLimit, grhGidFl, rgid)
+	goSetDgram((*mlx5dv.WQEDatagramSeg)(&g), key, dqpDct, ext, statRateSl, flMlid, rlid, rmac, tclass, hopLimit, grhGidFl, rgid)
 	if c != g {
 		t.Fatalf("dgram(key=%#x dqp=%#x ext=%d ...):\n   C %x\n  Go %x", key, dqpDct, ext, c, g)
 	}

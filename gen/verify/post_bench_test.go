@@ -150,23 +150,23 @@ func postRDMAWriteBursts(tb testing.TB, q *sq.SQ, n int) {
 // UMR carries a BSF and a SET_PSV follows it.
 type mkeyBench struct {
 	mk   *sq.Mkey
-	conf mlx.Mlx5dvMkeyConfAttr
-	sges [4]mlx.IbvSge
-	dif  mlx.Mlx5dvSigT10dif
-	wire mlx.Mlx5dvSigBlockDomain
-	sig  mlx.Mlx5dvSigBlockAttr
+	conf mlx.MkeyConfAttr
+	sges [4]mlx.SGE
+	dif  mlx.SigT10DIF
+	wire mlx.SigBlockDomain
+	sig  mlx.SigBlockAttr
 }
 
 func newMkeyBench() *mkeyBench {
 	m := &mkeyBench{mk: sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)}
 	m.mk.MemPSV, m.mk.WirePSV = 0x100, 0x101
 	for i := range m.sges {
-		m.sges[i] = mlx.IbvSge{Addr: benchAddr + uint64(i)*benchLen, Length: benchLen, Lkey: benchLkey}
+		m.sges[i] = mlx.SGE{Addr: benchAddr + uint64(i)*benchLen, Length: benchLen, Lkey: benchLkey}
 	}
-	m.dif = mlx.Mlx5dvSigT10dif{BgType: mlx.MLX5DV_SIG_T10DIF_CRC, Bg: 0xffff, AppTag: 0x1234, RefTag: 0x5678, Flags: uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP)}
-	m.wire = mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	m.dif = mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 0x1234, RefTag: 0x5678, Flags: uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP)}
+	m.wire = mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	m.wire.SetSigDif(&m.dif)
-	m.sig = mlx.Mlx5dvSigBlockAttr{Wire: &m.wire, CheckMask: 0xff}
+	m.sig = mlx.SigBlockAttr{Wire: &m.wire, CheckMask: 0xff}
 	return m
 }
 

@@ -23,13 +23,13 @@ func TestPartShiftPPC64(t *testing.T) {
 		// exercise the compiler bug the getters avoid.
 		t.Logf("%s/%s: uint64(uint16(0x0100002f >> 8)) = %d (compiler bug present)", runtime.GOOS, runtime.GOARCH, got)
 	}
-	var ctrl mlx5dv.Mlx5WqeCtrlSeg
+	var ctrl mlx5dv.WQECtrlSeg
 	for _, v := range []uint32{0x0100002f, 0xffffffff, 0x01ffff00, 0x00ffff00, 0xff000000, 0x12345678} {
 		ctrl.SetOpmodIdxOpcode(v)
-		if got, want := uint64(ctrl.WqeIndex()), uint64(v>>8)&0xffff; got != want {
+		if got, want := uint64(ctrl.WQEIndex()), uint64(v>>8)&0xffff; got != want {
 			t.Errorf("opmod_idx_opcode %#08x: WqeIndex %#x, want %#x", v, got, want)
 		}
-		if got, want := int(ctrl.WqeIndex()), int(v>>8&0xffff); got != want {
+		if got, want := int(ctrl.WQEIndex()), int(v>>8&0xffff); got != want {
 			t.Errorf("opmod_idx_opcode %#08x: int(WqeIndex) %#x, want %#x", v, got, want)
 		}
 		if got, want := uint64(ctrl.Opmod()), uint64(v>>24); got != want {

@@ -10,13 +10,13 @@
 // types: a flag set's String prints its members joined by | with any unknown
 // bits in hex; a value enum's String prints the member's name.
 //
-// Every WQE and CQE segment is a byte array type (Mlx5WqeCtrlSeg is the 16
+// Every WQE and CQE segment is a byte array type (WQECtrlSeg is the 16
 // bytes of struct mlx5_wqe_ctrl_seg) with a getter and a setter per field,
 // big-endian where the device is; convert a pointer into a send queue to use
 // it in place, without copying or allocating:
 //
-//	ctrl := (*mlx5dv.Mlx5WqeCtrlSeg)(wqe[0:mlx5dv.Mlx5WqeCtrlSegSize])
-//	ctrl.SetQpnDs(qpn<<8 | ds)
+//	ctrl := (*mlx5dv.WQECtrlSeg)(wqe[0:mlx5dv.WQECtrlSegSize])
+//	ctrl.SetQPNDS(qpn<<8 | ds)
 //
 // Fields returns all of a segment's fields as a value and SetFields writes
 // them back; String prints them by name. Split cuts a WQE into its segments.

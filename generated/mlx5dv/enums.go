@@ -5,27 +5,28 @@
 
 package mlx5dv
 
-// Mlx5dvContextCompMask is enum mlx5dv_context_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvContextCompMask uint32
+// ContextCompMask is enum mlx5dv_context_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type ContextCompMask uint32
 
+// The members of enum mlx5dv_context_comp_mask.
 const (
-	MLX5DV_CONTEXT_MASK_CQE_COMPRESION    Mlx5dvContextCompMask = 1
-	MLX5DV_CONTEXT_MASK_SWP               Mlx5dvContextCompMask = 2
-	MLX5DV_CONTEXT_MASK_STRIDING_RQ       Mlx5dvContextCompMask = 4
-	MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS   Mlx5dvContextCompMask = 8
-	MLX5DV_CONTEXT_MASK_DYN_BFREGS        Mlx5dvContextCompMask = 0x10
-	MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE Mlx5dvContextCompMask = 0x20
-	MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS Mlx5dvContextCompMask = 0x40
-	MLX5DV_CONTEXT_MASK_DC_ODP_CAPS       Mlx5dvContextCompMask = 0x80
-	MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK    Mlx5dvContextCompMask = 0x100
-	MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS     Mlx5dvContextCompMask = 0x200
-	MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD Mlx5dvContextCompMask = 0x400
-	MLX5DV_CONTEXT_MASK_DCI_STREAMS       Mlx5dvContextCompMask = 0x800
-	MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH  Mlx5dvContextCompMask = 0x1000
-	MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD    Mlx5dvContextCompMask = 0x2000
+	MLX5DV_CONTEXT_MASK_CQE_COMPRESION    ContextCompMask = 1
+	MLX5DV_CONTEXT_MASK_SWP               ContextCompMask = 2
+	MLX5DV_CONTEXT_MASK_STRIDING_RQ       ContextCompMask = 4
+	MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS   ContextCompMask = 8
+	MLX5DV_CONTEXT_MASK_DYN_BFREGS        ContextCompMask = 0x10
+	MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE ContextCompMask = 0x20
+	MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS ContextCompMask = 0x40
+	MLX5DV_CONTEXT_MASK_DC_ODP_CAPS       ContextCompMask = 0x80
+	MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK    ContextCompMask = 0x100
+	MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS     ContextCompMask = 0x200
+	MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD ContextCompMask = 0x400
+	MLX5DV_CONTEXT_MASK_DCI_STREAMS       ContextCompMask = 0x800
+	MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH  ContextCompMask = 0x1000
+	MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD    ContextCompMask = 0x2000
 )
 
-var mlx5dvContextCompMaskNames = []flagName{
+var contextCompMaskNames = []flagName{
 	{uint64(MLX5DV_CONTEXT_MASK_CQE_COMPRESION), "MLX5DV_CONTEXT_MASK_CQE_COMPRESION"},
 	{uint64(MLX5DV_CONTEXT_MASK_SWP), "MLX5DV_CONTEXT_MASK_SWP"},
 	{uint64(MLX5DV_CONTEXT_MASK_STRIDING_RQ), "MLX5DV_CONTEXT_MASK_STRIDING_RQ"},
@@ -43,22 +44,23 @@ var mlx5dvContextCompMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvContextCompMask) String() string {
-	return formatFlags(uint64(v), mlx5dvContextCompMaskNames)
+func (v ContextCompMask) String() string {
+	return formatFlags(uint64(v), contextCompMaskNames)
 }
 
-// Mlx5dvTunnelOffloads is enum mlx5dv_tunnel_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvTunnelOffloads uint32
+// TunnelOffloads is enum mlx5dv_tunnel_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type TunnelOffloads uint32
 
+// The members of enum mlx5dv_tunnel_offloads.
 const (
-	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN            Mlx5dvTunnelOffloads = 1
-	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE              Mlx5dvTunnelOffloads = 2
-	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE           Mlx5dvTunnelOffloads = 4
-	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE Mlx5dvTunnelOffloads = 8
-	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP Mlx5dvTunnelOffloads = 0x10
+	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN            TunnelOffloads = 1
+	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE              TunnelOffloads = 2
+	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE           TunnelOffloads = 4
+	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE TunnelOffloads = 8
+	MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP TunnelOffloads = 0x10
 )
 
-var mlx5dvTunnelOffloadsNames = []flagName{
+var tunnelOffloadsNames = []flagName{
 	{uint64(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN), "MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN"},
 	{uint64(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE), "MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE"},
 	{uint64(MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE), "MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE"},
@@ -67,22 +69,23 @@ var mlx5dvTunnelOffloadsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvTunnelOffloads) String() string {
-	return formatFlags(uint64(v), mlx5dvTunnelOffloadsNames)
+func (v TunnelOffloads) String() string {
+	return formatFlags(uint64(v), tunnelOffloadsNames)
 }
 
-// Mlx5dvFlowActionCapFlags is enum mlx5dv_flow_action_cap_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvFlowActionCapFlags uint32
+// FlowActionCapFlags is enum mlx5dv_flow_action_cap_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type FlowActionCapFlags uint32
 
+// The members of enum mlx5dv_flow_action_cap_flags.
 const (
-	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM              Mlx5dvFlowActionCapFlags = 1
-	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_REQ_METADATA Mlx5dvFlowActionCapFlags = 2
-	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_SPI_STEERING Mlx5dvFlowActionCapFlags = 4
-	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_FULL_OFFLOAD Mlx5dvFlowActionCapFlags = 8
-	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_TX_IV_IS_ESN Mlx5dvFlowActionCapFlags = 0x10
+	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM              FlowActionCapFlags = 1
+	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_REQ_METADATA FlowActionCapFlags = 2
+	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_SPI_STEERING FlowActionCapFlags = 4
+	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_FULL_OFFLOAD FlowActionCapFlags = 8
+	MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_TX_IV_IS_ESN FlowActionCapFlags = 0x10
 )
 
-var mlx5dvFlowActionCapFlagsNames = []flagName{
+var flowActionCapFlagsNames = []flagName{
 	{uint64(MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM), "MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM"},
 	{uint64(MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_REQ_METADATA), "MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_REQ_METADATA"},
 	{uint64(MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_SPI_STEERING), "MLX5DV_FLOW_ACTION_FLAGS_ESP_AES_GCM_SPI_STEERING"},
@@ -91,95 +94,100 @@ var mlx5dvFlowActionCapFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvFlowActionCapFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvFlowActionCapFlagsNames)
+func (v FlowActionCapFlags) String() string {
+	return formatFlags(uint64(v), flowActionCapFlagsNames)
 }
 
-// Mlx5dvSigType is enum mlx5dv_sig_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvSigType uint32
+// SigType is enum mlx5dv_sig_type (infiniband/mlx5dv.h), a value enum.
+type SigType uint32
 
+// The members of enum mlx5dv_sig_type.
 const (
-	MLX5DV_SIG_TYPE_T10DIF Mlx5dvSigType = 0
-	MLX5DV_SIG_TYPE_CRC    Mlx5dvSigType = 1
+	MLX5DV_SIG_TYPE_T10DIF SigType = 0
+	MLX5DV_SIG_TYPE_CRC    SigType = 1
 )
 
-// String prints the name of the value, or Mlx5dvSigType(n) for an unknown one.
-func (v Mlx5dvSigType) String() string {
+// String prints the name of the value, or SigType(n) for an unknown one.
+func (v SigType) String() string {
 	switch v {
 	case MLX5DV_SIG_TYPE_T10DIF:
 		return "MLX5DV_SIG_TYPE_T10DIF"
 	case MLX5DV_SIG_TYPE_CRC:
 		return "MLX5DV_SIG_TYPE_CRC"
 	}
-	return formatUnknown("Mlx5dvSigType", uint64(v))
+	return formatUnknown("SigType", uint64(v))
 }
 
-// Mlx5dvSigProtCaps is enum mlx5dv_sig_prot_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvSigProtCaps uint32
+// SigProtCaps is enum mlx5dv_sig_prot_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type SigProtCaps uint32
 
+// The members of enum mlx5dv_sig_prot_caps.
 const (
-	MLX5DV_SIG_PROT_CAP_T10DIF Mlx5dvSigProtCaps = 1
-	MLX5DV_SIG_PROT_CAP_CRC    Mlx5dvSigProtCaps = 2
+	MLX5DV_SIG_PROT_CAP_T10DIF SigProtCaps = 1
+	MLX5DV_SIG_PROT_CAP_CRC    SigProtCaps = 2
 )
 
-var mlx5dvSigProtCapsNames = []flagName{
+var sigProtCapsNames = []flagName{
 	{uint64(MLX5DV_SIG_PROT_CAP_T10DIF), "MLX5DV_SIG_PROT_CAP_T10DIF"},
 	{uint64(MLX5DV_SIG_PROT_CAP_CRC), "MLX5DV_SIG_PROT_CAP_CRC"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigProtCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvSigProtCapsNames)
+func (v SigProtCaps) String() string {
+	return formatFlags(uint64(v), sigProtCapsNames)
 }
 
-// Mlx5dvSigT10difBgType is enum mlx5dv_sig_t10dif_bg_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvSigT10difBgType uint32
+// SigT10DIFBGType is enum mlx5dv_sig_t10dif_bg_type (infiniband/mlx5dv.h), a value enum.
+type SigT10DIFBGType uint32
 
+// The members of enum mlx5dv_sig_t10dif_bg_type.
 const (
-	MLX5DV_SIG_T10DIF_CRC  Mlx5dvSigT10difBgType = 0
-	MLX5DV_SIG_T10DIF_CSUM Mlx5dvSigT10difBgType = 1
+	MLX5DV_SIG_T10DIF_CRC  SigT10DIFBGType = 0
+	MLX5DV_SIG_T10DIF_CSUM SigT10DIFBGType = 1
 )
 
-// String prints the name of the value, or Mlx5dvSigT10difBgType(n) for an unknown one.
-func (v Mlx5dvSigT10difBgType) String() string {
+// String prints the name of the value, or SigT10DIFBGType(n) for an unknown one.
+func (v SigT10DIFBGType) String() string {
 	switch v {
 	case MLX5DV_SIG_T10DIF_CRC:
 		return "MLX5DV_SIG_T10DIF_CRC"
 	case MLX5DV_SIG_T10DIF_CSUM:
 		return "MLX5DV_SIG_T10DIF_CSUM"
 	}
-	return formatUnknown("Mlx5dvSigT10difBgType", uint64(v))
+	return formatUnknown("SigT10DIFBGType", uint64(v))
 }
 
-// Mlx5dvSigT10difBgCaps is enum mlx5dv_sig_t10dif_bg_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvSigT10difBgCaps uint32
+// SigT10DIFBGCaps is enum mlx5dv_sig_t10dif_bg_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type SigT10DIFBGCaps uint32
 
+// The members of enum mlx5dv_sig_t10dif_bg_caps.
 const (
-	MLX5DV_SIG_T10DIF_BG_CAP_CRC  Mlx5dvSigT10difBgCaps = 1
-	MLX5DV_SIG_T10DIF_BG_CAP_CSUM Mlx5dvSigT10difBgCaps = 2
+	MLX5DV_SIG_T10DIF_BG_CAP_CRC  SigT10DIFBGCaps = 1
+	MLX5DV_SIG_T10DIF_BG_CAP_CSUM SigT10DIFBGCaps = 2
 )
 
-var mlx5dvSigT10difBgCapsNames = []flagName{
+var sigT10DIFBGCapsNames = []flagName{
 	{uint64(MLX5DV_SIG_T10DIF_BG_CAP_CRC), "MLX5DV_SIG_T10DIF_BG_CAP_CRC"},
 	{uint64(MLX5DV_SIG_T10DIF_BG_CAP_CSUM), "MLX5DV_SIG_T10DIF_BG_CAP_CSUM"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigT10difBgCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvSigT10difBgCapsNames)
+func (v SigT10DIFBGCaps) String() string {
+	return formatFlags(uint64(v), sigT10DIFBGCapsNames)
 }
 
-// Mlx5dvSigCrcType is enum mlx5dv_sig_crc_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvSigCrcType uint32
+// SigCRCType is enum mlx5dv_sig_crc_type (infiniband/mlx5dv.h), a value enum.
+type SigCRCType uint32
 
+// The members of enum mlx5dv_sig_crc_type.
 const (
-	MLX5DV_SIG_CRC_TYPE_CRC32      Mlx5dvSigCrcType = 0
-	MLX5DV_SIG_CRC_TYPE_CRC32C     Mlx5dvSigCrcType = 1
-	MLX5DV_SIG_CRC_TYPE_CRC64_XP10 Mlx5dvSigCrcType = 2
+	MLX5DV_SIG_CRC_TYPE_CRC32      SigCRCType = 0
+	MLX5DV_SIG_CRC_TYPE_CRC32C     SigCRCType = 1
+	MLX5DV_SIG_CRC_TYPE_CRC64_XP10 SigCRCType = 2
 )
 
-// String prints the name of the value, or Mlx5dvSigCrcType(n) for an unknown one.
-func (v Mlx5dvSigCrcType) String() string {
+// String prints the name of the value, or SigCRCType(n) for an unknown one.
+func (v SigCRCType) String() string {
 	switch v {
 	case MLX5DV_SIG_CRC_TYPE_CRC32:
 		return "MLX5DV_SIG_CRC_TYPE_CRC32"
@@ -188,42 +196,44 @@ func (v Mlx5dvSigCrcType) String() string {
 	case MLX5DV_SIG_CRC_TYPE_CRC64_XP10:
 		return "MLX5DV_SIG_CRC_TYPE_CRC64_XP10"
 	}
-	return formatUnknown("Mlx5dvSigCrcType", uint64(v))
+	return formatUnknown("SigCRCType", uint64(v))
 }
 
-// Mlx5dvSigCrcTypeCaps is enum mlx5dv_sig_crc_type_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvSigCrcTypeCaps uint32
+// SigCRCTypeCaps is enum mlx5dv_sig_crc_type_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type SigCRCTypeCaps uint32
 
+// The members of enum mlx5dv_sig_crc_type_caps.
 const (
-	MLX5DV_SIG_CRC_TYPE_CAP_CRC32      Mlx5dvSigCrcTypeCaps = 1
-	MLX5DV_SIG_CRC_TYPE_CAP_CRC32C     Mlx5dvSigCrcTypeCaps = 2
-	MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10 Mlx5dvSigCrcTypeCaps = 4
+	MLX5DV_SIG_CRC_TYPE_CAP_CRC32      SigCRCTypeCaps = 1
+	MLX5DV_SIG_CRC_TYPE_CAP_CRC32C     SigCRCTypeCaps = 2
+	MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10 SigCRCTypeCaps = 4
 )
 
-var mlx5dvSigCrcTypeCapsNames = []flagName{
+var sigCRCTypeCapsNames = []flagName{
 	{uint64(MLX5DV_SIG_CRC_TYPE_CAP_CRC32), "MLX5DV_SIG_CRC_TYPE_CAP_CRC32"},
 	{uint64(MLX5DV_SIG_CRC_TYPE_CAP_CRC32C), "MLX5DV_SIG_CRC_TYPE_CAP_CRC32C"},
 	{uint64(MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10), "MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigCrcTypeCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvSigCrcTypeCapsNames)
+func (v SigCRCTypeCaps) String() string {
+	return formatFlags(uint64(v), sigCRCTypeCapsNames)
 }
 
-// Mlx5dvBlockSize is enum mlx5dv_block_size (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvBlockSize uint32
+// BlockSize is enum mlx5dv_block_size (infiniband/mlx5dv.h), a value enum.
+type BlockSize uint32
 
+// The members of enum mlx5dv_block_size.
 const (
-	MLX5DV_BLOCK_SIZE_512  Mlx5dvBlockSize = 0
-	MLX5DV_BLOCK_SIZE_520  Mlx5dvBlockSize = 1
-	MLX5DV_BLOCK_SIZE_4048 Mlx5dvBlockSize = 2
-	MLX5DV_BLOCK_SIZE_4096 Mlx5dvBlockSize = 3
-	MLX5DV_BLOCK_SIZE_4160 Mlx5dvBlockSize = 4
+	MLX5DV_BLOCK_SIZE_512  BlockSize = 0
+	MLX5DV_BLOCK_SIZE_520  BlockSize = 1
+	MLX5DV_BLOCK_SIZE_4048 BlockSize = 2
+	MLX5DV_BLOCK_SIZE_4096 BlockSize = 3
+	MLX5DV_BLOCK_SIZE_4160 BlockSize = 4
 )
 
-// String prints the name of the value, or Mlx5dvBlockSize(n) for an unknown one.
-func (v Mlx5dvBlockSize) String() string {
+// String prints the name of the value, or BlockSize(n) for an unknown one.
+func (v BlockSize) String() string {
 	switch v {
 	case MLX5DV_BLOCK_SIZE_512:
 		return "MLX5DV_BLOCK_SIZE_512"
@@ -236,21 +246,22 @@ func (v Mlx5dvBlockSize) String() string {
 	case MLX5DV_BLOCK_SIZE_4160:
 		return "MLX5DV_BLOCK_SIZE_4160"
 	}
-	return formatUnknown("Mlx5dvBlockSize", uint64(v))
+	return formatUnknown("BlockSize", uint64(v))
 }
 
-// Mlx5dvBlockSizeCaps is enum mlx5dv_block_size_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvBlockSizeCaps uint32
+// BlockSizeCaps is enum mlx5dv_block_size_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type BlockSizeCaps uint32
 
+// The members of enum mlx5dv_block_size_caps.
 const (
-	MLX5DV_BLOCK_SIZE_CAP_512  Mlx5dvBlockSizeCaps = 1
-	MLX5DV_BLOCK_SIZE_CAP_520  Mlx5dvBlockSizeCaps = 2
-	MLX5DV_BLOCK_SIZE_CAP_4048 Mlx5dvBlockSizeCaps = 4
-	MLX5DV_BLOCK_SIZE_CAP_4096 Mlx5dvBlockSizeCaps = 8
-	MLX5DV_BLOCK_SIZE_CAP_4160 Mlx5dvBlockSizeCaps = 0x10
+	MLX5DV_BLOCK_SIZE_CAP_512  BlockSizeCaps = 1
+	MLX5DV_BLOCK_SIZE_CAP_520  BlockSizeCaps = 2
+	MLX5DV_BLOCK_SIZE_CAP_4048 BlockSizeCaps = 4
+	MLX5DV_BLOCK_SIZE_CAP_4096 BlockSizeCaps = 8
+	MLX5DV_BLOCK_SIZE_CAP_4160 BlockSizeCaps = 0x10
 )
 
-var mlx5dvBlockSizeCapsNames = []flagName{
+var blockSizeCapsNames = []flagName{
 	{uint64(MLX5DV_BLOCK_SIZE_CAP_512), "MLX5DV_BLOCK_SIZE_CAP_512"},
 	{uint64(MLX5DV_BLOCK_SIZE_CAP_520), "MLX5DV_BLOCK_SIZE_CAP_520"},
 	{uint64(MLX5DV_BLOCK_SIZE_CAP_4048), "MLX5DV_BLOCK_SIZE_CAP_4048"},
@@ -259,81 +270,85 @@ var mlx5dvBlockSizeCapsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvBlockSizeCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvBlockSizeCapsNames)
+func (v BlockSizeCaps) String() string {
+	return formatFlags(uint64(v), blockSizeCapsNames)
 }
 
-// Mlx5dvCryptoEnginesCaps is enum mlx5dv_crypto_engines_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvCryptoEnginesCaps uint32
+// CryptoEnginesCaps is enum mlx5dv_crypto_engines_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type CryptoEnginesCaps uint32
 
+// The members of enum mlx5dv_crypto_engines_caps.
 const (
-	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS              Mlx5dvCryptoEnginesCaps = 1
-	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK Mlx5dvCryptoEnginesCaps = 2
-	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK  Mlx5dvCryptoEnginesCaps = 4
+	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS              CryptoEnginesCaps = 1
+	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK CryptoEnginesCaps = 2
+	MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK  CryptoEnginesCaps = 4
 )
 
-var mlx5dvCryptoEnginesCapsNames = []flagName{
+var cryptoEnginesCapsNames = []flagName{
 	{uint64(MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS), "MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS"},
 	{uint64(MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK), "MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK"},
 	{uint64(MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK), "MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCryptoEnginesCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvCryptoEnginesCapsNames)
+func (v CryptoEnginesCaps) String() string {
+	return formatFlags(uint64(v), cryptoEnginesCapsNames)
 }
 
-// Mlx5dvCryptoWrappedImportMethodCaps is enum mlx5dv_crypto_wrapped_import_method_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvCryptoWrappedImportMethodCaps uint32
+// CryptoWrappedImportMethodCaps is enum mlx5dv_crypto_wrapped_import_method_caps (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type CryptoWrappedImportMethodCaps uint32
 
+// The members of enum mlx5dv_crypto_wrapped_import_method_caps.
 const (
-	MLX5DV_CRYPTO_WRAPPED_IMPORT_METHOD_CAP_AES_XTS Mlx5dvCryptoWrappedImportMethodCaps = 1
+	MLX5DV_CRYPTO_WRAPPED_IMPORT_METHOD_CAP_AES_XTS CryptoWrappedImportMethodCaps = 1
 )
 
-var mlx5dvCryptoWrappedImportMethodCapsNames = []flagName{
+var cryptoWrappedImportMethodCapsNames = []flagName{
 	{uint64(MLX5DV_CRYPTO_WRAPPED_IMPORT_METHOD_CAP_AES_XTS), "MLX5DV_CRYPTO_WRAPPED_IMPORT_METHOD_CAP_AES_XTS"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCryptoWrappedImportMethodCaps) String() string {
-	return formatFlags(uint64(v), mlx5dvCryptoWrappedImportMethodCapsNames)
+func (v CryptoWrappedImportMethodCaps) String() string {
+	return formatFlags(uint64(v), cryptoWrappedImportMethodCapsNames)
 }
 
-// Mlx5dvCryptoCapsFlags is enum mlx5dv_crypto_caps_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvCryptoCapsFlags uint32
+// CryptoCapsFlags is enum mlx5dv_crypto_caps_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type CryptoCapsFlags uint32
 
+// The members of enum mlx5dv_crypto_caps_flags.
 const (
-	MLX5DV_CRYPTO_CAPS_CRYPTO                                Mlx5dvCryptoCapsFlags = 1
-	MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_OPERATIONAL            Mlx5dvCryptoCapsFlags = 2
-	MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_GOING_TO_COMMISSIONING Mlx5dvCryptoCapsFlags = 4
+	MLX5DV_CRYPTO_CAPS_CRYPTO                                CryptoCapsFlags = 1
+	MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_OPERATIONAL            CryptoCapsFlags = 2
+	MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_GOING_TO_COMMISSIONING CryptoCapsFlags = 4
 )
 
-var mlx5dvCryptoCapsFlagsNames = []flagName{
+var cryptoCapsFlagsNames = []flagName{
 	{uint64(MLX5DV_CRYPTO_CAPS_CRYPTO), "MLX5DV_CRYPTO_CAPS_CRYPTO"},
 	{uint64(MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_OPERATIONAL), "MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_OPERATIONAL"},
 	{uint64(MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_GOING_TO_COMMISSIONING), "MLX5DV_CRYPTO_CAPS_WRAPPED_CRYPTO_GOING_TO_COMMISSIONING"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCryptoCapsFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvCryptoCapsFlagsNames)
+func (v CryptoCapsFlags) String() string {
+	return formatFlags(uint64(v), cryptoCapsFlagsNames)
 }
 
-// Mlx5dvContextFlags is enum mlx5dv_context_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvContextFlags uint32
+// ContextFlags is enum mlx5dv_context_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type ContextFlags uint32
 
+// The members of enum mlx5dv_context_flags.
 const (
-	MLX5DV_CONTEXT_FLAGS_CQE_V1                   Mlx5dvContextFlags = 1
-	MLX5DV_CONTEXT_FLAGS_OBSOLETE                 Mlx5dvContextFlags = 2
-	MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED              Mlx5dvContextFlags = 4
-	MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW             Mlx5dvContextFlags = 8
-	MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP            Mlx5dvContextFlags = 0x10
-	MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD             Mlx5dvContextFlags = 0x20
-	MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE Mlx5dvContextFlags = 0x40
-	MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS             Mlx5dvContextFlags = 0x80
+	MLX5DV_CONTEXT_FLAGS_CQE_V1                   ContextFlags = 1
+	MLX5DV_CONTEXT_FLAGS_OBSOLETE                 ContextFlags = 2
+	MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED              ContextFlags = 4
+	MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW             ContextFlags = 8
+	MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP            ContextFlags = 0x10
+	MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD             ContextFlags = 0x20
+	MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE ContextFlags = 0x40
+	MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS             ContextFlags = 0x80
 )
 
-var mlx5dvContextFlagsNames = []flagName{
+var contextFlagsNames = []flagName{
 	{uint64(MLX5DV_CONTEXT_FLAGS_CQE_V1), "MLX5DV_CONTEXT_FLAGS_CQE_V1"},
 	{uint64(MLX5DV_CONTEXT_FLAGS_OBSOLETE), "MLX5DV_CONTEXT_FLAGS_OBSOLETE"},
 	{uint64(MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED), "MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED"},
@@ -345,62 +360,65 @@ var mlx5dvContextFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvContextFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvContextFlagsNames)
+func (v ContextFlags) String() string {
+	return formatFlags(uint64(v), contextFlagsNames)
 }
 
-// Mlx5dvCqInitAttrMask is enum mlx5dv_cq_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
-type Mlx5dvCqInitAttrMask uint32
+// CQInitAttrMask is enum mlx5dv_cq_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
+type CQInitAttrMask uint32
 
+// The members of enum mlx5dv_cq_init_attr_mask.
 const (
-	MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE Mlx5dvCqInitAttrMask = 1
-	MLX5DV_CQ_INIT_ATTR_MASK_FLAGS          Mlx5dvCqInitAttrMask = 2
-	MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE       Mlx5dvCqInitAttrMask = 4
+	MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE CQInitAttrMask = 1
+	MLX5DV_CQ_INIT_ATTR_MASK_FLAGS          CQInitAttrMask = 2
+	MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE       CQInitAttrMask = 4
 )
 
-var mlx5dvCqInitAttrMaskNames = []flagName{
+var cQInitAttrMaskNames = []flagName{
 	{uint64(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE), "MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE"},
 	{uint64(MLX5DV_CQ_INIT_ATTR_MASK_FLAGS), "MLX5DV_CQ_INIT_ATTR_MASK_FLAGS"},
 	{uint64(MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE), "MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCqInitAttrMask) String() string {
-	return formatFlags(uint64(v), mlx5dvCqInitAttrMaskNames)
+func (v CQInitAttrMask) String() string {
+	return formatFlags(uint64(v), cQInitAttrMaskNames)
 }
 
-// Mlx5dvCqInitAttrFlags is enum mlx5dv_cq_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
-type Mlx5dvCqInitAttrFlags uint32
+// CQInitAttrFlags is enum mlx5dv_cq_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_cq(3).
+type CQInitAttrFlags uint32
 
+// The members of enum mlx5dv_cq_init_attr_flags.
 const (
-	MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD  Mlx5dvCqInitAttrFlags = 1
-	MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED Mlx5dvCqInitAttrFlags = 2
+	MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD  CQInitAttrFlags = 1
+	MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED CQInitAttrFlags = 2
 )
 
-var mlx5dvCqInitAttrFlagsNames = []flagName{
+var cQInitAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD), "MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD"},
 	{uint64(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED), "MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCqInitAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvCqInitAttrFlagsNames)
+func (v CQInitAttrFlags) String() string {
+	return formatFlags(uint64(v), cQInitAttrFlagsNames)
 }
 
-// Mlx5dvQpCreateFlags is enum mlx5dv_qp_create_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
-type Mlx5dvQpCreateFlags uint32
+// QPCreateFlags is enum mlx5dv_qp_create_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
+type QPCreateFlags uint32
 
+// The members of enum mlx5dv_qp_create_flags.
 const (
-	MLX5DV_QP_CREATE_TUNNEL_OFFLOADS            Mlx5dvQpCreateFlags = 1
-	MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC Mlx5dvQpCreateFlags = 2
-	MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC Mlx5dvQpCreateFlags = 4
-	MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE     Mlx5dvQpCreateFlags = 8
-	MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE       Mlx5dvQpCreateFlags = 0x10
-	MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE   Mlx5dvQpCreateFlags = 0x20
-	MLX5DV_QP_CREATE_SIG_PIPELINING             Mlx5dvQpCreateFlags = 0x40
+	MLX5DV_QP_CREATE_TUNNEL_OFFLOADS            QPCreateFlags = 1
+	MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC QPCreateFlags = 2
+	MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC QPCreateFlags = 4
+	MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE     QPCreateFlags = 8
+	MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE       QPCreateFlags = 0x10
+	MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE   QPCreateFlags = 0x20
+	MLX5DV_QP_CREATE_SIG_PIPELINING             QPCreateFlags = 0x40
 )
 
-var mlx5dvQpCreateFlagsNames = []flagName{
+var qPCreateFlagsNames = []flagName{
 	{uint64(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS), "MLX5DV_QP_CREATE_TUNNEL_OFFLOADS"},
 	{uint64(MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC), "MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC"},
 	{uint64(MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC), "MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC"},
@@ -411,22 +429,23 @@ var mlx5dvQpCreateFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvQpCreateFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvQpCreateFlagsNames)
+func (v QPCreateFlags) String() string {
+	return formatFlags(uint64(v), qPCreateFlagsNames)
 }
 
-// Mlx5dvMkeyInitAttrFlags is enum mlx5dv_mkey_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_mkey(3).
-type Mlx5dvMkeyInitAttrFlags uint32
+// MkeyInitAttrFlags is enum mlx5dv_mkey_init_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_mkey(3).
+type MkeyInitAttrFlags uint32
 
+// The members of enum mlx5dv_mkey_init_attr_flags.
 const (
-	MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT          Mlx5dvMkeyInitAttrFlags = 1
-	MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE   Mlx5dvMkeyInitAttrFlags = 2
-	MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO            Mlx5dvMkeyInitAttrFlags = 4
-	MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG        Mlx5dvMkeyInitAttrFlags = 8
-	MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE Mlx5dvMkeyInitAttrFlags = 0x10
+	MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT          MkeyInitAttrFlags = 1
+	MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE   MkeyInitAttrFlags = 2
+	MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO            MkeyInitAttrFlags = 4
+	MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG        MkeyInitAttrFlags = 8
+	MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE MkeyInitAttrFlags = 0x10
 )
 
-var mlx5dvMkeyInitAttrFlagsNames = []flagName{
+var mkeyInitAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT), "MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT"},
 	{uint64(MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), "MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE"},
 	{uint64(MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), "MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO"},
@@ -435,21 +454,22 @@ var mlx5dvMkeyInitAttrFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvMkeyInitAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvMkeyInitAttrFlagsNames)
+func (v MkeyInitAttrFlags) String() string {
+	return formatFlags(uint64(v), mkeyInitAttrFlagsNames)
 }
 
-// Mlx5dvQpInitAttrMask is enum mlx5dv_qp_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
-type Mlx5dvQpInitAttrMask uint32
+// QPInitAttrMask is enum mlx5dv_qp_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
+type QPInitAttrMask uint32
 
+// The members of enum mlx5dv_qp_init_attr_mask.
 const (
-	MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS Mlx5dvQpInitAttrMask = 1
-	MLX5DV_QP_INIT_ATTR_MASK_DC              Mlx5dvQpInitAttrMask = 2
-	MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS  Mlx5dvQpInitAttrMask = 4
-	MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS     Mlx5dvQpInitAttrMask = 8
+	MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS QPInitAttrMask = 1
+	MLX5DV_QP_INIT_ATTR_MASK_DC              QPInitAttrMask = 2
+	MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS  QPInitAttrMask = 4
+	MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS     QPInitAttrMask = 8
 )
 
-var mlx5dvQpInitAttrMaskNames = []flagName{
+var qPInitAttrMaskNames = []flagName{
 	{uint64(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS), "MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS"},
 	{uint64(MLX5DV_QP_INIT_ATTR_MASK_DC), "MLX5DV_QP_INIT_ATTR_MASK_DC"},
 	{uint64(MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS), "MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS"},
@@ -457,41 +477,43 @@ var mlx5dvQpInitAttrMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvQpInitAttrMask) String() string {
-	return formatFlags(uint64(v), mlx5dvQpInitAttrMaskNames)
+func (v QPInitAttrMask) String() string {
+	return formatFlags(uint64(v), qPInitAttrMaskNames)
 }
 
-// Mlx5dvDcType is enum mlx5dv_dc_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvDcType uint32
+// DCType is enum mlx5dv_dc_type (infiniband/mlx5dv.h), a value enum.
+type DCType uint32
 
+// The members of enum mlx5dv_dc_type.
 const (
-	MLX5DV_DCTYPE_DCT Mlx5dvDcType = 1
-	MLX5DV_DCTYPE_DCI Mlx5dvDcType = 2
+	MLX5DV_DCTYPE_DCT DCType = 1
+	MLX5DV_DCTYPE_DCI DCType = 2
 )
 
-// String prints the name of the value, or Mlx5dvDcType(n) for an unknown one.
-func (v Mlx5dvDcType) String() string {
+// String prints the name of the value, or DCType(n) for an unknown one.
+func (v DCType) String() string {
 	switch v {
 	case MLX5DV_DCTYPE_DCT:
 		return "MLX5DV_DCTYPE_DCT"
 	case MLX5DV_DCTYPE_DCI:
 		return "MLX5DV_DCTYPE_DCI"
 	}
-	return formatUnknown("Mlx5dvDcType", uint64(v))
+	return formatUnknown("DCType", uint64(v))
 }
 
-// Mlx5dvQpCreateSendOpsFlags is enum mlx5dv_qp_create_send_ops_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
-type Mlx5dvQpCreateSendOpsFlags uint32
+// QPCreateSendOpsFlags is enum mlx5dv_qp_create_send_ops_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_qp(3).
+type QPCreateSendOpsFlags uint32
 
+// The members of enum mlx5dv_qp_create_send_ops_flags.
 const (
-	MLX5DV_QP_EX_WITH_MR_INTERLEAVED Mlx5dvQpCreateSendOpsFlags = 1
-	MLX5DV_QP_EX_WITH_MR_LIST        Mlx5dvQpCreateSendOpsFlags = 2
-	MLX5DV_QP_EX_WITH_MKEY_CONFIGURE Mlx5dvQpCreateSendOpsFlags = 4
-	MLX5DV_QP_EX_WITH_RAW_WQE        Mlx5dvQpCreateSendOpsFlags = 8
-	MLX5DV_QP_EX_WITH_MEMCPY         Mlx5dvQpCreateSendOpsFlags = 0x10
+	MLX5DV_QP_EX_WITH_MR_INTERLEAVED QPCreateSendOpsFlags = 1
+	MLX5DV_QP_EX_WITH_MR_LIST        QPCreateSendOpsFlags = 2
+	MLX5DV_QP_EX_WITH_MKEY_CONFIGURE QPCreateSendOpsFlags = 4
+	MLX5DV_QP_EX_WITH_RAW_WQE        QPCreateSendOpsFlags = 8
+	MLX5DV_QP_EX_WITH_MEMCPY         QPCreateSendOpsFlags = 0x10
 )
 
-var mlx5dvQpCreateSendOpsFlagsNames = []flagName{
+var qPCreateSendOpsFlagsNames = []flagName{
 	{uint64(MLX5DV_QP_EX_WITH_MR_INTERLEAVED), "MLX5DV_QP_EX_WITH_MR_INTERLEAVED"},
 	{uint64(MLX5DV_QP_EX_WITH_MR_LIST), "MLX5DV_QP_EX_WITH_MR_LIST"},
 	{uint64(MLX5DV_QP_EX_WITH_MKEY_CONFIGURE), "MLX5DV_QP_EX_WITH_MKEY_CONFIGURE"},
@@ -500,44 +522,46 @@ var mlx5dvQpCreateSendOpsFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvQpCreateSendOpsFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvQpCreateSendOpsFlagsNames)
+func (v QPCreateSendOpsFlags) String() string {
+	return formatFlags(uint64(v), qPCreateSendOpsFlagsNames)
 }
 
-// Mlx5dvSigT10difFlags is enum mlx5dv_sig_t10dif_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
-type Mlx5dvSigT10difFlags uint32
+// SigT10DIFFlags is enum mlx5dv_sig_t10dif_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+type SigT10DIFFlags uint32
 
+// The members of enum mlx5dv_sig_t10dif_flags.
 const (
-	MLX5DV_SIG_T10DIF_FLAG_REF_REMAP      Mlx5dvSigT10difFlags = 1
-	MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE     Mlx5dvSigT10difFlags = 2
-	MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE Mlx5dvSigT10difFlags = 4
+	MLX5DV_SIG_T10DIF_FLAG_REF_REMAP      SigT10DIFFlags = 1
+	MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE     SigT10DIFFlags = 2
+	MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE SigT10DIFFlags = 4
 )
 
-var mlx5dvSigT10difFlagsNames = []flagName{
+var sigT10DIFFlagsNames = []flagName{
 	{uint64(MLX5DV_SIG_T10DIF_FLAG_REF_REMAP), "MLX5DV_SIG_T10DIF_FLAG_REF_REMAP"},
 	{uint64(MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE), "MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE"},
 	{uint64(MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE), "MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigT10difFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvSigT10difFlagsNames)
+func (v SigT10DIFFlags) String() string {
+	return formatFlags(uint64(v), sigT10DIFFlagsNames)
 }
 
-// Mlx5dvSigMask is enum mlx5dv_sig_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigMask is enum mlx5dv_sig_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
 // Check and copy masks: each names the signature bytes it covers; masks overlap (CRC32 and CRC32C are the same bits).
-type Mlx5dvSigMask uint32
+type SigMask uint32
 
+// The members of enum mlx5dv_sig_mask.
 const (
-	MLX5DV_SIG_MASK_T10DIF_GUARD  Mlx5dvSigMask = 0xc0
-	MLX5DV_SIG_MASK_T10DIF_APPTAG Mlx5dvSigMask = 0x30
-	MLX5DV_SIG_MASK_T10DIF_REFTAG Mlx5dvSigMask = 0xf
-	MLX5DV_SIG_MASK_CRC32         Mlx5dvSigMask = 0xf0
-	MLX5DV_SIG_MASK_CRC32C        Mlx5dvSigMask = 0xf0
-	MLX5DV_SIG_MASK_CRC64_XP10    Mlx5dvSigMask = 0xff
+	MLX5DV_SIG_MASK_T10DIF_GUARD  SigMask = 0xc0
+	MLX5DV_SIG_MASK_T10DIF_APPTAG SigMask = 0x30
+	MLX5DV_SIG_MASK_T10DIF_REFTAG SigMask = 0xf
+	MLX5DV_SIG_MASK_CRC32         SigMask = 0xf0
+	MLX5DV_SIG_MASK_CRC32C        SigMask = 0xf0
+	MLX5DV_SIG_MASK_CRC64_XP10    SigMask = 0xff
 )
 
-var mlx5dvSigMaskNames = []flagName{
+var sigMaskNames = []flagName{
 	{uint64(MLX5DV_SIG_MASK_T10DIF_GUARD), "MLX5DV_SIG_MASK_T10DIF_GUARD"},
 	{uint64(MLX5DV_SIG_MASK_T10DIF_APPTAG), "MLX5DV_SIG_MASK_T10DIF_APPTAG"},
 	{uint64(MLX5DV_SIG_MASK_T10DIF_REFTAG), "MLX5DV_SIG_MASK_T10DIF_REFTAG"},
@@ -547,88 +571,93 @@ var mlx5dvSigMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigMask) String() string {
-	return formatFlags(uint64(v), mlx5dvSigMaskNames)
+func (v SigMask) String() string {
+	return formatFlags(uint64(v), sigMaskNames)
 }
 
-// Mlx5dvSigBlockAttrFlags is enum mlx5dv_sig_block_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
-type Mlx5dvSigBlockAttrFlags uint32
+// SigBlockAttrFlags is enum mlx5dv_sig_block_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_set_mkey_sig_block(3).
+type SigBlockAttrFlags uint32
 
+// The members of enum mlx5dv_sig_block_attr_flags.
 const (
-	MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK Mlx5dvSigBlockAttrFlags = 1
+	MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK SigBlockAttrFlags = 1
 )
 
-var mlx5dvSigBlockAttrFlagsNames = []flagName{
+var sigBlockAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK), "MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSigBlockAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvSigBlockAttrFlagsNames)
+func (v SigBlockAttrFlags) String() string {
+	return formatFlags(uint64(v), sigBlockAttrFlagsNames)
 }
 
-// Mlx5dvCryptoStandard is enum mlx5dv_crypto_standard (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvCryptoStandard uint32
+// CryptoStandard is enum mlx5dv_crypto_standard (infiniband/mlx5dv.h), a value enum.
+type CryptoStandard uint32
 
+// The members of enum mlx5dv_crypto_standard.
 const (
-	MLX5DV_CRYPTO_STANDARD_AES_XTS Mlx5dvCryptoStandard = 0
+	MLX5DV_CRYPTO_STANDARD_AES_XTS CryptoStandard = 0
 )
 
-// String prints the name of the value, or Mlx5dvCryptoStandard(n) for an unknown one.
-func (v Mlx5dvCryptoStandard) String() string {
+// String prints the name of the value, or CryptoStandard(n) for an unknown one.
+func (v CryptoStandard) String() string {
 	switch v {
 	case MLX5DV_CRYPTO_STANDARD_AES_XTS:
 		return "MLX5DV_CRYPTO_STANDARD_AES_XTS"
 	}
-	return formatUnknown("Mlx5dvCryptoStandard", uint64(v))
+	return formatUnknown("CryptoStandard", uint64(v))
 }
 
-// Mlx5dvSignatureCryptoOrder is enum mlx5dv_signature_crypto_order (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvSignatureCryptoOrder uint32
+// SignatureCryptoOrder is enum mlx5dv_signature_crypto_order (infiniband/mlx5dv.h), a value enum.
+type SignatureCryptoOrder uint32
 
+// The members of enum mlx5dv_signature_crypto_order.
 const (
-	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX  Mlx5dvSignatureCryptoOrder = 0
-	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX Mlx5dvSignatureCryptoOrder = 1
+	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX  SignatureCryptoOrder = 0
+	MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX SignatureCryptoOrder = 1
 )
 
-// String prints the name of the value, or Mlx5dvSignatureCryptoOrder(n) for an unknown one.
-func (v Mlx5dvSignatureCryptoOrder) String() string {
+// String prints the name of the value, or SignatureCryptoOrder(n) for an unknown one.
+func (v SignatureCryptoOrder) String() string {
 	switch v {
 	case MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX:
 		return "MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX"
 	case MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX:
 		return "MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX"
 	}
-	return formatUnknown("Mlx5dvSignatureCryptoOrder", uint64(v))
+	return formatUnknown("SignatureCryptoOrder", uint64(v))
 }
 
-// Mlx5dvMkeyConfFlags is enum mlx5dv_mkey_conf_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_mkey_configure(3).
-type Mlx5dvMkeyConfFlags uint32
+// MkeyConfFlags is enum mlx5dv_mkey_conf_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_wr_mkey_configure(3).
+type MkeyConfFlags uint32
 
+// The members of enum mlx5dv_mkey_conf_flags.
 const (
-	MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR Mlx5dvMkeyConfFlags = 1
+	MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR MkeyConfFlags = 1
 )
 
-var mlx5dvMkeyConfFlagsNames = []flagName{
+var mkeyConfFlagsNames = []flagName{
 	{uint64(MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR), "MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvMkeyConfFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvMkeyConfFlagsNames)
+func (v MkeyConfFlags) String() string {
+	return formatFlags(uint64(v), mkeyConfFlagsNames)
 }
 
-// Mlx5dvWcOpcode is enum mlx5dv_wc_opcode (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvWcOpcode uint32
+// WCOpcode is enum mlx5dv_wc_opcode (infiniband/mlx5dv.h), a value enum.
+type WCOpcode uint32
 
+// The members of enum mlx5dv_wc_opcode.
 const (
-	MLX5DV_WC_UMR     Mlx5dvWcOpcode = 0x87
-	MLX5DV_WC_RAW_WQE Mlx5dvWcOpcode = 0x88
-	MLX5DV_WC_MEMCPY  Mlx5dvWcOpcode = 0x89
+	MLX5DV_WC_UMR     WCOpcode = 0x87
+	MLX5DV_WC_RAW_WQE WCOpcode = 0x88
+	MLX5DV_WC_MEMCPY  WCOpcode = 0x89
 )
 
-// String prints the name of the value, or Mlx5dvWcOpcode(n) for an unknown one.
-func (v Mlx5dvWcOpcode) String() string {
+// String prints the name of the value, or WCOpcode(n) for an unknown one.
+func (v WCOpcode) String() string {
 	switch v {
 	case MLX5DV_WC_UMR:
 		return "MLX5DV_WC_UMR"
@@ -637,21 +666,22 @@ func (v Mlx5dvWcOpcode) String() string {
 	case MLX5DV_WC_MEMCPY:
 		return "MLX5DV_WC_MEMCPY"
 	}
-	return formatUnknown("Mlx5dvWcOpcode", uint64(v))
+	return formatUnknown("WCOpcode", uint64(v))
 }
 
-// Mlx5dvMkeyErrType is enum mlx5dv_mkey_err_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvMkeyErrType uint32
+// MkeyErrType is enum mlx5dv_mkey_err_type (infiniband/mlx5dv.h), a value enum.
+type MkeyErrType uint32
 
+// The members of enum mlx5dv_mkey_err_type.
 const (
-	MLX5DV_MKEY_NO_ERR               Mlx5dvMkeyErrType = 0
-	MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD  Mlx5dvMkeyErrType = 1
-	MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG Mlx5dvMkeyErrType = 2
-	MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG Mlx5dvMkeyErrType = 3
+	MLX5DV_MKEY_NO_ERR               MkeyErrType = 0
+	MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD  MkeyErrType = 1
+	MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG MkeyErrType = 2
+	MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG MkeyErrType = 3
 )
 
-// String prints the name of the value, or Mlx5dvMkeyErrType(n) for an unknown one.
-func (v Mlx5dvMkeyErrType) String() string {
+// String prints the name of the value, or MkeyErrType(n) for an unknown one.
+func (v MkeyErrType) String() string {
 	switch v {
 	case MLX5DV_MKEY_NO_ERR:
 		return "MLX5DV_MKEY_NO_ERR"
@@ -662,20 +692,21 @@ func (v Mlx5dvMkeyErrType) String() string {
 	case MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG:
 		return "MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG"
 	}
-	return formatUnknown("Mlx5dvMkeyErrType", uint64(v))
+	return formatUnknown("MkeyErrType", uint64(v))
 }
 
-// Mlx5dvCryptoLoginState is enum mlx5dv_crypto_login_state (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvCryptoLoginState uint32
+// CryptoLoginState is enum mlx5dv_crypto_login_state (infiniband/mlx5dv.h), a value enum.
+type CryptoLoginState uint32
 
+// The members of enum mlx5dv_crypto_login_state.
 const (
-	MLX5DV_CRYPTO_LOGIN_STATE_VALID    Mlx5dvCryptoLoginState = 0
-	MLX5DV_CRYPTO_LOGIN_STATE_NO_LOGIN Mlx5dvCryptoLoginState = 1
-	MLX5DV_CRYPTO_LOGIN_STATE_INVALID  Mlx5dvCryptoLoginState = 2
+	MLX5DV_CRYPTO_LOGIN_STATE_VALID    CryptoLoginState = 0
+	MLX5DV_CRYPTO_LOGIN_STATE_NO_LOGIN CryptoLoginState = 1
+	MLX5DV_CRYPTO_LOGIN_STATE_INVALID  CryptoLoginState = 2
 )
 
-// String prints the name of the value, or Mlx5dvCryptoLoginState(n) for an unknown one.
-func (v Mlx5dvCryptoLoginState) String() string {
+// String prints the name of the value, or CryptoLoginState(n) for an unknown one.
+func (v CryptoLoginState) String() string {
 	switch v {
 	case MLX5DV_CRYPTO_LOGIN_STATE_VALID:
 		return "MLX5DV_CRYPTO_LOGIN_STATE_VALID"
@@ -684,127 +715,134 @@ func (v Mlx5dvCryptoLoginState) String() string {
 	case MLX5DV_CRYPTO_LOGIN_STATE_INVALID:
 		return "MLX5DV_CRYPTO_LOGIN_STATE_INVALID"
 	}
-	return formatUnknown("Mlx5dvCryptoLoginState", uint64(v))
+	return formatUnknown("CryptoLoginState", uint64(v))
 }
 
-// Mlx5dvCryptoKeySize is enum mlx5dv_crypto_key_size (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvCryptoKeySize uint32
+// CryptoKeySize is enum mlx5dv_crypto_key_size (infiniband/mlx5dv.h), a value enum.
+type CryptoKeySize uint32
 
+// The members of enum mlx5dv_crypto_key_size.
 const (
-	MLX5DV_CRYPTO_KEY_SIZE_128 Mlx5dvCryptoKeySize = 0
-	MLX5DV_CRYPTO_KEY_SIZE_256 Mlx5dvCryptoKeySize = 1
+	MLX5DV_CRYPTO_KEY_SIZE_128 CryptoKeySize = 0
+	MLX5DV_CRYPTO_KEY_SIZE_256 CryptoKeySize = 1
 )
 
-// String prints the name of the value, or Mlx5dvCryptoKeySize(n) for an unknown one.
-func (v Mlx5dvCryptoKeySize) String() string {
+// String prints the name of the value, or CryptoKeySize(n) for an unknown one.
+func (v CryptoKeySize) String() string {
 	switch v {
 	case MLX5DV_CRYPTO_KEY_SIZE_128:
 		return "MLX5DV_CRYPTO_KEY_SIZE_128"
 	case MLX5DV_CRYPTO_KEY_SIZE_256:
 		return "MLX5DV_CRYPTO_KEY_SIZE_256"
 	}
-	return formatUnknown("Mlx5dvCryptoKeySize", uint64(v))
+	return formatUnknown("CryptoKeySize", uint64(v))
 }
 
-// Mlx5dvCryptoKeyPurpose is enum mlx5dv_crypto_key_purpose (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvCryptoKeyPurpose uint32
+// CryptoKeyPurpose is enum mlx5dv_crypto_key_purpose (infiniband/mlx5dv.h), a value enum.
+type CryptoKeyPurpose uint32
 
+// The members of enum mlx5dv_crypto_key_purpose.
 const (
-	MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS Mlx5dvCryptoKeyPurpose = 0
+	MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS CryptoKeyPurpose = 0
 )
 
-// String prints the name of the value, or Mlx5dvCryptoKeyPurpose(n) for an unknown one.
-func (v Mlx5dvCryptoKeyPurpose) String() string {
+// String prints the name of the value, or CryptoKeyPurpose(n) for an unknown one.
+func (v CryptoKeyPurpose) String() string {
 	switch v {
 	case MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS:
 		return "MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS"
 	}
-	return formatUnknown("Mlx5dvCryptoKeyPurpose", uint64(v))
+	return formatUnknown("CryptoKeyPurpose", uint64(v))
 }
 
-// Mlx5dvDekState is enum mlx5dv_dek_state (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvDekState uint32
+// DEKState is enum mlx5dv_dek_state (infiniband/mlx5dv.h), a value enum.
+type DEKState uint32
 
+// The members of enum mlx5dv_dek_state.
 const (
-	MLX5DV_DEK_STATE_READY Mlx5dvDekState = 0
-	MLX5DV_DEK_STATE_ERROR Mlx5dvDekState = 1
+	MLX5DV_DEK_STATE_READY DEKState = 0
+	MLX5DV_DEK_STATE_ERROR DEKState = 1
 )
 
-// String prints the name of the value, or Mlx5dvDekState(n) for an unknown one.
-func (v Mlx5dvDekState) String() string {
+// String prints the name of the value, or DEKState(n) for an unknown one.
+func (v DEKState) String() string {
 	switch v {
 	case MLX5DV_DEK_STATE_READY:
 		return "MLX5DV_DEK_STATE_READY"
 	case MLX5DV_DEK_STATE_ERROR:
 		return "MLX5DV_DEK_STATE_ERROR"
 	}
-	return formatUnknown("Mlx5dvDekState", uint64(v))
+	return formatUnknown("DEKState", uint64(v))
 }
 
-// Mlx5dvDekInitAttrMask is enum mlx5dv_dek_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_dek_create(3).
-type Mlx5dvDekInitAttrMask uint32
+// DEKInitAttrMask is enum mlx5dv_dek_init_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_dek_create(3).
+type DEKInitAttrMask uint32
 
+// The members of enum mlx5dv_dek_init_attr_mask.
 const (
-	MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN Mlx5dvDekInitAttrMask = 1
+	MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN DEKInitAttrMask = 1
 )
 
-var mlx5dvDekInitAttrMaskNames = []flagName{
+var dEKInitAttrMaskNames = []flagName{
 	{uint64(MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN), "MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDekInitAttrMask) String() string {
-	return formatFlags(uint64(v), mlx5dvDekInitAttrMaskNames)
+func (v DEKInitAttrMask) String() string {
+	return formatFlags(uint64(v), dEKInitAttrMaskNames)
 }
 
-// Mlx5dvFlowActionEspMask is enum mlx5dv_flow_action_esp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_flow_action_esp(3).
-type Mlx5dvFlowActionEspMask uint32
+// FlowActionESPMask is enum mlx5dv_flow_action_esp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_flow_action_esp(3).
+type FlowActionESPMask uint32
 
+// The members of enum mlx5dv_flow_action_esp_mask.
 const (
-	MLX5DV_FLOW_ACTION_ESP_MASK_FLAGS Mlx5dvFlowActionEspMask = 1
+	MLX5DV_FLOW_ACTION_ESP_MASK_FLAGS FlowActionESPMask = 1
 )
 
-var mlx5dvFlowActionEspMaskNames = []flagName{
+var flowActionESPMaskNames = []flagName{
 	{uint64(MLX5DV_FLOW_ACTION_ESP_MASK_FLAGS), "MLX5DV_FLOW_ACTION_ESP_MASK_FLAGS"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvFlowActionEspMask) String() string {
-	return formatFlags(uint64(v), mlx5dvFlowActionEspMaskNames)
+func (v FlowActionESPMask) String() string {
+	return formatFlags(uint64(v), flowActionESPMaskNames)
 }
 
-// Mlx5dvFlowMatcherAttrMask is enum mlx5dv_flow_matcher_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_flow_matcher(3).
-type Mlx5dvFlowMatcherAttrMask uint32
+// FlowMatcherAttrMask is enum mlx5dv_flow_matcher_attr_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_create_flow_matcher(3).
+type FlowMatcherAttrMask uint32
 
+// The members of enum mlx5dv_flow_matcher_attr_mask.
 const (
-	MLX5DV_FLOW_MATCHER_MASK_FT_TYPE Mlx5dvFlowMatcherAttrMask = 1
+	MLX5DV_FLOW_MATCHER_MASK_FT_TYPE FlowMatcherAttrMask = 1
 )
 
-var mlx5dvFlowMatcherAttrMaskNames = []flagName{
+var flowMatcherAttrMaskNames = []flagName{
 	{uint64(MLX5DV_FLOW_MATCHER_MASK_FT_TYPE), "MLX5DV_FLOW_MATCHER_MASK_FT_TYPE"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvFlowMatcherAttrMask) String() string {
-	return formatFlags(uint64(v), mlx5dvFlowMatcherAttrMaskNames)
+func (v FlowMatcherAttrMask) String() string {
+	return formatFlags(uint64(v), flowMatcherAttrMaskNames)
 }
 
-// Mlx5dvFlowActionType is enum mlx5dv_flow_action_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvFlowActionType uint32
+// FlowActionType is enum mlx5dv_flow_action_type (infiniband/mlx5dv.h), a value enum.
+type FlowActionType uint32
 
+// The members of enum mlx5dv_flow_action_type.
 const (
-	MLX5DV_FLOW_ACTION_DEST_IBV_QP     Mlx5dvFlowActionType = 0
-	MLX5DV_FLOW_ACTION_DROP            Mlx5dvFlowActionType = 1
-	MLX5DV_FLOW_ACTION_IBV_COUNTER     Mlx5dvFlowActionType = 2
-	MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION Mlx5dvFlowActionType = 3
-	MLX5DV_FLOW_ACTION_TAG             Mlx5dvFlowActionType = 4
-	MLX5DV_FLOW_ACTION_DEST_DEVX       Mlx5dvFlowActionType = 5
-	MLX5DV_FLOW_ACTION_COUNTERS_DEVX   Mlx5dvFlowActionType = 6
-	MLX5DV_FLOW_ACTION_DEFAULT_MISS    Mlx5dvFlowActionType = 7
+	MLX5DV_FLOW_ACTION_DEST_IBV_QP     FlowActionType = 0
+	MLX5DV_FLOW_ACTION_DROP            FlowActionType = 1
+	MLX5DV_FLOW_ACTION_IBV_COUNTER     FlowActionType = 2
+	MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION FlowActionType = 3
+	MLX5DV_FLOW_ACTION_TAG             FlowActionType = 4
+	MLX5DV_FLOW_ACTION_DEST_DEVX       FlowActionType = 5
+	MLX5DV_FLOW_ACTION_COUNTERS_DEVX   FlowActionType = 6
+	MLX5DV_FLOW_ACTION_DEFAULT_MISS    FlowActionType = 7
 )
 
-// String prints the name of the value, or Mlx5dvFlowActionType(n) for an unknown one.
-func (v Mlx5dvFlowActionType) String() string {
+// String prints the name of the value, or FlowActionType(n) for an unknown one.
+func (v FlowActionType) String() string {
 	switch v {
 	case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
 		return "MLX5DV_FLOW_ACTION_DEST_IBV_QP"
@@ -823,76 +861,80 @@ func (v Mlx5dvFlowActionType) String() string {
 	case MLX5DV_FLOW_ACTION_DEFAULT_MISS:
 		return "MLX5DV_FLOW_ACTION_DEFAULT_MISS"
 	}
-	return formatUnknown("Mlx5dvFlowActionType", uint64(v))
+	return formatUnknown("FlowActionType", uint64(v))
 }
 
-// Mlx5dvQpCompMask is enum mlx5dv_qp_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
-type Mlx5dvQpCompMask uint32
+// QPCompMask is enum mlx5dv_qp_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
+type QPCompMask uint32
 
+// The members of enum mlx5dv_qp_comp_mask.
 const (
-	MLX5DV_QP_MASK_UAR_MMAP_OFFSET Mlx5dvQpCompMask = 1
-	MLX5DV_QP_MASK_RAW_QP_HANDLES  Mlx5dvQpCompMask = 2
-	MLX5DV_QP_MASK_RAW_QP_TIR_ADDR Mlx5dvQpCompMask = 4
+	MLX5DV_QP_MASK_UAR_MMAP_OFFSET QPCompMask = 1
+	MLX5DV_QP_MASK_RAW_QP_HANDLES  QPCompMask = 2
+	MLX5DV_QP_MASK_RAW_QP_TIR_ADDR QPCompMask = 4
 )
 
-var mlx5dvQpCompMaskNames = []flagName{
+var qPCompMaskNames = []flagName{
 	{uint64(MLX5DV_QP_MASK_UAR_MMAP_OFFSET), "MLX5DV_QP_MASK_UAR_MMAP_OFFSET"},
 	{uint64(MLX5DV_QP_MASK_RAW_QP_HANDLES), "MLX5DV_QP_MASK_RAW_QP_HANDLES"},
 	{uint64(MLX5DV_QP_MASK_RAW_QP_TIR_ADDR), "MLX5DV_QP_MASK_RAW_QP_TIR_ADDR"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvQpCompMask) String() string {
-	return formatFlags(uint64(v), mlx5dvQpCompMaskNames)
+func (v QPCompMask) String() string {
+	return formatFlags(uint64(v), qPCompMaskNames)
 }
 
-// Mlx5dvSrqCompMask is enum mlx5dv_srq_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
-type Mlx5dvSrqCompMask uint32
+// SRQCompMask is enum mlx5dv_srq_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
+type SRQCompMask uint32
 
+// The members of enum mlx5dv_srq_comp_mask.
 const (
-	MLX5DV_SRQ_MASK_SRQN Mlx5dvSrqCompMask = 1
+	MLX5DV_SRQ_MASK_SRQN SRQCompMask = 1
 )
 
-var mlx5dvSrqCompMaskNames = []flagName{
+var sRQCompMaskNames = []flagName{
 	{uint64(MLX5DV_SRQ_MASK_SRQN), "MLX5DV_SRQ_MASK_SRQN"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSrqCompMask) String() string {
-	return formatFlags(uint64(v), mlx5dvSrqCompMaskNames)
+func (v SRQCompMask) String() string {
+	return formatFlags(uint64(v), sRQCompMaskNames)
 }
 
-// Mlx5dvDmCompMask is enum mlx5dv_dm_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
-type Mlx5dvDmCompMask uint32
+// DMCompMask is enum mlx5dv_dm_comp_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
+type DMCompMask uint32
 
+// The members of enum mlx5dv_dm_comp_mask.
 const (
-	MLX5DV_DM_MASK_REMOTE_VA Mlx5dvDmCompMask = 1
+	MLX5DV_DM_MASK_REMOTE_VA DMCompMask = 1
 )
 
-var mlx5dvDmCompMaskNames = []flagName{
+var dMCompMaskNames = []flagName{
 	{uint64(MLX5DV_DM_MASK_REMOTE_VA), "MLX5DV_DM_MASK_REMOTE_VA"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDmCompMask) String() string {
-	return formatFlags(uint64(v), mlx5dvDmCompMaskNames)
+func (v DMCompMask) String() string {
+	return formatFlags(uint64(v), dMCompMaskNames)
 }
 
-// Mlx5dvObjType is enum mlx5dv_obj_type (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
+// ObjType is enum mlx5dv_obj_type (infiniband/mlx5dv.h), a flag set. See mlx5dv_init_obj(3).
 // mlx5dv_init_obj takes an OR of the objects to initialise.
-type Mlx5dvObjType uint32
+type ObjType uint32
 
+// The members of enum mlx5dv_obj_type.
 const (
-	MLX5DV_OBJ_QP  Mlx5dvObjType = 1
-	MLX5DV_OBJ_CQ  Mlx5dvObjType = 2
-	MLX5DV_OBJ_SRQ Mlx5dvObjType = 4
-	MLX5DV_OBJ_RWQ Mlx5dvObjType = 8
-	MLX5DV_OBJ_DM  Mlx5dvObjType = 0x10
-	MLX5DV_OBJ_AH  Mlx5dvObjType = 0x20
-	MLX5DV_OBJ_PD  Mlx5dvObjType = 0x40
+	MLX5DV_OBJ_QP  ObjType = 1
+	MLX5DV_OBJ_CQ  ObjType = 2
+	MLX5DV_OBJ_SRQ ObjType = 4
+	MLX5DV_OBJ_RWQ ObjType = 8
+	MLX5DV_OBJ_DM  ObjType = 0x10
+	MLX5DV_OBJ_AH  ObjType = 0x20
+	MLX5DV_OBJ_PD  ObjType = 0x40
 )
 
-var mlx5dvObjTypeNames = []flagName{
+var objTypeNames = []flagName{
 	{uint64(MLX5DV_OBJ_QP), "MLX5DV_OBJ_QP"},
 	{uint64(MLX5DV_OBJ_CQ), "MLX5DV_OBJ_CQ"},
 	{uint64(MLX5DV_OBJ_SRQ), "MLX5DV_OBJ_SRQ"},
@@ -903,55 +945,57 @@ var mlx5dvObjTypeNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvObjType) String() string {
-	return formatFlags(uint64(v), mlx5dvObjTypeNames)
+func (v ObjType) String() string {
+	return formatFlags(uint64(v), objTypeNames)
 }
 
-// Mlx5dvWqInitAttrMask is enum mlx5dv_wq_init_attr_mask (infiniband/mlx5dv.h), a flag set.
-type Mlx5dvWqInitAttrMask uint32
+// WQInitAttrMask is enum mlx5dv_wq_init_attr_mask (infiniband/mlx5dv.h), a flag set.
+type WQInitAttrMask uint32
 
+// The members of enum mlx5dv_wq_init_attr_mask.
 const (
-	MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ Mlx5dvWqInitAttrMask = 1
+	MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ WQInitAttrMask = 1
 )
 
-var mlx5dvWqInitAttrMaskNames = []flagName{
+var wQInitAttrMaskNames = []flagName{
 	{uint64(MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ), "MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvWqInitAttrMask) String() string {
-	return formatFlags(uint64(v), mlx5dvWqInitAttrMaskNames)
+func (v WQInitAttrMask) String() string {
+	return formatFlags(uint64(v), wQInitAttrMaskNames)
 }
 
-// Mlx5Opcode is the anonymous enum that starts with MLX5_OPCODE_NOP (infiniband/mlx5dv.h), a value enum.
+// Opcode is the anonymous enum that starts with MLX5_OPCODE_NOP (infiniband/mlx5dv.h), a value enum.
 // Send WQE opcode, the low byte of the control segment's opmod_idx_opcode.
-type Mlx5Opcode uint32
+type Opcode uint32
 
+// The members of the anonymous enum that starts with MLX5_OPCODE_NOP.
 const (
-	MLX5_OPCODE_NOP              Mlx5Opcode = 0
-	MLX5_OPCODE_SEND_INVAL       Mlx5Opcode = 1
-	MLX5_OPCODE_RDMA_WRITE       Mlx5Opcode = 8
-	MLX5_OPCODE_RDMA_WRITE_IMM   Mlx5Opcode = 9
-	MLX5_OPCODE_SEND             Mlx5Opcode = 0xa
-	MLX5_OPCODE_SEND_IMM         Mlx5Opcode = 0xb
-	MLX5_OPCODE_TSO              Mlx5Opcode = 0xe
-	MLX5_OPCODE_RDMA_READ        Mlx5Opcode = 0x10
-	MLX5_OPCODE_ATOMIC_CS        Mlx5Opcode = 0x11
-	MLX5_OPCODE_ATOMIC_FA        Mlx5Opcode = 0x12
-	MLX5_OPCODE_ATOMIC_MASKED_CS Mlx5Opcode = 0x14
-	MLX5_OPCODE_ATOMIC_MASKED_FA Mlx5Opcode = 0x15
-	MLX5_OPCODE_FMR              Mlx5Opcode = 0x19
-	MLX5_OPCODE_LOCAL_INVAL      Mlx5Opcode = 0x1b
-	MLX5_OPCODE_CONFIG_CMD       Mlx5Opcode = 0x1f
-	MLX5_OPCODE_SET_PSV          Mlx5Opcode = 0x20
-	MLX5_OPCODE_UMR              Mlx5Opcode = 0x25
-	MLX5_OPCODE_TAG_MATCHING     Mlx5Opcode = 0x28
-	MLX5_OPCODE_FLOW_TBL_ACCESS  Mlx5Opcode = 0x2c
-	MLX5_OPCODE_MMO              Mlx5Opcode = 0x2f
+	MLX5_OPCODE_NOP              Opcode = 0
+	MLX5_OPCODE_SEND_INVAL       Opcode = 1
+	MLX5_OPCODE_RDMA_WRITE       Opcode = 8
+	MLX5_OPCODE_RDMA_WRITE_IMM   Opcode = 9
+	MLX5_OPCODE_SEND             Opcode = 0xa
+	MLX5_OPCODE_SEND_IMM         Opcode = 0xb
+	MLX5_OPCODE_TSO              Opcode = 0xe
+	MLX5_OPCODE_RDMA_READ        Opcode = 0x10
+	MLX5_OPCODE_ATOMIC_CS        Opcode = 0x11
+	MLX5_OPCODE_ATOMIC_FA        Opcode = 0x12
+	MLX5_OPCODE_ATOMIC_MASKED_CS Opcode = 0x14
+	MLX5_OPCODE_ATOMIC_MASKED_FA Opcode = 0x15
+	MLX5_OPCODE_FMR              Opcode = 0x19
+	MLX5_OPCODE_LOCAL_INVAL      Opcode = 0x1b
+	MLX5_OPCODE_CONFIG_CMD       Opcode = 0x1f
+	MLX5_OPCODE_SET_PSV          Opcode = 0x20
+	MLX5_OPCODE_UMR              Opcode = 0x25
+	MLX5_OPCODE_TAG_MATCHING     Opcode = 0x28
+	MLX5_OPCODE_FLOW_TBL_ACCESS  Opcode = 0x2c
+	MLX5_OPCODE_MMO              Opcode = 0x2f
 )
 
-// String prints the name of the value, or Mlx5Opcode(n) for an unknown one.
-func (v Mlx5Opcode) String() string {
+// String prints the name of the value, or Opcode(n) for an unknown one.
+func (v Opcode) String() string {
 	switch v {
 	case MLX5_OPCODE_NOP:
 		return "MLX5_OPCODE_NOP"
@@ -994,31 +1038,32 @@ func (v Mlx5Opcode) String() string {
 	case MLX5_OPCODE_MMO:
 		return "MLX5_OPCODE_MMO"
 	}
-	return formatUnknown("Mlx5Opcode", uint64(v))
+	return formatUnknown("Opcode", uint64(v))
 }
 
-// Mlx5CqeSyndrome is the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR (infiniband/mlx5dv.h), a value enum.
+// CQESyndrome is the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR (infiniband/mlx5dv.h), a value enum.
 // Error CQE syndrome.
-type Mlx5CqeSyndrome uint32
+type CQESyndrome uint32
 
+// The members of the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR.
 const (
-	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR        Mlx5CqeSyndrome = 1
-	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR         Mlx5CqeSyndrome = 2
-	MLX5_CQE_SYNDROME_LOCAL_PROT_ERR          Mlx5CqeSyndrome = 4
-	MLX5_CQE_SYNDROME_WR_FLUSH_ERR            Mlx5CqeSyndrome = 5
-	MLX5_CQE_SYNDROME_MW_BIND_ERR             Mlx5CqeSyndrome = 6
-	MLX5_CQE_SYNDROME_BAD_RESP_ERR            Mlx5CqeSyndrome = 0x10
-	MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR        Mlx5CqeSyndrome = 0x11
-	MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR    Mlx5CqeSyndrome = 0x12
-	MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR       Mlx5CqeSyndrome = 0x13
-	MLX5_CQE_SYNDROME_REMOTE_OP_ERR           Mlx5CqeSyndrome = 0x14
-	MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR Mlx5CqeSyndrome = 0x15
-	MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR       Mlx5CqeSyndrome = 0x16
-	MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR      Mlx5CqeSyndrome = 0x22
+	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR        CQESyndrome = 1
+	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR         CQESyndrome = 2
+	MLX5_CQE_SYNDROME_LOCAL_PROT_ERR          CQESyndrome = 4
+	MLX5_CQE_SYNDROME_WR_FLUSH_ERR            CQESyndrome = 5
+	MLX5_CQE_SYNDROME_MW_BIND_ERR             CQESyndrome = 6
+	MLX5_CQE_SYNDROME_BAD_RESP_ERR            CQESyndrome = 0x10
+	MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR        CQESyndrome = 0x11
+	MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR    CQESyndrome = 0x12
+	MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR       CQESyndrome = 0x13
+	MLX5_CQE_SYNDROME_REMOTE_OP_ERR           CQESyndrome = 0x14
+	MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR CQESyndrome = 0x15
+	MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR       CQESyndrome = 0x16
+	MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR      CQESyndrome = 0x22
 )
 
-// String prints the name of the value, or Mlx5CqeSyndrome(n) for an unknown one.
-func (v Mlx5CqeSyndrome) String() string {
+// String prints the name of the value, or CQESyndrome(n) for an unknown one.
+func (v CQESyndrome) String() string {
 	switch v {
 	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
 		return "MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR"
@@ -1047,30 +1092,31 @@ func (v Mlx5CqeSyndrome) String() string {
 	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR:
 		return "MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR"
 	}
-	return formatUnknown("Mlx5CqeSyndrome", uint64(v))
+	return formatUnknown("CQESyndrome", uint64(v))
 }
 
-// Mlx5CqeOpcode is the anonymous enum that starts with MLX5_CQE_OWNER_MASK (infiniband/mlx5dv.h), a value enum.
+// CQEOpcode is the anonymous enum that starts with MLX5_CQE_OWNER_MASK (infiniband/mlx5dv.h), a value enum.
 // CQE opcode, the high nibble of op_own (MLX5_CQE_OWNER_MASK shares the enum).
-type Mlx5CqeOpcode uint32
+type CQEOpcode uint32
 
+// The members of the anonymous enum that starts with MLX5_CQE_OWNER_MASK.
 const (
-	MLX5_CQE_OWNER_MASK    Mlx5CqeOpcode = 1
-	MLX5_CQE_REQ           Mlx5CqeOpcode = 0
-	MLX5_CQE_RESP_WR_IMM   Mlx5CqeOpcode = 1
-	MLX5_CQE_RESP_SEND     Mlx5CqeOpcode = 2
-	MLX5_CQE_RESP_SEND_IMM Mlx5CqeOpcode = 3
-	MLX5_CQE_RESP_SEND_INV Mlx5CqeOpcode = 4
-	MLX5_CQE_RESIZE_CQ     Mlx5CqeOpcode = 5
-	MLX5_CQE_NO_PACKET     Mlx5CqeOpcode = 6
-	MLX5_CQE_SIG_ERR       Mlx5CqeOpcode = 0xc
-	MLX5_CQE_REQ_ERR       Mlx5CqeOpcode = 0xd
-	MLX5_CQE_RESP_ERR      Mlx5CqeOpcode = 0xe
-	MLX5_CQE_INVALID       Mlx5CqeOpcode = 0xf
+	MLX5_CQE_OWNER_MASK    CQEOpcode = 1
+	MLX5_CQE_REQ           CQEOpcode = 0
+	MLX5_CQE_RESP_WR_IMM   CQEOpcode = 1
+	MLX5_CQE_RESP_SEND     CQEOpcode = 2
+	MLX5_CQE_RESP_SEND_IMM CQEOpcode = 3
+	MLX5_CQE_RESP_SEND_INV CQEOpcode = 4
+	MLX5_CQE_RESIZE_CQ     CQEOpcode = 5
+	MLX5_CQE_NO_PACKET     CQEOpcode = 6
+	MLX5_CQE_SIG_ERR       CQEOpcode = 0xc
+	MLX5_CQE_REQ_ERR       CQEOpcode = 0xd
+	MLX5_CQE_RESP_ERR      CQEOpcode = 0xe
+	MLX5_CQE_INVALID       CQEOpcode = 0xf
 )
 
-// String prints the name of the value, or Mlx5CqeOpcode(n) for an unknown one.
-func (v Mlx5CqeOpcode) String() string {
+// String prints the name of the value, or CQEOpcode(n) for an unknown one.
+func (v CQEOpcode) String() string {
 	switch v {
 	case MLX5_CQE_OWNER_MASK:
 		return "MLX5_CQE_OWNER_MASK"
@@ -1095,61 +1141,64 @@ func (v Mlx5CqeOpcode) String() string {
 	case MLX5_CQE_INVALID:
 		return "MLX5_CQE_INVALID"
 	}
-	return formatUnknown("Mlx5CqeOpcode", uint64(v))
+	return formatUnknown("CQEOpcode", uint64(v))
 }
 
-// Mlx5dvCqeCompResFormat is enum mlx5dv_cqe_comp_res_format (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvCqeCompResFormat uint32
+// CQECompResFormat is enum mlx5dv_cqe_comp_res_format (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type CQECompResFormat uint32
 
+// The members of enum mlx5dv_cqe_comp_res_format.
 const (
-	MLX5DV_CQE_RES_FORMAT_HASH        Mlx5dvCqeCompResFormat = 1
-	MLX5DV_CQE_RES_FORMAT_CSUM        Mlx5dvCqeCompResFormat = 2
-	MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX Mlx5dvCqeCompResFormat = 4
+	MLX5DV_CQE_RES_FORMAT_HASH        CQECompResFormat = 1
+	MLX5DV_CQE_RES_FORMAT_CSUM        CQECompResFormat = 2
+	MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX CQECompResFormat = 4
 )
 
-var mlx5dvCqeCompResFormatNames = []flagName{
+var cQECompResFormatNames = []flagName{
 	{uint64(MLX5DV_CQE_RES_FORMAT_HASH), "MLX5DV_CQE_RES_FORMAT_HASH"},
 	{uint64(MLX5DV_CQE_RES_FORMAT_CSUM), "MLX5DV_CQE_RES_FORMAT_CSUM"},
 	{uint64(MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX), "MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvCqeCompResFormat) String() string {
-	return formatFlags(uint64(v), mlx5dvCqeCompResFormatNames)
+func (v CQECompResFormat) String() string {
+	return formatFlags(uint64(v), cQECompResFormatNames)
 }
 
-// Mlx5dvSwParsingOffloads is enum mlx5dv_sw_parsing_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
-type Mlx5dvSwParsingOffloads uint32
+// SWParsingOffloads is enum mlx5dv_sw_parsing_offloads (infiniband/mlx5dv.h), a flag set. See mlx5dv_query_device(3).
+type SWParsingOffloads uint32
 
+// The members of enum mlx5dv_sw_parsing_offloads.
 const (
-	MLX5DV_SW_PARSING      Mlx5dvSwParsingOffloads = 1
-	MLX5DV_SW_PARSING_CSUM Mlx5dvSwParsingOffloads = 2
-	MLX5DV_SW_PARSING_LSO  Mlx5dvSwParsingOffloads = 4
+	MLX5DV_SW_PARSING      SWParsingOffloads = 1
+	MLX5DV_SW_PARSING_CSUM SWParsingOffloads = 2
+	MLX5DV_SW_PARSING_LSO  SWParsingOffloads = 4
 )
 
-var mlx5dvSwParsingOffloadsNames = []flagName{
+var sWParsingOffloadsNames = []flagName{
 	{uint64(MLX5DV_SW_PARSING), "MLX5DV_SW_PARSING"},
 	{uint64(MLX5DV_SW_PARSING_CSUM), "MLX5DV_SW_PARSING_CSUM"},
 	{uint64(MLX5DV_SW_PARSING_LSO), "MLX5DV_SW_PARSING_LSO"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSwParsingOffloads) String() string {
-	return formatFlags(uint64(v), mlx5dvSwParsingOffloadsNames)
+func (v SWParsingOffloads) String() string {
+	return formatFlags(uint64(v), sWParsingOffloadsNames)
 }
 
-// Mlx5WqeCtrlFlags is the anonymous enum that starts with MLX5_WQE_CTRL_CQ_UPDATE (infiniband/mlx5dv.h), a flag set.
+// WQECtrlFlags is the anonymous enum that starts with MLX5_WQE_CTRL_CQ_UPDATE (infiniband/mlx5dv.h), a flag set.
 // fm_ce_se byte of the control segment: fence mode, completion, solicited event.
-type Mlx5WqeCtrlFlags uint32
+type WQECtrlFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_CTRL_CQ_UPDATE.
 const (
-	MLX5_WQE_CTRL_CQ_UPDATE             Mlx5WqeCtrlFlags = 8
-	MLX5_WQE_CTRL_SOLICITED             Mlx5WqeCtrlFlags = 2
-	MLX5_WQE_CTRL_FENCE                 Mlx5WqeCtrlFlags = 0x80
-	MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE Mlx5WqeCtrlFlags = 0x20
+	MLX5_WQE_CTRL_CQ_UPDATE             WQECtrlFlags = 8
+	MLX5_WQE_CTRL_SOLICITED             WQECtrlFlags = 2
+	MLX5_WQE_CTRL_FENCE                 WQECtrlFlags = 0x80
+	MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE WQECtrlFlags = 0x20
 )
 
-var mlx5WqeCtrlFlagsNames = []flagName{
+var wQECtrlFlagsNames = []flagName{
 	{uint64(MLX5_WQE_CTRL_CQ_UPDATE), "MLX5_WQE_CTRL_CQ_UPDATE"},
 	{uint64(MLX5_WQE_CTRL_SOLICITED), "MLX5_WQE_CTRL_SOLICITED"},
 	{uint64(MLX5_WQE_CTRL_FENCE), "MLX5_WQE_CTRL_FENCE"},
@@ -1157,22 +1206,23 @@ var mlx5WqeCtrlFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5WqeCtrlFlags) String() string {
-	return formatFlags(uint64(v), mlx5WqeCtrlFlagsNames)
+func (v WQECtrlFlags) String() string {
+	return formatFlags(uint64(v), wQECtrlFlagsNames)
 }
 
-// Mlx5WqeUmrCtrlFlags is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_FLAG_INLINE (infiniband/mlx5dv.h), a flag set.
+// WQEUMRCtrlFlags is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_FLAG_INLINE (infiniband/mlx5dv.h), a flag set.
 // flags byte of the UMR control segment.
-type Mlx5WqeUmrCtrlFlags uint32
+type WQEUMRCtrlFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_UMR_CTRL_FLAG_INLINE.
 const (
-	MLX5_WQE_UMR_CTRL_FLAG_INLINE            Mlx5WqeUmrCtrlFlags = 0x80
-	MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE        Mlx5WqeUmrCtrlFlags = 0x20
-	MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET Mlx5WqeUmrCtrlFlags = 0x10
-	MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN         Mlx5WqeUmrCtrlFlags = 8
+	MLX5_WQE_UMR_CTRL_FLAG_INLINE            WQEUMRCtrlFlags = 0x80
+	MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE        WQEUMRCtrlFlags = 0x20
+	MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET WQEUMRCtrlFlags = 0x10
+	MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN         WQEUMRCtrlFlags = 8
 )
 
-var mlx5WqeUmrCtrlFlagsNames = []flagName{
+var wQEUMRCtrlFlagsNames = []flagName{
 	{uint64(MLX5_WQE_UMR_CTRL_FLAG_INLINE), "MLX5_WQE_UMR_CTRL_FLAG_INLINE"},
 	{uint64(MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE), "MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE"},
 	{uint64(MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET), "MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET"},
@@ -1180,29 +1230,30 @@ var mlx5WqeUmrCtrlFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5WqeUmrCtrlFlags) String() string {
-	return formatFlags(uint64(v), mlx5WqeUmrCtrlFlagsNames)
+func (v WQEUMRCtrlFlags) String() string {
+	return formatFlags(uint64(v), wQEUMRCtrlFlagsNames)
 }
 
-// Mlx5WqeUmrCtrlMkeyMask is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN (infiniband/mlx5dv.h), a flag set.
+// WQEUMRCtrlMkeyMask is the anonymous enum that starts with MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN (infiniband/mlx5dv.h), a flag set.
 // mkey_mask of the UMR control segment: which mkey context fields the UMR updates.
-type Mlx5WqeUmrCtrlMkeyMask uint32
+type WQEUMRCtrlMkeyMask uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN.
 const (
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN                 Mlx5WqeUmrCtrlMkeyMask = 1
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR          Mlx5WqeUmrCtrlMkeyMask = 0x40
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR             Mlx5WqeUmrCtrlMkeyMask = 0x200
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE          Mlx5WqeUmrCtrlMkeyMask = 0x1000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY                Mlx5WqeUmrCtrlMkeyMask = 0x2000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN                 Mlx5WqeUmrCtrlMkeyMask = 0x4000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE  Mlx5WqeUmrCtrlMkeyMask = 0x40000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ  Mlx5WqeUmrCtrlMkeyMask = 0x80000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE Mlx5WqeUmrCtrlMkeyMask = 0x100000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC       Mlx5WqeUmrCtrlMkeyMask = 0x200000
-	MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE                Mlx5WqeUmrCtrlMkeyMask = 0x20000000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN                 WQEUMRCtrlMkeyMask = 1
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR          WQEUMRCtrlMkeyMask = 0x40
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR             WQEUMRCtrlMkeyMask = 0x200
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE          WQEUMRCtrlMkeyMask = 0x1000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY                WQEUMRCtrlMkeyMask = 0x2000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN                 WQEUMRCtrlMkeyMask = 0x4000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE  WQEUMRCtrlMkeyMask = 0x40000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ  WQEUMRCtrlMkeyMask = 0x80000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE WQEUMRCtrlMkeyMask = 0x100000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC       WQEUMRCtrlMkeyMask = 0x200000
+	MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE                WQEUMRCtrlMkeyMask = 0x20000000
 )
 
-var mlx5WqeUmrCtrlMkeyMaskNames = []flagName{
+var wQEUMRCtrlMkeyMaskNames = []flagName{
 	{uint64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN), "MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN"},
 	{uint64(MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR), "MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR"},
 	{uint64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR), "MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR"},
@@ -1217,23 +1268,24 @@ var mlx5WqeUmrCtrlMkeyMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5WqeUmrCtrlMkeyMask) String() string {
-	return formatFlags(uint64(v), mlx5WqeUmrCtrlMkeyMaskNames)
+func (v WQEUMRCtrlMkeyMask) String() string {
+	return formatFlags(uint64(v), wQEUMRCtrlMkeyMaskNames)
 }
 
-// Mlx5WqeMkeyContextAccessFlags is the anonymous enum that starts with MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC (infiniband/mlx5dv.h), a flag set.
+// WQEMkeyContextAccessFlags is the anonymous enum that starts with MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC (infiniband/mlx5dv.h), a flag set.
 // access_flags byte of the mkey context segment.
-type Mlx5WqeMkeyContextAccessFlags uint32
+type WQEMkeyContextAccessFlags uint32
 
+// The members of the anonymous enum that starts with MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC.
 const (
-	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC       Mlx5WqeMkeyContextAccessFlags = 0x40
-	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE Mlx5WqeMkeyContextAccessFlags = 0x20
-	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ  Mlx5WqeMkeyContextAccessFlags = 0x10
-	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE  Mlx5WqeMkeyContextAccessFlags = 8
-	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_READ   Mlx5WqeMkeyContextAccessFlags = 4
+	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC       WQEMkeyContextAccessFlags = 0x40
+	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE WQEMkeyContextAccessFlags = 0x20
+	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ  WQEMkeyContextAccessFlags = 0x10
+	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE  WQEMkeyContextAccessFlags = 8
+	MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_READ   WQEMkeyContextAccessFlags = 4
 )
 
-var mlx5WqeMkeyContextAccessFlagsNames = []flagName{
+var wQEMkeyContextAccessFlagsNames = []flagName{
 	{uint64(MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC), "MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC"},
 	{uint64(MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE), "MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE"},
 	{uint64(MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ), "MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ"},
@@ -1242,85 +1294,90 @@ var mlx5WqeMkeyContextAccessFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5WqeMkeyContextAccessFlags) String() string {
-	return formatFlags(uint64(v), mlx5WqeMkeyContextAccessFlagsNames)
+func (v WQEMkeyContextAccessFlags) String() string {
+	return formatFlags(uint64(v), wQEMkeyContextAccessFlagsNames)
 }
 
-// Mlx5dvSetCtxAttrType is enum mlx5dv_set_ctx_attr_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvSetCtxAttrType uint32
+// SetCtxAttrType is enum mlx5dv_set_ctx_attr_type (infiniband/mlx5dv.h), a value enum.
+type SetCtxAttrType uint32
 
+// The members of enum mlx5dv_set_ctx_attr_type.
 const (
-	MLX5DV_CTX_ATTR_BUF_ALLOCATORS Mlx5dvSetCtxAttrType = 1
+	MLX5DV_CTX_ATTR_BUF_ALLOCATORS SetCtxAttrType = 1
 )
 
-// String prints the name of the value, or Mlx5dvSetCtxAttrType(n) for an unknown one.
-func (v Mlx5dvSetCtxAttrType) String() string {
+// String prints the name of the value, or SetCtxAttrType(n) for an unknown one.
+func (v SetCtxAttrType) String() string {
 	switch v {
 	case MLX5DV_CTX_ATTR_BUF_ALLOCATORS:
 		return "MLX5DV_CTX_ATTR_BUF_ALLOCATORS"
 	}
-	return formatUnknown("Mlx5dvSetCtxAttrType", uint64(v))
+	return formatUnknown("SetCtxAttrType", uint64(v))
 }
 
-// Mlx5dvContextAttrFlags is enum mlx5dv_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_open_device(3).
-type Mlx5dvContextAttrFlags uint32
+// ContextAttrFlags is enum mlx5dv_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_open_device(3).
+type ContextAttrFlags uint32
 
+// The members of enum mlx5dv_context_attr_flags.
 const (
-	MLX5DV_CONTEXT_FLAGS_DEVX Mlx5dvContextAttrFlags = 1
+	MLX5DV_CONTEXT_FLAGS_DEVX ContextAttrFlags = 1
 )
 
-var mlx5dvContextAttrFlagsNames = []flagName{
+var contextAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_CONTEXT_FLAGS_DEVX), "MLX5DV_CONTEXT_FLAGS_DEVX"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvContextAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvContextAttrFlagsNames)
+func (v ContextAttrFlags) String() string {
+	return formatFlags(uint64(v), contextAttrFlagsNames)
 }
 
-// Mlx5dvVfioContextAttrFlags is enum mlx5dv_vfio_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_get_vfio_device_list(3).
-type Mlx5dvVfioContextAttrFlags uint32
+// VFIOContextAttrFlags is enum mlx5dv_vfio_context_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_get_vfio_device_list(3).
+type VFIOContextAttrFlags uint32
 
+// The members of enum mlx5dv_vfio_context_attr_flags.
 const (
-	MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN Mlx5dvVfioContextAttrFlags = 1
+	MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN VFIOContextAttrFlags = 1
 )
 
-var mlx5dvVfioContextAttrFlagsNames = []flagName{
+var vFIOContextAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN), "MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvVfioContextAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvVfioContextAttrFlagsNames)
+func (v VFIOContextAttrFlags) String() string {
+	return formatFlags(uint64(v), vFIOContextAttrFlagsNames)
 }
 
-// Mlx5dvDevxUmemInMask is enum mlx5dv_devx_umem_in_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_devx_umem_reg(3).
-type Mlx5dvDevxUmemInMask uint32
+// DevxUmemInMask is enum mlx5dv_devx_umem_in_mask (infiniband/mlx5dv.h), a flag set. See mlx5dv_devx_umem_reg(3).
+type DevxUmemInMask uint32
 
+// The members of enum mlx5dv_devx_umem_in_mask.
 const (
-	MLX5DV_UMEM_MASK_DMABUF Mlx5dvDevxUmemInMask = 1
+	MLX5DV_UMEM_MASK_DMABUF DevxUmemInMask = 1
 )
 
-var mlx5dvDevxUmemInMaskNames = []flagName{
+var devxUmemInMaskNames = []flagName{
 	{uint64(MLX5DV_UMEM_MASK_DMABUF), "MLX5DV_UMEM_MASK_DMABUF"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDevxUmemInMask) String() string {
-	return formatFlags(uint64(v), mlx5dvDevxUmemInMaskNames)
+func (v DevxUmemInMask) String() string {
+	return formatFlags(uint64(v), devxUmemInMaskNames)
 }
 
-// Mlx5dvDrDomainType is enum mlx5dv_dr_domain_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvDrDomainType uint32
+// DRDomainType is enum mlx5dv_dr_domain_type (infiniband/mlx5dv.h), a value enum.
+type DRDomainType uint32
 
+// The members of enum mlx5dv_dr_domain_type.
 const (
-	MLX5DV_DR_DOMAIN_TYPE_NIC_RX Mlx5dvDrDomainType = 0
-	MLX5DV_DR_DOMAIN_TYPE_NIC_TX Mlx5dvDrDomainType = 1
-	MLX5DV_DR_DOMAIN_TYPE_FDB    Mlx5dvDrDomainType = 2
+	MLX5DV_DR_DOMAIN_TYPE_NIC_RX DRDomainType = 0
+	MLX5DV_DR_DOMAIN_TYPE_NIC_TX DRDomainType = 1
+	MLX5DV_DR_DOMAIN_TYPE_FDB    DRDomainType = 2
 )
 
-// String prints the name of the value, or Mlx5dvDrDomainType(n) for an unknown one.
-func (v Mlx5dvDrDomainType) String() string {
+// String prints the name of the value, or DRDomainType(n) for an unknown one.
+func (v DRDomainType) String() string {
 	switch v {
 	case MLX5DV_DR_DOMAIN_TYPE_NIC_RX:
 		return "MLX5DV_DR_DOMAIN_TYPE_NIC_RX"
@@ -1329,109 +1386,115 @@ func (v Mlx5dvDrDomainType) String() string {
 	case MLX5DV_DR_DOMAIN_TYPE_FDB:
 		return "MLX5DV_DR_DOMAIN_TYPE_FDB"
 	}
-	return formatUnknown("Mlx5dvDrDomainType", uint64(v))
+	return formatUnknown("DRDomainType", uint64(v))
 }
 
-// Mlx5dvDrDomainSyncFlags is enum mlx5dv_dr_domain_sync_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrDomainSyncFlags uint32
+// DRDomainSyncFlags is enum mlx5dv_dr_domain_sync_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRDomainSyncFlags uint32
 
+// The members of enum mlx5dv_dr_domain_sync_flags.
 const (
-	MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW  Mlx5dvDrDomainSyncFlags = 1
-	MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW  Mlx5dvDrDomainSyncFlags = 2
-	MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM Mlx5dvDrDomainSyncFlags = 4
+	MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW  DRDomainSyncFlags = 1
+	MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW  DRDomainSyncFlags = 2
+	MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM DRDomainSyncFlags = 4
 )
 
-var mlx5dvDrDomainSyncFlagsNames = []flagName{
+var dRDomainSyncFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW), "MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW"},
 	{uint64(MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW), "MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW"},
 	{uint64(MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM), "MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrDomainSyncFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrDomainSyncFlagsNames)
+func (v DRDomainSyncFlags) String() string {
+	return formatFlags(uint64(v), dRDomainSyncFlagsNames)
 }
 
-// Mlx5dvDrMatcherLayoutFlags is enum mlx5dv_dr_matcher_layout_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrMatcherLayoutFlags uint32
+// DRMatcherLayoutFlags is enum mlx5dv_dr_matcher_layout_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRMatcherLayoutFlags uint32
 
+// The members of enum mlx5dv_dr_matcher_layout_flags.
 const (
-	MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE Mlx5dvDrMatcherLayoutFlags = 1
-	MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE  Mlx5dvDrMatcherLayoutFlags = 2
+	MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE DRMatcherLayoutFlags = 1
+	MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE  DRMatcherLayoutFlags = 2
 )
 
-var mlx5dvDrMatcherLayoutFlagsNames = []flagName{
+var dRMatcherLayoutFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE), "MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE"},
 	{uint64(MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE), "MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrMatcherLayoutFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrMatcherLayoutFlagsNames)
+func (v DRMatcherLayoutFlags) String() string {
+	return formatFlags(uint64(v), dRMatcherLayoutFlagsNames)
 }
 
-// Mlx5dvDrActionFlags is enum mlx5dv_dr_action_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrActionFlags uint32
+// DRActionFlags is enum mlx5dv_dr_action_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRActionFlags uint32
 
+// The members of enum mlx5dv_dr_action_flags.
 const (
-	MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL Mlx5dvDrActionFlags = 1
+	MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL DRActionFlags = 1
 )
 
-var mlx5dvDrActionFlagsNames = []flagName{
+var dRActionFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL), "MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrActionFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrActionFlagsNames)
+func (v DRActionFlags) String() string {
+	return formatFlags(uint64(v), dRActionFlagsNames)
 }
 
-// Mlx5dvDrActionDestType is enum mlx5dv_dr_action_dest_type (infiniband/mlx5dv.h), a value enum.
-type Mlx5dvDrActionDestType uint32
+// DRActionDestType is enum mlx5dv_dr_action_dest_type (infiniband/mlx5dv.h), a value enum.
+type DRActionDestType uint32
 
+// The members of enum mlx5dv_dr_action_dest_type.
 const (
-	MLX5DV_DR_ACTION_DEST          Mlx5dvDrActionDestType = 0
-	MLX5DV_DR_ACTION_DEST_REFORMAT Mlx5dvDrActionDestType = 1
+	MLX5DV_DR_ACTION_DEST          DRActionDestType = 0
+	MLX5DV_DR_ACTION_DEST_REFORMAT DRActionDestType = 1
 )
 
-// String prints the name of the value, or Mlx5dvDrActionDestType(n) for an unknown one.
-func (v Mlx5dvDrActionDestType) String() string {
+// String prints the name of the value, or DRActionDestType(n) for an unknown one.
+func (v DRActionDestType) String() string {
 	switch v {
 	case MLX5DV_DR_ACTION_DEST:
 		return "MLX5DV_DR_ACTION_DEST"
 	case MLX5DV_DR_ACTION_DEST_REFORMAT:
 		return "MLX5DV_DR_ACTION_DEST_REFORMAT"
 	}
-	return formatUnknown("Mlx5dvDrActionDestType", uint64(v))
+	return formatUnknown("DRActionDestType", uint64(v))
 }
 
-// Mlx5dvDrActionAsoFirstHitFlags is enum mlx5dv_dr_action_aso_first_hit_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrActionAsoFirstHitFlags uint32
+// DRActionASOFirstHitFlags is enum mlx5dv_dr_action_aso_first_hit_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRActionASOFirstHitFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_first_hit_flags.
 const (
-	MLX5DV_DR_ACTION_FLAGS_ASO_FIRST_HIT_SET Mlx5dvDrActionAsoFirstHitFlags = 1
+	MLX5DV_DR_ACTION_FLAGS_ASO_FIRST_HIT_SET DRActionASOFirstHitFlags = 1
 )
 
-var mlx5dvDrActionAsoFirstHitFlagsNames = []flagName{
+var dRActionASOFirstHitFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_FIRST_HIT_SET), "MLX5DV_DR_ACTION_FLAGS_ASO_FIRST_HIT_SET"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrActionAsoFirstHitFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrActionAsoFirstHitFlagsNames)
+func (v DRActionASOFirstHitFlags) String() string {
+	return formatFlags(uint64(v), dRActionASOFirstHitFlagsNames)
 }
 
-// Mlx5dvDrActionAsoFlowMeterFlags is enum mlx5dv_dr_action_aso_flow_meter_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrActionAsoFlowMeterFlags uint32
+// DRActionASOFlowMeterFlags is enum mlx5dv_dr_action_aso_flow_meter_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRActionASOFlowMeterFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_flow_meter_flags.
 const (
-	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_RED       Mlx5dvDrActionAsoFlowMeterFlags = 1
-	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_YELLOW    Mlx5dvDrActionAsoFlowMeterFlags = 2
-	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_GREEN     Mlx5dvDrActionAsoFlowMeterFlags = 4
-	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_UNDEFINED Mlx5dvDrActionAsoFlowMeterFlags = 8
+	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_RED       DRActionASOFlowMeterFlags = 1
+	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_YELLOW    DRActionASOFlowMeterFlags = 2
+	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_GREEN     DRActionASOFlowMeterFlags = 4
+	MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_UNDEFINED DRActionASOFlowMeterFlags = 8
 )
 
-var mlx5dvDrActionAsoFlowMeterFlagsNames = []flagName{
+var dRActionASOFlowMeterFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_RED), "MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_RED"},
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_YELLOW), "MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_YELLOW"},
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_GREEN), "MLX5DV_DR_ACTION_FLAGS_ASO_FLOW_METER_GREEN"},
@@ -1439,59 +1502,62 @@ var mlx5dvDrActionAsoFlowMeterFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrActionAsoFlowMeterFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrActionAsoFlowMeterFlagsNames)
+func (v DRActionASOFlowMeterFlags) String() string {
+	return formatFlags(uint64(v), dRActionASOFlowMeterFlagsNames)
 }
 
-// Mlx5dvDrActionAsoCtFlags is enum mlx5dv_dr_action_aso_ct_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
-type Mlx5dvDrActionAsoCtFlags uint32
+// DRActionASOCTFlags is enum mlx5dv_dr_action_aso_ct_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_dr_flow(3).
+type DRActionASOCTFlags uint32
 
+// The members of enum mlx5dv_dr_action_aso_ct_flags.
 const (
-	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_INITIATOR Mlx5dvDrActionAsoCtFlags = 1
-	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_RESPONDER Mlx5dvDrActionAsoCtFlags = 2
+	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_INITIATOR DRActionASOCTFlags = 1
+	MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_RESPONDER DRActionASOCTFlags = 2
 )
 
-var mlx5dvDrActionAsoCtFlagsNames = []flagName{
+var dRActionASOCTFlagsNames = []flagName{
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_INITIATOR), "MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_INITIATOR"},
 	{uint64(MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_RESPONDER), "MLX5DV_DR_ACTION_FLAGS_ASO_CT_DIRECTION_RESPONDER"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvDrActionAsoCtFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvDrActionAsoCtFlagsNames)
+func (v DRActionASOCTFlags) String() string {
+	return formatFlags(uint64(v), dRActionASOCTFlagsNames)
 }
 
-// Mlx5dvSchedElemAttrFlags is enum mlx5dv_sched_elem_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_sched_node_create(3).
-type Mlx5dvSchedElemAttrFlags uint32
+// SchedElemAttrFlags is enum mlx5dv_sched_elem_attr_flags (infiniband/mlx5dv.h), a flag set. See mlx5dv_sched_node_create(3).
+type SchedElemAttrFlags uint32
 
+// The members of enum mlx5dv_sched_elem_attr_flags.
 const (
-	MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE   Mlx5dvSchedElemAttrFlags = 1
-	MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW Mlx5dvSchedElemAttrFlags = 2
+	MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE   SchedElemAttrFlags = 1
+	MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW SchedElemAttrFlags = 2
 )
 
-var mlx5dvSchedElemAttrFlagsNames = []flagName{
+var schedElemAttrFlagsNames = []flagName{
 	{uint64(MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE), "MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE"},
 	{uint64(MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW), "MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v Mlx5dvSchedElemAttrFlags) String() string {
-	return formatFlags(uint64(v), mlx5dvSchedElemAttrFlagsNames)
+func (v SchedElemAttrFlags) String() string {
+	return formatFlags(uint64(v), schedElemAttrFlagsNames)
 }
 
-// IbvMtu is enum ibv_mtu (infiniband/verbs.h), a value enum. See ibv_query_port(3).
-type IbvMtu uint32
+// MTU is enum ibv_mtu (infiniband/verbs.h), a value enum. See ibv_query_port(3).
+type MTU uint32
 
+// The members of enum ibv_mtu.
 const (
-	IBV_MTU_256  IbvMtu = 1
-	IBV_MTU_512  IbvMtu = 2
-	IBV_MTU_1024 IbvMtu = 3
-	IBV_MTU_2048 IbvMtu = 4
-	IBV_MTU_4096 IbvMtu = 5
+	IBV_MTU_256  MTU = 1
+	IBV_MTU_512  MTU = 2
+	IBV_MTU_1024 MTU = 3
+	IBV_MTU_2048 MTU = 4
+	IBV_MTU_4096 MTU = 5
 )
 
-// String prints the name of the value, or IbvMtu(n) for an unknown one.
-func (v IbvMtu) String() string {
+// String prints the name of the value, or MTU(n) for an unknown one.
+func (v MTU) String() string {
 	switch v {
 	case IBV_MTU_256:
 		return "IBV_MTU_256"
@@ -1504,23 +1570,24 @@ func (v IbvMtu) String() string {
 	case IBV_MTU_4096:
 		return "IBV_MTU_4096"
 	}
-	return formatUnknown("IbvMtu", uint64(v))
+	return formatUnknown("MTU", uint64(v))
 }
 
-// IbvPortState is enum ibv_port_state (infiniband/verbs.h), a value enum. See ibv_query_port(3).
-type IbvPortState uint32
+// PortState is enum ibv_port_state (infiniband/verbs.h), a value enum. See ibv_query_port(3).
+type PortState uint32
 
+// The members of enum ibv_port_state.
 const (
-	IBV_PORT_NOP          IbvPortState = 0
-	IBV_PORT_DOWN         IbvPortState = 1
-	IBV_PORT_INIT         IbvPortState = 2
-	IBV_PORT_ARMED        IbvPortState = 3
-	IBV_PORT_ACTIVE       IbvPortState = 4
-	IBV_PORT_ACTIVE_DEFER IbvPortState = 5
+	IBV_PORT_NOP          PortState = 0
+	IBV_PORT_DOWN         PortState = 1
+	IBV_PORT_INIT         PortState = 2
+	IBV_PORT_ARMED        PortState = 3
+	IBV_PORT_ACTIVE       PortState = 4
+	IBV_PORT_ACTIVE_DEFER PortState = 5
 )
 
-// String prints the name of the value, or IbvPortState(n) for an unknown one.
-func (v IbvPortState) String() string {
+// String prints the name of the value, or PortState(n) for an unknown one.
+func (v PortState) String() string {
 	switch v {
 	case IBV_PORT_NOP:
 		return "IBV_PORT_NOP"
@@ -1535,37 +1602,38 @@ func (v IbvPortState) String() string {
 	case IBV_PORT_ACTIVE_DEFER:
 		return "IBV_PORT_ACTIVE_DEFER"
 	}
-	return formatUnknown("IbvPortState", uint64(v))
+	return formatUnknown("PortState", uint64(v))
 }
 
-// IbvEventType is enum ibv_event_type (infiniband/verbs.h), a value enum. See ibv_get_async_event(3).
-type IbvEventType uint32
+// EventType is enum ibv_event_type (infiniband/verbs.h), a value enum. See ibv_get_async_event(3).
+type EventType uint32
 
+// The members of enum ibv_event_type.
 const (
-	IBV_EVENT_CQ_ERR              IbvEventType = 0
-	IBV_EVENT_QP_FATAL            IbvEventType = 1
-	IBV_EVENT_QP_REQ_ERR          IbvEventType = 2
-	IBV_EVENT_QP_ACCESS_ERR       IbvEventType = 3
-	IBV_EVENT_COMM_EST            IbvEventType = 4
-	IBV_EVENT_SQ_DRAINED          IbvEventType = 5
-	IBV_EVENT_PATH_MIG            IbvEventType = 6
-	IBV_EVENT_PATH_MIG_ERR        IbvEventType = 7
-	IBV_EVENT_DEVICE_FATAL        IbvEventType = 8
-	IBV_EVENT_PORT_ACTIVE         IbvEventType = 9
-	IBV_EVENT_PORT_ERR            IbvEventType = 0xa
-	IBV_EVENT_LID_CHANGE          IbvEventType = 0xb
-	IBV_EVENT_PKEY_CHANGE         IbvEventType = 0xc
-	IBV_EVENT_SM_CHANGE           IbvEventType = 0xd
-	IBV_EVENT_SRQ_ERR             IbvEventType = 0xe
-	IBV_EVENT_SRQ_LIMIT_REACHED   IbvEventType = 0xf
-	IBV_EVENT_QP_LAST_WQE_REACHED IbvEventType = 0x10
-	IBV_EVENT_CLIENT_REREGISTER   IbvEventType = 0x11
-	IBV_EVENT_GID_CHANGE          IbvEventType = 0x12
-	IBV_EVENT_WQ_FATAL            IbvEventType = 0x13
+	IBV_EVENT_CQ_ERR              EventType = 0
+	IBV_EVENT_QP_FATAL            EventType = 1
+	IBV_EVENT_QP_REQ_ERR          EventType = 2
+	IBV_EVENT_QP_ACCESS_ERR       EventType = 3
+	IBV_EVENT_COMM_EST            EventType = 4
+	IBV_EVENT_SQ_DRAINED          EventType = 5
+	IBV_EVENT_PATH_MIG            EventType = 6
+	IBV_EVENT_PATH_MIG_ERR        EventType = 7
+	IBV_EVENT_DEVICE_FATAL        EventType = 8
+	IBV_EVENT_PORT_ACTIVE         EventType = 9
+	IBV_EVENT_PORT_ERR            EventType = 0xa
+	IBV_EVENT_LID_CHANGE          EventType = 0xb
+	IBV_EVENT_PKEY_CHANGE         EventType = 0xc
+	IBV_EVENT_SM_CHANGE           EventType = 0xd
+	IBV_EVENT_SRQ_ERR             EventType = 0xe
+	IBV_EVENT_SRQ_LIMIT_REACHED   EventType = 0xf
+	IBV_EVENT_QP_LAST_WQE_REACHED EventType = 0x10
+	IBV_EVENT_CLIENT_REREGISTER   EventType = 0x11
+	IBV_EVENT_GID_CHANGE          EventType = 0x12
+	IBV_EVENT_WQ_FATAL            EventType = 0x13
 )
 
-// String prints the name of the value, or IbvEventType(n) for an unknown one.
-func (v IbvEventType) String() string {
+// String prints the name of the value, or EventType(n) for an unknown one.
+func (v EventType) String() string {
 	switch v {
 	case IBV_EVENT_CQ_ERR:
 		return "IBV_EVENT_CQ_ERR"
@@ -1608,41 +1676,42 @@ func (v IbvEventType) String() string {
 	case IBV_EVENT_WQ_FATAL:
 		return "IBV_EVENT_WQ_FATAL"
 	}
-	return formatUnknown("IbvEventType", uint64(v))
+	return formatUnknown("EventType", uint64(v))
 }
 
-// IbvWcStatus is enum ibv_wc_status (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
-type IbvWcStatus uint32
+// WCStatus is enum ibv_wc_status (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
+type WCStatus uint32
 
+// The members of enum ibv_wc_status.
 const (
-	IBV_WC_SUCCESS            IbvWcStatus = 0
-	IBV_WC_LOC_LEN_ERR        IbvWcStatus = 1
-	IBV_WC_LOC_QP_OP_ERR      IbvWcStatus = 2
-	IBV_WC_LOC_EEC_OP_ERR     IbvWcStatus = 3
-	IBV_WC_LOC_PROT_ERR       IbvWcStatus = 4
-	IBV_WC_WR_FLUSH_ERR       IbvWcStatus = 5
-	IBV_WC_MW_BIND_ERR        IbvWcStatus = 6
-	IBV_WC_BAD_RESP_ERR       IbvWcStatus = 7
-	IBV_WC_LOC_ACCESS_ERR     IbvWcStatus = 8
-	IBV_WC_REM_INV_REQ_ERR    IbvWcStatus = 9
-	IBV_WC_REM_ACCESS_ERR     IbvWcStatus = 0xa
-	IBV_WC_REM_OP_ERR         IbvWcStatus = 0xb
-	IBV_WC_RETRY_EXC_ERR      IbvWcStatus = 0xc
-	IBV_WC_RNR_RETRY_EXC_ERR  IbvWcStatus = 0xd
-	IBV_WC_LOC_RDD_VIOL_ERR   IbvWcStatus = 0xe
-	IBV_WC_REM_INV_RD_REQ_ERR IbvWcStatus = 0xf
-	IBV_WC_REM_ABORT_ERR      IbvWcStatus = 0x10
-	IBV_WC_INV_EECN_ERR       IbvWcStatus = 0x11
-	IBV_WC_INV_EEC_STATE_ERR  IbvWcStatus = 0x12
-	IBV_WC_FATAL_ERR          IbvWcStatus = 0x13
-	IBV_WC_RESP_TIMEOUT_ERR   IbvWcStatus = 0x14
-	IBV_WC_GENERAL_ERR        IbvWcStatus = 0x15
-	IBV_WC_TM_ERR             IbvWcStatus = 0x16
-	IBV_WC_TM_RNDV_INCOMPLETE IbvWcStatus = 0x17
+	IBV_WC_SUCCESS            WCStatus = 0
+	IBV_WC_LOC_LEN_ERR        WCStatus = 1
+	IBV_WC_LOC_QP_OP_ERR      WCStatus = 2
+	IBV_WC_LOC_EEC_OP_ERR     WCStatus = 3
+	IBV_WC_LOC_PROT_ERR       WCStatus = 4
+	IBV_WC_WR_FLUSH_ERR       WCStatus = 5
+	IBV_WC_MW_BIND_ERR        WCStatus = 6
+	IBV_WC_BAD_RESP_ERR       WCStatus = 7
+	IBV_WC_LOC_ACCESS_ERR     WCStatus = 8
+	IBV_WC_REM_INV_REQ_ERR    WCStatus = 9
+	IBV_WC_REM_ACCESS_ERR     WCStatus = 0xa
+	IBV_WC_REM_OP_ERR         WCStatus = 0xb
+	IBV_WC_RETRY_EXC_ERR      WCStatus = 0xc
+	IBV_WC_RNR_RETRY_EXC_ERR  WCStatus = 0xd
+	IBV_WC_LOC_RDD_VIOL_ERR   WCStatus = 0xe
+	IBV_WC_REM_INV_RD_REQ_ERR WCStatus = 0xf
+	IBV_WC_REM_ABORT_ERR      WCStatus = 0x10
+	IBV_WC_INV_EECN_ERR       WCStatus = 0x11
+	IBV_WC_INV_EEC_STATE_ERR  WCStatus = 0x12
+	IBV_WC_FATAL_ERR          WCStatus = 0x13
+	IBV_WC_RESP_TIMEOUT_ERR   WCStatus = 0x14
+	IBV_WC_GENERAL_ERR        WCStatus = 0x15
+	IBV_WC_TM_ERR             WCStatus = 0x16
+	IBV_WC_TM_RNDV_INCOMPLETE WCStatus = 0x17
 )
 
-// String prints the name of the value, or IbvWcStatus(n) for an unknown one.
-func (v IbvWcStatus) String() string {
+// String prints the name of the value, or WCStatus(n) for an unknown one.
+func (v WCStatus) String() string {
 	switch v {
 	case IBV_WC_SUCCESS:
 		return "IBV_WC_SUCCESS"
@@ -1693,36 +1762,37 @@ func (v IbvWcStatus) String() string {
 	case IBV_WC_TM_RNDV_INCOMPLETE:
 		return "IBV_WC_TM_RNDV_INCOMPLETE"
 	}
-	return formatUnknown("IbvWcStatus", uint64(v))
+	return formatUnknown("WCStatus", uint64(v))
 }
 
-// IbvWcOpcode is enum ibv_wc_opcode (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
-type IbvWcOpcode uint32
+// IBVWCOpcode is enum ibv_wc_opcode (infiniband/verbs.h), a value enum. See ibv_poll_cq(3).
+type IBVWCOpcode uint32
 
+// The members of enum ibv_wc_opcode.
 const (
-	IBV_WC_SEND               IbvWcOpcode = 0
-	IBV_WC_RDMA_WRITE         IbvWcOpcode = 1
-	IBV_WC_RDMA_READ          IbvWcOpcode = 2
-	IBV_WC_COMP_SWAP          IbvWcOpcode = 3
-	IBV_WC_FETCH_ADD          IbvWcOpcode = 4
-	IBV_WC_BIND_MW            IbvWcOpcode = 5
-	IBV_WC_LOCAL_INV          IbvWcOpcode = 6
-	IBV_WC_TSO                IbvWcOpcode = 7
-	IBV_WC_ATOMIC_WRITE       IbvWcOpcode = 9
-	IBV_WC_RECV               IbvWcOpcode = 0x80
-	IBV_WC_RECV_RDMA_WITH_IMM IbvWcOpcode = 0x81
-	IBV_WC_TM_ADD             IbvWcOpcode = 0x82
-	IBV_WC_TM_DEL             IbvWcOpcode = 0x83
-	IBV_WC_TM_SYNC            IbvWcOpcode = 0x84
-	IBV_WC_TM_RECV            IbvWcOpcode = 0x85
-	IBV_WC_TM_NO_TAG          IbvWcOpcode = 0x86
-	IBV_WC_DRIVER1            IbvWcOpcode = 0x87
-	IBV_WC_DRIVER2            IbvWcOpcode = 0x88
-	IBV_WC_DRIVER3            IbvWcOpcode = 0x89
+	IBV_WC_SEND               IBVWCOpcode = 0
+	IBV_WC_RDMA_WRITE         IBVWCOpcode = 1
+	IBV_WC_RDMA_READ          IBVWCOpcode = 2
+	IBV_WC_COMP_SWAP          IBVWCOpcode = 3
+	IBV_WC_FETCH_ADD          IBVWCOpcode = 4
+	IBV_WC_BIND_MW            IBVWCOpcode = 5
+	IBV_WC_LOCAL_INV          IBVWCOpcode = 6
+	IBV_WC_TSO                IBVWCOpcode = 7
+	IBV_WC_ATOMIC_WRITE       IBVWCOpcode = 9
+	IBV_WC_RECV               IBVWCOpcode = 0x80
+	IBV_WC_RECV_RDMA_WITH_IMM IBVWCOpcode = 0x81
+	IBV_WC_TM_ADD             IBVWCOpcode = 0x82
+	IBV_WC_TM_DEL             IBVWCOpcode = 0x83
+	IBV_WC_TM_SYNC            IBVWCOpcode = 0x84
+	IBV_WC_TM_RECV            IBVWCOpcode = 0x85
+	IBV_WC_TM_NO_TAG          IBVWCOpcode = 0x86
+	IBV_WC_DRIVER1            IBVWCOpcode = 0x87
+	IBV_WC_DRIVER2            IBVWCOpcode = 0x88
+	IBV_WC_DRIVER3            IBVWCOpcode = 0x89
 )
 
-// String prints the name of the value, or IbvWcOpcode(n) for an unknown one.
-func (v IbvWcOpcode) String() string {
+// String prints the name of the value, or IBVWCOpcode(n) for an unknown one.
+func (v IBVWCOpcode) String() string {
 	switch v {
 	case IBV_WC_SEND:
 		return "IBV_WC_SEND"
@@ -1763,28 +1833,29 @@ func (v IbvWcOpcode) String() string {
 	case IBV_WC_DRIVER3:
 		return "IBV_WC_DRIVER3"
 	}
-	return formatUnknown("IbvWcOpcode", uint64(v))
+	return formatUnknown("IBVWCOpcode", uint64(v))
 }
 
-// IbvCreateCqWcFlags is enum ibv_create_cq_wc_flags (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
-type IbvCreateCqWcFlags uint32
+// CreateCQWCFlags is enum ibv_create_cq_wc_flags (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
+type CreateCQWCFlags uint32
 
+// The members of enum ibv_create_cq_wc_flags.
 const (
-	IBV_WC_EX_WITH_BYTE_LEN                       IbvCreateCqWcFlags = 1
-	IBV_WC_EX_WITH_IMM                            IbvCreateCqWcFlags = 2
-	IBV_WC_EX_WITH_QP_NUM                         IbvCreateCqWcFlags = 4
-	IBV_WC_EX_WITH_SRC_QP                         IbvCreateCqWcFlags = 8
-	IBV_WC_EX_WITH_SLID                           IbvCreateCqWcFlags = 0x10
-	IBV_WC_EX_WITH_SL                             IbvCreateCqWcFlags = 0x20
-	IBV_WC_EX_WITH_DLID_PATH_BITS                 IbvCreateCqWcFlags = 0x40
-	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP           IbvCreateCqWcFlags = 0x80
-	IBV_WC_EX_WITH_CVLAN                          IbvCreateCqWcFlags = 0x100
-	IBV_WC_EX_WITH_FLOW_TAG                       IbvCreateCqWcFlags = 0x200
-	IBV_WC_EX_WITH_TM_INFO                        IbvCreateCqWcFlags = 0x400
-	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK IbvCreateCqWcFlags = 0x800
+	IBV_WC_EX_WITH_BYTE_LEN                       CreateCQWCFlags = 1
+	IBV_WC_EX_WITH_IMM                            CreateCQWCFlags = 2
+	IBV_WC_EX_WITH_QP_NUM                         CreateCQWCFlags = 4
+	IBV_WC_EX_WITH_SRC_QP                         CreateCQWCFlags = 8
+	IBV_WC_EX_WITH_SLID                           CreateCQWCFlags = 0x10
+	IBV_WC_EX_WITH_SL                             CreateCQWCFlags = 0x20
+	IBV_WC_EX_WITH_DLID_PATH_BITS                 CreateCQWCFlags = 0x40
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP           CreateCQWCFlags = 0x80
+	IBV_WC_EX_WITH_CVLAN                          CreateCQWCFlags = 0x100
+	IBV_WC_EX_WITH_FLOW_TAG                       CreateCQWCFlags = 0x200
+	IBV_WC_EX_WITH_TM_INFO                        CreateCQWCFlags = 0x400
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK CreateCQWCFlags = 0x800
 )
 
-var ibvCreateCqWcFlagsNames = []flagName{
+var createCQWCFlagsNames = []flagName{
 	{uint64(IBV_WC_EX_WITH_BYTE_LEN), "IBV_WC_EX_WITH_BYTE_LEN"},
 	{uint64(IBV_WC_EX_WITH_IMM), "IBV_WC_EX_WITH_IMM"},
 	{uint64(IBV_WC_EX_WITH_QP_NUM), "IBV_WC_EX_WITH_QP_NUM"},
@@ -1800,24 +1871,25 @@ var ibvCreateCqWcFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvCreateCqWcFlags) String() string {
-	return formatFlags(uint64(v), ibvCreateCqWcFlagsNames)
+func (v CreateCQWCFlags) String() string {
+	return formatFlags(uint64(v), createCQWCFlagsNames)
 }
 
-// IbvWcFlags is enum ibv_wc_flags (infiniband/verbs.h), a flag set. See ibv_poll_cq(3).
-type IbvWcFlags uint32
+// WCFlags is enum ibv_wc_flags (infiniband/verbs.h), a flag set. See ibv_poll_cq(3).
+type WCFlags uint32
 
+// The members of enum ibv_wc_flags.
 const (
-	IBV_WC_GRH           IbvWcFlags = 1
-	IBV_WC_WITH_IMM      IbvWcFlags = 2
-	IBV_WC_IP_CSUM_OK    IbvWcFlags = 4
-	IBV_WC_WITH_INV      IbvWcFlags = 8
-	IBV_WC_TM_SYNC_REQ   IbvWcFlags = 0x10
-	IBV_WC_TM_MATCH      IbvWcFlags = 0x20
-	IBV_WC_TM_DATA_VALID IbvWcFlags = 0x40
+	IBV_WC_GRH           WCFlags = 1
+	IBV_WC_WITH_IMM      WCFlags = 2
+	IBV_WC_IP_CSUM_OK    WCFlags = 4
+	IBV_WC_WITH_INV      WCFlags = 8
+	IBV_WC_TM_SYNC_REQ   WCFlags = 0x10
+	IBV_WC_TM_MATCH      WCFlags = 0x20
+	IBV_WC_TM_DATA_VALID WCFlags = 0x40
 )
 
-var ibvWcFlagsNames = []flagName{
+var wCFlagsNames = []flagName{
 	{uint64(IBV_WC_GRH), "IBV_WC_GRH"},
 	{uint64(IBV_WC_WITH_IMM), "IBV_WC_WITH_IMM"},
 	{uint64(IBV_WC_IP_CSUM_OK), "IBV_WC_IP_CSUM_OK"},
@@ -1828,26 +1900,27 @@ var ibvWcFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvWcFlags) String() string {
-	return formatFlags(uint64(v), ibvWcFlagsNames)
+func (v WCFlags) String() string {
+	return formatFlags(uint64(v), wCFlagsNames)
 }
 
-// IbvAccessFlags is enum ibv_access_flags (infiniband/verbs.h), a flag set. See ibv_reg_mr(3).
-type IbvAccessFlags uint32
+// AccessFlags is enum ibv_access_flags (infiniband/verbs.h), a flag set. See ibv_reg_mr(3).
+type AccessFlags uint32
 
+// The members of enum ibv_access_flags.
 const (
-	IBV_ACCESS_LOCAL_WRITE      IbvAccessFlags = 1
-	IBV_ACCESS_REMOTE_WRITE     IbvAccessFlags = 2
-	IBV_ACCESS_REMOTE_READ      IbvAccessFlags = 4
-	IBV_ACCESS_REMOTE_ATOMIC    IbvAccessFlags = 8
-	IBV_ACCESS_MW_BIND          IbvAccessFlags = 0x10
-	IBV_ACCESS_ZERO_BASED       IbvAccessFlags = 0x20
-	IBV_ACCESS_ON_DEMAND        IbvAccessFlags = 0x40
-	IBV_ACCESS_HUGETLB          IbvAccessFlags = 0x80
-	IBV_ACCESS_RELAXED_ORDERING IbvAccessFlags = 0x100000
+	IBV_ACCESS_LOCAL_WRITE      AccessFlags = 1
+	IBV_ACCESS_REMOTE_WRITE     AccessFlags = 2
+	IBV_ACCESS_REMOTE_READ      AccessFlags = 4
+	IBV_ACCESS_REMOTE_ATOMIC    AccessFlags = 8
+	IBV_ACCESS_MW_BIND          AccessFlags = 0x10
+	IBV_ACCESS_ZERO_BASED       AccessFlags = 0x20
+	IBV_ACCESS_ON_DEMAND        AccessFlags = 0x40
+	IBV_ACCESS_HUGETLB          AccessFlags = 0x80
+	IBV_ACCESS_RELAXED_ORDERING AccessFlags = 0x100000
 )
 
-var ibvAccessFlagsNames = []flagName{
+var accessFlagsNames = []flagName{
 	{uint64(IBV_ACCESS_LOCAL_WRITE), "IBV_ACCESS_LOCAL_WRITE"},
 	{uint64(IBV_ACCESS_REMOTE_WRITE), "IBV_ACCESS_REMOTE_WRITE"},
 	{uint64(IBV_ACCESS_REMOTE_READ), "IBV_ACCESS_REMOTE_READ"},
@@ -1860,44 +1933,46 @@ var ibvAccessFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvAccessFlags) String() string {
-	return formatFlags(uint64(v), ibvAccessFlagsNames)
+func (v AccessFlags) String() string {
+	return formatFlags(uint64(v), accessFlagsNames)
 }
 
-// IbvMwType is enum ibv_mw_type (infiniband/verbs.h), a value enum. See ibv_alloc_mw(3).
-type IbvMwType uint32
+// MWType is enum ibv_mw_type (infiniband/verbs.h), a value enum. See ibv_alloc_mw(3).
+type MWType uint32
 
+// The members of enum ibv_mw_type.
 const (
-	IBV_MW_TYPE_1 IbvMwType = 1
-	IBV_MW_TYPE_2 IbvMwType = 2
+	IBV_MW_TYPE_1 MWType = 1
+	IBV_MW_TYPE_2 MWType = 2
 )
 
-// String prints the name of the value, or IbvMwType(n) for an unknown one.
-func (v IbvMwType) String() string {
+// String prints the name of the value, or MWType(n) for an unknown one.
+func (v MWType) String() string {
 	switch v {
 	case IBV_MW_TYPE_1:
 		return "IBV_MW_TYPE_1"
 	case IBV_MW_TYPE_2:
 		return "IBV_MW_TYPE_2"
 	}
-	return formatUnknown("IbvMwType", uint64(v))
+	return formatUnknown("MWType", uint64(v))
 }
 
-// IbvQpType is enum ibv_qp_type (infiniband/verbs.h), a value enum. See ibv_create_qp(3).
-type IbvQpType uint32
+// IBVQPType is enum ibv_qp_type (infiniband/verbs.h), a value enum. See ibv_create_qp(3).
+type IBVQPType uint32
 
+// The members of enum ibv_qp_type.
 const (
-	IBV_QPT_RC         IbvQpType = 2
-	IBV_QPT_UC         IbvQpType = 3
-	IBV_QPT_UD         IbvQpType = 4
-	IBV_QPT_RAW_PACKET IbvQpType = 8
-	IBV_QPT_XRC_SEND   IbvQpType = 9
-	IBV_QPT_XRC_RECV   IbvQpType = 0xa
-	IBV_QPT_DRIVER     IbvQpType = 0xff
+	IBV_QPT_RC         IBVQPType = 2
+	IBV_QPT_UC         IBVQPType = 3
+	IBV_QPT_UD         IBVQPType = 4
+	IBV_QPT_RAW_PACKET IBVQPType = 8
+	IBV_QPT_XRC_SEND   IBVQPType = 9
+	IBV_QPT_XRC_RECV   IBVQPType = 0xa
+	IBV_QPT_DRIVER     IBVQPType = 0xff
 )
 
-// String prints the name of the value, or IbvQpType(n) for an unknown one.
-func (v IbvQpType) String() string {
+// String prints the name of the value, or IBVQPType(n) for an unknown one.
+func (v IBVQPType) String() string {
 	switch v {
 	case IBV_QPT_RC:
 		return "IBV_QPT_RC"
@@ -1914,23 +1989,24 @@ func (v IbvQpType) String() string {
 	case IBV_QPT_DRIVER:
 		return "IBV_QPT_DRIVER"
 	}
-	return formatUnknown("IbvQpType", uint64(v))
+	return formatUnknown("IBVQPType", uint64(v))
 }
 
-// IbvQpInitAttrMask is enum ibv_qp_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
-type IbvQpInitAttrMask uint32
+// IBVQPInitAttrMask is enum ibv_qp_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
+type IBVQPInitAttrMask uint32
 
+// The members of enum ibv_qp_init_attr_mask.
 const (
-	IBV_QP_INIT_ATTR_PD             IbvQpInitAttrMask = 1
-	IBV_QP_INIT_ATTR_XRCD           IbvQpInitAttrMask = 2
-	IBV_QP_INIT_ATTR_CREATE_FLAGS   IbvQpInitAttrMask = 4
-	IBV_QP_INIT_ATTR_MAX_TSO_HEADER IbvQpInitAttrMask = 8
-	IBV_QP_INIT_ATTR_IND_TABLE      IbvQpInitAttrMask = 0x10
-	IBV_QP_INIT_ATTR_RX_HASH        IbvQpInitAttrMask = 0x20
-	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS IbvQpInitAttrMask = 0x40
+	IBV_QP_INIT_ATTR_PD             IBVQPInitAttrMask = 1
+	IBV_QP_INIT_ATTR_XRCD           IBVQPInitAttrMask = 2
+	IBV_QP_INIT_ATTR_CREATE_FLAGS   IBVQPInitAttrMask = 4
+	IBV_QP_INIT_ATTR_MAX_TSO_HEADER IBVQPInitAttrMask = 8
+	IBV_QP_INIT_ATTR_IND_TABLE      IBVQPInitAttrMask = 0x10
+	IBV_QP_INIT_ATTR_RX_HASH        IBVQPInitAttrMask = 0x20
+	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS IBVQPInitAttrMask = 0x40
 )
 
-var ibvQpInitAttrMaskNames = []flagName{
+var iBVQPInitAttrMaskNames = []flagName{
 	{uint64(IBV_QP_INIT_ATTR_PD), "IBV_QP_INIT_ATTR_PD"},
 	{uint64(IBV_QP_INIT_ATTR_XRCD), "IBV_QP_INIT_ATTR_XRCD"},
 	{uint64(IBV_QP_INIT_ATTR_CREATE_FLAGS), "IBV_QP_INIT_ATTR_CREATE_FLAGS"},
@@ -1941,22 +2017,23 @@ var ibvQpInitAttrMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvQpInitAttrMask) String() string {
-	return formatFlags(uint64(v), ibvQpInitAttrMaskNames)
+func (v IBVQPInitAttrMask) String() string {
+	return formatFlags(uint64(v), iBVQPInitAttrMaskNames)
 }
 
-// IbvQpCreateFlags is enum ibv_qp_create_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
-type IbvQpCreateFlags uint32
+// IBVQPCreateFlags is enum ibv_qp_create_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
+type IBVQPCreateFlags uint32
 
+// The members of enum ibv_qp_create_flags.
 const (
-	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB   IbvQpCreateFlags = 2
-	IBV_QP_CREATE_SCATTER_FCS           IbvQpCreateFlags = 0x100
-	IBV_QP_CREATE_CVLAN_STRIPPING       IbvQpCreateFlags = 0x200
-	IBV_QP_CREATE_SOURCE_QPN            IbvQpCreateFlags = 0x400
-	IBV_QP_CREATE_PCI_WRITE_END_PADDING IbvQpCreateFlags = 0x800
+	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB   IBVQPCreateFlags = 2
+	IBV_QP_CREATE_SCATTER_FCS           IBVQPCreateFlags = 0x100
+	IBV_QP_CREATE_CVLAN_STRIPPING       IBVQPCreateFlags = 0x200
+	IBV_QP_CREATE_SOURCE_QPN            IBVQPCreateFlags = 0x400
+	IBV_QP_CREATE_PCI_WRITE_END_PADDING IBVQPCreateFlags = 0x800
 )
 
-var ibvQpCreateFlagsNames = []flagName{
+var iBVQPCreateFlagsNames = []flagName{
 	{uint64(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB), "IBV_QP_CREATE_BLOCK_SELF_MCAST_LB"},
 	{uint64(IBV_QP_CREATE_SCATTER_FCS), "IBV_QP_CREATE_SCATTER_FCS"},
 	{uint64(IBV_QP_CREATE_CVLAN_STRIPPING), "IBV_QP_CREATE_CVLAN_STRIPPING"},
@@ -1965,29 +2042,30 @@ var ibvQpCreateFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvQpCreateFlags) String() string {
-	return formatFlags(uint64(v), ibvQpCreateFlagsNames)
+func (v IBVQPCreateFlags) String() string {
+	return formatFlags(uint64(v), iBVQPCreateFlagsNames)
 }
 
-// IbvQpCreateSendOpsFlags is enum ibv_qp_create_send_ops_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
-type IbvQpCreateSendOpsFlags uint32
+// IBVQPCreateSendOpsFlags is enum ibv_qp_create_send_ops_flags (infiniband/verbs.h), a flag set. See ibv_create_qp_ex(3).
+type IBVQPCreateSendOpsFlags uint32
 
+// The members of enum ibv_qp_create_send_ops_flags.
 const (
-	IBV_QP_EX_WITH_RDMA_WRITE           IbvQpCreateSendOpsFlags = 1
-	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM  IbvQpCreateSendOpsFlags = 2
-	IBV_QP_EX_WITH_SEND                 IbvQpCreateSendOpsFlags = 4
-	IBV_QP_EX_WITH_SEND_WITH_IMM        IbvQpCreateSendOpsFlags = 8
-	IBV_QP_EX_WITH_RDMA_READ            IbvQpCreateSendOpsFlags = 0x10
-	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP   IbvQpCreateSendOpsFlags = 0x20
-	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD IbvQpCreateSendOpsFlags = 0x40
-	IBV_QP_EX_WITH_LOCAL_INV            IbvQpCreateSendOpsFlags = 0x80
-	IBV_QP_EX_WITH_BIND_MW              IbvQpCreateSendOpsFlags = 0x100
-	IBV_QP_EX_WITH_SEND_WITH_INV        IbvQpCreateSendOpsFlags = 0x200
-	IBV_QP_EX_WITH_TSO                  IbvQpCreateSendOpsFlags = 0x400
-	IBV_QP_EX_WITH_ATOMIC_WRITE         IbvQpCreateSendOpsFlags = 0x1000
+	IBV_QP_EX_WITH_RDMA_WRITE           IBVQPCreateSendOpsFlags = 1
+	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM  IBVQPCreateSendOpsFlags = 2
+	IBV_QP_EX_WITH_SEND                 IBVQPCreateSendOpsFlags = 4
+	IBV_QP_EX_WITH_SEND_WITH_IMM        IBVQPCreateSendOpsFlags = 8
+	IBV_QP_EX_WITH_RDMA_READ            IBVQPCreateSendOpsFlags = 0x10
+	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP   IBVQPCreateSendOpsFlags = 0x20
+	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD IBVQPCreateSendOpsFlags = 0x40
+	IBV_QP_EX_WITH_LOCAL_INV            IBVQPCreateSendOpsFlags = 0x80
+	IBV_QP_EX_WITH_BIND_MW              IBVQPCreateSendOpsFlags = 0x100
+	IBV_QP_EX_WITH_SEND_WITH_INV        IBVQPCreateSendOpsFlags = 0x200
+	IBV_QP_EX_WITH_TSO                  IBVQPCreateSendOpsFlags = 0x400
+	IBV_QP_EX_WITH_ATOMIC_WRITE         IBVQPCreateSendOpsFlags = 0x1000
 )
 
-var ibvQpCreateSendOpsFlagsNames = []flagName{
+var iBVQPCreateSendOpsFlagsNames = []flagName{
 	{uint64(IBV_QP_EX_WITH_RDMA_WRITE), "IBV_QP_EX_WITH_RDMA_WRITE"},
 	{uint64(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM), "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM"},
 	{uint64(IBV_QP_EX_WITH_SEND), "IBV_QP_EX_WITH_SEND"},
@@ -2003,39 +2081,40 @@ var ibvQpCreateSendOpsFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvQpCreateSendOpsFlags) String() string {
-	return formatFlags(uint64(v), ibvQpCreateSendOpsFlagsNames)
+func (v IBVQPCreateSendOpsFlags) String() string {
+	return formatFlags(uint64(v), iBVQPCreateSendOpsFlagsNames)
 }
 
-// IbvQpAttrMask is enum ibv_qp_attr_mask (infiniband/verbs.h), a flag set. See ibv_modify_qp(3).
-type IbvQpAttrMask uint32
+// QPAttrMask is enum ibv_qp_attr_mask (infiniband/verbs.h), a flag set. See ibv_modify_qp(3).
+type QPAttrMask uint32
 
+// The members of enum ibv_qp_attr_mask.
 const (
-	IBV_QP_STATE               IbvQpAttrMask = 1
-	IBV_QP_CUR_STATE           IbvQpAttrMask = 2
-	IBV_QP_EN_SQD_ASYNC_NOTIFY IbvQpAttrMask = 4
-	IBV_QP_ACCESS_FLAGS        IbvQpAttrMask = 8
-	IBV_QP_PKEY_INDEX          IbvQpAttrMask = 0x10
-	IBV_QP_PORT                IbvQpAttrMask = 0x20
-	IBV_QP_QKEY                IbvQpAttrMask = 0x40
-	IBV_QP_AV                  IbvQpAttrMask = 0x80
-	IBV_QP_PATH_MTU            IbvQpAttrMask = 0x100
-	IBV_QP_TIMEOUT             IbvQpAttrMask = 0x200
-	IBV_QP_RETRY_CNT           IbvQpAttrMask = 0x400
-	IBV_QP_RNR_RETRY           IbvQpAttrMask = 0x800
-	IBV_QP_RQ_PSN              IbvQpAttrMask = 0x1000
-	IBV_QP_MAX_QP_RD_ATOMIC    IbvQpAttrMask = 0x2000
-	IBV_QP_ALT_PATH            IbvQpAttrMask = 0x4000
-	IBV_QP_MIN_RNR_TIMER       IbvQpAttrMask = 0x8000
-	IBV_QP_SQ_PSN              IbvQpAttrMask = 0x10000
-	IBV_QP_MAX_DEST_RD_ATOMIC  IbvQpAttrMask = 0x20000
-	IBV_QP_PATH_MIG_STATE      IbvQpAttrMask = 0x40000
-	IBV_QP_CAP                 IbvQpAttrMask = 0x80000
-	IBV_QP_DEST_QPN            IbvQpAttrMask = 0x100000
-	IBV_QP_RATE_LIMIT          IbvQpAttrMask = 0x2000000
+	IBV_QP_STATE               QPAttrMask = 1
+	IBV_QP_CUR_STATE           QPAttrMask = 2
+	IBV_QP_EN_SQD_ASYNC_NOTIFY QPAttrMask = 4
+	IBV_QP_ACCESS_FLAGS        QPAttrMask = 8
+	IBV_QP_PKEY_INDEX          QPAttrMask = 0x10
+	IBV_QP_PORT                QPAttrMask = 0x20
+	IBV_QP_QKEY                QPAttrMask = 0x40
+	IBV_QP_AV                  QPAttrMask = 0x80
+	IBV_QP_PATH_MTU            QPAttrMask = 0x100
+	IBV_QP_TIMEOUT             QPAttrMask = 0x200
+	IBV_QP_RETRY_CNT           QPAttrMask = 0x400
+	IBV_QP_RNR_RETRY           QPAttrMask = 0x800
+	IBV_QP_RQ_PSN              QPAttrMask = 0x1000
+	IBV_QP_MAX_QP_RD_ATOMIC    QPAttrMask = 0x2000
+	IBV_QP_ALT_PATH            QPAttrMask = 0x4000
+	IBV_QP_MIN_RNR_TIMER       QPAttrMask = 0x8000
+	IBV_QP_SQ_PSN              QPAttrMask = 0x10000
+	IBV_QP_MAX_DEST_RD_ATOMIC  QPAttrMask = 0x20000
+	IBV_QP_PATH_MIG_STATE      QPAttrMask = 0x40000
+	IBV_QP_CAP                 QPAttrMask = 0x80000
+	IBV_QP_DEST_QPN            QPAttrMask = 0x100000
+	IBV_QP_RATE_LIMIT          QPAttrMask = 0x2000000
 )
 
-var ibvQpAttrMaskNames = []flagName{
+var qPAttrMaskNames = []flagName{
 	{uint64(IBV_QP_STATE), "IBV_QP_STATE"},
 	{uint64(IBV_QP_CUR_STATE), "IBV_QP_CUR_STATE"},
 	{uint64(IBV_QP_EN_SQD_ASYNC_NOTIFY), "IBV_QP_EN_SQD_ASYNC_NOTIFY"},
@@ -2061,26 +2140,27 @@ var ibvQpAttrMaskNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvQpAttrMask) String() string {
-	return formatFlags(uint64(v), ibvQpAttrMaskNames)
+func (v QPAttrMask) String() string {
+	return formatFlags(uint64(v), qPAttrMaskNames)
 }
 
-// IbvQpState is enum ibv_qp_state (infiniband/verbs.h), a value enum. See ibv_modify_qp(3).
-type IbvQpState uint32
+// QPState is enum ibv_qp_state (infiniband/verbs.h), a value enum. See ibv_modify_qp(3).
+type QPState uint32
 
+// The members of enum ibv_qp_state.
 const (
-	IBV_QPS_RESET   IbvQpState = 0
-	IBV_QPS_INIT    IbvQpState = 1
-	IBV_QPS_RTR     IbvQpState = 2
-	IBV_QPS_RTS     IbvQpState = 3
-	IBV_QPS_SQD     IbvQpState = 4
-	IBV_QPS_SQE     IbvQpState = 5
-	IBV_QPS_ERR     IbvQpState = 6
-	IBV_QPS_UNKNOWN IbvQpState = 7
+	IBV_QPS_RESET   QPState = 0
+	IBV_QPS_INIT    QPState = 1
+	IBV_QPS_RTR     QPState = 2
+	IBV_QPS_RTS     QPState = 3
+	IBV_QPS_SQD     QPState = 4
+	IBV_QPS_SQE     QPState = 5
+	IBV_QPS_ERR     QPState = 6
+	IBV_QPS_UNKNOWN QPState = 7
 )
 
-// String prints the name of the value, or IbvQpState(n) for an unknown one.
-func (v IbvQpState) String() string {
+// String prints the name of the value, or QPState(n) for an unknown one.
+func (v QPState) String() string {
 	switch v {
 	case IBV_QPS_RESET:
 		return "IBV_QPS_RESET"
@@ -2099,20 +2179,21 @@ func (v IbvQpState) String() string {
 	case IBV_QPS_UNKNOWN:
 		return "IBV_QPS_UNKNOWN"
 	}
-	return formatUnknown("IbvQpState", uint64(v))
+	return formatUnknown("QPState", uint64(v))
 }
 
-// IbvMigState is enum ibv_mig_state (infiniband/verbs.h), a value enum. See ibv_modify_qp(3).
-type IbvMigState uint32
+// MigState is enum ibv_mig_state (infiniband/verbs.h), a value enum. See ibv_modify_qp(3).
+type MigState uint32
 
+// The members of enum ibv_mig_state.
 const (
-	IBV_MIG_MIGRATED IbvMigState = 0
-	IBV_MIG_REARM    IbvMigState = 1
-	IBV_MIG_ARMED    IbvMigState = 2
+	IBV_MIG_MIGRATED MigState = 0
+	IBV_MIG_REARM    MigState = 1
+	IBV_MIG_ARMED    MigState = 2
 )
 
-// String prints the name of the value, or IbvMigState(n) for an unknown one.
-func (v IbvMigState) String() string {
+// String prints the name of the value, or MigState(n) for an unknown one.
+func (v MigState) String() string {
 	switch v {
 	case IBV_MIG_MIGRATED:
 		return "IBV_MIG_MIGRATED"
@@ -2121,30 +2202,31 @@ func (v IbvMigState) String() string {
 	case IBV_MIG_ARMED:
 		return "IBV_MIG_ARMED"
 	}
-	return formatUnknown("IbvMigState", uint64(v))
+	return formatUnknown("MigState", uint64(v))
 }
 
-// IbvWrOpcode is enum ibv_wr_opcode (infiniband/verbs.h), a value enum. See ibv_post_send(3).
-type IbvWrOpcode uint32
+// WROpcode is enum ibv_wr_opcode (infiniband/verbs.h), a value enum. See ibv_post_send(3).
+type WROpcode uint32
 
+// The members of enum ibv_wr_opcode.
 const (
-	IBV_WR_RDMA_WRITE           IbvWrOpcode = 0
-	IBV_WR_RDMA_WRITE_WITH_IMM  IbvWrOpcode = 1
-	IBV_WR_SEND                 IbvWrOpcode = 2
-	IBV_WR_SEND_WITH_IMM        IbvWrOpcode = 3
-	IBV_WR_RDMA_READ            IbvWrOpcode = 4
-	IBV_WR_ATOMIC_CMP_AND_SWP   IbvWrOpcode = 5
-	IBV_WR_ATOMIC_FETCH_AND_ADD IbvWrOpcode = 6
-	IBV_WR_LOCAL_INV            IbvWrOpcode = 7
-	IBV_WR_BIND_MW              IbvWrOpcode = 8
-	IBV_WR_SEND_WITH_INV        IbvWrOpcode = 9
-	IBV_WR_TSO                  IbvWrOpcode = 0xa
-	IBV_WR_DRIVER1              IbvWrOpcode = 0xb
-	IBV_WR_ATOMIC_WRITE         IbvWrOpcode = 0xf
+	IBV_WR_RDMA_WRITE           WROpcode = 0
+	IBV_WR_RDMA_WRITE_WITH_IMM  WROpcode = 1
+	IBV_WR_SEND                 WROpcode = 2
+	IBV_WR_SEND_WITH_IMM        WROpcode = 3
+	IBV_WR_RDMA_READ            WROpcode = 4
+	IBV_WR_ATOMIC_CMP_AND_SWP   WROpcode = 5
+	IBV_WR_ATOMIC_FETCH_AND_ADD WROpcode = 6
+	IBV_WR_LOCAL_INV            WROpcode = 7
+	IBV_WR_BIND_MW              WROpcode = 8
+	IBV_WR_SEND_WITH_INV        WROpcode = 9
+	IBV_WR_TSO                  WROpcode = 0xa
+	IBV_WR_DRIVER1              WROpcode = 0xb
+	IBV_WR_ATOMIC_WRITE         WROpcode = 0xf
 )
 
-// String prints the name of the value, or IbvWrOpcode(n) for an unknown one.
-func (v IbvWrOpcode) String() string {
+// String prints the name of the value, or WROpcode(n) for an unknown one.
+func (v WROpcode) String() string {
 	switch v {
 	case IBV_WR_RDMA_WRITE:
 		return "IBV_WR_RDMA_WRITE"
@@ -2173,21 +2255,22 @@ func (v IbvWrOpcode) String() string {
 	case IBV_WR_ATOMIC_WRITE:
 		return "IBV_WR_ATOMIC_WRITE"
 	}
-	return formatUnknown("IbvWrOpcode", uint64(v))
+	return formatUnknown("WROpcode", uint64(v))
 }
 
-// IbvSendFlags is enum ibv_send_flags (infiniband/verbs.h), a flag set. See ibv_post_send(3).
-type IbvSendFlags uint32
+// SendFlags is enum ibv_send_flags (infiniband/verbs.h), a flag set. See ibv_post_send(3).
+type SendFlags uint32
 
+// The members of enum ibv_send_flags.
 const (
-	IBV_SEND_FENCE     IbvSendFlags = 1
-	IBV_SEND_SIGNALED  IbvSendFlags = 2
-	IBV_SEND_SOLICITED IbvSendFlags = 4
-	IBV_SEND_INLINE    IbvSendFlags = 8
-	IBV_SEND_IP_CSUM   IbvSendFlags = 0x10
+	IBV_SEND_FENCE     SendFlags = 1
+	IBV_SEND_SIGNALED  SendFlags = 2
+	IBV_SEND_SOLICITED SendFlags = 4
+	IBV_SEND_INLINE    SendFlags = 8
+	IBV_SEND_IP_CSUM   SendFlags = 0x10
 )
 
-var ibvSendFlagsNames = []flagName{
+var sendFlagsNames = []flagName{
 	{uint64(IBV_SEND_FENCE), "IBV_SEND_FENCE"},
 	{uint64(IBV_SEND_SIGNALED), "IBV_SEND_SIGNALED"},
 	{uint64(IBV_SEND_SOLICITED), "IBV_SEND_SOLICITED"},
@@ -2196,22 +2279,23 @@ var ibvSendFlagsNames = []flagName{
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvSendFlags) String() string {
-	return formatFlags(uint64(v), ibvSendFlagsNames)
+func (v SendFlags) String() string {
+	return formatFlags(uint64(v), sendFlagsNames)
 }
 
-// IbvFlowAttrType is enum ibv_flow_attr_type (infiniband/verbs.h), a value enum.
-type IbvFlowAttrType uint32
+// FlowAttrType is enum ibv_flow_attr_type (infiniband/verbs.h), a value enum.
+type FlowAttrType uint32
 
+// The members of enum ibv_flow_attr_type.
 const (
-	IBV_FLOW_ATTR_NORMAL      IbvFlowAttrType = 0
-	IBV_FLOW_ATTR_ALL_DEFAULT IbvFlowAttrType = 1
-	IBV_FLOW_ATTR_MC_DEFAULT  IbvFlowAttrType = 2
-	IBV_FLOW_ATTR_SNIFFER     IbvFlowAttrType = 3
+	IBV_FLOW_ATTR_NORMAL      FlowAttrType = 0
+	IBV_FLOW_ATTR_ALL_DEFAULT FlowAttrType = 1
+	IBV_FLOW_ATTR_MC_DEFAULT  FlowAttrType = 2
+	IBV_FLOW_ATTR_SNIFFER     FlowAttrType = 3
 )
 
-// String prints the name of the value, or IbvFlowAttrType(n) for an unknown one.
-func (v IbvFlowAttrType) String() string {
+// String prints the name of the value, or FlowAttrType(n) for an unknown one.
+func (v FlowAttrType) String() string {
 	switch v {
 	case IBV_FLOW_ATTR_NORMAL:
 		return "IBV_FLOW_ATTR_NORMAL"
@@ -2222,58 +2306,61 @@ func (v IbvFlowAttrType) String() string {
 	case IBV_FLOW_ATTR_SNIFFER:
 		return "IBV_FLOW_ATTR_SNIFFER"
 	}
-	return formatUnknown("IbvFlowAttrType", uint64(v))
+	return formatUnknown("FlowAttrType", uint64(v))
 }
 
-// IbvCqInitAttrMask is enum ibv_cq_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
-type IbvCqInitAttrMask uint32
+// IBVCQInitAttrMask is enum ibv_cq_init_attr_mask (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
+type IBVCQInitAttrMask uint32
 
+// The members of enum ibv_cq_init_attr_mask.
 const (
-	IBV_CQ_INIT_ATTR_MASK_FLAGS IbvCqInitAttrMask = 1
-	IBV_CQ_INIT_ATTR_MASK_PD    IbvCqInitAttrMask = 2
+	IBV_CQ_INIT_ATTR_MASK_FLAGS IBVCQInitAttrMask = 1
+	IBV_CQ_INIT_ATTR_MASK_PD    IBVCQInitAttrMask = 2
 )
 
-var ibvCqInitAttrMaskNames = []flagName{
+var iBVCQInitAttrMaskNames = []flagName{
 	{uint64(IBV_CQ_INIT_ATTR_MASK_FLAGS), "IBV_CQ_INIT_ATTR_MASK_FLAGS"},
 	{uint64(IBV_CQ_INIT_ATTR_MASK_PD), "IBV_CQ_INIT_ATTR_MASK_PD"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvCqInitAttrMask) String() string {
-	return formatFlags(uint64(v), ibvCqInitAttrMaskNames)
+func (v IBVCQInitAttrMask) String() string {
+	return formatFlags(uint64(v), iBVCQInitAttrMaskNames)
 }
 
-// IbvCreateCqAttrFlags is enum ibv_create_cq_attr_flags (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
-type IbvCreateCqAttrFlags uint32
+// CreateCQAttrFlags is enum ibv_create_cq_attr_flags (infiniband/verbs.h), a flag set. See ibv_create_cq_ex(3).
+type CreateCQAttrFlags uint32
 
+// The members of enum ibv_create_cq_attr_flags.
 const (
-	IBV_CREATE_CQ_ATTR_SINGLE_THREADED IbvCreateCqAttrFlags = 1
-	IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN  IbvCreateCqAttrFlags = 2
+	IBV_CREATE_CQ_ATTR_SINGLE_THREADED CreateCQAttrFlags = 1
+	IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN  CreateCQAttrFlags = 2
 )
 
-var ibvCreateCqAttrFlagsNames = []flagName{
+var createCQAttrFlagsNames = []flagName{
 	{uint64(IBV_CREATE_CQ_ATTR_SINGLE_THREADED), "IBV_CREATE_CQ_ATTR_SINGLE_THREADED"},
 	{uint64(IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN), "IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN"},
 }
 
 // String prints the flags joined by |, unknown bits in hex.
-func (v IbvCreateCqAttrFlags) String() string {
-	return formatFlags(uint64(v), ibvCreateCqAttrFlagsNames)
+func (v CreateCQAttrFlags) String() string {
+	return formatFlags(uint64(v), createCQAttrFlagsNames)
 }
 
-// Mlx5IbUapiFlowTableType is enum mlx5_ib_uapi_flow_table_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
-type Mlx5IbUapiFlowTableType uint32
+// IBUAPIFlowTableType is enum mlx5_ib_uapi_flow_table_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
+type IBUAPIFlowTableType uint32
 
+// The members of enum mlx5_ib_uapi_flow_table_type.
 const (
-	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_RX  Mlx5IbUapiFlowTableType = 0
-	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_TX  Mlx5IbUapiFlowTableType = 1
-	MLX5_IB_UAPI_FLOW_TABLE_TYPE_FDB     Mlx5IbUapiFlowTableType = 2
-	MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_RX Mlx5IbUapiFlowTableType = 3
-	MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_TX Mlx5IbUapiFlowTableType = 4
+	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_RX  IBUAPIFlowTableType = 0
+	MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_TX  IBUAPIFlowTableType = 1
+	MLX5_IB_UAPI_FLOW_TABLE_TYPE_FDB     IBUAPIFlowTableType = 2
+	MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_RX IBUAPIFlowTableType = 3
+	MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_TX IBUAPIFlowTableType = 4
 )
 
-// String prints the name of the value, or Mlx5IbUapiFlowTableType(n) for an unknown one.
-func (v Mlx5IbUapiFlowTableType) String() string {
+// String prints the name of the value, or IBUAPIFlowTableType(n) for an unknown one.
+func (v IBUAPIFlowTableType) String() string {
 	switch v {
 	case MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_RX:
 		return "MLX5_IB_UAPI_FLOW_TABLE_TYPE_NIC_RX"
@@ -2286,21 +2373,22 @@ func (v Mlx5IbUapiFlowTableType) String() string {
 	case MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_TX:
 		return "MLX5_IB_UAPI_FLOW_TABLE_TYPE_RDMA_TX"
 	}
-	return formatUnknown("Mlx5IbUapiFlowTableType", uint64(v))
+	return formatUnknown("IBUAPIFlowTableType", uint64(v))
 }
 
-// Mlx5IbUapiFlowActionPacketReformatType is enum mlx5_ib_uapi_flow_action_packet_reformat_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
-type Mlx5IbUapiFlowActionPacketReformatType uint32
+// IBUAPIFlowActionPacketReformatType is enum mlx5_ib_uapi_flow_action_packet_reformat_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
+type IBUAPIFlowActionPacketReformatType uint32
 
+// The members of enum mlx5_ib_uapi_flow_action_packet_reformat_type.
 const (
-	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 Mlx5IbUapiFlowActionPacketReformatType = 0
-	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL Mlx5IbUapiFlowActionPacketReformatType = 1
-	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L3_TUNNEL_TO_L2 Mlx5IbUapiFlowActionPacketReformatType = 2
-	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL Mlx5IbUapiFlowActionPacketReformatType = 3
+	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 IBUAPIFlowActionPacketReformatType = 0
+	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL IBUAPIFlowActionPacketReformatType = 1
+	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L3_TUNNEL_TO_L2 IBUAPIFlowActionPacketReformatType = 2
+	MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL IBUAPIFlowActionPacketReformatType = 3
 )
 
-// String prints the name of the value, or Mlx5IbUapiFlowActionPacketReformatType(n) for an unknown one.
-func (v Mlx5IbUapiFlowActionPacketReformatType) String() string {
+// String prints the name of the value, or IBUAPIFlowActionPacketReformatType(n) for an unknown one.
+func (v IBUAPIFlowActionPacketReformatType) String() string {
 	switch v {
 	case MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2:
 		return "MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2"
@@ -2311,21 +2399,22 @@ func (v Mlx5IbUapiFlowActionPacketReformatType) String() string {
 	case MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL:
 		return "MLX5_IB_UAPI_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL"
 	}
-	return formatUnknown("Mlx5IbUapiFlowActionPacketReformatType", uint64(v))
+	return formatUnknown("IBUAPIFlowActionPacketReformatType", uint64(v))
 }
 
-// Mlx5IbUapiDmType is enum mlx5_ib_uapi_dm_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
-type Mlx5IbUapiDmType uint32
+// IBUAPIDMType is enum mlx5_ib_uapi_dm_type (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
+type IBUAPIDMType uint32
 
+// The members of enum mlx5_ib_uapi_dm_type.
 const (
-	MLX5_IB_UAPI_DM_TYPE_MEMIC                        Mlx5IbUapiDmType = 0
-	MLX5_IB_UAPI_DM_TYPE_STEERING_SW_ICM              Mlx5IbUapiDmType = 1
-	MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_SW_ICM         Mlx5IbUapiDmType = 2
-	MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_PATTERN_SW_ICM Mlx5IbUapiDmType = 3
+	MLX5_IB_UAPI_DM_TYPE_MEMIC                        IBUAPIDMType = 0
+	MLX5_IB_UAPI_DM_TYPE_STEERING_SW_ICM              IBUAPIDMType = 1
+	MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_SW_ICM         IBUAPIDMType = 2
+	MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_PATTERN_SW_ICM IBUAPIDMType = 3
 )
 
-// String prints the name of the value, or Mlx5IbUapiDmType(n) for an unknown one.
-func (v Mlx5IbUapiDmType) String() string {
+// String prints the name of the value, or IBUAPIDMType(n) for an unknown one.
+func (v IBUAPIDMType) String() string {
 	switch v {
 	case MLX5_IB_UAPI_DM_TYPE_MEMIC:
 		return "MLX5_IB_UAPI_DM_TYPE_MEMIC"
@@ -2336,21 +2425,22 @@ func (v Mlx5IbUapiDmType) String() string {
 	case MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_PATTERN_SW_ICM:
 		return "MLX5_IB_UAPI_DM_TYPE_HEADER_MODIFY_PATTERN_SW_ICM"
 	}
-	return formatUnknown("Mlx5IbUapiDmType", uint64(v))
+	return formatUnknown("IBUAPIDMType", uint64(v))
 }
 
-// Mlx5IbUapiDevxCreateEventChannelFlags is enum mlx5_ib_uapi_devx_create_event_channel_flags (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
-type Mlx5IbUapiDevxCreateEventChannelFlags uint32
+// IBUAPIDevxCreateEventChannelFlags is enum mlx5_ib_uapi_devx_create_event_channel_flags (infiniband/mlx5_user_ioctl_verbs.h), a value enum.
+type IBUAPIDevxCreateEventChannelFlags uint32
 
+// The members of enum mlx5_ib_uapi_devx_create_event_channel_flags.
 const (
-	MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA Mlx5IbUapiDevxCreateEventChannelFlags = 1
+	MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA IBUAPIDevxCreateEventChannelFlags = 1
 )
 
-// String prints the name of the value, or Mlx5IbUapiDevxCreateEventChannelFlags(n) for an unknown one.
-func (v Mlx5IbUapiDevxCreateEventChannelFlags) String() string {
+// String prints the name of the value, or IBUAPIDevxCreateEventChannelFlags(n) for an unknown one.
+func (v IBUAPIDevxCreateEventChannelFlags) String() string {
 	switch v {
 	case MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA:
 		return "MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA"
 	}
-	return formatUnknown("Mlx5IbUapiDevxCreateEventChannelFlags", uint64(v))
+	return formatUnknown("IBUAPIDevxCreateEventChannelFlags", uint64(v))
 }

@@ -5,55 +5,55 @@
 
 package mlx5dv
 
-// Mlx5ErrCqeFields holds every field of mlx5_err_cqe as a value.
-type Mlx5ErrCqeFields struct {
-	Rsvd0         [32]byte        // rsvd0
-	Srqn          uint32          // srqn
-	Rsvd1         [18]byte        // rsvd1
-	VendorErrSynd uint8           // vendor_err_synd
-	Syndrome      Mlx5CqeSyndrome // syndrome
-	SWqeOpcodeQpn uint32          // s_wqe_opcode_qpn
-	WqeCounter    uint16          // wqe_counter
-	Signature     uint8           // signature
-	OpOwn         uint8           // op_own
+// ErrCQEFields holds every field of mlx5_err_cqe as a value.
+type ErrCQEFields struct {
+	Rsvd0         [32]byte    // rsvd0
+	SRQN          uint32      // srqn
+	Rsvd1         [18]byte    // rsvd1
+	VendorErrSynd uint8       // vendor_err_synd
+	Syndrome      CQESyndrome // syndrome
+	SWQEOpcodeQPN uint32      // s_wqe_opcode_qpn
+	WQECounter    uint16      // wqe_counter
+	Signature     uint8       // signature
+	OpOwn         uint8       // op_own
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5ErrCqe) Fields() Mlx5ErrCqeFields {
-	var v Mlx5ErrCqeFields
+func (s *ErrCQE) Fields() ErrCQEFields {
+	var v ErrCQEFields
 	v.Rsvd0 = *s.Rsvd0()
-	v.Srqn = s.Srqn()
+	v.SRQN = s.SRQN()
 	v.Rsvd1 = *s.Rsvd1()
 	v.VendorErrSynd = s.VendorErrSynd()
 	v.Syndrome = s.Syndrome()
-	v.SWqeOpcodeQpn = s.SWqeOpcodeQpn()
-	v.WqeCounter = s.WqeCounter()
+	v.SWQEOpcodeQPN = s.SWQEOpcodeQPN()
+	v.WQECounter = s.WQECounter()
 	v.Signature = s.Signature()
 	v.OpOwn = s.OpOwn()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5ErrCqe) SetFields(v *Mlx5ErrCqeFields) {
+func (s *ErrCQE) SetFields(v *ErrCQEFields) {
 	s.SetRsvd0(v.Rsvd0)
-	s.SetSrqn(v.Srqn)
+	s.SetSRQN(v.SRQN)
 	s.SetRsvd1(v.Rsvd1)
 	s.SetVendorErrSynd(v.VendorErrSynd)
 	s.SetSyndrome(v.Syndrome)
-	s.SetSWqeOpcodeQpn(v.SWqeOpcodeQpn)
-	s.SetWqeCounter(v.WqeCounter)
+	s.SetSWQEOpcodeQPN(v.SWQEOpcodeQPN)
+	s.SetWQECounter(v.WQECounter)
 	s.SetSignature(v.Signature)
 	s.SetOpOwn(v.OpOwn)
 }
 
 // String prints every field of mlx5_err_cqe by name.
-func (s *Mlx5ErrCqe) String() string {
+func (s *ErrCQE) String() string {
 	b := make([]byte, 0, 496)
 	b = append(b, "mlx5_err_cqe{"...)
 	b = append(b, "rsvd0: "...)
 	b = appendBytes(b, s.Rsvd0()[:])
 	b = append(b, ", srqn: "...)
-	b = appendHex(b, uint64(s.Srqn()))
+	b = appendHex(b, uint64(s.SRQN()))
 	b = append(b, ", rsvd1: "...)
 	b = appendBytes(b, s.Rsvd1()[:])
 	b = append(b, ", vendor_err_synd: "...)
@@ -61,14 +61,14 @@ func (s *Mlx5ErrCqe) String() string {
 	b = append(b, ", syndrome: "...)
 	b = append(b, s.Syndrome().String()...)
 	b = append(b, ", s_wqe_opcode_qpn: "...)
-	b = appendHex(b, uint64(s.SWqeOpcodeQpn()))
+	b = appendHex(b, uint64(s.SWQEOpcodeQPN()))
 	b = append(b, " (qpn: "...)
-	b = appendHex(b, uint64(s.Qpn()))
+	b = appendHex(b, uint64(s.QPN()))
 	b = append(b, ", wqe_opcode: "...)
-	b = appendHex(b, uint64(s.WqeOpcode()))
+	b = appendHex(b, uint64(s.WQEOpcode()))
 	b = append(b, ")"...)
 	b = append(b, ", wqe_counter: "...)
-	b = appendHex(b, uint64(s.WqeCounter()))
+	b = appendHex(b, uint64(s.WQECounter()))
 	b = append(b, ", signature: "...)
 	b = appendHex(b, uint64(s.Signature()))
 	b = append(b, ", op_own: "...)
@@ -77,16 +77,16 @@ func (s *Mlx5ErrCqe) String() string {
 	return string(b)
 }
 
-// Mlx5TmCqeFields holds every field of mlx5_tm_cqe as a value.
-type Mlx5TmCqeFields struct {
+// TMCQEFields holds every field of mlx5_tm_cqe as a value.
+type TMCQEFields struct {
 	Success    uint32   // success
 	HwPhaseCnt uint16   // hw_phase_cnt
 	Rsvd0      [12]byte // rsvd0
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5TmCqe) Fields() Mlx5TmCqeFields {
-	var v Mlx5TmCqeFields
+func (s *TMCQE) Fields() TMCQEFields {
+	var v TMCQEFields
 	v.Success = s.Success()
 	v.HwPhaseCnt = s.HwPhaseCnt()
 	v.Rsvd0 = *s.Rsvd0()
@@ -94,14 +94,14 @@ func (s *Mlx5TmCqe) Fields() Mlx5TmCqeFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5TmCqe) SetFields(v *Mlx5TmCqeFields) {
+func (s *TMCQE) SetFields(v *TMCQEFields) {
 	s.SetSuccess(v.Success)
 	s.SetHwPhaseCnt(v.HwPhaseCnt)
 	s.SetRsvd0(v.Rsvd0)
 }
 
 // String prints every field of mlx5_tm_cqe by name.
-func (s *Mlx5TmCqe) String() string {
+func (s *TMCQE) String() string {
 	b := make([]byte, 0, 208)
 	b = append(b, "mlx5_tm_cqe{"...)
 	b = append(b, "success: "...)
@@ -114,97 +114,97 @@ func (s *Mlx5TmCqe) String() string {
 	return string(b)
 }
 
-// Mlx5Cqe64Fields holds every field of mlx5_cqe64 as a value.
-type Mlx5Cqe64Fields struct {
-	Rsvd0        [2]byte         // rsvd0
-	WqeId        uint16          // wqe_id
-	Rsvd4        [13]byte        // rsvd4
-	MlPath       uint8           // ml_path
-	Rsvd20       [4]byte         // rsvd20
-	Slid         uint16          // slid
-	FlagsRqpn    uint32          // flags_rqpn
-	HdsIpExt     uint8           // hds_ip_ext
-	L4HdrTypeEtc uint8           // l4_hdr_type_etc
-	VlanInfo     uint16          // vlan_info
-	TmCqe        Mlx5TmCqeFields // tm_cqe
-	Tmh          [16]byte        // tmh
-	SrqnUidx     uint32          // srqn_uidx
-	ImmInvalPkey uint32          // imm_inval_pkey
-	App          uint8           // app
-	AppOp        uint8           // app_op
-	AppInfo      uint16          // app_info
-	ByteCnt      uint32          // byte_cnt
-	Timestamp    uint64          // timestamp
-	SopDropQpn   uint32          // sop_drop_qpn
-	WqeCounter   uint16          // wqe_counter
-	Signature    uint8           // signature
-	OpOwn        uint8           // op_own
+// CQE64Fields holds every field of mlx5_cqe64 as a value.
+type CQE64Fields struct {
+	Rsvd0        [2]byte     // rsvd0
+	WQEID        uint16      // wqe_id
+	Rsvd4        [13]byte    // rsvd4
+	MlPath       uint8       // ml_path
+	Rsvd20       [4]byte     // rsvd20
+	Slid         uint16      // slid
+	FlagsRqpn    uint32      // flags_rqpn
+	HdsIPExt     uint8       // hds_ip_ext
+	L4HdrTypeEtc uint8       // l4_hdr_type_etc
+	VLANInfo     uint16      // vlan_info
+	TMCQE        TMCQEFields // tm_cqe
+	Tmh          [16]byte    // tmh
+	SRQNUidx     uint32      // srqn_uidx
+	ImmInvalPkey uint32      // imm_inval_pkey
+	App          uint8       // app
+	AppOp        uint8       // app_op
+	AppInfo      uint16      // app_info
+	ByteCnt      uint32      // byte_cnt
+	Timestamp    uint64      // timestamp
+	SopDropQPN   uint32      // sop_drop_qpn
+	WQECounter   uint16      // wqe_counter
+	Signature    uint8       // signature
+	OpOwn        uint8       // op_own
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5Cqe64) Fields() Mlx5Cqe64Fields {
-	var v Mlx5Cqe64Fields
+func (s *CQE64) Fields() CQE64Fields {
+	var v CQE64Fields
 	v.Rsvd0 = *s.Rsvd0()
-	v.WqeId = s.WqeId()
+	v.WQEID = s.WQEID()
 	v.Rsvd4 = *s.Rsvd4()
 	v.MlPath = s.MlPath()
 	v.Rsvd20 = *s.Rsvd20()
 	v.Slid = s.Slid()
 	v.FlagsRqpn = s.FlagsRqpn()
-	v.HdsIpExt = s.HdsIpExt()
+	v.HdsIPExt = s.HdsIPExt()
 	v.L4HdrTypeEtc = s.L4HdrTypeEtc()
-	v.VlanInfo = s.VlanInfo()
-	v.TmCqe = s.TmCqe().Fields()
+	v.VLANInfo = s.VLANInfo()
+	v.TMCQE = s.TMCQE().Fields()
 	v.Tmh = *s.Tmh()
-	v.SrqnUidx = s.SrqnUidx()
+	v.SRQNUidx = s.SRQNUidx()
 	v.ImmInvalPkey = s.ImmInvalPkey()
 	v.App = s.App()
 	v.AppOp = s.AppOp()
 	v.AppInfo = s.AppInfo()
 	v.ByteCnt = s.ByteCnt()
 	v.Timestamp = s.Timestamp()
-	v.SopDropQpn = s.SopDropQpn()
-	v.WqeCounter = s.WqeCounter()
+	v.SopDropQPN = s.SopDropQPN()
+	v.WQECounter = s.WQECounter()
 	v.Signature = s.Signature()
 	v.OpOwn = s.OpOwn()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5Cqe64) SetFields(v *Mlx5Cqe64Fields) {
+func (s *CQE64) SetFields(v *CQE64Fields) {
 	s.SetRsvd0(v.Rsvd0)
-	s.SetWqeId(v.WqeId)
+	s.SetWQEID(v.WQEID)
 	s.SetRsvd4(v.Rsvd4)
 	s.SetMlPath(v.MlPath)
 	s.SetRsvd20(v.Rsvd20)
 	s.SetSlid(v.Slid)
 	s.SetFlagsRqpn(v.FlagsRqpn)
-	s.SetHdsIpExt(v.HdsIpExt)
+	s.SetHdsIPExt(v.HdsIPExt)
 	s.SetL4HdrTypeEtc(v.L4HdrTypeEtc)
-	s.SetVlanInfo(v.VlanInfo)
-	s.TmCqe().SetFields(&v.TmCqe)
+	s.SetVLANInfo(v.VLANInfo)
+	s.TMCQE().SetFields(&v.TMCQE)
 	s.SetTmh(v.Tmh)
-	s.SetSrqnUidx(v.SrqnUidx)
+	s.SetSRQNUidx(v.SRQNUidx)
 	s.SetImmInvalPkey(v.ImmInvalPkey)
 	s.SetApp(v.App)
 	s.SetAppOp(v.AppOp)
 	s.SetAppInfo(v.AppInfo)
 	s.SetByteCnt(v.ByteCnt)
 	s.SetTimestamp(v.Timestamp)
-	s.SetSopDropQpn(v.SopDropQpn)
-	s.SetWqeCounter(v.WqeCounter)
+	s.SetSopDropQPN(v.SopDropQPN)
+	s.SetWQECounter(v.WQECounter)
 	s.SetSignature(v.Signature)
 	s.SetOpOwn(v.OpOwn)
 }
 
 // String prints every field of mlx5_cqe64 by name.
-func (s *Mlx5Cqe64) String() string {
+func (s *CQE64) String() string {
 	b := make([]byte, 0, 1168)
 	b = append(b, "mlx5_cqe64{"...)
 	b = append(b, "rsvd0: "...)
 	b = appendBytes(b, s.Rsvd0()[:])
 	b = append(b, ", wqe_id: "...)
-	b = appendHex(b, uint64(s.WqeId()))
+	b = appendHex(b, uint64(s.WQEID()))
 	b = append(b, ", rsvd4: "...)
 	b = appendBytes(b, s.Rsvd4()[:])
 	b = append(b, ", ml_path: "...)
@@ -216,17 +216,17 @@ func (s *Mlx5Cqe64) String() string {
 	b = append(b, ", flags_rqpn: "...)
 	b = appendHex(b, uint64(s.FlagsRqpn()))
 	b = append(b, ", hds_ip_ext: "...)
-	b = appendHex(b, uint64(s.HdsIpExt()))
+	b = appendHex(b, uint64(s.HdsIPExt()))
 	b = append(b, ", l4_hdr_type_etc: "...)
 	b = appendHex(b, uint64(s.L4HdrTypeEtc()))
 	b = append(b, ", vlan_info: "...)
-	b = appendHex(b, uint64(s.VlanInfo()))
+	b = appendHex(b, uint64(s.VLANInfo()))
 	b = append(b, ", tm_cqe: "...)
-	b = append(b, s.TmCqe().String()...)
+	b = append(b, s.TMCQE().String()...)
 	b = append(b, ", tmh: "...)
 	b = appendBytes(b, s.Tmh()[:])
 	b = append(b, ", srqn_uidx: "...)
-	b = appendHex(b, uint64(s.SrqnUidx()))
+	b = appendHex(b, uint64(s.SRQNUidx()))
 	b = append(b, ", imm_inval_pkey: "...)
 	b = appendHex(b, uint64(s.ImmInvalPkey()))
 	b = append(b, ", app: "...)
@@ -240,12 +240,12 @@ func (s *Mlx5Cqe64) String() string {
 	b = append(b, ", timestamp: "...)
 	b = appendHex(b, uint64(s.Timestamp()))
 	b = append(b, ", sop_drop_qpn: "...)
-	b = appendHex(b, uint64(s.SopDropQpn()))
+	b = appendHex(b, uint64(s.SopDropQPN()))
 	b = append(b, " (qpn: "...)
-	b = appendHex(b, uint64(s.Qpn()))
+	b = appendHex(b, uint64(s.QPN()))
 	b = append(b, ")"...)
 	b = append(b, ", wqe_counter: "...)
-	b = appendHex(b, uint64(s.WqeCounter()))
+	b = appendHex(b, uint64(s.WQECounter()))
 	b = append(b, ", signature: "...)
 	b = appendHex(b, uint64(s.Signature()))
 	b = append(b, ", op_own: "...)
@@ -263,40 +263,40 @@ func (s *Mlx5Cqe64) String() string {
 	return string(b)
 }
 
-// Mlx5WqeSrqNextSegFields holds every field of mlx5_wqe_srq_next_seg as a value.
-type Mlx5WqeSrqNextSegFields struct {
+// WQESRQNextSegFields holds every field of mlx5_wqe_srq_next_seg as a value.
+type WQESRQNextSegFields struct {
 	Rsvd0        [2]byte  // rsvd0
-	NextWqeIndex uint16   // next_wqe_index
+	NextWQEIndex uint16   // next_wqe_index
 	Signature    uint8    // signature
 	Rsvd1        [11]byte // rsvd1
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeSrqNextSeg) Fields() Mlx5WqeSrqNextSegFields {
-	var v Mlx5WqeSrqNextSegFields
+func (s *WQESRQNextSeg) Fields() WQESRQNextSegFields {
+	var v WQESRQNextSegFields
 	v.Rsvd0 = *s.Rsvd0()
-	v.NextWqeIndex = s.NextWqeIndex()
+	v.NextWQEIndex = s.NextWQEIndex()
 	v.Signature = s.Signature()
 	v.Rsvd1 = *s.Rsvd1()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeSrqNextSeg) SetFields(v *Mlx5WqeSrqNextSegFields) {
+func (s *WQESRQNextSeg) SetFields(v *WQESRQNextSegFields) {
 	s.SetRsvd0(v.Rsvd0)
-	s.SetNextWqeIndex(v.NextWqeIndex)
+	s.SetNextWQEIndex(v.NextWQEIndex)
 	s.SetSignature(v.Signature)
 	s.SetRsvd1(v.Rsvd1)
 }
 
 // String prints every field of mlx5_wqe_srq_next_seg by name.
-func (s *Mlx5WqeSrqNextSeg) String() string {
+func (s *WQESRQNextSeg) String() string {
 	b := make([]byte, 0, 256)
 	b = append(b, "mlx5_wqe_srq_next_seg{"...)
 	b = append(b, "rsvd0: "...)
 	b = appendBytes(b, s.Rsvd0()[:])
 	b = append(b, ", next_wqe_index: "...)
-	b = appendHex(b, uint64(s.NextWqeIndex()))
+	b = appendHex(b, uint64(s.NextWQEIndex()))
 	b = append(b, ", signature: "...)
 	b = appendHex(b, uint64(s.Signature()))
 	b = append(b, ", rsvd1: "...)
@@ -305,16 +305,16 @@ func (s *Mlx5WqeSrqNextSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeDataSegFields holds every field of mlx5_wqe_data_seg as a value.
-type Mlx5WqeDataSegFields struct {
+// WQEDataSegFields holds every field of mlx5_wqe_data_seg as a value.
+type WQEDataSegFields struct {
 	ByteCount uint32 // byte_count
 	Lkey      uint32 // lkey
 	Addr      uint64 // addr
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeDataSeg) Fields() Mlx5WqeDataSegFields {
-	var v Mlx5WqeDataSegFields
+func (s *WQEDataSeg) Fields() WQEDataSegFields {
+	var v WQEDataSegFields
 	v.ByteCount = s.ByteCount()
 	v.Lkey = s.Lkey()
 	v.Addr = s.Addr()
@@ -322,14 +322,14 @@ func (s *Mlx5WqeDataSeg) Fields() Mlx5WqeDataSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeDataSeg) SetFields(v *Mlx5WqeDataSegFields) {
+func (s *WQEDataSeg) SetFields(v *WQEDataSegFields) {
 	s.SetByteCount(v.ByteCount)
 	s.SetLkey(v.Lkey)
 	s.SetAddr(v.Addr)
 }
 
 // String prints every field of mlx5_wqe_data_seg by name.
-func (s *Mlx5WqeDataSeg) String() string {
+func (s *WQEDataSeg) String() string {
 	b := make([]byte, 0, 208)
 	b = append(b, "mlx5_wqe_data_seg{"...)
 	b = append(b, "byte_count: "...)
@@ -342,40 +342,40 @@ func (s *Mlx5WqeDataSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeCtrlSegFields holds every field of mlx5_wqe_ctrl_seg as a value.
-type Mlx5WqeCtrlSegFields struct {
-	OpmodIdxOpcode     uint32           // opmod_idx_opcode
-	QpnDs              uint32           // qpn_ds
-	Signature          uint8            // signature
-	DciStreamChannelId uint16           // dci_stream_channel_id
-	FmCeSe             Mlx5WqeCtrlFlags // fm_ce_se
-	Imm                uint32           // imm
+// WQECtrlSegFields holds every field of mlx5_wqe_ctrl_seg as a value.
+type WQECtrlSegFields struct {
+	OpmodIdxOpcode     uint32       // opmod_idx_opcode
+	QPNDS              uint32       // qpn_ds
+	Signature          uint8        // signature
+	DCIStreamChannelID uint16       // dci_stream_channel_id
+	FmCeSe             WQECtrlFlags // fm_ce_se
+	Imm                uint32       // imm
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeCtrlSeg) Fields() Mlx5WqeCtrlSegFields {
-	var v Mlx5WqeCtrlSegFields
+func (s *WQECtrlSeg) Fields() WQECtrlSegFields {
+	var v WQECtrlSegFields
 	v.OpmodIdxOpcode = s.OpmodIdxOpcode()
-	v.QpnDs = s.QpnDs()
+	v.QPNDS = s.QPNDS()
 	v.Signature = s.Signature()
-	v.DciStreamChannelId = s.DciStreamChannelId()
+	v.DCIStreamChannelID = s.DCIStreamChannelID()
 	v.FmCeSe = s.FmCeSe()
 	v.Imm = s.Imm()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeCtrlSeg) SetFields(v *Mlx5WqeCtrlSegFields) {
+func (s *WQECtrlSeg) SetFields(v *WQECtrlSegFields) {
 	s.SetOpmodIdxOpcode(v.OpmodIdxOpcode)
-	s.SetQpnDs(v.QpnDs)
+	s.SetQPNDS(v.QPNDS)
 	s.SetSignature(v.Signature)
-	s.SetDciStreamChannelId(v.DciStreamChannelId)
+	s.SetDCIStreamChannelID(v.DCIStreamChannelID)
 	s.SetFmCeSe(v.FmCeSe)
 	s.SetImm(v.Imm)
 }
 
 // String prints every field of mlx5_wqe_ctrl_seg by name.
-func (s *Mlx5WqeCtrlSeg) String() string {
+func (s *WQECtrlSeg) String() string {
 	b := make([]byte, 0, 352)
 	b = append(b, "mlx5_wqe_ctrl_seg{"...)
 	b = append(b, "opmod_idx_opcode: "...)
@@ -383,21 +383,21 @@ func (s *Mlx5WqeCtrlSeg) String() string {
 	b = append(b, " (opcode: "...)
 	b = append(b, s.Opcode().String()...)
 	b = append(b, ", wqe_index: "...)
-	b = appendHex(b, uint64(s.WqeIndex()))
+	b = appendHex(b, uint64(s.WQEIndex()))
 	b = append(b, ", opmod: "...)
 	b = appendHex(b, uint64(s.Opmod()))
 	b = append(b, ")"...)
 	b = append(b, ", qpn_ds: "...)
-	b = appendHex(b, uint64(s.QpnDs()))
+	b = appendHex(b, uint64(s.QPNDS()))
 	b = append(b, " (ds: "...)
-	b = appendHex(b, uint64(s.Ds()))
+	b = appendHex(b, uint64(s.DS()))
 	b = append(b, ", qpn: "...)
-	b = appendHex(b, uint64(s.Qpn()))
+	b = appendHex(b, uint64(s.QPN()))
 	b = append(b, ")"...)
 	b = append(b, ", signature: "...)
 	b = appendHex(b, uint64(s.Signature()))
 	b = append(b, ", dci_stream_channel_id: "...)
-	b = appendHex(b, uint64(s.DciStreamChannelId()))
+	b = appendHex(b, uint64(s.DCIStreamChannelID()))
 	b = append(b, ", fm_ce_se: "...)
 	b = append(b, s.FmCeSe().String()...)
 	b = append(b, " (se: "...)
@@ -413,28 +413,28 @@ func (s *Mlx5WqeCtrlSeg) String() string {
 	return string(b)
 }
 
-// Mlx5MprqWqeFields holds every field of mlx5_mprq_wqe as a value.
-type Mlx5MprqWqeFields struct {
-	Nseg Mlx5WqeSrqNextSegFields // nseg
-	Dseg Mlx5WqeDataSegFields    // dseg
+// MPRQWQEFields holds every field of mlx5_mprq_wqe as a value.
+type MPRQWQEFields struct {
+	Nseg WQESRQNextSegFields // nseg
+	Dseg WQEDataSegFields    // dseg
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5MprqWqe) Fields() Mlx5MprqWqeFields {
-	var v Mlx5MprqWqeFields
+func (s *MPRQWQE) Fields() MPRQWQEFields {
+	var v MPRQWQEFields
 	v.Nseg = s.Nseg().Fields()
 	v.Dseg = s.Dseg().Fields()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5MprqWqe) SetFields(v *Mlx5MprqWqeFields) {
+func (s *MPRQWQE) SetFields(v *MPRQWQEFields) {
 	s.Nseg().SetFields(&v.Nseg)
 	s.Dseg().SetFields(&v.Dseg)
 }
 
 // String prints every field of mlx5_mprq_wqe by name.
-func (s *Mlx5MprqWqe) String() string {
+func (s *MPRQWQE) String() string {
 	b := make([]byte, 0, 160)
 	b = append(b, "mlx5_mprq_wqe{"...)
 	b = append(b, "nseg: "...)
@@ -445,61 +445,61 @@ func (s *Mlx5MprqWqe) String() string {
 	return string(b)
 }
 
-// Mlx5WqeAvFields holds every field of mlx5_wqe_av as a value.
-type Mlx5WqeAvFields struct {
+// WQEAVFields holds every field of mlx5_wqe_av as a value.
+type WQEAVFields struct {
 	KeyQkeyQkey     uint32   // key.qkey.qkey
 	KeyQkeyReserved uint32   // key.qkey.reserved
-	KeyDcKey        uint64   // key.dc_key
-	DqpDct          uint32   // dqp_dct
-	StatRateSl      uint8    // stat_rate_sl
+	KeyDCKey        uint64   // key.dc_key
+	DqpDCT          uint32   // dqp_dct
+	StatRateSL      uint8    // stat_rate_sl
 	FlMlid          uint8    // fl_mlid
 	Rlid            uint16   // rlid
 	Reserved0       [4]byte  // reserved0
 	Rmac            [6]byte  // rmac
 	Tclass          uint8    // tclass
 	HopLimit        uint8    // hop_limit
-	GrhGidFl        uint32   // grh_gid_fl
+	GRHGIDFl        uint32   // grh_gid_fl
 	Rgid            [16]byte // rgid
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeAv) Fields() Mlx5WqeAvFields {
-	var v Mlx5WqeAvFields
+func (s *WQEAV) Fields() WQEAVFields {
+	var v WQEAVFields
 	v.KeyQkeyQkey = s.KeyQkeyQkey()
 	v.KeyQkeyReserved = s.KeyQkeyReserved()
-	v.KeyDcKey = s.KeyDcKey()
-	v.DqpDct = s.DqpDct()
-	v.StatRateSl = s.StatRateSl()
+	v.KeyDCKey = s.KeyDCKey()
+	v.DqpDCT = s.DqpDCT()
+	v.StatRateSL = s.StatRateSL()
 	v.FlMlid = s.FlMlid()
 	v.Rlid = s.Rlid()
 	v.Reserved0 = *s.Reserved0()
 	v.Rmac = *s.Rmac()
 	v.Tclass = s.Tclass()
 	v.HopLimit = s.HopLimit()
-	v.GrhGidFl = s.GrhGidFl()
+	v.GRHGIDFl = s.GRHGIDFl()
 	v.Rgid = *s.Rgid()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeAv) SetFields(v *Mlx5WqeAvFields) {
+func (s *WQEAV) SetFields(v *WQEAVFields) {
 	s.SetKeyQkeyQkey(v.KeyQkeyQkey)
 	s.SetKeyQkeyReserved(v.KeyQkeyReserved)
-	s.SetKeyDcKey(v.KeyDcKey)
-	s.SetDqpDct(v.DqpDct)
-	s.SetStatRateSl(v.StatRateSl)
+	s.SetKeyDCKey(v.KeyDCKey)
+	s.SetDqpDCT(v.DqpDCT)
+	s.SetStatRateSL(v.StatRateSL)
 	s.SetFlMlid(v.FlMlid)
 	s.SetRlid(v.Rlid)
 	s.SetReserved0(v.Reserved0)
 	s.SetRmac(v.Rmac)
 	s.SetTclass(v.Tclass)
 	s.SetHopLimit(v.HopLimit)
-	s.SetGrhGidFl(v.GrhGidFl)
+	s.SetGRHGIDFl(v.GRHGIDFl)
 	s.SetRgid(v.Rgid)
 }
 
 // String prints every field of mlx5_wqe_av by name.
-func (s *Mlx5WqeAv) String() string {
+func (s *WQEAV) String() string {
 	b := make([]byte, 0, 688)
 	b = append(b, "mlx5_wqe_av{"...)
 	b = append(b, "key.qkey.qkey: "...)
@@ -507,16 +507,16 @@ func (s *Mlx5WqeAv) String() string {
 	b = append(b, ", key.qkey.reserved: "...)
 	b = appendHex(b, uint64(s.KeyQkeyReserved()))
 	b = append(b, ", key.dc_key: "...)
-	b = appendHex(b, uint64(s.KeyDcKey()))
+	b = appendHex(b, uint64(s.KeyDCKey()))
 	b = append(b, ", dqp_dct: "...)
-	b = appendHex(b, uint64(s.DqpDct()))
+	b = appendHex(b, uint64(s.DqpDCT()))
 	b = append(b, " (dqpn: "...)
 	b = appendHex(b, uint64(s.Dqpn()))
 	b = append(b, ", extended: "...)
 	b = appendHex(b, uint64(s.Extended()))
 	b = append(b, ")"...)
 	b = append(b, ", stat_rate_sl: "...)
-	b = appendHex(b, uint64(s.StatRateSl()))
+	b = appendHex(b, uint64(s.StatRateSL()))
 	b = append(b, ", fl_mlid: "...)
 	b = appendHex(b, uint64(s.FlMlid()))
 	b = append(b, ", rlid: "...)
@@ -530,50 +530,50 @@ func (s *Mlx5WqeAv) String() string {
 	b = append(b, ", hop_limit: "...)
 	b = appendHex(b, uint64(s.HopLimit()))
 	b = append(b, ", grh_gid_fl: "...)
-	b = appendHex(b, uint64(s.GrhGidFl()))
+	b = appendHex(b, uint64(s.GRHGIDFl()))
 	b = append(b, ", rgid: "...)
 	b = appendBytes(b, s.Rgid()[:])
 	b = append(b, "}"...)
 	return string(b)
 }
 
-// Mlx5WqeDatagramSegFields holds every field of mlx5_wqe_datagram_seg as a value.
-type Mlx5WqeDatagramSegFields struct {
-	Av Mlx5WqeAvFields // av
+// WQEDatagramSegFields holds every field of mlx5_wqe_datagram_seg as a value.
+type WQEDatagramSegFields struct {
+	AV WQEAVFields // av
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeDatagramSeg) Fields() Mlx5WqeDatagramSegFields {
-	var v Mlx5WqeDatagramSegFields
-	v.Av = s.Av().Fields()
+func (s *WQEDatagramSeg) Fields() WQEDatagramSegFields {
+	var v WQEDatagramSegFields
+	v.AV = s.AV().Fields()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeDatagramSeg) SetFields(v *Mlx5WqeDatagramSegFields) {
-	s.Av().SetFields(&v.Av)
+func (s *WQEDatagramSeg) SetFields(v *WQEDatagramSegFields) {
+	s.AV().SetFields(&v.AV)
 }
 
 // String prints every field of mlx5_wqe_datagram_seg by name.
-func (s *Mlx5WqeDatagramSeg) String() string {
+func (s *WQEDatagramSeg) String() string {
 	b := make([]byte, 0, 112)
 	b = append(b, "mlx5_wqe_datagram_seg{"...)
 	b = append(b, "av: "...)
-	b = append(b, s.Av().String()...)
+	b = append(b, s.AV().String()...)
 	b = append(b, "}"...)
 	return string(b)
 }
 
-// Mlx5WqeRaddrSegFields holds every field of mlx5_wqe_raddr_seg as a value.
-type Mlx5WqeRaddrSegFields struct {
+// WQERaddrSegFields holds every field of mlx5_wqe_raddr_seg as a value.
+type WQERaddrSegFields struct {
 	Raddr    uint64 // raddr
 	Rkey     uint32 // rkey
 	Reserved uint32 // reserved
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeRaddrSeg) Fields() Mlx5WqeRaddrSegFields {
-	var v Mlx5WqeRaddrSegFields
+func (s *WQERaddrSeg) Fields() WQERaddrSegFields {
+	var v WQERaddrSegFields
 	v.Raddr = s.Raddr()
 	v.Rkey = s.Rkey()
 	v.Reserved = s.Reserved()
@@ -581,14 +581,14 @@ func (s *Mlx5WqeRaddrSeg) Fields() Mlx5WqeRaddrSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeRaddrSeg) SetFields(v *Mlx5WqeRaddrSegFields) {
+func (s *WQERaddrSeg) SetFields(v *WQERaddrSegFields) {
 	s.SetRaddr(v.Raddr)
 	s.SetRkey(v.Rkey)
 	s.SetReserved(v.Reserved)
 }
 
 // String prints every field of mlx5_wqe_raddr_seg by name.
-func (s *Mlx5WqeRaddrSeg) String() string {
+func (s *WQERaddrSeg) String() string {
 	b := make([]byte, 0, 208)
 	b = append(b, "mlx5_wqe_raddr_seg{"...)
 	b = append(b, "raddr: "...)
@@ -601,28 +601,28 @@ func (s *Mlx5WqeRaddrSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeAtomicSegFields holds every field of mlx5_wqe_atomic_seg as a value.
-type Mlx5WqeAtomicSegFields struct {
+// WQEAtomicSegFields holds every field of mlx5_wqe_atomic_seg as a value.
+type WQEAtomicSegFields struct {
 	SwapAdd uint64 // swap_add
 	Compare uint64 // compare
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeAtomicSeg) Fields() Mlx5WqeAtomicSegFields {
-	var v Mlx5WqeAtomicSegFields
+func (s *WQEAtomicSeg) Fields() WQEAtomicSegFields {
+	var v WQEAtomicSegFields
 	v.SwapAdd = s.SwapAdd()
 	v.Compare = s.Compare()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeAtomicSeg) SetFields(v *Mlx5WqeAtomicSegFields) {
+func (s *WQEAtomicSeg) SetFields(v *WQEAtomicSegFields) {
 	s.SetSwapAdd(v.SwapAdd)
 	s.SetCompare(v.Compare)
 }
 
 // String prints every field of mlx5_wqe_atomic_seg by name.
-func (s *Mlx5WqeAtomicSeg) String() string {
+func (s *WQEAtomicSeg) String() string {
 	b := make([]byte, 0, 160)
 	b = append(b, "mlx5_wqe_atomic_seg{"...)
 	b = append(b, "swap_add: "...)
@@ -633,25 +633,25 @@ func (s *Mlx5WqeAtomicSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeInlDataSegFields holds every field of mlx5_wqe_inl_data_seg as a value.
-type Mlx5WqeInlDataSegFields struct {
+// WQEInlDataSegFields holds every field of mlx5_wqe_inl_data_seg as a value.
+type WQEInlDataSegFields struct {
 	ByteCount uint32 // byte_count
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeInlDataSeg) Fields() Mlx5WqeInlDataSegFields {
-	var v Mlx5WqeInlDataSegFields
+func (s *WQEInlDataSeg) Fields() WQEInlDataSegFields {
+	var v WQEInlDataSegFields
 	v.ByteCount = s.ByteCount()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeInlDataSeg) SetFields(v *Mlx5WqeInlDataSegFields) {
+func (s *WQEInlDataSeg) SetFields(v *WQEInlDataSegFields) {
 	s.SetByteCount(v.ByteCount)
 }
 
 // String prints every field of mlx5_wqe_inl_data_seg by name.
-func (s *Mlx5WqeInlDataSeg) String() string {
+func (s *WQEInlDataSeg) String() string {
 	b := make([]byte, 0, 112)
 	b = append(b, "mlx5_wqe_inl_data_seg{"...)
 	b = append(b, "byte_count: "...)
@@ -665,8 +665,8 @@ func (s *Mlx5WqeInlDataSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeEthSegFields holds every field of mlx5_wqe_eth_seg as a value.
-type Mlx5WqeEthSegFields struct {
+// WQEEthSegFields holds every field of mlx5_wqe_eth_seg as a value.
+type WQEEthSegFields struct {
 	Rsvd0          uint32   // rsvd0
 	CsFlags        uint8    // cs_flags
 	Rsvd1          uint8    // rsvd1
@@ -678,8 +678,8 @@ type Mlx5WqeEthSegFields struct {
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeEthSeg) Fields() Mlx5WqeEthSegFields {
-	var v Mlx5WqeEthSegFields
+func (s *WQEEthSeg) Fields() WQEEthSegFields {
+	var v WQEEthSegFields
 	v.Rsvd0 = s.Rsvd0()
 	v.CsFlags = s.CsFlags()
 	v.Rsvd1 = s.Rsvd1()
@@ -692,7 +692,7 @@ func (s *Mlx5WqeEthSeg) Fields() Mlx5WqeEthSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeEthSeg) SetFields(v *Mlx5WqeEthSegFields) {
+func (s *WQEEthSeg) SetFields(v *WQEEthSegFields) {
 	s.SetRsvd0(v.Rsvd0)
 	s.SetCsFlags(v.CsFlags)
 	s.SetRsvd1(v.Rsvd1)
@@ -704,7 +704,7 @@ func (s *Mlx5WqeEthSeg) SetFields(v *Mlx5WqeEthSegFields) {
 }
 
 // String prints every field of mlx5_wqe_eth_seg by name.
-func (s *Mlx5WqeEthSeg) String() string {
+func (s *WQEEthSeg) String() string {
 	b := make([]byte, 0, 448)
 	b = append(b, "mlx5_wqe_eth_seg{"...)
 	b = append(b, "rsvd0: "...)
@@ -727,26 +727,26 @@ func (s *Mlx5WqeEthSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeTmSegFields holds every field of mlx5_wqe_tm_seg as a value.
-type Mlx5WqeTmSegFields struct {
+// WQETMSegFields holds every field of mlx5_wqe_tm_seg as a value.
+type WQETMSegFields struct {
 	Opcode     uint8   // opcode
 	Flags      uint8   // flags
 	Index      uint16  // index
 	Rsvd0      [2]byte // rsvd0
-	SwCnt      uint16  // sw_cnt
+	SWCnt      uint16  // sw_cnt
 	Rsvd1      [8]byte // rsvd1
 	AppendTag  uint64  // append_tag
 	AppendMask uint64  // append_mask
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeTmSeg) Fields() Mlx5WqeTmSegFields {
-	var v Mlx5WqeTmSegFields
+func (s *WQETMSeg) Fields() WQETMSegFields {
+	var v WQETMSegFields
 	v.Opcode = s.Opcode()
 	v.Flags = s.Flags()
 	v.Index = s.Index()
 	v.Rsvd0 = *s.Rsvd0()
-	v.SwCnt = s.SwCnt()
+	v.SWCnt = s.SWCnt()
 	v.Rsvd1 = *s.Rsvd1()
 	v.AppendTag = s.AppendTag()
 	v.AppendMask = s.AppendMask()
@@ -754,19 +754,19 @@ func (s *Mlx5WqeTmSeg) Fields() Mlx5WqeTmSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeTmSeg) SetFields(v *Mlx5WqeTmSegFields) {
+func (s *WQETMSeg) SetFields(v *WQETMSegFields) {
 	s.SetOpcode(v.Opcode)
 	s.SetFlags(v.Flags)
 	s.SetIndex(v.Index)
 	s.SetRsvd0(v.Rsvd0)
-	s.SetSwCnt(v.SwCnt)
+	s.SetSWCnt(v.SWCnt)
 	s.SetRsvd1(v.Rsvd1)
 	s.SetAppendTag(v.AppendTag)
 	s.SetAppendMask(v.AppendMask)
 }
 
 // String prints every field of mlx5_wqe_tm_seg by name.
-func (s *Mlx5WqeTmSeg) String() string {
+func (s *WQETMSeg) String() string {
 	b := make([]byte, 0, 448)
 	b = append(b, "mlx5_wqe_tm_seg{"...)
 	b = append(b, "opcode: "...)
@@ -778,7 +778,7 @@ func (s *Mlx5WqeTmSeg) String() string {
 	b = append(b, ", rsvd0: "...)
 	b = appendBytes(b, s.Rsvd0()[:])
 	b = append(b, ", sw_cnt: "...)
-	b = appendHex(b, uint64(s.SwCnt()))
+	b = appendHex(b, uint64(s.SWCnt()))
 	b = append(b, ", rsvd1: "...)
 	b = appendBytes(b, s.Rsvd1()[:])
 	b = append(b, ", append_tag: "...)
@@ -789,43 +789,43 @@ func (s *Mlx5WqeTmSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeUmrCtrlSegFields holds every field of mlx5_wqe_umr_ctrl_seg as a value.
-type Mlx5WqeUmrCtrlSegFields struct {
-	Flags             Mlx5WqeUmrCtrlFlags // flags
-	Rsvd0             [3]byte             // rsvd0
-	KlmOctowords      uint16              // klm_octowords
-	TranslationOffset uint16              // translation_offset
-	BsfOctowords      uint16              // bsf_octowords
-	MkeyMask          uint64              // mkey_mask
-	Rsvd1             [32]byte            // rsvd1
+// WQEUMRCtrlSegFields holds every field of mlx5_wqe_umr_ctrl_seg as a value.
+type WQEUMRCtrlSegFields struct {
+	Flags             WQEUMRCtrlFlags // flags
+	Rsvd0             [3]byte         // rsvd0
+	KLMOctowords      uint16          // klm_octowords
+	TranslationOffset uint16          // translation_offset
+	BSFOctowords      uint16          // bsf_octowords
+	MkeyMask          uint64          // mkey_mask
+	Rsvd1             [32]byte        // rsvd1
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeUmrCtrlSeg) Fields() Mlx5WqeUmrCtrlSegFields {
-	var v Mlx5WqeUmrCtrlSegFields
+func (s *WQEUMRCtrlSeg) Fields() WQEUMRCtrlSegFields {
+	var v WQEUMRCtrlSegFields
 	v.Flags = s.Flags()
 	v.Rsvd0 = *s.Rsvd0()
-	v.KlmOctowords = s.KlmOctowords()
+	v.KLMOctowords = s.KLMOctowords()
 	v.TranslationOffset = s.TranslationOffset()
-	v.BsfOctowords = s.BsfOctowords()
+	v.BSFOctowords = s.BSFOctowords()
 	v.MkeyMask = s.MkeyMask()
 	v.Rsvd1 = *s.Rsvd1()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeUmrCtrlSeg) SetFields(v *Mlx5WqeUmrCtrlSegFields) {
+func (s *WQEUMRCtrlSeg) SetFields(v *WQEUMRCtrlSegFields) {
 	s.SetFlags(v.Flags)
 	s.SetRsvd0(v.Rsvd0)
-	s.SetKlmOctowords(v.KlmOctowords)
+	s.SetKLMOctowords(v.KLMOctowords)
 	s.SetTranslationOffset(v.TranslationOffset)
-	s.SetBsfOctowords(v.BsfOctowords)
+	s.SetBSFOctowords(v.BSFOctowords)
 	s.SetMkeyMask(v.MkeyMask)
 	s.SetRsvd1(v.Rsvd1)
 }
 
 // String prints every field of mlx5_wqe_umr_ctrl_seg by name.
-func (s *Mlx5WqeUmrCtrlSeg) String() string {
+func (s *WQEUMRCtrlSeg) String() string {
 	b := make([]byte, 0, 400)
 	b = append(b, "mlx5_wqe_umr_ctrl_seg{"...)
 	b = append(b, "flags: "...)
@@ -833,11 +833,11 @@ func (s *Mlx5WqeUmrCtrlSeg) String() string {
 	b = append(b, ", rsvd0: "...)
 	b = appendBytes(b, s.Rsvd0()[:])
 	b = append(b, ", klm_octowords: "...)
-	b = appendHex(b, uint64(s.KlmOctowords()))
+	b = appendHex(b, uint64(s.KLMOctowords()))
 	b = append(b, ", translation_offset: "...)
 	b = appendHex(b, uint64(s.TranslationOffset()))
 	b = append(b, ", bsf_octowords: "...)
-	b = appendHex(b, uint64(s.BsfOctowords()))
+	b = appendHex(b, uint64(s.BSFOctowords()))
 	b = append(b, ", mkey_mask: "...)
 	b = appendHex(b, uint64(s.MkeyMask()))
 	b = append(b, ", rsvd1: "...)
@@ -846,16 +846,16 @@ func (s *Mlx5WqeUmrCtrlSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeUmrKlmSegFields holds every field of mlx5_wqe_umr_klm_seg as a value.
-type Mlx5WqeUmrKlmSegFields struct {
+// WQEUMRKLMSegFields holds every field of mlx5_wqe_umr_klm_seg as a value.
+type WQEUMRKLMSegFields struct {
 	ByteCount uint32 // byte_count
 	Mkey      uint32 // mkey
 	Address   uint64 // address
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeUmrKlmSeg) Fields() Mlx5WqeUmrKlmSegFields {
-	var v Mlx5WqeUmrKlmSegFields
+func (s *WQEUMRKLMSeg) Fields() WQEUMRKLMSegFields {
+	var v WQEUMRKLMSegFields
 	v.ByteCount = s.ByteCount()
 	v.Mkey = s.Mkey()
 	v.Address = s.Address()
@@ -863,14 +863,14 @@ func (s *Mlx5WqeUmrKlmSeg) Fields() Mlx5WqeUmrKlmSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeUmrKlmSeg) SetFields(v *Mlx5WqeUmrKlmSegFields) {
+func (s *WQEUMRKLMSeg) SetFields(v *WQEUMRKLMSegFields) {
 	s.SetByteCount(v.ByteCount)
 	s.SetMkey(v.Mkey)
 	s.SetAddress(v.Address)
 }
 
 // String prints every field of mlx5_wqe_umr_klm_seg by name.
-func (s *Mlx5WqeUmrKlmSeg) String() string {
+func (s *WQEUMRKLMSeg) String() string {
 	b := make([]byte, 0, 208)
 	b = append(b, "mlx5_wqe_umr_klm_seg{"...)
 	b = append(b, "byte_count: "...)
@@ -883,36 +883,36 @@ func (s *Mlx5WqeUmrKlmSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeUmrInlineSegFields holds every field of mlx5_wqe_umr_inline_seg as a value.
+// WQEUMRInlineSegFields holds every field of mlx5_wqe_umr_inline_seg as a value.
 // The fields of a union overlap: SetFields writes them in order, so the last wins.
-type Mlx5WqeUmrInlineSegFields struct {
-	Klm Mlx5WqeUmrKlmSegFields // klm
+type WQEUMRInlineSegFields struct {
+	KLM WQEUMRKLMSegFields // klm
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeUmrInlineSeg) Fields() Mlx5WqeUmrInlineSegFields {
-	var v Mlx5WqeUmrInlineSegFields
-	v.Klm = s.Klm().Fields()
+func (s *WQEUMRInlineSeg) Fields() WQEUMRInlineSegFields {
+	var v WQEUMRInlineSegFields
+	v.KLM = s.KLM().Fields()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeUmrInlineSeg) SetFields(v *Mlx5WqeUmrInlineSegFields) {
-	s.Klm().SetFields(&v.Klm)
+func (s *WQEUMRInlineSeg) SetFields(v *WQEUMRInlineSegFields) {
+	s.KLM().SetFields(&v.KLM)
 }
 
 // String prints every field of mlx5_wqe_umr_inline_seg by name.
-func (s *Mlx5WqeUmrInlineSeg) String() string {
+func (s *WQEUMRInlineSeg) String() string {
 	b := make([]byte, 0, 112)
 	b = append(b, "mlx5_wqe_umr_inline_seg{"...)
 	b = append(b, "klm: "...)
-	b = append(b, s.Klm().String()...)
+	b = append(b, s.KLM().String()...)
 	b = append(b, "}"...)
 	return string(b)
 }
 
-// Mlx5WqeUmrRepeatEntSegFields holds every field of mlx5_wqe_umr_repeat_ent_seg as a value.
-type Mlx5WqeUmrRepeatEntSegFields struct {
+// WQEUMRRepeatEntSegFields holds every field of mlx5_wqe_umr_repeat_ent_seg as a value.
+type WQEUMRRepeatEntSegFields struct {
 	Stride    uint16 // stride
 	ByteCount uint16 // byte_count
 	Memkey    uint32 // memkey
@@ -920,8 +920,8 @@ type Mlx5WqeUmrRepeatEntSegFields struct {
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeUmrRepeatEntSeg) Fields() Mlx5WqeUmrRepeatEntSegFields {
-	var v Mlx5WqeUmrRepeatEntSegFields
+func (s *WQEUMRRepeatEntSeg) Fields() WQEUMRRepeatEntSegFields {
+	var v WQEUMRRepeatEntSegFields
 	v.Stride = s.Stride()
 	v.ByteCount = s.ByteCount()
 	v.Memkey = s.Memkey()
@@ -930,7 +930,7 @@ func (s *Mlx5WqeUmrRepeatEntSeg) Fields() Mlx5WqeUmrRepeatEntSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetFields(v *Mlx5WqeUmrRepeatEntSegFields) {
+func (s *WQEUMRRepeatEntSeg) SetFields(v *WQEUMRRepeatEntSegFields) {
 	s.SetStride(v.Stride)
 	s.SetByteCount(v.ByteCount)
 	s.SetMemkey(v.Memkey)
@@ -938,7 +938,7 @@ func (s *Mlx5WqeUmrRepeatEntSeg) SetFields(v *Mlx5WqeUmrRepeatEntSegFields) {
 }
 
 // String prints every field of mlx5_wqe_umr_repeat_ent_seg by name.
-func (s *Mlx5WqeUmrRepeatEntSeg) String() string {
+func (s *WQEUMRRepeatEntSeg) String() string {
 	b := make([]byte, 0, 256)
 	b = append(b, "mlx5_wqe_umr_repeat_ent_seg{"...)
 	b = append(b, "stride: "...)
@@ -953,8 +953,8 @@ func (s *Mlx5WqeUmrRepeatEntSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeUmrRepeatBlockSegFields holds every field of mlx5_wqe_umr_repeat_block_seg as a value.
-type Mlx5WqeUmrRepeatBlockSegFields struct {
+// WQEUMRRepeatBlockSegFields holds every field of mlx5_wqe_umr_repeat_block_seg as a value.
+type WQEUMRRepeatBlockSegFields struct {
 	ByteCount   uint32 // byte_count
 	Op          uint32 // op
 	RepeatCount uint32 // repeat_count
@@ -963,8 +963,8 @@ type Mlx5WqeUmrRepeatBlockSegFields struct {
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeUmrRepeatBlockSeg) Fields() Mlx5WqeUmrRepeatBlockSegFields {
-	var v Mlx5WqeUmrRepeatBlockSegFields
+func (s *WQEUMRRepeatBlockSeg) Fields() WQEUMRRepeatBlockSegFields {
+	var v WQEUMRRepeatBlockSegFields
 	v.ByteCount = s.ByteCount()
 	v.Op = s.Op()
 	v.RepeatCount = s.RepeatCount()
@@ -974,7 +974,7 @@ func (s *Mlx5WqeUmrRepeatBlockSeg) Fields() Mlx5WqeUmrRepeatBlockSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetFields(v *Mlx5WqeUmrRepeatBlockSegFields) {
+func (s *WQEUMRRepeatBlockSeg) SetFields(v *WQEUMRRepeatBlockSegFields) {
 	s.SetByteCount(v.ByteCount)
 	s.SetOp(v.Op)
 	s.SetRepeatCount(v.RepeatCount)
@@ -983,7 +983,7 @@ func (s *Mlx5WqeUmrRepeatBlockSeg) SetFields(v *Mlx5WqeUmrRepeatBlockSegFields) 
 }
 
 // String prints every field of mlx5_wqe_umr_repeat_block_seg by name.
-func (s *Mlx5WqeUmrRepeatBlockSeg) String() string {
+func (s *WQEUMRRepeatBlockSeg) String() string {
 	b := make([]byte, 0, 304)
 	b = append(b, "mlx5_wqe_umr_repeat_block_seg{"...)
 	b = append(b, "byte_count: "...)
@@ -1000,38 +1000,38 @@ func (s *Mlx5WqeUmrRepeatBlockSeg) String() string {
 	return string(b)
 }
 
-// Mlx5WqeMkeyContextSegFields holds every field of mlx5_wqe_mkey_context_seg as a value.
-type Mlx5WqeMkeyContextSegFields struct {
-	Free                    uint8                         // free
-	Reserved1               uint8                         // reserved1
-	AccessFlags             Mlx5WqeMkeyContextAccessFlags // access_flags
-	Sf                      uint8                         // sf
-	QpnMkey                 uint32                        // qpn_mkey
-	Reserved2               uint32                        // reserved2
-	FlagsPd                 uint32                        // flags_pd
-	StartAddr               uint64                        // start_addr
-	Len                     uint64                        // len
-	BsfOctwordSize          uint32                        // bsf_octword_size
-	Reserved3               [4]uint32                     // reserved3
-	TranslationsOctwordSize uint32                        // translations_octword_size
-	Reserved4               [3]byte                       // reserved4
-	LogPageSize             uint8                         // log_page_size
-	Reserved                uint32                        // reserved
+// WQEMkeyContextSegFields holds every field of mlx5_wqe_mkey_context_seg as a value.
+type WQEMkeyContextSegFields struct {
+	Free                    uint8                     // free
+	Reserved1               uint8                     // reserved1
+	AccessFlags             WQEMkeyContextAccessFlags // access_flags
+	Sf                      uint8                     // sf
+	QPNMkey                 uint32                    // qpn_mkey
+	Reserved2               uint32                    // reserved2
+	FlagsPD                 uint32                    // flags_pd
+	StartAddr               uint64                    // start_addr
+	Len                     uint64                    // len
+	BSFOctwordSize          uint32                    // bsf_octword_size
+	Reserved3               [4]uint32                 // reserved3
+	TranslationsOctwordSize uint32                    // translations_octword_size
+	Reserved4               [3]byte                   // reserved4
+	LogPageSize             uint8                     // log_page_size
+	Reserved                uint32                    // reserved
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeMkeyContextSeg) Fields() Mlx5WqeMkeyContextSegFields {
-	var v Mlx5WqeMkeyContextSegFields
+func (s *WQEMkeyContextSeg) Fields() WQEMkeyContextSegFields {
+	var v WQEMkeyContextSegFields
 	v.Free = s.Free()
 	v.Reserved1 = s.Reserved1()
 	v.AccessFlags = s.AccessFlags()
 	v.Sf = s.Sf()
-	v.QpnMkey = s.QpnMkey()
+	v.QPNMkey = s.QPNMkey()
 	v.Reserved2 = s.Reserved2()
-	v.FlagsPd = s.FlagsPd()
+	v.FlagsPD = s.FlagsPD()
 	v.StartAddr = s.StartAddr()
 	v.Len = s.Len()
-	v.BsfOctwordSize = s.BsfOctwordSize()
+	v.BSFOctwordSize = s.BSFOctwordSize()
 	for i := range v.Reserved3 {
 		v.Reserved3[i] = s.Reserved3(i)
 	}
@@ -1043,17 +1043,17 @@ func (s *Mlx5WqeMkeyContextSeg) Fields() Mlx5WqeMkeyContextSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeMkeyContextSeg) SetFields(v *Mlx5WqeMkeyContextSegFields) {
+func (s *WQEMkeyContextSeg) SetFields(v *WQEMkeyContextSegFields) {
 	s.SetFree(v.Free)
 	s.SetReserved1(v.Reserved1)
 	s.SetAccessFlags(v.AccessFlags)
 	s.SetSf(v.Sf)
-	s.SetQpnMkey(v.QpnMkey)
+	s.SetQPNMkey(v.QPNMkey)
 	s.SetReserved2(v.Reserved2)
-	s.SetFlagsPd(v.FlagsPd)
+	s.SetFlagsPD(v.FlagsPD)
 	s.SetStartAddr(v.StartAddr)
 	s.SetLen(v.Len)
-	s.SetBsfOctwordSize(v.BsfOctwordSize)
+	s.SetBSFOctwordSize(v.BSFOctwordSize)
 	for i, x := range v.Reserved3 {
 		s.SetReserved3(i, x)
 	}
@@ -1064,7 +1064,7 @@ func (s *Mlx5WqeMkeyContextSeg) SetFields(v *Mlx5WqeMkeyContextSegFields) {
 }
 
 // String prints every field of mlx5_wqe_mkey_context_seg by name.
-func (s *Mlx5WqeMkeyContextSeg) String() string {
+func (s *WQEMkeyContextSeg) String() string {
 	b := make([]byte, 0, 784)
 	b = append(b, "mlx5_wqe_mkey_context_seg{"...)
 	b = append(b, "free: "...)
@@ -1076,29 +1076,29 @@ func (s *Mlx5WqeMkeyContextSeg) String() string {
 	b = append(b, ", sf: "...)
 	b = appendHex(b, uint64(s.Sf()))
 	b = append(b, ", qpn_mkey: "...)
-	b = appendHex(b, uint64(s.QpnMkey()))
+	b = appendHex(b, uint64(s.QPNMkey()))
 	b = append(b, " (mkey: "...)
 	b = appendHex(b, uint64(s.Mkey()))
 	b = append(b, ", qpn: "...)
-	b = appendHex(b, uint64(s.Qpn()))
+	b = appendHex(b, uint64(s.QPN()))
 	b = append(b, ")"...)
 	b = append(b, ", reserved2: "...)
 	b = appendHex(b, uint64(s.Reserved2()))
 	b = append(b, ", flags_pd: "...)
-	b = appendHex(b, uint64(s.FlagsPd()))
+	b = appendHex(b, uint64(s.FlagsPD()))
 	b = append(b, " (pd: "...)
-	b = appendHex(b, uint64(s.Pd()))
+	b = appendHex(b, uint64(s.PD()))
 	b = append(b, ", sig_err_cnt: "...)
 	b = appendHex(b, uint64(s.SigErrCnt()))
 	b = append(b, ", bsf_en: "...)
-	b = appendHex(b, uint64(s.BsfEn()))
+	b = appendHex(b, uint64(s.BSFEn()))
 	b = append(b, ")"...)
 	b = append(b, ", start_addr: "...)
 	b = appendHex(b, uint64(s.StartAddr()))
 	b = append(b, ", len: "...)
 	b = appendHex(b, uint64(s.Len()))
 	b = append(b, ", bsf_octword_size: "...)
-	b = appendHex(b, uint64(s.BsfOctwordSize()))
+	b = appendHex(b, uint64(s.BSFOctwordSize()))
 	b = append(b, ", reserved3: "...)
 	b = append(b, "["...)
 	for i := 0; i < 4; i++ {
@@ -1120,47 +1120,47 @@ func (s *Mlx5WqeMkeyContextSeg) String() string {
 	return string(b)
 }
 
-// Mlx5BsfBasicFields holds every field of mlx5_bsf_basic as a value.
-type Mlx5BsfBasicFields struct {
-	BsfSizeSbs    uint8  // bsf_size_sbs
+// BSFBasicFields holds every field of mlx5_bsf_basic as a value.
+type BSFBasicFields struct {
+	BSFSizeSbs    uint8  // bsf_size_sbs
 	CheckByteMask uint8  // check_byte_mask
 	Wire          uint8  // wire
 	Mem           uint8  // mem
 	RawDataSize   uint32 // raw_data_size
-	WBfsPsv       uint32 // w_bfs_psv
-	MBfsPsv       uint32 // m_bfs_psv
+	WBfsPSV       uint32 // w_bfs_psv
+	MBfsPSV       uint32 // m_bfs_psv
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5BsfBasic) Fields() Mlx5BsfBasicFields {
-	var v Mlx5BsfBasicFields
-	v.BsfSizeSbs = s.BsfSizeSbs()
+func (s *BSFBasic) Fields() BSFBasicFields {
+	var v BSFBasicFields
+	v.BSFSizeSbs = s.BSFSizeSbs()
 	v.CheckByteMask = s.CheckByteMask()
 	v.Wire = s.Wire()
 	v.Mem = s.Mem()
 	v.RawDataSize = s.RawDataSize()
-	v.WBfsPsv = s.WBfsPsv()
-	v.MBfsPsv = s.MBfsPsv()
+	v.WBfsPSV = s.WBfsPSV()
+	v.MBfsPSV = s.MBfsPSV()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5BsfBasic) SetFields(v *Mlx5BsfBasicFields) {
-	s.SetBsfSizeSbs(v.BsfSizeSbs)
+func (s *BSFBasic) SetFields(v *BSFBasicFields) {
+	s.SetBSFSizeSbs(v.BSFSizeSbs)
 	s.SetCheckByteMask(v.CheckByteMask)
 	s.SetWire(v.Wire)
 	s.SetMem(v.Mem)
 	s.SetRawDataSize(v.RawDataSize)
-	s.SetWBfsPsv(v.WBfsPsv)
-	s.SetMBfsPsv(v.MBfsPsv)
+	s.SetWBfsPSV(v.WBfsPSV)
+	s.SetMBfsPSV(v.MBfsPSV)
 }
 
 // String prints every field of mlx5_bsf_basic by name.
-func (s *Mlx5BsfBasic) String() string {
+func (s *BSFBasic) String() string {
 	b := make([]byte, 0, 400)
 	b = append(b, "mlx5_bsf_basic{"...)
 	b = append(b, "bsf_size_sbs: "...)
-	b = appendHex(b, uint64(s.BsfSizeSbs()))
+	b = appendHex(b, uint64(s.BSFSizeSbs()))
 	b = append(b, " (sbs: "...)
 	b = appendHex(b, uint64(s.Sbs()))
 	b = append(b, ", size: "...)
@@ -1175,16 +1175,16 @@ func (s *Mlx5BsfBasic) String() string {
 	b = append(b, ", raw_data_size: "...)
 	b = appendHex(b, uint64(s.RawDataSize()))
 	b = append(b, ", w_bfs_psv: "...)
-	b = appendHex(b, uint64(s.WBfsPsv()))
+	b = appendHex(b, uint64(s.WBfsPSV()))
 	b = append(b, " (w_psv: "...)
-	b = appendHex(b, uint64(s.WPsv()))
+	b = appendHex(b, uint64(s.WPSV()))
 	b = append(b, ", w_bfs: "...)
 	b = appendHex(b, uint64(s.WBfs()))
 	b = append(b, ")"...)
 	b = append(b, ", m_bfs_psv: "...)
-	b = appendHex(b, uint64(s.MBfsPsv()))
+	b = appendHex(b, uint64(s.MBfsPSV()))
 	b = append(b, " (m_psv: "...)
-	b = appendHex(b, uint64(s.MPsv()))
+	b = appendHex(b, uint64(s.MPSV()))
 	b = append(b, ", m_bfs: "...)
 	b = appendHex(b, uint64(s.MBfs()))
 	b = append(b, ")"...)
@@ -1192,34 +1192,34 @@ func (s *Mlx5BsfBasic) String() string {
 	return string(b)
 }
 
-// Mlx5BsfExtFields holds every field of mlx5_bsf_ext as a value.
-type Mlx5BsfExtFields struct {
+// BSFExtFields holds every field of mlx5_bsf_ext as a value.
+type BSFExtFields struct {
 	TInitGenProSize uint32 // t_init_gen_pro_size
 	RsvdEpiSize     uint32 // rsvd_epi_size
-	WTfsPsv         uint32 // w_tfs_psv
-	MTfsPsv         uint32 // m_tfs_psv
+	WTfsPSV         uint32 // w_tfs_psv
+	MTfsPSV         uint32 // m_tfs_psv
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5BsfExt) Fields() Mlx5BsfExtFields {
-	var v Mlx5BsfExtFields
+func (s *BSFExt) Fields() BSFExtFields {
+	var v BSFExtFields
 	v.TInitGenProSize = s.TInitGenProSize()
 	v.RsvdEpiSize = s.RsvdEpiSize()
-	v.WTfsPsv = s.WTfsPsv()
-	v.MTfsPsv = s.MTfsPsv()
+	v.WTfsPSV = s.WTfsPSV()
+	v.MTfsPSV = s.MTfsPSV()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5BsfExt) SetFields(v *Mlx5BsfExtFields) {
+func (s *BSFExt) SetFields(v *BSFExtFields) {
 	s.SetTInitGenProSize(v.TInitGenProSize)
 	s.SetRsvdEpiSize(v.RsvdEpiSize)
-	s.SetWTfsPsv(v.WTfsPsv)
-	s.SetMTfsPsv(v.MTfsPsv)
+	s.SetWTfsPSV(v.WTfsPSV)
+	s.SetMTfsPSV(v.MTfsPSV)
 }
 
 // String prints every field of mlx5_bsf_ext by name.
-func (s *Mlx5BsfExt) String() string {
+func (s *BSFExt) String() string {
 	b := make([]byte, 0, 256)
 	b = append(b, "mlx5_bsf_ext{"...)
 	b = append(b, "t_init_gen_pro_size: "...)
@@ -1227,15 +1227,15 @@ func (s *Mlx5BsfExt) String() string {
 	b = append(b, ", rsvd_epi_size: "...)
 	b = appendHex(b, uint64(s.RsvdEpiSize()))
 	b = append(b, ", w_tfs_psv: "...)
-	b = appendHex(b, uint64(s.WTfsPsv()))
+	b = appendHex(b, uint64(s.WTfsPSV()))
 	b = append(b, ", m_tfs_psv: "...)
-	b = appendHex(b, uint64(s.MTfsPsv()))
+	b = appendHex(b, uint64(s.MTfsPSV()))
 	b = append(b, "}"...)
 	return string(b)
 }
 
-// Mlx5BsfInlFields holds every field of mlx5_bsf_inl as a value.
-type Mlx5BsfInlFields struct {
+// BSFInlFields holds every field of mlx5_bsf_inl as a value.
+type BSFInlFields struct {
 	VldRefresh          uint16  // vld_refresh
 	DifApptag           uint16  // dif_apptag
 	DifReftag           uint32  // dif_reftag
@@ -1247,8 +1247,8 @@ type Mlx5BsfInlFields struct {
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5BsfInl) Fields() Mlx5BsfInlFields {
-	var v Mlx5BsfInlFields
+func (s *BSFInl) Fields() BSFInlFields {
+	var v BSFInlFields
 	v.VldRefresh = s.VldRefresh()
 	v.DifApptag = s.DifApptag()
 	v.DifReftag = s.DifReftag()
@@ -1261,7 +1261,7 @@ func (s *Mlx5BsfInl) Fields() Mlx5BsfInlFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5BsfInl) SetFields(v *Mlx5BsfInlFields) {
+func (s *BSFInl) SetFields(v *BSFInlFields) {
 	s.SetVldRefresh(v.VldRefresh)
 	s.SetDifApptag(v.DifApptag)
 	s.SetDifReftag(v.DifReftag)
@@ -1273,7 +1273,7 @@ func (s *Mlx5BsfInl) SetFields(v *Mlx5BsfInlFields) {
 }
 
 // String prints every field of mlx5_bsf_inl by name.
-func (s *Mlx5BsfInl) String() string {
+func (s *BSFInl) String() string {
 	b := make([]byte, 0, 448)
 	b = append(b, "mlx5_bsf_inl{"...)
 	b = append(b, "vld_refresh: "...)
@@ -1296,17 +1296,17 @@ func (s *Mlx5BsfInl) String() string {
 	return string(b)
 }
 
-// Mlx5BsfFields holds every field of mlx5_bsf as a value.
-type Mlx5BsfFields struct {
-	Basic Mlx5BsfBasicFields // basic
-	Ext   Mlx5BsfExtFields   // ext
-	WInl  Mlx5BsfInlFields   // w_inl
-	MInl  Mlx5BsfInlFields   // m_inl
+// BSFFields holds every field of mlx5_bsf as a value.
+type BSFFields struct {
+	Basic BSFBasicFields // basic
+	Ext   BSFExtFields   // ext
+	WInl  BSFInlFields   // w_inl
+	MInl  BSFInlFields   // m_inl
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5Bsf) Fields() Mlx5BsfFields {
-	var v Mlx5BsfFields
+func (s *BSF) Fields() BSFFields {
+	var v BSFFields
 	v.Basic = s.Basic().Fields()
 	v.Ext = s.Ext().Fields()
 	v.WInl = s.WInl().Fields()
@@ -1315,7 +1315,7 @@ func (s *Mlx5Bsf) Fields() Mlx5BsfFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5Bsf) SetFields(v *Mlx5BsfFields) {
+func (s *BSF) SetFields(v *BSFFields) {
 	s.Basic().SetFields(&v.Basic)
 	s.Ext().SetFields(&v.Ext)
 	s.WInl().SetFields(&v.WInl)
@@ -1323,7 +1323,7 @@ func (s *Mlx5Bsf) SetFields(v *Mlx5BsfFields) {
 }
 
 // String prints every field of mlx5_bsf by name.
-func (s *Mlx5Bsf) String() string {
+func (s *BSF) String() string {
 	b := make([]byte, 0, 256)
 	b = append(b, "mlx5_bsf{"...)
 	b = append(b, "basic: "...)
@@ -1338,34 +1338,34 @@ func (s *Mlx5Bsf) String() string {
 	return string(b)
 }
 
-// Mlx5CryptoBsfFields holds every field of mlx5_crypto_bsf as a value.
-type Mlx5CryptoBsfFields struct {
-	BsfSizeType  uint8    // bsf_size_type
+// CryptoBSFFields holds every field of mlx5_crypto_bsf as a value.
+type CryptoBSFFields struct {
+	BSFSizeType  uint8    // bsf_size_type
 	EncOrder     uint8    // enc_order
 	Rsvd0        uint8    // rsvd0
 	EncStandard  uint8    // enc_standard
 	RawDataSize  uint32   // raw_data_size
 	BsPointer    uint8    // bs_pointer
 	Rsvd1        [7]byte  // rsvd1
-	XtsInitTweak [16]byte // xts_init_tweak
-	RsvdDekPtr   uint32   // rsvd_dek_ptr
+	XTSInitTweak [16]byte // xts_init_tweak
+	RsvdDEKPtr   uint32   // rsvd_dek_ptr
 	Rsvd2        [4]byte  // rsvd2
 	Keytag       [8]byte  // keytag
 	Rsvd3        [16]byte // rsvd3
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5CryptoBsf) Fields() Mlx5CryptoBsfFields {
-	var v Mlx5CryptoBsfFields
-	v.BsfSizeType = s.BsfSizeType()
+func (s *CryptoBSF) Fields() CryptoBSFFields {
+	var v CryptoBSFFields
+	v.BSFSizeType = s.BSFSizeType()
 	v.EncOrder = s.EncOrder()
 	v.Rsvd0 = s.Rsvd0()
 	v.EncStandard = s.EncStandard()
 	v.RawDataSize = s.RawDataSize()
 	v.BsPointer = s.BsPointer()
 	v.Rsvd1 = *s.Rsvd1()
-	v.XtsInitTweak = *s.XtsInitTweak()
-	v.RsvdDekPtr = s.RsvdDekPtr()
+	v.XTSInitTweak = *s.XTSInitTweak()
+	v.RsvdDEKPtr = s.RsvdDEKPtr()
 	v.Rsvd2 = *s.Rsvd2()
 	v.Keytag = *s.Keytag()
 	v.Rsvd3 = *s.Rsvd3()
@@ -1373,27 +1373,27 @@ func (s *Mlx5CryptoBsf) Fields() Mlx5CryptoBsfFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5CryptoBsf) SetFields(v *Mlx5CryptoBsfFields) {
-	s.SetBsfSizeType(v.BsfSizeType)
+func (s *CryptoBSF) SetFields(v *CryptoBSFFields) {
+	s.SetBSFSizeType(v.BSFSizeType)
 	s.SetEncOrder(v.EncOrder)
 	s.SetRsvd0(v.Rsvd0)
 	s.SetEncStandard(v.EncStandard)
 	s.SetRawDataSize(v.RawDataSize)
 	s.SetBsPointer(v.BsPointer)
 	s.SetRsvd1(v.Rsvd1)
-	s.SetXtsInitTweak(v.XtsInitTweak)
-	s.SetRsvdDekPtr(v.RsvdDekPtr)
+	s.SetXTSInitTweak(v.XTSInitTweak)
+	s.SetRsvdDEKPtr(v.RsvdDEKPtr)
 	s.SetRsvd2(v.Rsvd2)
 	s.SetKeytag(v.Keytag)
 	s.SetRsvd3(v.Rsvd3)
 }
 
 // String prints every field of mlx5_crypto_bsf by name.
-func (s *Mlx5CryptoBsf) String() string {
+func (s *CryptoBSF) String() string {
 	b := make([]byte, 0, 640)
 	b = append(b, "mlx5_crypto_bsf{"...)
 	b = append(b, "bsf_size_type: "...)
-	b = appendHex(b, uint64(s.BsfSizeType()))
+	b = appendHex(b, uint64(s.BSFSizeType()))
 	b = append(b, " (type: "...)
 	b = appendHex(b, uint64(s.Type()))
 	b = append(b, ", size: "...)
@@ -1412,11 +1412,11 @@ func (s *Mlx5CryptoBsf) String() string {
 	b = append(b, ", rsvd1: "...)
 	b = appendBytes(b, s.Rsvd1()[:])
 	b = append(b, ", xts_init_tweak: "...)
-	b = appendBytes(b, s.XtsInitTweak()[:])
+	b = appendBytes(b, s.XTSInitTweak()[:])
 	b = append(b, ", rsvd_dek_ptr: "...)
-	b = appendHex(b, uint64(s.RsvdDekPtr()))
+	b = appendHex(b, uint64(s.RsvdDEKPtr()))
 	b = append(b, " (dek: "...)
-	b = appendHex(b, uint64(s.Dek()))
+	b = appendHex(b, uint64(s.DEK()))
 	b = append(b, ")"...)
 	b = append(b, ", rsvd2: "...)
 	b = appendBytes(b, s.Rsvd2()[:])
@@ -1428,18 +1428,18 @@ func (s *Mlx5CryptoBsf) String() string {
 	return string(b)
 }
 
-// Mlx5WqeSetPsvSegFields holds every field of mlx5_wqe_set_psv_seg as a value.
-type Mlx5WqeSetPsvSegFields struct {
-	PsvIndex           uint32 // psv_index
+// WQESetPSVSegFields holds every field of mlx5_wqe_set_psv_seg as a value.
+type WQESetPSVSegFields struct {
+	PSVIndex           uint32 // psv_index
 	Syndrome           uint16 // syndrome
 	Reserved           uint16 // reserved
 	TransientSignature uint64 // transient_signature
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5WqeSetPsvSeg) Fields() Mlx5WqeSetPsvSegFields {
-	var v Mlx5WqeSetPsvSegFields
-	v.PsvIndex = s.PsvIndex()
+func (s *WQESetPSVSeg) Fields() WQESetPSVSegFields {
+	var v WQESetPSVSegFields
+	v.PSVIndex = s.PSVIndex()
 	v.Syndrome = s.Syndrome()
 	v.Reserved = s.Reserved()
 	v.TransientSignature = s.TransientSignature()
@@ -1447,19 +1447,19 @@ func (s *Mlx5WqeSetPsvSeg) Fields() Mlx5WqeSetPsvSegFields {
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5WqeSetPsvSeg) SetFields(v *Mlx5WqeSetPsvSegFields) {
-	s.SetPsvIndex(v.PsvIndex)
+func (s *WQESetPSVSeg) SetFields(v *WQESetPSVSegFields) {
+	s.SetPSVIndex(v.PSVIndex)
 	s.SetSyndrome(v.Syndrome)
 	s.SetReserved(v.Reserved)
 	s.SetTransientSignature(v.TransientSignature)
 }
 
 // String prints every field of mlx5_wqe_set_psv_seg by name.
-func (s *Mlx5WqeSetPsvSeg) String() string {
+func (s *WQESetPSVSeg) String() string {
 	b := make([]byte, 0, 256)
 	b = append(b, "mlx5_wqe_set_psv_seg{"...)
 	b = append(b, "psv_index: "...)
-	b = appendHex(b, uint64(s.PsvIndex()))
+	b = appendHex(b, uint64(s.PSVIndex()))
 	b = append(b, ", syndrome: "...)
 	b = appendHex(b, uint64(s.Syndrome()))
 	b = append(b, ", reserved: "...)
@@ -1470,35 +1470,35 @@ func (s *Mlx5WqeSetPsvSeg) String() string {
 	return string(b)
 }
 
-// Mlx5MmoMetadataSegFields holds every field of mlx5_mmo_metadata_seg as a value.
-type Mlx5MmoMetadataSegFields struct {
-	MmoControl310 uint32 // mmo_control_31_0
+// MMOMetadataSegFields holds every field of mlx5_mmo_metadata_seg as a value.
+type MMOMetadataSegFields struct {
+	MMOControl310 uint32 // mmo_control_31_0
 	LocalKey      uint32 // local_key
 	LocalAddress  uint64 // local_address
 }
 
 // Fields reads every field of the segment.
-func (s *Mlx5MmoMetadataSeg) Fields() Mlx5MmoMetadataSegFields {
-	var v Mlx5MmoMetadataSegFields
-	v.MmoControl310 = s.MmoControl310()
+func (s *MMOMetadataSeg) Fields() MMOMetadataSegFields {
+	var v MMOMetadataSegFields
+	v.MMOControl310 = s.MMOControl310()
 	v.LocalKey = s.LocalKey()
 	v.LocalAddress = s.LocalAddress()
 	return v
 }
 
 // SetFields writes every field of the segment.
-func (s *Mlx5MmoMetadataSeg) SetFields(v *Mlx5MmoMetadataSegFields) {
-	s.SetMmoControl310(v.MmoControl310)
+func (s *MMOMetadataSeg) SetFields(v *MMOMetadataSegFields) {
+	s.SetMMOControl310(v.MMOControl310)
 	s.SetLocalKey(v.LocalKey)
 	s.SetLocalAddress(v.LocalAddress)
 }
 
 // String prints every field of mlx5_mmo_metadata_seg by name.
-func (s *Mlx5MmoMetadataSeg) String() string {
+func (s *MMOMetadataSeg) String() string {
 	b := make([]byte, 0, 208)
 	b = append(b, "mlx5_mmo_metadata_seg{"...)
 	b = append(b, "mmo_control_31_0: "...)
-	b = appendHex(b, uint64(s.MmoControl310()))
+	b = appendHex(b, uint64(s.MMOControl310()))
 	b = append(b, ", local_key: "...)
 	b = appendHex(b, uint64(s.LocalKey()))
 	b = append(b, ", local_address: "...)

@@ -9,7 +9,7 @@ import (
 
 func TestFlagsString(t *testing.T) {
 	for _, c := range []struct {
-		v    mlx5dv.IbvAccessFlags
+		v    mlx5dv.AccessFlags
 		want string
 	}{
 		{0, "0"},
@@ -36,7 +36,7 @@ func TestValueString(t *testing.T) {
 	if got := mlx5dv.MLX5_OPCODE_RDMA_WRITE.String(); got != "MLX5_OPCODE_RDMA_WRITE" {
 		t.Errorf("got %q", got)
 	}
-	if got := mlx5dv.Mlx5Opcode(0x77).String(); got != "Mlx5Opcode(119)" {
+	if got := mlx5dv.Opcode(0x77).String(); got != "Opcode(119)" {
 		t.Errorf("got %q", got)
 	}
 	if got := mlx5dv.IBV_QPT_RC.String(); got != "IBV_QPT_RC" {
@@ -45,11 +45,11 @@ func TestValueString(t *testing.T) {
 }
 
 func TestSegmentString(t *testing.T) {
-	var c mlx5dv.Mlx5WqeCtrlSeg
+	var c mlx5dv.WQECtrlSeg
 	c.SetOpcode(mlx5dv.MLX5_OPCODE_RDMA_WRITE)
-	c.SetWqeIndex(0x1234)
-	c.SetQpn(0xabcdef)
-	c.SetDs(3)
+	c.SetWQEIndex(0x1234)
+	c.SetQPN(0xabcdef)
+	c.SetDS(3)
 	c.SetFmCeSe(mlx5dv.MLX5_WQE_CTRL_CQ_UPDATE | mlx5dv.MLX5_WQE_CTRL_SOLICITED)
 	want := "mlx5_wqe_ctrl_seg{opmod_idx_opcode: 0x123408 (opcode: MLX5_OPCODE_RDMA_WRITE, wqe_index: 0x1234, opmod: 0x0), " +
 		"qpn_ds: 0xabcdef03 (ds: 0x3, qpn: 0xabcdef), signature: 0x0, dci_stream_channel_id: 0x0, " +
@@ -57,12 +57,12 @@ func TestSegmentString(t *testing.T) {
 	if got := c.String(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	var av mlx5dv.Mlx5WqeAv
+	var av mlx5dv.WQEAV
 	av.SetRgid([16]byte{0xfe, 0x80})
 	if !strings.Contains(av.String(), "rgid: fe800000000000000000000000000000") {
 		t.Errorf("bytes field: %s", av.String())
 	}
-	var bsf mlx5dv.Mlx5Bsf
+	var bsf mlx5dv.BSF
 	bsf.Basic().SetRawDataSize(0xffffffff)
 	if !strings.Contains(bsf.String(), "basic: mlx5_bsf_basic{") || !strings.Contains(bsf.String(), "raw_data_size: 0xffffffff") {
 		t.Errorf("nested: %s", bsf.String())
@@ -72,9 +72,9 @@ func TestSegmentString(t *testing.T) {
 // Parts and their fields stay consistent: setting a part changes only its
 // bits.
 func TestParts(t *testing.T) {
-	var c mlx5dv.Mlx5WqeCtrlSeg
+	var c mlx5dv.WQECtrlSeg
 	c.SetOpmodIdxOpcode(0xffffffff)
-	c.SetWqeIndex(0)
+	c.SetWQEIndex(0)
 	if got := c.OpmodIdxOpcode(); got != 0xff0000ff {
 		t.Errorf("after SetWqeIndex(0): %#x", got)
 	}
@@ -82,7 +82,7 @@ func TestParts(t *testing.T) {
 	if got := c.OpmodIdxOpcode(); got != 0xff0000ff {
 		t.Errorf("after SetOpcode(0x1ff): %#x", got)
 	}
-	var m mlx5dv.Mlx5WqeMkeyContextSeg
+	var m mlx5dv.WQEMkeyContextSeg
 	m.SetReserved3(3, 0x01020304)
 	if got := m.Reserved3(3); got != 0x01020304 || m[48] != 1 || m[51] != 4 {
 		t.Errorf("array element: %#x % x", got, m[36:52])
@@ -96,7 +96,7 @@ func TestParts(t *testing.T) {
 }
 
 func TestWireOrder(t *testing.T) {
-	var d mlx5dv.Mlx5WqeDataSeg
+	var d mlx5dv.WQEDataSeg
 	d.SetLkeyBE(mlx5dv.ToBE32(0x11223344))
 	if d[4] != 0x11 || d[7] != 0x44 || d.Lkey() != 0x11223344 || d.LkeyBE().Value() != 0x11223344 {
 		t.Errorf("lkey: % x", d[:])
@@ -107,11 +107,11 @@ func TestWireOrder(t *testing.T) {
 }
 
 func TestSplitErrors(t *testing.T) {
-	ctrl := func(opcode mlx5dv.Mlx5Opcode, ds uint8, n int) []byte {
+	ctrl := func(opcode mlx5dv.Opcode, ds uint8, n int) []byte {
 		b := make([]byte, n)
-		c := (*mlx5dv.Mlx5WqeCtrlSeg)(b[:16])
+		c := (*mlx5dv.WQECtrlSeg)(b[:16])
 		c.SetOpcode(opcode)
-		c.SetDs(ds)
+		c.SetDS(ds)
 		return b
 	}
 	for _, c := range []struct {
@@ -139,7 +139,7 @@ func TestSplitErrors(t *testing.T) {
 	}
 	// An inline segment whose length runs past ds.
 	b := ctrl(mlx5dv.MLX5_OPCODE_SEND, 2, 64)
-	(*mlx5dv.Mlx5WqeInlDataSeg)(b[16:20]).SetByteCount(mlx5dv.MLX5_INLINE_SEG | 40)
+	(*mlx5dv.WQEInlDataSeg)(b[16:20]).SetByteCount(mlx5dv.MLX5_INLINE_SEG | 40)
 	if _, err := mlx5dv.Split(b, mlx5dv.SplitOptions{}); err == nil || !strings.Contains(err.Error(), "inline data of 40 bytes") {
 		t.Errorf("inline overrun: %v", err)
 	}
@@ -161,8 +161,8 @@ func FuzzSplit(f *testing.F) {
 			_ = s.View.String()
 			off += len(s.Raw)
 		}
-		if err == nil && len(segs) > 0 && off != 16*int((*mlx5dv.Mlx5WqeCtrlSeg)(wqe[:16]).Ds()) {
-			t.Fatalf("segments cover %d bytes of %d", off, 16*int((*mlx5dv.Mlx5WqeCtrlSeg)(wqe[:16]).Ds()))
+		if err == nil && len(segs) > 0 && off != 16*int((*mlx5dv.WQECtrlSeg)(wqe[:16]).DS()) {
+			t.Fatalf("segments cover %d bytes of %d", off, 16*int((*mlx5dv.WQECtrlSeg)(wqe[:16]).DS()))
 		}
 	})
 }

@@ -9,101 +9,206 @@ package mlx5dv
 type Func uint16
 
 const (
-	FnIbvCreateCompChannel             Func = 0  // ibv_create_comp_channel
-	FnIbvDestroyCompChannel            Func = 1  // ibv_destroy_comp_channel
-	FnIbvCreateCqEx                    Func = 2  // ibv_create_cq_ex
-	FnMlx5dvCreateCq                   Func = 3  // mlx5dv_create_cq
-	FnIbvDestroyCq                     Func = 4  // ibv_destroy_cq
-	FnIbvReqNotifyCq                   Func = 5  // ibv_req_notify_cq
-	FnIbvGetCqEvent                    Func = 6  // ibv_get_cq_event
-	FnIbvAckCqEvents                   Func = 7  // ibv_ack_cq_events
-	FnIbvModifyQp                      Func = 8  // ibv_modify_qp
-	FnIbvQueryQp                       Func = 9  // ibv_query_qp
-	FnIbvDestroyQp                     Func = 10 // ibv_destroy_qp
-	FnIbvGetDeviceList                 Func = 11 // ibv_get_device_list
-	FnIbvFreeDeviceList                Func = 12 // ibv_free_device_list
-	FnIbvGetDeviceName                 Func = 13 // ibv_get_device_name
-	FnIbvGetDeviceGuid                 Func = 14 // ibv_get_device_guid
-	FnIbvOpenDevice                    Func = 15 // ibv_open_device
-	FnIbvCloseDevice                   Func = 16 // ibv_close_device
-	FnIbvForkInit                      Func = 17 // ibv_fork_init
-	FnIbvQueryDeviceEx                 Func = 18 // ibv_query_device_ex
-	FnIbvQueryPort                     Func = 19 // ibv_query_port
-	FnIbvQueryGid                      Func = 20 // ibv_query_gid
-	FnIbvGetAsyncEvent                 Func = 21 // ibv_get_async_event
-	FnIbvAckAsyncEvent                 Func = 22 // ibv_ack_async_event
-	FnIbvAllocPd                       Func = 23 // ibv_alloc_pd
-	FnIbvDeallocPd                     Func = 24 // ibv_dealloc_pd
-	FnIbvRegMr                         Func = 25 // ibv_reg_mr
-	FnIbvRegMrIova2                    Func = 26 // ibv_reg_mr_iova2
-	FnIbvRegDmabufMr                   Func = 27 // ibv_reg_dmabuf_mr
-	FnIbvDeregMr                       Func = 29 // ibv_dereg_mr
-	FnIbvAllocMw                       Func = 30 // ibv_alloc_mw
-	FnIbvDeallocMw                     Func = 31 // ibv_dealloc_mw
-	FnIbvCreateAh                      Func = 32 // ibv_create_ah
-	FnIbvDestroyAh                     Func = 33 // ibv_destroy_ah
-	FnIbvQpToQpEx                      Func = 34 // ibv_qp_to_qp_ex
-	FnIbvWrStart                       Func = 35 // ibv_wr_start
-	FnIbvWrComplete                    Func = 36 // ibv_wr_complete
-	FnIbvWrAbort                       Func = 37 // ibv_wr_abort
-	FnIbvWrAtomicCmpSwp                Func = 38 // ibv_wr_atomic_cmp_swp
-	FnIbvWrAtomicFetchAdd              Func = 39 // ibv_wr_atomic_fetch_add
-	FnIbvWrBindMw                      Func = 40 // ibv_wr_bind_mw
-	FnIbvWrLocalInv                    Func = 41 // ibv_wr_local_inv
-	FnIbvWrRdmaRead                    Func = 42 // ibv_wr_rdma_read
-	FnIbvWrRdmaWrite                   Func = 43 // ibv_wr_rdma_write
-	FnIbvWrRdmaWriteImm                Func = 44 // ibv_wr_rdma_write_imm
-	FnIbvWrSend                        Func = 45 // ibv_wr_send
-	FnIbvWrSendImm                     Func = 46 // ibv_wr_send_imm
-	FnIbvWrSendInv                     Func = 47 // ibv_wr_send_inv
-	FnIbvWrSendTso                     Func = 48 // ibv_wr_send_tso
-	FnIbvWrAtomicWrite                 Func = 49 // ibv_wr_atomic_write
-	FnIbvWrSetSge                      Func = 51 // ibv_wr_set_sge
-	FnIbvWrSetSgeList                  Func = 52 // ibv_wr_set_sge_list
-	FnIbvWrSetInlineData               Func = 53 // ibv_wr_set_inline_data
-	FnIbvWrSetInlineDataList           Func = 54 // ibv_wr_set_inline_data_list
-	FnIbvWrSetUdAddr                   Func = 55 // ibv_wr_set_ud_addr
-	FnIbvWrSetXrcSrqn                  Func = 56 // ibv_wr_set_xrc_srqn
-	FnMlx5dvCreateMkey                 Func = 57 // mlx5dv_create_mkey
-	FnMlx5dvDestroyMkey                Func = 58 // mlx5dv_destroy_mkey
-	FnMlx5dvCreateQp                   Func = 59 // mlx5dv_create_qp
-	FnMlx5dvQpExFromIbvQpEx            Func = 60 // mlx5dv_qp_ex_from_ibv_qp_ex
-	FnMlx5dvDekCreate                  Func = 61 // mlx5dv_dek_create
-	FnMlx5dvDekQuery                   Func = 62 // mlx5dv_dek_query
-	FnMlx5dvDekDestroy                 Func = 63 // mlx5dv_dek_destroy
-	FnMlx5dvCryptoLogin                Func = 64 // mlx5dv_crypto_login
-	FnMlx5dvCryptoLoginQueryState      Func = 65 // mlx5dv_crypto_login_query_state
-	FnMlx5dvCryptoLogout               Func = 66 // mlx5dv_crypto_logout
-	FnMlx5dvCryptoLoginCreate          Func = 67 // mlx5dv_crypto_login_create
-	FnMlx5dvCryptoLoginQuery           Func = 68 // mlx5dv_crypto_login_query
-	FnMlx5dvCryptoLoginDestroy         Func = 69 // mlx5dv_crypto_login_destroy
-	FnMlx5dvDevxUmemReg                Func = 70 // mlx5dv_devx_umem_reg
-	FnMlx5dvDevxUmemRegEx              Func = 71 // mlx5dv_devx_umem_reg_ex
-	FnMlx5dvDevxUmemDereg              Func = 72 // mlx5dv_devx_umem_dereg
-	FnMlx5dvIsSupported                Func = 76 // mlx5dv_is_supported
-	FnMlx5dvOpenDevice                 Func = 77 // mlx5dv_open_device
-	FnMlx5dvQueryDevice                Func = 78 // mlx5dv_query_device
-	FnMlx5dvInitObj                    Func = 79 // mlx5dv_init_obj
-	FnMlx5dvWrMkeyConfigure            Func = 80 // mlx5dv_wr_mkey_configure
-	FnMlx5dvWrSetMkeyAccessFlags       Func = 81 // mlx5dv_wr_set_mkey_access_flags
-	FnMlx5dvWrSetMkeyLayoutList        Func = 82 // mlx5dv_wr_set_mkey_layout_list
-	FnMlx5dvWrSetMkeyLayoutInterleaved Func = 83 // mlx5dv_wr_set_mkey_layout_interleaved
-	FnMlx5dvWrSetDcAddr                Func = 84 // mlx5dv_wr_set_dc_addr
-	FnMlx5dvWrSetDcAddrStream          Func = 85 // mlx5dv_wr_set_dc_addr_stream
-	FnMlx5dvWrMrInterleaved            Func = 86 // mlx5dv_wr_mr_interleaved
-	FnMlx5dvWrMrList                   Func = 87 // mlx5dv_wr_mr_list
-	FnMlx5dvWrRawWqe                   Func = 88 // mlx5dv_wr_raw_wqe
-	FnMlx5dvWrMemcpy                   Func = 89 // mlx5dv_wr_memcpy
-	FnMlx5dvWrSetMkeyCrypto            Func = 90 // mlx5dv_wr_set_mkey_crypto
-	FnMlx5dvWrSetMkeySigBlock          Func = 91 // mlx5dv_wr_set_mkey_sig_block
-	FnIbvPollCq                        Func = 92 // ibv_poll_cq
-	FnIbvStartPoll                     Func = 93 // ibv_start_poll
-	FnIbvNextPoll                      Func = 94 // ibv_next_poll
-	FnMlx5dvMkeyCheck                  Func = 95 // mlx5dv_mkey_check
-	FnIbvPostRecv                      Func = 96 // ibv_post_recv
-	FnIbvPostSrqRecv                   Func = 97 // ibv_post_srq_recv
-	NumFuncs                           Func = 98 // the number of Func values: the spec's functions, also those this release lacks
+	FnCreateCompChannel          Func = 0  // ibv_create_comp_channel
+	FnDestroyCompChannel         Func = 1  // ibv_destroy_comp_channel
+	FnCreateCQEx                 Func = 2  // ibv_create_cq_ex
+	FnCreateCQ                   Func = 3  // mlx5dv_create_cq
+	FnDestroyCQ                  Func = 4  // ibv_destroy_cq
+	FnReqNotifyCQ                Func = 5  // ibv_req_notify_cq
+	FnGetCQEvent                 Func = 6  // ibv_get_cq_event
+	FnAckCQEvents                Func = 7  // ibv_ack_cq_events
+	FnModifyQP                   Func = 8  // ibv_modify_qp
+	FnQueryQP                    Func = 9  // ibv_query_qp
+	FnDestroyQP                  Func = 10 // ibv_destroy_qp
+	FnGetDeviceList              Func = 11 // ibv_get_device_list
+	FnFreeDeviceList             Func = 12 // ibv_free_device_list
+	FnGetDeviceName              Func = 13 // ibv_get_device_name
+	FnGetDeviceGUID              Func = 14 // ibv_get_device_guid
+	FnIBVOpenDevice              Func = 15 // ibv_open_device
+	FnCloseDevice                Func = 16 // ibv_close_device
+	FnForkInit                   Func = 17 // ibv_fork_init
+	FnQueryDeviceEx              Func = 18 // ibv_query_device_ex
+	FnIBVQueryPort               Func = 19 // ibv_query_port
+	FnQueryGID                   Func = 20 // ibv_query_gid
+	FnGetAsyncEvent              Func = 21 // ibv_get_async_event
+	FnAckAsyncEvent              Func = 22 // ibv_ack_async_event
+	FnAllocPD                    Func = 23 // ibv_alloc_pd
+	FnDeallocPD                  Func = 24 // ibv_dealloc_pd
+	FnRegMR                      Func = 25 // ibv_reg_mr
+	FnRegMRIova2                 Func = 26 // ibv_reg_mr_iova2
+	FnIBVRegDmabufMR             Func = 27 // ibv_reg_dmabuf_mr
+	FnDeregMR                    Func = 29 // ibv_dereg_mr
+	FnAllocMW                    Func = 30 // ibv_alloc_mw
+	FnDeallocMW                  Func = 31 // ibv_dealloc_mw
+	FnCreateAH                   Func = 32 // ibv_create_ah
+	FnDestroyAH                  Func = 33 // ibv_destroy_ah
+	FnQPToQPEx                   Func = 34 // ibv_qp_to_qp_ex
+	FnWRStart                    Func = 35 // ibv_wr_start
+	FnWRComplete                 Func = 36 // ibv_wr_complete
+	FnWRAbort                    Func = 37 // ibv_wr_abort
+	FnWRAtomicCmpSwp             Func = 38 // ibv_wr_atomic_cmp_swp
+	FnWRAtomicFetchAdd           Func = 39 // ibv_wr_atomic_fetch_add
+	FnWRBindMW                   Func = 40 // ibv_wr_bind_mw
+	FnWRLocalInv                 Func = 41 // ibv_wr_local_inv
+	FnWRRDMARead                 Func = 42 // ibv_wr_rdma_read
+	FnWRRDMAWrite                Func = 43 // ibv_wr_rdma_write
+	FnWRRDMAWriteImm             Func = 44 // ibv_wr_rdma_write_imm
+	FnWRSend                     Func = 45 // ibv_wr_send
+	FnWRSendImm                  Func = 46 // ibv_wr_send_imm
+	FnWRSendInv                  Func = 47 // ibv_wr_send_inv
+	FnWRSendTSO                  Func = 48 // ibv_wr_send_tso
+	FnWRAtomicWrite              Func = 49 // ibv_wr_atomic_write
+	FnWRSetSGE                   Func = 51 // ibv_wr_set_sge
+	FnWRSetSGEList               Func = 52 // ibv_wr_set_sge_list
+	FnWRSetInlineData            Func = 53 // ibv_wr_set_inline_data
+	FnWRSetInlineDataList        Func = 54 // ibv_wr_set_inline_data_list
+	FnWRSetUDAddr                Func = 55 // ibv_wr_set_ud_addr
+	FnWRSetXRCSRQN               Func = 56 // ibv_wr_set_xrc_srqn
+	FnCreateMkey                 Func = 57 // mlx5dv_create_mkey
+	FnDestroyMkey                Func = 58 // mlx5dv_destroy_mkey
+	FnCreateQP                   Func = 59 // mlx5dv_create_qp
+	FnQPExFromIBVQPEx            Func = 60 // mlx5dv_qp_ex_from_ibv_qp_ex
+	FnDEKCreate                  Func = 61 // mlx5dv_dek_create
+	FnDEKQuery                   Func = 62 // mlx5dv_dek_query
+	FnDEKDestroy                 Func = 63 // mlx5dv_dek_destroy
+	FnCryptoLogin                Func = 64 // mlx5dv_crypto_login
+	FnCryptoLoginQueryState      Func = 65 // mlx5dv_crypto_login_query_state
+	FnCryptoLogout               Func = 66 // mlx5dv_crypto_logout
+	FnCryptoLoginCreate          Func = 67 // mlx5dv_crypto_login_create
+	FnCryptoLoginQuery           Func = 68 // mlx5dv_crypto_login_query
+	FnCryptoLoginDestroy         Func = 69 // mlx5dv_crypto_login_destroy
+	FnDevxUmemReg                Func = 70 // mlx5dv_devx_umem_reg
+	FnDevxUmemRegEx              Func = 71 // mlx5dv_devx_umem_reg_ex
+	FnDevxUmemDereg              Func = 72 // mlx5dv_devx_umem_dereg
+	FnIsSupported                Func = 76 // mlx5dv_is_supported
+	FnOpenDevice                 Func = 77 // mlx5dv_open_device
+	FnQueryDevice                Func = 78 // mlx5dv_query_device
+	FnInitObj                    Func = 79 // mlx5dv_init_obj
+	FnWRMkeyConfigure            Func = 80 // mlx5dv_wr_mkey_configure
+	FnWRSetMkeyAccessFlags       Func = 81 // mlx5dv_wr_set_mkey_access_flags
+	FnWRSetMkeyLayoutList        Func = 82 // mlx5dv_wr_set_mkey_layout_list
+	FnWRSetMkeyLayoutInterleaved Func = 83 // mlx5dv_wr_set_mkey_layout_interleaved
+	FnWRSetDCAddr                Func = 84 // mlx5dv_wr_set_dc_addr
+	FnWRSetDCAddrStream          Func = 85 // mlx5dv_wr_set_dc_addr_stream
+	FnWRMRInterleaved            Func = 86 // mlx5dv_wr_mr_interleaved
+	FnWRMRList                   Func = 87 // mlx5dv_wr_mr_list
+	FnWRRawWQE                   Func = 88 // mlx5dv_wr_raw_wqe
+	FnWRMemcpy                   Func = 89 // mlx5dv_wr_memcpy
+	FnWRSetMkeyCrypto            Func = 90 // mlx5dv_wr_set_mkey_crypto
+	FnWRSetMkeySigBlock          Func = 91 // mlx5dv_wr_set_mkey_sig_block
+	FnPollCQ                     Func = 92 // ibv_poll_cq
+	FnStartPoll                  Func = 93 // ibv_start_poll
+	FnNextPoll                   Func = 94 // ibv_next_poll
+	FnMkeyCheck                  Func = 95 // mlx5dv_mkey_check
+	FnPostRecv                   Func = 96 // ibv_post_recv
+	FnPostSRQRecv                Func = 97 // ibv_post_srq_recv
+	NumFuncs                     Func = 98 // the number of Func values: the spec's functions, also those this release lacks
 )
+
+// funcNames are the C names of the functions, indexed by Func.
+var funcNames = [NumFuncs]string{
+	FnCreateCompChannel:          "ibv_create_comp_channel",
+	FnDestroyCompChannel:         "ibv_destroy_comp_channel",
+	FnCreateCQEx:                 "ibv_create_cq_ex",
+	FnCreateCQ:                   "mlx5dv_create_cq",
+	FnDestroyCQ:                  "ibv_destroy_cq",
+	FnReqNotifyCQ:                "ibv_req_notify_cq",
+	FnGetCQEvent:                 "ibv_get_cq_event",
+	FnAckCQEvents:                "ibv_ack_cq_events",
+	FnModifyQP:                   "ibv_modify_qp",
+	FnQueryQP:                    "ibv_query_qp",
+	FnDestroyQP:                  "ibv_destroy_qp",
+	FnGetDeviceList:              "ibv_get_device_list",
+	FnFreeDeviceList:             "ibv_free_device_list",
+	FnGetDeviceName:              "ibv_get_device_name",
+	FnGetDeviceGUID:              "ibv_get_device_guid",
+	FnIBVOpenDevice:              "ibv_open_device",
+	FnCloseDevice:                "ibv_close_device",
+	FnForkInit:                   "ibv_fork_init",
+	FnQueryDeviceEx:              "ibv_query_device_ex",
+	FnIBVQueryPort:               "ibv_query_port",
+	FnQueryGID:                   "ibv_query_gid",
+	FnGetAsyncEvent:              "ibv_get_async_event",
+	FnAckAsyncEvent:              "ibv_ack_async_event",
+	FnAllocPD:                    "ibv_alloc_pd",
+	FnDeallocPD:                  "ibv_dealloc_pd",
+	FnRegMR:                      "ibv_reg_mr",
+	FnRegMRIova2:                 "ibv_reg_mr_iova2",
+	FnIBVRegDmabufMR:             "ibv_reg_dmabuf_mr",
+	FnDeregMR:                    "ibv_dereg_mr",
+	FnAllocMW:                    "ibv_alloc_mw",
+	FnDeallocMW:                  "ibv_dealloc_mw",
+	FnCreateAH:                   "ibv_create_ah",
+	FnDestroyAH:                  "ibv_destroy_ah",
+	FnQPToQPEx:                   "ibv_qp_to_qp_ex",
+	FnWRStart:                    "ibv_wr_start",
+	FnWRComplete:                 "ibv_wr_complete",
+	FnWRAbort:                    "ibv_wr_abort",
+	FnWRAtomicCmpSwp:             "ibv_wr_atomic_cmp_swp",
+	FnWRAtomicFetchAdd:           "ibv_wr_atomic_fetch_add",
+	FnWRBindMW:                   "ibv_wr_bind_mw",
+	FnWRLocalInv:                 "ibv_wr_local_inv",
+	FnWRRDMARead:                 "ibv_wr_rdma_read",
+	FnWRRDMAWrite:                "ibv_wr_rdma_write",
+	FnWRRDMAWriteImm:             "ibv_wr_rdma_write_imm",
+	FnWRSend:                     "ibv_wr_send",
+	FnWRSendImm:                  "ibv_wr_send_imm",
+	FnWRSendInv:                  "ibv_wr_send_inv",
+	FnWRSendTSO:                  "ibv_wr_send_tso",
+	FnWRAtomicWrite:              "ibv_wr_atomic_write",
+	FnWRSetSGE:                   "ibv_wr_set_sge",
+	FnWRSetSGEList:               "ibv_wr_set_sge_list",
+	FnWRSetInlineData:            "ibv_wr_set_inline_data",
+	FnWRSetInlineDataList:        "ibv_wr_set_inline_data_list",
+	FnWRSetUDAddr:                "ibv_wr_set_ud_addr",
+	FnWRSetXRCSRQN:               "ibv_wr_set_xrc_srqn",
+	FnCreateMkey:                 "mlx5dv_create_mkey",
+	FnDestroyMkey:                "mlx5dv_destroy_mkey",
+	FnCreateQP:                   "mlx5dv_create_qp",
+	FnQPExFromIBVQPEx:            "mlx5dv_qp_ex_from_ibv_qp_ex",
+	FnDEKCreate:                  "mlx5dv_dek_create",
+	FnDEKQuery:                   "mlx5dv_dek_query",
+	FnDEKDestroy:                 "mlx5dv_dek_destroy",
+	FnCryptoLogin:                "mlx5dv_crypto_login",
+	FnCryptoLoginQueryState:      "mlx5dv_crypto_login_query_state",
+	FnCryptoLogout:               "mlx5dv_crypto_logout",
+	FnCryptoLoginCreate:          "mlx5dv_crypto_login_create",
+	FnCryptoLoginQuery:           "mlx5dv_crypto_login_query",
+	FnCryptoLoginDestroy:         "mlx5dv_crypto_login_destroy",
+	FnDevxUmemReg:                "mlx5dv_devx_umem_reg",
+	FnDevxUmemRegEx:              "mlx5dv_devx_umem_reg_ex",
+	FnDevxUmemDereg:              "mlx5dv_devx_umem_dereg",
+	FnIsSupported:                "mlx5dv_is_supported",
+	FnOpenDevice:                 "mlx5dv_open_device",
+	FnQueryDevice:                "mlx5dv_query_device",
+	FnInitObj:                    "mlx5dv_init_obj",
+	FnWRMkeyConfigure:            "mlx5dv_wr_mkey_configure",
+	FnWRSetMkeyAccessFlags:       "mlx5dv_wr_set_mkey_access_flags",
+	FnWRSetMkeyLayoutList:        "mlx5dv_wr_set_mkey_layout_list",
+	FnWRSetMkeyLayoutInterleaved: "mlx5dv_wr_set_mkey_layout_interleaved",
+	FnWRSetDCAddr:                "mlx5dv_wr_set_dc_addr",
+	FnWRSetDCAddrStream:          "mlx5dv_wr_set_dc_addr_stream",
+	FnWRMRInterleaved:            "mlx5dv_wr_mr_interleaved",
+	FnWRMRList:                   "mlx5dv_wr_mr_list",
+	FnWRRawWQE:                   "mlx5dv_wr_raw_wqe",
+	FnWRMemcpy:                   "mlx5dv_wr_memcpy",
+	FnWRSetMkeyCrypto:            "mlx5dv_wr_set_mkey_crypto",
+	FnWRSetMkeySigBlock:          "mlx5dv_wr_set_mkey_sig_block",
+	FnPollCQ:                     "ibv_poll_cq",
+	FnStartPoll:                  "ibv_start_poll",
+	FnNextPoll:                   "ibv_next_poll",
+	FnMkeyCheck:                  "mlx5dv_mkey_check",
+	FnPostRecv:                   "ibv_post_recv",
+	FnPostSRQRecv:                "ibv_post_srq_recv",
+}
+
+// String returns the function's C name.
+func (f Func) String() string {
+	if f >= NumFuncs || funcNames[f] == "" {
+		return formatUnknown("Func", uint64(f))
+	}
+	return funcNames[f]
+}
 
 // QPType is a set of QP types.
 type QPType uint8
@@ -120,702 +225,4 @@ const (
 // String names the QP types of the set, joined by |.
 func (t QPType) String() string {
 	return formatFlags(uint64(t), []flagName{{uint64(QPRC), "RC"}, {uint64(QPUC), "UC"}, {uint64(QPUD), "UD"}, {uint64(QPXRCSend), "XRC_SEND"}, {uint64(QPRawPacket), "RAW_PACKET"}, {uint64(QPDCI), "DCI"}})
-}
-
-// SetterGroup is a set of setter groups: what a builder takes and requires,
-// and what a setter is.
-type SetterGroup uint16
-
-const (
-	GroupData SetterGroup = 1 << iota
-	GroupDcAddr
-	GroupAccess
-	GroupLayout
-	GroupSignature
-	GroupCrypto
-	GroupUdAddr
-	GroupXrcSrqn
-)
-
-// Function kinds.
-const (
-	KindVerb    = "verb"
-	KindBuilder = "builder"
-	KindSetter  = "setter"
-	KindHelper  = "helper"
-)
-
-// FuncInfo is what the spec says about a function.
-type FuncInfo struct {
-	Name      string
-	Man       string
-	Kind      string      // KindVerb, KindBuilder, KindSetter or KindHelper
-	Returns   string      // the return convention (spec/README.md)
-	QPTypes   QPType      // QP types that offer it
-	SendOp    uint64      // IBV_QP_EX_WITH_* bit the QP needs, 0 for none
-	MlxSendOp uint64      // MLX5DV_QP_EX_WITH_* bit the QP needs, 0 for none
-	WRFlags   uint32      // builder: ibv_send_flags bits wr_flags must carry
-	Takes     SetterGroup // builder: setter groups that may follow it
-	Requires  SetterGroup // builder: setter groups each work request must get
-	Group     SetterGroup // setter: its group
-	Of        []Func      // setter: the builders it may follow; nil for all that take its group
-}
-
-// Funcs describes every function, indexed by Func.
-var Funcs = [NumFuncs]FuncInfo{
-	FnIbvCreateCompChannel: {
-		Kind:    "verb",
-		Man:     "ibv_create_comp_channel(3)",
-		Name:    "ibv_create_comp_channel",
-		Returns: "pointer-errno",
-	},
-	FnIbvDestroyCompChannel: {
-		Kind:    "verb",
-		Man:     "ibv_create_comp_channel(3)",
-		Name:    "ibv_destroy_comp_channel",
-		Returns: "errno",
-	},
-	FnIbvCreateCqEx: {
-		Kind:    "verb",
-		Man:     "ibv_create_cq_ex(3)",
-		Name:    "ibv_create_cq_ex",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvCreateCq: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_cq(3)",
-		Name:    "mlx5dv_create_cq",
-		Returns: "pointer-errno",
-	},
-	FnIbvDestroyCq: {
-		Kind:    "verb",
-		Man:     "ibv_destroy_cq(3)",
-		Name:    "ibv_destroy_cq",
-		Returns: "errno",
-	},
-	FnIbvReqNotifyCq: {
-		Kind:    "verb",
-		Man:     "ibv_req_notify_cq(3)",
-		Name:    "ibv_req_notify_cq",
-		Returns: "errno",
-	},
-	FnIbvGetCqEvent: {
-		Kind:    "verb",
-		Man:     "ibv_get_cq_event(3)",
-		Name:    "ibv_get_cq_event",
-		Returns: "minus-one-errno",
-	},
-	FnIbvAckCqEvents: {
-		Kind:    "verb",
-		Man:     "ibv_get_cq_event(3)",
-		Name:    "ibv_ack_cq_events",
-		Returns: "void",
-	},
-	FnIbvModifyQp: {
-		Kind:    "verb",
-		Man:     "ibv_modify_qp(3)",
-		Name:    "ibv_modify_qp",
-		Returns: "errno",
-	},
-	FnIbvQueryQp: {
-		Kind:    "verb",
-		Man:     "ibv_query_qp(3)",
-		Name:    "ibv_query_qp",
-		Returns: "errno",
-	},
-	FnIbvDestroyQp: {
-		Kind:    "verb",
-		Man:     "ibv_destroy_qp(3)",
-		Name:    "ibv_destroy_qp",
-		Returns: "errno",
-	},
-	FnIbvGetDeviceList: {
-		Kind:    "verb",
-		Man:     "ibv_get_device_list(3)",
-		Name:    "ibv_get_device_list",
-		Returns: "pointer-errno",
-	},
-	FnIbvFreeDeviceList: {
-		Kind:    "verb",
-		Man:     "ibv_get_device_list(3)",
-		Name:    "ibv_free_device_list",
-		Returns: "void",
-	},
-	FnIbvGetDeviceName: {
-		Kind:    "helper",
-		Man:     "ibv_get_device_name(3)",
-		Name:    "ibv_get_device_name",
-		Returns: "pointer-errno",
-	},
-	FnIbvGetDeviceGuid: {
-		Kind:    "helper",
-		Man:     "ibv_get_device_guid(3)",
-		Name:    "ibv_get_device_guid",
-		Returns: "value",
-	},
-	FnIbvOpenDevice: {
-		Kind:    "verb",
-		Man:     "ibv_open_device(3)",
-		Name:    "ibv_open_device",
-		Returns: "pointer-errno",
-	},
-	FnIbvCloseDevice: {
-		Kind:    "verb",
-		Man:     "ibv_open_device(3)",
-		Name:    "ibv_close_device",
-		Returns: "minus-one-errno",
-	},
-	FnIbvForkInit: {
-		Kind:    "verb",
-		Man:     "ibv_fork_init(3)",
-		Name:    "ibv_fork_init",
-		Returns: "errno",
-	},
-	FnIbvQueryDeviceEx: {
-		Kind:    "verb",
-		Man:     "ibv_query_device_ex(3)",
-		Name:    "ibv_query_device_ex",
-		Returns: "errno",
-	},
-	FnIbvQueryPort: {
-		Kind:    "verb",
-		Man:     "ibv_query_port(3)",
-		Name:    "ibv_query_port",
-		Returns: "errno",
-	},
-	FnIbvQueryGid: {
-		Kind:    "verb",
-		Man:     "ibv_query_gid(3)",
-		Name:    "ibv_query_gid",
-		Returns: "minus-one-errno",
-	},
-	FnIbvGetAsyncEvent: {
-		Kind:    "verb",
-		Man:     "ibv_get_async_event(3)",
-		Name:    "ibv_get_async_event",
-		Returns: "minus-one-errno",
-	},
-	FnIbvAckAsyncEvent: {
-		Kind:    "verb",
-		Man:     "ibv_get_async_event(3)",
-		Name:    "ibv_ack_async_event",
-		Returns: "void",
-	},
-	FnIbvAllocPd: {
-		Kind:    "verb",
-		Man:     "ibv_alloc_pd(3)",
-		Name:    "ibv_alloc_pd",
-		Returns: "pointer-errno",
-	},
-	FnIbvDeallocPd: {
-		Kind:    "verb",
-		Man:     "ibv_alloc_pd(3)",
-		Name:    "ibv_dealloc_pd",
-		Returns: "errno",
-	},
-	FnIbvRegMr: {
-		Kind:    "verb",
-		Man:     "ibv_reg_mr(3)",
-		Name:    "ibv_reg_mr",
-		Returns: "pointer-errno",
-	},
-	FnIbvRegMrIova2: {
-		Kind:    "verb",
-		Man:     "ibv_reg_mr(3)",
-		Name:    "ibv_reg_mr_iova2",
-		Returns: "pointer-errno",
-	},
-	FnIbvRegDmabufMr: {
-		Kind:    "verb",
-		Man:     "ibv_reg_mr(3)",
-		Name:    "ibv_reg_dmabuf_mr",
-		Returns: "pointer-errno",
-	},
-	FnIbvDeregMr: {
-		Kind:    "verb",
-		Man:     "ibv_reg_mr(3)",
-		Name:    "ibv_dereg_mr",
-		Returns: "errno",
-	},
-	FnIbvAllocMw: {
-		Kind:    "verb",
-		Man:     "ibv_alloc_mw(3)",
-		Name:    "ibv_alloc_mw",
-		Returns: "pointer-errno",
-	},
-	FnIbvDeallocMw: {
-		Kind:    "verb",
-		Man:     "ibv_alloc_mw(3)",
-		Name:    "ibv_dealloc_mw",
-		Returns: "errno",
-	},
-	FnIbvCreateAh: {
-		Kind:    "verb",
-		Man:     "ibv_create_ah(3)",
-		Name:    "ibv_create_ah",
-		Returns: "pointer-errno",
-	},
-	FnIbvDestroyAh: {
-		Kind:    "verb",
-		Man:     "ibv_create_ah(3)",
-		Name:    "ibv_destroy_ah",
-		Returns: "errno",
-	},
-	FnIbvQpToQpEx: {
-		Kind:    "helper",
-		Man:     "ibv_create_qp_ex(3)",
-		Name:    "ibv_qp_to_qp_ex",
-		Returns: "value",
-	},
-	FnIbvWrStart: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_start",
-		Returns: "void",
-	},
-	FnIbvWrComplete: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_complete",
-		Returns: "errno",
-	},
-	FnIbvWrAbort: {
-		Kind:    "helper",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_abort",
-		Returns: "void",
-	},
-	FnIbvWrAtomicCmpSwp: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_atomic_cmp_swp",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP),
-		Takes:    GroupData,
-	},
-	FnIbvWrAtomicFetchAdd: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_atomic_fetch_add",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
-		Takes:    GroupData,
-	},
-	FnIbvWrBindMw: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_bind_mw",
-		QPTypes: QPUC | QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_BIND_MW),
-	},
-	FnIbvWrLocalInv: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_local_inv",
-		QPTypes: QPUC | QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_LOCAL_INV),
-	},
-	FnIbvWrRdmaRead: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_read",
-		QPTypes:  QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_READ),
-		Takes:    GroupData,
-	},
-	FnIbvWrRdmaWrite: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_write",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_WRITE),
-		Takes:    GroupData,
-	},
-	FnIbvWrRdmaWriteImm: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_rdma_write_imm",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM),
-		Takes:    GroupData,
-	},
-	FnIbvWrSend: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send",
-		QPTypes:  QPUD | QPUC | QPRC | QPXRCSend | QPRawPacket | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendImm: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_imm",
-		QPTypes:  QPUD | QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND_WITH_IMM),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendInv: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_inv",
-		QPTypes:  QPUC | QPRC | QPXRCSend | QPDCI,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_SEND_WITH_INV),
-		Takes:    GroupData,
-	},
-	FnIbvWrSendTso: {
-		Kind:     "builder",
-		Man:      "ibv_wr_post(3)",
-		Name:     "ibv_wr_send_tso",
-		QPTypes:  QPUD | QPRawPacket,
-		Requires: GroupData,
-		Returns:  "deferred",
-		SendOp:   uint64(IBV_QP_EX_WITH_TSO),
-		Takes:    GroupData,
-	},
-	FnIbvWrAtomicWrite: {
-		Kind:    "builder",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_atomic_write",
-		QPTypes: QPRC | QPXRCSend | QPDCI,
-		Returns: "deferred",
-		SendOp:  uint64(IBV_QP_EX_WITH_ATOMIC_WRITE),
-	},
-	FnIbvWrSetSge: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_sge",
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetSgeList: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_sge_list",
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetInlineData: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_inline_data",
-		Of:      []Func{FnIbvWrSend, FnIbvWrSendImm, FnIbvWrSendInv, FnIbvWrRdmaWrite, FnIbvWrRdmaWriteImm},
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetInlineDataList: {
-		Group:   GroupData,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_inline_data_list",
-		Of:      []Func{FnIbvWrSend, FnIbvWrSendImm, FnIbvWrSendInv, FnIbvWrRdmaWrite, FnIbvWrRdmaWriteImm},
-		QPTypes: QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns: "deferred",
-	},
-	FnIbvWrSetUdAddr: {
-		Group:   GroupUdAddr,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_ud_addr",
-		QPTypes: QPUD,
-		Returns: "deferred",
-	},
-	FnIbvWrSetXrcSrqn: {
-		Group:   GroupXrcSrqn,
-		Kind:    "setter",
-		Man:     "ibv_wr_post(3)",
-		Name:    "ibv_wr_set_xrc_srqn",
-		QPTypes: QPXRCSend,
-		Returns: "deferred",
-	},
-	FnMlx5dvCreateMkey: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_mkey(3)",
-		Name:    "mlx5dv_create_mkey",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDestroyMkey: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_mkey(3)",
-		Name:    "mlx5dv_destroy_mkey",
-		Returns: "errno",
-	},
-	FnMlx5dvCreateQp: {
-		Kind:    "verb",
-		Man:     "mlx5dv_create_qp(3)",
-		Name:    "mlx5dv_create_qp",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvQpExFromIbvQpEx: {
-		Kind:    "helper",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_qp_ex_from_ibv_qp_ex",
-		Returns: "value",
-	},
-	FnMlx5dvDekCreate: {
-		Kind:    "verb",
-		Man:     "mlx5dv_dek_create(3)",
-		Name:    "mlx5dv_dek_create",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDekQuery: {
-		Kind:    "verb",
-		Man:     "mlx5dv_dek_create(3)",
-		Name:    "mlx5dv_dek_query",
-		Returns: "errno",
-	},
-	FnMlx5dvDekDestroy: {
-		Kind:    "verb",
-		Man:     "mlx5dv_dek_create(3)",
-		Name:    "mlx5dv_dek_destroy",
-		Returns: "errno",
-	},
-	FnMlx5dvCryptoLogin: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login(3)",
-		Name:    "mlx5dv_crypto_login",
-		Returns: "errno",
-	},
-	FnMlx5dvCryptoLoginQueryState: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login(3)",
-		Name:    "mlx5dv_crypto_login_query_state",
-		Returns: "errno",
-	},
-	FnMlx5dvCryptoLogout: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login(3)",
-		Name:    "mlx5dv_crypto_logout",
-		Returns: "errno",
-	},
-	FnMlx5dvCryptoLoginCreate: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login_create(3)",
-		Name:    "mlx5dv_crypto_login_create",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvCryptoLoginQuery: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login_create(3)",
-		Name:    "mlx5dv_crypto_login_query",
-		Returns: "errno",
-	},
-	FnMlx5dvCryptoLoginDestroy: {
-		Kind:    "verb",
-		Man:     "mlx5dv_crypto_login_create(3)",
-		Name:    "mlx5dv_crypto_login_destroy",
-		Returns: "errno",
-	},
-	FnMlx5dvDevxUmemReg: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_reg",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDevxUmemRegEx: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_reg_ex",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvDevxUmemDereg: {
-		Kind:    "verb",
-		Man:     "mlx5dv_devx_umem_reg(3)",
-		Name:    "mlx5dv_devx_umem_dereg",
-		Returns: "errno",
-	},
-	FnMlx5dvIsSupported: {
-		Kind:    "helper",
-		Man:     "mlx5dv_is_supported(3)",
-		Name:    "mlx5dv_is_supported",
-		Returns: "value",
-	},
-	FnMlx5dvOpenDevice: {
-		Kind:    "verb",
-		Man:     "mlx5dv_open_device(3)",
-		Name:    "mlx5dv_open_device",
-		Returns: "pointer-errno",
-	},
-	FnMlx5dvQueryDevice: {
-		Kind:    "verb",
-		Man:     "mlx5dv_query_device(3)",
-		Name:    "mlx5dv_query_device",
-		Returns: "errno",
-	},
-	FnMlx5dvInitObj: {
-		Kind:    "verb",
-		Man:     "mlx5dv_init_obj(3)",
-		Name:    "mlx5dv_init_obj",
-		Returns: "errno",
-	},
-	FnMlx5dvWrMkeyConfigure: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_mkey_configure(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MKEY_CONFIGURE),
-		Name:      "mlx5dv_wr_mkey_configure",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		Takes:     GroupAccess | GroupLayout | GroupSignature | GroupCrypto,
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrSetMkeyAccessFlags: {
-		Group:   GroupAccess,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_access_flags",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeyLayoutList: {
-		Group:   GroupLayout,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_layout_list",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeyLayoutInterleaved: {
-		Group:   GroupLayout,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_mkey_configure(3)",
-		Name:    "mlx5dv_wr_set_mkey_layout_interleaved",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetDcAddr: {
-		Group:   GroupDcAddr,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_wr_set_dc_addr",
-		QPTypes: QPDCI,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetDcAddrStream: {
-		Group:   GroupDcAddr,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_post(3)",
-		Name:    "mlx5dv_wr_set_dc_addr_stream",
-		QPTypes: QPDCI,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrMrInterleaved: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MR_INTERLEAVED),
-		Name:      "mlx5dv_wr_mr_interleaved",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrMrList: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MR_LIST),
-		Name:      "mlx5dv_wr_mr_list",
-		QPTypes:   QPRC,
-		Returns:   "deferred",
-		WRFlags:   uint32(IBV_SEND_INLINE),
-	},
-	FnMlx5dvWrRawWqe: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_RAW_WQE),
-		Name:      "mlx5dv_wr_raw_wqe",
-		QPTypes:   QPRC | QPUC | QPUD | QPXRCSend | QPRawPacket | QPDCI,
-		Returns:   "deferred",
-	},
-	FnMlx5dvWrMemcpy: {
-		Kind:      "builder",
-		Man:       "mlx5dv_wr_post(3)",
-		MlxSendOp: uint64(MLX5DV_QP_EX_WITH_MEMCPY),
-		Name:      "mlx5dv_wr_memcpy",
-		QPTypes:   QPRC | QPDCI,
-		Returns:   "deferred",
-	},
-	FnMlx5dvWrSetMkeyCrypto: {
-		Group:   GroupCrypto,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_set_mkey_crypto(3)",
-		Name:    "mlx5dv_wr_set_mkey_crypto",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnMlx5dvWrSetMkeySigBlock: {
-		Group:   GroupSignature,
-		Kind:    "setter",
-		Man:     "mlx5dv_wr_set_mkey_sig_block(3)",
-		Name:    "mlx5dv_wr_set_mkey_sig_block",
-		Of:      []Func{FnMlx5dvWrMkeyConfigure},
-		QPTypes: QPRC,
-		Returns: "deferred",
-	},
-	FnIbvPollCq: {
-		Kind:    "verb",
-		Man:     "ibv_poll_cq(3)",
-		Name:    "ibv_poll_cq",
-		Returns: "value",
-	},
-	FnIbvStartPoll: {
-		Kind:    "verb",
-		Man:     "ibv_create_cq_ex(3)",
-		Name:    "ibv_start_poll",
-		Returns: "errno",
-	},
-	FnIbvNextPoll: {
-		Kind:    "verb",
-		Man:     "ibv_create_cq_ex(3)",
-		Name:    "ibv_next_poll",
-		Returns: "errno",
-	},
-	FnMlx5dvMkeyCheck: {
-		Kind:    "verb",
-		Man:     "mlx5dv_mkey_check(3)",
-		Name:    "mlx5dv_mkey_check",
-		Returns: "errno",
-	},
-	FnIbvPostRecv: {
-		Kind:    "verb",
-		Man:     "ibv_post_recv(3)",
-		Name:    "ibv_post_recv",
-		Returns: "errno",
-	},
-	FnIbvPostSrqRecv: {
-		Kind:    "verb",
-		Man:     "ibv_post_srq_recv(3)",
-		Name:    "ibv_post_srq_recv",
-		Returns: "errno",
-	},
-}
-
-// String returns the function's C name.
-func (f Func) String() string {
-	if f >= NumFuncs || Funcs[f].Name == "" {
-		return formatUnknown("Func", uint64(f))
-	}
-	return Funcs[f].Name
 }

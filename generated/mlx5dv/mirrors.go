@@ -7,220 +7,220 @@ package mlx5dv
 
 import "unsafe"
 
-// IbvCompChannel mirrors struct ibv_comp_channel (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_create_comp_channel(3).
+// CompChannel mirrors struct ibv_comp_channel (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_create_comp_channel(3).
 // A completion channel; fd is what a program polls or makes non-blocking.
-type IbvCompChannel struct {
+type CompChannel struct {
 	Context unsafe.Pointer // context
 	Fd      int32          // fd
 	Refcnt  int32          // refcnt
 }
 
-// IbvCqInitAttrEx mirrors struct ibv_cq_init_attr_ex (infiniband/verbs.h): 56 bytes, aligned to 8, laid out as C lays it out. See ibv_create_cq_ex(3).
+// CQInitAttrEx mirrors struct ibv_cq_init_attr_ex (infiniband/verbs.h): 56 bytes, aligned to 8, laid out as C lays it out. See ibv_create_cq_ex(3).
 // What an extended CQ is created with; comp_mask says whether flags and parent_domain are valid.
-type IbvCqInitAttrEx struct {
-	Cqe          uint32 // cqe
+type CQInitAttrEx struct {
+	CQE          uint32 // cqe
 	_            [4]byte
-	CqContext    unsafe.Pointer  // cq_context
-	Channel      *IbvCompChannel // channel
-	CompVector   uint32          // comp_vector
+	CQContext    unsafe.Pointer // cq_context
+	Channel      *CompChannel   // channel
+	CompVector   uint32         // comp_vector
 	_            [4]byte
-	WcFlags      uint64               // wc_flags
-	CompMask     IbvCqInitAttrMask    // comp_mask
-	Flags        IbvCreateCqAttrFlags // flags
-	ParentDomain *IbvPd               // parent_domain
+	WCFlags      uint64            // wc_flags
+	CompMask     IBVCQInitAttrMask // comp_mask
+	Flags        CreateCQAttrFlags // flags
+	ParentDomain *IBVPD            // parent_domain
 }
 
-// Mlx5dvCqInitAttr mirrors struct mlx5dv_cq_init_attr (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_cq(3).
+// CQInitAttr mirrors struct mlx5dv_cq_init_attr (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_cq(3).
 // The mlx5 properties of mlx5dv_create_cq; comp_mask says which fields are valid.
-type Mlx5dvCqInitAttr struct {
+type CQInitAttr struct {
 	CompMask         uint64 // comp_mask
-	CqeCompResFormat uint8  // cqe_comp_res_format
+	CQECompResFormat uint8  // cqe_comp_res_format
 	_                [3]byte
-	Flags            Mlx5dvCqInitAttrFlags // flags
-	CqeSize          uint16                // cqe_size
+	Flags            CQInitAttrFlags // flags
+	CQESize          uint16          // cqe_size
 	_                [6]byte
 }
 
-// IbvQpAttr mirrors struct ibv_qp_attr (infiniband/verbs.h): 144 bytes, aligned to 8, laid out as C lays it out. See ibv_modify_qp(3).
+// QPAttr mirrors struct ibv_qp_attr (infiniband/verbs.h): 144 bytes, aligned to 8, laid out as C lays it out. See ibv_modify_qp(3).
 // A QP's attributes; for ibv_modify_qp only the fields attr_mask names are read.
-type IbvQpAttr struct {
-	QpState          IbvQpState     // qp_state
-	CurQpState       IbvQpState     // cur_qp_state
-	PathMtu          IbvMtu         // path_mtu
-	PathMigState     IbvMigState    // path_mig_state
-	Qkey             uint32         // qkey
-	RqPsn            uint32         // rq_psn
-	SqPsn            uint32         // sq_psn
-	DestQpNum        uint32         // dest_qp_num
-	QpAccessFlags    IbvAccessFlags // qp_access_flags
-	Cap              IbvQpCap       // cap
-	AhAttr           IbvAhAttr      // ah_attr
-	AltAhAttr        IbvAhAttr      // alt_ah_attr
-	PkeyIndex        uint16         // pkey_index
-	AltPkeyIndex     uint16         // alt_pkey_index
-	EnSqdAsyncNotify uint8          // en_sqd_async_notify
-	SqDraining       uint8          // sq_draining
-	MaxRdAtomic      uint8          // max_rd_atomic
-	MaxDestRdAtomic  uint8          // max_dest_rd_atomic
-	MinRnrTimer      uint8          // min_rnr_timer
-	PortNum          uint8          // port_num
-	Timeout          uint8          // timeout
-	RetryCnt         uint8          // retry_cnt
-	RnrRetry         uint8          // rnr_retry
-	AltPortNum       uint8          // alt_port_num
-	AltTimeout       uint8          // alt_timeout
+type QPAttr struct {
+	QPState          QPState     // qp_state
+	CurQPState       QPState     // cur_qp_state
+	PathMTU          MTU         // path_mtu
+	PathMigState     MigState    // path_mig_state
+	Qkey             uint32      // qkey
+	RQPsn            uint32      // rq_psn
+	SQPsn            uint32      // sq_psn
+	DestQPNum        uint32      // dest_qp_num
+	QPAccessFlags    AccessFlags // qp_access_flags
+	Cap              QPCap       // cap
+	AHAttr           AHAttr      // ah_attr
+	AltAHAttr        AHAttr      // alt_ah_attr
+	PkeyIndex        uint16      // pkey_index
+	AltPkeyIndex     uint16      // alt_pkey_index
+	EnSqdAsyncNotify uint8       // en_sqd_async_notify
+	SQDraining       uint8       // sq_draining
+	MaxRdAtomic      uint8       // max_rd_atomic
+	MaxDestRdAtomic  uint8       // max_dest_rd_atomic
+	MinRnrTimer      uint8       // min_rnr_timer
+	PortNum          uint8       // port_num
+	Timeout          uint8       // timeout
+	RetryCnt         uint8       // retry_cnt
+	RnrRetry         uint8       // rnr_retry
+	AltPortNum       uint8       // alt_port_num
+	AltTimeout       uint8       // alt_timeout
 	_                [1]byte
 	RateLimit        uint32 // rate_limit
 	_                [4]byte
 }
 
-// IbvQpCap mirrors struct ibv_qp_cap (infiniband/verbs.h): 20 bytes, aligned to 4, laid out as C lays it out. See ibv_create_qp(3).
+// QPCap mirrors struct ibv_qp_cap (infiniband/verbs.h): 20 bytes, aligned to 4, laid out as C lays it out. See ibv_create_qp(3).
 // The sizes of a QP's queues.
-type IbvQpCap struct {
-	MaxSendWr     uint32 // max_send_wr
-	MaxRecvWr     uint32 // max_recv_wr
-	MaxSendSge    uint32 // max_send_sge
-	MaxRecvSge    uint32 // max_recv_sge
+type QPCap struct {
+	MaxSendWR     uint32 // max_send_wr
+	MaxRecvWR     uint32 // max_recv_wr
+	MaxSendSGE    uint32 // max_send_sge
+	MaxRecvSGE    uint32 // max_recv_sge
 	MaxInlineData uint32 // max_inline_data
 }
 
-// IbvQueryDeviceExInput mirrors struct ibv_query_device_ex_input (infiniband/verbs.h): 4 bytes, aligned to 4, laid out as C lays it out. See ibv_query_device_ex(3).
+// QueryDeviceExInput mirrors struct ibv_query_device_ex_input (infiniband/verbs.h): 4 bytes, aligned to 4, laid out as C lays it out. See ibv_query_device_ex(3).
 // Input of ibv_query_device_ex, reserved for extensions.
-type IbvQueryDeviceExInput struct {
+type QueryDeviceExInput struct {
 	CompMask uint32 // comp_mask
 }
 
-// IbvDeviceAttr mirrors struct ibv_device_attr (infiniband/verbs.h): 232 bytes, aligned to 8, laid out as C lays it out. See ibv_query_device(3).
+// DeviceAttr mirrors struct ibv_device_attr (infiniband/verbs.h): 232 bytes, aligned to 8, laid out as C lays it out. See ibv_query_device(3).
 // The device attributes of the original query; orig_attr of struct ibv_device_attr_ex.
-type IbvDeviceAttr struct {
+type DeviceAttr struct {
 	FwVer                 [64]byte // fw_ver
-	NodeGuid              uint64   // node_guid
-	SysImageGuid          uint64   // sys_image_guid
-	MaxMrSize             uint64   // max_mr_size
+	NodeGUID              uint64   // node_guid
+	SysImageGUID          uint64   // sys_image_guid
+	MaxMRSize             uint64   // max_mr_size
 	PageSizeCap           uint64   // page_size_cap
-	VendorId              uint32   // vendor_id
-	VendorPartId          uint32   // vendor_part_id
+	VendorID              uint32   // vendor_id
+	VendorPartID          uint32   // vendor_part_id
 	HwVer                 uint32   // hw_ver
-	MaxQp                 int32    // max_qp
-	MaxQpWr               int32    // max_qp_wr
+	MaxQP                 int32    // max_qp
+	MaxQPWR               int32    // max_qp_wr
 	DeviceCapFlags        uint32   // device_cap_flags
-	MaxSge                int32    // max_sge
-	MaxSgeRd              int32    // max_sge_rd
-	MaxCq                 int32    // max_cq
-	MaxCqe                int32    // max_cqe
-	MaxMr                 int32    // max_mr
-	MaxPd                 int32    // max_pd
-	MaxQpRdAtom           int32    // max_qp_rd_atom
+	MaxSGE                int32    // max_sge
+	MaxSGERd              int32    // max_sge_rd
+	MaxCQ                 int32    // max_cq
+	MaxCQE                int32    // max_cqe
+	MaxMR                 int32    // max_mr
+	MaxPD                 int32    // max_pd
+	MaxQPRdAtom           int32    // max_qp_rd_atom
 	MaxEeRdAtom           int32    // max_ee_rd_atom
 	MaxResRdAtom          int32    // max_res_rd_atom
-	MaxQpInitRdAtom       int32    // max_qp_init_rd_atom
+	MaxQPInitRdAtom       int32    // max_qp_init_rd_atom
 	MaxEeInitRdAtom       int32    // max_ee_init_rd_atom
 	AtomicCap             uint32   // atomic_cap
 	MaxEe                 int32    // max_ee
 	MaxRdd                int32    // max_rdd
-	MaxMw                 int32    // max_mw
-	MaxRawIpv6Qp          int32    // max_raw_ipv6_qp
-	MaxRawEthyQp          int32    // max_raw_ethy_qp
+	MaxMW                 int32    // max_mw
+	MaxRawIpv6QP          int32    // max_raw_ipv6_qp
+	MaxRawEthyQP          int32    // max_raw_ethy_qp
 	MaxMcastGrp           int32    // max_mcast_grp
-	MaxMcastQpAttach      int32    // max_mcast_qp_attach
-	MaxTotalMcastQpAttach int32    // max_total_mcast_qp_attach
-	MaxAh                 int32    // max_ah
+	MaxMcastQPAttach      int32    // max_mcast_qp_attach
+	MaxTotalMcastQPAttach int32    // max_total_mcast_qp_attach
+	MaxAH                 int32    // max_ah
 	MaxFmr                int32    // max_fmr
 	MaxMapPerFmr          int32    // max_map_per_fmr
-	MaxSrq                int32    // max_srq
-	MaxSrqWr              int32    // max_srq_wr
-	MaxSrqSge             int32    // max_srq_sge
+	MaxSRQ                int32    // max_srq
+	MaxSRQWR              int32    // max_srq_wr
+	MaxSRQSGE             int32    // max_srq_sge
 	MaxPkeys              uint16   // max_pkeys
 	LocalCaAckDelay       uint8    // local_ca_ack_delay
 	PhysPortCnt           uint8    // phys_port_cnt
 	_                     [4]byte
 }
 
-// IbvDeviceAttrEx mirrors struct ibv_device_attr_ex (infiniband/verbs.h): 400 bytes, aligned to 8, laid out as C lays it out. See ibv_query_device_ex(3).
+// DeviceAttrEx mirrors struct ibv_device_attr_ex (infiniband/verbs.h): 400 bytes, aligned to 8, laid out as C lays it out. See ibv_query_device_ex(3).
 // The device attributes ibv_query_device_ex fills. The capability structs it embeds are not described and stay bytes in the mirror.
-type IbvDeviceAttrEx struct {
-	OrigAttr                IbvDeviceAttr // orig_attr
-	CompMask                uint32        // comp_mask
+type DeviceAttrEx struct {
+	OrigAttr                DeviceAttr // orig_attr
+	CompMask                uint32     // comp_mask
 	_                       [4]byte
 	OdpCaps                 [24]byte // odp_caps
 	CompletionTimestampMask uint64   // completion_timestamp_mask
 	HcaCoreClock            uint64   // hca_core_clock
 	DeviceCapFlagsEx        uint64   // device_cap_flags_ex
-	TsoCaps                 [8]byte  // tso_caps
-	RssCaps                 [32]byte // rss_caps
-	MaxWqTypeRq             uint32   // max_wq_type_rq
+	TSOCaps                 [8]byte  // tso_caps
+	RSSCaps                 [32]byte // rss_caps
+	MaxWQTypeRQ             uint32   // max_wq_type_rq
 	PacketPacingCaps        [12]byte // packet_pacing_caps
 	RawPacketCaps           uint32   // raw_packet_caps
-	TmCaps                  [20]byte // tm_caps
-	CqModCaps               [4]byte  // cq_mod_caps
+	TMCaps                  [20]byte // tm_caps
+	CQModCaps               [4]byte  // cq_mod_caps
 	_                       [4]byte
-	MaxDmSize               uint64  // max_dm_size
+	MaxDMSize               uint64  // max_dm_size
 	PciAtomicCaps           [6]byte // pci_atomic_caps
 	_                       [2]byte
-	XrcOdpCaps              uint32 // xrc_odp_caps
+	XRCOdpCaps              uint32 // xrc_odp_caps
 	PhysPortCntEx           uint32 // phys_port_cnt_ex
 }
 
-// IbvPortAttr mirrors struct ibv_port_attr (infiniband/verbs.h): 52 bytes, aligned to 4, laid out as C lays it out. See ibv_query_port(3).
+// PortAttr mirrors struct ibv_port_attr (infiniband/verbs.h): 52 bytes, aligned to 4, laid out as C lays it out. See ibv_query_port(3).
 // A port's attributes, as ibv_query_port fills them.
-type IbvPortAttr struct {
-	State         IbvPortState // state
-	MaxMtu        IbvMtu       // max_mtu
-	ActiveMtu     IbvMtu       // active_mtu
-	GidTblLen     int32        // gid_tbl_len
-	PortCapFlags  uint32       // port_cap_flags
-	MaxMsgSz      uint32       // max_msg_sz
-	BadPkeyCntr   uint32       // bad_pkey_cntr
-	QkeyViolCntr  uint32       // qkey_viol_cntr
-	PkeyTblLen    uint16       // pkey_tbl_len
-	Lid           uint16       // lid
-	SmLid         uint16       // sm_lid
-	Lmc           uint8        // lmc
-	MaxVlNum      uint8        // max_vl_num
-	SmSl          uint8        // sm_sl
-	SubnetTimeout uint8        // subnet_timeout
-	InitTypeReply uint8        // init_type_reply
-	ActiveWidth   uint8        // active_width
-	ActiveSpeed   uint8        // active_speed
-	PhysState     uint8        // phys_state
-	LinkLayer     uint8        // link_layer
-	Flags         uint8        // flags
-	PortCapFlags2 uint16       // port_cap_flags2
+type PortAttr struct {
+	State         PortState // state
+	MaxMTU        MTU       // max_mtu
+	ActiveMTU     MTU       // active_mtu
+	GIDTblLen     int32     // gid_tbl_len
+	PortCapFlags  uint32    // port_cap_flags
+	MaxMsgSz      uint32    // max_msg_sz
+	BadPkeyCntr   uint32    // bad_pkey_cntr
+	QkeyViolCntr  uint32    // qkey_viol_cntr
+	PkeyTblLen    uint16    // pkey_tbl_len
+	LID           uint16    // lid
+	SmLID         uint16    // sm_lid
+	Lmc           uint8     // lmc
+	MaxVlNum      uint8     // max_vl_num
+	SmSL          uint8     // sm_sl
+	SubnetTimeout uint8     // subnet_timeout
+	InitTypeReply uint8     // init_type_reply
+	ActiveWidth   uint8     // active_width
+	ActiveSpeed   uint8     // active_speed
+	PhysState     uint8     // phys_state
+	LinkLayer     uint8     // link_layer
+	Flags         uint8     // flags
+	PortCapFlags2 uint16    // port_cap_flags2
 	_             [2]byte
 }
 
-// IbvAsyncEvent mirrors struct ibv_async_event (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_get_async_event(3).
+// AsyncEvent mirrors struct ibv_async_event (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_get_async_event(3).
 // An asynchronous event; event_type says which member of element is valid.
-type IbvAsyncEvent struct {
+type AsyncEvent struct {
 	_         [0]uint64
-	Element   [8]byte      // union element of element.cq, element.qp, element.srq, element.wq, element.port_num
-	EventType IbvEventType // event_type
+	Element   [8]byte   // union element of element.cq, element.qp, element.srq, element.wq, element.port_num
+	EventType EventType // event_type
 	_         [4]byte
 }
 
 // ElementPortNum returns the union member element.port_num.
-func (s *IbvAsyncEvent) ElementPortNum() int32 {
+func (s *AsyncEvent) ElementPortNum() int32 {
 	return *(*int32)(unsafe.Pointer(&s.Element[0]))
 }
 
 // SetElementPortNum sets the union member element.port_num.
-func (s *IbvAsyncEvent) SetElementPortNum(v int32) {
+func (s *AsyncEvent) SetElementPortNum(v int32) {
 	*(*int32)(unsafe.Pointer(&s.Element[0])) = v
 }
 
-// IbvPd mirrors struct ibv_pd (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_alloc_pd(3).
+// IBVPD mirrors struct ibv_pd (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_alloc_pd(3).
 // A protection domain; libibverbs owns it, a program reads it only.
-type IbvPd struct {
+type IBVPD struct {
 	Context unsafe.Pointer // context
 	Handle  uint32         // handle
 	_       [4]byte
 }
 
-// IbvMr mirrors struct ibv_mr (infiniband/verbs.h): 48 bytes, aligned to 8, laid out as C lays it out. See ibv_reg_mr(3).
+// MR mirrors struct ibv_mr (infiniband/verbs.h): 48 bytes, aligned to 8, laid out as C lays it out. See ibv_reg_mr(3).
 // A registered memory region; output only. lkey goes into local SGEs, rkey to the peer.
-type IbvMr struct {
+type MR struct {
 	Context unsafe.Pointer // context
-	Pd      *IbvPd         // pd
+	PD      *IBVPD         // pd
 	Addr    unsafe.Pointer // addr
 	Length  uint64         // length
 	Handle  uint32         // handle
@@ -229,42 +229,42 @@ type IbvMr struct {
 	_       [4]byte
 }
 
-// IbvMw mirrors struct ibv_mw (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_alloc_mw(3).
+// MW mirrors struct ibv_mw (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_alloc_mw(3).
 // A memory window; rkey changes with every bind.
-type IbvMw struct {
+type MW struct {
 	Context unsafe.Pointer // context
-	Pd      *IbvPd         // pd
+	PD      *IBVPD         // pd
 	Rkey    uint32         // rkey
 	Handle  uint32         // handle
-	Type    IbvMwType      // type
+	Type    MWType         // type
 	_       [4]byte
 }
 
-// IbvAh mirrors struct ibv_ah (infiniband/verbs.h): 24 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
+// IBVAH mirrors struct ibv_ah (infiniband/verbs.h): 24 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
 // An address handle; output only.
-type IbvAh struct {
+type IBVAH struct {
 	Context unsafe.Pointer // context
-	Pd      *IbvPd         // pd
+	PD      *IBVPD         // pd
 	Handle  uint32         // handle
 	_       [4]byte
 }
 
-// IbvAhAttr mirrors struct ibv_ah_attr (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
+// AHAttr mirrors struct ibv_ah_attr (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
 // An address vector, for ibv_create_ah and a connected QP's path (ibv_modify_qp).
-type IbvAhAttr struct {
-	Grh         IbvGlobalRoute // grh
-	Dlid        uint16         // dlid
-	Sl          uint8          // sl
-	SrcPathBits uint8          // src_path_bits
-	StaticRate  uint8          // static_rate
-	IsGlobal    uint8          // is_global
-	PortNum     uint8          // port_num
+type AHAttr struct {
+	GRH         GlobalRoute // grh
+	Dlid        uint16      // dlid
+	SL          uint8       // sl
+	SrcPathBits uint8       // src_path_bits
+	StaticRate  uint8       // static_rate
+	IsGlobal    uint8       // is_global
+	PortNum     uint8       // port_num
 	_           [1]byte
 }
 
-// IbvGlobalRoute mirrors struct ibv_global_route (infiniband/verbs.h): 24 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
+// GlobalRoute mirrors struct ibv_global_route (infiniband/verbs.h): 24 bytes, aligned to 8, laid out as C lays it out. See ibv_create_ah(3).
 // The global routing header of an address vector (RoCE always needs it).
-type IbvGlobalRoute struct {
+type GlobalRoute struct {
 	_            [0]uint64
 	Dgid         [16]byte // dgid
 	FlowLabel    uint32   // flow_label
@@ -274,151 +274,151 @@ type IbvGlobalRoute struct {
 	_            [1]byte
 }
 
-// IbvSge mirrors struct ibv_sge (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// SGE mirrors struct ibv_sge (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // One scatter/gather element: a buffer of an MR. Used by ibv_wr_set_sge_list, and by the mkey list layouts of mlx5dv, where addr is an offset once the mkey is used zero-based.
-type IbvSge struct {
+type SGE struct {
 	Addr   uint64 // addr
 	Length uint32 // length
 	Lkey   uint32 // lkey
 }
 
-// IbvDataBuf mirrors struct ibv_data_buf (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// DataBuf mirrors struct ibv_data_buf (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // One buffer of ibv_wr_set_inline_data_list.
-type IbvDataBuf struct {
+type DataBuf struct {
 	Addr   unsafe.Pointer // addr
 	Length uint64         // length
 }
 
-// IbvMwBindInfo mirrors struct ibv_mw_bind_info (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
+// MWBindInfo mirrors struct ibv_mw_bind_info (infiniband/verbs.h): 32 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
 // What ibv_wr_bind_mw binds the window to.
-type IbvMwBindInfo struct {
-	Mr            *IbvMr         // mr
-	Addr          uint64         // addr
-	Length        uint64         // length
-	MwAccessFlags IbvAccessFlags // mw_access_flags
+type MWBindInfo struct {
+	MR            *MR         // mr
+	Addr          uint64      // addr
+	Length        uint64      // length
+	MWAccessFlags AccessFlags // mw_access_flags
 	_             [4]byte
 }
 
-// Mlx5dvMkeyInitAttr mirrors struct mlx5dv_mkey_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_mkey(3).
+// MkeyInitAttr mirrors struct mlx5dv_mkey_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_mkey(3).
 // What the mkey is created with.
-type Mlx5dvMkeyInitAttr struct {
-	Pd          *IbvPd                  // pd
-	CreateFlags Mlx5dvMkeyInitAttrFlags // create_flags
-	MaxEntries  uint16                  // max_entries
+type MkeyInitAttr struct {
+	PD          *IBVPD            // pd
+	CreateFlags MkeyInitAttrFlags // create_flags
+	MaxEntries  uint16            // max_entries
 	_           [2]byte
 }
 
-// Mlx5dvMkey mirrors struct mlx5dv_mkey (infiniband/mlx5dv.h): 8 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_create_mkey(3).
+// Mkey mirrors struct mlx5dv_mkey (infiniband/mlx5dv.h): 8 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_create_mkey(3).
 // An indirect mkey. The low byte of lkey is the mkey's tag.
-type Mlx5dvMkey struct {
+type Mkey struct {
 	Lkey uint32 // lkey
 	Rkey uint32 // rkey
 }
 
-// Mlx5dvQpInitAttr mirrors struct mlx5dv_qp_init_attr (infiniband/mlx5dv.h): 40 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
+// QPInitAttr mirrors struct mlx5dv_qp_init_attr (infiniband/mlx5dv.h): 40 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
 // The mlx5-specific creation attributes; comp_mask says which of the other fields are valid.
-type Mlx5dvQpInitAttr struct {
-	CompMask     uint64              // comp_mask
-	CreateFlags  Mlx5dvQpCreateFlags // create_flags
+type QPInitAttr struct {
+	CompMask     uint64        // comp_mask
+	CreateFlags  QPCreateFlags // create_flags
 	_            [4]byte
-	DcInitAttr   Mlx5dvDcInitAttr // dc_init_attr
-	SendOpsFlags uint64           // send_ops_flags
+	DCInitAttr   DCInitAttr // dc_init_attr
+	SendOpsFlags uint64     // send_ops_flags
 }
 
-// Mlx5dvDcInitAttr mirrors struct mlx5dv_dc_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
+// DCInitAttr mirrors struct mlx5dv_dc_init_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
 // Makes the QP (qp_type IBV_QPT_DRIVER) a DC target or initiator.
-type Mlx5dvDcInitAttr struct {
+type DCInitAttr struct {
 	_      [0]uint64
-	DcType Mlx5dvDcType // dc_type
+	DCType DCType // dc_type
 	_      [4]byte
 	union8 [8]byte // anonymous union of dct_access_key, dci_streams
 }
 
-// DctAccessKey returns the union member dct_access_key.
-func (s *Mlx5dvDcInitAttr) DctAccessKey() uint64 {
+// DCTAccessKey returns the union member dct_access_key.
+func (s *DCInitAttr) DCTAccessKey() uint64 {
 	return *(*uint64)(unsafe.Pointer(&s.union8[0]))
 }
 
-// SetDctAccessKey sets the union member dct_access_key.
-func (s *Mlx5dvDcInitAttr) SetDctAccessKey(v uint64) {
+// SetDCTAccessKey sets the union member dct_access_key.
+func (s *DCInitAttr) SetDCTAccessKey(v uint64) {
 	*(*uint64)(unsafe.Pointer(&s.union8[0])) = v
 }
 
-// DciStreams returns a pointer to the union member dci_streams.
-func (s *Mlx5dvDcInitAttr) DciStreams() *Mlx5dvDciStreams {
-	return (*Mlx5dvDciStreams)(unsafe.Pointer(&s.union8[0]))
+// DCIStreams returns a pointer to the union member dci_streams.
+func (s *DCInitAttr) DCIStreams() *DCIStreams {
+	return (*DCIStreams)(unsafe.Pointer(&s.union8[0]))
 }
 
-// Mlx5dvDciStreams mirrors struct mlx5dv_dci_streams (infiniband/mlx5dv.h): 2 bytes, aligned to 1, laid out as C lays it out. See mlx5dv_create_qp(3).
+// DCIStreams mirrors struct mlx5dv_dci_streams (infiniband/mlx5dv.h): 2 bytes, aligned to 1, laid out as C lays it out. See mlx5dv_create_qp(3).
 // How many concurrent streams a DCI handles, and how many may fail before the DCI does.
-type Mlx5dvDciStreams struct {
+type DCIStreams struct {
 	LogNumConcurent uint8 // log_num_concurent
 	LogNumErrored   uint8 // log_num_errored
 }
 
-// Mlx5dvDekInitAttr mirrors struct mlx5dv_dek_init_attr (infiniband/mlx5dv.h): 176 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_dek_create(3).
+// DEKInitAttr mirrors struct mlx5dv_dek_init_attr (infiniband/mlx5dv.h): 176 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_dek_create(3).
 // What a DEK is created with.
-type Mlx5dvDekInitAttr struct {
-	KeySize     Mlx5dvCryptoKeySize // key_size
-	HasKeytag   bool                // has_keytag
+type DEKInitAttr struct {
+	KeySize     CryptoKeySize // key_size
+	HasKeytag   bool          // has_keytag
 	_           [3]byte
-	KeyPurpose  Mlx5dvCryptoKeyPurpose // key_purpose
+	KeyPurpose  CryptoKeyPurpose // key_purpose
 	_           [4]byte
-	Pd          *IbvPd         // pd
+	PD          *IBVPD         // pd
 	Opaque      [8]byte        // opaque
 	Key         [128]byte      // key
 	CompMask    uint64         // comp_mask
 	CryptoLogin unsafe.Pointer // crypto_login
 }
 
-// Mlx5dvDekAttr mirrors struct mlx5dv_dek_attr (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_dek_create(3).
+// DEKAttr mirrors struct mlx5dv_dek_attr (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_dek_create(3).
 // What mlx5dv_dek_query reports.
-type Mlx5dvDekAttr struct {
-	State    Mlx5dvDekState // state
-	Opaque   [8]byte        // opaque
+type DEKAttr struct {
+	State    DEKState // state
+	Opaque   [8]byte  // opaque
 	_        [4]byte
 	CompMask uint64 // comp_mask
 }
 
-// Mlx5dvCryptoLoginAttr mirrors struct mlx5dv_crypto_login_attr (infiniband/mlx5dv.h): 64 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login(3).
+// CryptoLoginAttr mirrors struct mlx5dv_crypto_login_attr (infiniband/mlx5dv.h): 64 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login(3).
 // The credential of a crypto login session.
-type Mlx5dvCryptoLoginAttr struct {
-	CredentialId uint32   // credential_id
-	ImportKekId  uint32   // import_kek_id
+type CryptoLoginAttr struct {
+	CredentialID uint32   // credential_id
+	ImportKekID  uint32   // import_kek_id
 	Credential   [48]byte // credential
 	CompMask     uint64   // comp_mask
 }
 
-// Mlx5dvCryptoLoginAttrEx mirrors struct mlx5dv_crypto_login_attr_ex (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login_create(3).
+// CryptoLoginAttrEx mirrors struct mlx5dv_crypto_login_attr_ex (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login_create(3).
 // The credential of a crypto login object, of any length.
-type Mlx5dvCryptoLoginAttrEx struct {
-	CredentialId  uint32         // credential_id
-	ImportKekId   uint32         // import_kek_id
+type CryptoLoginAttrEx struct {
+	CredentialID  uint32         // credential_id
+	ImportKekID   uint32         // import_kek_id
 	Credential    unsafe.Pointer // credential
 	CredentialLen uint64         // credential_len
 	CompMask      uint64         // comp_mask
 }
 
-// Mlx5dvCryptoLoginQueryAttr mirrors struct mlx5dv_crypto_login_query_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login_create(3).
+// CryptoLoginQueryAttr mirrors struct mlx5dv_crypto_login_query_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_crypto_login_create(3).
 // What mlx5dv_crypto_login_query reports.
-type Mlx5dvCryptoLoginQueryAttr struct {
-	State    Mlx5dvCryptoLoginState // state
+type CryptoLoginQueryAttr struct {
+	State    CryptoLoginState // state
 	_        [4]byte
 	CompMask uint64 // comp_mask
 }
 
-// Mlx5dvDevxUmem mirrors struct mlx5dv_devx_umem (infiniband/mlx5dv.h): 4 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
+// DevxUmem mirrors struct mlx5dv_devx_umem (infiniband/mlx5dv.h): 4 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
 // The registered memory; output only.
-type Mlx5dvDevxUmem struct {
-	UmemId uint32 // umem_id
+type DevxUmem struct {
+	UmemID uint32 // umem_id
 }
 
-// Mlx5dvDevxUmemIn mirrors struct mlx5dv_devx_umem_in (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
+// DevxUmemIn mirrors struct mlx5dv_devx_umem_in (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_devx_umem_reg(3).
 // The arguments of mlx5dv_devx_umem_reg_ex.
-type Mlx5dvDevxUmemIn struct {
+type DevxUmemIn struct {
 	Addr       unsafe.Pointer // addr
 	Size       uint64         // size
-	Access     IbvAccessFlags // access
+	Access     AccessFlags    // access
 	_          [4]byte
 	PgszBitmap uint64 // pgsz_bitmap
 	CompMask   uint64 // comp_mask
@@ -426,98 +426,98 @@ type Mlx5dvDevxUmemIn struct {
 	_          [4]byte
 }
 
-// Mlx5dvContextAttr mirrors struct mlx5dv_context_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_open_device(3).
+// ContextAttr mirrors struct mlx5dv_context_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_open_device(3).
 // The mlx5 attributes of mlx5dv_open_device.
-type Mlx5dvContextAttr struct {
-	Flags    Mlx5dvContextAttrFlags // flags
+type ContextAttr struct {
+	Flags    ContextAttrFlags // flags
 	_        [4]byte
 	CompMask uint64 // comp_mask
 }
 
-// Mlx5dvContext mirrors struct mlx5dv_context (infiniband/mlx5dv.h): 152 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_query_device(3).
+// Context mirrors struct mlx5dv_context (infiniband/mlx5dv.h): 152 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_query_device(3).
 // The mlx5 capabilities of a device. comp_mask is in and out: the caller sets the groups it wants, the call leaves those it filled. The capability structs it embeds are not described and stay bytes.
-type Mlx5dvContext struct {
+type Context struct {
 	Version                uint8 // version
 	_                      [7]byte
-	Flags                  uint64               // flags
-	CompMask               uint64               // comp_mask
-	CqeCompCaps            [8]byte              // cqe_comp_caps
-	SwParsingCaps          [8]byte              // sw_parsing_caps
-	StridingRqCaps         [20]byte             // striding_rq_caps
-	TunnelOffloadsCaps     Mlx5dvTunnelOffloads // tunnel_offloads_caps
-	MaxDynamicBfregs       uint32               // max_dynamic_bfregs
+	Flags                  uint64         // flags
+	CompMask               uint64         // comp_mask
+	CQECompCaps            [8]byte        // cqe_comp_caps
+	SWParsingCaps          [8]byte        // sw_parsing_caps
+	StridingRQCaps         [20]byte       // striding_rq_caps
+	TunnelOffloadsCaps     TunnelOffloads // tunnel_offloads_caps
+	MaxDynamicBfregs       uint32         // max_dynamic_bfregs
 	_                      [4]byte
-	MaxClockInfoUpdateNsec uint64                   // max_clock_info_update_nsec
-	FlowActionFlags        Mlx5dvFlowActionCapFlags // flow_action_flags
-	DcOdpCaps              uint32                   // dc_odp_caps
-	HcaCoreClock           unsafe.Pointer           // hca_core_clock
-	NumLagPorts            uint8                    // num_lag_ports
+	MaxClockInfoUpdateNsec uint64             // max_clock_info_update_nsec
+	FlowActionFlags        FlowActionCapFlags // flow_action_flags
+	DCOdpCaps              uint32             // dc_odp_caps
+	HcaCoreClock           unsafe.Pointer     // hca_core_clock
+	NumLagPorts            uint8              // num_lag_ports
 	_                      [7]byte
 	SigCaps                [16]byte // sig_caps
-	DciStreamsCaps         [2]byte  // dci_streams_caps
+	DCIStreamsCaps         [2]byte  // dci_streams_caps
 	_                      [6]byte
-	MaxWrMemcpyLength      uint64   // max_wr_memcpy_length
+	MaxWRMemcpyLength      uint64   // max_wr_memcpy_length
 	CryptoCaps             [12]byte // crypto_caps
 	_                      [4]byte
 }
 
-// Mlx5dvObj mirrors struct mlx5dv_obj (infiniband/mlx5dv.h): 112 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// Obj mirrors struct mlx5dv_obj (infiniband/mlx5dv.h): 112 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // The objects mlx5dv_init_obj converts: for each type, in is the verbs object and out the mlx5dv struct it fills.
-type Mlx5dvObj struct {
-	QpIn   unsafe.Pointer // qp.in
-	QpOut  *Mlx5dvQp      // qp.out
-	CqIn   unsafe.Pointer // cq.in
-	CqOut  *Mlx5dvCq      // cq.out
-	SrqIn  unsafe.Pointer // srq.in
-	SrqOut *Mlx5dvSrq     // srq.out
+type Obj struct {
+	QPIn   unsafe.Pointer // qp.in
+	QPOut  *QP            // qp.out
+	CQIn   unsafe.Pointer // cq.in
+	CQOut  *CQ            // cq.out
+	SRQIn  unsafe.Pointer // srq.in
+	SRQOut *SRQ           // srq.out
 	RwqIn  unsafe.Pointer // rwq.in
 	RwqOut unsafe.Pointer // rwq.out
-	DmIn   unsafe.Pointer // dm.in
-	DmOut  unsafe.Pointer // dm.out
-	AhIn   *IbvAh         // ah.in
-	AhOut  *Mlx5dvAh      // ah.out
-	PdIn   *IbvPd         // pd.in
-	PdOut  *Mlx5dvPd      // pd.out
+	DMIn   unsafe.Pointer // dm.in
+	DMOut  unsafe.Pointer // dm.out
+	AHIn   *IBVAH         // ah.in
+	AHOut  *AH            // ah.out
+	PDIn   *IBVPD         // pd.in
+	PDOut  *PD            // pd.out
 }
 
-// Mlx5dvQp mirrors struct mlx5dv_qp (infiniband/mlx5dv.h): 96 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// QP mirrors struct mlx5dv_qp (infiniband/mlx5dv.h): 96 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // A QP's queues as the hardware sees them.
-type Mlx5dvQp struct {
+type QP struct {
 	Dbrec         unsafe.Pointer // dbrec
-	SqBuf         unsafe.Pointer // sq.buf
-	SqWqeCnt      uint32         // sq.wqe_cnt
-	SqStride      uint32         // sq.stride
-	RqBuf         unsafe.Pointer // rq.buf
-	RqWqeCnt      uint32         // rq.wqe_cnt
-	RqStride      uint32         // rq.stride
-	BfReg         unsafe.Pointer // bf.reg
-	BfSize        uint32         // bf.size
+	SQBuf         unsafe.Pointer // sq.buf
+	SQWQECnt      uint32         // sq.wqe_cnt
+	SQStride      uint32         // sq.stride
+	RQBuf         unsafe.Pointer // rq.buf
+	RQWQECnt      uint32         // rq.wqe_cnt
+	RQStride      uint32         // rq.stride
+	BFReg         unsafe.Pointer // bf.reg
+	BFSize        uint32         // bf.size
 	_             [4]byte
 	CompMask      uint64 // comp_mask
-	UarMmapOffset int64  // uar_mmap_offset
+	UARMmapOffset int64  // uar_mmap_offset
 	Tirn          uint32 // tirn
 	Tisn          uint32 // tisn
-	Rqn           uint32 // rqn
-	Sqn           uint32 // sqn
-	TirIcmAddr    uint64 // tir_icm_addr
+	RQN           uint32 // rqn
+	SQN           uint32 // sqn
+	TIRIcmAddr    uint64 // tir_icm_addr
 }
 
-// Mlx5dvCq mirrors struct mlx5dv_cq (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// CQ mirrors struct mlx5dv_cq (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // A CQ's buffer and doorbell as the hardware sees them.
-type Mlx5dvCq struct {
+type CQ struct {
 	Buf      unsafe.Pointer // buf
 	Dbrec    unsafe.Pointer // dbrec
-	CqeCnt   uint32         // cqe_cnt
-	CqeSize  uint32         // cqe_size
-	CqUar    unsafe.Pointer // cq_uar
-	Cqn      uint32         // cqn
+	CQECnt   uint32         // cqe_cnt
+	CQESize  uint32         // cqe_size
+	CQUAR    unsafe.Pointer // cq_uar
+	CQN      uint32         // cqn
 	_        [4]byte
 	CompMask uint64 // comp_mask
 }
 
-// Mlx5dvSrq mirrors struct mlx5dv_srq (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// SRQ mirrors struct mlx5dv_srq (infiniband/mlx5dv.h): 48 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // An SRQ's buffer and doorbell record.
-type Mlx5dvSrq struct {
+type SRQ struct {
 	Buf      unsafe.Pointer // buf
 	Dbrec    unsafe.Pointer // dbrec
 	Stride   uint32         // stride
@@ -525,36 +525,36 @@ type Mlx5dvSrq struct {
 	Tail     uint32         // tail
 	_        [4]byte
 	CompMask uint64 // comp_mask
-	Srqn     uint32 // srqn
+	SRQN     uint32 // srqn
 	_        [4]byte
 }
 
-// Mlx5dvPd mirrors struct mlx5dv_pd (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// PD mirrors struct mlx5dv_pd (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // A PD's number.
-type Mlx5dvPd struct {
+type PD struct {
 	Pdn      uint32 // pdn
 	_        [4]byte
 	CompMask uint64 // comp_mask
 }
 
-// Mlx5dvAh mirrors struct mlx5dv_ah (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
+// AH mirrors struct mlx5dv_ah (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_init_obj(3).
 // An address handle's address vector, as a UD or DC work request carries it.
-type Mlx5dvAh struct {
-	Av       unsafe.Pointer // av
+type AH struct {
+	AV       unsafe.Pointer // av
 	CompMask uint64         // comp_mask
 }
 
-// Mlx5dvMkeyConfAttr mirrors struct mlx5dv_mkey_conf_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
+// MkeyConfAttr mirrors struct mlx5dv_mkey_conf_attr (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
 // Attributes of the configuration itself.
-type Mlx5dvMkeyConfAttr struct {
-	ConfFlags Mlx5dvMkeyConfFlags // conf_flags
+type MkeyConfAttr struct {
+	ConfFlags MkeyConfFlags // conf_flags
 	_         [4]byte
 	CompMask  uint64 // comp_mask
 }
 
-// Mlx5dvMrInterleaved mirrors struct mlx5dv_mr_interleaved (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
+// MRInterleaved mirrors struct mlx5dv_mr_interleaved (infiniband/mlx5dv.h): 24 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_mkey_configure(3).
 // One entry of an interleaved layout: bytes_count bytes of data at addr of the MR lkey, then bytes_skip bytes skipped before the entry's next block.
-type Mlx5dvMrInterleaved struct {
+type MRInterleaved struct {
 	Addr       uint64 // addr
 	BytesCount uint32 // bytes_count
 	BytesSkip  uint32 // bytes_skip
@@ -562,78 +562,78 @@ type Mlx5dvMrInterleaved struct {
 	_          [4]byte
 }
 
-// Mlx5dvCryptoAttr mirrors struct mlx5dv_crypto_attr (infiniband/mlx5dv.h): 56 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_crypto(3).
+// CryptoAttr mirrors struct mlx5dv_crypto_attr (infiniband/mlx5dv.h): 56 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_crypto(3).
 // Whether memory or wire data is the encrypted side, how crypto and signature are ordered, the data unit, the tweak and the key.
-type Mlx5dvCryptoAttr struct {
-	CryptoStandard       Mlx5dvCryptoStandard // crypto_standard
-	EncryptOnTx          bool                 // encrypt_on_tx
+type CryptoAttr struct {
+	CryptoStandard       CryptoStandard // crypto_standard
+	EncryptOnTx          bool           // encrypt_on_tx
 	_                    [3]byte
-	SignatureCryptoOrder Mlx5dvSignatureCryptoOrder // signature_crypto_order
-	DataUnitSize         Mlx5dvBlockSize            // data_unit_size
-	InitialTweak         [16]byte                   // initial_tweak
-	Dek                  unsafe.Pointer             // dek
-	Keytag               [8]byte                    // keytag
-	CompMask             uint64                     // comp_mask
+	SignatureCryptoOrder SignatureCryptoOrder // signature_crypto_order
+	DataUnitSize         BlockSize            // data_unit_size
+	InitialTweak         [16]byte             // initial_tweak
+	DEK                  unsafe.Pointer       // dek
+	Keytag               [8]byte              // keytag
+	CompMask             uint64               // comp_mask
 }
 
-// Mlx5dvSigBlockAttr mirrors struct mlx5dv_sig_block_attr (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigBlockAttr mirrors struct mlx5dv_sig_block_attr (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // The signature of the data in the memory and in the wire domain, and which signature bytes are checked and copied.
-type Mlx5dvSigBlockAttr struct {
-	Mem       *Mlx5dvSigBlockDomain   // mem
-	Wire      *Mlx5dvSigBlockDomain   // wire
-	Flags     Mlx5dvSigBlockAttrFlags // flags
-	CheckMask uint8                   // check_mask
-	CopyMask  uint8                   // copy_mask
+type SigBlockAttr struct {
+	Mem       *SigBlockDomain   // mem
+	Wire      *SigBlockDomain   // wire
+	Flags     SigBlockAttrFlags // flags
+	CheckMask uint8             // check_mask
+	CopyMask  uint8             // copy_mask
 	_         [2]byte
 	CompMask  uint64 // comp_mask
 }
 
-// Mlx5dvSigBlockDomain mirrors struct mlx5dv_sig_block_domain (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigBlockDomain mirrors struct mlx5dv_sig_block_domain (infiniband/mlx5dv.h): 32 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // One domain's signature type, its parameters and its block size.
-type Mlx5dvSigBlockDomain struct {
-	SigType   Mlx5dvSigType // sig_type
+type SigBlockDomain struct {
+	SigType   SigType // sig_type
 	_         [4]byte
-	Sig       unsafe.Pointer  // union sig of sig.dif, sig.crc
-	BlockSize Mlx5dvBlockSize // block_size
+	Sig       unsafe.Pointer // union sig of sig.dif, sig.crc
+	BlockSize BlockSize      // block_size
 	_         [4]byte
 	CompMask  uint64 // comp_mask
 }
 
 // SigDif returns the union member sig.dif.
-func (s *Mlx5dvSigBlockDomain) SigDif() *Mlx5dvSigT10dif {
-	return (*Mlx5dvSigT10dif)(s.Sig)
+func (s *SigBlockDomain) SigDif() *SigT10DIF {
+	return (*SigT10DIF)(s.Sig)
 }
 
 // SetSigDif sets the union member sig.dif.
-func (s *Mlx5dvSigBlockDomain) SetSigDif(p *Mlx5dvSigT10dif) {
+func (s *SigBlockDomain) SetSigDif(p *SigT10DIF) {
 	s.Sig = unsafe.Pointer(p)
 }
 
-// SigCrc returns the union member sig.crc.
-func (s *Mlx5dvSigBlockDomain) SigCrc() *Mlx5dvSigCrc {
-	return (*Mlx5dvSigCrc)(s.Sig)
+// SigCRC returns the union member sig.crc.
+func (s *SigBlockDomain) SigCRC() *SigCRC {
+	return (*SigCRC)(s.Sig)
 }
 
-// SetSigCrc sets the union member sig.crc.
-func (s *Mlx5dvSigBlockDomain) SetSigCrc(p *Mlx5dvSigCrc) {
+// SetSigCRC sets the union member sig.crc.
+func (s *SigBlockDomain) SetSigCRC(p *SigCRC) {
 	s.Sig = unsafe.Pointer(p)
 }
 
-// Mlx5dvSigCrc mirrors struct mlx5dv_sig_crc (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigCRC mirrors struct mlx5dv_sig_crc (infiniband/mlx5dv.h): 16 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // A CRC signature.
-type Mlx5dvSigCrc struct {
-	Type Mlx5dvSigCrcType // type
+type SigCRC struct {
+	Type SigCRCType // type
 	_    [4]byte
 	Seed uint64 // seed
 }
 
-// Mlx5dvSigT10dif mirrors struct mlx5dv_sig_t10dif (infiniband/mlx5dv.h): 16 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
+// SigT10DIF mirrors struct mlx5dv_sig_t10dif (infiniband/mlx5dv.h): 16 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_wr_set_mkey_sig_block(3).
 // A T10-DIF signature (T10 SBC-3).
-type Mlx5dvSigT10dif struct {
-	BgType Mlx5dvSigT10difBgType // bg_type
-	Bg     uint16                // bg
-	AppTag uint16                // app_tag
-	RefTag uint32                // ref_tag
-	Flags  uint16                // flags
+type SigT10DIF struct {
+	BGType SigT10DIFBGType // bg_type
+	BG     uint16          // bg
+	AppTag uint16          // app_tag
+	RefTag uint32          // ref_tag
+	Flags  uint16          // flags
 	_      [2]byte
 }

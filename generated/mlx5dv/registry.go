@@ -12,97 +12,97 @@ import "unsafe"
 func NewMirror(cname string) (any, bool) {
 	switch cname {
 	case "ibv_comp_channel":
-		return new(IbvCompChannel), true
+		return new(CompChannel), true
 	case "ibv_cq_init_attr_ex":
-		return new(IbvCqInitAttrEx), true
+		return new(CQInitAttrEx), true
 	case "mlx5dv_cq_init_attr":
-		return new(Mlx5dvCqInitAttr), true
+		return new(CQInitAttr), true
 	case "ibv_qp_attr":
-		return new(IbvQpAttr), true
+		return new(QPAttr), true
 	case "ibv_qp_cap":
-		return new(IbvQpCap), true
+		return new(QPCap), true
 	case "ibv_query_device_ex_input":
-		return new(IbvQueryDeviceExInput), true
+		return new(QueryDeviceExInput), true
 	case "ibv_device_attr":
-		return new(IbvDeviceAttr), true
+		return new(DeviceAttr), true
 	case "ibv_device_attr_ex":
-		return new(IbvDeviceAttrEx), true
+		return new(DeviceAttrEx), true
 	case "ibv_port_attr":
-		return new(IbvPortAttr), true
+		return new(PortAttr), true
 	case "ibv_async_event":
-		return new(IbvAsyncEvent), true
+		return new(AsyncEvent), true
 	case "ibv_pd":
-		return new(IbvPd), true
+		return new(IBVPD), true
 	case "ibv_mr":
-		return new(IbvMr), true
+		return new(MR), true
 	case "ibv_mw":
-		return new(IbvMw), true
+		return new(MW), true
 	case "ibv_ah":
-		return new(IbvAh), true
+		return new(IBVAH), true
 	case "ibv_ah_attr":
-		return new(IbvAhAttr), true
+		return new(AHAttr), true
 	case "ibv_global_route":
-		return new(IbvGlobalRoute), true
+		return new(GlobalRoute), true
 	case "ibv_sge":
-		return new(IbvSge), true
+		return new(SGE), true
 	case "ibv_data_buf":
-		return new(IbvDataBuf), true
+		return new(DataBuf), true
 	case "ibv_mw_bind_info":
-		return new(IbvMwBindInfo), true
+		return new(MWBindInfo), true
 	case "mlx5dv_mkey_init_attr":
-		return new(Mlx5dvMkeyInitAttr), true
+		return new(MkeyInitAttr), true
 	case "mlx5dv_mkey":
-		return new(Mlx5dvMkey), true
+		return new(Mkey), true
 	case "mlx5dv_qp_init_attr":
-		return new(Mlx5dvQpInitAttr), true
+		return new(QPInitAttr), true
 	case "mlx5dv_dc_init_attr":
-		return new(Mlx5dvDcInitAttr), true
+		return new(DCInitAttr), true
 	case "mlx5dv_dci_streams":
-		return new(Mlx5dvDciStreams), true
+		return new(DCIStreams), true
 	case "mlx5dv_dek_init_attr":
-		return new(Mlx5dvDekInitAttr), true
+		return new(DEKInitAttr), true
 	case "mlx5dv_dek_attr":
-		return new(Mlx5dvDekAttr), true
+		return new(DEKAttr), true
 	case "mlx5dv_crypto_login_attr":
-		return new(Mlx5dvCryptoLoginAttr), true
+		return new(CryptoLoginAttr), true
 	case "mlx5dv_crypto_login_attr_ex":
-		return new(Mlx5dvCryptoLoginAttrEx), true
+		return new(CryptoLoginAttrEx), true
 	case "mlx5dv_crypto_login_query_attr":
-		return new(Mlx5dvCryptoLoginQueryAttr), true
+		return new(CryptoLoginQueryAttr), true
 	case "mlx5dv_devx_umem":
-		return new(Mlx5dvDevxUmem), true
+		return new(DevxUmem), true
 	case "mlx5dv_devx_umem_in":
-		return new(Mlx5dvDevxUmemIn), true
+		return new(DevxUmemIn), true
 	case "mlx5dv_context_attr":
-		return new(Mlx5dvContextAttr), true
+		return new(ContextAttr), true
 	case "mlx5dv_context":
-		return new(Mlx5dvContext), true
+		return new(Context), true
 	case "mlx5dv_obj":
-		return new(Mlx5dvObj), true
+		return new(Obj), true
 	case "mlx5dv_qp":
-		return new(Mlx5dvQp), true
+		return new(QP), true
 	case "mlx5dv_cq":
-		return new(Mlx5dvCq), true
+		return new(CQ), true
 	case "mlx5dv_srq":
-		return new(Mlx5dvSrq), true
+		return new(SRQ), true
 	case "mlx5dv_pd":
-		return new(Mlx5dvPd), true
+		return new(PD), true
 	case "mlx5dv_ah":
-		return new(Mlx5dvAh), true
+		return new(AH), true
 	case "mlx5dv_mkey_conf_attr":
-		return new(Mlx5dvMkeyConfAttr), true
+		return new(MkeyConfAttr), true
 	case "mlx5dv_mr_interleaved":
-		return new(Mlx5dvMrInterleaved), true
+		return new(MRInterleaved), true
 	case "mlx5dv_crypto_attr":
-		return new(Mlx5dvCryptoAttr), true
+		return new(CryptoAttr), true
 	case "mlx5dv_sig_block_attr":
-		return new(Mlx5dvSigBlockAttr), true
+		return new(SigBlockAttr), true
 	case "mlx5dv_sig_block_domain":
-		return new(Mlx5dvSigBlockDomain), true
+		return new(SigBlockDomain), true
 	case "mlx5dv_sig_crc":
-		return new(Mlx5dvSigCrc), true
+		return new(SigCRC), true
 	case "mlx5dv_sig_t10dif":
-		return new(Mlx5dvSigT10dif), true
+		return new(SigT10DIF), true
 	}
 	return nil, false
 }
@@ -111,77 +111,77 @@ func NewMirror(cname string) (any, bool) {
 // ValidateArgs function taking the arguments by their C names: integers as
 // uint64, pointers as unsafe.Pointer; a missing argument is 0 or nil.
 var ArgValidators = map[Func]func(map[string]any) error{
-	FnIbvGetCqEvent: func(a map[string]any) error {
-		return ValidateArgsIbvGetCqEvent(argPtr(a, "cq"), argPtr(a, "cq_context"))
+	FnGetCQEvent: func(a map[string]any) error {
+		return ValidateArgsGetCQEvent(argPtr(a, "cq"), argPtr(a, "cq_context"))
 	},
-	FnIbvModifyQp: func(a map[string]any) error {
-		return ValidateArgsIbvModifyQp(argPtr(a, "attr"), IbvQpAttrMask(argUint(a, "attr_mask")))
+	FnModifyQP: func(a map[string]any) error {
+		return ValidateArgsModifyQP(argPtr(a, "attr"), QPAttrMask(argUint(a, "attr_mask")))
 	},
-	FnIbvQueryQp: func(a map[string]any) error {
-		return ValidateArgsIbvQueryQp(argPtr(a, "attr"), IbvQpAttrMask(argUint(a, "attr_mask")), argPtr(a, "init_attr"))
+	FnQueryQP: func(a map[string]any) error {
+		return ValidateArgsQueryQP(argPtr(a, "attr"), QPAttrMask(argUint(a, "attr_mask")), argPtr(a, "init_attr"))
 	},
-	FnIbvQueryDeviceEx: func(a map[string]any) error {
-		return ValidateArgsIbvQueryDeviceEx(argPtr(a, "attr"))
+	FnQueryDeviceEx: func(a map[string]any) error {
+		return ValidateArgsQueryDeviceEx(argPtr(a, "attr"))
 	},
-	FnIbvQueryPort: func(a map[string]any) error {
-		return ValidateArgsIbvQueryPort(argPtr(a, "port_attr"))
+	FnIBVQueryPort: func(a map[string]any) error {
+		return ValidateArgsIBVQueryPort(argPtr(a, "port_attr"))
 	},
-	FnIbvQueryGid: func(a map[string]any) error {
-		return ValidateArgsIbvQueryGid(int32(argUint(a, "index")), argPtr(a, "gid"))
+	FnQueryGID: func(a map[string]any) error {
+		return ValidateArgsQueryGID(int32(argUint(a, "index")), argPtr(a, "gid"))
 	},
-	FnIbvGetAsyncEvent: func(a map[string]any) error {
-		return ValidateArgsIbvGetAsyncEvent(argPtr(a, "event"))
+	FnGetAsyncEvent: func(a map[string]any) error {
+		return ValidateArgsGetAsyncEvent(argPtr(a, "event"))
 	},
-	FnIbvRegMr: func(a map[string]any) error {
-		return ValidateArgsIbvRegMr(IbvAccessFlags(argUint(a, "access")))
+	FnRegMR: func(a map[string]any) error {
+		return ValidateArgsRegMR(AccessFlags(argUint(a, "access")))
 	},
-	FnIbvRegMrIova2: func(a map[string]any) error {
-		return ValidateArgsIbvRegMrIova2(IbvAccessFlags(argUint(a, "access")))
+	FnRegMRIova2: func(a map[string]any) error {
+		return ValidateArgsRegMRIova2(AccessFlags(argUint(a, "access")))
 	},
-	FnIbvRegDmabufMr: func(a map[string]any) error {
-		return ValidateArgsIbvRegDmabufMr(int32(argUint(a, "fd")), IbvAccessFlags(argUint(a, "access")))
+	FnIBVRegDmabufMR: func(a map[string]any) error {
+		return ValidateArgsIBVRegDmabufMR(int32(argUint(a, "fd")), AccessFlags(argUint(a, "access")))
 	},
-	FnIbvAllocMw: func(a map[string]any) error {
-		return ValidateArgsIbvAllocMw(IbvMwType(argUint(a, "type")))
+	FnAllocMW: func(a map[string]any) error {
+		return ValidateArgsAllocMW(MWType(argUint(a, "type")))
 	},
-	FnIbvCreateAh: func(a map[string]any) error {
-		return ValidateArgsIbvCreateAh(argPtr(a, "attr"))
+	FnCreateAH: func(a map[string]any) error {
+		return ValidateArgsCreateAH(argPtr(a, "attr"))
 	},
-	FnIbvWrBindMw: func(a map[string]any) error {
-		return ValidateArgsIbvWrBindMw(argPtr(a, "mw"), argPtr(a, "bind_info"))
+	FnWRBindMW: func(a map[string]any) error {
+		return ValidateArgsWRBindMW(argPtr(a, "mw"), argPtr(a, "bind_info"))
 	},
-	FnMlx5dvDevxUmemReg: func(a map[string]any) error {
-		return ValidateArgsMlx5dvDevxUmemReg(IbvAccessFlags(argUint(a, "access")))
+	FnDevxUmemReg: func(a map[string]any) error {
+		return ValidateArgsDevxUmemReg(AccessFlags(argUint(a, "access")))
 	},
-	FnMlx5dvQueryDevice: func(a map[string]any) error {
-		return ValidateArgsMlx5dvQueryDevice(argPtr(a, "attrs_out"))
+	FnQueryDevice: func(a map[string]any) error {
+		return ValidateArgsQueryDevice(argPtr(a, "attrs_out"))
 	},
-	FnMlx5dvInitObj: func(a map[string]any) error {
-		return ValidateArgsMlx5dvInitObj(uint64(argUint(a, "obj_type")))
+	FnInitObj: func(a map[string]any) error {
+		return ValidateArgsInitObj(uint64(argUint(a, "obj_type")))
 	},
-	FnMlx5dvWrMkeyConfigure: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMkeyConfigure(argPtr(a, "mkey"), argPtr(a, "attr"))
+	FnWRMkeyConfigure: func(a map[string]any) error {
+		return ValidateArgsWRMkeyConfigure(argPtr(a, "mkey"), argPtr(a, "attr"))
 	},
-	FnMlx5dvWrSetMkeyAccessFlags: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeyAccessFlags(IbvAccessFlags(argUint(a, "access_flags")))
+	FnWRSetMkeyAccessFlags: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeyAccessFlags(AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrSetDcAddr: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetDcAddr(argPtr(a, "ah"))
+	FnWRSetDCAddr: func(a map[string]any) error {
+		return ValidateArgsWRSetDCAddr(argPtr(a, "ah"))
 	},
-	FnMlx5dvWrSetDcAddrStream: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetDcAddrStream(argPtr(a, "ah"))
+	FnWRSetDCAddrStream: func(a map[string]any) error {
+		return ValidateArgsWRSetDCAddrStream(argPtr(a, "ah"))
 	},
-	FnMlx5dvWrMrInterleaved: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrInterleaved(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
+	FnWRMRInterleaved: func(a map[string]any) error {
+		return ValidateArgsWRMRInterleaved(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrMrList: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrMrList(argPtr(a, "mkey"), IbvAccessFlags(argUint(a, "access_flags")))
+	FnWRMRList: func(a map[string]any) error {
+		return ValidateArgsWRMRList(argPtr(a, "mkey"), AccessFlags(argUint(a, "access_flags")))
 	},
-	FnMlx5dvWrSetMkeyCrypto: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeyCrypto(argPtr(a, "attr"))
+	FnWRSetMkeyCrypto: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeyCrypto(argPtr(a, "attr"))
 	},
-	FnMlx5dvWrSetMkeySigBlock: func(a map[string]any) error {
-		return ValidateArgsMlx5dvWrSetMkeySigBlock(argPtr(a, "attr"))
+	FnWRSetMkeySigBlock: func(a map[string]any) error {
+		return ValidateArgsWRSetMkeySigBlock(argPtr(a, "attr"))
 	},
 }
 

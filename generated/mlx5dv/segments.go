@@ -7,3331 +7,3331 @@ package mlx5dv
 
 import "encoding/binary"
 
-// Mlx5ErrCqe is the 64 bytes of struct mlx5_err_cqe (infiniband/mlx5dv.h).
+// ErrCQE is the 64 bytes of struct mlx5_err_cqe (infiniband/mlx5dv.h).
 // Error completion, the layout of a CQE whose opcode is a requester or responder error.
-type Mlx5ErrCqe [Mlx5ErrCqeSize]byte
+type ErrCQE [ErrCQESize]byte
 
-// Mlx5ErrCqeSize is sizeof(struct mlx5_err_cqe).
-const Mlx5ErrCqeSize = 64
+// ErrCQESize is sizeof(struct mlx5_err_cqe).
+const ErrCQESize = 64
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5ErrCqeSize-64]
+	_ = x[ErrCQESize-64]
 }
 
 // CName returns "mlx5_err_cqe".
-func (*Mlx5ErrCqe) CName() string {
+func (*ErrCQE) CName() string {
 	return "mlx5_err_cqe"
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 32 bytes at byte 0.
-func (s *Mlx5ErrCqe) Rsvd0() *[32]byte {
+func (s *ErrCQE) Rsvd0() *[32]byte {
 	return (*[32]byte)(s[0:32])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5ErrCqe) SetRsvd0(v [32]byte) {
+func (s *ErrCQE) SetRsvd0(v [32]byte) {
 	copy(s[0:32], v[:])
 }
 
-// Srqn returns srqn, the big-endian uint32 at byte 32.
+// SRQN returns srqn, the big-endian uint32 at byte 32.
 // the header declares uint32_t; the device writes big-endian
-func (s *Mlx5ErrCqe) Srqn() uint32 {
+func (s *ErrCQE) SRQN() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
-// SetSrqn sets srqn.
-func (s *Mlx5ErrCqe) SetSrqn(v uint32) {
+// SetSRQN sets srqn.
+func (s *ErrCQE) SetSRQN(v uint32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
 }
 
-// SrqnBE returns srqn as stored, in the device's byte order.
-func (s *Mlx5ErrCqe) SrqnBE() BE32 {
+// SRQNBE returns srqn as stored, in the device's byte order.
+func (s *ErrCQE) SRQNBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36]))
 }
 
-// SetSrqnBE stores v, already in the device's byte order, into srqn.
-func (s *Mlx5ErrCqe) SetSrqnBE(v BE32) {
+// SetSRQNBE stores v, already in the device's byte order, into srqn.
+func (s *ErrCQE) SetSRQNBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 18 bytes at byte 36.
-func (s *Mlx5ErrCqe) Rsvd1() *[18]byte {
+func (s *ErrCQE) Rsvd1() *[18]byte {
 	return (*[18]byte)(s[36:54])
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5ErrCqe) SetRsvd1(v [18]byte) {
+func (s *ErrCQE) SetRsvd1(v [18]byte) {
 	copy(s[36:54], v[:])
 }
 
 // VendorErrSynd returns vendor_err_synd, the uint8 at byte 54.
-func (s *Mlx5ErrCqe) VendorErrSynd() uint8 {
+func (s *ErrCQE) VendorErrSynd() uint8 {
 	return s[54]
 }
 
 // SetVendorErrSynd sets vendor_err_synd.
-func (s *Mlx5ErrCqe) SetVendorErrSynd(v uint8) {
+func (s *ErrCQE) SetVendorErrSynd(v uint8) {
 	s[54] = v
 }
 
 // Syndrome returns syndrome, the uint8 at byte 55.
-func (s *Mlx5ErrCqe) Syndrome() Mlx5CqeSyndrome {
-	return Mlx5CqeSyndrome(s[55])
+func (s *ErrCQE) Syndrome() CQESyndrome {
+	return CQESyndrome(s[55])
 }
 
 // SetSyndrome sets syndrome.
-func (s *Mlx5ErrCqe) SetSyndrome(v Mlx5CqeSyndrome) {
+func (s *ErrCQE) SetSyndrome(v CQESyndrome) {
 	s[55] = uint8(v)
 }
 
-// SWqeOpcodeQpn returns s_wqe_opcode_qpn, the big-endian uint32 at byte 56.
+// SWQEOpcodeQPN returns s_wqe_opcode_qpn, the big-endian uint32 at byte 56.
 // the header declares uint32_t; the device writes big-endian
-func (s *Mlx5ErrCqe) SWqeOpcodeQpn() uint32 {
+func (s *ErrCQE) SWQEOpcodeQPN() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[56:60])).Value()
 }
 
-// SetSWqeOpcodeQpn sets s_wqe_opcode_qpn.
-func (s *Mlx5ErrCqe) SetSWqeOpcodeQpn(v uint32) {
+// SetSWQEOpcodeQPN sets s_wqe_opcode_qpn.
+func (s *ErrCQE) SetSWQEOpcodeQPN(v uint32) {
 	binary.NativeEndian.PutUint32(s[56:60], uint32(ToBE32(v)))
 }
 
-// SWqeOpcodeQpnBE returns s_wqe_opcode_qpn as stored, in the device's byte order.
-func (s *Mlx5ErrCqe) SWqeOpcodeQpnBE() BE32 {
+// SWQEOpcodeQPNBE returns s_wqe_opcode_qpn as stored, in the device's byte order.
+func (s *ErrCQE) SWQEOpcodeQPNBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[56:60]))
 }
 
-// SetSWqeOpcodeQpnBE stores v, already in the device's byte order, into s_wqe_opcode_qpn.
-func (s *Mlx5ErrCqe) SetSWqeOpcodeQpnBE(v BE32) {
+// SetSWQEOpcodeQPNBE stores v, already in the device's byte order, into s_wqe_opcode_qpn.
+func (s *ErrCQE) SetSWQEOpcodeQPNBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[56:60], uint32(v))
 }
 
-// Qpn returns qpn, bits 0..23 of s_wqe_opcode_qpn.
-func (s *Mlx5ErrCqe) Qpn() uint32 {
-	return uint32(s.SWqeOpcodeQpn() & 0xffffff)
+// QPN returns qpn, bits 0..23 of s_wqe_opcode_qpn.
+func (s *ErrCQE) QPN() uint32 {
+	return uint32(s.SWQEOpcodeQPN() & 0xffffff)
 }
 
-// SetQpn sets bits 0..23 of s_wqe_opcode_qpn to v; bits of v above them are dropped.
-func (s *Mlx5ErrCqe) SetQpn(v uint32) {
-	s.SetSWqeOpcodeQpn(s.SWqeOpcodeQpn()&^0xffffff | uint32(v)&0xffffff)
+// SetQPN sets bits 0..23 of s_wqe_opcode_qpn to v; bits of v above them are dropped.
+func (s *ErrCQE) SetQPN(v uint32) {
+	s.SetSWQEOpcodeQPN(s.SWQEOpcodeQPN()&^0xffffff | uint32(v)&0xffffff)
 }
 
-// WqeOpcode returns wqe_opcode, bits 24..31 of s_wqe_opcode_qpn.
-func (s *Mlx5ErrCqe) WqeOpcode() uint8 {
-	return uint8((uint64(s.SWqeOpcodeQpn()) >> 24) & 0xff)
+// WQEOpcode returns wqe_opcode, bits 24..31 of s_wqe_opcode_qpn.
+func (s *ErrCQE) WQEOpcode() uint8 {
+	return uint8((uint64(s.SWQEOpcodeQPN()) >> 24) & 0xff)
 }
 
-// SetWqeOpcode sets bits 24..31 of s_wqe_opcode_qpn to v; bits of v above them are dropped.
-func (s *Mlx5ErrCqe) SetWqeOpcode(v uint8) {
-	s.SetSWqeOpcodeQpn(s.SWqeOpcodeQpn()&^(0xff<<24) | (uint32(v)&0xff)<<24)
+// SetWQEOpcode sets bits 24..31 of s_wqe_opcode_qpn to v; bits of v above them are dropped.
+func (s *ErrCQE) SetWQEOpcode(v uint8) {
+	s.SetSWQEOpcodeQPN(s.SWQEOpcodeQPN()&^(0xff<<24) | (uint32(v)&0xff)<<24)
 }
 
-// WqeCounter returns wqe_counter, the big-endian uint16 at byte 60.
+// WQECounter returns wqe_counter, the big-endian uint16 at byte 60.
 // the header declares uint16_t; the device writes big-endian
-func (s *Mlx5ErrCqe) WqeCounter() uint16 {
+func (s *ErrCQE) WQECounter() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[60:62])).Value()
 }
 
-// SetWqeCounter sets wqe_counter.
-func (s *Mlx5ErrCqe) SetWqeCounter(v uint16) {
+// SetWQECounter sets wqe_counter.
+func (s *ErrCQE) SetWQECounter(v uint16) {
 	binary.NativeEndian.PutUint16(s[60:62], uint16(ToBE16(v)))
 }
 
-// WqeCounterBE returns wqe_counter as stored, in the device's byte order.
-func (s *Mlx5ErrCqe) WqeCounterBE() BE16 {
+// WQECounterBE returns wqe_counter as stored, in the device's byte order.
+func (s *ErrCQE) WQECounterBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[60:62]))
 }
 
-// SetWqeCounterBE stores v, already in the device's byte order, into wqe_counter.
-func (s *Mlx5ErrCqe) SetWqeCounterBE(v BE16) {
+// SetWQECounterBE stores v, already in the device's byte order, into wqe_counter.
+func (s *ErrCQE) SetWQECounterBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[60:62], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 62.
-func (s *Mlx5ErrCqe) Signature() uint8 {
+func (s *ErrCQE) Signature() uint8 {
 	return s[62]
 }
 
 // SetSignature sets signature.
-func (s *Mlx5ErrCqe) SetSignature(v uint8) {
+func (s *ErrCQE) SetSignature(v uint8) {
 	s[62] = v
 }
 
 // OpOwn returns op_own, the uint8 at byte 63.
-func (s *Mlx5ErrCqe) OpOwn() uint8 {
+func (s *ErrCQE) OpOwn() uint8 {
 	return s[63]
 }
 
 // SetOpOwn sets op_own.
-func (s *Mlx5ErrCqe) SetOpOwn(v uint8) {
+func (s *ErrCQE) SetOpOwn(v uint8) {
 	s[63] = v
 }
 
-// Mlx5TmCqe is the 20 bytes of struct mlx5_tm_cqe (infiniband/mlx5dv.h).
-type Mlx5TmCqe [Mlx5TmCqeSize]byte
+// TMCQE is the 20 bytes of struct mlx5_tm_cqe (infiniband/mlx5dv.h).
+type TMCQE [TMCQESize]byte
 
-// Mlx5TmCqeSize is sizeof(struct mlx5_tm_cqe).
-const Mlx5TmCqeSize = 20
+// TMCQESize is sizeof(struct mlx5_tm_cqe).
+const TMCQESize = 20
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5TmCqeSize-20]
+	_ = x[TMCQESize-20]
 }
 
 // CName returns "mlx5_tm_cqe".
-func (*Mlx5TmCqe) CName() string {
+func (*TMCQE) CName() string {
 	return "mlx5_tm_cqe"
 }
 
 // Success returns success, the big-endian uint32 at byte 0.
-func (s *Mlx5TmCqe) Success() uint32 {
+func (s *TMCQE) Success() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetSuccess sets success.
-func (s *Mlx5TmCqe) SetSuccess(v uint32) {
+func (s *TMCQE) SetSuccess(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // SuccessBE returns success as stored, in the device's byte order.
-func (s *Mlx5TmCqe) SuccessBE() BE32 {
+func (s *TMCQE) SuccessBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetSuccessBE stores v, already in the device's byte order, into success.
-func (s *Mlx5TmCqe) SetSuccessBE(v BE32) {
+func (s *TMCQE) SetSuccessBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // HwPhaseCnt returns hw_phase_cnt, the big-endian uint16 at byte 4.
-func (s *Mlx5TmCqe) HwPhaseCnt() uint16 {
+func (s *TMCQE) HwPhaseCnt() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
 // SetHwPhaseCnt sets hw_phase_cnt.
-func (s *Mlx5TmCqe) SetHwPhaseCnt(v uint16) {
+func (s *TMCQE) SetHwPhaseCnt(v uint16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
 }
 
 // HwPhaseCntBE returns hw_phase_cnt as stored, in the device's byte order.
-func (s *Mlx5TmCqe) HwPhaseCntBE() BE16 {
+func (s *TMCQE) HwPhaseCntBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6]))
 }
 
 // SetHwPhaseCntBE stores v, already in the device's byte order, into hw_phase_cnt.
-func (s *Mlx5TmCqe) SetHwPhaseCntBE(v BE16) {
+func (s *TMCQE) SetHwPhaseCntBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 12 bytes at byte 6.
-func (s *Mlx5TmCqe) Rsvd0() *[12]byte {
+func (s *TMCQE) Rsvd0() *[12]byte {
 	return (*[12]byte)(s[6:18])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5TmCqe) SetRsvd0(v [12]byte) {
+func (s *TMCQE) SetRsvd0(v [12]byte) {
 	copy(s[6:18], v[:])
 }
 
-// Mlx5Cqe64 is the 64 bytes of struct mlx5_cqe64 (infiniband/mlx5dv.h).
+// CQE64 is the 64 bytes of struct mlx5_cqe64 (infiniband/mlx5dv.h).
 // 64-byte completion queue entry.
-type Mlx5Cqe64 [Mlx5Cqe64Size]byte
+type CQE64 [CQE64Size]byte
 
-// Mlx5Cqe64Size is sizeof(struct mlx5_cqe64).
-const Mlx5Cqe64Size = 64
+// CQE64Size is sizeof(struct mlx5_cqe64).
+const CQE64Size = 64
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5Cqe64Size-64]
-	_ = x[Mlx5TmCqeSize-20]
+	_ = x[CQE64Size-64]
+	_ = x[TMCQESize-20]
 }
 
 // CName returns "mlx5_cqe64".
-func (*Mlx5Cqe64) CName() string {
+func (*CQE64) CName() string {
 	return "mlx5_cqe64"
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 2 bytes at byte 0.
-func (s *Mlx5Cqe64) Rsvd0() *[2]byte {
+func (s *CQE64) Rsvd0() *[2]byte {
 	return (*[2]byte)(s[0:2])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5Cqe64) SetRsvd0(v [2]byte) {
+func (s *CQE64) SetRsvd0(v [2]byte) {
 	copy(s[0:2], v[:])
 }
 
-// WqeId returns wqe_id, the big-endian uint16 at byte 2.
-func (s *Mlx5Cqe64) WqeId() uint16 {
+// WQEID returns wqe_id, the big-endian uint16 at byte 2.
+func (s *CQE64) WQEID() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
-// SetWqeId sets wqe_id.
-func (s *Mlx5Cqe64) SetWqeId(v uint16) {
+// SetWQEID sets wqe_id.
+func (s *CQE64) SetWQEID(v uint16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
 }
 
-// WqeIdBE returns wqe_id as stored, in the device's byte order.
-func (s *Mlx5Cqe64) WqeIdBE() BE16 {
+// WQEIDBE returns wqe_id as stored, in the device's byte order.
+func (s *CQE64) WQEIDBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4]))
 }
 
-// SetWqeIdBE stores v, already in the device's byte order, into wqe_id.
-func (s *Mlx5Cqe64) SetWqeIdBE(v BE16) {
+// SetWQEIDBE stores v, already in the device's byte order, into wqe_id.
+func (s *CQE64) SetWQEIDBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Rsvd4 returns a pointer to rsvd4, the 13 bytes at byte 4.
-func (s *Mlx5Cqe64) Rsvd4() *[13]byte {
+func (s *CQE64) Rsvd4() *[13]byte {
 	return (*[13]byte)(s[4:17])
 }
 
 // SetRsvd4 sets rsvd4.
-func (s *Mlx5Cqe64) SetRsvd4(v [13]byte) {
+func (s *CQE64) SetRsvd4(v [13]byte) {
 	copy(s[4:17], v[:])
 }
 
 // MlPath returns ml_path, the uint8 at byte 17.
-func (s *Mlx5Cqe64) MlPath() uint8 {
+func (s *CQE64) MlPath() uint8 {
 	return s[17]
 }
 
 // SetMlPath sets ml_path.
-func (s *Mlx5Cqe64) SetMlPath(v uint8) {
+func (s *CQE64) SetMlPath(v uint8) {
 	s[17] = v
 }
 
 // Rsvd20 returns a pointer to rsvd20, the 4 bytes at byte 18.
-func (s *Mlx5Cqe64) Rsvd20() *[4]byte {
+func (s *CQE64) Rsvd20() *[4]byte {
 	return (*[4]byte)(s[18:22])
 }
 
 // SetRsvd20 sets rsvd20.
-func (s *Mlx5Cqe64) SetRsvd20(v [4]byte) {
+func (s *CQE64) SetRsvd20(v [4]byte) {
 	copy(s[18:22], v[:])
 }
 
 // Slid returns slid, the big-endian uint16 at byte 22.
-func (s *Mlx5Cqe64) Slid() uint16 {
+func (s *CQE64) Slid() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[22:24])).Value()
 }
 
 // SetSlid sets slid.
-func (s *Mlx5Cqe64) SetSlid(v uint16) {
+func (s *CQE64) SetSlid(v uint16) {
 	binary.NativeEndian.PutUint16(s[22:24], uint16(ToBE16(v)))
 }
 
 // SlidBE returns slid as stored, in the device's byte order.
-func (s *Mlx5Cqe64) SlidBE() BE16 {
+func (s *CQE64) SlidBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[22:24]))
 }
 
 // SetSlidBE stores v, already in the device's byte order, into slid.
-func (s *Mlx5Cqe64) SetSlidBE(v BE16) {
+func (s *CQE64) SetSlidBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[22:24], uint16(v))
 }
 
 // FlagsRqpn returns flags_rqpn, the big-endian uint32 at byte 24.
-func (s *Mlx5Cqe64) FlagsRqpn() uint32 {
+func (s *CQE64) FlagsRqpn() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[24:28])).Value()
 }
 
 // SetFlagsRqpn sets flags_rqpn.
-func (s *Mlx5Cqe64) SetFlagsRqpn(v uint32) {
+func (s *CQE64) SetFlagsRqpn(v uint32) {
 	binary.NativeEndian.PutUint32(s[24:28], uint32(ToBE32(v)))
 }
 
 // FlagsRqpnBE returns flags_rqpn as stored, in the device's byte order.
-func (s *Mlx5Cqe64) FlagsRqpnBE() BE32 {
+func (s *CQE64) FlagsRqpnBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[24:28]))
 }
 
 // SetFlagsRqpnBE stores v, already in the device's byte order, into flags_rqpn.
-func (s *Mlx5Cqe64) SetFlagsRqpnBE(v BE32) {
+func (s *CQE64) SetFlagsRqpnBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[24:28], uint32(v))
 }
 
-// HdsIpExt returns hds_ip_ext, the uint8 at byte 28.
-func (s *Mlx5Cqe64) HdsIpExt() uint8 {
+// HdsIPExt returns hds_ip_ext, the uint8 at byte 28.
+func (s *CQE64) HdsIPExt() uint8 {
 	return s[28]
 }
 
-// SetHdsIpExt sets hds_ip_ext.
-func (s *Mlx5Cqe64) SetHdsIpExt(v uint8) {
+// SetHdsIPExt sets hds_ip_ext.
+func (s *CQE64) SetHdsIPExt(v uint8) {
 	s[28] = v
 }
 
 // L4HdrTypeEtc returns l4_hdr_type_etc, the uint8 at byte 29.
-func (s *Mlx5Cqe64) L4HdrTypeEtc() uint8 {
+func (s *CQE64) L4HdrTypeEtc() uint8 {
 	return s[29]
 }
 
 // SetL4HdrTypeEtc sets l4_hdr_type_etc.
-func (s *Mlx5Cqe64) SetL4HdrTypeEtc(v uint8) {
+func (s *CQE64) SetL4HdrTypeEtc(v uint8) {
 	s[29] = v
 }
 
-// VlanInfo returns vlan_info, the big-endian uint16 at byte 30.
-func (s *Mlx5Cqe64) VlanInfo() uint16 {
+// VLANInfo returns vlan_info, the big-endian uint16 at byte 30.
+func (s *CQE64) VLANInfo() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[30:32])).Value()
 }
 
-// SetVlanInfo sets vlan_info.
-func (s *Mlx5Cqe64) SetVlanInfo(v uint16) {
+// SetVLANInfo sets vlan_info.
+func (s *CQE64) SetVLANInfo(v uint16) {
 	binary.NativeEndian.PutUint16(s[30:32], uint16(ToBE16(v)))
 }
 
-// VlanInfoBE returns vlan_info as stored, in the device's byte order.
-func (s *Mlx5Cqe64) VlanInfoBE() BE16 {
+// VLANInfoBE returns vlan_info as stored, in the device's byte order.
+func (s *CQE64) VLANInfoBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[30:32]))
 }
 
-// SetVlanInfoBE stores v, already in the device's byte order, into vlan_info.
-func (s *Mlx5Cqe64) SetVlanInfoBE(v BE16) {
+// SetVLANInfoBE stores v, already in the device's byte order, into vlan_info.
+func (s *CQE64) SetVLANInfoBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[30:32], uint16(v))
 }
 
-// TmCqe returns a view of tm_cqe, the mlx5_tm_cqe at byte 0.
-func (s *Mlx5Cqe64) TmCqe() *Mlx5TmCqe {
-	return (*Mlx5TmCqe)(s[0:20])
+// TMCQE returns a view of tm_cqe, the mlx5_tm_cqe at byte 0.
+func (s *CQE64) TMCQE() *TMCQE {
+	return (*TMCQE)(s[0:20])
 }
 
-// SetTmCqe sets tm_cqe.
-func (s *Mlx5Cqe64) SetTmCqe(v *Mlx5TmCqe) {
-	*s.TmCqe() = *v
+// SetTMCQE sets tm_cqe.
+func (s *CQE64) SetTMCQE(v *TMCQE) {
+	*s.TMCQE() = *v
 }
 
 // Tmh returns a pointer to tmh, the 16 bytes at byte 0.
 // holds a struct ibv_tmh
-func (s *Mlx5Cqe64) Tmh() *[16]byte {
+func (s *CQE64) Tmh() *[16]byte {
 	return (*[16]byte)(s[0:16])
 }
 
 // SetTmh sets tmh.
-func (s *Mlx5Cqe64) SetTmh(v [16]byte) {
+func (s *CQE64) SetTmh(v [16]byte) {
 	copy(s[0:16], v[:])
 }
 
-// SrqnUidx returns srqn_uidx, the big-endian uint32 at byte 32.
-func (s *Mlx5Cqe64) SrqnUidx() uint32 {
+// SRQNUidx returns srqn_uidx, the big-endian uint32 at byte 32.
+func (s *CQE64) SRQNUidx() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
-// SetSrqnUidx sets srqn_uidx.
-func (s *Mlx5Cqe64) SetSrqnUidx(v uint32) {
+// SetSRQNUidx sets srqn_uidx.
+func (s *CQE64) SetSRQNUidx(v uint32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
 }
 
-// SrqnUidxBE returns srqn_uidx as stored, in the device's byte order.
-func (s *Mlx5Cqe64) SrqnUidxBE() BE32 {
+// SRQNUidxBE returns srqn_uidx as stored, in the device's byte order.
+func (s *CQE64) SRQNUidxBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36]))
 }
 
-// SetSrqnUidxBE stores v, already in the device's byte order, into srqn_uidx.
-func (s *Mlx5Cqe64) SetSrqnUidxBE(v BE32) {
+// SetSRQNUidxBE stores v, already in the device's byte order, into srqn_uidx.
+func (s *CQE64) SetSRQNUidxBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // ImmInvalPkey returns imm_inval_pkey, the big-endian uint32 at byte 36.
-func (s *Mlx5Cqe64) ImmInvalPkey() uint32 {
+func (s *CQE64) ImmInvalPkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[36:40])).Value()
 }
 
 // SetImmInvalPkey sets imm_inval_pkey.
-func (s *Mlx5Cqe64) SetImmInvalPkey(v uint32) {
+func (s *CQE64) SetImmInvalPkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[36:40], uint32(ToBE32(v)))
 }
 
 // ImmInvalPkeyBE returns imm_inval_pkey as stored, in the device's byte order.
-func (s *Mlx5Cqe64) ImmInvalPkeyBE() BE32 {
+func (s *CQE64) ImmInvalPkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[36:40]))
 }
 
 // SetImmInvalPkeyBE stores v, already in the device's byte order, into imm_inval_pkey.
-func (s *Mlx5Cqe64) SetImmInvalPkeyBE(v BE32) {
+func (s *CQE64) SetImmInvalPkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[36:40], uint32(v))
 }
 
 // App returns app, the uint8 at byte 40.
-func (s *Mlx5Cqe64) App() uint8 {
+func (s *CQE64) App() uint8 {
 	return s[40]
 }
 
 // SetApp sets app.
-func (s *Mlx5Cqe64) SetApp(v uint8) {
+func (s *CQE64) SetApp(v uint8) {
 	s[40] = v
 }
 
 // AppOp returns app_op, the uint8 at byte 41.
-func (s *Mlx5Cqe64) AppOp() uint8 {
+func (s *CQE64) AppOp() uint8 {
 	return s[41]
 }
 
 // SetAppOp sets app_op.
-func (s *Mlx5Cqe64) SetAppOp(v uint8) {
+func (s *CQE64) SetAppOp(v uint8) {
 	s[41] = v
 }
 
 // AppInfo returns app_info, the big-endian uint16 at byte 42.
-func (s *Mlx5Cqe64) AppInfo() uint16 {
+func (s *CQE64) AppInfo() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[42:44])).Value()
 }
 
 // SetAppInfo sets app_info.
-func (s *Mlx5Cqe64) SetAppInfo(v uint16) {
+func (s *CQE64) SetAppInfo(v uint16) {
 	binary.NativeEndian.PutUint16(s[42:44], uint16(ToBE16(v)))
 }
 
 // AppInfoBE returns app_info as stored, in the device's byte order.
-func (s *Mlx5Cqe64) AppInfoBE() BE16 {
+func (s *CQE64) AppInfoBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[42:44]))
 }
 
 // SetAppInfoBE stores v, already in the device's byte order, into app_info.
-func (s *Mlx5Cqe64) SetAppInfoBE(v BE16) {
+func (s *CQE64) SetAppInfoBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[42:44], uint16(v))
 }
 
 // ByteCnt returns byte_cnt, the big-endian uint32 at byte 44.
-func (s *Mlx5Cqe64) ByteCnt() uint32 {
+func (s *CQE64) ByteCnt() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[44:48])).Value()
 }
 
 // SetByteCnt sets byte_cnt.
-func (s *Mlx5Cqe64) SetByteCnt(v uint32) {
+func (s *CQE64) SetByteCnt(v uint32) {
 	binary.NativeEndian.PutUint32(s[44:48], uint32(ToBE32(v)))
 }
 
 // ByteCntBE returns byte_cnt as stored, in the device's byte order.
-func (s *Mlx5Cqe64) ByteCntBE() BE32 {
+func (s *CQE64) ByteCntBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[44:48]))
 }
 
 // SetByteCntBE stores v, already in the device's byte order, into byte_cnt.
-func (s *Mlx5Cqe64) SetByteCntBE(v BE32) {
+func (s *CQE64) SetByteCntBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[44:48], uint32(v))
 }
 
 // Timestamp returns timestamp, the big-endian uint64 at byte 48.
-func (s *Mlx5Cqe64) Timestamp() uint64 {
+func (s *CQE64) Timestamp() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[48:56])).Value()
 }
 
 // SetTimestamp sets timestamp.
-func (s *Mlx5Cqe64) SetTimestamp(v uint64) {
+func (s *CQE64) SetTimestamp(v uint64) {
 	binary.NativeEndian.PutUint64(s[48:56], uint64(ToBE64(v)))
 }
 
 // TimestampBE returns timestamp as stored, in the device's byte order.
-func (s *Mlx5Cqe64) TimestampBE() BE64 {
+func (s *CQE64) TimestampBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[48:56]))
 }
 
 // SetTimestampBE stores v, already in the device's byte order, into timestamp.
-func (s *Mlx5Cqe64) SetTimestampBE(v BE64) {
+func (s *CQE64) SetTimestampBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[48:56], uint64(v))
 }
 
-// SopDropQpn returns sop_drop_qpn, the big-endian uint32 at byte 56.
-func (s *Mlx5Cqe64) SopDropQpn() uint32 {
+// SopDropQPN returns sop_drop_qpn, the big-endian uint32 at byte 56.
+func (s *CQE64) SopDropQPN() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[56:60])).Value()
 }
 
-// SetSopDropQpn sets sop_drop_qpn.
-func (s *Mlx5Cqe64) SetSopDropQpn(v uint32) {
+// SetSopDropQPN sets sop_drop_qpn.
+func (s *CQE64) SetSopDropQPN(v uint32) {
 	binary.NativeEndian.PutUint32(s[56:60], uint32(ToBE32(v)))
 }
 
-// SopDropQpnBE returns sop_drop_qpn as stored, in the device's byte order.
-func (s *Mlx5Cqe64) SopDropQpnBE() BE32 {
+// SopDropQPNBE returns sop_drop_qpn as stored, in the device's byte order.
+func (s *CQE64) SopDropQPNBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[56:60]))
 }
 
-// SetSopDropQpnBE stores v, already in the device's byte order, into sop_drop_qpn.
-func (s *Mlx5Cqe64) SetSopDropQpnBE(v BE32) {
+// SetSopDropQPNBE stores v, already in the device's byte order, into sop_drop_qpn.
+func (s *CQE64) SetSopDropQPNBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[56:60], uint32(v))
 }
 
-// Qpn returns qpn, bits 0..23 of sop_drop_qpn.
-func (s *Mlx5Cqe64) Qpn() uint32 {
-	return uint32(s.SopDropQpn() & 0xffffff)
+// QPN returns qpn, bits 0..23 of sop_drop_qpn.
+func (s *CQE64) QPN() uint32 {
+	return uint32(s.SopDropQPN() & 0xffffff)
 }
 
-// SetQpn sets bits 0..23 of sop_drop_qpn to v; bits of v above them are dropped.
-func (s *Mlx5Cqe64) SetQpn(v uint32) {
-	s.SetSopDropQpn(s.SopDropQpn()&^0xffffff | uint32(v)&0xffffff)
+// SetQPN sets bits 0..23 of sop_drop_qpn to v; bits of v above them are dropped.
+func (s *CQE64) SetQPN(v uint32) {
+	s.SetSopDropQPN(s.SopDropQPN()&^0xffffff | uint32(v)&0xffffff)
 }
 
-// WqeCounter returns wqe_counter, the big-endian uint16 at byte 60.
-func (s *Mlx5Cqe64) WqeCounter() uint16 {
+// WQECounter returns wqe_counter, the big-endian uint16 at byte 60.
+func (s *CQE64) WQECounter() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[60:62])).Value()
 }
 
-// SetWqeCounter sets wqe_counter.
-func (s *Mlx5Cqe64) SetWqeCounter(v uint16) {
+// SetWQECounter sets wqe_counter.
+func (s *CQE64) SetWQECounter(v uint16) {
 	binary.NativeEndian.PutUint16(s[60:62], uint16(ToBE16(v)))
 }
 
-// WqeCounterBE returns wqe_counter as stored, in the device's byte order.
-func (s *Mlx5Cqe64) WqeCounterBE() BE16 {
+// WQECounterBE returns wqe_counter as stored, in the device's byte order.
+func (s *CQE64) WQECounterBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[60:62]))
 }
 
-// SetWqeCounterBE stores v, already in the device's byte order, into wqe_counter.
-func (s *Mlx5Cqe64) SetWqeCounterBE(v BE16) {
+// SetWQECounterBE stores v, already in the device's byte order, into wqe_counter.
+func (s *CQE64) SetWQECounterBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[60:62], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 62.
-func (s *Mlx5Cqe64) Signature() uint8 {
+func (s *CQE64) Signature() uint8 {
 	return s[62]
 }
 
 // SetSignature sets signature.
-func (s *Mlx5Cqe64) SetSignature(v uint8) {
+func (s *CQE64) SetSignature(v uint8) {
 	s[62] = v
 }
 
 // OpOwn returns op_own, the uint8 at byte 63.
-func (s *Mlx5Cqe64) OpOwn() uint8 {
+func (s *CQE64) OpOwn() uint8 {
 	return s[63]
 }
 
 // SetOpOwn sets op_own.
-func (s *Mlx5Cqe64) SetOpOwn(v uint8) {
+func (s *CQE64) SetOpOwn(v uint8) {
 	s[63] = v
 }
 
 // Owner returns owner, bits 0..0 of op_own.
-func (s *Mlx5Cqe64) Owner() uint8 {
+func (s *CQE64) Owner() uint8 {
 	return uint8(s.OpOwn() & 0x1)
 }
 
 // SetOwner sets bits 0..0 of op_own to v; bits of v above them are dropped.
-func (s *Mlx5Cqe64) SetOwner(v uint8) {
+func (s *CQE64) SetOwner(v uint8) {
 	s.SetOpOwn(s.OpOwn()&^0x1 | uint8(v)&0x1)
 }
 
 // Se returns se, bits 1..1 of op_own.
-func (s *Mlx5Cqe64) Se() uint8 {
+func (s *CQE64) Se() uint8 {
 	return uint8((uint64(s.OpOwn()) >> 1) & 0x1)
 }
 
 // SetSe sets bits 1..1 of op_own to v; bits of v above them are dropped.
-func (s *Mlx5Cqe64) SetSe(v uint8) {
+func (s *CQE64) SetSe(v uint8) {
 	s.SetOpOwn(s.OpOwn()&^(0x1<<1) | (uint8(v)&0x1)<<1)
 }
 
 // Format returns format, bits 2..3 of op_own.
-func (s *Mlx5Cqe64) Format() uint8 {
+func (s *CQE64) Format() uint8 {
 	return uint8((uint64(s.OpOwn()) >> 2) & 0x3)
 }
 
 // SetFormat sets bits 2..3 of op_own to v; bits of v above them are dropped.
-func (s *Mlx5Cqe64) SetFormat(v uint8) {
+func (s *CQE64) SetFormat(v uint8) {
 	s.SetOpOwn(s.OpOwn()&^(0x3<<2) | (uint8(v)&0x3)<<2)
 }
 
 // Opcode returns opcode, bits 4..7 of op_own.
-func (s *Mlx5Cqe64) Opcode() Mlx5CqeOpcode {
-	return Mlx5CqeOpcode(uint8((uint64(s.OpOwn()) >> 4) & 0xf))
+func (s *CQE64) Opcode() CQEOpcode {
+	return CQEOpcode(uint8((uint64(s.OpOwn()) >> 4) & 0xf))
 }
 
 // SetOpcode sets bits 4..7 of op_own to v; bits of v above them are dropped.
-func (s *Mlx5Cqe64) SetOpcode(v Mlx5CqeOpcode) {
+func (s *CQE64) SetOpcode(v CQEOpcode) {
 	s.SetOpOwn(s.OpOwn()&^(0xf<<4) | (uint8(v)&0xf)<<4)
 }
 
-// Mlx5WqeSrqNextSeg is the 16 bytes of struct mlx5_wqe_srq_next_seg (infiniband/mlx5dv.h).
-type Mlx5WqeSrqNextSeg [Mlx5WqeSrqNextSegSize]byte
+// WQESRQNextSeg is the 16 bytes of struct mlx5_wqe_srq_next_seg (infiniband/mlx5dv.h).
+type WQESRQNextSeg [WQESRQNextSegSize]byte
 
-// Mlx5WqeSrqNextSegSize is sizeof(struct mlx5_wqe_srq_next_seg).
-const Mlx5WqeSrqNextSegSize = 16
+// WQESRQNextSegSize is sizeof(struct mlx5_wqe_srq_next_seg).
+const WQESRQNextSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeSrqNextSegSize-16]
+	_ = x[WQESRQNextSegSize-16]
 }
 
 // CName returns "mlx5_wqe_srq_next_seg".
-func (*Mlx5WqeSrqNextSeg) CName() string {
+func (*WQESRQNextSeg) CName() string {
 	return "mlx5_wqe_srq_next_seg"
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 2 bytes at byte 0.
-func (s *Mlx5WqeSrqNextSeg) Rsvd0() *[2]byte {
+func (s *WQESRQNextSeg) Rsvd0() *[2]byte {
 	return (*[2]byte)(s[0:2])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5WqeSrqNextSeg) SetRsvd0(v [2]byte) {
+func (s *WQESRQNextSeg) SetRsvd0(v [2]byte) {
 	copy(s[0:2], v[:])
 }
 
-// NextWqeIndex returns next_wqe_index, the big-endian uint16 at byte 2.
-func (s *Mlx5WqeSrqNextSeg) NextWqeIndex() uint16 {
+// NextWQEIndex returns next_wqe_index, the big-endian uint16 at byte 2.
+func (s *WQESRQNextSeg) NextWQEIndex() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
-// SetNextWqeIndex sets next_wqe_index.
-func (s *Mlx5WqeSrqNextSeg) SetNextWqeIndex(v uint16) {
+// SetNextWQEIndex sets next_wqe_index.
+func (s *WQESRQNextSeg) SetNextWQEIndex(v uint16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
 }
 
-// NextWqeIndexBE returns next_wqe_index as stored, in the device's byte order.
-func (s *Mlx5WqeSrqNextSeg) NextWqeIndexBE() BE16 {
+// NextWQEIndexBE returns next_wqe_index as stored, in the device's byte order.
+func (s *WQESRQNextSeg) NextWQEIndexBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4]))
 }
 
-// SetNextWqeIndexBE stores v, already in the device's byte order, into next_wqe_index.
-func (s *Mlx5WqeSrqNextSeg) SetNextWqeIndexBE(v BE16) {
+// SetNextWQEIndexBE stores v, already in the device's byte order, into next_wqe_index.
+func (s *WQESRQNextSeg) SetNextWQEIndexBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Signature returns signature, the uint8 at byte 4.
-func (s *Mlx5WqeSrqNextSeg) Signature() uint8 {
+func (s *WQESRQNextSeg) Signature() uint8 {
 	return s[4]
 }
 
 // SetSignature sets signature.
-func (s *Mlx5WqeSrqNextSeg) SetSignature(v uint8) {
+func (s *WQESRQNextSeg) SetSignature(v uint8) {
 	s[4] = v
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 11 bytes at byte 5.
-func (s *Mlx5WqeSrqNextSeg) Rsvd1() *[11]byte {
+func (s *WQESRQNextSeg) Rsvd1() *[11]byte {
 	return (*[11]byte)(s[5:16])
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5WqeSrqNextSeg) SetRsvd1(v [11]byte) {
+func (s *WQESRQNextSeg) SetRsvd1(v [11]byte) {
 	copy(s[5:16], v[:])
 }
 
-// Mlx5WqeDataSeg is the 16 bytes of struct mlx5_wqe_data_seg (infiniband/mlx5dv.h).
+// WQEDataSeg is the 16 bytes of struct mlx5_wqe_data_seg (infiniband/mlx5dv.h).
 // Data (scatter/gather) segment.
-type Mlx5WqeDataSeg [Mlx5WqeDataSegSize]byte
+type WQEDataSeg [WQEDataSegSize]byte
 
-// Mlx5WqeDataSegSize is sizeof(struct mlx5_wqe_data_seg).
-const Mlx5WqeDataSegSize = 16
+// WQEDataSegSize is sizeof(struct mlx5_wqe_data_seg).
+const WQEDataSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeDataSegSize-16]
+	_ = x[WQEDataSegSize-16]
 }
 
 // CName returns "mlx5_wqe_data_seg".
-func (*Mlx5WqeDataSeg) CName() string {
+func (*WQEDataSeg) CName() string {
 	return "mlx5_wqe_data_seg"
 }
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeDataSeg) ByteCount() uint32 {
+func (s *WQEDataSeg) ByteCount() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
-func (s *Mlx5WqeDataSeg) SetByteCount(v uint32) {
+func (s *WQEDataSeg) SetByteCount(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // ByteCountBE returns byte_count as stored, in the device's byte order.
-func (s *Mlx5WqeDataSeg) ByteCountBE() BE32 {
+func (s *WQEDataSeg) ByteCountBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetByteCountBE stores v, already in the device's byte order, into byte_count.
-func (s *Mlx5WqeDataSeg) SetByteCountBE(v BE32) {
+func (s *WQEDataSeg) SetByteCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Lkey returns lkey, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeDataSeg) Lkey() uint32 {
+func (s *WQEDataSeg) Lkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetLkey sets lkey.
-func (s *Mlx5WqeDataSeg) SetLkey(v uint32) {
+func (s *WQEDataSeg) SetLkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // LkeyBE returns lkey as stored, in the device's byte order.
-func (s *Mlx5WqeDataSeg) LkeyBE() BE32 {
+func (s *WQEDataSeg) LkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetLkeyBE stores v, already in the device's byte order, into lkey.
-func (s *Mlx5WqeDataSeg) SetLkeyBE(v BE32) {
+func (s *WQEDataSeg) SetLkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Addr returns addr, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeDataSeg) Addr() uint64 {
+func (s *WQEDataSeg) Addr() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetAddr sets addr.
-func (s *Mlx5WqeDataSeg) SetAddr(v uint64) {
+func (s *WQEDataSeg) SetAddr(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // AddrBE returns addr as stored, in the device's byte order.
-func (s *Mlx5WqeDataSeg) AddrBE() BE64 {
+func (s *WQEDataSeg) AddrBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetAddrBE stores v, already in the device's byte order, into addr.
-func (s *Mlx5WqeDataSeg) SetAddrBE(v BE64) {
+func (s *WQEDataSeg) SetAddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// Mlx5WqeCtrlSeg is the 16 bytes of struct mlx5_wqe_ctrl_seg (infiniband/mlx5dv.h).
+// WQECtrlSeg is the 16 bytes of struct mlx5_wqe_ctrl_seg (infiniband/mlx5dv.h).
 // Control segment, first 16 bytes of every send WQE.
-type Mlx5WqeCtrlSeg [Mlx5WqeCtrlSegSize]byte
+type WQECtrlSeg [WQECtrlSegSize]byte
 
-// Mlx5WqeCtrlSegSize is sizeof(struct mlx5_wqe_ctrl_seg).
-const Mlx5WqeCtrlSegSize = 16
+// WQECtrlSegSize is sizeof(struct mlx5_wqe_ctrl_seg).
+const WQECtrlSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeCtrlSegSize-16]
+	_ = x[WQECtrlSegSize-16]
 }
 
 // CName returns "mlx5_wqe_ctrl_seg".
-func (*Mlx5WqeCtrlSeg) CName() string {
+func (*WQECtrlSeg) CName() string {
 	return "mlx5_wqe_ctrl_seg"
 }
 
 // OpmodIdxOpcode returns opmod_idx_opcode, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeCtrlSeg) OpmodIdxOpcode() uint32 {
+func (s *WQECtrlSeg) OpmodIdxOpcode() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetOpmodIdxOpcode sets opmod_idx_opcode.
-func (s *Mlx5WqeCtrlSeg) SetOpmodIdxOpcode(v uint32) {
+func (s *WQECtrlSeg) SetOpmodIdxOpcode(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // OpmodIdxOpcodeBE returns opmod_idx_opcode as stored, in the device's byte order.
-func (s *Mlx5WqeCtrlSeg) OpmodIdxOpcodeBE() BE32 {
+func (s *WQECtrlSeg) OpmodIdxOpcodeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetOpmodIdxOpcodeBE stores v, already in the device's byte order, into opmod_idx_opcode.
-func (s *Mlx5WqeCtrlSeg) SetOpmodIdxOpcodeBE(v BE32) {
+func (s *WQECtrlSeg) SetOpmodIdxOpcodeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Opcode returns opcode, bits 0..7 of opmod_idx_opcode.
-func (s *Mlx5WqeCtrlSeg) Opcode() Mlx5Opcode {
-	return Mlx5Opcode(uint8(s.OpmodIdxOpcode() & 0xff))
+func (s *WQECtrlSeg) Opcode() Opcode {
+	return Opcode(uint8(s.OpmodIdxOpcode() & 0xff))
 }
 
 // SetOpcode sets bits 0..7 of opmod_idx_opcode to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetOpcode(v Mlx5Opcode) {
+func (s *WQECtrlSeg) SetOpcode(v Opcode) {
 	s.SetOpmodIdxOpcode(s.OpmodIdxOpcode()&^0xff | uint32(v)&0xff)
 }
 
-// WqeIndex returns wqe_index, bits 8..23 of opmod_idx_opcode.
+// WQEIndex returns wqe_index, bits 8..23 of opmod_idx_opcode.
 // producer index of the WQE's first WQEBB, modulo 2^16
-func (s *Mlx5WqeCtrlSeg) WqeIndex() uint16 {
+func (s *WQECtrlSeg) WQEIndex() uint16 {
 	return uint16((uint64(s.OpmodIdxOpcode()) >> 8) & 0xffff)
 }
 
-// SetWqeIndex sets bits 8..23 of opmod_idx_opcode to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetWqeIndex(v uint16) {
+// SetWQEIndex sets bits 8..23 of opmod_idx_opcode to v; bits of v above them are dropped.
+func (s *WQECtrlSeg) SetWQEIndex(v uint16) {
 	s.SetOpmodIdxOpcode(s.OpmodIdxOpcode()&^(0xffff<<8) | (uint32(v)&0xffff)<<8)
 }
 
 // Opmod returns opmod, bits 24..31 of opmod_idx_opcode.
-func (s *Mlx5WqeCtrlSeg) Opmod() uint8 {
+func (s *WQECtrlSeg) Opmod() uint8 {
 	return uint8((uint64(s.OpmodIdxOpcode()) >> 24) & 0xff)
 }
 
 // SetOpmod sets bits 24..31 of opmod_idx_opcode to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetOpmod(v uint8) {
+func (s *WQECtrlSeg) SetOpmod(v uint8) {
 	s.SetOpmodIdxOpcode(s.OpmodIdxOpcode()&^(0xff<<24) | (uint32(v)&0xff)<<24)
 }
 
-// QpnDs returns qpn_ds, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeCtrlSeg) QpnDs() uint32 {
+// QPNDS returns qpn_ds, the big-endian uint32 at byte 4.
+func (s *WQECtrlSeg) QPNDS() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
-// SetQpnDs sets qpn_ds.
-func (s *Mlx5WqeCtrlSeg) SetQpnDs(v uint32) {
+// SetQPNDS sets qpn_ds.
+func (s *WQECtrlSeg) SetQPNDS(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
-// QpnDsBE returns qpn_ds as stored, in the device's byte order.
-func (s *Mlx5WqeCtrlSeg) QpnDsBE() BE32 {
+// QPNDSBE returns qpn_ds as stored, in the device's byte order.
+func (s *WQECtrlSeg) QPNDSBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
-// SetQpnDsBE stores v, already in the device's byte order, into qpn_ds.
-func (s *Mlx5WqeCtrlSeg) SetQpnDsBE(v BE32) {
+// SetQPNDSBE stores v, already in the device's byte order, into qpn_ds.
+func (s *WQECtrlSeg) SetQPNDSBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
-// Ds returns ds, bits 0..5 of qpn_ds.
+// DS returns ds, bits 0..5 of qpn_ds.
 // WQE size in 16-byte units
-func (s *Mlx5WqeCtrlSeg) Ds() uint8 {
-	return uint8(s.QpnDs() & 0x3f)
+func (s *WQECtrlSeg) DS() uint8 {
+	return uint8(s.QPNDS() & 0x3f)
 }
 
-// SetDs sets bits 0..5 of qpn_ds to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetDs(v uint8) {
-	s.SetQpnDs(s.QpnDs()&^0x3f | uint32(v)&0x3f)
+// SetDS sets bits 0..5 of qpn_ds to v; bits of v above them are dropped.
+func (s *WQECtrlSeg) SetDS(v uint8) {
+	s.SetQPNDS(s.QPNDS()&^0x3f | uint32(v)&0x3f)
 }
 
-// Qpn returns qpn, bits 8..31 of qpn_ds.
-func (s *Mlx5WqeCtrlSeg) Qpn() uint32 {
-	return uint32((uint64(s.QpnDs()) >> 8) & 0xffffff)
+// QPN returns qpn, bits 8..31 of qpn_ds.
+func (s *WQECtrlSeg) QPN() uint32 {
+	return uint32((uint64(s.QPNDS()) >> 8) & 0xffffff)
 }
 
-// SetQpn sets bits 8..31 of qpn_ds to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetQpn(v uint32) {
-	s.SetQpnDs(s.QpnDs()&^(0xffffff<<8) | (uint32(v)&0xffffff)<<8)
+// SetQPN sets bits 8..31 of qpn_ds to v; bits of v above them are dropped.
+func (s *WQECtrlSeg) SetQPN(v uint32) {
+	s.SetQPNDS(s.QPNDS()&^(0xffffff<<8) | (uint32(v)&0xffffff)<<8)
 }
 
 // Signature returns signature, the uint8 at byte 8.
-func (s *Mlx5WqeCtrlSeg) Signature() uint8 {
+func (s *WQECtrlSeg) Signature() uint8 {
 	return s[8]
 }
 
 // SetSignature sets signature.
-func (s *Mlx5WqeCtrlSeg) SetSignature(v uint8) {
+func (s *WQECtrlSeg) SetSignature(v uint8) {
 	s[8] = v
 }
 
-// DciStreamChannelId returns dci_stream_channel_id, the big-endian uint16 at byte 9.
-func (s *Mlx5WqeCtrlSeg) DciStreamChannelId() uint16 {
+// DCIStreamChannelID returns dci_stream_channel_id, the big-endian uint16 at byte 9.
+func (s *WQECtrlSeg) DCIStreamChannelID() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[9:11])).Value()
 }
 
-// SetDciStreamChannelId sets dci_stream_channel_id.
-func (s *Mlx5WqeCtrlSeg) SetDciStreamChannelId(v uint16) {
+// SetDCIStreamChannelID sets dci_stream_channel_id.
+func (s *WQECtrlSeg) SetDCIStreamChannelID(v uint16) {
 	binary.NativeEndian.PutUint16(s[9:11], uint16(ToBE16(v)))
 }
 
-// DciStreamChannelIdBE returns dci_stream_channel_id as stored, in the device's byte order.
-func (s *Mlx5WqeCtrlSeg) DciStreamChannelIdBE() BE16 {
+// DCIStreamChannelIDBE returns dci_stream_channel_id as stored, in the device's byte order.
+func (s *WQECtrlSeg) DCIStreamChannelIDBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[9:11]))
 }
 
-// SetDciStreamChannelIdBE stores v, already in the device's byte order, into dci_stream_channel_id.
-func (s *Mlx5WqeCtrlSeg) SetDciStreamChannelIdBE(v BE16) {
+// SetDCIStreamChannelIDBE stores v, already in the device's byte order, into dci_stream_channel_id.
+func (s *WQECtrlSeg) SetDCIStreamChannelIDBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[9:11], uint16(v))
 }
 
 // FmCeSe returns fm_ce_se, the uint8 at byte 11.
-func (s *Mlx5WqeCtrlSeg) FmCeSe() Mlx5WqeCtrlFlags {
-	return Mlx5WqeCtrlFlags(s[11])
+func (s *WQECtrlSeg) FmCeSe() WQECtrlFlags {
+	return WQECtrlFlags(s[11])
 }
 
 // SetFmCeSe sets fm_ce_se.
-func (s *Mlx5WqeCtrlSeg) SetFmCeSe(v Mlx5WqeCtrlFlags) {
+func (s *WQECtrlSeg) SetFmCeSe(v WQECtrlFlags) {
 	s[11] = uint8(v)
 }
 
 // Se returns se, bits 1..1 of fm_ce_se.
 // solicited event
-func (s *Mlx5WqeCtrlSeg) Se() uint8 {
+func (s *WQECtrlSeg) Se() uint8 {
 	return uint8((uint64(uint8(s.FmCeSe())) >> 1) & 0x1)
 }
 
 // SetSe sets bits 1..1 of fm_ce_se to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetSe(v uint8) {
-	s.SetFmCeSe(Mlx5WqeCtrlFlags(uint8(s.FmCeSe())&^(0x1<<1) | (uint8(v)&0x1)<<1))
+func (s *WQECtrlSeg) SetSe(v uint8) {
+	s.SetFmCeSe(WQECtrlFlags(uint8(s.FmCeSe())&^(0x1<<1) | (uint8(v)&0x1)<<1))
 }
 
 // Ce returns ce, bits 2..3 of fm_ce_se.
 // completion mode (2 = always generate a CQE)
-func (s *Mlx5WqeCtrlSeg) Ce() uint8 {
+func (s *WQECtrlSeg) Ce() uint8 {
 	return uint8((uint64(uint8(s.FmCeSe())) >> 2) & 0x3)
 }
 
 // SetCe sets bits 2..3 of fm_ce_se to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetCe(v uint8) {
-	s.SetFmCeSe(Mlx5WqeCtrlFlags(uint8(s.FmCeSe())&^(0x3<<2) | (uint8(v)&0x3)<<2))
+func (s *WQECtrlSeg) SetCe(v uint8) {
+	s.SetFmCeSe(WQECtrlFlags(uint8(s.FmCeSe())&^(0x3<<2) | (uint8(v)&0x3)<<2))
 }
 
 // Fence returns fence, bits 5..7 of fm_ce_se.
 // fence mode (1 initiator small fence, 4 fence)
-func (s *Mlx5WqeCtrlSeg) Fence() uint8 {
+func (s *WQECtrlSeg) Fence() uint8 {
 	return uint8((uint64(uint8(s.FmCeSe())) >> 5) & 0x7)
 }
 
 // SetFence sets bits 5..7 of fm_ce_se to v; bits of v above them are dropped.
-func (s *Mlx5WqeCtrlSeg) SetFence(v uint8) {
-	s.SetFmCeSe(Mlx5WqeCtrlFlags(uint8(s.FmCeSe())&^(0x7<<5) | (uint8(v)&0x7)<<5))
+func (s *WQECtrlSeg) SetFence(v uint8) {
+	s.SetFmCeSe(WQECtrlFlags(uint8(s.FmCeSe())&^(0x7<<5) | (uint8(v)&0x7)<<5))
 }
 
 // Imm returns imm, the big-endian uint32 at byte 12.
 // immediate data, invalidated rkey or UMR mkey
-func (s *Mlx5WqeCtrlSeg) Imm() uint32 {
+func (s *WQECtrlSeg) Imm() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetImm sets imm.
-func (s *Mlx5WqeCtrlSeg) SetImm(v uint32) {
+func (s *WQECtrlSeg) SetImm(v uint32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
 // ImmBE returns imm as stored, in the device's byte order.
-func (s *Mlx5WqeCtrlSeg) ImmBE() BE32 {
+func (s *WQECtrlSeg) ImmBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16]))
 }
 
 // SetImmBE stores v, already in the device's byte order, into imm.
-func (s *Mlx5WqeCtrlSeg) SetImmBE(v BE32) {
+func (s *WQECtrlSeg) SetImmBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// Mlx5MprqWqe is the 32 bytes of struct mlx5_mprq_wqe (infiniband/mlx5dv.h).
-type Mlx5MprqWqe [Mlx5MprqWqeSize]byte
+// MPRQWQE is the 32 bytes of struct mlx5_mprq_wqe (infiniband/mlx5dv.h).
+type MPRQWQE [MPRQWQESize]byte
 
-// Mlx5MprqWqeSize is sizeof(struct mlx5_mprq_wqe).
-const Mlx5MprqWqeSize = 32
+// MPRQWQESize is sizeof(struct mlx5_mprq_wqe).
+const MPRQWQESize = 32
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5MprqWqeSize-32]
-	_ = x[Mlx5WqeSrqNextSegSize-16]
-	_ = x[Mlx5WqeDataSegSize-16]
+	_ = x[MPRQWQESize-32]
+	_ = x[WQESRQNextSegSize-16]
+	_ = x[WQEDataSegSize-16]
 }
 
 // CName returns "mlx5_mprq_wqe".
-func (*Mlx5MprqWqe) CName() string {
+func (*MPRQWQE) CName() string {
 	return "mlx5_mprq_wqe"
 }
 
 // Nseg returns a view of nseg, the mlx5_wqe_srq_next_seg at byte 0.
-func (s *Mlx5MprqWqe) Nseg() *Mlx5WqeSrqNextSeg {
-	return (*Mlx5WqeSrqNextSeg)(s[0:16])
+func (s *MPRQWQE) Nseg() *WQESRQNextSeg {
+	return (*WQESRQNextSeg)(s[0:16])
 }
 
 // SetNseg sets nseg.
-func (s *Mlx5MprqWqe) SetNseg(v *Mlx5WqeSrqNextSeg) {
+func (s *MPRQWQE) SetNseg(v *WQESRQNextSeg) {
 	*s.Nseg() = *v
 }
 
 // Dseg returns a view of dseg, the mlx5_wqe_data_seg at byte 16.
-func (s *Mlx5MprqWqe) Dseg() *Mlx5WqeDataSeg {
-	return (*Mlx5WqeDataSeg)(s[16:32])
+func (s *MPRQWQE) Dseg() *WQEDataSeg {
+	return (*WQEDataSeg)(s[16:32])
 }
 
 // SetDseg sets dseg.
-func (s *Mlx5MprqWqe) SetDseg(v *Mlx5WqeDataSeg) {
+func (s *MPRQWQE) SetDseg(v *WQEDataSeg) {
 	*s.Dseg() = *v
 }
 
-// Mlx5WqeAv is the 48 bytes of struct mlx5_wqe_av (infiniband/mlx5dv.h).
+// WQEAV is the 48 bytes of struct mlx5_wqe_av (infiniband/mlx5dv.h).
 // Address vector of a DC (or UD) WQE.
-type Mlx5WqeAv [Mlx5WqeAvSize]byte
+type WQEAV [WQEAVSize]byte
 
-// Mlx5WqeAvSize is sizeof(struct mlx5_wqe_av).
-const Mlx5WqeAvSize = 48
+// WQEAVSize is sizeof(struct mlx5_wqe_av).
+const WQEAVSize = 48
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeAvSize-48]
+	_ = x[WQEAVSize-48]
 }
 
 // CName returns "mlx5_wqe_av".
-func (*Mlx5WqeAv) CName() string {
+func (*WQEAV) CName() string {
 	return "mlx5_wqe_av"
 }
 
 // KeyQkeyQkey returns key.qkey.qkey, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeAv) KeyQkeyQkey() uint32 {
+func (s *WQEAV) KeyQkeyQkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetKeyQkeyQkey sets key.qkey.qkey.
-func (s *Mlx5WqeAv) SetKeyQkeyQkey(v uint32) {
+func (s *WQEAV) SetKeyQkeyQkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // KeyQkeyQkeyBE returns key.qkey.qkey as stored, in the device's byte order.
-func (s *Mlx5WqeAv) KeyQkeyQkeyBE() BE32 {
+func (s *WQEAV) KeyQkeyQkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetKeyQkeyQkeyBE stores v, already in the device's byte order, into key.qkey.qkey.
-func (s *Mlx5WqeAv) SetKeyQkeyQkeyBE(v BE32) {
+func (s *WQEAV) SetKeyQkeyQkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // KeyQkeyReserved returns key.qkey.reserved, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeAv) KeyQkeyReserved() uint32 {
+func (s *WQEAV) KeyQkeyReserved() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetKeyQkeyReserved sets key.qkey.reserved.
-func (s *Mlx5WqeAv) SetKeyQkeyReserved(v uint32) {
+func (s *WQEAV) SetKeyQkeyReserved(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // KeyQkeyReservedBE returns key.qkey.reserved as stored, in the device's byte order.
-func (s *Mlx5WqeAv) KeyQkeyReservedBE() BE32 {
+func (s *WQEAV) KeyQkeyReservedBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetKeyQkeyReservedBE stores v, already in the device's byte order, into key.qkey.reserved.
-func (s *Mlx5WqeAv) SetKeyQkeyReservedBE(v BE32) {
+func (s *WQEAV) SetKeyQkeyReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
-// KeyDcKey returns key.dc_key, the big-endian uint64 at byte 0.
-func (s *Mlx5WqeAv) KeyDcKey() uint64 {
+// KeyDCKey returns key.dc_key, the big-endian uint64 at byte 0.
+func (s *WQEAV) KeyDCKey() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
-// SetKeyDcKey sets key.dc_key.
-func (s *Mlx5WqeAv) SetKeyDcKey(v uint64) {
+// SetKeyDCKey sets key.dc_key.
+func (s *WQEAV) SetKeyDCKey(v uint64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
 }
 
-// KeyDcKeyBE returns key.dc_key as stored, in the device's byte order.
-func (s *Mlx5WqeAv) KeyDcKeyBE() BE64 {
+// KeyDCKeyBE returns key.dc_key as stored, in the device's byte order.
+func (s *WQEAV) KeyDCKeyBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8]))
 }
 
-// SetKeyDcKeyBE stores v, already in the device's byte order, into key.dc_key.
-func (s *Mlx5WqeAv) SetKeyDcKeyBE(v BE64) {
+// SetKeyDCKeyBE stores v, already in the device's byte order, into key.dc_key.
+func (s *WQEAV) SetKeyDCKeyBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
-// DqpDct returns dqp_dct, the big-endian uint32 at byte 8.
-func (s *Mlx5WqeAv) DqpDct() uint32 {
+// DqpDCT returns dqp_dct, the big-endian uint32 at byte 8.
+func (s *WQEAV) DqpDCT() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
-// SetDqpDct sets dqp_dct.
-func (s *Mlx5WqeAv) SetDqpDct(v uint32) {
+// SetDqpDCT sets dqp_dct.
+func (s *WQEAV) SetDqpDCT(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
-// DqpDctBE returns dqp_dct as stored, in the device's byte order.
-func (s *Mlx5WqeAv) DqpDctBE() BE32 {
+// DqpDCTBE returns dqp_dct as stored, in the device's byte order.
+func (s *WQEAV) DqpDCTBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
-// SetDqpDctBE stores v, already in the device's byte order, into dqp_dct.
-func (s *Mlx5WqeAv) SetDqpDctBE(v BE32) {
+// SetDqpDCTBE stores v, already in the device's byte order, into dqp_dct.
+func (s *WQEAV) SetDqpDCTBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Dqpn returns dqpn, bits 0..23 of dqp_dct.
 // remote DCT number
-func (s *Mlx5WqeAv) Dqpn() uint32 {
-	return uint32(s.DqpDct() & 0xffffff)
+func (s *WQEAV) Dqpn() uint32 {
+	return uint32(s.DqpDCT() & 0xffffff)
 }
 
 // SetDqpn sets bits 0..23 of dqp_dct to v; bits of v above them are dropped.
-func (s *Mlx5WqeAv) SetDqpn(v uint32) {
-	s.SetDqpDct(s.DqpDct()&^0xffffff | uint32(v)&0xffffff)
+func (s *WQEAV) SetDqpn(v uint32) {
+	s.SetDqpDCT(s.DqpDCT()&^0xffffff | uint32(v)&0xffffff)
 }
 
 // Extended returns extended, bits 31..31 of dqp_dct.
 // MLX5_EXTENDED_UD_AV
-func (s *Mlx5WqeAv) Extended() uint8 {
-	return uint8((uint64(s.DqpDct()) >> 31) & 0x1)
+func (s *WQEAV) Extended() uint8 {
+	return uint8((uint64(s.DqpDCT()) >> 31) & 0x1)
 }
 
 // SetExtended sets bits 31..31 of dqp_dct to v; bits of v above them are dropped.
-func (s *Mlx5WqeAv) SetExtended(v uint8) {
-	s.SetDqpDct(s.DqpDct()&^(0x1<<31) | (uint32(v)&0x1)<<31)
+func (s *WQEAV) SetExtended(v uint8) {
+	s.SetDqpDCT(s.DqpDCT()&^(0x1<<31) | (uint32(v)&0x1)<<31)
 }
 
-// StatRateSl returns stat_rate_sl, the uint8 at byte 12.
-func (s *Mlx5WqeAv) StatRateSl() uint8 {
+// StatRateSL returns stat_rate_sl, the uint8 at byte 12.
+func (s *WQEAV) StatRateSL() uint8 {
 	return s[12]
 }
 
-// SetStatRateSl sets stat_rate_sl.
-func (s *Mlx5WqeAv) SetStatRateSl(v uint8) {
+// SetStatRateSL sets stat_rate_sl.
+func (s *WQEAV) SetStatRateSL(v uint8) {
 	s[12] = v
 }
 
 // FlMlid returns fl_mlid, the uint8 at byte 13.
-func (s *Mlx5WqeAv) FlMlid() uint8 {
+func (s *WQEAV) FlMlid() uint8 {
 	return s[13]
 }
 
 // SetFlMlid sets fl_mlid.
-func (s *Mlx5WqeAv) SetFlMlid(v uint8) {
+func (s *WQEAV) SetFlMlid(v uint8) {
 	s[13] = v
 }
 
 // Rlid returns rlid, the big-endian uint16 at byte 14.
-func (s *Mlx5WqeAv) Rlid() uint16 {
+func (s *WQEAV) Rlid() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetRlid sets rlid.
-func (s *Mlx5WqeAv) SetRlid(v uint16) {
+func (s *WQEAV) SetRlid(v uint16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
 }
 
 // RlidBE returns rlid as stored, in the device's byte order.
-func (s *Mlx5WqeAv) RlidBE() BE16 {
+func (s *WQEAV) RlidBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16]))
 }
 
 // SetRlidBE stores v, already in the device's byte order, into rlid.
-func (s *Mlx5WqeAv) SetRlidBE(v BE16) {
+func (s *WQEAV) SetRlidBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
 }
 
 // Reserved0 returns a pointer to reserved0, the 4 bytes at byte 16.
-func (s *Mlx5WqeAv) Reserved0() *[4]byte {
+func (s *WQEAV) Reserved0() *[4]byte {
 	return (*[4]byte)(s[16:20])
 }
 
 // SetReserved0 sets reserved0.
-func (s *Mlx5WqeAv) SetReserved0(v [4]byte) {
+func (s *WQEAV) SetReserved0(v [4]byte) {
 	copy(s[16:20], v[:])
 }
 
 // Rmac returns a pointer to rmac, the 6 bytes at byte 20.
-func (s *Mlx5WqeAv) Rmac() *[6]byte {
+func (s *WQEAV) Rmac() *[6]byte {
 	return (*[6]byte)(s[20:26])
 }
 
 // SetRmac sets rmac.
-func (s *Mlx5WqeAv) SetRmac(v [6]byte) {
+func (s *WQEAV) SetRmac(v [6]byte) {
 	copy(s[20:26], v[:])
 }
 
 // Tclass returns tclass, the uint8 at byte 26.
-func (s *Mlx5WqeAv) Tclass() uint8 {
+func (s *WQEAV) Tclass() uint8 {
 	return s[26]
 }
 
 // SetTclass sets tclass.
-func (s *Mlx5WqeAv) SetTclass(v uint8) {
+func (s *WQEAV) SetTclass(v uint8) {
 	s[26] = v
 }
 
 // HopLimit returns hop_limit, the uint8 at byte 27.
-func (s *Mlx5WqeAv) HopLimit() uint8 {
+func (s *WQEAV) HopLimit() uint8 {
 	return s[27]
 }
 
 // SetHopLimit sets hop_limit.
-func (s *Mlx5WqeAv) SetHopLimit(v uint8) {
+func (s *WQEAV) SetHopLimit(v uint8) {
 	s[27] = v
 }
 
-// GrhGidFl returns grh_gid_fl, the big-endian uint32 at byte 28.
-func (s *Mlx5WqeAv) GrhGidFl() uint32 {
+// GRHGIDFl returns grh_gid_fl, the big-endian uint32 at byte 28.
+func (s *WQEAV) GRHGIDFl() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[28:32])).Value()
 }
 
-// SetGrhGidFl sets grh_gid_fl.
-func (s *Mlx5WqeAv) SetGrhGidFl(v uint32) {
+// SetGRHGIDFl sets grh_gid_fl.
+func (s *WQEAV) SetGRHGIDFl(v uint32) {
 	binary.NativeEndian.PutUint32(s[28:32], uint32(ToBE32(v)))
 }
 
-// GrhGidFlBE returns grh_gid_fl as stored, in the device's byte order.
-func (s *Mlx5WqeAv) GrhGidFlBE() BE32 {
+// GRHGIDFlBE returns grh_gid_fl as stored, in the device's byte order.
+func (s *WQEAV) GRHGIDFlBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[28:32]))
 }
 
-// SetGrhGidFlBE stores v, already in the device's byte order, into grh_gid_fl.
-func (s *Mlx5WqeAv) SetGrhGidFlBE(v BE32) {
+// SetGRHGIDFlBE stores v, already in the device's byte order, into grh_gid_fl.
+func (s *WQEAV) SetGRHGIDFlBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[28:32], uint32(v))
 }
 
 // Rgid returns a pointer to rgid, the 16 bytes at byte 32.
-func (s *Mlx5WqeAv) Rgid() *[16]byte {
+func (s *WQEAV) Rgid() *[16]byte {
 	return (*[16]byte)(s[32:48])
 }
 
 // SetRgid sets rgid.
-func (s *Mlx5WqeAv) SetRgid(v [16]byte) {
+func (s *WQEAV) SetRgid(v [16]byte) {
 	copy(s[32:48], v[:])
 }
 
-// Mlx5WqeDatagramSeg is the 48 bytes of struct mlx5_wqe_datagram_seg (infiniband/mlx5dv.h).
-type Mlx5WqeDatagramSeg [Mlx5WqeDatagramSegSize]byte
+// WQEDatagramSeg is the 48 bytes of struct mlx5_wqe_datagram_seg (infiniband/mlx5dv.h).
+type WQEDatagramSeg [WQEDatagramSegSize]byte
 
-// Mlx5WqeDatagramSegSize is sizeof(struct mlx5_wqe_datagram_seg).
-const Mlx5WqeDatagramSegSize = 48
+// WQEDatagramSegSize is sizeof(struct mlx5_wqe_datagram_seg).
+const WQEDatagramSegSize = 48
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeDatagramSegSize-48]
-	_ = x[Mlx5WqeAvSize-48]
+	_ = x[WQEDatagramSegSize-48]
+	_ = x[WQEAVSize-48]
 }
 
 // CName returns "mlx5_wqe_datagram_seg".
-func (*Mlx5WqeDatagramSeg) CName() string {
+func (*WQEDatagramSeg) CName() string {
 	return "mlx5_wqe_datagram_seg"
 }
 
-// Av returns a view of av, the mlx5_wqe_av at byte 0.
-func (s *Mlx5WqeDatagramSeg) Av() *Mlx5WqeAv {
-	return (*Mlx5WqeAv)(s[0:48])
+// AV returns a view of av, the mlx5_wqe_av at byte 0.
+func (s *WQEDatagramSeg) AV() *WQEAV {
+	return (*WQEAV)(s[0:48])
 }
 
-// SetAv sets av.
-func (s *Mlx5WqeDatagramSeg) SetAv(v *Mlx5WqeAv) {
-	*s.Av() = *v
+// SetAV sets av.
+func (s *WQEDatagramSeg) SetAV(v *WQEAV) {
+	*s.AV() = *v
 }
 
-// Mlx5WqeRaddrSeg is the 16 bytes of struct mlx5_wqe_raddr_seg (infiniband/mlx5dv.h).
+// WQERaddrSeg is the 16 bytes of struct mlx5_wqe_raddr_seg (infiniband/mlx5dv.h).
 // Remote address segment of RDMA and atomic WQEs.
-type Mlx5WqeRaddrSeg [Mlx5WqeRaddrSegSize]byte
+type WQERaddrSeg [WQERaddrSegSize]byte
 
-// Mlx5WqeRaddrSegSize is sizeof(struct mlx5_wqe_raddr_seg).
-const Mlx5WqeRaddrSegSize = 16
+// WQERaddrSegSize is sizeof(struct mlx5_wqe_raddr_seg).
+const WQERaddrSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeRaddrSegSize-16]
+	_ = x[WQERaddrSegSize-16]
 }
 
 // CName returns "mlx5_wqe_raddr_seg".
-func (*Mlx5WqeRaddrSeg) CName() string {
+func (*WQERaddrSeg) CName() string {
 	return "mlx5_wqe_raddr_seg"
 }
 
 // Raddr returns raddr, the big-endian uint64 at byte 0.
-func (s *Mlx5WqeRaddrSeg) Raddr() uint64 {
+func (s *WQERaddrSeg) Raddr() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
 // SetRaddr sets raddr.
-func (s *Mlx5WqeRaddrSeg) SetRaddr(v uint64) {
+func (s *WQERaddrSeg) SetRaddr(v uint64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
 }
 
 // RaddrBE returns raddr as stored, in the device's byte order.
-func (s *Mlx5WqeRaddrSeg) RaddrBE() BE64 {
+func (s *WQERaddrSeg) RaddrBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8]))
 }
 
 // SetRaddrBE stores v, already in the device's byte order, into raddr.
-func (s *Mlx5WqeRaddrSeg) SetRaddrBE(v BE64) {
+func (s *WQERaddrSeg) SetRaddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // Rkey returns rkey, the big-endian uint32 at byte 8.
-func (s *Mlx5WqeRaddrSeg) Rkey() uint32 {
+func (s *WQERaddrSeg) Rkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRkey sets rkey.
-func (s *Mlx5WqeRaddrSeg) SetRkey(v uint32) {
+func (s *WQERaddrSeg) SetRkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
 // RkeyBE returns rkey as stored, in the device's byte order.
-func (s *Mlx5WqeRaddrSeg) RkeyBE() BE32 {
+func (s *WQERaddrSeg) RkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
 // SetRkeyBE stores v, already in the device's byte order, into rkey.
-func (s *Mlx5WqeRaddrSeg) SetRkeyBE(v BE32) {
+func (s *WQERaddrSeg) SetRkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Reserved returns reserved, the big-endian uint32 at byte 12.
-func (s *Mlx5WqeRaddrSeg) Reserved() uint32 {
+func (s *WQERaddrSeg) Reserved() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
 // SetReserved sets reserved.
-func (s *Mlx5WqeRaddrSeg) SetReserved(v uint32) {
+func (s *WQERaddrSeg) SetReserved(v uint32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
 // ReservedBE returns reserved as stored, in the device's byte order.
-func (s *Mlx5WqeRaddrSeg) ReservedBE() BE32 {
+func (s *WQERaddrSeg) ReservedBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16]))
 }
 
 // SetReservedBE stores v, already in the device's byte order, into reserved.
-func (s *Mlx5WqeRaddrSeg) SetReservedBE(v BE32) {
+func (s *WQERaddrSeg) SetReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// Mlx5WqeAtomicSeg is the 16 bytes of struct mlx5_wqe_atomic_seg (infiniband/mlx5dv.h).
+// WQEAtomicSeg is the 16 bytes of struct mlx5_wqe_atomic_seg (infiniband/mlx5dv.h).
 // Atomic segment (compare-and-swap, fetch-and-add).
-type Mlx5WqeAtomicSeg [Mlx5WqeAtomicSegSize]byte
+type WQEAtomicSeg [WQEAtomicSegSize]byte
 
-// Mlx5WqeAtomicSegSize is sizeof(struct mlx5_wqe_atomic_seg).
-const Mlx5WqeAtomicSegSize = 16
+// WQEAtomicSegSize is sizeof(struct mlx5_wqe_atomic_seg).
+const WQEAtomicSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeAtomicSegSize-16]
+	_ = x[WQEAtomicSegSize-16]
 }
 
 // CName returns "mlx5_wqe_atomic_seg".
-func (*Mlx5WqeAtomicSeg) CName() string {
+func (*WQEAtomicSeg) CName() string {
 	return "mlx5_wqe_atomic_seg"
 }
 
 // SwapAdd returns swap_add, the big-endian uint64 at byte 0.
-func (s *Mlx5WqeAtomicSeg) SwapAdd() uint64 {
+func (s *WQEAtomicSeg) SwapAdd() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8])).Value()
 }
 
 // SetSwapAdd sets swap_add.
-func (s *Mlx5WqeAtomicSeg) SetSwapAdd(v uint64) {
+func (s *WQEAtomicSeg) SetSwapAdd(v uint64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(v)))
 }
 
 // SwapAddBE returns swap_add as stored, in the device's byte order.
-func (s *Mlx5WqeAtomicSeg) SwapAddBE() BE64 {
+func (s *WQEAtomicSeg) SwapAddBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[0:8]))
 }
 
 // SetSwapAddBE stores v, already in the device's byte order, into swap_add.
-func (s *Mlx5WqeAtomicSeg) SetSwapAddBE(v BE64) {
+func (s *WQEAtomicSeg) SetSwapAddBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // Compare returns compare, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeAtomicSeg) Compare() uint64 {
+func (s *WQEAtomicSeg) Compare() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetCompare sets compare.
-func (s *Mlx5WqeAtomicSeg) SetCompare(v uint64) {
+func (s *WQEAtomicSeg) SetCompare(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // CompareBE returns compare as stored, in the device's byte order.
-func (s *Mlx5WqeAtomicSeg) CompareBE() BE64 {
+func (s *WQEAtomicSeg) CompareBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetCompareBE stores v, already in the device's byte order, into compare.
-func (s *Mlx5WqeAtomicSeg) SetCompareBE(v BE64) {
+func (s *WQEAtomicSeg) SetCompareBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// Mlx5WqeInlDataSeg is the 4 bytes of struct mlx5_wqe_inl_data_seg (infiniband/mlx5dv.h).
+// WQEInlDataSeg is the 4 bytes of struct mlx5_wqe_inl_data_seg (infiniband/mlx5dv.h).
 // Inline data header; the payload follows it directly.
-type Mlx5WqeInlDataSeg [Mlx5WqeInlDataSegSize]byte
+type WQEInlDataSeg [WQEInlDataSegSize]byte
 
-// Mlx5WqeInlDataSegSize is sizeof(struct mlx5_wqe_inl_data_seg).
-const Mlx5WqeInlDataSegSize = 4
+// WQEInlDataSegSize is sizeof(struct mlx5_wqe_inl_data_seg).
+const WQEInlDataSegSize = 4
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeInlDataSegSize-4]
+	_ = x[WQEInlDataSegSize-4]
 }
 
 // CName returns "mlx5_wqe_inl_data_seg".
-func (*Mlx5WqeInlDataSeg) CName() string {
+func (*WQEInlDataSeg) CName() string {
 	return "mlx5_wqe_inl_data_seg"
 }
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
 // the header declares uint32_t; libmlx5 stores htobe32(MLX5_INLINE_SEG | length)
-func (s *Mlx5WqeInlDataSeg) ByteCount() uint32 {
+func (s *WQEInlDataSeg) ByteCount() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
-func (s *Mlx5WqeInlDataSeg) SetByteCount(v uint32) {
+func (s *WQEInlDataSeg) SetByteCount(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // ByteCountBE returns byte_count as stored, in the device's byte order.
-func (s *Mlx5WqeInlDataSeg) ByteCountBE() BE32 {
+func (s *WQEInlDataSeg) ByteCountBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetByteCountBE stores v, already in the device's byte order, into byte_count.
-func (s *Mlx5WqeInlDataSeg) SetByteCountBE(v BE32) {
+func (s *WQEInlDataSeg) SetByteCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Length returns length, bits 0..30 of byte_count.
-func (s *Mlx5WqeInlDataSeg) Length() uint32 {
+func (s *WQEInlDataSeg) Length() uint32 {
 	return uint32(s.ByteCount() & 0x7fffffff)
 }
 
 // SetLength sets bits 0..30 of byte_count to v; bits of v above them are dropped.
-func (s *Mlx5WqeInlDataSeg) SetLength(v uint32) {
+func (s *WQEInlDataSeg) SetLength(v uint32) {
 	s.SetByteCount(s.ByteCount()&^0x7fffffff | uint32(v)&0x7fffffff)
 }
 
 // Inline returns inline, bits 31..31 of byte_count.
-func (s *Mlx5WqeInlDataSeg) Inline() uint8 {
+func (s *WQEInlDataSeg) Inline() uint8 {
 	return uint8((uint64(s.ByteCount()) >> 31) & 0x1)
 }
 
 // SetInline sets bits 31..31 of byte_count to v; bits of v above them are dropped.
-func (s *Mlx5WqeInlDataSeg) SetInline(v uint8) {
+func (s *WQEInlDataSeg) SetInline(v uint8) {
 	s.SetByteCount(s.ByteCount()&^(0x1<<31) | (uint32(v)&0x1)<<31)
 }
 
-// Mlx5WqeEthSeg is the 32 bytes of struct mlx5_wqe_eth_seg (infiniband/mlx5dv.h).
-type Mlx5WqeEthSeg [Mlx5WqeEthSegSize]byte
+// WQEEthSeg is the 32 bytes of struct mlx5_wqe_eth_seg (infiniband/mlx5dv.h).
+type WQEEthSeg [WQEEthSegSize]byte
 
-// Mlx5WqeEthSegSize is sizeof(struct mlx5_wqe_eth_seg).
-const Mlx5WqeEthSegSize = 32
+// WQEEthSegSize is sizeof(struct mlx5_wqe_eth_seg).
+const WQEEthSegSize = 32
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeEthSegSize-32]
+	_ = x[WQEEthSegSize-32]
 }
 
 // CName returns "mlx5_wqe_eth_seg".
-func (*Mlx5WqeEthSeg) CName() string {
+func (*WQEEthSeg) CName() string {
 	return "mlx5_wqe_eth_seg"
 }
 
 // Rsvd0 returns rsvd0, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeEthSeg) Rsvd0() uint32 {
+func (s *WQEEthSeg) Rsvd0() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5WqeEthSeg) SetRsvd0(v uint32) {
+func (s *WQEEthSeg) SetRsvd0(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // Rsvd0BE returns rsvd0 as stored, in the device's byte order.
-func (s *Mlx5WqeEthSeg) Rsvd0BE() BE32 {
+func (s *WQEEthSeg) Rsvd0BE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetRsvd0BE stores v, already in the device's byte order, into rsvd0.
-func (s *Mlx5WqeEthSeg) SetRsvd0BE(v BE32) {
+func (s *WQEEthSeg) SetRsvd0BE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // CsFlags returns cs_flags, the uint8 at byte 4.
-func (s *Mlx5WqeEthSeg) CsFlags() uint8 {
+func (s *WQEEthSeg) CsFlags() uint8 {
 	return s[4]
 }
 
 // SetCsFlags sets cs_flags.
-func (s *Mlx5WqeEthSeg) SetCsFlags(v uint8) {
+func (s *WQEEthSeg) SetCsFlags(v uint8) {
 	s[4] = v
 }
 
 // Rsvd1 returns rsvd1, the uint8 at byte 5.
-func (s *Mlx5WqeEthSeg) Rsvd1() uint8 {
+func (s *WQEEthSeg) Rsvd1() uint8 {
 	return s[5]
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5WqeEthSeg) SetRsvd1(v uint8) {
+func (s *WQEEthSeg) SetRsvd1(v uint8) {
 	s[5] = v
 }
 
 // Mss returns mss, the big-endian uint16 at byte 6.
-func (s *Mlx5WqeEthSeg) Mss() uint16 {
+func (s *WQEEthSeg) Mss() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetMss sets mss.
-func (s *Mlx5WqeEthSeg) SetMss(v uint16) {
+func (s *WQEEthSeg) SetMss(v uint16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
 }
 
 // MssBE returns mss as stored, in the device's byte order.
-func (s *Mlx5WqeEthSeg) MssBE() BE16 {
+func (s *WQEEthSeg) MssBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8]))
 }
 
 // SetMssBE stores v, already in the device's byte order, into mss.
-func (s *Mlx5WqeEthSeg) SetMssBE(v BE16) {
+func (s *WQEEthSeg) SetMssBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // Rsvd2 returns rsvd2, the big-endian uint32 at byte 8.
-func (s *Mlx5WqeEthSeg) Rsvd2() uint32 {
+func (s *WQEEthSeg) Rsvd2() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRsvd2 sets rsvd2.
-func (s *Mlx5WqeEthSeg) SetRsvd2(v uint32) {
+func (s *WQEEthSeg) SetRsvd2(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
 // Rsvd2BE returns rsvd2 as stored, in the device's byte order.
-func (s *Mlx5WqeEthSeg) Rsvd2BE() BE32 {
+func (s *WQEEthSeg) Rsvd2BE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
 // SetRsvd2BE stores v, already in the device's byte order, into rsvd2.
-func (s *Mlx5WqeEthSeg) SetRsvd2BE(v BE32) {
+func (s *WQEEthSeg) SetRsvd2BE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // InlineHdrSz returns inline_hdr_sz, the big-endian uint16 at byte 12.
-func (s *Mlx5WqeEthSeg) InlineHdrSz() uint16 {
+func (s *WQEEthSeg) InlineHdrSz() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[12:14])).Value()
 }
 
 // SetInlineHdrSz sets inline_hdr_sz.
-func (s *Mlx5WqeEthSeg) SetInlineHdrSz(v uint16) {
+func (s *WQEEthSeg) SetInlineHdrSz(v uint16) {
 	binary.NativeEndian.PutUint16(s[12:14], uint16(ToBE16(v)))
 }
 
 // InlineHdrSzBE returns inline_hdr_sz as stored, in the device's byte order.
-func (s *Mlx5WqeEthSeg) InlineHdrSzBE() BE16 {
+func (s *WQEEthSeg) InlineHdrSzBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[12:14]))
 }
 
 // SetInlineHdrSzBE stores v, already in the device's byte order, into inline_hdr_sz.
-func (s *Mlx5WqeEthSeg) SetInlineHdrSzBE(v BE16) {
+func (s *WQEEthSeg) SetInlineHdrSzBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[12:14], uint16(v))
 }
 
 // InlineHdrStart returns a pointer to inline_hdr_start, the 2 bytes at byte 14.
-func (s *Mlx5WqeEthSeg) InlineHdrStart() *[2]byte {
+func (s *WQEEthSeg) InlineHdrStart() *[2]byte {
 	return (*[2]byte)(s[14:16])
 }
 
 // SetInlineHdrStart sets inline_hdr_start.
-func (s *Mlx5WqeEthSeg) SetInlineHdrStart(v [2]byte) {
+func (s *WQEEthSeg) SetInlineHdrStart(v [2]byte) {
 	copy(s[14:16], v[:])
 }
 
 // InlineHdr returns a pointer to inline_hdr, the 16 bytes at byte 16.
-func (s *Mlx5WqeEthSeg) InlineHdr() *[16]byte {
+func (s *WQEEthSeg) InlineHdr() *[16]byte {
 	return (*[16]byte)(s[16:32])
 }
 
 // SetInlineHdr sets inline_hdr.
-func (s *Mlx5WqeEthSeg) SetInlineHdr(v [16]byte) {
+func (s *WQEEthSeg) SetInlineHdr(v [16]byte) {
 	copy(s[16:32], v[:])
 }
 
-// Mlx5WqeTmSeg is the 32 bytes of struct mlx5_wqe_tm_seg (infiniband/mlx5dv.h).
-type Mlx5WqeTmSeg [Mlx5WqeTmSegSize]byte
+// WQETMSeg is the 32 bytes of struct mlx5_wqe_tm_seg (infiniband/mlx5dv.h).
+type WQETMSeg [WQETMSegSize]byte
 
-// Mlx5WqeTmSegSize is sizeof(struct mlx5_wqe_tm_seg).
-const Mlx5WqeTmSegSize = 32
+// WQETMSegSize is sizeof(struct mlx5_wqe_tm_seg).
+const WQETMSegSize = 32
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeTmSegSize-32]
+	_ = x[WQETMSegSize-32]
 }
 
 // CName returns "mlx5_wqe_tm_seg".
-func (*Mlx5WqeTmSeg) CName() string {
+func (*WQETMSeg) CName() string {
 	return "mlx5_wqe_tm_seg"
 }
 
 // Opcode returns opcode, the uint8 at byte 0.
-func (s *Mlx5WqeTmSeg) Opcode() uint8 {
+func (s *WQETMSeg) Opcode() uint8 {
 	return s[0]
 }
 
 // SetOpcode sets opcode.
-func (s *Mlx5WqeTmSeg) SetOpcode(v uint8) {
+func (s *WQETMSeg) SetOpcode(v uint8) {
 	s[0] = v
 }
 
 // Flags returns flags, the uint8 at byte 1.
-func (s *Mlx5WqeTmSeg) Flags() uint8 {
+func (s *WQETMSeg) Flags() uint8 {
 	return s[1]
 }
 
 // SetFlags sets flags.
-func (s *Mlx5WqeTmSeg) SetFlags(v uint8) {
+func (s *WQETMSeg) SetFlags(v uint8) {
 	s[1] = v
 }
 
 // Index returns index, the big-endian uint16 at byte 2.
-func (s *Mlx5WqeTmSeg) Index() uint16 {
+func (s *WQETMSeg) Index() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetIndex sets index.
-func (s *Mlx5WqeTmSeg) SetIndex(v uint16) {
+func (s *WQETMSeg) SetIndex(v uint16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
 }
 
 // IndexBE returns index as stored, in the device's byte order.
-func (s *Mlx5WqeTmSeg) IndexBE() BE16 {
+func (s *WQETMSeg) IndexBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4]))
 }
 
 // SetIndexBE stores v, already in the device's byte order, into index.
-func (s *Mlx5WqeTmSeg) SetIndexBE(v BE16) {
+func (s *WQETMSeg) SetIndexBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 2 bytes at byte 4.
-func (s *Mlx5WqeTmSeg) Rsvd0() *[2]byte {
+func (s *WQETMSeg) Rsvd0() *[2]byte {
 	return (*[2]byte)(s[4:6])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5WqeTmSeg) SetRsvd0(v [2]byte) {
+func (s *WQETMSeg) SetRsvd0(v [2]byte) {
 	copy(s[4:6], v[:])
 }
 
-// SwCnt returns sw_cnt, the big-endian uint16 at byte 6.
-func (s *Mlx5WqeTmSeg) SwCnt() uint16 {
+// SWCnt returns sw_cnt, the big-endian uint16 at byte 6.
+func (s *WQETMSeg) SWCnt() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
-// SetSwCnt sets sw_cnt.
-func (s *Mlx5WqeTmSeg) SetSwCnt(v uint16) {
+// SetSWCnt sets sw_cnt.
+func (s *WQETMSeg) SetSWCnt(v uint16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
 }
 
-// SwCntBE returns sw_cnt as stored, in the device's byte order.
-func (s *Mlx5WqeTmSeg) SwCntBE() BE16 {
+// SWCntBE returns sw_cnt as stored, in the device's byte order.
+func (s *WQETMSeg) SWCntBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8]))
 }
 
-// SetSwCntBE stores v, already in the device's byte order, into sw_cnt.
-func (s *Mlx5WqeTmSeg) SetSwCntBE(v BE16) {
+// SetSWCntBE stores v, already in the device's byte order, into sw_cnt.
+func (s *WQETMSeg) SetSWCntBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 8 bytes at byte 8.
-func (s *Mlx5WqeTmSeg) Rsvd1() *[8]byte {
+func (s *WQETMSeg) Rsvd1() *[8]byte {
 	return (*[8]byte)(s[8:16])
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5WqeTmSeg) SetRsvd1(v [8]byte) {
+func (s *WQETMSeg) SetRsvd1(v [8]byte) {
 	copy(s[8:16], v[:])
 }
 
 // AppendTag returns append_tag, the big-endian uint64 at byte 16.
-func (s *Mlx5WqeTmSeg) AppendTag() uint64 {
+func (s *WQETMSeg) AppendTag() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[16:24])).Value()
 }
 
 // SetAppendTag sets append_tag.
-func (s *Mlx5WqeTmSeg) SetAppendTag(v uint64) {
+func (s *WQETMSeg) SetAppendTag(v uint64) {
 	binary.NativeEndian.PutUint64(s[16:24], uint64(ToBE64(v)))
 }
 
 // AppendTagBE returns append_tag as stored, in the device's byte order.
-func (s *Mlx5WqeTmSeg) AppendTagBE() BE64 {
+func (s *WQETMSeg) AppendTagBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[16:24]))
 }
 
 // SetAppendTagBE stores v, already in the device's byte order, into append_tag.
-func (s *Mlx5WqeTmSeg) SetAppendTagBE(v BE64) {
+func (s *WQETMSeg) SetAppendTagBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[16:24], uint64(v))
 }
 
 // AppendMask returns append_mask, the big-endian uint64 at byte 24.
-func (s *Mlx5WqeTmSeg) AppendMask() uint64 {
+func (s *WQETMSeg) AppendMask() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[24:32])).Value()
 }
 
 // SetAppendMask sets append_mask.
-func (s *Mlx5WqeTmSeg) SetAppendMask(v uint64) {
+func (s *WQETMSeg) SetAppendMask(v uint64) {
 	binary.NativeEndian.PutUint64(s[24:32], uint64(ToBE64(v)))
 }
 
 // AppendMaskBE returns append_mask as stored, in the device's byte order.
-func (s *Mlx5WqeTmSeg) AppendMaskBE() BE64 {
+func (s *WQETMSeg) AppendMaskBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[24:32]))
 }
 
 // SetAppendMaskBE stores v, already in the device's byte order, into append_mask.
-func (s *Mlx5WqeTmSeg) SetAppendMaskBE(v BE64) {
+func (s *WQETMSeg) SetAppendMaskBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[24:32], uint64(v))
 }
 
-// Mlx5WqeUmrCtrlSeg is the 48 bytes of struct mlx5_wqe_umr_ctrl_seg (infiniband/mlx5dv.h).
+// WQEUMRCtrlSeg is the 48 bytes of struct mlx5_wqe_umr_ctrl_seg (infiniband/mlx5dv.h).
 // UMR control segment.
-type Mlx5WqeUmrCtrlSeg [Mlx5WqeUmrCtrlSegSize]byte
+type WQEUMRCtrlSeg [WQEUMRCtrlSegSize]byte
 
-// Mlx5WqeUmrCtrlSegSize is sizeof(struct mlx5_wqe_umr_ctrl_seg).
-const Mlx5WqeUmrCtrlSegSize = 48
+// WQEUMRCtrlSegSize is sizeof(struct mlx5_wqe_umr_ctrl_seg).
+const WQEUMRCtrlSegSize = 48
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeUmrCtrlSegSize-48]
+	_ = x[WQEUMRCtrlSegSize-48]
 }
 
 // CName returns "mlx5_wqe_umr_ctrl_seg".
-func (*Mlx5WqeUmrCtrlSeg) CName() string {
+func (*WQEUMRCtrlSeg) CName() string {
 	return "mlx5_wqe_umr_ctrl_seg"
 }
 
 // Flags returns flags, the uint8 at byte 0.
-func (s *Mlx5WqeUmrCtrlSeg) Flags() Mlx5WqeUmrCtrlFlags {
-	return Mlx5WqeUmrCtrlFlags(s[0])
+func (s *WQEUMRCtrlSeg) Flags() WQEUMRCtrlFlags {
+	return WQEUMRCtrlFlags(s[0])
 }
 
 // SetFlags sets flags.
-func (s *Mlx5WqeUmrCtrlSeg) SetFlags(v Mlx5WqeUmrCtrlFlags) {
+func (s *WQEUMRCtrlSeg) SetFlags(v WQEUMRCtrlFlags) {
 	s[0] = uint8(v)
 }
 
 // Rsvd0 returns a pointer to rsvd0, the 3 bytes at byte 1.
-func (s *Mlx5WqeUmrCtrlSeg) Rsvd0() *[3]byte {
+func (s *WQEUMRCtrlSeg) Rsvd0() *[3]byte {
 	return (*[3]byte)(s[1:4])
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5WqeUmrCtrlSeg) SetRsvd0(v [3]byte) {
+func (s *WQEUMRCtrlSeg) SetRsvd0(v [3]byte) {
 	copy(s[1:4], v[:])
 }
 
-// KlmOctowords returns klm_octowords, the big-endian uint16 at byte 4.
-func (s *Mlx5WqeUmrCtrlSeg) KlmOctowords() uint16 {
+// KLMOctowords returns klm_octowords, the big-endian uint16 at byte 4.
+func (s *WQEUMRCtrlSeg) KLMOctowords() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
-// SetKlmOctowords sets klm_octowords.
-func (s *Mlx5WqeUmrCtrlSeg) SetKlmOctowords(v uint16) {
+// SetKLMOctowords sets klm_octowords.
+func (s *WQEUMRCtrlSeg) SetKLMOctowords(v uint16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
 }
 
-// KlmOctowordsBE returns klm_octowords as stored, in the device's byte order.
-func (s *Mlx5WqeUmrCtrlSeg) KlmOctowordsBE() BE16 {
+// KLMOctowordsBE returns klm_octowords as stored, in the device's byte order.
+func (s *WQEUMRCtrlSeg) KLMOctowordsBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6]))
 }
 
-// SetKlmOctowordsBE stores v, already in the device's byte order, into klm_octowords.
-func (s *Mlx5WqeUmrCtrlSeg) SetKlmOctowordsBE(v BE16) {
+// SetKLMOctowordsBE stores v, already in the device's byte order, into klm_octowords.
+func (s *WQEUMRCtrlSeg) SetKLMOctowordsBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // TranslationOffset returns translation_offset, the big-endian uint16 at byte 6.
-func (s *Mlx5WqeUmrCtrlSeg) TranslationOffset() uint16 {
+func (s *WQEUMRCtrlSeg) TranslationOffset() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetTranslationOffset sets translation_offset.
-func (s *Mlx5WqeUmrCtrlSeg) SetTranslationOffset(v uint16) {
+func (s *WQEUMRCtrlSeg) SetTranslationOffset(v uint16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
 }
 
 // TranslationOffsetBE returns translation_offset as stored, in the device's byte order.
-func (s *Mlx5WqeUmrCtrlSeg) TranslationOffsetBE() BE16 {
+func (s *WQEUMRCtrlSeg) TranslationOffsetBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8]))
 }
 
 // SetTranslationOffsetBE stores v, already in the device's byte order, into translation_offset.
-func (s *Mlx5WqeUmrCtrlSeg) SetTranslationOffsetBE(v BE16) {
+func (s *WQEUMRCtrlSeg) SetTranslationOffsetBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
-// BsfOctowords returns bsf_octowords, the big-endian uint16 at byte 6.
-func (s *Mlx5WqeUmrCtrlSeg) BsfOctowords() uint16 {
+// BSFOctowords returns bsf_octowords, the big-endian uint16 at byte 6.
+func (s *WQEUMRCtrlSeg) BSFOctowords() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
-// SetBsfOctowords sets bsf_octowords.
-func (s *Mlx5WqeUmrCtrlSeg) SetBsfOctowords(v uint16) {
+// SetBSFOctowords sets bsf_octowords.
+func (s *WQEUMRCtrlSeg) SetBSFOctowords(v uint16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
 }
 
-// BsfOctowordsBE returns bsf_octowords as stored, in the device's byte order.
-func (s *Mlx5WqeUmrCtrlSeg) BsfOctowordsBE() BE16 {
+// BSFOctowordsBE returns bsf_octowords as stored, in the device's byte order.
+func (s *WQEUMRCtrlSeg) BSFOctowordsBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8]))
 }
 
-// SetBsfOctowordsBE stores v, already in the device's byte order, into bsf_octowords.
-func (s *Mlx5WqeUmrCtrlSeg) SetBsfOctowordsBE(v BE16) {
+// SetBSFOctowordsBE stores v, already in the device's byte order, into bsf_octowords.
+func (s *WQEUMRCtrlSeg) SetBSFOctowordsBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // MkeyMask returns mkey_mask, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeUmrCtrlSeg) MkeyMask() uint64 {
+func (s *WQEUMRCtrlSeg) MkeyMask() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetMkeyMask sets mkey_mask.
-func (s *Mlx5WqeUmrCtrlSeg) SetMkeyMask(v uint64) {
+func (s *WQEUMRCtrlSeg) SetMkeyMask(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // MkeyMaskBE returns mkey_mask as stored, in the device's byte order.
-func (s *Mlx5WqeUmrCtrlSeg) MkeyMaskBE() BE64 {
+func (s *WQEUMRCtrlSeg) MkeyMaskBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetMkeyMaskBE stores v, already in the device's byte order, into mkey_mask.
-func (s *Mlx5WqeUmrCtrlSeg) SetMkeyMaskBE(v BE64) {
+func (s *WQEUMRCtrlSeg) SetMkeyMaskBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 32 bytes at byte 16.
-func (s *Mlx5WqeUmrCtrlSeg) Rsvd1() *[32]byte {
+func (s *WQEUMRCtrlSeg) Rsvd1() *[32]byte {
 	return (*[32]byte)(s[16:48])
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5WqeUmrCtrlSeg) SetRsvd1(v [32]byte) {
+func (s *WQEUMRCtrlSeg) SetRsvd1(v [32]byte) {
 	copy(s[16:48], v[:])
 }
 
-// Mlx5WqeUmrKlmSeg is the 16 bytes of struct mlx5_wqe_umr_klm_seg (infiniband/mlx5dv.h).
-type Mlx5WqeUmrKlmSeg [Mlx5WqeUmrKlmSegSize]byte
+// WQEUMRKLMSeg is the 16 bytes of struct mlx5_wqe_umr_klm_seg (infiniband/mlx5dv.h).
+type WQEUMRKLMSeg [WQEUMRKLMSegSize]byte
 
-// Mlx5WqeUmrKlmSegSize is sizeof(struct mlx5_wqe_umr_klm_seg).
-const Mlx5WqeUmrKlmSegSize = 16
+// WQEUMRKLMSegSize is sizeof(struct mlx5_wqe_umr_klm_seg).
+const WQEUMRKLMSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeUmrKlmSegSize-16]
+	_ = x[WQEUMRKLMSegSize-16]
 }
 
 // CName returns "mlx5_wqe_umr_klm_seg".
-func (*Mlx5WqeUmrKlmSeg) CName() string {
+func (*WQEUMRKLMSeg) CName() string {
 	return "mlx5_wqe_umr_klm_seg"
 }
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeUmrKlmSeg) ByteCount() uint32 {
+func (s *WQEUMRKLMSeg) ByteCount() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
-func (s *Mlx5WqeUmrKlmSeg) SetByteCount(v uint32) {
+func (s *WQEUMRKLMSeg) SetByteCount(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // ByteCountBE returns byte_count as stored, in the device's byte order.
-func (s *Mlx5WqeUmrKlmSeg) ByteCountBE() BE32 {
+func (s *WQEUMRKLMSeg) ByteCountBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetByteCountBE stores v, already in the device's byte order, into byte_count.
-func (s *Mlx5WqeUmrKlmSeg) SetByteCountBE(v BE32) {
+func (s *WQEUMRKLMSeg) SetByteCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Mkey returns mkey, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeUmrKlmSeg) Mkey() uint32 {
+func (s *WQEUMRKLMSeg) Mkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetMkey sets mkey.
-func (s *Mlx5WqeUmrKlmSeg) SetMkey(v uint32) {
+func (s *WQEUMRKLMSeg) SetMkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // MkeyBE returns mkey as stored, in the device's byte order.
-func (s *Mlx5WqeUmrKlmSeg) MkeyBE() BE32 {
+func (s *WQEUMRKLMSeg) MkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetMkeyBE stores v, already in the device's byte order, into mkey.
-func (s *Mlx5WqeUmrKlmSeg) SetMkeyBE(v BE32) {
+func (s *WQEUMRKLMSeg) SetMkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Address returns address, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeUmrKlmSeg) Address() uint64 {
+func (s *WQEUMRKLMSeg) Address() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetAddress sets address.
-func (s *Mlx5WqeUmrKlmSeg) SetAddress(v uint64) {
+func (s *WQEUMRKLMSeg) SetAddress(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // AddressBE returns address as stored, in the device's byte order.
-func (s *Mlx5WqeUmrKlmSeg) AddressBE() BE64 {
+func (s *WQEUMRKLMSeg) AddressBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetAddressBE stores v, already in the device's byte order, into address.
-func (s *Mlx5WqeUmrKlmSeg) SetAddressBE(v BE64) {
+func (s *WQEUMRKLMSeg) SetAddressBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// Mlx5WqeUmrInlineSeg is the 16 bytes of union mlx5_wqe_umr_inline_seg (infiniband/mlx5dv.h).
-type Mlx5WqeUmrInlineSeg [Mlx5WqeUmrInlineSegSize]byte
+// WQEUMRInlineSeg is the 16 bytes of union mlx5_wqe_umr_inline_seg (infiniband/mlx5dv.h).
+type WQEUMRInlineSeg [WQEUMRInlineSegSize]byte
 
-// Mlx5WqeUmrInlineSegSize is sizeof(union mlx5_wqe_umr_inline_seg).
-const Mlx5WqeUmrInlineSegSize = 16
+// WQEUMRInlineSegSize is sizeof(union mlx5_wqe_umr_inline_seg).
+const WQEUMRInlineSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeUmrInlineSegSize-16]
-	_ = x[Mlx5WqeUmrKlmSegSize-16]
+	_ = x[WQEUMRInlineSegSize-16]
+	_ = x[WQEUMRKLMSegSize-16]
 }
 
 // CName returns "mlx5_wqe_umr_inline_seg".
-func (*Mlx5WqeUmrInlineSeg) CName() string {
+func (*WQEUMRInlineSeg) CName() string {
 	return "mlx5_wqe_umr_inline_seg"
 }
 
-// Klm returns a view of klm, the mlx5_wqe_umr_klm_seg at byte 0.
-func (s *Mlx5WqeUmrInlineSeg) Klm() *Mlx5WqeUmrKlmSeg {
-	return (*Mlx5WqeUmrKlmSeg)(s[0:16])
+// KLM returns a view of klm, the mlx5_wqe_umr_klm_seg at byte 0.
+func (s *WQEUMRInlineSeg) KLM() *WQEUMRKLMSeg {
+	return (*WQEUMRKLMSeg)(s[0:16])
 }
 
-// SetKlm sets klm.
-func (s *Mlx5WqeUmrInlineSeg) SetKlm(v *Mlx5WqeUmrKlmSeg) {
-	*s.Klm() = *v
+// SetKLM sets klm.
+func (s *WQEUMRInlineSeg) SetKLM(v *WQEUMRKLMSeg) {
+	*s.KLM() = *v
 }
 
-// Mlx5WqeUmrRepeatEntSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_ent_seg (infiniband/mlx5dv.h).
-type Mlx5WqeUmrRepeatEntSeg [Mlx5WqeUmrRepeatEntSegSize]byte
+// WQEUMRRepeatEntSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_ent_seg (infiniband/mlx5dv.h).
+type WQEUMRRepeatEntSeg [WQEUMRRepeatEntSegSize]byte
 
-// Mlx5WqeUmrRepeatEntSegSize is sizeof(struct mlx5_wqe_umr_repeat_ent_seg).
-const Mlx5WqeUmrRepeatEntSegSize = 16
+// WQEUMRRepeatEntSegSize is sizeof(struct mlx5_wqe_umr_repeat_ent_seg).
+const WQEUMRRepeatEntSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeUmrRepeatEntSegSize-16]
+	_ = x[WQEUMRRepeatEntSegSize-16]
 }
 
 // CName returns "mlx5_wqe_umr_repeat_ent_seg".
-func (*Mlx5WqeUmrRepeatEntSeg) CName() string {
+func (*WQEUMRRepeatEntSeg) CName() string {
 	return "mlx5_wqe_umr_repeat_ent_seg"
 }
 
 // Stride returns stride, the big-endian uint16 at byte 0.
-func (s *Mlx5WqeUmrRepeatEntSeg) Stride() uint16 {
+func (s *WQEUMRRepeatEntSeg) Stride() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[0:2])).Value()
 }
 
 // SetStride sets stride.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetStride(v uint16) {
+func (s *WQEUMRRepeatEntSeg) SetStride(v uint16) {
 	binary.NativeEndian.PutUint16(s[0:2], uint16(ToBE16(v)))
 }
 
 // StrideBE returns stride as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatEntSeg) StrideBE() BE16 {
+func (s *WQEUMRRepeatEntSeg) StrideBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[0:2]))
 }
 
 // SetStrideBE stores v, already in the device's byte order, into stride.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetStrideBE(v BE16) {
+func (s *WQEUMRRepeatEntSeg) SetStrideBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[0:2], uint16(v))
 }
 
 // ByteCount returns byte_count, the big-endian uint16 at byte 2.
-func (s *Mlx5WqeUmrRepeatEntSeg) ByteCount() uint16 {
+func (s *WQEUMRRepeatEntSeg) ByteCount() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetByteCount sets byte_count.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetByteCount(v uint16) {
+func (s *WQEUMRRepeatEntSeg) SetByteCount(v uint16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
 }
 
 // ByteCountBE returns byte_count as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatEntSeg) ByteCountBE() BE16 {
+func (s *WQEUMRRepeatEntSeg) ByteCountBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4]))
 }
 
 // SetByteCountBE stores v, already in the device's byte order, into byte_count.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetByteCountBE(v BE16) {
+func (s *WQEUMRRepeatEntSeg) SetByteCountBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // Memkey returns memkey, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeUmrRepeatEntSeg) Memkey() uint32 {
+func (s *WQEUMRRepeatEntSeg) Memkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetMemkey sets memkey.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetMemkey(v uint32) {
+func (s *WQEUMRRepeatEntSeg) SetMemkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // MemkeyBE returns memkey as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatEntSeg) MemkeyBE() BE32 {
+func (s *WQEUMRRepeatEntSeg) MemkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetMemkeyBE stores v, already in the device's byte order, into memkey.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetMemkeyBE(v BE32) {
+func (s *WQEUMRRepeatEntSeg) SetMemkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Va returns va, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeUmrRepeatEntSeg) Va() uint64 {
+func (s *WQEUMRRepeatEntSeg) Va() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetVa sets va.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetVa(v uint64) {
+func (s *WQEUMRRepeatEntSeg) SetVa(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // VaBE returns va as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatEntSeg) VaBE() BE64 {
+func (s *WQEUMRRepeatEntSeg) VaBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetVaBE stores v, already in the device's byte order, into va.
-func (s *Mlx5WqeUmrRepeatEntSeg) SetVaBE(v BE64) {
+func (s *WQEUMRRepeatEntSeg) SetVaBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// Mlx5WqeUmrRepeatBlockSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_block_seg (infiniband/mlx5dv.h).
+// WQEUMRRepeatBlockSeg is the 16 bytes of struct mlx5_wqe_umr_repeat_block_seg (infiniband/mlx5dv.h).
 // Header of an interleaved (repeat block) UMR translation; its entries follow.
 // The zero-length array entries that follows it in C is not part of the type.
-type Mlx5WqeUmrRepeatBlockSeg [Mlx5WqeUmrRepeatBlockSegSize]byte
+type WQEUMRRepeatBlockSeg [WQEUMRRepeatBlockSegSize]byte
 
-// Mlx5WqeUmrRepeatBlockSegSize is sizeof(struct mlx5_wqe_umr_repeat_block_seg).
-const Mlx5WqeUmrRepeatBlockSegSize = 16
+// WQEUMRRepeatBlockSegSize is sizeof(struct mlx5_wqe_umr_repeat_block_seg).
+const WQEUMRRepeatBlockSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeUmrRepeatBlockSegSize-16]
+	_ = x[WQEUMRRepeatBlockSegSize-16]
 }
 
 // CName returns "mlx5_wqe_umr_repeat_block_seg".
-func (*Mlx5WqeUmrRepeatBlockSeg) CName() string {
+func (*WQEUMRRepeatBlockSeg) CName() string {
 	return "mlx5_wqe_umr_repeat_block_seg"
 }
 
 // ByteCount returns byte_count, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeUmrRepeatBlockSeg) ByteCount() uint32 {
+func (s *WQEUMRRepeatBlockSeg) ByteCount() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetByteCount sets byte_count.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetByteCount(v uint32) {
+func (s *WQEUMRRepeatBlockSeg) SetByteCount(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // ByteCountBE returns byte_count as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatBlockSeg) ByteCountBE() BE32 {
+func (s *WQEUMRRepeatBlockSeg) ByteCountBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetByteCountBE stores v, already in the device's byte order, into byte_count.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetByteCountBE(v BE32) {
+func (s *WQEUMRRepeatBlockSeg) SetByteCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Op returns op, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeUmrRepeatBlockSeg) Op() uint32 {
+func (s *WQEUMRRepeatBlockSeg) Op() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetOp sets op.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetOp(v uint32) {
+func (s *WQEUMRRepeatBlockSeg) SetOp(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // OpBE returns op as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatBlockSeg) OpBE() BE32 {
+func (s *WQEUMRRepeatBlockSeg) OpBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetOpBE stores v, already in the device's byte order, into op.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetOpBE(v BE32) {
+func (s *WQEUMRRepeatBlockSeg) SetOpBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // RepeatCount returns repeat_count, the big-endian uint32 at byte 8.
-func (s *Mlx5WqeUmrRepeatBlockSeg) RepeatCount() uint32 {
+func (s *WQEUMRRepeatBlockSeg) RepeatCount() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetRepeatCount sets repeat_count.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetRepeatCount(v uint32) {
+func (s *WQEUMRRepeatBlockSeg) SetRepeatCount(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
 // RepeatCountBE returns repeat_count as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatBlockSeg) RepeatCountBE() BE32 {
+func (s *WQEUMRRepeatBlockSeg) RepeatCountBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
 // SetRepeatCountBE stores v, already in the device's byte order, into repeat_count.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetRepeatCountBE(v BE32) {
+func (s *WQEUMRRepeatBlockSeg) SetRepeatCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
 // Reserved returns reserved, the big-endian uint16 at byte 12.
-func (s *Mlx5WqeUmrRepeatBlockSeg) Reserved() uint16 {
+func (s *WQEUMRRepeatBlockSeg) Reserved() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[12:14])).Value()
 }
 
 // SetReserved sets reserved.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetReserved(v uint16) {
+func (s *WQEUMRRepeatBlockSeg) SetReserved(v uint16) {
 	binary.NativeEndian.PutUint16(s[12:14], uint16(ToBE16(v)))
 }
 
 // ReservedBE returns reserved as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatBlockSeg) ReservedBE() BE16 {
+func (s *WQEUMRRepeatBlockSeg) ReservedBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[12:14]))
 }
 
 // SetReservedBE stores v, already in the device's byte order, into reserved.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetReservedBE(v BE16) {
+func (s *WQEUMRRepeatBlockSeg) SetReservedBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[12:14], uint16(v))
 }
 
 // NumEnt returns num_ent, the big-endian uint16 at byte 14.
-func (s *Mlx5WqeUmrRepeatBlockSeg) NumEnt() uint16 {
+func (s *WQEUMRRepeatBlockSeg) NumEnt() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetNumEnt sets num_ent.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetNumEnt(v uint16) {
+func (s *WQEUMRRepeatBlockSeg) SetNumEnt(v uint16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
 }
 
 // NumEntBE returns num_ent as stored, in the device's byte order.
-func (s *Mlx5WqeUmrRepeatBlockSeg) NumEntBE() BE16 {
+func (s *WQEUMRRepeatBlockSeg) NumEntBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16]))
 }
 
 // SetNumEntBE stores v, already in the device's byte order, into num_ent.
-func (s *Mlx5WqeUmrRepeatBlockSeg) SetNumEntBE(v BE16) {
+func (s *WQEUMRRepeatBlockSeg) SetNumEntBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
 }
 
-// Mlx5WqeMkeyContextSeg is the 64 bytes of struct mlx5_wqe_mkey_context_seg (infiniband/mlx5dv.h).
+// WQEMkeyContextSeg is the 64 bytes of struct mlx5_wqe_mkey_context_seg (infiniband/mlx5dv.h).
 // Mkey context segment of a UMR WQE.
 // The zero-length array inseg that follows it in C is not part of the type.
-type Mlx5WqeMkeyContextSeg [Mlx5WqeMkeyContextSegSize]byte
+type WQEMkeyContextSeg [WQEMkeyContextSegSize]byte
 
-// Mlx5WqeMkeyContextSegSize is sizeof(struct mlx5_wqe_mkey_context_seg).
-const Mlx5WqeMkeyContextSegSize = 64
+// WQEMkeyContextSegSize is sizeof(struct mlx5_wqe_mkey_context_seg).
+const WQEMkeyContextSegSize = 64
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeMkeyContextSegSize-64]
+	_ = x[WQEMkeyContextSegSize-64]
 }
 
 // CName returns "mlx5_wqe_mkey_context_seg".
-func (*Mlx5WqeMkeyContextSeg) CName() string {
+func (*WQEMkeyContextSeg) CName() string {
 	return "mlx5_wqe_mkey_context_seg"
 }
 
 // Free returns free, the uint8 at byte 0.
-func (s *Mlx5WqeMkeyContextSeg) Free() uint8 {
+func (s *WQEMkeyContextSeg) Free() uint8 {
 	return s[0]
 }
 
 // SetFree sets free.
-func (s *Mlx5WqeMkeyContextSeg) SetFree(v uint8) {
+func (s *WQEMkeyContextSeg) SetFree(v uint8) {
 	s[0] = v
 }
 
 // Reserved1 returns reserved1, the uint8 at byte 1.
-func (s *Mlx5WqeMkeyContextSeg) Reserved1() uint8 {
+func (s *WQEMkeyContextSeg) Reserved1() uint8 {
 	return s[1]
 }
 
 // SetReserved1 sets reserved1.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved1(v uint8) {
+func (s *WQEMkeyContextSeg) SetReserved1(v uint8) {
 	s[1] = v
 }
 
 // AccessFlags returns access_flags, the uint8 at byte 2.
-func (s *Mlx5WqeMkeyContextSeg) AccessFlags() Mlx5WqeMkeyContextAccessFlags {
-	return Mlx5WqeMkeyContextAccessFlags(s[2])
+func (s *WQEMkeyContextSeg) AccessFlags() WQEMkeyContextAccessFlags {
+	return WQEMkeyContextAccessFlags(s[2])
 }
 
 // SetAccessFlags sets access_flags.
-func (s *Mlx5WqeMkeyContextSeg) SetAccessFlags(v Mlx5WqeMkeyContextAccessFlags) {
+func (s *WQEMkeyContextSeg) SetAccessFlags(v WQEMkeyContextAccessFlags) {
 	s[2] = uint8(v)
 }
 
 // Sf returns sf, the uint8 at byte 3.
-func (s *Mlx5WqeMkeyContextSeg) Sf() uint8 {
+func (s *WQEMkeyContextSeg) Sf() uint8 {
 	return s[3]
 }
 
 // SetSf sets sf.
-func (s *Mlx5WqeMkeyContextSeg) SetSf(v uint8) {
+func (s *WQEMkeyContextSeg) SetSf(v uint8) {
 	s[3] = v
 }
 
-// QpnMkey returns qpn_mkey, the big-endian uint32 at byte 4.
-func (s *Mlx5WqeMkeyContextSeg) QpnMkey() uint32 {
+// QPNMkey returns qpn_mkey, the big-endian uint32 at byte 4.
+func (s *WQEMkeyContextSeg) QPNMkey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
-// SetQpnMkey sets qpn_mkey.
-func (s *Mlx5WqeMkeyContextSeg) SetQpnMkey(v uint32) {
+// SetQPNMkey sets qpn_mkey.
+func (s *WQEMkeyContextSeg) SetQPNMkey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
-// QpnMkeyBE returns qpn_mkey as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) QpnMkeyBE() BE32 {
+// QPNMkeyBE returns qpn_mkey as stored, in the device's byte order.
+func (s *WQEMkeyContextSeg) QPNMkeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
-// SetQpnMkeyBE stores v, already in the device's byte order, into qpn_mkey.
-func (s *Mlx5WqeMkeyContextSeg) SetQpnMkeyBE(v BE32) {
+// SetQPNMkeyBE stores v, already in the device's byte order, into qpn_mkey.
+func (s *WQEMkeyContextSeg) SetQPNMkeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // Mkey returns mkey, bits 0..7 of qpn_mkey.
 // variant (tag) byte of the mkey
-func (s *Mlx5WqeMkeyContextSeg) Mkey() uint8 {
-	return uint8(s.QpnMkey() & 0xff)
+func (s *WQEMkeyContextSeg) Mkey() uint8 {
+	return uint8(s.QPNMkey() & 0xff)
 }
 
 // SetMkey sets bits 0..7 of qpn_mkey to v; bits of v above them are dropped.
-func (s *Mlx5WqeMkeyContextSeg) SetMkey(v uint8) {
-	s.SetQpnMkey(s.QpnMkey()&^0xff | uint32(v)&0xff)
+func (s *WQEMkeyContextSeg) SetMkey(v uint8) {
+	s.SetQPNMkey(s.QPNMkey()&^0xff | uint32(v)&0xff)
 }
 
-// Qpn returns qpn, bits 8..31 of qpn_mkey.
-func (s *Mlx5WqeMkeyContextSeg) Qpn() uint32 {
-	return uint32((uint64(s.QpnMkey()) >> 8) & 0xffffff)
+// QPN returns qpn, bits 8..31 of qpn_mkey.
+func (s *WQEMkeyContextSeg) QPN() uint32 {
+	return uint32((uint64(s.QPNMkey()) >> 8) & 0xffffff)
 }
 
-// SetQpn sets bits 8..31 of qpn_mkey to v; bits of v above them are dropped.
-func (s *Mlx5WqeMkeyContextSeg) SetQpn(v uint32) {
-	s.SetQpnMkey(s.QpnMkey()&^(0xffffff<<8) | (uint32(v)&0xffffff)<<8)
+// SetQPN sets bits 8..31 of qpn_mkey to v; bits of v above them are dropped.
+func (s *WQEMkeyContextSeg) SetQPN(v uint32) {
+	s.SetQPNMkey(s.QPNMkey()&^(0xffffff<<8) | (uint32(v)&0xffffff)<<8)
 }
 
 // Reserved2 returns reserved2, the big-endian uint32 at byte 8.
-func (s *Mlx5WqeMkeyContextSeg) Reserved2() uint32 {
+func (s *WQEMkeyContextSeg) Reserved2() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
 // SetReserved2 sets reserved2.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved2(v uint32) {
+func (s *WQEMkeyContextSeg) SetReserved2(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
 // Reserved2BE returns reserved2 as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) Reserved2BE() BE32 {
+func (s *WQEMkeyContextSeg) Reserved2BE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
 // SetReserved2BE stores v, already in the device's byte order, into reserved2.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved2BE(v BE32) {
+func (s *WQEMkeyContextSeg) SetReserved2BE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
-// FlagsPd returns flags_pd, the big-endian uint32 at byte 12.
-func (s *Mlx5WqeMkeyContextSeg) FlagsPd() uint32 {
+// FlagsPD returns flags_pd, the big-endian uint32 at byte 12.
+func (s *WQEMkeyContextSeg) FlagsPD() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
-// SetFlagsPd sets flags_pd.
-func (s *Mlx5WqeMkeyContextSeg) SetFlagsPd(v uint32) {
+// SetFlagsPD sets flags_pd.
+func (s *WQEMkeyContextSeg) SetFlagsPD(v uint32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
-// FlagsPdBE returns flags_pd as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) FlagsPdBE() BE32 {
+// FlagsPDBE returns flags_pd as stored, in the device's byte order.
+func (s *WQEMkeyContextSeg) FlagsPDBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16]))
 }
 
-// SetFlagsPdBE stores v, already in the device's byte order, into flags_pd.
-func (s *Mlx5WqeMkeyContextSeg) SetFlagsPdBE(v BE32) {
+// SetFlagsPDBE stores v, already in the device's byte order, into flags_pd.
+func (s *WQEMkeyContextSeg) SetFlagsPDBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// Pd returns pd, bits 0..23 of flags_pd.
-func (s *Mlx5WqeMkeyContextSeg) Pd() uint32 {
-	return uint32(s.FlagsPd() & 0xffffff)
+// PD returns pd, bits 0..23 of flags_pd.
+func (s *WQEMkeyContextSeg) PD() uint32 {
+	return uint32(s.FlagsPD() & 0xffffff)
 }
 
-// SetPd sets bits 0..23 of flags_pd to v; bits of v above them are dropped.
-func (s *Mlx5WqeMkeyContextSeg) SetPd(v uint32) {
-	s.SetFlagsPd(s.FlagsPd()&^0xffffff | uint32(v)&0xffffff)
+// SetPD sets bits 0..23 of flags_pd to v; bits of v above them are dropped.
+func (s *WQEMkeyContextSeg) SetPD(v uint32) {
+	s.SetFlagsPD(s.FlagsPD()&^0xffffff | uint32(v)&0xffffff)
 }
 
 // SigErrCnt returns sig_err_cnt, bits 26..26 of flags_pd.
 // parity of the signature error counter
-func (s *Mlx5WqeMkeyContextSeg) SigErrCnt() uint8 {
-	return uint8((uint64(s.FlagsPd()) >> 26) & 0x1)
+func (s *WQEMkeyContextSeg) SigErrCnt() uint8 {
+	return uint8((uint64(s.FlagsPD()) >> 26) & 0x1)
 }
 
 // SetSigErrCnt sets bits 26..26 of flags_pd to v; bits of v above them are dropped.
-func (s *Mlx5WqeMkeyContextSeg) SetSigErrCnt(v uint8) {
-	s.SetFlagsPd(s.FlagsPd()&^(0x1<<26) | (uint32(v)&0x1)<<26)
+func (s *WQEMkeyContextSeg) SetSigErrCnt(v uint8) {
+	s.SetFlagsPD(s.FlagsPD()&^(0x1<<26) | (uint32(v)&0x1)<<26)
 }
 
-// BsfEn returns bsf_en, bits 30..30 of flags_pd.
+// BSFEn returns bsf_en, bits 30..30 of flags_pd.
 // BSF enable
-func (s *Mlx5WqeMkeyContextSeg) BsfEn() uint8 {
-	return uint8((uint64(s.FlagsPd()) >> 30) & 0x1)
+func (s *WQEMkeyContextSeg) BSFEn() uint8 {
+	return uint8((uint64(s.FlagsPD()) >> 30) & 0x1)
 }
 
-// SetBsfEn sets bits 30..30 of flags_pd to v; bits of v above them are dropped.
-func (s *Mlx5WqeMkeyContextSeg) SetBsfEn(v uint8) {
-	s.SetFlagsPd(s.FlagsPd()&^(0x1<<30) | (uint32(v)&0x1)<<30)
+// SetBSFEn sets bits 30..30 of flags_pd to v; bits of v above them are dropped.
+func (s *WQEMkeyContextSeg) SetBSFEn(v uint8) {
+	s.SetFlagsPD(s.FlagsPD()&^(0x1<<30) | (uint32(v)&0x1)<<30)
 }
 
 // StartAddr returns start_addr, the big-endian uint64 at byte 16.
-func (s *Mlx5WqeMkeyContextSeg) StartAddr() uint64 {
+func (s *WQEMkeyContextSeg) StartAddr() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[16:24])).Value()
 }
 
 // SetStartAddr sets start_addr.
-func (s *Mlx5WqeMkeyContextSeg) SetStartAddr(v uint64) {
+func (s *WQEMkeyContextSeg) SetStartAddr(v uint64) {
 	binary.NativeEndian.PutUint64(s[16:24], uint64(ToBE64(v)))
 }
 
 // StartAddrBE returns start_addr as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) StartAddrBE() BE64 {
+func (s *WQEMkeyContextSeg) StartAddrBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[16:24]))
 }
 
 // SetStartAddrBE stores v, already in the device's byte order, into start_addr.
-func (s *Mlx5WqeMkeyContextSeg) SetStartAddrBE(v BE64) {
+func (s *WQEMkeyContextSeg) SetStartAddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[16:24], uint64(v))
 }
 
 // Len returns len, the big-endian uint64 at byte 24.
-func (s *Mlx5WqeMkeyContextSeg) Len() uint64 {
+func (s *WQEMkeyContextSeg) Len() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[24:32])).Value()
 }
 
 // SetLen sets len.
-func (s *Mlx5WqeMkeyContextSeg) SetLen(v uint64) {
+func (s *WQEMkeyContextSeg) SetLen(v uint64) {
 	binary.NativeEndian.PutUint64(s[24:32], uint64(ToBE64(v)))
 }
 
 // LenBE returns len as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) LenBE() BE64 {
+func (s *WQEMkeyContextSeg) LenBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[24:32]))
 }
 
 // SetLenBE stores v, already in the device's byte order, into len.
-func (s *Mlx5WqeMkeyContextSeg) SetLenBE(v BE64) {
+func (s *WQEMkeyContextSeg) SetLenBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[24:32], uint64(v))
 }
 
-// BsfOctwordSize returns bsf_octword_size, the big-endian uint32 at byte 32.
-func (s *Mlx5WqeMkeyContextSeg) BsfOctwordSize() uint32 {
+// BSFOctwordSize returns bsf_octword_size, the big-endian uint32 at byte 32.
+func (s *WQEMkeyContextSeg) BSFOctwordSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
-// SetBsfOctwordSize sets bsf_octword_size.
-func (s *Mlx5WqeMkeyContextSeg) SetBsfOctwordSize(v uint32) {
+// SetBSFOctwordSize sets bsf_octword_size.
+func (s *WQEMkeyContextSeg) SetBSFOctwordSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
 }
 
-// BsfOctwordSizeBE returns bsf_octword_size as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) BsfOctwordSizeBE() BE32 {
+// BSFOctwordSizeBE returns bsf_octword_size as stored, in the device's byte order.
+func (s *WQEMkeyContextSeg) BSFOctwordSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36]))
 }
 
-// SetBsfOctwordSizeBE stores v, already in the device's byte order, into bsf_octword_size.
-func (s *Mlx5WqeMkeyContextSeg) SetBsfOctwordSizeBE(v BE32) {
+// SetBSFOctwordSizeBE stores v, already in the device's byte order, into bsf_octword_size.
+func (s *WQEMkeyContextSeg) SetBSFOctwordSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
 // Reserved3 returns element i of reserved3, the big-endian 4 x uint32 at byte 36.
-func (s *Mlx5WqeMkeyContextSeg) Reserved3(i int) uint32 {
+func (s *WQEMkeyContextSeg) Reserved3(i int) uint32 {
 	return BE32(binary.NativeEndian.Uint32((*[16]byte)(s[36:52])[4*i : 4*i+4])).Value()
 }
 
 // SetReserved3 sets element i of reserved3.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved3(i int, v uint32) {
+func (s *WQEMkeyContextSeg) SetReserved3(i int, v uint32) {
 	binary.NativeEndian.PutUint32((*[16]byte)(s[36:52])[4*i:4*i+4], uint32(ToBE32(v)))
 }
 
 // TranslationsOctwordSize returns translations_octword_size, the big-endian uint32 at byte 52.
-func (s *Mlx5WqeMkeyContextSeg) TranslationsOctwordSize() uint32 {
+func (s *WQEMkeyContextSeg) TranslationsOctwordSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[52:56])).Value()
 }
 
 // SetTranslationsOctwordSize sets translations_octword_size.
-func (s *Mlx5WqeMkeyContextSeg) SetTranslationsOctwordSize(v uint32) {
+func (s *WQEMkeyContextSeg) SetTranslationsOctwordSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[52:56], uint32(ToBE32(v)))
 }
 
 // TranslationsOctwordSizeBE returns translations_octword_size as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) TranslationsOctwordSizeBE() BE32 {
+func (s *WQEMkeyContextSeg) TranslationsOctwordSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[52:56]))
 }
 
 // SetTranslationsOctwordSizeBE stores v, already in the device's byte order, into translations_octword_size.
-func (s *Mlx5WqeMkeyContextSeg) SetTranslationsOctwordSizeBE(v BE32) {
+func (s *WQEMkeyContextSeg) SetTranslationsOctwordSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[52:56], uint32(v))
 }
 
 // Reserved4 returns a pointer to reserved4, the 3 bytes at byte 56.
-func (s *Mlx5WqeMkeyContextSeg) Reserved4() *[3]byte {
+func (s *WQEMkeyContextSeg) Reserved4() *[3]byte {
 	return (*[3]byte)(s[56:59])
 }
 
 // SetReserved4 sets reserved4.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved4(v [3]byte) {
+func (s *WQEMkeyContextSeg) SetReserved4(v [3]byte) {
 	copy(s[56:59], v[:])
 }
 
 // LogPageSize returns log_page_size, the uint8 at byte 59.
-func (s *Mlx5WqeMkeyContextSeg) LogPageSize() uint8 {
+func (s *WQEMkeyContextSeg) LogPageSize() uint8 {
 	return s[59]
 }
 
 // SetLogPageSize sets log_page_size.
-func (s *Mlx5WqeMkeyContextSeg) SetLogPageSize(v uint8) {
+func (s *WQEMkeyContextSeg) SetLogPageSize(v uint8) {
 	s[59] = v
 }
 
 // Reserved returns reserved, the big-endian uint32 at byte 60.
-func (s *Mlx5WqeMkeyContextSeg) Reserved() uint32 {
+func (s *WQEMkeyContextSeg) Reserved() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[60:64])).Value()
 }
 
 // SetReserved sets reserved.
-func (s *Mlx5WqeMkeyContextSeg) SetReserved(v uint32) {
+func (s *WQEMkeyContextSeg) SetReserved(v uint32) {
 	binary.NativeEndian.PutUint32(s[60:64], uint32(ToBE32(v)))
 }
 
 // ReservedBE returns reserved as stored, in the device's byte order.
-func (s *Mlx5WqeMkeyContextSeg) ReservedBE() BE32 {
+func (s *WQEMkeyContextSeg) ReservedBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[60:64]))
 }
 
 // SetReservedBE stores v, already in the device's byte order, into reserved.
-func (s *Mlx5WqeMkeyContextSeg) SetReservedBE(v BE32) {
+func (s *WQEMkeyContextSeg) SetReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[60:64], uint32(v))
 }
 
-// Mlx5BsfBasic is the 16 bytes of struct mlx5_bsf_basic (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// BSFBasic is the 16 bytes of struct mlx5_bsf_basic (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Basic part of the signature BSF.
-type Mlx5BsfBasic [Mlx5BsfBasicSize]byte
+type BSFBasic [BSFBasicSize]byte
 
-// Mlx5BsfBasicSize is sizeof(struct mlx5_bsf_basic).
-const Mlx5BsfBasicSize = 16
+// BSFBasicSize is sizeof(struct mlx5_bsf_basic).
+const BSFBasicSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5BsfBasicSize-16]
+	_ = x[BSFBasicSize-16]
 }
 
 // CName returns "mlx5_bsf_basic".
-func (*Mlx5BsfBasic) CName() string {
+func (*BSFBasic) CName() string {
 	return "mlx5_bsf_basic"
 }
 
-// BsfSizeSbs returns bsf_size_sbs, the uint8 at byte 0.
-func (s *Mlx5BsfBasic) BsfSizeSbs() uint8 {
+// BSFSizeSbs returns bsf_size_sbs, the uint8 at byte 0.
+func (s *BSFBasic) BSFSizeSbs() uint8 {
 	return s[0]
 }
 
-// SetBsfSizeSbs sets bsf_size_sbs.
-func (s *Mlx5BsfBasic) SetBsfSizeSbs(v uint8) {
+// SetBSFSizeSbs sets bsf_size_sbs.
+func (s *BSFBasic) SetBSFSizeSbs(v uint8) {
 	s[0] = v
 }
 
 // Sbs returns sbs, bits 4..4 of bsf_size_sbs.
 // memory and wire domains have the same block structure
-func (s *Mlx5BsfBasic) Sbs() uint8 {
-	return uint8((uint64(s.BsfSizeSbs()) >> 4) & 0x1)
+func (s *BSFBasic) Sbs() uint8 {
+	return uint8((uint64(s.BSFSizeSbs()) >> 4) & 0x1)
 }
 
 // SetSbs sets bits 4..4 of bsf_size_sbs to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetSbs(v uint8) {
-	s.SetBsfSizeSbs(s.BsfSizeSbs()&^(0x1<<4) | (uint8(v)&0x1)<<4)
+func (s *BSFBasic) SetSbs(v uint8) {
+	s.SetBSFSizeSbs(s.BSFSizeSbs()&^(0x1<<4) | (uint8(v)&0x1)<<4)
 }
 
 // Size returns size, bits 6..7 of bsf_size_sbs.
 // 2 = BSF with inline sections, 3 = a crypto BSF follows
-func (s *Mlx5BsfBasic) Size() uint8 {
-	return uint8((uint64(s.BsfSizeSbs()) >> 6) & 0x3)
+func (s *BSFBasic) Size() uint8 {
+	return uint8((uint64(s.BSFSizeSbs()) >> 6) & 0x3)
 }
 
 // SetSize sets bits 6..7 of bsf_size_sbs to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetSize(v uint8) {
-	s.SetBsfSizeSbs(s.BsfSizeSbs()&^(0x3<<6) | (uint8(v)&0x3)<<6)
+func (s *BSFBasic) SetSize(v uint8) {
+	s.SetBSFSizeSbs(s.BSFSizeSbs()&^(0x3<<6) | (uint8(v)&0x3)<<6)
 }
 
 // CheckByteMask returns check_byte_mask, the uint8 at byte 1.
-func (s *Mlx5BsfBasic) CheckByteMask() uint8 {
+func (s *BSFBasic) CheckByteMask() uint8 {
 	return s[1]
 }
 
 // SetCheckByteMask sets check_byte_mask.
-func (s *Mlx5BsfBasic) SetCheckByteMask(v uint8) {
+func (s *BSFBasic) SetCheckByteMask(v uint8) {
 	s[1] = v
 }
 
 // Wire returns wire, the uint8 at byte 2.
 // copy byte mask when both domains have the same structure, else the wire block-size selector
-func (s *Mlx5BsfBasic) Wire() uint8 {
+func (s *BSFBasic) Wire() uint8 {
 	return s[2]
 }
 
 // SetWire sets wire.
-func (s *Mlx5BsfBasic) SetWire(v uint8) {
+func (s *BSFBasic) SetWire(v uint8) {
 	s[2] = v
 }
 
 // Mem returns mem, the uint8 at byte 3.
 // memory block-size selector
-func (s *Mlx5BsfBasic) Mem() uint8 {
+func (s *BSFBasic) Mem() uint8 {
 	return s[3]
 }
 
 // SetMem sets mem.
-func (s *Mlx5BsfBasic) SetMem(v uint8) {
+func (s *BSFBasic) SetMem(v uint8) {
 	s[3] = v
 }
 
 // RawDataSize returns raw_data_size, the big-endian uint32 at byte 4.
-func (s *Mlx5BsfBasic) RawDataSize() uint32 {
+func (s *BSFBasic) RawDataSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRawDataSize sets raw_data_size.
-func (s *Mlx5BsfBasic) SetRawDataSize(v uint32) {
+func (s *BSFBasic) SetRawDataSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // RawDataSizeBE returns raw_data_size as stored, in the device's byte order.
-func (s *Mlx5BsfBasic) RawDataSizeBE() BE32 {
+func (s *BSFBasic) RawDataSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetRawDataSizeBE stores v, already in the device's byte order, into raw_data_size.
-func (s *Mlx5BsfBasic) SetRawDataSizeBE(v BE32) {
+func (s *BSFBasic) SetRawDataSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
-// WBfsPsv returns w_bfs_psv, the big-endian uint32 at byte 8.
-func (s *Mlx5BsfBasic) WBfsPsv() uint32 {
+// WBfsPSV returns w_bfs_psv, the big-endian uint32 at byte 8.
+func (s *BSFBasic) WBfsPSV() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
-// SetWBfsPsv sets w_bfs_psv.
-func (s *Mlx5BsfBasic) SetWBfsPsv(v uint32) {
+// SetWBfsPSV sets w_bfs_psv.
+func (s *BSFBasic) SetWBfsPSV(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
-// WBfsPsvBE returns w_bfs_psv as stored, in the device's byte order.
-func (s *Mlx5BsfBasic) WBfsPsvBE() BE32 {
+// WBfsPSVBE returns w_bfs_psv as stored, in the device's byte order.
+func (s *BSFBasic) WBfsPSVBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
-// SetWBfsPsvBE stores v, already in the device's byte order, into w_bfs_psv.
-func (s *Mlx5BsfBasic) SetWBfsPsvBE(v BE32) {
+// SetWBfsPSVBE stores v, already in the device's byte order, into w_bfs_psv.
+func (s *BSFBasic) SetWBfsPSVBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
-// WPsv returns w_psv, bits 0..23 of w_bfs_psv.
+// WPSV returns w_psv, bits 0..23 of w_bfs_psv.
 // wire domain PSV index
-func (s *Mlx5BsfBasic) WPsv() uint32 {
-	return uint32(s.WBfsPsv() & 0xffffff)
+func (s *BSFBasic) WPSV() uint32 {
+	return uint32(s.WBfsPSV() & 0xffffff)
 }
 
-// SetWPsv sets bits 0..23 of w_bfs_psv to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetWPsv(v uint32) {
-	s.SetWBfsPsv(s.WBfsPsv()&^0xffffff | uint32(v)&0xffffff)
+// SetWPSV sets bits 0..23 of w_bfs_psv to v; bits of v above them are dropped.
+func (s *BSFBasic) SetWPSV(v uint32) {
+	s.SetWBfsPSV(s.WBfsPSV()&^0xffffff | uint32(v)&0xffffff)
 }
 
 // WBfs returns w_bfs, bits 24..31 of w_bfs_psv.
 // wire domain block format selector
-func (s *Mlx5BsfBasic) WBfs() uint8 {
-	return uint8((uint64(s.WBfsPsv()) >> 24) & 0xff)
+func (s *BSFBasic) WBfs() uint8 {
+	return uint8((uint64(s.WBfsPSV()) >> 24) & 0xff)
 }
 
 // SetWBfs sets bits 24..31 of w_bfs_psv to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetWBfs(v uint8) {
-	s.SetWBfsPsv(s.WBfsPsv()&^(0xff<<24) | (uint32(v)&0xff)<<24)
+func (s *BSFBasic) SetWBfs(v uint8) {
+	s.SetWBfsPSV(s.WBfsPSV()&^(0xff<<24) | (uint32(v)&0xff)<<24)
 }
 
-// MBfsPsv returns m_bfs_psv, the big-endian uint32 at byte 12.
-func (s *Mlx5BsfBasic) MBfsPsv() uint32 {
+// MBfsPSV returns m_bfs_psv, the big-endian uint32 at byte 12.
+func (s *BSFBasic) MBfsPSV() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
-// SetMBfsPsv sets m_bfs_psv.
-func (s *Mlx5BsfBasic) SetMBfsPsv(v uint32) {
+// SetMBfsPSV sets m_bfs_psv.
+func (s *BSFBasic) SetMBfsPSV(v uint32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
-// MBfsPsvBE returns m_bfs_psv as stored, in the device's byte order.
-func (s *Mlx5BsfBasic) MBfsPsvBE() BE32 {
+// MBfsPSVBE returns m_bfs_psv as stored, in the device's byte order.
+func (s *BSFBasic) MBfsPSVBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16]))
 }
 
-// SetMBfsPsvBE stores v, already in the device's byte order, into m_bfs_psv.
-func (s *Mlx5BsfBasic) SetMBfsPsvBE(v BE32) {
+// SetMBfsPSVBE stores v, already in the device's byte order, into m_bfs_psv.
+func (s *BSFBasic) SetMBfsPSVBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// MPsv returns m_psv, bits 0..23 of m_bfs_psv.
+// MPSV returns m_psv, bits 0..23 of m_bfs_psv.
 // memory domain PSV index
-func (s *Mlx5BsfBasic) MPsv() uint32 {
-	return uint32(s.MBfsPsv() & 0xffffff)
+func (s *BSFBasic) MPSV() uint32 {
+	return uint32(s.MBfsPSV() & 0xffffff)
 }
 
-// SetMPsv sets bits 0..23 of m_bfs_psv to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetMPsv(v uint32) {
-	s.SetMBfsPsv(s.MBfsPsv()&^0xffffff | uint32(v)&0xffffff)
+// SetMPSV sets bits 0..23 of m_bfs_psv to v; bits of v above them are dropped.
+func (s *BSFBasic) SetMPSV(v uint32) {
+	s.SetMBfsPSV(s.MBfsPSV()&^0xffffff | uint32(v)&0xffffff)
 }
 
 // MBfs returns m_bfs, bits 24..31 of m_bfs_psv.
 // memory domain block format selector
-func (s *Mlx5BsfBasic) MBfs() uint8 {
-	return uint8((uint64(s.MBfsPsv()) >> 24) & 0xff)
+func (s *BSFBasic) MBfs() uint8 {
+	return uint8((uint64(s.MBfsPSV()) >> 24) & 0xff)
 }
 
 // SetMBfs sets bits 24..31 of m_bfs_psv to v; bits of v above them are dropped.
-func (s *Mlx5BsfBasic) SetMBfs(v uint8) {
-	s.SetMBfsPsv(s.MBfsPsv()&^(0xff<<24) | (uint32(v)&0xff)<<24)
+func (s *BSFBasic) SetMBfs(v uint8) {
+	s.SetMBfsPSV(s.MBfsPSV()&^(0xff<<24) | (uint32(v)&0xff)<<24)
 }
 
-// Mlx5BsfExt is the 16 bytes of struct mlx5_bsf_ext (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// BSFExt is the 16 bytes of struct mlx5_bsf_ext (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Extended part of the signature BSF (libmlx5 writes zeros).
-type Mlx5BsfExt [Mlx5BsfExtSize]byte
+type BSFExt [BSFExtSize]byte
 
-// Mlx5BsfExtSize is sizeof(struct mlx5_bsf_ext).
-const Mlx5BsfExtSize = 16
+// BSFExtSize is sizeof(struct mlx5_bsf_ext).
+const BSFExtSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5BsfExtSize-16]
+	_ = x[BSFExtSize-16]
 }
 
 // CName returns "mlx5_bsf_ext".
-func (*Mlx5BsfExt) CName() string {
+func (*BSFExt) CName() string {
 	return "mlx5_bsf_ext"
 }
 
 // TInitGenProSize returns t_init_gen_pro_size, the big-endian uint32 at byte 0.
-func (s *Mlx5BsfExt) TInitGenProSize() uint32 {
+func (s *BSFExt) TInitGenProSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
 // SetTInitGenProSize sets t_init_gen_pro_size.
-func (s *Mlx5BsfExt) SetTInitGenProSize(v uint32) {
+func (s *BSFExt) SetTInitGenProSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
 // TInitGenProSizeBE returns t_init_gen_pro_size as stored, in the device's byte order.
-func (s *Mlx5BsfExt) TInitGenProSizeBE() BE32 {
+func (s *BSFExt) TInitGenProSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
 // SetTInitGenProSizeBE stores v, already in the device's byte order, into t_init_gen_pro_size.
-func (s *Mlx5BsfExt) SetTInitGenProSizeBE(v BE32) {
+func (s *BSFExt) SetTInitGenProSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // RsvdEpiSize returns rsvd_epi_size, the big-endian uint32 at byte 4.
-func (s *Mlx5BsfExt) RsvdEpiSize() uint32 {
+func (s *BSFExt) RsvdEpiSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRsvdEpiSize sets rsvd_epi_size.
-func (s *Mlx5BsfExt) SetRsvdEpiSize(v uint32) {
+func (s *BSFExt) SetRsvdEpiSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // RsvdEpiSizeBE returns rsvd_epi_size as stored, in the device's byte order.
-func (s *Mlx5BsfExt) RsvdEpiSizeBE() BE32 {
+func (s *BSFExt) RsvdEpiSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetRsvdEpiSizeBE stores v, already in the device's byte order, into rsvd_epi_size.
-func (s *Mlx5BsfExt) SetRsvdEpiSizeBE(v BE32) {
+func (s *BSFExt) SetRsvdEpiSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
-// WTfsPsv returns w_tfs_psv, the big-endian uint32 at byte 8.
-func (s *Mlx5BsfExt) WTfsPsv() uint32 {
+// WTfsPSV returns w_tfs_psv, the big-endian uint32 at byte 8.
+func (s *BSFExt) WTfsPSV() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
-// SetWTfsPsv sets w_tfs_psv.
-func (s *Mlx5BsfExt) SetWTfsPsv(v uint32) {
+// SetWTfsPSV sets w_tfs_psv.
+func (s *BSFExt) SetWTfsPSV(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
-// WTfsPsvBE returns w_tfs_psv as stored, in the device's byte order.
-func (s *Mlx5BsfExt) WTfsPsvBE() BE32 {
+// WTfsPSVBE returns w_tfs_psv as stored, in the device's byte order.
+func (s *BSFExt) WTfsPSVBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
-// SetWTfsPsvBE stores v, already in the device's byte order, into w_tfs_psv.
-func (s *Mlx5BsfExt) SetWTfsPsvBE(v BE32) {
+// SetWTfsPSVBE stores v, already in the device's byte order, into w_tfs_psv.
+func (s *BSFExt) SetWTfsPSVBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
-// MTfsPsv returns m_tfs_psv, the big-endian uint32 at byte 12.
-func (s *Mlx5BsfExt) MTfsPsv() uint32 {
+// MTfsPSV returns m_tfs_psv, the big-endian uint32 at byte 12.
+func (s *BSFExt) MTfsPSV() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16])).Value()
 }
 
-// SetMTfsPsv sets m_tfs_psv.
-func (s *Mlx5BsfExt) SetMTfsPsv(v uint32) {
+// SetMTfsPSV sets m_tfs_psv.
+func (s *BSFExt) SetMTfsPSV(v uint32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(ToBE32(v)))
 }
 
-// MTfsPsvBE returns m_tfs_psv as stored, in the device's byte order.
-func (s *Mlx5BsfExt) MTfsPsvBE() BE32 {
+// MTfsPSVBE returns m_tfs_psv as stored, in the device's byte order.
+func (s *BSFExt) MTfsPSVBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[12:16]))
 }
 
-// SetMTfsPsvBE stores v, already in the device's byte order, into m_tfs_psv.
-func (s *Mlx5BsfExt) SetMTfsPsvBE(v BE32) {
+// SetMTfsPSVBE stores v, already in the device's byte order, into m_tfs_psv.
+func (s *BSFExt) SetMTfsPSVBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// Mlx5BsfInl is the 16 bytes of struct mlx5_bsf_inl (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// BSFInl is the 16 bytes of struct mlx5_bsf_inl (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Inline T10-DIF section of the signature BSF (one per domain).
-type Mlx5BsfInl [Mlx5BsfInlSize]byte
+type BSFInl [BSFInlSize]byte
 
-// Mlx5BsfInlSize is sizeof(struct mlx5_bsf_inl).
-const Mlx5BsfInlSize = 16
+// BSFInlSize is sizeof(struct mlx5_bsf_inl).
+const BSFInlSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5BsfInlSize-16]
+	_ = x[BSFInlSize-16]
 }
 
 // CName returns "mlx5_bsf_inl".
-func (*Mlx5BsfInl) CName() string {
+func (*BSFInl) CName() string {
 	return "mlx5_bsf_inl"
 }
 
 // VldRefresh returns vld_refresh, the big-endian uint16 at byte 0.
-func (s *Mlx5BsfInl) VldRefresh() uint16 {
+func (s *BSFInl) VldRefresh() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[0:2])).Value()
 }
 
 // SetVldRefresh sets vld_refresh.
-func (s *Mlx5BsfInl) SetVldRefresh(v uint16) {
+func (s *BSFInl) SetVldRefresh(v uint16) {
 	binary.NativeEndian.PutUint16(s[0:2], uint16(ToBE16(v)))
 }
 
 // VldRefreshBE returns vld_refresh as stored, in the device's byte order.
-func (s *Mlx5BsfInl) VldRefreshBE() BE16 {
+func (s *BSFInl) VldRefreshBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[0:2]))
 }
 
 // SetVldRefreshBE stores v, already in the device's byte order, into vld_refresh.
-func (s *Mlx5BsfInl) SetVldRefreshBE(v BE16) {
+func (s *BSFInl) SetVldRefreshBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[0:2], uint16(v))
 }
 
 // DifApptag returns dif_apptag, the big-endian uint16 at byte 2.
-func (s *Mlx5BsfInl) DifApptag() uint16 {
+func (s *BSFInl) DifApptag() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4])).Value()
 }
 
 // SetDifApptag sets dif_apptag.
-func (s *Mlx5BsfInl) SetDifApptag(v uint16) {
+func (s *BSFInl) SetDifApptag(v uint16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(ToBE16(v)))
 }
 
 // DifApptagBE returns dif_apptag as stored, in the device's byte order.
-func (s *Mlx5BsfInl) DifApptagBE() BE16 {
+func (s *BSFInl) DifApptagBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[2:4]))
 }
 
 // SetDifApptagBE stores v, already in the device's byte order, into dif_apptag.
-func (s *Mlx5BsfInl) SetDifApptagBE(v BE16) {
+func (s *BSFInl) SetDifApptagBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[2:4], uint16(v))
 }
 
 // DifReftag returns dif_reftag, the big-endian uint32 at byte 4.
-func (s *Mlx5BsfInl) DifReftag() uint32 {
+func (s *BSFInl) DifReftag() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetDifReftag sets dif_reftag.
-func (s *Mlx5BsfInl) SetDifReftag(v uint32) {
+func (s *BSFInl) SetDifReftag(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // DifReftagBE returns dif_reftag as stored, in the device's byte order.
-func (s *Mlx5BsfInl) DifReftagBE() BE32 {
+func (s *BSFInl) DifReftagBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetDifReftagBE stores v, already in the device's byte order, into dif_reftag.
-func (s *Mlx5BsfInl) SetDifReftagBE(v BE32) {
+func (s *BSFInl) SetDifReftagBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // SigType returns sig_type, the uint8 at byte 8.
 // 1 CRC guard, 2 IP checksum
-func (s *Mlx5BsfInl) SigType() uint8 {
+func (s *BSFInl) SigType() uint8 {
 	return s[8]
 }
 
 // SetSigType sets sig_type.
-func (s *Mlx5BsfInl) SetSigType(v uint8) {
+func (s *BSFInl) SetSigType(v uint8) {
 	s[8] = v
 }
 
 // RpInvSeed returns rp_inv_seed, the uint8 at byte 9.
-func (s *Mlx5BsfInl) RpInvSeed() uint8 {
+func (s *BSFInl) RpInvSeed() uint8 {
 	return s[9]
 }
 
 // SetRpInvSeed sets rp_inv_seed.
-func (s *Mlx5BsfInl) SetRpInvSeed(v uint8) {
+func (s *BSFInl) SetRpInvSeed(v uint8) {
 	s[9] = v
 }
 
 // Rsvd returns a pointer to rsvd, the 3 bytes at byte 10.
-func (s *Mlx5BsfInl) Rsvd() *[3]byte {
+func (s *BSFInl) Rsvd() *[3]byte {
 	return (*[3]byte)(s[10:13])
 }
 
 // SetRsvd sets rsvd.
-func (s *Mlx5BsfInl) SetRsvd(v [3]byte) {
+func (s *BSFInl) SetRsvd(v [3]byte) {
 	copy(s[10:13], v[:])
 }
 
 // DifIncRefGuardCheck returns dif_inc_ref_guard_check, the uint8 at byte 13.
-func (s *Mlx5BsfInl) DifIncRefGuardCheck() uint8 {
+func (s *BSFInl) DifIncRefGuardCheck() uint8 {
 	return s[13]
 }
 
 // SetDifIncRefGuardCheck sets dif_inc_ref_guard_check.
-func (s *Mlx5BsfInl) SetDifIncRefGuardCheck(v uint8) {
+func (s *BSFInl) SetDifIncRefGuardCheck(v uint8) {
 	s[13] = v
 }
 
 // DifAppBitmaskCheck returns dif_app_bitmask_check, the big-endian uint16 at byte 14.
-func (s *Mlx5BsfInl) DifAppBitmaskCheck() uint16 {
+func (s *BSFInl) DifAppBitmaskCheck() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16])).Value()
 }
 
 // SetDifAppBitmaskCheck sets dif_app_bitmask_check.
-func (s *Mlx5BsfInl) SetDifAppBitmaskCheck(v uint16) {
+func (s *BSFInl) SetDifAppBitmaskCheck(v uint16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(ToBE16(v)))
 }
 
 // DifAppBitmaskCheckBE returns dif_app_bitmask_check as stored, in the device's byte order.
-func (s *Mlx5BsfInl) DifAppBitmaskCheckBE() BE16 {
+func (s *BSFInl) DifAppBitmaskCheckBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[14:16]))
 }
 
 // SetDifAppBitmaskCheckBE stores v, already in the device's byte order, into dif_app_bitmask_check.
-func (s *Mlx5BsfInl) SetDifAppBitmaskCheckBE(v BE16) {
+func (s *BSFInl) SetDifAppBitmaskCheckBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
 }
 
-// Mlx5Bsf is the 64 bytes of struct mlx5_bsf (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// BSF is the 64 bytes of struct mlx5_bsf (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Signature BSF.
-type Mlx5Bsf [Mlx5BsfSize]byte
+type BSF [BSFSize]byte
 
-// Mlx5BsfSize is sizeof(struct mlx5_bsf).
-const Mlx5BsfSize = 64
+// BSFSize is sizeof(struct mlx5_bsf).
+const BSFSize = 64
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5BsfSize-64]
-	_ = x[Mlx5BsfBasicSize-16]
-	_ = x[Mlx5BsfExtSize-16]
-	_ = x[Mlx5BsfInlSize-16]
-	_ = x[Mlx5BsfInlSize-16]
+	_ = x[BSFSize-64]
+	_ = x[BSFBasicSize-16]
+	_ = x[BSFExtSize-16]
+	_ = x[BSFInlSize-16]
+	_ = x[BSFInlSize-16]
 }
 
 // CName returns "mlx5_bsf".
-func (*Mlx5Bsf) CName() string {
+func (*BSF) CName() string {
 	return "mlx5_bsf"
 }
 
 // Basic returns a view of basic, the mlx5_bsf_basic at byte 0.
-func (s *Mlx5Bsf) Basic() *Mlx5BsfBasic {
-	return (*Mlx5BsfBasic)(s[0:16])
+func (s *BSF) Basic() *BSFBasic {
+	return (*BSFBasic)(s[0:16])
 }
 
 // SetBasic sets basic.
-func (s *Mlx5Bsf) SetBasic(v *Mlx5BsfBasic) {
+func (s *BSF) SetBasic(v *BSFBasic) {
 	*s.Basic() = *v
 }
 
 // Ext returns a view of ext, the mlx5_bsf_ext at byte 16.
-func (s *Mlx5Bsf) Ext() *Mlx5BsfExt {
-	return (*Mlx5BsfExt)(s[16:32])
+func (s *BSF) Ext() *BSFExt {
+	return (*BSFExt)(s[16:32])
 }
 
 // SetExt sets ext.
-func (s *Mlx5Bsf) SetExt(v *Mlx5BsfExt) {
+func (s *BSF) SetExt(v *BSFExt) {
 	*s.Ext() = *v
 }
 
 // WInl returns a view of w_inl, the mlx5_bsf_inl at byte 32.
-func (s *Mlx5Bsf) WInl() *Mlx5BsfInl {
-	return (*Mlx5BsfInl)(s[32:48])
+func (s *BSF) WInl() *BSFInl {
+	return (*BSFInl)(s[32:48])
 }
 
 // SetWInl sets w_inl.
-func (s *Mlx5Bsf) SetWInl(v *Mlx5BsfInl) {
+func (s *BSF) SetWInl(v *BSFInl) {
 	*s.WInl() = *v
 }
 
 // MInl returns a view of m_inl, the mlx5_bsf_inl at byte 48.
-func (s *Mlx5Bsf) MInl() *Mlx5BsfInl {
-	return (*Mlx5BsfInl)(s[48:64])
+func (s *BSF) MInl() *BSFInl {
+	return (*BSFInl)(s[48:64])
 }
 
 // SetMInl sets m_inl.
-func (s *Mlx5Bsf) SetMInl(v *Mlx5BsfInl) {
+func (s *BSF) SetMInl(v *BSFInl) {
 	*s.MInl() = *v
 }
 
-// Mlx5CryptoBsf is the 64 bytes of struct mlx5_crypto_bsf (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// CryptoBSF is the 64 bytes of struct mlx5_crypto_bsf (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Crypto BSF.
-type Mlx5CryptoBsf [Mlx5CryptoBsfSize]byte
+type CryptoBSF [CryptoBSFSize]byte
 
-// Mlx5CryptoBsfSize is sizeof(struct mlx5_crypto_bsf).
-const Mlx5CryptoBsfSize = 64
+// CryptoBSFSize is sizeof(struct mlx5_crypto_bsf).
+const CryptoBSFSize = 64
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5CryptoBsfSize-64]
+	_ = x[CryptoBSFSize-64]
 }
 
 // CName returns "mlx5_crypto_bsf".
-func (*Mlx5CryptoBsf) CName() string {
+func (*CryptoBSF) CName() string {
 	return "mlx5_crypto_bsf"
 }
 
-// BsfSizeType returns bsf_size_type, the uint8 at byte 0.
-func (s *Mlx5CryptoBsf) BsfSizeType() uint8 {
+// BSFSizeType returns bsf_size_type, the uint8 at byte 0.
+func (s *CryptoBSF) BSFSizeType() uint8 {
 	return s[0]
 }
 
-// SetBsfSizeType sets bsf_size_type.
-func (s *Mlx5CryptoBsf) SetBsfSizeType(v uint8) {
+// SetBSFSizeType sets bsf_size_type.
+func (s *CryptoBSF) SetBSFSizeType(v uint8) {
 	s[0] = v
 }
 
 // Type returns type, bits 0..5 of bsf_size_type.
 // 1 = crypto
-func (s *Mlx5CryptoBsf) Type() uint8 {
-	return uint8(s.BsfSizeType() & 0x3f)
+func (s *CryptoBSF) Type() uint8 {
+	return uint8(s.BSFSizeType() & 0x3f)
 }
 
 // SetType sets bits 0..5 of bsf_size_type to v; bits of v above them are dropped.
-func (s *Mlx5CryptoBsf) SetType(v uint8) {
-	s.SetBsfSizeType(s.BsfSizeType()&^0x3f | uint8(v)&0x3f)
+func (s *CryptoBSF) SetType(v uint8) {
+	s.SetBSFSizeType(s.BSFSizeType()&^0x3f | uint8(v)&0x3f)
 }
 
 // Size returns size, bits 6..7 of bsf_size_type.
-func (s *Mlx5CryptoBsf) Size() uint8 {
-	return uint8((uint64(s.BsfSizeType()) >> 6) & 0x3)
+func (s *CryptoBSF) Size() uint8 {
+	return uint8((uint64(s.BSFSizeType()) >> 6) & 0x3)
 }
 
 // SetSize sets bits 6..7 of bsf_size_type to v; bits of v above them are dropped.
-func (s *Mlx5CryptoBsf) SetSize(v uint8) {
-	s.SetBsfSizeType(s.BsfSizeType()&^(0x3<<6) | (uint8(v)&0x3)<<6)
+func (s *CryptoBSF) SetSize(v uint8) {
+	s.SetBSFSizeType(s.BSFSizeType()&^(0x3<<6) | (uint8(v)&0x3)<<6)
 }
 
 // EncOrder returns enc_order, the uint8 at byte 1.
-func (s *Mlx5CryptoBsf) EncOrder() uint8 {
+func (s *CryptoBSF) EncOrder() uint8 {
 	return s[1]
 }
 
 // SetEncOrder sets enc_order.
-func (s *Mlx5CryptoBsf) SetEncOrder(v uint8) {
+func (s *CryptoBSF) SetEncOrder(v uint8) {
 	s[1] = v
 }
 
 // Rsvd0 returns rsvd0, the uint8 at byte 2.
-func (s *Mlx5CryptoBsf) Rsvd0() uint8 {
+func (s *CryptoBSF) Rsvd0() uint8 {
 	return s[2]
 }
 
 // SetRsvd0 sets rsvd0.
-func (s *Mlx5CryptoBsf) SetRsvd0(v uint8) {
+func (s *CryptoBSF) SetRsvd0(v uint8) {
 	s[2] = v
 }
 
 // EncStandard returns enc_standard, the uint8 at byte 3.
-func (s *Mlx5CryptoBsf) EncStandard() uint8 {
+func (s *CryptoBSF) EncStandard() uint8 {
 	return s[3]
 }
 
 // SetEncStandard sets enc_standard.
-func (s *Mlx5CryptoBsf) SetEncStandard(v uint8) {
+func (s *CryptoBSF) SetEncStandard(v uint8) {
 	s[3] = v
 }
 
 // RawDataSize returns raw_data_size, the big-endian uint32 at byte 4.
-func (s *Mlx5CryptoBsf) RawDataSize() uint32 {
+func (s *CryptoBSF) RawDataSize() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetRawDataSize sets raw_data_size.
-func (s *Mlx5CryptoBsf) SetRawDataSize(v uint32) {
+func (s *CryptoBSF) SetRawDataSize(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // RawDataSizeBE returns raw_data_size as stored, in the device's byte order.
-func (s *Mlx5CryptoBsf) RawDataSizeBE() BE32 {
+func (s *CryptoBSF) RawDataSizeBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetRawDataSizeBE stores v, already in the device's byte order, into raw_data_size.
-func (s *Mlx5CryptoBsf) SetRawDataSizeBE(v BE32) {
+func (s *CryptoBSF) SetRawDataSizeBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // BsPointer returns bs_pointer, the uint8 at byte 8.
 // data unit block-size selector
-func (s *Mlx5CryptoBsf) BsPointer() uint8 {
+func (s *CryptoBSF) BsPointer() uint8 {
 	return s[8]
 }
 
 // SetBsPointer sets bs_pointer.
-func (s *Mlx5CryptoBsf) SetBsPointer(v uint8) {
+func (s *CryptoBSF) SetBsPointer(v uint8) {
 	s[8] = v
 }
 
 // Rsvd1 returns a pointer to rsvd1, the 7 bytes at byte 9.
-func (s *Mlx5CryptoBsf) Rsvd1() *[7]byte {
+func (s *CryptoBSF) Rsvd1() *[7]byte {
 	return (*[7]byte)(s[9:16])
 }
 
 // SetRsvd1 sets rsvd1.
-func (s *Mlx5CryptoBsf) SetRsvd1(v [7]byte) {
+func (s *CryptoBSF) SetRsvd1(v [7]byte) {
 	copy(s[9:16], v[:])
 }
 
-// XtsInitTweak returns a pointer to xts_init_tweak, the 16 bytes at byte 16.
-func (s *Mlx5CryptoBsf) XtsInitTweak() *[16]byte {
+// XTSInitTweak returns a pointer to xts_init_tweak, the 16 bytes at byte 16.
+func (s *CryptoBSF) XTSInitTweak() *[16]byte {
 	return (*[16]byte)(s[16:32])
 }
 
-// SetXtsInitTweak sets xts_init_tweak.
-func (s *Mlx5CryptoBsf) SetXtsInitTweak(v [16]byte) {
+// SetXTSInitTweak sets xts_init_tweak.
+func (s *CryptoBSF) SetXTSInitTweak(v [16]byte) {
 	copy(s[16:32], v[:])
 }
 
-// RsvdDekPtr returns rsvd_dek_ptr, the big-endian uint32 at byte 32.
-func (s *Mlx5CryptoBsf) RsvdDekPtr() uint32 {
+// RsvdDEKPtr returns rsvd_dek_ptr, the big-endian uint32 at byte 32.
+func (s *CryptoBSF) RsvdDEKPtr() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36])).Value()
 }
 
-// SetRsvdDekPtr sets rsvd_dek_ptr.
-func (s *Mlx5CryptoBsf) SetRsvdDekPtr(v uint32) {
+// SetRsvdDEKPtr sets rsvd_dek_ptr.
+func (s *CryptoBSF) SetRsvdDEKPtr(v uint32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(ToBE32(v)))
 }
 
-// RsvdDekPtrBE returns rsvd_dek_ptr as stored, in the device's byte order.
-func (s *Mlx5CryptoBsf) RsvdDekPtrBE() BE32 {
+// RsvdDEKPtrBE returns rsvd_dek_ptr as stored, in the device's byte order.
+func (s *CryptoBSF) RsvdDEKPtrBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[32:36]))
 }
 
-// SetRsvdDekPtrBE stores v, already in the device's byte order, into rsvd_dek_ptr.
-func (s *Mlx5CryptoBsf) SetRsvdDekPtrBE(v BE32) {
+// SetRsvdDEKPtrBE stores v, already in the device's byte order, into rsvd_dek_ptr.
+func (s *CryptoBSF) SetRsvdDEKPtrBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[32:36], uint32(v))
 }
 
-// Dek returns dek, bits 0..23 of rsvd_dek_ptr.
+// DEK returns dek, bits 0..23 of rsvd_dek_ptr.
 // DEK object id
-func (s *Mlx5CryptoBsf) Dek() uint32 {
-	return uint32(s.RsvdDekPtr() & 0xffffff)
+func (s *CryptoBSF) DEK() uint32 {
+	return uint32(s.RsvdDEKPtr() & 0xffffff)
 }
 
-// SetDek sets bits 0..23 of rsvd_dek_ptr to v; bits of v above them are dropped.
-func (s *Mlx5CryptoBsf) SetDek(v uint32) {
-	s.SetRsvdDekPtr(s.RsvdDekPtr()&^0xffffff | uint32(v)&0xffffff)
+// SetDEK sets bits 0..23 of rsvd_dek_ptr to v; bits of v above them are dropped.
+func (s *CryptoBSF) SetDEK(v uint32) {
+	s.SetRsvdDEKPtr(s.RsvdDEKPtr()&^0xffffff | uint32(v)&0xffffff)
 }
 
 // Rsvd2 returns a pointer to rsvd2, the 4 bytes at byte 36.
-func (s *Mlx5CryptoBsf) Rsvd2() *[4]byte {
+func (s *CryptoBSF) Rsvd2() *[4]byte {
 	return (*[4]byte)(s[36:40])
 }
 
 // SetRsvd2 sets rsvd2.
-func (s *Mlx5CryptoBsf) SetRsvd2(v [4]byte) {
+func (s *CryptoBSF) SetRsvd2(v [4]byte) {
 	copy(s[36:40], v[:])
 }
 
 // Keytag returns a pointer to keytag, the 8 bytes at byte 40.
-func (s *Mlx5CryptoBsf) Keytag() *[8]byte {
+func (s *CryptoBSF) Keytag() *[8]byte {
 	return (*[8]byte)(s[40:48])
 }
 
 // SetKeytag sets keytag.
-func (s *Mlx5CryptoBsf) SetKeytag(v [8]byte) {
+func (s *CryptoBSF) SetKeytag(v [8]byte) {
 	copy(s[40:48], v[:])
 }
 
 // Rsvd3 returns a pointer to rsvd3, the 16 bytes at byte 48.
-func (s *Mlx5CryptoBsf) Rsvd3() *[16]byte {
+func (s *CryptoBSF) Rsvd3() *[16]byte {
 	return (*[16]byte)(s[48:64])
 }
 
 // SetRsvd3 sets rsvd3.
-func (s *Mlx5CryptoBsf) SetRsvd3(v [16]byte) {
+func (s *CryptoBSF) SetRsvd3(v [16]byte) {
 	copy(s[48:64], v[:])
 }
 
-// Mlx5WqeSetPsvSeg is the 16 bytes of struct mlx5_wqe_set_psv_seg (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// WQESetPSVSeg is the 16 bytes of struct mlx5_wqe_set_psv_seg (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // SET_PSV segment.
-type Mlx5WqeSetPsvSeg [Mlx5WqeSetPsvSegSize]byte
+type WQESetPSVSeg [WQESetPSVSegSize]byte
 
-// Mlx5WqeSetPsvSegSize is sizeof(struct mlx5_wqe_set_psv_seg).
-const Mlx5WqeSetPsvSegSize = 16
+// WQESetPSVSegSize is sizeof(struct mlx5_wqe_set_psv_seg).
+const WQESetPSVSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5WqeSetPsvSegSize-16]
+	_ = x[WQESetPSVSegSize-16]
 }
 
 // CName returns "mlx5_wqe_set_psv_seg".
-func (*Mlx5WqeSetPsvSeg) CName() string {
+func (*WQESetPSVSeg) CName() string {
 	return "mlx5_wqe_set_psv_seg"
 }
 
-// PsvIndex returns psv_index, the big-endian uint32 at byte 0.
-func (s *Mlx5WqeSetPsvSeg) PsvIndex() uint32 {
+// PSVIndex returns psv_index, the big-endian uint32 at byte 0.
+func (s *WQESetPSVSeg) PSVIndex() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
-// SetPsvIndex sets psv_index.
-func (s *Mlx5WqeSetPsvSeg) SetPsvIndex(v uint32) {
+// SetPSVIndex sets psv_index.
+func (s *WQESetPSVSeg) SetPSVIndex(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
-// PsvIndexBE returns psv_index as stored, in the device's byte order.
-func (s *Mlx5WqeSetPsvSeg) PsvIndexBE() BE32 {
+// PSVIndexBE returns psv_index as stored, in the device's byte order.
+func (s *WQESetPSVSeg) PSVIndexBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
-// SetPsvIndexBE stores v, already in the device's byte order, into psv_index.
-func (s *Mlx5WqeSetPsvSeg) SetPsvIndexBE(v BE32) {
+// SetPSVIndexBE stores v, already in the device's byte order, into psv_index.
+func (s *WQESetPSVSeg) SetPSVIndexBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // Syndrome returns syndrome, the big-endian uint16 at byte 4.
-func (s *Mlx5WqeSetPsvSeg) Syndrome() uint16 {
+func (s *WQESetPSVSeg) Syndrome() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6])).Value()
 }
 
 // SetSyndrome sets syndrome.
-func (s *Mlx5WqeSetPsvSeg) SetSyndrome(v uint16) {
+func (s *WQESetPSVSeg) SetSyndrome(v uint16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(ToBE16(v)))
 }
 
 // SyndromeBE returns syndrome as stored, in the device's byte order.
-func (s *Mlx5WqeSetPsvSeg) SyndromeBE() BE16 {
+func (s *WQESetPSVSeg) SyndromeBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[4:6]))
 }
 
 // SetSyndromeBE stores v, already in the device's byte order, into syndrome.
-func (s *Mlx5WqeSetPsvSeg) SetSyndromeBE(v BE16) {
+func (s *WQESetPSVSeg) SetSyndromeBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[4:6], uint16(v))
 }
 
 // Reserved returns reserved, the big-endian uint16 at byte 6.
-func (s *Mlx5WqeSetPsvSeg) Reserved() uint16 {
+func (s *WQESetPSVSeg) Reserved() uint16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8])).Value()
 }
 
 // SetReserved sets reserved.
-func (s *Mlx5WqeSetPsvSeg) SetReserved(v uint16) {
+func (s *WQESetPSVSeg) SetReserved(v uint16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(ToBE16(v)))
 }
 
 // ReservedBE returns reserved as stored, in the device's byte order.
-func (s *Mlx5WqeSetPsvSeg) ReservedBE() BE16 {
+func (s *WQESetPSVSeg) ReservedBE() BE16 {
 	return BE16(binary.NativeEndian.Uint16(s[6:8]))
 }
 
 // SetReservedBE stores v, already in the device's byte order, into reserved.
-func (s *Mlx5WqeSetPsvSeg) SetReservedBE(v BE16) {
+func (s *WQESetPSVSeg) SetReservedBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[6:8], uint16(v))
 }
 
 // TransientSignature returns transient_signature, the big-endian uint64 at byte 8.
-func (s *Mlx5WqeSetPsvSeg) TransientSignature() uint64 {
+func (s *WQESetPSVSeg) TransientSignature() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetTransientSignature sets transient_signature.
-func (s *Mlx5WqeSetPsvSeg) SetTransientSignature(v uint64) {
+func (s *WQESetPSVSeg) SetTransientSignature(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // TransientSignatureBE returns transient_signature as stored, in the device's byte order.
-func (s *Mlx5WqeSetPsvSeg) TransientSignatureBE() BE64 {
+func (s *WQESetPSVSeg) TransientSignatureBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetTransientSignatureBE stores v, already in the device's byte order, into transient_signature.
-func (s *Mlx5WqeSetPsvSeg) SetTransientSignatureBE(v BE64) {
+func (s *WQESetPSVSeg) SetTransientSignatureBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// Mlx5MmoMetadataSeg is the 16 bytes of struct mlx5_mmo_metadata_seg (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
+// MMOMetadataSeg is the 16 bytes of struct mlx5_mmo_metadata_seg (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Metadata segment of a DMA MMO (memcpy) WQE.
-type Mlx5MmoMetadataSeg [Mlx5MmoMetadataSegSize]byte
+type MMOMetadataSeg [MMOMetadataSegSize]byte
 
-// Mlx5MmoMetadataSegSize is sizeof(struct mlx5_mmo_metadata_seg).
-const Mlx5MmoMetadataSegSize = 16
+// MMOMetadataSegSize is sizeof(struct mlx5_mmo_metadata_seg).
+const MMOMetadataSegSize = 16
 
 func _() {
 	var x [1]struct{}
-	_ = x[Mlx5MmoMetadataSegSize-16]
+	_ = x[MMOMetadataSegSize-16]
 }
 
 // CName returns "mlx5_mmo_metadata_seg".
-func (*Mlx5MmoMetadataSeg) CName() string {
+func (*MMOMetadataSeg) CName() string {
 	return "mlx5_mmo_metadata_seg"
 }
 
-// MmoControl310 returns mmo_control_31_0, the big-endian uint32 at byte 0.
-func (s *Mlx5MmoMetadataSeg) MmoControl310() uint32 {
+// MMOControl310 returns mmo_control_31_0, the big-endian uint32 at byte 0.
+func (s *MMOMetadataSeg) MMOControl310() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4])).Value()
 }
 
-// SetMmoControl310 sets mmo_control_31_0.
-func (s *Mlx5MmoMetadataSeg) SetMmoControl310(v uint32) {
+// SetMMOControl310 sets mmo_control_31_0.
+func (s *MMOMetadataSeg) SetMMOControl310(v uint32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(ToBE32(v)))
 }
 
-// MmoControl310BE returns mmo_control_31_0 as stored, in the device's byte order.
-func (s *Mlx5MmoMetadataSeg) MmoControl310BE() BE32 {
+// MMOControl310BE returns mmo_control_31_0 as stored, in the device's byte order.
+func (s *MMOMetadataSeg) MMOControl310BE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[0:4]))
 }
 
-// SetMmoControl310BE stores v, already in the device's byte order, into mmo_control_31_0.
-func (s *Mlx5MmoMetadataSeg) SetMmoControl310BE(v BE32) {
+// SetMMOControl310BE stores v, already in the device's byte order, into mmo_control_31_0.
+func (s *MMOMetadataSeg) SetMMOControl310BE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
 // LocalKey returns local_key, the big-endian uint32 at byte 4.
-func (s *Mlx5MmoMetadataSeg) LocalKey() uint32 {
+func (s *MMOMetadataSeg) LocalKey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
 // SetLocalKey sets local_key.
-func (s *Mlx5MmoMetadataSeg) SetLocalKey(v uint32) {
+func (s *MMOMetadataSeg) SetLocalKey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
 // LocalKeyBE returns local_key as stored, in the device's byte order.
-func (s *Mlx5MmoMetadataSeg) LocalKeyBE() BE32 {
+func (s *MMOMetadataSeg) LocalKeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
 // SetLocalKeyBE stores v, already in the device's byte order, into local_key.
-func (s *Mlx5MmoMetadataSeg) SetLocalKeyBE(v BE32) {
+func (s *MMOMetadataSeg) SetLocalKeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
 // LocalAddress returns local_address, the big-endian uint64 at byte 8.
-func (s *Mlx5MmoMetadataSeg) LocalAddress() uint64 {
+func (s *MMOMetadataSeg) LocalAddress() uint64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16])).Value()
 }
 
 // SetLocalAddress sets local_address.
-func (s *Mlx5MmoMetadataSeg) SetLocalAddress(v uint64) {
+func (s *MMOMetadataSeg) SetLocalAddress(v uint64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(v)))
 }
 
 // LocalAddressBE returns local_address as stored, in the device's byte order.
-func (s *Mlx5MmoMetadataSeg) LocalAddressBE() BE64 {
+func (s *MMOMetadataSeg) LocalAddressBE() BE64 {
 	return BE64(binary.NativeEndian.Uint64(s[8:16]))
 }
 
 // SetLocalAddressBE stores v, already in the device's byte order, into local_address.
-func (s *Mlx5MmoMetadataSeg) SetLocalAddressBE(v BE64) {
+func (s *MMOMetadataSeg) SetLocalAddressBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }

@@ -16,7 +16,7 @@ type WQESegment struct {
 	Offset int          // byte offset in the WQE
 	Name   string       // C name of the segment, or "inline data", "padding", "unparsed"
 	Raw    []byte       // the segment's bytes, aliasing the WQE
-	View   fmt.Stringer // typed view: *Mlx5WqeCtrlSeg, ..., InlineData or RawBytes
+	View   fmt.Stringer // typed view: *WQECtrlSeg, ..., InlineData or RawBytes
 }
 
 // SplitOptions says what a WQE's bytes alone do not tell.
@@ -28,13 +28,13 @@ type SplitOptions struct {
 type InlineData []byte
 
 // Header returns the inline segment's header.
-func (d InlineData) Header() *Mlx5WqeInlDataSeg {
-	return (*Mlx5WqeInlDataSeg)(d[:Mlx5WqeInlDataSegSize])
+func (d InlineData) Header() *WQEInlDataSeg {
+	return (*WQEInlDataSeg)(d[:WQEInlDataSegSize])
 }
 
 // Payload returns the inline data.
 func (d InlineData) Payload() []byte {
-	return d[Mlx5WqeInlDataSegSize:]
+	return d[WQEInlDataSegSize:]
 }
 
 // String prints the header and the payload in hex.
@@ -57,140 +57,140 @@ func (r RawBytes) String() string {
 func SegmentView(cname string, b []byte) (fmt.Stringer, bool) {
 	switch cname {
 	case "mlx5_err_cqe":
-		if len(b) < Mlx5ErrCqeSize {
+		if len(b) < ErrCQESize {
 			return nil, false
 		}
-		return (*Mlx5ErrCqe)(b[:Mlx5ErrCqeSize]), true
+		return (*ErrCQE)(b[:ErrCQESize]), true
 	case "mlx5_tm_cqe":
-		if len(b) < Mlx5TmCqeSize {
+		if len(b) < TMCQESize {
 			return nil, false
 		}
-		return (*Mlx5TmCqe)(b[:Mlx5TmCqeSize]), true
+		return (*TMCQE)(b[:TMCQESize]), true
 	case "mlx5_cqe64":
-		if len(b) < Mlx5Cqe64Size {
+		if len(b) < CQE64Size {
 			return nil, false
 		}
-		return (*Mlx5Cqe64)(b[:Mlx5Cqe64Size]), true
+		return (*CQE64)(b[:CQE64Size]), true
 	case "mlx5_wqe_srq_next_seg":
-		if len(b) < Mlx5WqeSrqNextSegSize {
+		if len(b) < WQESRQNextSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeSrqNextSeg)(b[:Mlx5WqeSrqNextSegSize]), true
+		return (*WQESRQNextSeg)(b[:WQESRQNextSegSize]), true
 	case "mlx5_wqe_data_seg":
-		if len(b) < Mlx5WqeDataSegSize {
+		if len(b) < WQEDataSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeDataSeg)(b[:Mlx5WqeDataSegSize]), true
+		return (*WQEDataSeg)(b[:WQEDataSegSize]), true
 	case "mlx5_wqe_ctrl_seg":
-		if len(b) < Mlx5WqeCtrlSegSize {
+		if len(b) < WQECtrlSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeCtrlSeg)(b[:Mlx5WqeCtrlSegSize]), true
+		return (*WQECtrlSeg)(b[:WQECtrlSegSize]), true
 	case "mlx5_mprq_wqe":
-		if len(b) < Mlx5MprqWqeSize {
+		if len(b) < MPRQWQESize {
 			return nil, false
 		}
-		return (*Mlx5MprqWqe)(b[:Mlx5MprqWqeSize]), true
+		return (*MPRQWQE)(b[:MPRQWQESize]), true
 	case "mlx5_wqe_av":
-		if len(b) < Mlx5WqeAvSize {
+		if len(b) < WQEAVSize {
 			return nil, false
 		}
-		return (*Mlx5WqeAv)(b[:Mlx5WqeAvSize]), true
+		return (*WQEAV)(b[:WQEAVSize]), true
 	case "mlx5_wqe_datagram_seg":
-		if len(b) < Mlx5WqeDatagramSegSize {
+		if len(b) < WQEDatagramSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeDatagramSeg)(b[:Mlx5WqeDatagramSegSize]), true
+		return (*WQEDatagramSeg)(b[:WQEDatagramSegSize]), true
 	case "mlx5_wqe_raddr_seg":
-		if len(b) < Mlx5WqeRaddrSegSize {
+		if len(b) < WQERaddrSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeRaddrSeg)(b[:Mlx5WqeRaddrSegSize]), true
+		return (*WQERaddrSeg)(b[:WQERaddrSegSize]), true
 	case "mlx5_wqe_atomic_seg":
-		if len(b) < Mlx5WqeAtomicSegSize {
+		if len(b) < WQEAtomicSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeAtomicSeg)(b[:Mlx5WqeAtomicSegSize]), true
+		return (*WQEAtomicSeg)(b[:WQEAtomicSegSize]), true
 	case "mlx5_wqe_inl_data_seg":
-		if len(b) < Mlx5WqeInlDataSegSize {
+		if len(b) < WQEInlDataSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeInlDataSeg)(b[:Mlx5WqeInlDataSegSize]), true
+		return (*WQEInlDataSeg)(b[:WQEInlDataSegSize]), true
 	case "mlx5_wqe_eth_seg":
-		if len(b) < Mlx5WqeEthSegSize {
+		if len(b) < WQEEthSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeEthSeg)(b[:Mlx5WqeEthSegSize]), true
+		return (*WQEEthSeg)(b[:WQEEthSegSize]), true
 	case "mlx5_wqe_tm_seg":
-		if len(b) < Mlx5WqeTmSegSize {
+		if len(b) < WQETMSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeTmSeg)(b[:Mlx5WqeTmSegSize]), true
+		return (*WQETMSeg)(b[:WQETMSegSize]), true
 	case "mlx5_wqe_umr_ctrl_seg":
-		if len(b) < Mlx5WqeUmrCtrlSegSize {
+		if len(b) < WQEUMRCtrlSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeUmrCtrlSeg)(b[:Mlx5WqeUmrCtrlSegSize]), true
+		return (*WQEUMRCtrlSeg)(b[:WQEUMRCtrlSegSize]), true
 	case "mlx5_wqe_umr_klm_seg":
-		if len(b) < Mlx5WqeUmrKlmSegSize {
+		if len(b) < WQEUMRKLMSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeUmrKlmSeg)(b[:Mlx5WqeUmrKlmSegSize]), true
+		return (*WQEUMRKLMSeg)(b[:WQEUMRKLMSegSize]), true
 	case "mlx5_wqe_umr_inline_seg":
-		if len(b) < Mlx5WqeUmrInlineSegSize {
+		if len(b) < WQEUMRInlineSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeUmrInlineSeg)(b[:Mlx5WqeUmrInlineSegSize]), true
+		return (*WQEUMRInlineSeg)(b[:WQEUMRInlineSegSize]), true
 	case "mlx5_wqe_umr_repeat_ent_seg":
-		if len(b) < Mlx5WqeUmrRepeatEntSegSize {
+		if len(b) < WQEUMRRepeatEntSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeUmrRepeatEntSeg)(b[:Mlx5WqeUmrRepeatEntSegSize]), true
+		return (*WQEUMRRepeatEntSeg)(b[:WQEUMRRepeatEntSegSize]), true
 	case "mlx5_wqe_umr_repeat_block_seg":
-		if len(b) < Mlx5WqeUmrRepeatBlockSegSize {
+		if len(b) < WQEUMRRepeatBlockSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeUmrRepeatBlockSeg)(b[:Mlx5WqeUmrRepeatBlockSegSize]), true
+		return (*WQEUMRRepeatBlockSeg)(b[:WQEUMRRepeatBlockSegSize]), true
 	case "mlx5_wqe_mkey_context_seg":
-		if len(b) < Mlx5WqeMkeyContextSegSize {
+		if len(b) < WQEMkeyContextSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeMkeyContextSeg)(b[:Mlx5WqeMkeyContextSegSize]), true
+		return (*WQEMkeyContextSeg)(b[:WQEMkeyContextSegSize]), true
 	case "mlx5_bsf_basic":
-		if len(b) < Mlx5BsfBasicSize {
+		if len(b) < BSFBasicSize {
 			return nil, false
 		}
-		return (*Mlx5BsfBasic)(b[:Mlx5BsfBasicSize]), true
+		return (*BSFBasic)(b[:BSFBasicSize]), true
 	case "mlx5_bsf_ext":
-		if len(b) < Mlx5BsfExtSize {
+		if len(b) < BSFExtSize {
 			return nil, false
 		}
-		return (*Mlx5BsfExt)(b[:Mlx5BsfExtSize]), true
+		return (*BSFExt)(b[:BSFExtSize]), true
 	case "mlx5_bsf_inl":
-		if len(b) < Mlx5BsfInlSize {
+		if len(b) < BSFInlSize {
 			return nil, false
 		}
-		return (*Mlx5BsfInl)(b[:Mlx5BsfInlSize]), true
+		return (*BSFInl)(b[:BSFInlSize]), true
 	case "mlx5_bsf":
-		if len(b) < Mlx5BsfSize {
+		if len(b) < BSFSize {
 			return nil, false
 		}
-		return (*Mlx5Bsf)(b[:Mlx5BsfSize]), true
+		return (*BSF)(b[:BSFSize]), true
 	case "mlx5_crypto_bsf":
-		if len(b) < Mlx5CryptoBsfSize {
+		if len(b) < CryptoBSFSize {
 			return nil, false
 		}
-		return (*Mlx5CryptoBsf)(b[:Mlx5CryptoBsfSize]), true
+		return (*CryptoBSF)(b[:CryptoBSFSize]), true
 	case "mlx5_wqe_set_psv_seg":
-		if len(b) < Mlx5WqeSetPsvSegSize {
+		if len(b) < WQESetPSVSegSize {
 			return nil, false
 		}
-		return (*Mlx5WqeSetPsvSeg)(b[:Mlx5WqeSetPsvSegSize]), true
+		return (*WQESetPSVSeg)(b[:WQESetPSVSegSize]), true
 	case "mlx5_mmo_metadata_seg":
-		if len(b) < Mlx5MmoMetadataSegSize {
+		if len(b) < MMOMetadataSegSize {
 			return nil, false
 		}
-		return (*Mlx5MmoMetadataSeg)(b[:Mlx5MmoMetadataSegSize]), true
+		return (*MMOMetadataSeg)(b[:MMOMetadataSegSize]), true
 	}
 	return nil, false
 }
@@ -199,68 +199,68 @@ func SegmentView(cname string, b []byte) (fmt.Stringer, bool) {
 func segmentSize(cname string) int {
 	switch cname {
 	case "mlx5_err_cqe":
-		return Mlx5ErrCqeSize
+		return ErrCQESize
 	case "mlx5_tm_cqe":
-		return Mlx5TmCqeSize
+		return TMCQESize
 	case "mlx5_cqe64":
-		return Mlx5Cqe64Size
+		return CQE64Size
 	case "mlx5_wqe_srq_next_seg":
-		return Mlx5WqeSrqNextSegSize
+		return WQESRQNextSegSize
 	case "mlx5_wqe_data_seg":
-		return Mlx5WqeDataSegSize
+		return WQEDataSegSize
 	case "mlx5_wqe_ctrl_seg":
-		return Mlx5WqeCtrlSegSize
+		return WQECtrlSegSize
 	case "mlx5_mprq_wqe":
-		return Mlx5MprqWqeSize
+		return MPRQWQESize
 	case "mlx5_wqe_av":
-		return Mlx5WqeAvSize
+		return WQEAVSize
 	case "mlx5_wqe_datagram_seg":
-		return Mlx5WqeDatagramSegSize
+		return WQEDatagramSegSize
 	case "mlx5_wqe_raddr_seg":
-		return Mlx5WqeRaddrSegSize
+		return WQERaddrSegSize
 	case "mlx5_wqe_atomic_seg":
-		return Mlx5WqeAtomicSegSize
+		return WQEAtomicSegSize
 	case "mlx5_wqe_inl_data_seg":
-		return Mlx5WqeInlDataSegSize
+		return WQEInlDataSegSize
 	case "mlx5_wqe_eth_seg":
-		return Mlx5WqeEthSegSize
+		return WQEEthSegSize
 	case "mlx5_wqe_tm_seg":
-		return Mlx5WqeTmSegSize
+		return WQETMSegSize
 	case "mlx5_wqe_umr_ctrl_seg":
-		return Mlx5WqeUmrCtrlSegSize
+		return WQEUMRCtrlSegSize
 	case "mlx5_wqe_umr_klm_seg":
-		return Mlx5WqeUmrKlmSegSize
+		return WQEUMRKLMSegSize
 	case "mlx5_wqe_umr_inline_seg":
-		return Mlx5WqeUmrInlineSegSize
+		return WQEUMRInlineSegSize
 	case "mlx5_wqe_umr_repeat_ent_seg":
-		return Mlx5WqeUmrRepeatEntSegSize
+		return WQEUMRRepeatEntSegSize
 	case "mlx5_wqe_umr_repeat_block_seg":
-		return Mlx5WqeUmrRepeatBlockSegSize
+		return WQEUMRRepeatBlockSegSize
 	case "mlx5_wqe_mkey_context_seg":
-		return Mlx5WqeMkeyContextSegSize
+		return WQEMkeyContextSegSize
 	case "mlx5_bsf_basic":
-		return Mlx5BsfBasicSize
+		return BSFBasicSize
 	case "mlx5_bsf_ext":
-		return Mlx5BsfExtSize
+		return BSFExtSize
 	case "mlx5_bsf_inl":
-		return Mlx5BsfInlSize
+		return BSFInlSize
 	case "mlx5_bsf":
-		return Mlx5BsfSize
+		return BSFSize
 	case "mlx5_crypto_bsf":
-		return Mlx5CryptoBsfSize
+		return CryptoBSFSize
 	case "mlx5_wqe_set_psv_seg":
-		return Mlx5WqeSetPsvSegSize
+		return WQESetPSVSegSize
 	case "mlx5_mmo_metadata_seg":
-		return Mlx5MmoMetadataSegSize
+		return MMOMetadataSegSize
 	}
 	return 0
 }
 
 // SegmentField is a field of a segment: its C member path, offset and size.
 type SegmentField struct {
-	Name   string
-	Offset int
-	Size   int
+	Name   string // C member path
+	Offset int    // byte offset in its segment
+	Size   int    // size in bytes
 }
 
 var segmentFields = map[string][]SegmentField{
@@ -351,9 +351,9 @@ func (s *splitter) data() error {
 			}
 			continue
 		}
-		n := Mlx5WqeInlDataSegSize + int(bc&^MLX5_INLINE_SEG)
+		n := WQEInlDataSegSize + int(bc&^MLX5_INLINE_SEG)
 		if s.off+n > len(s.wqe) {
-			return fmt.Errorf("mlx5dv: split: inline data of %d bytes at byte %d runs past the %d bytes ds gives", n-Mlx5WqeInlDataSegSize, s.off, len(s.wqe))
+			return fmt.Errorf("mlx5dv: split: inline data of %d bytes at byte %d runs past the %d bytes ds gives", n-WQEInlDataSegSize, s.off, len(s.wqe))
 		}
 		s.add("inline data", n, InlineData(s.wqe[s.off:s.off+n]))
 		pad := (s.off + 15) &^ 15
@@ -364,29 +364,29 @@ func (s *splitter) data() error {
 
 // umr adds the body of a UMR WQE after its control segment u: the mkey
 // context, the translation (KLMs, or a repeat block and its entries) and the BSFs.
-func (s *splitter) umr(u *Mlx5WqeUmrCtrlSeg) error {
+func (s *splitter) umr(u *WQEUMRCtrlSeg) error {
 	if s.off == len(s.wqe) {
 		return nil
 	}
 	if err := s.fixed("mlx5_wqe_mkey_context_seg"); err != nil {
 		return err
 	}
-	end := s.off + 16*int(u.KlmOctowords())
+	end := s.off + 16*int(u.KLMOctowords())
 	if end > len(s.wqe) {
-		return fmt.Errorf("mlx5dv: split: %d KLM octowords at byte %d run past the %d bytes ds gives", u.KlmOctowords(), s.off, len(s.wqe))
+		return fmt.Errorf("mlx5dv: split: %d KLM octowords at byte %d run past the %d bytes ds gives", u.KLMOctowords(), s.off, len(s.wqe))
 	}
 	if end-s.off >= 16 && binary.BigEndian.Uint32(s.wqe[s.off+4:]) == 1024 {
 		if err := s.fixed("mlx5_wqe_umr_repeat_block_seg"); err != nil {
 			return err
 		}
-		rb := s.segs[len(s.segs)-1].View.(*Mlx5WqeUmrRepeatBlockSeg)
+		rb := s.segs[len(s.segs)-1].View.(*WQEUMRRepeatBlockSeg)
 		for i := 0; i < int(rb.NumEnt()) && s.off < end; i++ {
 			if err := s.fixed("mlx5_wqe_umr_repeat_ent_seg"); err != nil {
 				return err
 			}
 		}
 	} else {
-		for s.off+Mlx5WqeUmrKlmSegSize <= end {
+		for s.off+WQEUMRKLMSegSize <= end {
 			if err := s.fixed("mlx5_wqe_umr_klm_seg"); err != nil {
 				return err
 			}
@@ -396,9 +396,9 @@ func (s *splitter) umr(u *Mlx5WqeUmrCtrlSeg) error {
 	if u.Flags()&MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET != 0 {
 		return nil // the union holds translation_offset, not bsf_octowords
 	}
-	bsf := 16 * int(u.BsfOctowords())
+	bsf := 16 * int(u.BSFOctowords())
 	if bsf%64 != 0 {
-		return fmt.Errorf("mlx5dv: split: %d BSF octowords is not a whole number of 64-byte BSFs", u.BsfOctowords())
+		return fmt.Errorf("mlx5dv: split: %d BSF octowords is not a whole number of 64-byte BSFs", u.BSFOctowords())
 	}
 	for i := 0; i < bsf; i += 64 {
 		name := "mlx5_bsf"
@@ -418,16 +418,16 @@ func (s *splitter) umr(u *Mlx5WqeUmrCtrlSeg) error {
 // ds or contents do not fit is an error, with the segments found so far.
 // The segments alias wqe.
 func Split(wqe []byte, opt SplitOptions) ([]WQESegment, error) {
-	if len(wqe) < Mlx5WqeCtrlSegSize {
+	if len(wqe) < WQECtrlSegSize {
 		return nil, fmt.Errorf("mlx5dv: split: %d bytes is shorter than a control segment", len(wqe))
 	}
-	ctrl := (*Mlx5WqeCtrlSeg)(wqe[:Mlx5WqeCtrlSegSize])
-	end := 16 * int(ctrl.Ds())
-	if end < Mlx5WqeCtrlSegSize || end > len(wqe) {
-		return nil, fmt.Errorf("mlx5dv: split: ds %d (%d bytes) does not fit the %d-byte WQE", ctrl.Ds(), end, len(wqe))
+	ctrl := (*WQECtrlSeg)(wqe[:WQECtrlSegSize])
+	end := 16 * int(ctrl.DS())
+	if end < WQECtrlSegSize || end > len(wqe) {
+		return nil, fmt.Errorf("mlx5dv: split: ds %d (%d bytes) does not fit the %d-byte WQE", ctrl.DS(), end, len(wqe))
 	}
 	s := &splitter{wqe: wqe[:end]}
-	s.add("mlx5_wqe_ctrl_seg", Mlx5WqeCtrlSegSize, ctrl)
+	s.add("mlx5_wqe_ctrl_seg", WQECtrlSegSize, ctrl)
 	if opt.DCI {
 		if err := s.fixed("mlx5_wqe_av"); err != nil {
 			return s.segs, err
@@ -463,7 +463,7 @@ func Split(wqe []byte, opt SplitOptions) ([]WQESegment, error) {
 		if err := s.fixed("mlx5_wqe_umr_ctrl_seg"); err != nil {
 			return s.segs, err
 		}
-		if err := s.umr(s.segs[len(s.segs)-1].View.(*Mlx5WqeUmrCtrlSeg)); err != nil {
+		if err := s.umr(s.segs[len(s.segs)-1].View.(*WQEUMRCtrlSeg)); err != nil {
 			return s.segs, err
 		}
 	case MLX5_OPCODE_SET_PSV:

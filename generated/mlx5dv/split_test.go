@@ -32,7 +32,7 @@ type vectorWQE struct {
 	Hex     string `json:"hex"`
 	DsBytes int    `json:"ds_bytes"`
 	Ctrl    struct {
-		Opmod, WqeIndex, Opcode, Qpn, Ds, Signature, FmCeSe, Fence, Ce, Se int
+		Opmod, WQEIndex, Opcode, QPN, DS, Signature, FmCeSe, Fence, Ce, Se int
 		DciStreamChannelID                                                 int    `json:"dci_stream_channel_id"`
 		Imm                                                                uint32 `json:"imm"`
 	} `json:"ctrl"`
@@ -57,8 +57,8 @@ func (w *vectorWQE) UnmarshalJSON(b []byte) error {
 		x, _ := n.Int64()
 		return int(x)
 	}
-	w.Ctrl.Opmod, w.Ctrl.WqeIndex, w.Ctrl.Opcode = get("opmod"), get("wqe_index"), get("opcode")
-	w.Ctrl.Qpn, w.Ctrl.Ds, w.Ctrl.Signature, w.Ctrl.FmCeSe = get("qpn"), get("ds"), get("signature"), get("fm_ce_se")
+	w.Ctrl.Opmod, w.Ctrl.WQEIndex, w.Ctrl.Opcode = get("opmod"), get("wqe_index"), get("opcode")
+	w.Ctrl.QPN, w.Ctrl.DS, w.Ctrl.Signature, w.Ctrl.FmCeSe = get("qpn"), get("ds"), get("signature"), get("fm_ce_se")
 	w.Ctrl.Fence, w.Ctrl.Ce, w.Ctrl.Se = get("fence"), get("ce"), get("se")
 	w.Ctrl.DciStreamChannelID, w.Ctrl.Imm = get("dci_stream_channel_id"), uint32(get("imm"))
 	return nil
@@ -133,17 +133,17 @@ func TestSplitVectors(t *testing.T) {
 				t.Errorf("%s: %s at byte %d re-encodes to\n%x, want\n%x", where, p.Name, p.Offset, got, p.Raw)
 			}
 			if p.Name == "unparsed" && v.file != "raw_wqe.json" {
-				t.Errorf("%s: opcode %v has no format", where, parts[0].View.(*mlx5dv.Mlx5WqeCtrlSeg).Opcode())
+				t.Errorf("%s: opcode %v has no format", where, parts[0].View.(*mlx5dv.WQECtrlSeg).Opcode())
 			}
 		}
 		if off != v.wqe.DsBytes {
 			t.Errorf("%s: segments cover %d bytes, ds gives %d", where, off, v.wqe.DsBytes)
 		}
-		ctrl := parts[0].View.(*mlx5dv.Mlx5WqeCtrlSeg)
+		ctrl := parts[0].View.(*mlx5dv.WQECtrlSeg)
 		c := v.wqe.Ctrl
-		got := []int{int(ctrl.Opmod()), int(ctrl.WqeIndex()), int(ctrl.Opcode()), int(ctrl.Qpn()), int(ctrl.Ds()),
-			int(ctrl.Signature()), int(ctrl.FmCeSe()), int(ctrl.Fence()), int(ctrl.Ce()), int(ctrl.Se()), int(ctrl.DciStreamChannelId()), int(ctrl.Imm())}
-		want := []int{c.Opmod, c.WqeIndex, c.Opcode, c.Qpn, c.Ds, c.Signature, c.FmCeSe, c.Fence, c.Ce, c.Se, c.DciStreamChannelID, int(c.Imm)}
+		got := []int{int(ctrl.Opmod()), int(ctrl.WQEIndex()), int(ctrl.Opcode()), int(ctrl.QPN()), int(ctrl.DS()),
+			int(ctrl.Signature()), int(ctrl.FmCeSe()), int(ctrl.Fence()), int(ctrl.Ce()), int(ctrl.Se()), int(ctrl.DCIStreamChannelID()), int(ctrl.Imm())}
+		want := []int{c.Opmod, c.WQEIndex, c.Opcode, c.QPN, c.DS, c.Signature, c.FmCeSe, c.Fence, c.Ce, c.Se, c.DciStreamChannelID, int(c.Imm)}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ctrl decodes to %v, the vector says %v", where, got, want)
 		}
@@ -160,7 +160,7 @@ func reencode(t *testing.T, p mlx5dv.WQESegment) []byte {
 	switch v := p.View.(type) {
 	case mlx5dv.InlineData:
 		out := make([]byte, len(v))
-		h := (*mlx5dv.Mlx5WqeInlDataSeg)(out[:4])
+		h := (*mlx5dv.WQEInlDataSeg)(out[:4])
 		f := v.Header().Fields()
 		h.SetFields(&f)
 		copy(out[4:], v.Payload())

@@ -9,13 +9,13 @@ import "unsafe"
 
 // ValidateInto checks the rules on struct ibv_comp_channel, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvCompChannel) ValidateInto(e *RuleError) bool {
+func (s *CompChannel) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_comp_channel and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvCompChannel) Validate() error {
+func (s *CompChannel) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -25,21 +25,21 @@ func (s *IbvCompChannel) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_cq_init_attr_ex (create_cq_ex.wc_flags, create_cq_ex.comp_mask, create_cq_ex.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvCqInitAttrEx) ValidateInto(e *RuleError) bool {
+func (s *CQInitAttrEx) ValidateInto(e *RuleError) bool {
 	// rule create_cq_ex.wc_flags: wc_flags is an OR of the IBV_WC_EX_WITH_* fields a completion of the CQ is asked to carry.
-	if uint64(s.WcFlags)&^0xfff != 0 {
-		setRuleError(e, errCreateCqExWcFlags, "ibv_cq_init_attr_ex", "wc_flags", TestBits, uint64(s.WcFlags), 0xfff, namesIbvCreateCqWcFlags)
+	if uint64(s.WCFlags)&^0xfff != 0 {
+		setRuleError(e, errCreateCqExWcFlags, "ibv_cq_init_attr_ex", "wc_flags", TestBits, uint64(s.WCFlags), 0xfff, namesCreateCQWCFlags)
 		return false
 	}
 	// rule create_cq_ex.comp_mask: comp_mask has IBV_CQ_INIT_ATTR_MASK_FLAGS when flags is valid and IBV_CQ_INIT_ATTR_MASK_PD when parent_domain is.
 	if uint64(s.CompMask)&^0x3 != 0 {
-		setRuleError(e, errCreateCqExCompMask, "ibv_cq_init_attr_ex", "comp_mask", TestBits, uint64(s.CompMask), 0x3, namesIbvCqInitAttrMask)
+		setRuleError(e, errCreateCqExCompMask, "ibv_cq_init_attr_ex", "comp_mask", TestBits, uint64(s.CompMask), 0x3, namesIBVCQInitAttrMask)
 		return false
 	}
 	// rule create_cq_ex.flags: flags is an OR of IBV_CREATE_CQ_ATTR_SINGLE_THREADED (no locking) and IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (an overrun does not move the CQ to the error state); it is read with IBV_CQ_INIT_ATTR_MASK_FLAGS.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.Flags)&^0x3 != 0 {
-			setRuleError(e, errCreateCqExFlags, "ibv_cq_init_attr_ex", "flags", TestBits, uint64(s.Flags), 0x3, namesIbvCreateCqAttrFlags)
+			setRuleError(e, errCreateCqExFlags, "ibv_cq_init_attr_ex", "flags", TestBits, uint64(s.Flags), 0x3, namesCreateCQAttrFlags)
 			return false
 		}
 	}
@@ -56,7 +56,7 @@ func (s *IbvCqInitAttrEx) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_cq_init_attr_ex and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvCqInitAttrEx) Validate() error {
+func (s *CQInitAttrEx) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -66,30 +66,30 @@ func (s *IbvCqInitAttrEx) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_cq_init_attr (dv_create_cq.comp_mask, dv_create_cq.cqe_comp_res_format, dv_create_cq.flags, dv_create_cq.cqe_size), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCqInitAttr) ValidateInto(e *RuleError) bool {
+func (s *CQInitAttr) ValidateInto(e *RuleError) bool {
 	// rule dv_create_cq.comp_mask: comp_mask says which fields of mlx5_cq_attr are valid: COMPRESSED_CQE for cqe_comp_res_format, FLAGS for flags, CQE_SIZE for cqe_size.
 	if uint64(s.CompMask)&^0x7 != 0 {
-		setRuleError(e, errDvCreateCqCompMask, "mlx5dv_cq_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0x7, namesMlx5dvCqInitAttrMask)
+		setRuleError(e, errDvCreateCqCompMask, "mlx5dv_cq_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0x7, namesCQInitAttrMask)
 		return false
 	}
 	// rule dv_create_cq.cqe_comp_res_format: cqe_comp_res_format is an OR of MLX5DV_CQE_RES_FORMAT_* responder formats (hash, checksum, stride index).
 	if uint64(s.CompMask)&0x1 == 0x1 {
-		if uint64(s.CqeCompResFormat)&^0x7 != 0 {
-			setRuleError(e, errDvCreateCqCqeCompResFormat, "mlx5dv_cq_init_attr", "cqe_comp_res_format", TestBits, uint64(s.CqeCompResFormat), 0x7, namesMlx5dvCqeCompResFormat)
+		if uint64(s.CQECompResFormat)&^0x7 != 0 {
+			setRuleError(e, errDvCreateCqCqeCompResFormat, "mlx5dv_cq_init_attr", "cqe_comp_res_format", TestBits, uint64(s.CQECompResFormat), 0x7, namesCQECompResFormat)
 			return false
 		}
 	}
 	// rule dv_create_cq.flags: flags is an OR of MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD (a padded 128-byte CQE).
 	if uint64(s.CompMask)&0x2 == 0x2 {
 		if uint64(s.Flags)&^0x3 != 0 {
-			setRuleError(e, errDvCreateCqFlags, "mlx5dv_cq_init_attr", "flags", TestBits, uint64(s.Flags), 0x3, namesMlx5dvCqInitAttrFlags)
+			setRuleError(e, errDvCreateCqFlags, "mlx5dv_cq_init_attr", "flags", TestBits, uint64(s.Flags), 0x3, namesCQInitAttrFlags)
 			return false
 		}
 	}
 	// rule dv_create_cq.cqe_size: cqe_size is 64 or 128 bytes; any other value fails the creation.
 	if uint64(s.CompMask)&0x4 == 0x4 {
-		if uint64(s.CqeSize) != 0x40 && uint64(s.CqeSize) != 0x80 {
-			setRuleError(e, errDvCreateCqCqeSize, "mlx5dv_cq_init_attr", "cqe_size", TestOneOf, uint64(s.CqeSize), 0, nil)
+		if uint64(s.CQESize) != 0x40 && uint64(s.CQESize) != 0x80 {
+			setRuleError(e, errDvCreateCqCqeSize, "mlx5dv_cq_init_attr", "cqe_size", TestOneOf, uint64(s.CQESize), 0, nil)
 			return false
 		}
 	}
@@ -98,7 +98,7 @@ func (s *Mlx5dvCqInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_cq_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCqInitAttr) Validate() error {
+func (s *CQInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -108,31 +108,31 @@ func (s *Mlx5dvCqInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_qp_attr (modify_qp.qp_state, modify_qp.access_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvQpAttr) ValidateInto(e *RuleError) bool {
+func (s *QPAttr) ValidateInto(e *RuleError) bool {
 	// rule modify_qp.qp_state: qp_state is one of the IBV_QPS_* states.
-	if s.QpState != IBV_QPS_RESET &&
-		s.QpState != IBV_QPS_INIT &&
-		s.QpState != IBV_QPS_RTR &&
-		s.QpState != IBV_QPS_RTS &&
-		s.QpState != IBV_QPS_SQD &&
-		s.QpState != IBV_QPS_SQE &&
-		s.QpState != IBV_QPS_ERR &&
-		s.QpState != IBV_QPS_UNKNOWN {
-		setRuleError(e, errModifyQpQpState, "ibv_qp_attr", "qp_state", TestOneOf, uint64(s.QpState), 0, namesIbvQpState)
+	if s.QPState != IBV_QPS_RESET &&
+		s.QPState != IBV_QPS_INIT &&
+		s.QPState != IBV_QPS_RTR &&
+		s.QPState != IBV_QPS_RTS &&
+		s.QPState != IBV_QPS_SQD &&
+		s.QPState != IBV_QPS_SQE &&
+		s.QPState != IBV_QPS_ERR &&
+		s.QPState != IBV_QPS_UNKNOWN {
+		setRuleError(e, errModifyQpQpState, "ibv_qp_attr", "qp_state", TestOneOf, uint64(s.QPState), 0, namesQPState)
 		return false
 	}
 	// rule modify_qp.access_flags: qp_access_flags is 0 or an OR of IBV_ACCESS_* flags (the remote operations the QP allows).
-	if uint64(s.QpAccessFlags)&^0x1000ff != 0 {
-		setRuleError(e, errModifyQpAccessFlags, "ibv_qp_attr", "qp_access_flags", TestBits, uint64(s.QpAccessFlags), 0x1000ff, namesIbvAccessFlags)
+	if uint64(s.QPAccessFlags)&^0x1000ff != 0 {
+		setRuleError(e, errModifyQpAccessFlags, "ibv_qp_attr", "qp_access_flags", TestBits, uint64(s.QPAccessFlags), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	if !s.Cap.ValidateInto(e) {
 		return false
 	}
-	if !s.AhAttr.ValidateInto(e) {
+	if !s.AHAttr.ValidateInto(e) {
 		return false
 	}
-	if !s.AltAhAttr.ValidateInto(e) {
+	if !s.AltAHAttr.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -140,7 +140,7 @@ func (s *IbvQpAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_qp_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvQpAttr) Validate() error {
+func (s *QPAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -150,13 +150,13 @@ func (s *IbvQpAttr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_qp_cap, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvQpCap) ValidateInto(e *RuleError) bool {
+func (s *QPCap) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_qp_cap and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvQpCap) Validate() error {
+func (s *QPCap) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -166,7 +166,7 @@ func (s *IbvQpCap) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_query_device_ex_input (query_device_ex.input), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvQueryDeviceExInput) ValidateInto(e *RuleError) bool {
+func (s *QueryDeviceExInput) ValidateInto(e *RuleError) bool {
 	// rule query_device_ex.input: input is NULL, or its comp_mask is 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errQueryDeviceExInput, "ibv_query_device_ex_input", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -177,7 +177,7 @@ func (s *IbvQueryDeviceExInput) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_query_device_ex_input and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvQueryDeviceExInput) Validate() error {
+func (s *QueryDeviceExInput) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -187,13 +187,13 @@ func (s *IbvQueryDeviceExInput) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_device_attr, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvDeviceAttr) ValidateInto(e *RuleError) bool {
+func (s *DeviceAttr) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_device_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvDeviceAttr) Validate() error {
+func (s *DeviceAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -203,7 +203,7 @@ func (s *IbvDeviceAttr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_device_attr_ex, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvDeviceAttrEx) ValidateInto(e *RuleError) bool {
+func (s *DeviceAttrEx) ValidateInto(e *RuleError) bool {
 	if !s.OrigAttr.ValidateInto(e) {
 		return false
 	}
@@ -212,7 +212,7 @@ func (s *IbvDeviceAttrEx) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_device_attr_ex and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvDeviceAttrEx) Validate() error {
+func (s *DeviceAttrEx) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -222,13 +222,13 @@ func (s *IbvDeviceAttrEx) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_port_attr, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvPortAttr) ValidateInto(e *RuleError) bool {
+func (s *PortAttr) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_port_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvPortAttr) Validate() error {
+func (s *PortAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -238,13 +238,13 @@ func (s *IbvPortAttr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_async_event, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvAsyncEvent) ValidateInto(e *RuleError) bool {
+func (s *AsyncEvent) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_async_event and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvAsyncEvent) Validate() error {
+func (s *AsyncEvent) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -254,13 +254,13 @@ func (s *IbvAsyncEvent) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_pd, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvPd) ValidateInto(e *RuleError) bool {
+func (s *IBVPD) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_pd and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvPd) Validate() error {
+func (s *IBVPD) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -270,8 +270,8 @@ func (s *IbvPd) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_mr, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvMr) ValidateInto(e *RuleError) bool {
-	if s.Pd != nil && !s.Pd.ValidateInto(e) {
+func (s *MR) ValidateInto(e *RuleError) bool {
+	if s.PD != nil && !s.PD.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -279,7 +279,7 @@ func (s *IbvMr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_mr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvMr) Validate() error {
+func (s *MR) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -289,8 +289,8 @@ func (s *IbvMr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_mw, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvMw) ValidateInto(e *RuleError) bool {
-	if s.Pd != nil && !s.Pd.ValidateInto(e) {
+func (s *MW) ValidateInto(e *RuleError) bool {
+	if s.PD != nil && !s.PD.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -298,7 +298,7 @@ func (s *IbvMw) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_mw and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvMw) Validate() error {
+func (s *MW) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -308,8 +308,8 @@ func (s *IbvMw) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_ah, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvAh) ValidateInto(e *RuleError) bool {
-	if s.Pd != nil && !s.Pd.ValidateInto(e) {
+func (s *IBVAH) ValidateInto(e *RuleError) bool {
+	if s.PD != nil && !s.PD.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -317,7 +317,7 @@ func (s *IbvAh) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_ah and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvAh) Validate() error {
+func (s *IBVAH) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -327,9 +327,9 @@ func (s *IbvAh) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_ah_attr, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvAhAttr) ValidateInto(e *RuleError) bool {
+func (s *AHAttr) ValidateInto(e *RuleError) bool {
 	if uint64(s.IsGlobal) == 0x1 {
-		if !s.Grh.ValidateInto(e) {
+		if !s.GRH.ValidateInto(e) {
 			return false
 		}
 	}
@@ -338,7 +338,7 @@ func (s *IbvAhAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_ah_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvAhAttr) Validate() error {
+func (s *AHAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -348,13 +348,13 @@ func (s *IbvAhAttr) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_global_route, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvGlobalRoute) ValidateInto(e *RuleError) bool {
+func (s *GlobalRoute) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_global_route and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvGlobalRoute) Validate() error {
+func (s *GlobalRoute) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -364,13 +364,13 @@ func (s *IbvGlobalRoute) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_sge, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvSge) ValidateInto(e *RuleError) bool {
+func (s *SGE) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_sge and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvSge) Validate() error {
+func (s *SGE) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -380,13 +380,13 @@ func (s *IbvSge) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_data_buf, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvDataBuf) ValidateInto(e *RuleError) bool {
+func (s *DataBuf) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct ibv_data_buf and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvDataBuf) Validate() error {
+func (s *DataBuf) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -396,13 +396,13 @@ func (s *IbvDataBuf) Validate() error {
 
 // ValidateInto checks the rules on struct ibv_mw_bind_info (ibv_wr.bind_mw.length), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
+func (s *MWBindInfo) ValidateInto(e *RuleError) bool {
 	// rule ibv_wr.bind_mw.length: ibv_wr_bind_mw binds a type 2 window, given by bind_info, to a range of an MR under a new rkey; the page states no limit on its length.
 	if uint64(s.Length) > 0x80000000 {
 		setRuleError(e, errIbvWrBindMwLength, "ibv_mw_bind_info", "length", TestMax, uint64(s.Length), 0x80000000, nil)
 		return false
 	}
-	if s.Mr != nil && !s.Mr.ValidateInto(e) {
+	if s.MR != nil && !s.MR.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -410,7 +410,7 @@ func (s *IbvMwBindInfo) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct ibv_mw_bind_info and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *IbvMwBindInfo) Validate() error {
+func (s *MWBindInfo) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -420,18 +420,18 @@ func (s *IbvMwBindInfo) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_init_attr (create_mkey.pd, create_mkey.create_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
+func (s *MkeyInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_mkey.pd: pd is the protection domain the mkey belongs to.
-	if s.Pd == nil {
+	if s.PD == nil {
 		setRuleError(e, errCreateMkeyPd, "mlx5dv_mkey_init_attr", "pd", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule create_mkey.create_flags: create_flags combines the MLX5DV_MKEY_INIT_ATTR_FLAGS_* flags: INDIRECT (an indirect mkey), BLOCK_SIGNATURE (signature offload), CRYPTO (crypto offload), UPDATE_TAG (the tag may be changed after creation), REMOTE_INVALIDATE (remote invalidation).
 	if uint64(s.CreateFlags)&^0x1f != 0 {
-		setRuleError(e, errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMlx5dvMkeyInitAttrFlags)
+		setRuleError(e, errCreateMkeyCreateFlags, "mlx5dv_mkey_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x1f, namesMkeyInitAttrFlags)
 		return false
 	}
-	if s.Pd != nil && !s.Pd.ValidateInto(e) {
+	if s.PD != nil && !s.PD.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -439,7 +439,7 @@ func (s *Mlx5dvMkeyInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_mkey_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkeyInitAttr) Validate() error {
+func (s *MkeyInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -449,13 +449,13 @@ func (s *Mlx5dvMkeyInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkey) ValidateInto(e *RuleError) bool {
+func (s *Mkey) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_mkey and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkey) Validate() error {
+func (s *Mkey) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -465,42 +465,42 @@ func (s *Mlx5dvMkey) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_qp_init_attr (create_qp.comp_mask, create_qp.create_flags, create_qp.dci_streams.needs_dc, create_qp.dci_streams.dci_only, create_qp.send_ops_flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
+func (s *QPInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.comp_mask: comp_mask says which fields of mlx5_qp_attr are valid: QP_CREATE_FLAGS for create_flags, DC for dc_init_attr, SEND_OPS_FLAGS for send_ops_flags (and, per the dci_streams text, DCI_STREAMS for the DCI streams). Other bits are not allowed.
 	if uint64(s.CompMask)&^0xf != 0 {
-		setRuleError(e, errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesMlx5dvQpInitAttrMask)
+		setRuleError(e, errCreateQpCompMask, "mlx5dv_qp_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0xf, namesQPInitAttrMask)
 		return false
 	}
 	// rule create_qp.create_flags: create_flags is an OR of the MLX5DV_QP_CREATE_* flags the page lists; it is read only when comp_mask has QP_CREATE_FLAGS.
 	if uint64(s.CompMask)&0x1 == 0x1 {
 		if uint64(s.CreateFlags)&^0x7f != 0 {
-			setRuleError(e, errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesMlx5dvQpCreateFlags)
+			setRuleError(e, errCreateQpCreateFlags, "mlx5dv_qp_init_attr", "create_flags", TestBits, uint64(s.CreateFlags), 0x7f, namesQPCreateFlags)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.needs_dc: The DCI streams live in dc_init_attr, so comp_mask names MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS only together with MLX5DV_QP_INIT_ATTR_MASK_DC.
 	if uint64(s.CompMask)&0x8 == 0x8 {
 		if uint64(s.CompMask)&0x2 != 0x2 {
-			setRuleError(e, errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesMlx5dvQpInitAttrMask)
+			setRuleError(e, errCreateQpDciStreamsNeedsDc, "mlx5dv_qp_init_attr", "comp_mask", TestNeedBits, uint64(s.CompMask), 0x2, namesQPInitAttrMask)
 			return false
 		}
 	}
 	// rule create_qp.dci_streams.dci_only: dct_access_key and dci_streams share a union: dci_streams is given to a DC initiator only, so with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS (and DC) in comp_mask, dc_type is MLX5DV_DCTYPE_DCI. A DC target's access key, 0 included, is valid without the streams bit.
 	if uint64(s.CompMask)&0xa == 0xa {
-		if uint64(s.DcInitAttr.DcType) != 0x2 {
-			setRuleError(e, errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DcInitAttr.DcType), 0, namesMlx5dvDcType)
+		if uint64(s.DCInitAttr.DCType) != 0x2 {
+			setRuleError(e, errCreateQpDciStreamsDciOnly, "mlx5dv_qp_init_attr", "dc_init_attr.dc_type", TestOneOf, uint64(s.DCInitAttr.DCType), 0, namesDCType)
 			return false
 		}
 	}
 	// rule create_qp.send_ops_flags: send_ops_flags is an OR of MLX5DV_QP_EX_WITH_* bits, each enabling an mlx5dv builder on the QP: MR_INTERLEAVED for mlx5dv_wr_mr_interleaved, MR_LIST for mlx5dv_wr_mr_list, MKEY_CONFIGURE for mlx5dv_wr_mkey_configure and its setters (RAW_WQE and MEMCPY are documented in mlx5dv_wr_post(3)); it is read when comp_mask has SEND_OPS_FLAGS.
 	if uint64(s.CompMask)&0x4 == 0x4 {
 		if uint64(s.SendOpsFlags)&^0x1f != 0 {
-			setRuleError(e, errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesMlx5dvQpCreateSendOpsFlags)
+			setRuleError(e, errCreateQpSendOpsFlags, "mlx5dv_qp_init_attr", "send_ops_flags", TestBits, uint64(s.SendOpsFlags), 0x1f, namesQPCreateSendOpsFlags)
 			return false
 		}
 	}
 	if uint64(s.CompMask)&0x2 == 0x2 {
-		if !s.DcInitAttr.ValidateInto(e) {
+		if !s.DCInitAttr.ValidateInto(e) {
 			return false
 		}
 	}
@@ -509,7 +509,7 @@ func (s *Mlx5dvQpInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_qp_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvQpInitAttr) Validate() error {
+func (s *QPInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -519,15 +519,15 @@ func (s *Mlx5dvQpInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dc_init_attr (create_qp.dc_type), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
+func (s *DCInitAttr) ValidateInto(e *RuleError) bool {
 	// rule create_qp.dc_type: dc_type makes the QP a DC target (MLX5DV_DCTYPE_DCT) or a DC initiator (MLX5DV_DCTYPE_DCI); it is read when comp_mask has the DC bit.
-	if s.DcType != MLX5DV_DCTYPE_DCT &&
-		s.DcType != MLX5DV_DCTYPE_DCI {
-		setRuleError(e, errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DcType), 0, namesMlx5dvDcType)
+	if s.DCType != MLX5DV_DCTYPE_DCT &&
+		s.DCType != MLX5DV_DCTYPE_DCI {
+		setRuleError(e, errCreateQpDcType, "mlx5dv_dc_init_attr", "dc_type", TestOneOf, uint64(s.DCType), 0, namesDCType)
 		return false
 	}
-	if uint64(s.DcType) == 0x2 {
-		if !s.DciStreams().ValidateInto(e) {
+	if uint64(s.DCType) == 0x2 {
+		if !s.DCIStreams().ValidateInto(e) {
 			return false
 		}
 	}
@@ -536,7 +536,7 @@ func (s *Mlx5dvDcInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_dc_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDcInitAttr) Validate() error {
+func (s *DCInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -546,13 +546,13 @@ func (s *Mlx5dvDcInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dci_streams, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDciStreams) ValidateInto(e *RuleError) bool {
+func (s *DCIStreams) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_dci_streams and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDciStreams) Validate() error {
+func (s *DCIStreams) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -562,29 +562,29 @@ func (s *Mlx5dvDciStreams) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dek_init_attr (dek.key_size, dek.key_purpose, dek.pd, dek.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDekInitAttr) ValidateInto(e *RuleError) bool {
+func (s *DEKInitAttr) ValidateInto(e *RuleError) bool {
 	// rule dek.key_size: key_size is MLX5DV_CRYPTO_KEY_SIZE_128 or MLX5DV_CRYPTO_KEY_SIZE_256.
 	if s.KeySize != MLX5DV_CRYPTO_KEY_SIZE_128 &&
 		s.KeySize != MLX5DV_CRYPTO_KEY_SIZE_256 {
-		setRuleError(e, errDekKeySize, "mlx5dv_dek_init_attr", "key_size", TestOneOf, uint64(s.KeySize), 0, namesMlx5dvCryptoKeySize)
+		setRuleError(e, errDekKeySize, "mlx5dv_dek_init_attr", "key_size", TestOneOf, uint64(s.KeySize), 0, namesCryptoKeySize)
 		return false
 	}
 	// rule dek.key_purpose: key_purpose is MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS, the only purpose there is.
 	if s.KeyPurpose != MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS {
-		setRuleError(e, errDekKeyPurpose, "mlx5dv_dek_init_attr", "key_purpose", TestOneOf, uint64(s.KeyPurpose), 0, namesMlx5dvCryptoKeyPurpose)
+		setRuleError(e, errDekKeyPurpose, "mlx5dv_dek_init_attr", "key_purpose", TestOneOf, uint64(s.KeyPurpose), 0, namesCryptoKeyPurpose)
 		return false
 	}
 	// rule dek.pd: pd is not NULL.
-	if s.Pd == nil {
+	if s.PD == nil {
 		setRuleError(e, errDekPd, "mlx5dv_dek_init_attr", "pd", TestNotNull, 0, 0, nil)
 		return false
 	}
 	// rule dek.comp_mask: comp_mask is 0 or MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN, which makes crypto_login valid.
 	if uint64(s.CompMask)&^0x1 != 0 {
-		setRuleError(e, errDekCompMask, "mlx5dv_dek_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDekInitAttrMask)
+		setRuleError(e, errDekCompMask, "mlx5dv_dek_init_attr", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesDEKInitAttrMask)
 		return false
 	}
-	if s.Pd != nil && !s.Pd.ValidateInto(e) {
+	if s.PD != nil && !s.PD.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -592,7 +592,7 @@ func (s *Mlx5dvDekInitAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_dek_init_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDekInitAttr) Validate() error {
+func (s *DEKInitAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -602,7 +602,7 @@ func (s *Mlx5dvDekInitAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_dek_attr (dek.attr.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDekAttr) ValidateInto(e *RuleError) bool {
+func (s *DEKAttr) ValidateInto(e *RuleError) bool {
 	// rule dek.attr.comp_mask: The comp_mask of the query attributes is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errDekAttrCompMask, "mlx5dv_dek_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -613,7 +613,7 @@ func (s *Mlx5dvDekAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_dek_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDekAttr) Validate() error {
+func (s *DEKAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -623,7 +623,7 @@ func (s *Mlx5dvDekAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_attr (crypto_login.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCryptoLoginAttr) ValidateInto(e *RuleError) bool {
+func (s *CryptoLoginAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto_login.comp_mask: comp_mask is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginCompMask, "mlx5dv_crypto_login_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -634,7 +634,7 @@ func (s *Mlx5dvCryptoLoginAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_crypto_login_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCryptoLoginAttr) Validate() error {
+func (s *CryptoLoginAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -644,7 +644,7 @@ func (s *Mlx5dvCryptoLoginAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_attr_ex (crypto_login_obj.comp_mask, crypto_login_obj.credential), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCryptoLoginAttrEx) ValidateInto(e *RuleError) bool {
+func (s *CryptoLoginAttrEx) ValidateInto(e *RuleError) bool {
 	// rule crypto_login_obj.comp_mask: The comp_mask of login_attr is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginObjCompMask, "mlx5dv_crypto_login_attr_ex", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -660,7 +660,7 @@ func (s *Mlx5dvCryptoLoginAttrEx) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_crypto_login_attr_ex and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCryptoLoginAttrEx) Validate() error {
+func (s *CryptoLoginAttrEx) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -670,7 +670,7 @@ func (s *Mlx5dvCryptoLoginAttrEx) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_query_attr (crypto_login_obj.query_comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCryptoLoginQueryAttr) ValidateInto(e *RuleError) bool {
+func (s *CryptoLoginQueryAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto_login_obj.query_comp_mask: The comp_mask of query_attr is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginObjQueryCompMask, "mlx5dv_crypto_login_query_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -681,7 +681,7 @@ func (s *Mlx5dvCryptoLoginQueryAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_crypto_login_query_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCryptoLoginQueryAttr) Validate() error {
+func (s *CryptoLoginQueryAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -691,13 +691,13 @@ func (s *Mlx5dvCryptoLoginQueryAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDevxUmem) ValidateInto(e *RuleError) bool {
+func (s *DevxUmem) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_devx_umem and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDevxUmem) Validate() error {
+func (s *DevxUmem) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -707,15 +707,15 @@ func (s *Mlx5dvDevxUmem) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_devx_umem_in (umem.in.access, umem.in.comp_mask, umem.in.dmabuf_fd.mask, umem.in.dmabuf_fd.negative), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
+func (s *DevxUmemIn) ValidateInto(e *RuleError) bool {
 	// rule umem.in.access: umem_in->access is 0 or an OR of enum ibv_access_flags.
 	if uint64(s.Access)&^0x1000ff != 0 {
-		setRuleError(e, errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemInAccess, "mlx5dv_devx_umem_in", "access", TestBits, uint64(s.Access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	// rule umem.in.comp_mask: comp_mask announces the extra fields that are valid (MLX5DV_UMEM_MASK_DMABUF for dmabuf_fd).
 	if uint64(s.CompMask)&^0x1 != 0 {
-		setRuleError(e, errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesMlx5dvDevxUmemInMask)
+		setRuleError(e, errUmemInCompMask, "mlx5dv_devx_umem_in", "comp_mask", TestBits, uint64(s.CompMask), 0x1, namesDevxUmemInMask)
 		return false
 	}
 	// rule umem.in.dmabuf_fd.mask: Without MLX5DV_UMEM_MASK_DMABUF in comp_mask, dmabuf_fd is 0: a descriptor given without the bit is a forgotten bit. The zero value of the struct stays valid.
@@ -737,7 +737,7 @@ func (s *Mlx5dvDevxUmemIn) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_devx_umem_in and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvDevxUmemIn) Validate() error {
+func (s *DevxUmemIn) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -747,10 +747,10 @@ func (s *Mlx5dvDevxUmemIn) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_context_attr (dv_open_device.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvContextAttr) ValidateInto(e *RuleError) bool {
+func (s *ContextAttr) ValidateInto(e *RuleError) bool {
 	// rule dv_open_device.flags: flags is 0 or an OR of MLX5DV_CONTEXT_FLAGS_DEVX (a DEVX context).
 	if uint64(s.Flags)&^0x1 != 0 {
-		setRuleError(e, errDvOpenDeviceFlags, "mlx5dv_context_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvContextAttrFlags)
+		setRuleError(e, errDvOpenDeviceFlags, "mlx5dv_context_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesContextAttrFlags)
 		return false
 	}
 	return true
@@ -758,7 +758,7 @@ func (s *Mlx5dvContextAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_context_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvContextAttr) Validate() error {
+func (s *ContextAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -768,10 +768,10 @@ func (s *Mlx5dvContextAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_context (query_device.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvContext) ValidateInto(e *RuleError) bool {
+func (s *Context) ValidateInto(e *RuleError) bool {
 	// rule query_device.comp_mask: comp_mask has only MLX5DV_CONTEXT_MASK_* bits.
 	if uint64(s.CompMask)&^0x3fff != 0 {
-		setRuleError(e, errQueryDeviceCompMask, "mlx5dv_context", "comp_mask", TestBits, uint64(s.CompMask), 0x3fff, namesMlx5dvContextCompMask)
+		setRuleError(e, errQueryDeviceCompMask, "mlx5dv_context", "comp_mask", TestBits, uint64(s.CompMask), 0x3fff, namesContextCompMask)
 		return false
 	}
 	return true
@@ -779,7 +779,7 @@ func (s *Mlx5dvContext) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_context and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvContext) Validate() error {
+func (s *Context) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -789,26 +789,26 @@ func (s *Mlx5dvContext) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_obj, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvObj) ValidateInto(e *RuleError) bool {
-	if s.QpOut != nil && !s.QpOut.ValidateInto(e) {
+func (s *Obj) ValidateInto(e *RuleError) bool {
+	if s.QPOut != nil && !s.QPOut.ValidateInto(e) {
 		return false
 	}
-	if s.CqOut != nil && !s.CqOut.ValidateInto(e) {
+	if s.CQOut != nil && !s.CQOut.ValidateInto(e) {
 		return false
 	}
-	if s.SrqOut != nil && !s.SrqOut.ValidateInto(e) {
+	if s.SRQOut != nil && !s.SRQOut.ValidateInto(e) {
 		return false
 	}
-	if s.AhIn != nil && !s.AhIn.ValidateInto(e) {
+	if s.AHIn != nil && !s.AHIn.ValidateInto(e) {
 		return false
 	}
-	if s.AhOut != nil && !s.AhOut.ValidateInto(e) {
+	if s.AHOut != nil && !s.AHOut.ValidateInto(e) {
 		return false
 	}
-	if s.PdIn != nil && !s.PdIn.ValidateInto(e) {
+	if s.PDIn != nil && !s.PDIn.ValidateInto(e) {
 		return false
 	}
-	if s.PdOut != nil && !s.PdOut.ValidateInto(e) {
+	if s.PDOut != nil && !s.PDOut.ValidateInto(e) {
 		return false
 	}
 	return true
@@ -816,7 +816,7 @@ func (s *Mlx5dvObj) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_obj and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvObj) Validate() error {
+func (s *Obj) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -826,13 +826,13 @@ func (s *Mlx5dvObj) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_qp, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvQp) ValidateInto(e *RuleError) bool {
+func (s *QP) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_qp and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvQp) Validate() error {
+func (s *QP) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -842,13 +842,13 @@ func (s *Mlx5dvQp) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_cq, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCq) ValidateInto(e *RuleError) bool {
+func (s *CQ) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_cq and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCq) Validate() error {
+func (s *CQ) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -858,13 +858,13 @@ func (s *Mlx5dvCq) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_srq, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSrq) ValidateInto(e *RuleError) bool {
+func (s *SRQ) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_srq and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSrq) Validate() error {
+func (s *SRQ) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -874,13 +874,13 @@ func (s *Mlx5dvSrq) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_pd, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvPd) ValidateInto(e *RuleError) bool {
+func (s *PD) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_pd and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvPd) Validate() error {
+func (s *PD) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -890,13 +890,13 @@ func (s *Mlx5dvPd) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_ah, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvAh) ValidateInto(e *RuleError) bool {
+func (s *AH) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_ah and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvAh) Validate() error {
+func (s *AH) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -906,10 +906,10 @@ func (s *Mlx5dvAh) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
+func (s *MkeyConfAttr) ValidateInto(e *RuleError) bool {
 	// rule mkey_configure.conf_flags: conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.
 	if uint64(s.ConfFlags)&^0x1 != 0 {
-		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMlx5dvMkeyConfFlags)
+		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMkeyConfFlags)
 		return false
 	}
 	// rule mkey_configure.comp_mask: comp_mask is reserved for extensions and must be 0.
@@ -922,7 +922,7 @@ func (s *Mlx5dvMkeyConfAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_mkey_conf_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMkeyConfAttr) Validate() error {
+func (s *MkeyConfAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -932,13 +932,13 @@ func (s *Mlx5dvMkeyConfAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_mr_interleaved, then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvMrInterleaved) ValidateInto(e *RuleError) bool {
+func (s *MRInterleaved) ValidateInto(e *RuleError) bool {
 	return true
 }
 
 // Validate checks the rules on struct mlx5dv_mr_interleaved and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvMrInterleaved) Validate() error {
+func (s *MRInterleaved) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -948,16 +948,16 @@ func (s *Mlx5dvMrInterleaved) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_crypto_attr (crypto.standard, crypto.order, crypto.data_unit_size, crypto.dek, crypto.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
+func (s *CryptoAttr) ValidateInto(e *RuleError) bool {
 	// rule crypto.standard: crypto_standard can only be MLX5DV_CRYPTO_STANDARD_AES_XTS (IEEE Std 1619-2007).
 	if s.CryptoStandard != MLX5DV_CRYPTO_STANDARD_AES_XTS {
-		setRuleError(e, errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesMlx5dvCryptoStandard)
+		setRuleError(e, errCryptoStandard, "mlx5dv_crypto_attr", "crypto_standard", TestOneOf, uint64(s.CryptoStandard), 0, namesCryptoStandard)
 		return false
 	}
 	// rule crypto.order: signature_crypto_order is SIGNATURE_AFTER_CRYPTO_ON_TX (on send crypto then signature on memory data; on receive the reverse) or SIGNATURE_BEFORE_CRYPTO_ON_TX (on send signature then crypto; on receive the reverse). It matters only when a signature is configured.
 	if s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX &&
 		s.SignatureCryptoOrder != MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX {
-		setRuleError(e, errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesMlx5dvSignatureCryptoOrder)
+		setRuleError(e, errCryptoOrder, "mlx5dv_crypto_attr", "signature_crypto_order", TestOneOf, uint64(s.SignatureCryptoOrder), 0, namesSignatureCryptoOrder)
 		return false
 	}
 	// rule crypto.data_unit_size: data_unit_size, a member of enum mlx5dv_block_size, is the unit after which the tweak is incremented (for storage, usually the block size).
@@ -966,11 +966,11 @@ func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.DataUnitSize != MLX5DV_BLOCK_SIZE_4160 {
-		setRuleError(e, errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errCryptoDataUnitSize, "mlx5dv_crypto_attr", "data_unit_size", TestOneOf, uint64(s.DataUnitSize), 0, namesBlockSize)
 		return false
 	}
 	// rule crypto.dek: dek is the data encryption key, loaded into the device beforehand with mlx5dv_dek_create().
-	if s.Dek == nil {
+	if s.DEK == nil {
 		setRuleError(e, errCryptoDek, "mlx5dv_crypto_attr", "dek", TestNotNull, 0, 0, nil)
 		return false
 	}
@@ -984,7 +984,7 @@ func (s *Mlx5dvCryptoAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_crypto_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvCryptoAttr) Validate() error {
+func (s *CryptoAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -994,7 +994,7 @@ func (s *Mlx5dvCryptoAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_attr (sig.no_domain, sig.flags, sig.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
+func (s *SigBlockAttr) ValidateInto(e *RuleError) bool {
 	// rule sig.no_domain: At least one of mem and wire describes a signature.
 	if s.Mem == nil && s.Wire == nil {
 		setRuleError(e, errSigNoDomain, "mlx5dv_sig_block_attr", "mem and wire", TestNotNull, 0, 0, nil)
@@ -1002,7 +1002,7 @@ func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 	}
 	// rule sig.flags: flags is an OR of the listed values; only MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK exists.
 	if uint64(s.Flags)&^0x1 != 0 {
-		setRuleError(e, errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesMlx5dvSigBlockAttrFlags)
+		setRuleError(e, errSigFlags, "mlx5dv_sig_block_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesSigBlockAttrFlags)
 		return false
 	}
 	// rule sig.comp_mask: comp_mask of the attributes is reserved for extensions and must be 0.
@@ -1021,7 +1021,7 @@ func (s *Mlx5dvSigBlockAttr) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_block_attr and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigBlockAttr) Validate() error {
+func (s *SigBlockAttr) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -1031,11 +1031,11 @@ func (s *Mlx5dvSigBlockAttr) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_block_domain (sig.domain.sig_type, sig.domain.dif, sig.domain.crc, sig.domain.block_size, sig.domain.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
+func (s *SigBlockDomain) ValidateInto(e *RuleError) bool {
 	// rule sig.domain.sig_type: sig_type is MLX5DV_SIG_TYPE_T10DIF (the block protection of T10 SBC-3) or MLX5DV_SIG_TYPE_CRC (a cyclic redundancy check whose kind sig gives).
 	if s.SigType != MLX5DV_SIG_TYPE_T10DIF &&
 		s.SigType != MLX5DV_SIG_TYPE_CRC {
-		setRuleError(e, errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesMlx5dvSigType)
+		setRuleError(e, errSigDomainSigType, "mlx5dv_sig_block_domain", "sig_type", TestOneOf, uint64(s.SigType), 0, namesSigType)
 		return false
 	}
 	// rule sig.domain.dif: sig holds the parameters of the domain's signature type; for T10-DIF, sig.dif points to them.
@@ -1047,7 +1047,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 	}
 	// rule sig.domain.crc: For a CRC signature, sig.crc points to its parameters.
 	if uint64(s.SigType) == 0x1 {
-		if s.SigCrc() == nil {
+		if s.SigCRC() == nil {
 			setRuleError(e, errSigDomainCrc, "mlx5dv_sig_block_domain", "sig.crc", TestNotNull, 0, 0, nil)
 			return false
 		}
@@ -1058,7 +1058,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4048 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4096 &&
 		s.BlockSize != MLX5DV_BLOCK_SIZE_4160 {
-		setRuleError(e, errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesMlx5dvBlockSize)
+		setRuleError(e, errSigDomainBlockSize, "mlx5dv_sig_block_domain", "block_size", TestOneOf, uint64(s.BlockSize), 0, namesBlockSize)
 		return false
 	}
 	// rule sig.domain.comp_mask: comp_mask of a domain is reserved for extensions and must be 0.
@@ -1072,7 +1072,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 		}
 	}
 	if uint64(s.SigType) == 0x1 {
-		if p := s.SigCrc(); p != nil && !p.ValidateInto(e) {
+		if p := s.SigCRC(); p != nil && !p.ValidateInto(e) {
 			return false
 		}
 	}
@@ -1081,7 +1081,7 @@ func (s *Mlx5dvSigBlockDomain) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_block_domain and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigBlockDomain) Validate() error {
+func (s *SigBlockDomain) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -1091,12 +1091,12 @@ func (s *Mlx5dvSigBlockDomain) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_crc (sig.crc.type, sig.crc.seed32, sig.crc.seed64), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
+func (s *SigCRC) ValidateInto(e *RuleError) bool {
 	// rule sig.crc.type: type is the CRC: MLX5DV_SIG_CRC_TYPE_CRC32 (the 32-bit CRC of FC-PH, ANSI X3.230:1994), MLX5DV_SIG_CRC_TYPE_CRC32C (the 32-bit Castagnoli CRC of iSCSI, RFC 3720) or MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (the 64-bit CRC of Microsoft's XP10 compression).
 	if s.Type != MLX5DV_SIG_CRC_TYPE_CRC32 &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC32C &&
 		s.Type != MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-		setRuleError(e, errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesMlx5dvSigCrcType)
+		setRuleError(e, errSigCrcType, "mlx5dv_sig_crc", "type", TestOneOf, uint64(s.Type), 0, namesSigCRCType)
 		return false
 	}
 	// rule sig.crc.seed32: The only seeds supported for CRC32 and CRC32C are 0 and 0xFFFFFFFF (UINT32_MAX).
@@ -1118,7 +1118,7 @@ func (s *Mlx5dvSigCrc) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_crc and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigCrc) Validate() error {
+func (s *SigCRC) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -1128,21 +1128,21 @@ func (s *Mlx5dvSigCrc) Validate() error {
 
 // ValidateInto checks the rules on struct mlx5dv_sig_t10dif (sig.t10dif.bg_type, sig.t10dif.bg, sig.t10dif.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
-func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
+func (s *SigT10DIF) ValidateInto(e *RuleError) bool {
 	// rule sig.t10dif.bg_type: bg_type is the block guard: MLX5DV_SIG_T10DIF_CRC (the CRC T10-DIF prescribes) or MLX5DV_SIG_T10DIF_CSUM (an IP checksum instead).
-	if s.BgType != MLX5DV_SIG_T10DIF_CRC &&
-		s.BgType != MLX5DV_SIG_T10DIF_CSUM {
-		setRuleError(e, errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BgType), 0, namesMlx5dvSigT10difBgType)
+	if s.BGType != MLX5DV_SIG_T10DIF_CRC &&
+		s.BGType != MLX5DV_SIG_T10DIF_CSUM {
+		setRuleError(e, errSigT10difBgType, "mlx5dv_sig_t10dif", "bg_type", TestOneOf, uint64(s.BGType), 0, namesSigT10DIFBGType)
 		return false
 	}
 	// rule sig.t10dif.bg: bg seeds the block guard of each block; the only values supported are 0 and 0xFFFF (UINT16_MAX).
-	if uint64(s.Bg) != 0x0 && uint64(s.Bg) != 0xffff {
-		setRuleError(e, errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.Bg), 0, nil)
+	if uint64(s.BG) != 0x0 && uint64(s.BG) != 0xffff {
+		setRuleError(e, errSigT10difBg, "mlx5dv_sig_t10dif", "bg", TestOneOf, uint64(s.BG), 0, nil)
 		return false
 	}
 	// rule sig.t10dif.flags: flags holds MLX5DV_SIG_T10DIF_FLAG_* values: REF_REMAP increments the reference tag per block, APP_ESCAPE skips the guard check of a block whose application tag is 0xFFFF, APP_REF_ESCAPE skips it when the application tag is 0xFFFF and the reference tag 0xFFFFFFFF. The page says "one of", but the values are bits and may be combined.
 	if uint64(s.Flags)&^0x7 != 0 {
-		setRuleError(e, errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesMlx5dvSigT10difFlags)
+		setRuleError(e, errSigT10difFlags, "mlx5dv_sig_t10dif", "flags", TestBits, uint64(s.Flags), 0x7, namesSigT10DIFFlags)
 		return false
 	}
 	return true
@@ -1150,7 +1150,7 @@ func (s *Mlx5dvSigT10dif) ValidateInto(e *RuleError) bool {
 
 // Validate checks the rules on struct mlx5dv_sig_t10dif and the structs it points to that
 // are in use, and returns the first violation as a *RuleError.
-func (s *Mlx5dvSigT10dif) Validate() error {
+func (s *SigT10DIF) Validate() error {
 	var e RuleError
 	if s.ValidateInto(&e) {
 		return nil
@@ -1158,9 +1158,9 @@ func (s *Mlx5dvSigT10dif) Validate() error {
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvGetCqEventInto checks the rules on the arguments cq, cq_context of ibv_get_cq_event. It
+// ValidateArgsGetCQEventInto checks the rules on the arguments cq, cq_context of ibv_get_cq_event. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvGetCqEventInto(e *RuleError, cq unsafe.Pointer, cqContext unsafe.Pointer) bool {
+func ValidateArgsGetCQEventInto(e *RuleError, cq unsafe.Pointer, cqContext unsafe.Pointer) bool {
 	// rule get_cq_event.out: cq and cq_context are not NULL.
 	if cq == nil {
 		setRuleError(e, errGetCqEventOut, "", "cq", TestNotNull, 0, 0, nil)
@@ -1174,22 +1174,22 @@ func ValidateArgsIbvGetCqEventInto(e *RuleError, cq unsafe.Pointer, cqContext un
 	return true
 }
 
-// ValidateArgsIbvGetCqEvent checks the rules on the arguments cq, cq_context of ibv_get_cq_event, and
+// ValidateArgsGetCQEvent checks the rules on the arguments cq, cq_context of ibv_get_cq_event, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvGetCqEvent(cq unsafe.Pointer, cqContext unsafe.Pointer) error {
+func ValidateArgsGetCQEvent(cq unsafe.Pointer, cqContext unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvGetCqEventInto(&e, cq, cqContext) {
+	if ValidateArgsGetCQEventInto(&e, cq, cqContext) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvModifyQpInto checks the rules on the arguments attr, attr_mask of ibv_modify_qp. It
+// ValidateArgsModifyQPInto checks the rules on the arguments attr, attr_mask of ibv_modify_qp. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvModifyQpInto(e *RuleError, attr unsafe.Pointer, attrMask IbvQpAttrMask) bool {
+func ValidateArgsModifyQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask) bool {
 	// rule modify_qp.attr_mask: attr_mask is 0 or an OR of the IBV_QP_* attribute bits the page lists, each naming the fields of attr to apply.
 	if uint64(attrMask)&^0x21fffff != 0 {
-		setRuleError(e, errModifyQpAttrMask, "", "attr_mask", TestBits, uint64(attrMask), 0x21fffff, namesIbvQpAttrMask)
+		setRuleError(e, errModifyQpAttrMask, "", "attr_mask", TestBits, uint64(attrMask), 0x21fffff, namesQPAttrMask)
 		return false
 	}
 	// rule modify_qp.attr: attr is not NULL.
@@ -1200,19 +1200,19 @@ func ValidateArgsIbvModifyQpInto(e *RuleError, attr unsafe.Pointer, attrMask Ibv
 	return true
 }
 
-// ValidateArgsIbvModifyQp checks the rules on the arguments attr, attr_mask of ibv_modify_qp, and
+// ValidateArgsModifyQP checks the rules on the arguments attr, attr_mask of ibv_modify_qp, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvModifyQp(attr unsafe.Pointer, attrMask IbvQpAttrMask) error {
+func ValidateArgsModifyQP(attr unsafe.Pointer, attrMask QPAttrMask) error {
 	var e RuleError
-	if ValidateArgsIbvModifyQpInto(&e, attr, attrMask) {
+	if ValidateArgsModifyQPInto(&e, attr, attrMask) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvQueryQpInto checks the rules on the arguments attr, attr_mask, init_attr of ibv_query_qp. It
+// ValidateArgsQueryQPInto checks the rules on the arguments attr, attr_mask, init_attr of ibv_query_qp. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvQueryQpInto(e *RuleError, attr unsafe.Pointer, attrMask IbvQpAttrMask, initAttr unsafe.Pointer) bool {
+func ValidateArgsQueryQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsafe.Pointer) bool {
 	// rule query_qp.out: attr is not NULL (init_attr, likewise, is written).
 	if attr == nil {
 		setRuleError(e, errQueryQpOut, "", "attr", TestNotNull, 0, 0, nil)
@@ -1225,25 +1225,25 @@ func ValidateArgsIbvQueryQpInto(e *RuleError, attr unsafe.Pointer, attrMask IbvQ
 	}
 	// rule query_qp.attr_mask: attr_mask has the form of ibv_modify_qp's; it is a hint naming the least the call returns, and a device may return more.
 	if uint64(attrMask)&^0x21fffff != 0 {
-		setRuleError(e, errQueryQpAttrMask, "", "attr_mask", TestBits, uint64(attrMask), 0x21fffff, namesIbvQpAttrMask)
+		setRuleError(e, errQueryQpAttrMask, "", "attr_mask", TestBits, uint64(attrMask), 0x21fffff, namesQPAttrMask)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsIbvQueryQp checks the rules on the arguments attr, attr_mask, init_attr of ibv_query_qp, and
+// ValidateArgsQueryQP checks the rules on the arguments attr, attr_mask, init_attr of ibv_query_qp, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvQueryQp(attr unsafe.Pointer, attrMask IbvQpAttrMask, initAttr unsafe.Pointer) error {
+func ValidateArgsQueryQP(attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvQueryQpInto(&e, attr, attrMask, initAttr) {
+	if ValidateArgsQueryQPInto(&e, attr, attrMask, initAttr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvQueryDeviceExInto checks the rules on the arguments attr of ibv_query_device_ex. It
+// ValidateArgsQueryDeviceExInto checks the rules on the arguments attr of ibv_query_device_ex. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvQueryDeviceExInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsQueryDeviceExInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule query_device_ex.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errQueryDeviceExAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -1252,19 +1252,19 @@ func ValidateArgsIbvQueryDeviceExInto(e *RuleError, attr unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsIbvQueryDeviceEx checks the rules on the arguments attr of ibv_query_device_ex, and
+// ValidateArgsQueryDeviceEx checks the rules on the arguments attr of ibv_query_device_ex, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvQueryDeviceEx(attr unsafe.Pointer) error {
+func ValidateArgsQueryDeviceEx(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvQueryDeviceExInto(&e, attr) {
+	if ValidateArgsQueryDeviceExInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvQueryPortInto checks the rules on the arguments port_attr of ibv_query_port. It
+// ValidateArgsIBVQueryPortInto checks the rules on the arguments port_attr of ibv_query_port. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvQueryPortInto(e *RuleError, portAttr unsafe.Pointer) bool {
+func ValidateArgsIBVQueryPortInto(e *RuleError, portAttr unsafe.Pointer) bool {
 	// rule query_port.port_attr: port_attr is not NULL.
 	if portAttr == nil {
 		setRuleError(e, errQueryPortPortAttr, "", "port_attr", TestNotNull, 0, 0, nil)
@@ -1273,19 +1273,19 @@ func ValidateArgsIbvQueryPortInto(e *RuleError, portAttr unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsIbvQueryPort checks the rules on the arguments port_attr of ibv_query_port, and
+// ValidateArgsIBVQueryPort checks the rules on the arguments port_attr of ibv_query_port, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvQueryPort(portAttr unsafe.Pointer) error {
+func ValidateArgsIBVQueryPort(portAttr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvQueryPortInto(&e, portAttr) {
+	if ValidateArgsIBVQueryPortInto(&e, portAttr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvQueryGidInto checks the rules on the arguments index, gid of ibv_query_gid. It
+// ValidateArgsQueryGIDInto checks the rules on the arguments index, gid of ibv_query_gid. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvQueryGidInto(e *RuleError, index int32, gid unsafe.Pointer) bool {
+func ValidateArgsQueryGIDInto(e *RuleError, index int32, gid unsafe.Pointer) bool {
 	// rule query_gid.gid: gid is not NULL.
 	if gid == nil {
 		setRuleError(e, errQueryGidGid, "", "gid", TestNotNull, 0, 0, nil)
@@ -1299,19 +1299,19 @@ func ValidateArgsIbvQueryGidInto(e *RuleError, index int32, gid unsafe.Pointer) 
 	return true
 }
 
-// ValidateArgsIbvQueryGid checks the rules on the arguments index, gid of ibv_query_gid, and
+// ValidateArgsQueryGID checks the rules on the arguments index, gid of ibv_query_gid, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvQueryGid(index int32, gid unsafe.Pointer) error {
+func ValidateArgsQueryGID(index int32, gid unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvQueryGidInto(&e, index, gid) {
+	if ValidateArgsQueryGIDInto(&e, index, gid) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvGetAsyncEventInto checks the rules on the arguments event of ibv_get_async_event. It
+// ValidateArgsGetAsyncEventInto checks the rules on the arguments event of ibv_get_async_event. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvGetAsyncEventInto(e *RuleError, event unsafe.Pointer) bool {
+func ValidateArgsGetAsyncEventInto(e *RuleError, event unsafe.Pointer) bool {
 	// rule async_event.event: event is not NULL.
 	if event == nil {
 		setRuleError(e, errAsyncEventEvent, "", "event", TestNotNull, 0, 0, nil)
@@ -1320,64 +1320,64 @@ func ValidateArgsIbvGetAsyncEventInto(e *RuleError, event unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsIbvGetAsyncEvent checks the rules on the arguments event of ibv_get_async_event, and
+// ValidateArgsGetAsyncEvent checks the rules on the arguments event of ibv_get_async_event, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvGetAsyncEvent(event unsafe.Pointer) error {
+func ValidateArgsGetAsyncEvent(event unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvGetAsyncEventInto(&e, event) {
+	if ValidateArgsGetAsyncEventInto(&e, event) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvRegMrInto checks the rules on the arguments access of ibv_reg_mr. It
+// ValidateArgsRegMRInto checks the rules on the arguments access of ibv_reg_mr. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvRegMrInto(e *RuleError, access IbvAccessFlags) bool {
+func ValidateArgsRegMRInto(e *RuleError, access AccessFlags) bool {
 	// rule reg_mr.access: access is 0 or an OR of the IBV_ACCESS_* flags the page lists.
 	if uint64(access)&^0x1000ff != 0 {
-		setRuleError(e, errRegMrAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errRegMrAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsIbvRegMr checks the rules on the arguments access of ibv_reg_mr, and
+// ValidateArgsRegMR checks the rules on the arguments access of ibv_reg_mr, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvRegMr(access IbvAccessFlags) error {
+func ValidateArgsRegMR(access AccessFlags) error {
 	var e RuleError
-	if ValidateArgsIbvRegMrInto(&e, access) {
+	if ValidateArgsRegMRInto(&e, access) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvRegMrIova2Into checks the rules on the arguments access of ibv_reg_mr_iova2. It
+// ValidateArgsRegMRIova2Into checks the rules on the arguments access of ibv_reg_mr_iova2. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvRegMrIova2Into(e *RuleError, access IbvAccessFlags) bool {
+func ValidateArgsRegMRIova2Into(e *RuleError, access AccessFlags) bool {
 	// rule reg_mr.iova2.access: ibv_reg_mr_iova2 takes the same access flags as ibv_reg_mr.
 	if uint64(access)&^0x1000ff != 0 {
-		setRuleError(e, errRegMrIova2Access, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errRegMrIova2Access, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsIbvRegMrIova2 checks the rules on the arguments access of ibv_reg_mr_iova2, and
+// ValidateArgsRegMRIova2 checks the rules on the arguments access of ibv_reg_mr_iova2, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvRegMrIova2(access IbvAccessFlags) error {
+func ValidateArgsRegMRIova2(access AccessFlags) error {
 	var e RuleError
-	if ValidateArgsIbvRegMrIova2Into(&e, access) {
+	if ValidateArgsRegMRIova2Into(&e, access) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvRegDmabufMrInto checks the rules on the arguments fd, access of ibv_reg_dmabuf_mr. It
+// ValidateArgsIBVRegDmabufMRInto checks the rules on the arguments fd, access of ibv_reg_dmabuf_mr. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvRegDmabufMrInto(e *RuleError, fd int32, access IbvAccessFlags) bool {
+func ValidateArgsIBVRegDmabufMRInto(e *RuleError, fd int32, access AccessFlags) bool {
 	// rule reg_mr.dmabuf.access: A dma-buf MR takes only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC and RELAXED_ORDERING access.
 	if uint64(access)&^0x10000f != 0 {
-		setRuleError(e, errRegMrDmabufAccess, "", "access", TestBits, uint64(access), 0x10000f, namesIbvAccessFlags)
+		setRuleError(e, errRegMrDmabufAccess, "", "access", TestBits, uint64(access), 0x10000f, namesAccessFlags)
 		return false
 	}
 	// rule reg_mr.dmabuf.fd: fd is not negative.
@@ -1388,41 +1388,41 @@ func ValidateArgsIbvRegDmabufMrInto(e *RuleError, fd int32, access IbvAccessFlag
 	return true
 }
 
-// ValidateArgsIbvRegDmabufMr checks the rules on the arguments fd, access of ibv_reg_dmabuf_mr, and
+// ValidateArgsIBVRegDmabufMR checks the rules on the arguments fd, access of ibv_reg_dmabuf_mr, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvRegDmabufMr(fd int32, access IbvAccessFlags) error {
+func ValidateArgsIBVRegDmabufMR(fd int32, access AccessFlags) error {
 	var e RuleError
-	if ValidateArgsIbvRegDmabufMrInto(&e, fd, access) {
+	if ValidateArgsIBVRegDmabufMRInto(&e, fd, access) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvAllocMwInto checks the rules on the arguments type of ibv_alloc_mw. It
+// ValidateArgsAllocMWInto checks the rules on the arguments type of ibv_alloc_mw. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvAllocMwInto(e *RuleError, type_ IbvMwType) bool {
+func ValidateArgsAllocMWInto(e *RuleError, type_ MWType) bool {
 	// rule alloc_mw.type: type is the window's type, IBV_MW_TYPE_1 or IBV_MW_TYPE_2.
 	if type_ != IBV_MW_TYPE_1 &&
 		type_ != IBV_MW_TYPE_2 {
-		setRuleError(e, errAllocMwType, "", "type", TestOneOf, uint64(type_), 0, namesIbvMwType)
+		setRuleError(e, errAllocMwType, "", "type", TestOneOf, uint64(type_), 0, namesMWType)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsIbvAllocMw checks the rules on the arguments type of ibv_alloc_mw, and
+// ValidateArgsAllocMW checks the rules on the arguments type of ibv_alloc_mw, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvAllocMw(type_ IbvMwType) error {
+func ValidateArgsAllocMW(type_ MWType) error {
 	var e RuleError
-	if ValidateArgsIbvAllocMwInto(&e, type_) {
+	if ValidateArgsAllocMWInto(&e, type_) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvCreateAhInto checks the rules on the arguments attr of ibv_create_ah. It
+// ValidateArgsCreateAHInto checks the rules on the arguments attr of ibv_create_ah. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvCreateAhInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsCreateAHInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule create_ah.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errCreateAhAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -1431,19 +1431,19 @@ func ValidateArgsIbvCreateAhInto(e *RuleError, attr unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsIbvCreateAh checks the rules on the arguments attr of ibv_create_ah, and
+// ValidateArgsCreateAH checks the rules on the arguments attr of ibv_create_ah, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvCreateAh(attr unsafe.Pointer) error {
+func ValidateArgsCreateAH(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvCreateAhInto(&e, attr) {
+	if ValidateArgsCreateAHInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsIbvWrBindMwInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
+// ValidateArgsWRBindMWInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
+func ValidateArgsWRBindMWInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
 	if mw == nil {
 		setRuleError(e, errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
@@ -1457,40 +1457,40 @@ func ValidateArgsIbvWrBindMwInto(e *RuleError, mw unsafe.Pointer, bindInfo unsaf
 	return true
 }
 
-// ValidateArgsIbvWrBindMw checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
+// ValidateArgsWRBindMW checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw, and
 // returns the first violation as a *RuleError.
-func ValidateArgsIbvWrBindMw(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
+func ValidateArgsWRBindMW(mw unsafe.Pointer, bindInfo unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsIbvWrBindMwInto(&e, mw, bindInfo) {
+	if ValidateArgsWRBindMWInto(&e, mw, bindInfo) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
+// ValidateArgsDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvDevxUmemRegInto(e *RuleError, access IbvAccessFlags) bool {
+func ValidateArgsDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
-		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesIbvAccessFlags)
+		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsMlx5dvDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
+// ValidateArgsDevxUmemReg checks the rules on the arguments access of mlx5dv_devx_umem_reg, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvDevxUmemReg(access IbvAccessFlags) error {
+func ValidateArgsDevxUmemReg(access AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvDevxUmemRegInto(&e, access) {
+	if ValidateArgsDevxUmemRegInto(&e, access) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvQueryDeviceInto checks the rules on the arguments attrs_out of mlx5dv_query_device. It
+// ValidateArgsQueryDeviceInto checks the rules on the arguments attrs_out of mlx5dv_query_device. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvQueryDeviceInto(e *RuleError, attrsOut unsafe.Pointer) bool {
+func ValidateArgsQueryDeviceInto(e *RuleError, attrsOut unsafe.Pointer) bool {
 	// rule query_device.attrs_out: attrs_out is not NULL.
 	if attrsOut == nil {
 		setRuleError(e, errQueryDeviceAttrsOut, "", "attrs_out", TestNotNull, 0, 0, nil)
@@ -1499,40 +1499,40 @@ func ValidateArgsMlx5dvQueryDeviceInto(e *RuleError, attrsOut unsafe.Pointer) bo
 	return true
 }
 
-// ValidateArgsMlx5dvQueryDevice checks the rules on the arguments attrs_out of mlx5dv_query_device, and
+// ValidateArgsQueryDevice checks the rules on the arguments attrs_out of mlx5dv_query_device, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvQueryDevice(attrsOut unsafe.Pointer) error {
+func ValidateArgsQueryDevice(attrsOut unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvQueryDeviceInto(&e, attrsOut) {
+	if ValidateArgsQueryDeviceInto(&e, attrsOut) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvInitObjInto checks the rules on the arguments obj_type of mlx5dv_init_obj. It
+// ValidateArgsInitObjInto checks the rules on the arguments obj_type of mlx5dv_init_obj. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvInitObjInto(e *RuleError, objType uint64) bool {
+func ValidateArgsInitObjInto(e *RuleError, objType uint64) bool {
 	// rule init_obj.obj_type: obj_type is an OR of MLX5DV_OBJ_* bits; several types are converted in one call.
 	if uint64(objType)&^0x7f != 0 {
-		setRuleError(e, errInitObjObjType, "", "obj_type", TestBits, uint64(objType), 0x7f, namesMlx5dvObjType)
+		setRuleError(e, errInitObjObjType, "", "obj_type", TestBits, uint64(objType), 0x7f, namesObjType)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsMlx5dvInitObj checks the rules on the arguments obj_type of mlx5dv_init_obj, and
+// ValidateArgsInitObj checks the rules on the arguments obj_type of mlx5dv_init_obj, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvInitObj(objType uint64) error {
+func ValidateArgsInitObj(objType uint64) error {
 	var e RuleError
-	if ValidateArgsMlx5dvInitObjInto(&e, objType) {
+	if ValidateArgsInitObjInto(&e, objType) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
+// ValidateArgsWRMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
+func ValidateArgsWRMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// rule mkey_configure.mkey: mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.
 	if mkey == nil {
 		setRuleError(e, errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
@@ -1546,40 +1546,40 @@ func ValidateArgsMlx5dvWrMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, at
 	return true
 }
 
-// ValidateArgsMlx5dvWrMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure, and
+// ValidateArgsWRMkeyConfigure checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
+func ValidateArgsWRMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMkeyConfigureInto(&e, mkey, attr) {
+	if ValidateArgsWRMkeyConfigureInto(&e, mkey, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
+// ValidateArgsWRSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(e *RuleError, accessFlags IbvAccessFlags) bool {
+func ValidateArgsWRSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
 	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
+// ValidateArgsWRSetMkeyAccessFlags checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags IbvAccessFlags) error {
+func ValidateArgsWRSetMkeyAccessFlags(accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&e, accessFlags) {
+	if ValidateArgsWRSetMkeyAccessFlagsInto(&e, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
+// ValidateArgsWRSetDCAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
+func ValidateArgsWRSetDCAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -1588,19 +1588,19 @@ func ValidateArgsMlx5dvWrSetDcAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
+// ValidateArgsWRSetDCAddr checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetDcAddr(ah unsafe.Pointer) error {
+func ValidateArgsWRSetDCAddr(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetDcAddrInto(&e, ah) {
+	if ValidateArgsWRSetDCAddrInto(&e, ah) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
+// ValidateArgsWRSetDCAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
+func ValidateArgsWRSetDCAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -1609,22 +1609,22 @@ func ValidateArgsMlx5dvWrSetDcAddrStreamInto(e *RuleError, ah unsafe.Pointer) bo
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetDcAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
+// ValidateArgsWRSetDCAddrStream checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetDcAddrStream(ah unsafe.Pointer) error {
+func ValidateArgsWRSetDCAddrStream(ah unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetDcAddrStreamInto(&e, ah) {
+	if ValidateArgsWRSetDCAddrStreamInto(&e, ah) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
+// ValidateArgsWRMRInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+func ValidateArgsWRMRInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_interleaved.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
@@ -1635,22 +1635,22 @@ func ValidateArgsMlx5dvWrMrInterleavedInto(e *RuleError, mkey unsafe.Pointer, ac
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
+// ValidateArgsWRMRInterleaved checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrInterleaved(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+func ValidateArgsWRMRInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrInterleavedInto(&e, mkey, accessFlags) {
+	if ValidateArgsWRMRInterleavedInto(&e, mkey, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrMrListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
+// ValidateArgsWRMRListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFlags IbvAccessFlags) bool {
+func ValidateArgsWRMRListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
-		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesIbvAccessFlags)
+		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
 		return false
 	}
 	// rule wr_post.mr_list.mkey: mkey is the indirect mkey (from mlx5dv_create_mkey) the builder configures.
@@ -1661,19 +1661,19 @@ func ValidateArgsMlx5dvWrMrListInto(e *RuleError, mkey unsafe.Pointer, accessFla
 	return true
 }
 
-// ValidateArgsMlx5dvWrMrList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
+// ValidateArgsWRMRList checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrMrList(mkey unsafe.Pointer, accessFlags IbvAccessFlags) error {
+func ValidateArgsWRMRList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrMrListInto(&e, mkey, accessFlags) {
+	if ValidateArgsWRMRListInto(&e, mkey, accessFlags) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
+// ValidateArgsWRSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsWRSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
 	if attr == nil {
 		setRuleError(e, errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -1682,19 +1682,19 @@ func ValidateArgsMlx5dvWrSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bo
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
+// ValidateArgsWRSetMkeyCrypto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeyCrypto(attr unsafe.Pointer) error {
+func ValidateArgsWRSetMkeyCrypto(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeyCryptoInto(&e, attr) {
+	if ValidateArgsWRSetMkeyCryptoInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-// ValidateArgsMlx5dvWrSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
+// ValidateArgsWRSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
 // reports whether they hold, and fills e with the first violation when they do not.
-func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
+func ValidateArgsWRSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
 	if attr == nil {
 		setRuleError(e, errSigAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -1703,136 +1703,136 @@ func ValidateArgsMlx5dvWrSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) 
 	return true
 }
 
-// ValidateArgsMlx5dvWrSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
+// ValidateArgsWRSetMkeySigBlock checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block, and
 // returns the first violation as a *RuleError.
-func ValidateArgsMlx5dvWrSetMkeySigBlock(attr unsafe.Pointer) error {
+func ValidateArgsWRSetMkeySigBlock(attr unsafe.Pointer) error {
 	var e RuleError
-	if ValidateArgsMlx5dvWrSetMkeySigBlockInto(&e, attr) {
+	if ValidateArgsWRSetMkeySigBlockInto(&e, attr) {
 		return nil
 	}
 	return cloneRuleError(&e)
 }
 
-func namesMlx5dvContextCompMask(v uint64) string {
-	return Mlx5dvContextCompMask(v).String()
+func namesContextCompMask(v uint64) string {
+	return ContextCompMask(v).String()
 }
 
-func namesMlx5dvSigType(v uint64) string {
-	return Mlx5dvSigType(v).String()
+func namesSigType(v uint64) string {
+	return SigType(v).String()
 }
 
-func namesMlx5dvSigT10difBgType(v uint64) string {
-	return Mlx5dvSigT10difBgType(v).String()
+func namesSigT10DIFBGType(v uint64) string {
+	return SigT10DIFBGType(v).String()
 }
 
-func namesMlx5dvSigCrcType(v uint64) string {
-	return Mlx5dvSigCrcType(v).String()
+func namesSigCRCType(v uint64) string {
+	return SigCRCType(v).String()
 }
 
-func namesMlx5dvBlockSize(v uint64) string {
-	return Mlx5dvBlockSize(v).String()
+func namesBlockSize(v uint64) string {
+	return BlockSize(v).String()
 }
 
-func namesMlx5dvCqInitAttrMask(v uint64) string {
-	return Mlx5dvCqInitAttrMask(v).String()
+func namesCQInitAttrMask(v uint64) string {
+	return CQInitAttrMask(v).String()
 }
 
-func namesMlx5dvCqInitAttrFlags(v uint64) string {
-	return Mlx5dvCqInitAttrFlags(v).String()
+func namesCQInitAttrFlags(v uint64) string {
+	return CQInitAttrFlags(v).String()
 }
 
-func namesMlx5dvQpCreateFlags(v uint64) string {
-	return Mlx5dvQpCreateFlags(v).String()
+func namesQPCreateFlags(v uint64) string {
+	return QPCreateFlags(v).String()
 }
 
-func namesMlx5dvMkeyInitAttrFlags(v uint64) string {
-	return Mlx5dvMkeyInitAttrFlags(v).String()
+func namesMkeyInitAttrFlags(v uint64) string {
+	return MkeyInitAttrFlags(v).String()
 }
 
-func namesMlx5dvQpInitAttrMask(v uint64) string {
-	return Mlx5dvQpInitAttrMask(v).String()
+func namesQPInitAttrMask(v uint64) string {
+	return QPInitAttrMask(v).String()
 }
 
-func namesMlx5dvDcType(v uint64) string {
-	return Mlx5dvDcType(v).String()
+func namesDCType(v uint64) string {
+	return DCType(v).String()
 }
 
-func namesMlx5dvQpCreateSendOpsFlags(v uint64) string {
-	return Mlx5dvQpCreateSendOpsFlags(v).String()
+func namesQPCreateSendOpsFlags(v uint64) string {
+	return QPCreateSendOpsFlags(v).String()
 }
 
-func namesMlx5dvSigT10difFlags(v uint64) string {
-	return Mlx5dvSigT10difFlags(v).String()
+func namesSigT10DIFFlags(v uint64) string {
+	return SigT10DIFFlags(v).String()
 }
 
-func namesMlx5dvSigBlockAttrFlags(v uint64) string {
-	return Mlx5dvSigBlockAttrFlags(v).String()
+func namesSigBlockAttrFlags(v uint64) string {
+	return SigBlockAttrFlags(v).String()
 }
 
-func namesMlx5dvCryptoStandard(v uint64) string {
-	return Mlx5dvCryptoStandard(v).String()
+func namesCryptoStandard(v uint64) string {
+	return CryptoStandard(v).String()
 }
 
-func namesMlx5dvSignatureCryptoOrder(v uint64) string {
-	return Mlx5dvSignatureCryptoOrder(v).String()
+func namesSignatureCryptoOrder(v uint64) string {
+	return SignatureCryptoOrder(v).String()
 }
 
-func namesMlx5dvMkeyConfFlags(v uint64) string {
-	return Mlx5dvMkeyConfFlags(v).String()
+func namesMkeyConfFlags(v uint64) string {
+	return MkeyConfFlags(v).String()
 }
 
-func namesMlx5dvCryptoKeySize(v uint64) string {
-	return Mlx5dvCryptoKeySize(v).String()
+func namesCryptoKeySize(v uint64) string {
+	return CryptoKeySize(v).String()
 }
 
-func namesMlx5dvCryptoKeyPurpose(v uint64) string {
-	return Mlx5dvCryptoKeyPurpose(v).String()
+func namesCryptoKeyPurpose(v uint64) string {
+	return CryptoKeyPurpose(v).String()
 }
 
-func namesMlx5dvDekInitAttrMask(v uint64) string {
-	return Mlx5dvDekInitAttrMask(v).String()
+func namesDEKInitAttrMask(v uint64) string {
+	return DEKInitAttrMask(v).String()
 }
 
-func namesMlx5dvObjType(v uint64) string {
-	return Mlx5dvObjType(v).String()
+func namesObjType(v uint64) string {
+	return ObjType(v).String()
 }
 
-func namesMlx5dvCqeCompResFormat(v uint64) string {
-	return Mlx5dvCqeCompResFormat(v).String()
+func namesCQECompResFormat(v uint64) string {
+	return CQECompResFormat(v).String()
 }
 
-func namesMlx5dvContextAttrFlags(v uint64) string {
-	return Mlx5dvContextAttrFlags(v).String()
+func namesContextAttrFlags(v uint64) string {
+	return ContextAttrFlags(v).String()
 }
 
-func namesMlx5dvDevxUmemInMask(v uint64) string {
-	return Mlx5dvDevxUmemInMask(v).String()
+func namesDevxUmemInMask(v uint64) string {
+	return DevxUmemInMask(v).String()
 }
 
-func namesIbvCreateCqWcFlags(v uint64) string {
-	return IbvCreateCqWcFlags(v).String()
+func namesCreateCQWCFlags(v uint64) string {
+	return CreateCQWCFlags(v).String()
 }
 
-func namesIbvAccessFlags(v uint64) string {
-	return IbvAccessFlags(v).String()
+func namesAccessFlags(v uint64) string {
+	return AccessFlags(v).String()
 }
 
-func namesIbvMwType(v uint64) string {
-	return IbvMwType(v).String()
+func namesMWType(v uint64) string {
+	return MWType(v).String()
 }
 
-func namesIbvQpAttrMask(v uint64) string {
-	return IbvQpAttrMask(v).String()
+func namesQPAttrMask(v uint64) string {
+	return QPAttrMask(v).String()
 }
 
-func namesIbvQpState(v uint64) string {
-	return IbvQpState(v).String()
+func namesQPState(v uint64) string {
+	return QPState(v).String()
 }
 
-func namesIbvCqInitAttrMask(v uint64) string {
-	return IbvCqInitAttrMask(v).String()
+func namesIBVCQInitAttrMask(v uint64) string {
+	return IBVCQInitAttrMask(v).String()
 }
 
-func namesIbvCreateCqAttrFlags(v uint64) string {
-	return IbvCreateCqAttrFlags(v).String()
+func namesCreateCQAttrFlags(v uint64) string {
+	return CreateCQAttrFlags(v).String()
 }

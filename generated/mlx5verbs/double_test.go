@@ -15,485 +15,485 @@ import (
 	"unsafe"
 )
 
-// TestDoubleIbvCreateCompChannel: ibv_create_comp_channel (pointer-errno).
-func TestDoubleIbvCreateCompChannel(t *testing.T) {
+// TestDoubleCreateCompChannel: ibv_create_comp_channel (pointer-errno).
+func TestDoubleCreateCompChannel(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvCreateCompChannel(context)
+	r, err := callCreateCompChannel(context)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(0, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvCreateCompChannel(context)
+	_, err = callCreateCompChannel(context)
 	d.wantErr(err, "ibv_create_comp_channel", syscall.ENOMEM)
 	d.check(0, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvCreateCompChannel(context)
+		callCreateCompChannel(context)
 	})
 }
 
-// TestDoubleIbvDestroyCompChannel: ibv_destroy_comp_channel (errno).
-func TestDoubleIbvDestroyCompChannel(t *testing.T) {
+// TestDoubleDestroyCompChannel: ibv_destroy_comp_channel (errno).
+func TestDoubleDestroyCompChannel(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	channel := (*mlx5dv.IbvCompChannel)(d.alloc(16))
+	channel := (*mlx5dv.CompChannel)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(channel))
 	want = append(want, bytesOf(unsafe.Pointer(channel), 16)...)
 	d.reset(0, 0)
-	err := callIbvDestroyCompChannel(channel)
+	err := callDestroyCompChannel(channel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(1, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDestroyCompChannel(channel)
+	err = callDestroyCompChannel(channel)
 	d.wantErr(err, "ibv_destroy_comp_channel", syscall.EINVAL)
 	d.check(1, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDestroyCompChannel(channel)
+		callDestroyCompChannel(channel)
 	})
 }
 
-// TestDoubleIbvCreateCqEx: ibv_create_cq_ex (pointer-errno).
-func TestDoubleIbvCreateCqEx(t *testing.T) {
+// TestDoubleCreateCQEx: ibv_create_cq_ex (pointer-errno).
+func TestDoubleCreateCQEx(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	cqAttr := (*mlx5dv.IbvCqInitAttrEx)(d.alloc(56))
+	cqAttr := (*mlx5dv.CQInitAttrEx)(d.alloc(56))
 	want = appendPtr(want, unsafe.Pointer(cqAttr))
 	want = append(want, bytesOf(unsafe.Pointer(cqAttr), 56)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvCreateCqEx(context, cqAttr)
+	r, err := callCreateCQEx(context, cqAttr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(2, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvCreateCqEx(context, cqAttr)
+	_, err = callCreateCQEx(context, cqAttr)
 	d.wantErr(err, "ibv_create_cq_ex", syscall.ENOMEM)
 	d.check(2, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvCreateCqEx(context, cqAttr)
+		callCreateCQEx(context, cqAttr)
 	})
 }
 
-// TestDoubleMlx5dvCreateCq: mlx5dv_create_cq (pointer-errno).
-func TestDoubleMlx5dvCreateCq(t *testing.T) {
+// TestDoubleCreateCQ: mlx5dv_create_cq (pointer-errno).
+func TestDoubleCreateCQ(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	cqAttr := (*mlx5dv.IbvCqInitAttrEx)(d.alloc(56))
+	cqAttr := (*mlx5dv.CQInitAttrEx)(d.alloc(56))
 	want = appendPtr(want, unsafe.Pointer(cqAttr))
 	want = append(want, bytesOf(unsafe.Pointer(cqAttr), 56)...)
-	mlx5CqAttr := new(mlx5dv.Mlx5dvCqInitAttr)
+	mlx5CqAttr := new(mlx5dv.CQInitAttr)
 	want = appendPtr(want, unsafe.Pointer(mlx5CqAttr))
 	fill(unsafe.Pointer(mlx5CqAttr), 24, 2)
 	want = append(want, bytesOf(unsafe.Pointer(mlx5CqAttr), 24)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
+	r, err := callCreateCQ(context, cqAttr, mlx5CqAttr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(3, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
+	_, err = callCreateCQ(context, cqAttr, mlx5CqAttr)
 	d.wantErr(err, "mlx5dv_create_cq", syscall.ENOMEM)
 	d.check(3, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
+		callCreateCQ(context, cqAttr, mlx5CqAttr)
 	})
 }
 
-// TestDoubleIbvDestroyCq: ibv_destroy_cq (errno).
-func TestDoubleIbvDestroyCq(t *testing.T) {
+// TestDoubleDestroyCQ: ibv_destroy_cq (errno).
+func TestDoubleDestroyCQ(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqFrom(d.alloc(8))
+	cq := IBVCQFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
 	d.reset(0, 0)
-	err := callIbvDestroyCq(cq)
+	err := callDestroyCQ(cq)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(4, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDestroyCq(cq)
+	err = callDestroyCQ(cq)
 	d.wantErr(err, "ibv_destroy_cq", syscall.EINVAL)
 	d.check(4, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDestroyCq(cq)
+		callDestroyCQ(cq)
 	})
 }
 
-// TestDoubleIbvReqNotifyCq: ibv_req_notify_cq (errno).
-func TestDoubleIbvReqNotifyCq(t *testing.T) {
+// TestDoubleReqNotifyCQ: ibv_req_notify_cq (errno).
+func TestDoubleReqNotifyCQ(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqFrom(d.alloc(8))
+	cq := IBVCQFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
 	solicitedOnly := int32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(solicitedOnly))
 	d.reset(0, 0)
-	err := callIbvReqNotifyCq(cq, solicitedOnly)
+	err := callReqNotifyCQ(cq, solicitedOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(5, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvReqNotifyCq(cq, solicitedOnly)
+	err = callReqNotifyCQ(cq, solicitedOnly)
 	d.wantErr(err, "ibv_req_notify_cq", syscall.EINVAL)
 	d.check(5, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvReqNotifyCq(cq, solicitedOnly)
+		callReqNotifyCQ(cq, solicitedOnly)
 	})
 }
 
-// TestDoubleIbvGetCqEvent: ibv_get_cq_event (minus-one-errno).
-func TestDoubleIbvGetCqEvent(t *testing.T) {
+// TestDoubleGetCQEvent: ibv_get_cq_event (minus-one-errno).
+func TestDoubleGetCQEvent(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	channel := (*mlx5dv.IbvCompChannel)(d.alloc(16))
+	channel := (*mlx5dv.CompChannel)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(channel))
 	want = append(want, bytesOf(unsafe.Pointer(channel), 16)...)
-	cq := new(IbvCq)
+	cq := new(IBVCQ)
 	want = appendPtr(want, unsafe.Pointer(cq))
 	cqContext := d.alloc(8)
 	want = appendPtr(want, cqContext)
 	d.reset(7, 0)
-	r, err := callIbvGetCqEvent(channel, cq, cqContext)
+	r, err := callGetCQEvent(channel, cq, cqContext)
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
 	d.check(6, want)
 	d.reset(-1, syscall.EIO)
-	_, err = callIbvGetCqEvent(channel, cq, cqContext)
+	_, err = callGetCQEvent(channel, cq, cqContext)
 	d.wantErr(err, "ibv_get_cq_event", syscall.EIO)
 	d.check(6, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
-		callIbvGetCqEvent(channel, cq, cqContext)
+		callGetCQEvent(channel, cq, cqContext)
 	})
 }
 
-// TestDoubleIbvAckCqEvents: ibv_ack_cq_events (void).
-func TestDoubleIbvAckCqEvents(t *testing.T) {
+// TestDoubleAckCQEvents: ibv_ack_cq_events (void).
+func TestDoubleAckCQEvents(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqFrom(d.alloc(8))
+	cq := IBVCQFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
 	nevents := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(nevents))
 	d.reset(0, 0)
-	callIbvAckCqEvents(cq, nevents)
+	callAckCQEvents(cq, nevents)
 	d.check(7, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvAckCqEvents(cq, nevents)
+		callAckCQEvents(cq, nevents)
 	})
 }
 
-// TestDoubleIbvModifyQp: ibv_modify_qp (errno).
-func TestDoubleIbvModifyQp(t *testing.T) {
+// TestDoubleModifyQP: ibv_modify_qp (errno).
+func TestDoubleModifyQP(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpFrom(d.alloc(8))
+	qp := IBVQPFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	attr := new(mlx5dv.IbvQpAttr)
+	attr := new(mlx5dv.QPAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 144, 1)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 144)...)
-	attrMask := mlx5dv.IbvQpAttrMask(0x34333231)
+	attrMask := mlx5dv.QPAttrMask(0x34333231)
 	want = binary.NativeEndian.AppendUint32(want, uint32(attrMask))
 	d.reset(0, 0)
-	err := callIbvModifyQp(qp, attr, attrMask)
+	err := callModifyQP(qp, attr, attrMask)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(8, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvModifyQp(qp, attr, attrMask)
+	err = callModifyQP(qp, attr, attrMask)
 	d.wantErr(err, "ibv_modify_qp", syscall.EINVAL)
 	d.check(8, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvModifyQp(qp, attr, attrMask)
+		callModifyQP(qp, attr, attrMask)
 	})
 }
 
-// TestDoubleIbvQueryQp: ibv_query_qp (errno).
-func TestDoubleIbvQueryQp(t *testing.T) {
+// TestDoubleQueryQP: ibv_query_qp (errno).
+func TestDoubleQueryQP(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpFrom(d.alloc(8))
+	qp := IBVQPFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	attr := new(mlx5dv.IbvQpAttr)
+	attr := new(mlx5dv.QPAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 144, 1)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 144)...)
-	attrMask := mlx5dv.IbvQpAttrMask(0x34333231)
+	attrMask := mlx5dv.QPAttrMask(0x34333231)
 	want = binary.NativeEndian.AppendUint32(want, uint32(attrMask))
-	initAttr := IbvQpInitAttrFrom(d.alloc(8))
+	initAttr := IBVQPInitAttrFrom(d.alloc(8))
 	want = appendPtr(want, initAttr.p)
 	d.reset(0, 0)
-	err := callIbvQueryQp(qp, attr, attrMask, initAttr)
+	err := callQueryQP(qp, attr, attrMask, initAttr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(9, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvQueryQp(qp, attr, attrMask, initAttr)
+	err = callQueryQP(qp, attr, attrMask, initAttr)
 	d.wantErr(err, "ibv_query_qp", syscall.EINVAL)
 	d.check(9, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvQueryQp(qp, attr, attrMask, initAttr)
+		callQueryQP(qp, attr, attrMask, initAttr)
 	})
 }
 
-// TestDoubleIbvDestroyQp: ibv_destroy_qp (errno).
-func TestDoubleIbvDestroyQp(t *testing.T) {
+// TestDoubleDestroyQP: ibv_destroy_qp (errno).
+func TestDoubleDestroyQP(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpFrom(d.alloc(8))
+	qp := IBVQPFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	d.reset(0, 0)
-	err := callIbvDestroyQp(qp)
+	err := callDestroyQP(qp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(10, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDestroyQp(qp)
+	err = callDestroyQP(qp)
 	d.wantErr(err, "ibv_destroy_qp", syscall.EINVAL)
 	d.check(10, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDestroyQp(qp)
+		callDestroyQP(qp)
 	})
 }
 
-// TestDoubleIbvGetDeviceList: ibv_get_device_list (pointer-errno).
-func TestDoubleIbvGetDeviceList(t *testing.T) {
+// TestDoubleGetDeviceList: ibv_get_device_list (pointer-errno).
+func TestDoubleGetDeviceList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
 	numDevices := new(int32)
 	want = appendPtr(want, unsafe.Pointer(numDevices))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvGetDeviceList(numDevices)
+	r, err := callGetDeviceList(numDevices)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(11, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvGetDeviceList(numDevices)
+	_, err = callGetDeviceList(numDevices)
 	d.wantErr(err, "ibv_get_device_list", syscall.ENOMEM)
 	d.check(11, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvGetDeviceList(numDevices)
+		callGetDeviceList(numDevices)
 	})
 }
 
-// TestDoubleIbvFreeDeviceList: ibv_free_device_list (void).
-func TestDoubleIbvFreeDeviceList(t *testing.T) {
+// TestDoubleFreeDeviceList: ibv_free_device_list (void).
+func TestDoubleFreeDeviceList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	list := new(IbvDevice)
+	list := new(Device)
 	want = appendPtr(want, unsafe.Pointer(list))
 	d.reset(0, 0)
-	callIbvFreeDeviceList(list)
+	callFreeDeviceList(list)
 	d.check(12, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvFreeDeviceList(list)
+		callFreeDeviceList(list)
 	})
 }
 
-// TestDoubleIbvGetDeviceName: ibv_get_device_name (pointer-errno).
-func TestDoubleIbvGetDeviceName(t *testing.T) {
+// TestDoubleGetDeviceName: ibv_get_device_name (pointer-errno).
+func TestDoubleGetDeviceName(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	device := IbvDeviceFrom(d.alloc(8))
+	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvGetDeviceName(device)
+	r, err := callGetDeviceName(device)
 	if r != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(13, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvGetDeviceName(device)
+	_, err = callGetDeviceName(device)
 	d.wantErr(err, "ibv_get_device_name", syscall.ENOMEM)
 	d.check(13, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvGetDeviceName(device)
+		callGetDeviceName(device)
 	})
 }
 
-// TestDoubleIbvGetDeviceGuid: ibv_get_device_guid (value).
-func TestDoubleIbvGetDeviceGuid(t *testing.T) {
+// TestDoubleGetDeviceGUID: ibv_get_device_guid (value).
+func TestDoubleGetDeviceGUID(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	device := IbvDeviceFrom(d.alloc(8))
+	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
 	d.reset(5, 0)
-	r := callIbvGetDeviceGuid(device)
+	r := callGetDeviceGUID(device)
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(14, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvGetDeviceGuid(device)
+		callGetDeviceGUID(device)
 	})
 }
 
-// TestDoubleIbvOpenDevice: ibv_open_device (pointer-errno).
-func TestDoubleIbvOpenDevice(t *testing.T) {
+// TestDoubleIBVOpenDevice: ibv_open_device (pointer-errno).
+func TestDoubleIBVOpenDevice(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	device := IbvDeviceFrom(d.alloc(8))
+	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvOpenDevice(device)
+	r, err := callIBVOpenDevice(device)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(15, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvOpenDevice(device)
+	_, err = callIBVOpenDevice(device)
 	d.wantErr(err, "ibv_open_device", syscall.ENOMEM)
 	d.check(15, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvOpenDevice(device)
+		callIBVOpenDevice(device)
 	})
 }
 
-// TestDoubleIbvCloseDevice: ibv_close_device (minus-one-errno).
-func TestDoubleIbvCloseDevice(t *testing.T) {
+// TestDoubleCloseDevice: ibv_close_device (minus-one-errno).
+func TestDoubleCloseDevice(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	d.reset(7, 0)
-	r, err := callIbvCloseDevice(context)
+	r, err := callCloseDevice(context)
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
 	d.check(16, want)
 	d.reset(-1, syscall.EIO)
-	_, err = callIbvCloseDevice(context)
+	_, err = callCloseDevice(context)
 	d.wantErr(err, "ibv_close_device", syscall.EIO)
 	d.check(16, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
-		callIbvCloseDevice(context)
+		callCloseDevice(context)
 	})
 }
 
-// TestDoubleIbvForkInit: ibv_fork_init (errno).
-func TestDoubleIbvForkInit(t *testing.T) {
+// TestDoubleForkInit: ibv_fork_init (errno).
+func TestDoubleForkInit(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
 	d.reset(0, 0)
-	err := callIbvForkInit()
+	err := callForkInit()
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(17, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvForkInit()
+	err = callForkInit()
 	d.wantErr(err, "ibv_fork_init", syscall.EINVAL)
 	d.check(17, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvForkInit()
+		callForkInit()
 	})
 }
 
-// TestDoubleIbvQueryDeviceEx: ibv_query_device_ex (errno).
-func TestDoubleIbvQueryDeviceEx(t *testing.T) {
+// TestDoubleQueryDeviceEx: ibv_query_device_ex (errno).
+func TestDoubleQueryDeviceEx(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	input := new(mlx5dv.IbvQueryDeviceExInput)
+	input := new(mlx5dv.QueryDeviceExInput)
 	want = appendPtr(want, unsafe.Pointer(input))
 	fill(unsafe.Pointer(input), 4, 1)
 	want = append(want, bytesOf(unsafe.Pointer(input), 4)...)
-	attr := new(mlx5dv.IbvDeviceAttrEx)
+	attr := new(mlx5dv.DeviceAttrEx)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 400, 2)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 400)...)
 	d.reset(0, 0)
-	err := callIbvQueryDeviceEx(context, input, attr)
+	err := callQueryDeviceEx(context, input, attr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(18, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvQueryDeviceEx(context, input, attr)
+	err = callQueryDeviceEx(context, input, attr)
 	d.wantErr(err, "ibv_query_device_ex", syscall.EINVAL)
 	d.check(18, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvQueryDeviceEx(context, input, attr)
+		callQueryDeviceEx(context, input, attr)
 	})
 }
 
-// TestDoubleIbvQueryPort: ibv_query_port (errno).
-func TestDoubleIbvQueryPort(t *testing.T) {
+// TestDoubleIBVQueryPort: ibv_query_port (errno).
+func TestDoubleIBVQueryPort(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	portNum := uint8(0x21)
 	want = append(want, byte(portNum))
-	portAttr := new(mlx5dv.IbvPortAttr)
+	portAttr := new(mlx5dv.PortAttr)
 	want = appendPtr(want, unsafe.Pointer(portAttr))
 	fill(unsafe.Pointer(portAttr), 52, 2)
 	want = append(want, bytesOf(unsafe.Pointer(portAttr), 52)...)
 	d.reset(0, 0)
-	err := callIbvQueryPort(context, portNum, portAttr)
+	err := callIBVQueryPort(context, portNum, portAttr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(19, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvQueryPort(context, portNum, portAttr)
+	err = callIBVQueryPort(context, portNum, portAttr)
 	d.wantErr(err, "ibv_query_port", syscall.EINVAL)
 	d.check(19, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvQueryPort(context, portNum, portAttr)
+		callIBVQueryPort(context, portNum, portAttr)
 	})
 }
 
-// TestDoubleIbvQueryGid: ibv_query_gid (minus-one-errno).
-func TestDoubleIbvQueryGid(t *testing.T) {
+// TestDoubleQueryGID: ibv_query_gid (minus-one-errno).
+func TestDoubleQueryGID(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	portNum := uint8(0x21)
 	want = append(want, byte(portNum))
@@ -502,145 +502,145 @@ func TestDoubleIbvQueryGid(t *testing.T) {
 	gid := d.alloc(8)
 	want = appendPtr(want, gid)
 	d.reset(7, 0)
-	r, err := callIbvQueryGid(context, portNum, index, gid)
+	r, err := callQueryGID(context, portNum, index, gid)
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
 	d.check(20, want)
 	d.reset(-1, syscall.EIO)
-	_, err = callIbvQueryGid(context, portNum, index, gid)
+	_, err = callQueryGID(context, portNum, index, gid)
 	d.wantErr(err, "ibv_query_gid", syscall.EIO)
 	d.check(20, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
-		callIbvQueryGid(context, portNum, index, gid)
+		callQueryGID(context, portNum, index, gid)
 	})
 }
 
-// TestDoubleIbvGetAsyncEvent: ibv_get_async_event (minus-one-errno).
-func TestDoubleIbvGetAsyncEvent(t *testing.T) {
+// TestDoubleGetAsyncEvent: ibv_get_async_event (minus-one-errno).
+func TestDoubleGetAsyncEvent(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	event := new(mlx5dv.IbvAsyncEvent)
+	event := new(mlx5dv.AsyncEvent)
 	want = appendPtr(want, unsafe.Pointer(event))
 	fill(unsafe.Pointer(event), 16, 1)
 	want = append(want, bytesOf(unsafe.Pointer(event), 16)...)
 	d.reset(7, 0)
-	r, err := callIbvGetAsyncEvent(context, event)
+	r, err := callGetAsyncEvent(context, event)
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
 	d.check(21, want)
 	d.reset(-1, syscall.EIO)
-	_, err = callIbvGetAsyncEvent(context, event)
+	_, err = callGetAsyncEvent(context, event)
 	d.wantErr(err, "ibv_get_async_event", syscall.EIO)
 	d.check(21, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
-		callIbvGetAsyncEvent(context, event)
+		callGetAsyncEvent(context, event)
 	})
 }
 
-// TestDoubleIbvAckAsyncEvent: ibv_ack_async_event (void).
-func TestDoubleIbvAckAsyncEvent(t *testing.T) {
+// TestDoubleAckAsyncEvent: ibv_ack_async_event (void).
+func TestDoubleAckAsyncEvent(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	event := new(mlx5dv.IbvAsyncEvent)
+	event := new(mlx5dv.AsyncEvent)
 	want = appendPtr(want, unsafe.Pointer(event))
 	fill(unsafe.Pointer(event), 16, 0)
 	want = append(want, bytesOf(unsafe.Pointer(event), 16)...)
 	d.reset(0, 0)
-	callIbvAckAsyncEvent(event)
+	callAckAsyncEvent(event)
 	d.check(22, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvAckAsyncEvent(event)
+		callAckAsyncEvent(event)
 	})
 }
 
-// TestDoubleIbvAllocPd: ibv_alloc_pd (pointer-errno).
-func TestDoubleIbvAllocPd(t *testing.T) {
+// TestDoubleAllocPD: ibv_alloc_pd (pointer-errno).
+func TestDoubleAllocPD(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvAllocPd(context)
+	r, err := callAllocPD(context)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(23, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvAllocPd(context)
+	_, err = callAllocPD(context)
 	d.wantErr(err, "ibv_alloc_pd", syscall.ENOMEM)
 	d.check(23, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvAllocPd(context)
+		callAllocPD(context)
 	})
 }
 
-// TestDoubleIbvDeallocPd: ibv_dealloc_pd (errno).
-func TestDoubleIbvDeallocPd(t *testing.T) {
+// TestDoubleDeallocPD: ibv_dealloc_pd (errno).
+func TestDoubleDeallocPD(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
 	d.reset(0, 0)
-	err := callIbvDeallocPd(pd)
+	err := callDeallocPD(pd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(24, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDeallocPd(pd)
+	err = callDeallocPD(pd)
 	d.wantErr(err, "ibv_dealloc_pd", syscall.EINVAL)
 	d.check(24, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDeallocPd(pd)
+		callDeallocPD(pd)
 	})
 }
 
-// TestDoubleIbvRegMr: ibv_reg_mr (pointer-errno).
-func TestDoubleIbvRegMr(t *testing.T) {
+// TestDoubleRegMR: ibv_reg_mr (pointer-errno).
+func TestDoubleRegMR(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
 	addr := d.alloc(8)
 	want = appendPtr(want, addr)
 	length := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
-	access := mlx5dv.IbvAccessFlags(0x44434241)
+	access := mlx5dv.AccessFlags(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(access))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvRegMr(pd, addr, length, access)
+	r, err := callRegMR(pd, addr, length, access)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(25, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvRegMr(pd, addr, length, access)
+	_, err = callRegMR(pd, addr, length, access)
 	d.wantErr(err, "ibv_reg_mr", syscall.ENOMEM)
 	d.check(25, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvRegMr(pd, addr, length, access)
+		callRegMR(pd, addr, length, access)
 	})
 }
 
-// TestDoubleIbvRegMrIova2: ibv_reg_mr_iova2 (pointer-errno).
-func TestDoubleIbvRegMrIova2(t *testing.T) {
+// TestDoubleRegMRIova2: ibv_reg_mr_iova2 (pointer-errno).
+func TestDoubleRegMRIova2(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
 	addr := d.alloc(8)
@@ -649,30 +649,30 @@ func TestDoubleIbvRegMrIova2(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	iova := uint64(0x4847464544434241)
 	want = binary.NativeEndian.AppendUint64(want, uint64(iova))
-	access := mlx5dv.IbvAccessFlags(0x54535251)
+	access := mlx5dv.AccessFlags(0x54535251)
 	want = binary.NativeEndian.AppendUint32(want, uint32(access))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvRegMrIova2(pd, addr, length, iova, access)
+	r, err := callRegMRIova2(pd, addr, length, iova, access)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(26, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvRegMrIova2(pd, addr, length, iova, access)
+	_, err = callRegMRIova2(pd, addr, length, iova, access)
 	d.wantErr(err, "ibv_reg_mr_iova2", syscall.ENOMEM)
 	d.check(26, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvRegMrIova2(pd, addr, length, iova, access)
+		callRegMRIova2(pd, addr, length, iova, access)
 	})
 }
 
-// TestDoubleIbvRegDmabufMr: ibv_reg_dmabuf_mr (pointer-errno).
-func TestDoubleIbvRegDmabufMr(t *testing.T) {
+// TestDoubleIBVRegDmabufMR: ibv_reg_dmabuf_mr (pointer-errno).
+func TestDoubleIBVRegDmabufMR(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
 	offset := uint64(0x2827262524232221)
@@ -683,224 +683,224 @@ func TestDoubleIbvRegDmabufMr(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(iova))
 	fd := int32(0x54535251)
 	want = binary.NativeEndian.AppendUint32(want, uint32(fd))
-	access := mlx5dv.IbvAccessFlags(0x64636261)
+	access := mlx5dv.AccessFlags(0x64636261)
 	want = binary.NativeEndian.AppendUint32(want, uint32(access))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
+	r, err := callIBVRegDmabufMR(pd, offset, length, iova, fd, access)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(27, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
+	_, err = callIBVRegDmabufMR(pd, offset, length, iova, fd, access)
 	d.wantErr(err, "ibv_reg_dmabuf_mr", syscall.ENOMEM)
 	d.check(27, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
+		callIBVRegDmabufMR(pd, offset, length, iova, fd, access)
 	})
 }
 
-// TestDoubleIbvDeregMr: ibv_dereg_mr (errno).
-func TestDoubleIbvDeregMr(t *testing.T) {
+// TestDoubleDeregMR: ibv_dereg_mr (errno).
+func TestDoubleDeregMR(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mr := (*mlx5dv.IbvMr)(d.alloc(48))
+	mr := (*mlx5dv.MR)(d.alloc(48))
 	want = appendPtr(want, unsafe.Pointer(mr))
 	want = append(want, bytesOf(unsafe.Pointer(mr), 48)...)
 	d.reset(0, 0)
-	err := callIbvDeregMr(mr)
+	err := callDeregMR(mr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(29, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDeregMr(mr)
+	err = callDeregMR(mr)
 	d.wantErr(err, "ibv_dereg_mr", syscall.EINVAL)
 	d.check(29, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDeregMr(mr)
+		callDeregMR(mr)
 	})
 }
 
-// TestDoubleIbvAllocMw: ibv_alloc_mw (pointer-errno).
-func TestDoubleIbvAllocMw(t *testing.T) {
+// TestDoubleAllocMW: ibv_alloc_mw (pointer-errno).
+func TestDoubleAllocMW(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
-	type_ := mlx5dv.IbvMwType(0x24232221)
+	type_ := mlx5dv.MWType(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(type_))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvAllocMw(pd, type_)
+	r, err := callAllocMW(pd, type_)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(30, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvAllocMw(pd, type_)
+	_, err = callAllocMW(pd, type_)
 	d.wantErr(err, "ibv_alloc_mw", syscall.ENOMEM)
 	d.check(30, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvAllocMw(pd, type_)
+		callAllocMW(pd, type_)
 	})
 }
 
-// TestDoubleIbvDeallocMw: ibv_dealloc_mw (errno).
-func TestDoubleIbvDeallocMw(t *testing.T) {
+// TestDoubleDeallocMW: ibv_dealloc_mw (errno).
+func TestDoubleDeallocMW(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mw := (*mlx5dv.IbvMw)(d.alloc(32))
+	mw := (*mlx5dv.MW)(d.alloc(32))
 	want = appendPtr(want, unsafe.Pointer(mw))
 	want = append(want, bytesOf(unsafe.Pointer(mw), 32)...)
 	d.reset(0, 0)
-	err := callIbvDeallocMw(mw)
+	err := callDeallocMW(mw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(31, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDeallocMw(mw)
+	err = callDeallocMW(mw)
 	d.wantErr(err, "ibv_dealloc_mw", syscall.EINVAL)
 	d.check(31, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDeallocMw(mw)
+		callDeallocMW(mw)
 	})
 }
 
-// TestDoubleIbvCreateAh: ibv_create_ah (pointer-errno).
-func TestDoubleIbvCreateAh(t *testing.T) {
+// TestDoubleCreateAH: ibv_create_ah (pointer-errno).
+func TestDoubleCreateAH(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	pd := (*mlx5dv.IbvPd)(d.alloc(16))
+	pd := (*mlx5dv.IBVPD)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(pd))
 	want = append(want, bytesOf(unsafe.Pointer(pd), 16)...)
-	attr := new(mlx5dv.IbvAhAttr)
+	attr := new(mlx5dv.AHAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 32, 1)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 32)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callIbvCreateAh(pd, attr)
+	r, err := callCreateAH(pd, attr)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(32, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callIbvCreateAh(pd, attr)
+	_, err = callCreateAH(pd, attr)
 	d.wantErr(err, "ibv_create_ah", syscall.ENOMEM)
 	d.check(32, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callIbvCreateAh(pd, attr)
+		callCreateAH(pd, attr)
 	})
 }
 
-// TestDoubleIbvDestroyAh: ibv_destroy_ah (errno).
-func TestDoubleIbvDestroyAh(t *testing.T) {
+// TestDoubleDestroyAH: ibv_destroy_ah (errno).
+func TestDoubleDestroyAH(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	ah := (*mlx5dv.IbvAh)(d.alloc(24))
+	ah := (*mlx5dv.IBVAH)(d.alloc(24))
 	want = appendPtr(want, unsafe.Pointer(ah))
 	want = append(want, bytesOf(unsafe.Pointer(ah), 24)...)
 	d.reset(0, 0)
-	err := callIbvDestroyAh(ah)
+	err := callDestroyAH(ah)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(33, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvDestroyAh(ah)
+	err = callDestroyAH(ah)
 	d.wantErr(err, "ibv_destroy_ah", syscall.EINVAL)
 	d.check(33, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvDestroyAh(ah)
+		callDestroyAH(ah)
 	})
 }
 
-// TestDoubleIbvQpToQpEx: ibv_qp_to_qp_ex (value).
-func TestDoubleIbvQpToQpEx(t *testing.T) {
+// TestDoubleQPToQPEx: ibv_qp_to_qp_ex (value).
+func TestDoubleQPToQPEx(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpFrom(d.alloc(8))
+	qp := IBVQPFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r := callIbvQpToQpEx(qp)
+	r := callQPToQPEx(qp)
 	if r.p != res {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(34, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvQpToQpEx(qp)
+		callQPToQPEx(qp)
 	})
 }
 
-// TestDoubleIbvWrStart: ibv_wr_start (void).
-func TestDoubleIbvWrStart(t *testing.T) {
+// TestDoubleWRStart: ibv_wr_start (void).
+func TestDoubleWRStart(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	d.reset(0, 0)
-	callIbvWrStart(qp)
+	callWRStart(qp)
 	d.check(35, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrStart(qp)
+		callWRStart(qp)
 	})
 }
 
-// TestDoubleIbvWrComplete: ibv_wr_complete (errno).
-func TestDoubleIbvWrComplete(t *testing.T) {
+// TestDoubleWRComplete: ibv_wr_complete (errno).
+func TestDoubleWRComplete(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	d.reset(0, 0)
-	err := callIbvWrComplete(qp)
+	err := callWRComplete(qp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(36, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvWrComplete(qp)
+	err = callWRComplete(qp)
 	d.wantErr(err, "ibv_wr_complete", syscall.EINVAL)
 	d.check(36, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrComplete(qp)
+		callWRComplete(qp)
 	})
 }
 
-// TestDoubleIbvWrAbort: ibv_wr_abort (void).
-func TestDoubleIbvWrAbort(t *testing.T) {
+// TestDoubleWRAbort: ibv_wr_abort (void).
+func TestDoubleWRAbort(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	d.reset(0, 0)
-	callIbvWrAbort(qp)
+	callWRAbort(qp)
 	d.check(37, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrAbort(qp)
+		callWRAbort(qp)
 	})
 }
 
-// TestDoubleIbvWrAtomicCmpSwp: ibv_wr_atomic_cmp_swp (deferred).
-func TestDoubleIbvWrAtomicCmpSwp(t *testing.T) {
+// TestDoubleWRAtomicCmpSwp: ibv_wr_atomic_cmp_swp (deferred).
+func TestDoubleWRAtomicCmpSwp(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
@@ -911,19 +911,19 @@ func TestDoubleIbvWrAtomicCmpSwp(t *testing.T) {
 	swap := uint64(0x5857565554535251)
 	want = binary.NativeEndian.AppendUint64(want, uint64(swap))
 	d.reset(0, 0)
-	callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
+	callWRAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
 	d.check(38, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
+		callWRAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
 	})
 }
 
-// TestDoubleIbvWrAtomicFetchAdd: ibv_wr_atomic_fetch_add (deferred).
-func TestDoubleIbvWrAtomicFetchAdd(t *testing.T) {
+// TestDoubleWRAtomicFetchAdd: ibv_wr_atomic_fetch_add (deferred).
+func TestDoubleWRAtomicFetchAdd(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
@@ -932,97 +932,97 @@ func TestDoubleIbvWrAtomicFetchAdd(t *testing.T) {
 	add := uint64(0x4847464544434241)
 	want = binary.NativeEndian.AppendUint64(want, uint64(add))
 	d.reset(0, 0)
-	callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
+	callWRAtomicFetchAdd(qp, rkey, remoteAddr, add)
 	d.check(39, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
+		callWRAtomicFetchAdd(qp, rkey, remoteAddr, add)
 	})
 }
 
-// TestDoubleIbvWrBindMw: ibv_wr_bind_mw (deferred).
-func TestDoubleIbvWrBindMw(t *testing.T) {
+// TestDoubleWRBindMW: ibv_wr_bind_mw (deferred).
+func TestDoubleWRBindMW(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	mw := (*mlx5dv.IbvMw)(d.alloc(32))
+	mw := (*mlx5dv.MW)(d.alloc(32))
 	want = appendPtr(want, unsafe.Pointer(mw))
 	want = append(want, bytesOf(unsafe.Pointer(mw), 32)...)
 	rkey := uint32(0x34333231)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
-	bindInfo := (*mlx5dv.IbvMwBindInfo)(d.alloc(32))
+	bindInfo := (*mlx5dv.MWBindInfo)(d.alloc(32))
 	want = appendPtr(want, unsafe.Pointer(bindInfo))
 	want = append(want, bytesOf(unsafe.Pointer(bindInfo), 32)...)
 	d.reset(0, 0)
-	callIbvWrBindMw(qp, mw, rkey, bindInfo)
+	callWRBindMW(qp, mw, rkey, bindInfo)
 	d.check(40, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrBindMw(qp, mw, rkey, bindInfo)
+		callWRBindMW(qp, mw, rkey, bindInfo)
 	})
 }
 
-// TestDoubleIbvWrLocalInv: ibv_wr_local_inv (deferred).
-func TestDoubleIbvWrLocalInv(t *testing.T) {
+// TestDoubleWRLocalInv: ibv_wr_local_inv (deferred).
+func TestDoubleWRLocalInv(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	invalidateRkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRkey))
 	d.reset(0, 0)
-	callIbvWrLocalInv(qp, invalidateRkey)
+	callWRLocalInv(qp, invalidateRkey)
 	d.check(41, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrLocalInv(qp, invalidateRkey)
+		callWRLocalInv(qp, invalidateRkey)
 	})
 }
 
-// TestDoubleIbvWrRdmaRead: ibv_wr_rdma_read (deferred).
-func TestDoubleIbvWrRdmaRead(t *testing.T) {
+// TestDoubleWRRDMARead: ibv_wr_rdma_read (deferred).
+func TestDoubleWRRDMARead(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
 	remoteAddr := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(remoteAddr))
 	d.reset(0, 0)
-	callIbvWrRdmaRead(qp, rkey, remoteAddr)
+	callWRRDMARead(qp, rkey, remoteAddr)
 	d.check(42, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrRdmaRead(qp, rkey, remoteAddr)
+		callWRRDMARead(qp, rkey, remoteAddr)
 	})
 }
 
-// TestDoubleIbvWrRdmaWrite: ibv_wr_rdma_write (deferred).
-func TestDoubleIbvWrRdmaWrite(t *testing.T) {
+// TestDoubleWRRDMAWrite: ibv_wr_rdma_write (deferred).
+func TestDoubleWRRDMAWrite(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
 	remoteAddr := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(remoteAddr))
 	d.reset(0, 0)
-	callIbvWrRdmaWrite(qp, rkey, remoteAddr)
+	callWRRDMAWrite(qp, rkey, remoteAddr)
 	d.check(43, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrRdmaWrite(qp, rkey, remoteAddr)
+		callWRRDMAWrite(qp, rkey, remoteAddr)
 	})
 }
 
-// TestDoubleIbvWrRdmaWriteImm: ibv_wr_rdma_write_imm (deferred).
-func TestDoubleIbvWrRdmaWriteImm(t *testing.T) {
+// TestDoubleWRRDMAWriteImm: ibv_wr_rdma_write_imm (deferred).
+func TestDoubleWRRDMAWriteImm(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
@@ -1031,68 +1031,68 @@ func TestDoubleIbvWrRdmaWriteImm(t *testing.T) {
 	immData := uint32(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(immData))
 	d.reset(0, 0)
-	callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
+	callWRRDMAWriteImm(qp, rkey, remoteAddr, immData)
 	d.check(44, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
+		callWRRDMAWriteImm(qp, rkey, remoteAddr, immData)
 	})
 }
 
-// TestDoubleIbvWrSend: ibv_wr_send (deferred).
-func TestDoubleIbvWrSend(t *testing.T) {
+// TestDoubleWRSend: ibv_wr_send (deferred).
+func TestDoubleWRSend(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	d.reset(0, 0)
-	callIbvWrSend(qp)
+	callWRSend(qp)
 	d.check(45, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSend(qp)
+		callWRSend(qp)
 	})
 }
 
-// TestDoubleIbvWrSendImm: ibv_wr_send_imm (deferred).
-func TestDoubleIbvWrSendImm(t *testing.T) {
+// TestDoubleWRSendImm: ibv_wr_send_imm (deferred).
+func TestDoubleWRSendImm(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	immData := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(immData))
 	d.reset(0, 0)
-	callIbvWrSendImm(qp, immData)
+	callWRSendImm(qp, immData)
 	d.check(46, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSendImm(qp, immData)
+		callWRSendImm(qp, immData)
 	})
 }
 
-// TestDoubleIbvWrSendInv: ibv_wr_send_inv (deferred).
-func TestDoubleIbvWrSendInv(t *testing.T) {
+// TestDoubleWRSendInv: ibv_wr_send_inv (deferred).
+func TestDoubleWRSendInv(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	invalidateRkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRkey))
 	d.reset(0, 0)
-	callIbvWrSendInv(qp, invalidateRkey)
+	callWRSendInv(qp, invalidateRkey)
 	d.check(47, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSendInv(qp, invalidateRkey)
+		callWRSendInv(qp, invalidateRkey)
 	})
 }
 
-// TestDoubleIbvWrSendTso: ibv_wr_send_tso (deferred).
-func TestDoubleIbvWrSendTso(t *testing.T) {
+// TestDoubleWRSendTSO: ibv_wr_send_tso (deferred).
+func TestDoubleWRSendTSO(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	hdr := d.alloc(8)
 	want = appendPtr(want, hdr)
@@ -1101,19 +1101,19 @@ func TestDoubleIbvWrSendTso(t *testing.T) {
 	mss := uint16(0x4241)
 	want = binary.NativeEndian.AppendUint16(want, uint16(mss))
 	d.reset(0, 0)
-	callIbvWrSendTso(qp, hdr, hdrSz, mss)
+	callWRSendTSO(qp, hdr, hdrSz, mss)
 	d.check(48, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSendTso(qp, hdr, hdrSz, mss)
+		callWRSendTSO(qp, hdr, hdrSz, mss)
 	})
 }
 
-// TestDoubleIbvWrAtomicWrite: ibv_wr_atomic_write (deferred).
-func TestDoubleIbvWrAtomicWrite(t *testing.T) {
+// TestDoubleWRAtomicWrite: ibv_wr_atomic_write (deferred).
+func TestDoubleWRAtomicWrite(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	rkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(rkey))
@@ -1122,19 +1122,19 @@ func TestDoubleIbvWrAtomicWrite(t *testing.T) {
 	atomicWr := d.alloc(8)
 	want = appendPtr(want, atomicWr)
 	d.reset(0, 0)
-	callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
+	callWRAtomicWrite(qp, rkey, remoteAddr, atomicWr)
 	d.check(49, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
+		callWRAtomicWrite(qp, rkey, remoteAddr, atomicWr)
 	})
 }
 
-// TestDoubleIbvWrSetSge: ibv_wr_set_sge (deferred).
-func TestDoubleIbvWrSetSge(t *testing.T) {
+// TestDoubleWRSetSGE: ibv_wr_set_sge (deferred).
+func TestDoubleWRSetSGE(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	lkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(lkey))
@@ -1143,81 +1143,81 @@ func TestDoubleIbvWrSetSge(t *testing.T) {
 	length := uint32(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(length))
 	d.reset(0, 0)
-	callIbvWrSetSge(qp, lkey, addr, length)
+	callWRSetSGE(qp, lkey, addr, length)
 	d.check(51, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetSge(qp, lkey, addr, length)
+		callWRSetSGE(qp, lkey, addr, length)
 	})
 }
 
-// TestDoubleIbvWrSetSgeList: ibv_wr_set_sge_list (deferred).
-func TestDoubleIbvWrSetSgeList(t *testing.T) {
+// TestDoubleWRSetSGEList: ibv_wr_set_sge_list (deferred).
+func TestDoubleWRSetSGEList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	numSge := uint64(0x2827262524232221)
 	want = binary.NativeEndian.AppendUint64(want, uint64(numSge))
-	sgList := new(mlx5dv.IbvSge)
+	sgList := new(mlx5dv.SGE)
 	want = appendPtr(want, unsafe.Pointer(sgList))
 	fill(unsafe.Pointer(sgList), 16, 2)
 	want = append(want, bytesOf(unsafe.Pointer(sgList), 16)...)
 	d.reset(0, 0)
-	callIbvWrSetSgeList(qp, numSge, sgList)
+	callWRSetSGEList(qp, numSge, sgList)
 	d.check(52, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetSgeList(qp, numSge, sgList)
+		callWRSetSGEList(qp, numSge, sgList)
 	})
 }
 
-// TestDoubleIbvWrSetInlineData: ibv_wr_set_inline_data (deferred).
-func TestDoubleIbvWrSetInlineData(t *testing.T) {
+// TestDoubleWRSetInlineData: ibv_wr_set_inline_data (deferred).
+func TestDoubleWRSetInlineData(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	addr := d.alloc(8)
 	want = appendPtr(want, addr)
 	length := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	d.reset(0, 0)
-	callIbvWrSetInlineData(qp, addr, length)
+	callWRSetInlineData(qp, addr, length)
 	d.check(53, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetInlineData(qp, addr, length)
+		callWRSetInlineData(qp, addr, length)
 	})
 }
 
-// TestDoubleIbvWrSetInlineDataList: ibv_wr_set_inline_data_list (deferred).
-func TestDoubleIbvWrSetInlineDataList(t *testing.T) {
+// TestDoubleWRSetInlineDataList: ibv_wr_set_inline_data_list (deferred).
+func TestDoubleWRSetInlineDataList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	numBuf := uint64(0x2827262524232221)
 	want = binary.NativeEndian.AppendUint64(want, uint64(numBuf))
-	bufList := (*mlx5dv.IbvDataBuf)(d.alloc(16))
+	bufList := (*mlx5dv.DataBuf)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(bufList))
 	want = append(want, bytesOf(unsafe.Pointer(bufList), 16)...)
 	d.reset(0, 0)
-	callIbvWrSetInlineDataList(qp, numBuf, bufList)
+	callWRSetInlineDataList(qp, numBuf, bufList)
 	d.check(54, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetInlineDataList(qp, numBuf, bufList)
+		callWRSetInlineDataList(qp, numBuf, bufList)
 	})
 }
 
-// TestDoubleIbvWrSetUdAddr: ibv_wr_set_ud_addr (deferred).
-func TestDoubleIbvWrSetUdAddr(t *testing.T) {
+// TestDoubleWRSetUDAddr: ibv_wr_set_ud_addr (deferred).
+func TestDoubleWRSetUDAddr(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	ah := (*mlx5dv.IbvAh)(d.alloc(24))
+	ah := (*mlx5dv.IBVAH)(d.alloc(24))
 	want = appendPtr(want, unsafe.Pointer(ah))
 	want = append(want, bytesOf(unsafe.Pointer(ah), 24)...)
 	remoteQpn := uint32(0x34333231)
@@ -1225,614 +1225,614 @@ func TestDoubleIbvWrSetUdAddr(t *testing.T) {
 	remoteQkey := uint32(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(remoteQkey))
 	d.reset(0, 0)
-	callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
+	callWRSetUDAddr(qp, ah, remoteQpn, remoteQkey)
 	d.check(55, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
+		callWRSetUDAddr(qp, ah, remoteQpn, remoteQkey)
 	})
 }
 
-// TestDoubleIbvWrSetXrcSrqn: ibv_wr_set_xrc_srqn (deferred).
-func TestDoubleIbvWrSetXrcSrqn(t *testing.T) {
+// TestDoubleWRSetXRCSRQN: ibv_wr_set_xrc_srqn (deferred).
+func TestDoubleWRSetXRCSRQN(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	remoteSrqn := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(remoteSrqn))
 	d.reset(0, 0)
-	callIbvWrSetXrcSrqn(qp, remoteSrqn)
+	callWRSetXRCSRQN(qp, remoteSrqn)
 	d.check(56, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvWrSetXrcSrqn(qp, remoteSrqn)
+		callWRSetXRCSRQN(qp, remoteSrqn)
 	})
 }
 
-// TestDoubleMlx5dvCreateMkey: mlx5dv_create_mkey (pointer-errno).
-func TestDoubleMlx5dvCreateMkey(t *testing.T) {
+// TestDoubleCreateMkey: mlx5dv_create_mkey (pointer-errno).
+func TestDoubleCreateMkey(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mkeyInitAttr := (*mlx5dv.Mlx5dvMkeyInitAttr)(d.alloc(16))
+	mkeyInitAttr := (*mlx5dv.MkeyInitAttr)(d.alloc(16))
 	want = appendPtr(want, unsafe.Pointer(mkeyInitAttr))
 	want = append(want, bytesOf(unsafe.Pointer(mkeyInitAttr), 16)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvCreateMkey(mkeyInitAttr)
+	r, err := callCreateMkey(mkeyInitAttr)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(57, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvCreateMkey(mkeyInitAttr)
+	_, err = callCreateMkey(mkeyInitAttr)
 	d.wantErr(err, "mlx5dv_create_mkey", syscall.ENOMEM)
 	d.check(57, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvCreateMkey(mkeyInitAttr)
+		callCreateMkey(mkeyInitAttr)
 	})
 }
 
-// TestDoubleMlx5dvDestroyMkey: mlx5dv_destroy_mkey (errno).
-func TestDoubleMlx5dvDestroyMkey(t *testing.T) {
+// TestDoubleDestroyMkey: mlx5dv_destroy_mkey (errno).
+func TestDoubleDestroyMkey(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mkey := new(mlx5dv.Mlx5dvMkey)
+	mkey := new(mlx5dv.Mkey)
 	want = appendPtr(want, unsafe.Pointer(mkey))
 	fill(unsafe.Pointer(mkey), 8, 0)
 	want = append(want, bytesOf(unsafe.Pointer(mkey), 8)...)
 	d.reset(0, 0)
-	err := callMlx5dvDestroyMkey(mkey)
+	err := callDestroyMkey(mkey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(58, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvDestroyMkey(mkey)
+	err = callDestroyMkey(mkey)
 	d.wantErr(err, "mlx5dv_destroy_mkey", syscall.EINVAL)
 	d.check(58, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvDestroyMkey(mkey)
+		callDestroyMkey(mkey)
 	})
 }
 
-// TestDoubleMlx5dvCreateQp: mlx5dv_create_qp (pointer-errno).
-func TestDoubleMlx5dvCreateQp(t *testing.T) {
+// TestDoubleCreateQP: mlx5dv_create_qp (pointer-errno).
+func TestDoubleCreateQP(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	qpAttr := IbvQpInitAttrExFrom(d.alloc(8))
+	qpAttr := QPInitAttrExFrom(d.alloc(8))
 	want = appendPtr(want, qpAttr.p)
-	mlx5QpAttr := new(mlx5dv.Mlx5dvQpInitAttr)
+	mlx5QpAttr := new(mlx5dv.QPInitAttr)
 	want = appendPtr(want, unsafe.Pointer(mlx5QpAttr))
 	fill(unsafe.Pointer(mlx5QpAttr), 40, 2)
 	want = append(want, bytesOf(unsafe.Pointer(mlx5QpAttr), 40)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
+	r, err := callCreateQP(context, qpAttr, mlx5QpAttr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(59, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
+	_, err = callCreateQP(context, qpAttr, mlx5QpAttr)
 	d.wantErr(err, "mlx5dv_create_qp", syscall.ENOMEM)
 	d.check(59, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
+		callCreateQP(context, qpAttr, mlx5QpAttr)
 	})
 }
 
-// TestDoubleMlx5dvQpExFromIbvQpEx: mlx5dv_qp_ex_from_ibv_qp_ex (value).
-func TestDoubleMlx5dvQpExFromIbvQpEx(t *testing.T) {
+// TestDoubleQPExFromIBVQPEx: mlx5dv_qp_ex_from_ibv_qp_ex (value).
+func TestDoubleQPExFromIBVQPEx(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpExFrom(d.alloc(8))
+	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r := callMlx5dvQpExFromIbvQpEx(qp)
+	r := callQPExFromIBVQPEx(qp)
 	if r.p != res {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(60, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvQpExFromIbvQpEx(qp)
+		callQPExFromIBVQPEx(qp)
 	})
 }
 
-// TestDoubleMlx5dvDekCreate: mlx5dv_dek_create (pointer-errno).
-func TestDoubleMlx5dvDekCreate(t *testing.T) {
+// TestDoubleDEKCreate: mlx5dv_dek_create (pointer-errno).
+func TestDoubleDEKCreate(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	initAttr := (*mlx5dv.Mlx5dvDekInitAttr)(d.alloc(176))
+	initAttr := (*mlx5dv.DEKInitAttr)(d.alloc(176))
 	want = appendPtr(want, unsafe.Pointer(initAttr))
 	want = append(want, bytesOf(unsafe.Pointer(initAttr), 176)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvDekCreate(context, initAttr)
+	r, err := callDEKCreate(context, initAttr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(61, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvDekCreate(context, initAttr)
+	_, err = callDEKCreate(context, initAttr)
 	d.wantErr(err, "mlx5dv_dek_create", syscall.ENOMEM)
 	d.check(61, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvDekCreate(context, initAttr)
+		callDEKCreate(context, initAttr)
 	})
 }
 
-// TestDoubleMlx5dvDekQuery: mlx5dv_dek_query (errno).
-func TestDoubleMlx5dvDekQuery(t *testing.T) {
+// TestDoubleDEKQuery: mlx5dv_dek_query (errno).
+func TestDoubleDEKQuery(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	dek := Mlx5dvDekFrom(d.alloc(8))
+	dek := DEKFrom(d.alloc(8))
 	want = appendPtr(want, dek.p)
-	attr := new(mlx5dv.Mlx5dvDekAttr)
+	attr := new(mlx5dv.DEKAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 24, 1)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 24)...)
 	d.reset(0, 0)
-	err := callMlx5dvDekQuery(dek, attr)
+	err := callDEKQuery(dek, attr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(62, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvDekQuery(dek, attr)
+	err = callDEKQuery(dek, attr)
 	d.wantErr(err, "mlx5dv_dek_query", syscall.EINVAL)
 	d.check(62, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvDekQuery(dek, attr)
+		callDEKQuery(dek, attr)
 	})
 }
 
-// TestDoubleMlx5dvDekDestroy: mlx5dv_dek_destroy (errno).
-func TestDoubleMlx5dvDekDestroy(t *testing.T) {
+// TestDoubleDEKDestroy: mlx5dv_dek_destroy (errno).
+func TestDoubleDEKDestroy(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	dek := Mlx5dvDekFrom(d.alloc(8))
+	dek := DEKFrom(d.alloc(8))
 	want = appendPtr(want, dek.p)
 	d.reset(0, 0)
-	err := callMlx5dvDekDestroy(dek)
+	err := callDEKDestroy(dek)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(63, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvDekDestroy(dek)
+	err = callDEKDestroy(dek)
 	d.wantErr(err, "mlx5dv_dek_destroy", syscall.EINVAL)
 	d.check(63, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvDekDestroy(dek)
+		callDEKDestroy(dek)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLogin: mlx5dv_crypto_login (errno).
-func TestDoubleMlx5dvCryptoLogin(t *testing.T) {
+// TestDoubleCryptoLogin: mlx5dv_crypto_login (errno).
+func TestDoubleCryptoLogin(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	loginAttr := new(mlx5dv.Mlx5dvCryptoLoginAttr)
+	loginAttr := new(mlx5dv.CryptoLoginAttr)
 	want = appendPtr(want, unsafe.Pointer(loginAttr))
 	fill(unsafe.Pointer(loginAttr), 64, 1)
 	want = append(want, bytesOf(unsafe.Pointer(loginAttr), 64)...)
 	d.reset(0, 0)
-	err := callMlx5dvCryptoLogin(context, loginAttr)
+	err := callCryptoLogin(context, loginAttr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(64, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvCryptoLogin(context, loginAttr)
+	err = callCryptoLogin(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login", syscall.EINVAL)
 	d.check(64, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLogin(context, loginAttr)
+		callCryptoLogin(context, loginAttr)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLoginQueryState: mlx5dv_crypto_login_query_state (errno).
-func TestDoubleMlx5dvCryptoLoginQueryState(t *testing.T) {
+// TestDoubleCryptoLoginQueryState: mlx5dv_crypto_login_query_state (errno).
+func TestDoubleCryptoLoginQueryState(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	state := new(uint32)
 	want = appendPtr(want, unsafe.Pointer(state))
 	d.reset(0, 0)
-	err := callMlx5dvCryptoLoginQueryState(context, state)
+	err := callCryptoLoginQueryState(context, state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(65, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvCryptoLoginQueryState(context, state)
+	err = callCryptoLoginQueryState(context, state)
 	d.wantErr(err, "mlx5dv_crypto_login_query_state", syscall.EINVAL)
 	d.check(65, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLoginQueryState(context, state)
+		callCryptoLoginQueryState(context, state)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLogout: mlx5dv_crypto_logout (errno).
-func TestDoubleMlx5dvCryptoLogout(t *testing.T) {
+// TestDoubleCryptoLogout: mlx5dv_crypto_logout (errno).
+func TestDoubleCryptoLogout(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
 	d.reset(0, 0)
-	err := callMlx5dvCryptoLogout(context)
+	err := callCryptoLogout(context)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(66, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvCryptoLogout(context)
+	err = callCryptoLogout(context)
 	d.wantErr(err, "mlx5dv_crypto_logout", syscall.EINVAL)
 	d.check(66, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLogout(context)
+		callCryptoLogout(context)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLoginCreate: mlx5dv_crypto_login_create (pointer-errno).
-func TestDoubleMlx5dvCryptoLoginCreate(t *testing.T) {
+// TestDoubleCryptoLoginCreate: mlx5dv_crypto_login_create (pointer-errno).
+func TestDoubleCryptoLoginCreate(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	context := IbvContextFrom(d.alloc(8))
+	context := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, context.p)
-	loginAttr := (*mlx5dv.Mlx5dvCryptoLoginAttrEx)(d.alloc(32))
+	loginAttr := (*mlx5dv.CryptoLoginAttrEx)(d.alloc(32))
 	want = appendPtr(want, unsafe.Pointer(loginAttr))
 	want = append(want, bytesOf(unsafe.Pointer(loginAttr), 32)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvCryptoLoginCreate(context, loginAttr)
+	r, err := callCryptoLoginCreate(context, loginAttr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(67, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvCryptoLoginCreate(context, loginAttr)
+	_, err = callCryptoLoginCreate(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_create", syscall.ENOMEM)
 	d.check(67, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLoginCreate(context, loginAttr)
+		callCryptoLoginCreate(context, loginAttr)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLoginQuery: mlx5dv_crypto_login_query (errno).
-func TestDoubleMlx5dvCryptoLoginQuery(t *testing.T) {
+// TestDoubleCryptoLoginQuery: mlx5dv_crypto_login_query (errno).
+func TestDoubleCryptoLoginQuery(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cryptoLogin := Mlx5dvCryptoLoginObjFrom(d.alloc(8))
+	cryptoLogin := CryptoLoginObjFrom(d.alloc(8))
 	want = appendPtr(want, cryptoLogin.p)
-	queryAttr := new(mlx5dv.Mlx5dvCryptoLoginQueryAttr)
+	queryAttr := new(mlx5dv.CryptoLoginQueryAttr)
 	want = appendPtr(want, unsafe.Pointer(queryAttr))
 	fill(unsafe.Pointer(queryAttr), 16, 1)
 	want = append(want, bytesOf(unsafe.Pointer(queryAttr), 16)...)
 	d.reset(0, 0)
-	err := callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
+	err := callCryptoLoginQuery(cryptoLogin, queryAttr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(68, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
+	err = callCryptoLoginQuery(cryptoLogin, queryAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_query", syscall.EINVAL)
 	d.check(68, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
+		callCryptoLoginQuery(cryptoLogin, queryAttr)
 	})
 }
 
-// TestDoubleMlx5dvCryptoLoginDestroy: mlx5dv_crypto_login_destroy (errno).
-func TestDoubleMlx5dvCryptoLoginDestroy(t *testing.T) {
+// TestDoubleCryptoLoginDestroy: mlx5dv_crypto_login_destroy (errno).
+func TestDoubleCryptoLoginDestroy(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cryptoLogin := Mlx5dvCryptoLoginObjFrom(d.alloc(8))
+	cryptoLogin := CryptoLoginObjFrom(d.alloc(8))
 	want = appendPtr(want, cryptoLogin.p)
 	d.reset(0, 0)
-	err := callMlx5dvCryptoLoginDestroy(cryptoLogin)
+	err := callCryptoLoginDestroy(cryptoLogin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(69, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvCryptoLoginDestroy(cryptoLogin)
+	err = callCryptoLoginDestroy(cryptoLogin)
 	d.wantErr(err, "mlx5dv_crypto_login_destroy", syscall.EINVAL)
 	d.check(69, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvCryptoLoginDestroy(cryptoLogin)
+		callCryptoLoginDestroy(cryptoLogin)
 	})
 }
 
-// TestDoubleMlx5dvDevxUmemReg: mlx5dv_devx_umem_reg (pointer-errno).
-func TestDoubleMlx5dvDevxUmemReg(t *testing.T) {
+// TestDoubleDevxUmemReg: mlx5dv_devx_umem_reg (pointer-errno).
+func TestDoubleDevxUmemReg(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	ctx := IbvContextFrom(d.alloc(8))
+	ctx := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, ctx.p)
 	addr := d.alloc(8)
 	want = appendPtr(want, addr)
 	size := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(size))
-	access := mlx5dv.IbvAccessFlags(0x44434241)
+	access := mlx5dv.AccessFlags(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(access))
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvDevxUmemReg(ctx, addr, size, access)
+	r, err := callDevxUmemReg(ctx, addr, size, access)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(70, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvDevxUmemReg(ctx, addr, size, access)
+	_, err = callDevxUmemReg(ctx, addr, size, access)
 	d.wantErr(err, "mlx5dv_devx_umem_reg", syscall.ENOMEM)
 	d.check(70, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvDevxUmemReg(ctx, addr, size, access)
+		callDevxUmemReg(ctx, addr, size, access)
 	})
 }
 
-// TestDoubleMlx5dvDevxUmemRegEx: mlx5dv_devx_umem_reg_ex (pointer-errno).
-func TestDoubleMlx5dvDevxUmemRegEx(t *testing.T) {
+// TestDoubleDevxUmemRegEx: mlx5dv_devx_umem_reg_ex (pointer-errno).
+func TestDoubleDevxUmemRegEx(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	ctx := IbvContextFrom(d.alloc(8))
+	ctx := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, ctx.p)
-	umemIn := (*mlx5dv.Mlx5dvDevxUmemIn)(d.alloc(48))
+	umemIn := (*mlx5dv.DevxUmemIn)(d.alloc(48))
 	want = appendPtr(want, unsafe.Pointer(umemIn))
 	want = append(want, bytesOf(unsafe.Pointer(umemIn), 48)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvDevxUmemRegEx(ctx, umemIn)
+	r, err := callDevxUmemRegEx(ctx, umemIn)
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(71, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvDevxUmemRegEx(ctx, umemIn)
+	_, err = callDevxUmemRegEx(ctx, umemIn)
 	d.wantErr(err, "mlx5dv_devx_umem_reg_ex", syscall.ENOMEM)
 	d.check(71, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvDevxUmemRegEx(ctx, umemIn)
+		callDevxUmemRegEx(ctx, umemIn)
 	})
 }
 
-// TestDoubleMlx5dvDevxUmemDereg: mlx5dv_devx_umem_dereg (errno).
-func TestDoubleMlx5dvDevxUmemDereg(t *testing.T) {
+// TestDoubleDevxUmemDereg: mlx5dv_devx_umem_dereg (errno).
+func TestDoubleDevxUmemDereg(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	umem := new(mlx5dv.Mlx5dvDevxUmem)
+	umem := new(mlx5dv.DevxUmem)
 	want = appendPtr(want, unsafe.Pointer(umem))
 	fill(unsafe.Pointer(umem), 4, 0)
 	want = append(want, bytesOf(unsafe.Pointer(umem), 4)...)
 	d.reset(0, 0)
-	err := callMlx5dvDevxUmemDereg(umem)
+	err := callDevxUmemDereg(umem)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(72, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvDevxUmemDereg(umem)
+	err = callDevxUmemDereg(umem)
 	d.wantErr(err, "mlx5dv_devx_umem_dereg", syscall.EINVAL)
 	d.check(72, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvDevxUmemDereg(umem)
+		callDevxUmemDereg(umem)
 	})
 }
 
-// TestDoubleMlx5dvIsSupported: mlx5dv_is_supported (value).
-func TestDoubleMlx5dvIsSupported(t *testing.T) {
+// TestDoubleIsSupported: mlx5dv_is_supported (value).
+func TestDoubleIsSupported(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	device := IbvDeviceFrom(d.alloc(8))
+	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
 	d.reset(5, 0)
-	r := callMlx5dvIsSupported(device)
+	r := callIsSupported(device)
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(76, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvIsSupported(device)
+		callIsSupported(device)
 	})
 }
 
-// TestDoubleMlx5dvOpenDevice: mlx5dv_open_device (pointer-errno).
-func TestDoubleMlx5dvOpenDevice(t *testing.T) {
+// TestDoubleOpenDevice: mlx5dv_open_device (pointer-errno).
+func TestDoubleOpenDevice(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	device := IbvDeviceFrom(d.alloc(8))
+	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
-	attr := new(mlx5dv.Mlx5dvContextAttr)
+	attr := new(mlx5dv.ContextAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 16, 1)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 16)...)
 	res := d.alloc(8)
 	d.reset(int64(uintptr(res)), 0)
-	r, err := callMlx5dvOpenDevice(device, attr)
+	r, err := callOpenDevice(device, attr)
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(77, want)
 	d.reset(0, syscall.ENOMEM)
-	_, err = callMlx5dvOpenDevice(device, attr)
+	_, err = callOpenDevice(device, attr)
 	d.wantErr(err, "mlx5dv_open_device", syscall.ENOMEM)
 	d.check(77, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
-		callMlx5dvOpenDevice(device, attr)
+		callOpenDevice(device, attr)
 	})
 }
 
-// TestDoubleMlx5dvQueryDevice: mlx5dv_query_device (errno).
-func TestDoubleMlx5dvQueryDevice(t *testing.T) {
+// TestDoubleQueryDevice: mlx5dv_query_device (errno).
+func TestDoubleQueryDevice(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	ctxIn := IbvContextFrom(d.alloc(8))
+	ctxIn := IBVContextFrom(d.alloc(8))
 	want = appendPtr(want, ctxIn.p)
-	attrsOut := (*mlx5dv.Mlx5dvContext)(d.alloc(152))
+	attrsOut := (*mlx5dv.Context)(d.alloc(152))
 	want = appendPtr(want, unsafe.Pointer(attrsOut))
 	want = append(want, bytesOf(unsafe.Pointer(attrsOut), 152)...)
 	d.reset(0, 0)
-	err := callMlx5dvQueryDevice(ctxIn, attrsOut)
+	err := callQueryDevice(ctxIn, attrsOut)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(78, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvQueryDevice(ctxIn, attrsOut)
+	err = callQueryDevice(ctxIn, attrsOut)
 	d.wantErr(err, "mlx5dv_query_device", syscall.EINVAL)
 	d.check(78, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvQueryDevice(ctxIn, attrsOut)
+		callQueryDevice(ctxIn, attrsOut)
 	})
 }
 
-// TestDoubleMlx5dvInitObj: mlx5dv_init_obj (errno).
-func TestDoubleMlx5dvInitObj(t *testing.T) {
+// TestDoubleInitObj: mlx5dv_init_obj (errno).
+func TestDoubleInitObj(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	obj := (*mlx5dv.Mlx5dvObj)(d.alloc(112))
+	obj := (*mlx5dv.Obj)(d.alloc(112))
 	want = appendPtr(want, unsafe.Pointer(obj))
 	want = append(want, bytesOf(unsafe.Pointer(obj), 112)...)
 	objType := uint64(0x2827262524232221)
 	want = binary.NativeEndian.AppendUint64(want, uint64(objType))
 	d.reset(0, 0)
-	err := callMlx5dvInitObj(obj, objType)
+	err := callInitObj(obj, objType)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(79, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvInitObj(obj, objType)
+	err = callInitObj(obj, objType)
 	d.wantErr(err, "mlx5dv_init_obj", syscall.EINVAL)
 	d.check(79, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvInitObj(obj, objType)
+		callInitObj(obj, objType)
 	})
 }
 
-// TestDoubleMlx5dvWrMkeyConfigure: mlx5dv_wr_mkey_configure (deferred).
-func TestDoubleMlx5dvWrMkeyConfigure(t *testing.T) {
+// TestDoubleWRMkeyConfigure: mlx5dv_wr_mkey_configure (deferred).
+func TestDoubleWRMkeyConfigure(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	mkey := new(mlx5dv.Mlx5dvMkey)
+	mkey := new(mlx5dv.Mkey)
 	want = appendPtr(want, unsafe.Pointer(mkey))
 	fill(unsafe.Pointer(mkey), 8, 1)
 	want = append(want, bytesOf(unsafe.Pointer(mkey), 8)...)
 	numSetters := uint8(0x31)
 	want = append(want, byte(numSetters))
-	attr := new(mlx5dv.Mlx5dvMkeyConfAttr)
+	attr := new(mlx5dv.MkeyConfAttr)
 	want = appendPtr(want, unsafe.Pointer(attr))
 	fill(unsafe.Pointer(attr), 16, 3)
 	want = append(want, bytesOf(unsafe.Pointer(attr), 16)...)
 	d.reset(0, 0)
-	callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
+	callWRMkeyConfigure(mqp, mkey, numSetters, attr)
 	d.check(80, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
+		callWRMkeyConfigure(mqp, mkey, numSetters, attr)
 	})
 }
 
-// TestDoubleMlx5dvWrSetMkeyAccessFlags: mlx5dv_wr_set_mkey_access_flags (deferred).
-func TestDoubleMlx5dvWrSetMkeyAccessFlags(t *testing.T) {
+// TestDoubleWRSetMkeyAccessFlags: mlx5dv_wr_set_mkey_access_flags (deferred).
+func TestDoubleWRSetMkeyAccessFlags(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	accessFlags := mlx5dv.IbvAccessFlags(0x24232221)
+	accessFlags := mlx5dv.AccessFlags(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(accessFlags))
 	d.reset(0, 0)
-	callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
+	callWRSetMkeyAccessFlags(mqp, accessFlags)
 	d.check(81, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
+		callWRSetMkeyAccessFlags(mqp, accessFlags)
 	})
 }
 
-// TestDoubleMlx5dvWrSetMkeyLayoutList: mlx5dv_wr_set_mkey_layout_list (deferred).
-func TestDoubleMlx5dvWrSetMkeyLayoutList(t *testing.T) {
+// TestDoubleWRSetMkeyLayoutList: mlx5dv_wr_set_mkey_layout_list (deferred).
+func TestDoubleWRSetMkeyLayoutList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
 	numSges := uint16(0x2221)
 	want = binary.NativeEndian.AppendUint16(want, uint16(numSges))
-	sge := new(mlx5dv.IbvSge)
+	sge := new(mlx5dv.SGE)
 	want = appendPtr(want, unsafe.Pointer(sge))
 	fill(unsafe.Pointer(sge), 16, 2)
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
-	callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
+	callWRSetMkeyLayoutList(mqp, numSges, sge)
 	d.check(82, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
+		callWRSetMkeyLayoutList(mqp, numSges, sge)
 	})
 }
 
-// TestDoubleMlx5dvWrSetMkeyLayoutInterleaved: mlx5dv_wr_set_mkey_layout_interleaved (deferred).
-func TestDoubleMlx5dvWrSetMkeyLayoutInterleaved(t *testing.T) {
+// TestDoubleWRSetMkeyLayoutInterleaved: mlx5dv_wr_set_mkey_layout_interleaved (deferred).
+func TestDoubleWRSetMkeyLayoutInterleaved(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
 	repeatCount := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(repeatCount))
 	numInterleaved := uint16(0x3231)
 	want = binary.NativeEndian.AppendUint16(want, uint16(numInterleaved))
-	data := new(mlx5dv.Mlx5dvMrInterleaved)
+	data := new(mlx5dv.MRInterleaved)
 	want = appendPtr(want, unsafe.Pointer(data))
 	fill(unsafe.Pointer(data), 24, 3)
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
-	callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
+	callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
 	d.check(83, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
+		callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
 	})
 }
 
-// TestDoubleMlx5dvWrSetDcAddr: mlx5dv_wr_set_dc_addr (deferred).
-func TestDoubleMlx5dvWrSetDcAddr(t *testing.T) {
+// TestDoubleWRSetDCAddr: mlx5dv_wr_set_dc_addr (deferred).
+func TestDoubleWRSetDCAddr(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	ah := (*mlx5dv.IbvAh)(d.alloc(24))
+	ah := (*mlx5dv.IBVAH)(d.alloc(24))
 	want = appendPtr(want, unsafe.Pointer(ah))
 	want = append(want, bytesOf(unsafe.Pointer(ah), 24)...)
 	remoteDctn := uint32(0x34333231)
@@ -1840,21 +1840,21 @@ func TestDoubleMlx5dvWrSetDcAddr(t *testing.T) {
 	remoteDcKey := uint64(0x4847464544434241)
 	want = binary.NativeEndian.AppendUint64(want, uint64(remoteDcKey))
 	d.reset(0, 0)
-	callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
+	callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
 	d.check(84, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
+		callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
 	})
 }
 
-// TestDoubleMlx5dvWrSetDcAddrStream: mlx5dv_wr_set_dc_addr_stream (deferred).
-func TestDoubleMlx5dvWrSetDcAddrStream(t *testing.T) {
+// TestDoubleWRSetDCAddrStream: mlx5dv_wr_set_dc_addr_stream (deferred).
+func TestDoubleWRSetDCAddrStream(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	ah := (*mlx5dv.IbvAh)(d.alloc(24))
+	ah := (*mlx5dv.IBVAH)(d.alloc(24))
 	want = appendPtr(want, unsafe.Pointer(ah))
 	want = append(want, bytesOf(unsafe.Pointer(ah), 24)...)
 	remoteDctn := uint32(0x34333231)
@@ -1864,92 +1864,92 @@ func TestDoubleMlx5dvWrSetDcAddrStream(t *testing.T) {
 	streamId := uint16(0x5251)
 	want = binary.NativeEndian.AppendUint16(want, uint16(streamId))
 	d.reset(0, 0)
-	callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
+	callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
 	d.check(85, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
+		callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
 	})
 }
 
-// TestDoubleMlx5dvWrMrInterleaved: mlx5dv_wr_mr_interleaved (deferred).
-func TestDoubleMlx5dvWrMrInterleaved(t *testing.T) {
+// TestDoubleWRMRInterleaved: mlx5dv_wr_mr_interleaved (deferred).
+func TestDoubleWRMRInterleaved(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	mkey := new(mlx5dv.Mlx5dvMkey)
+	mkey := new(mlx5dv.Mkey)
 	want = appendPtr(want, unsafe.Pointer(mkey))
 	fill(unsafe.Pointer(mkey), 8, 1)
 	want = append(want, bytesOf(unsafe.Pointer(mkey), 8)...)
-	accessFlags := mlx5dv.IbvAccessFlags(0x34333231)
+	accessFlags := mlx5dv.AccessFlags(0x34333231)
 	want = binary.NativeEndian.AppendUint32(want, uint32(accessFlags))
 	repeatCount := uint32(0x44434241)
 	want = binary.NativeEndian.AppendUint32(want, uint32(repeatCount))
 	numInterleaved := uint16(0x5251)
 	want = binary.NativeEndian.AppendUint16(want, uint16(numInterleaved))
-	data := new(mlx5dv.Mlx5dvMrInterleaved)
+	data := new(mlx5dv.MRInterleaved)
 	want = appendPtr(want, unsafe.Pointer(data))
 	fill(unsafe.Pointer(data), 24, 5)
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
-	callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
+	callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
 	d.check(86, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
+		callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
 	})
 }
 
-// TestDoubleMlx5dvWrMrList: mlx5dv_wr_mr_list (deferred).
-func TestDoubleMlx5dvWrMrList(t *testing.T) {
+// TestDoubleWRMRList: mlx5dv_wr_mr_list (deferred).
+func TestDoubleWRMRList(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	mkey := new(mlx5dv.Mlx5dvMkey)
+	mkey := new(mlx5dv.Mkey)
 	want = appendPtr(want, unsafe.Pointer(mkey))
 	fill(unsafe.Pointer(mkey), 8, 1)
 	want = append(want, bytesOf(unsafe.Pointer(mkey), 8)...)
-	accessFlags := mlx5dv.IbvAccessFlags(0x34333231)
+	accessFlags := mlx5dv.AccessFlags(0x34333231)
 	want = binary.NativeEndian.AppendUint32(want, uint32(accessFlags))
 	numSges := uint16(0x4241)
 	want = binary.NativeEndian.AppendUint16(want, uint16(numSges))
-	sge := new(mlx5dv.IbvSge)
+	sge := new(mlx5dv.SGE)
 	want = appendPtr(want, unsafe.Pointer(sge))
 	fill(unsafe.Pointer(sge), 16, 4)
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
-	callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
+	callWRMRList(mqp, mkey, accessFlags, numSges, sge)
 	d.check(87, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
+		callWRMRList(mqp, mkey, accessFlags, numSges, sge)
 	})
 }
 
-// TestDoubleMlx5dvWrRawWqe: mlx5dv_wr_raw_wqe (deferred).
-func TestDoubleMlx5dvWrRawWqe(t *testing.T) {
+// TestDoubleWRRawWQE: mlx5dv_wr_raw_wqe (deferred).
+func TestDoubleWRRawWQE(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
 	wqe := d.alloc(8)
 	want = appendPtr(want, wqe)
 	d.reset(0, 0)
-	callMlx5dvWrRawWqe(mqp, wqe)
+	callWRRawWQE(mqp, wqe)
 	d.check(88, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrRawWqe(mqp, wqe)
+		callWRRawWQE(mqp, wqe)
 	})
 }
 
-// TestDoubleMlx5dvWrMemcpy: mlx5dv_wr_memcpy (deferred).
-func TestDoubleMlx5dvWrMemcpy(t *testing.T) {
+// TestDoubleWRMemcpy: mlx5dv_wr_memcpy (deferred).
+func TestDoubleWRMemcpy(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
 	destLkey := uint32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(destLkey))
@@ -1962,192 +1962,192 @@ func TestDoubleMlx5dvWrMemcpy(t *testing.T) {
 	length := uint64(0x6867666564636261)
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	d.reset(0, 0)
-	callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+	callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
 	d.check(89, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+		callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
 	})
 }
 
-// TestDoubleMlx5dvWrSetMkeyCrypto: mlx5dv_wr_set_mkey_crypto (deferred).
-func TestDoubleMlx5dvWrSetMkeyCrypto(t *testing.T) {
+// TestDoubleWRSetMkeyCrypto: mlx5dv_wr_set_mkey_crypto (deferred).
+func TestDoubleWRSetMkeyCrypto(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	attr := (*mlx5dv.Mlx5dvCryptoAttr)(d.alloc(56))
+	attr := (*mlx5dv.CryptoAttr)(d.alloc(56))
 	want = appendPtr(want, unsafe.Pointer(attr))
 	want = append(want, bytesOf(unsafe.Pointer(attr), 56)...)
 	d.reset(0, 0)
-	callMlx5dvWrSetMkeyCrypto(mqp, attr)
+	callWRSetMkeyCrypto(mqp, attr)
 	d.check(90, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetMkeyCrypto(mqp, attr)
+		callWRSetMkeyCrypto(mqp, attr)
 	})
 }
 
-// TestDoubleMlx5dvWrSetMkeySigBlock: mlx5dv_wr_set_mkey_sig_block (deferred).
-func TestDoubleMlx5dvWrSetMkeySigBlock(t *testing.T) {
+// TestDoubleWRSetMkeySigBlock: mlx5dv_wr_set_mkey_sig_block (deferred).
+func TestDoubleWRSetMkeySigBlock(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mqp := Mlx5dvQpExFrom(d.alloc(8))
+	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	attr := (*mlx5dv.Mlx5dvSigBlockAttr)(d.alloc(32))
+	attr := (*mlx5dv.SigBlockAttr)(d.alloc(32))
 	want = appendPtr(want, unsafe.Pointer(attr))
 	want = append(want, bytesOf(unsafe.Pointer(attr), 32)...)
 	d.reset(0, 0)
-	callMlx5dvWrSetMkeySigBlock(mqp, attr)
+	callWRSetMkeySigBlock(mqp, attr)
 	d.check(91, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvWrSetMkeySigBlock(mqp, attr)
+		callWRSetMkeySigBlock(mqp, attr)
 	})
 }
 
-// TestDoubleIbvPollCq: ibv_poll_cq (value).
-func TestDoubleIbvPollCq(t *testing.T) {
+// TestDoublePollCQ: ibv_poll_cq (value).
+func TestDoublePollCQ(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqFrom(d.alloc(8))
+	cq := IBVCQFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
 	numEntries := int32(0x24232221)
 	want = binary.NativeEndian.AppendUint32(want, uint32(numEntries))
-	wc := IbvWcFrom(d.alloc(8))
+	wc := WCFrom(d.alloc(8))
 	want = appendPtr(want, wc.p)
 	d.reset(5, 0)
-	r := callIbvPollCq(cq, numEntries, wc)
+	r := callPollCQ(cq, numEntries, wc)
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
 	d.check(92, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvPollCq(cq, numEntries, wc)
+		callPollCQ(cq, numEntries, wc)
 	})
 }
 
-// TestDoubleIbvStartPoll: ibv_start_poll (errno).
-func TestDoubleIbvStartPoll(t *testing.T) {
+// TestDoubleStartPoll: ibv_start_poll (errno).
+func TestDoubleStartPoll(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqExFrom(d.alloc(8))
+	cq := CQExFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
-	attr := IbvPollCqAttrFrom(d.alloc(8))
+	attr := PollCQAttrFrom(d.alloc(8))
 	want = appendPtr(want, attr.p)
 	d.reset(0, 0)
-	err := callIbvStartPoll(cq, attr)
+	err := callStartPoll(cq, attr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(93, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvStartPoll(cq, attr)
+	err = callStartPoll(cq, attr)
 	d.wantErr(err, "ibv_start_poll", syscall.EINVAL)
 	d.check(93, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvStartPoll(cq, attr)
+		callStartPoll(cq, attr)
 	})
 }
 
-// TestDoubleIbvNextPoll: ibv_next_poll (errno).
-func TestDoubleIbvNextPoll(t *testing.T) {
+// TestDoubleNextPoll: ibv_next_poll (errno).
+func TestDoubleNextPoll(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	cq := IbvCqExFrom(d.alloc(8))
+	cq := CQExFrom(d.alloc(8))
 	want = appendPtr(want, cq.p)
 	d.reset(0, 0)
-	err := callIbvNextPoll(cq)
+	err := callNextPoll(cq)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(94, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvNextPoll(cq)
+	err = callNextPoll(cq)
 	d.wantErr(err, "ibv_next_poll", syscall.EINVAL)
 	d.check(94, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvNextPoll(cq)
+		callNextPoll(cq)
 	})
 }
 
-// TestDoubleMlx5dvMkeyCheck: mlx5dv_mkey_check (errno).
-func TestDoubleMlx5dvMkeyCheck(t *testing.T) {
+// TestDoubleMkeyCheck: mlx5dv_mkey_check (errno).
+func TestDoubleMkeyCheck(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	mkey := new(mlx5dv.Mlx5dvMkey)
+	mkey := new(mlx5dv.Mkey)
 	want = appendPtr(want, unsafe.Pointer(mkey))
 	fill(unsafe.Pointer(mkey), 8, 0)
 	want = append(want, bytesOf(unsafe.Pointer(mkey), 8)...)
-	errInfo := Mlx5dvMkeyErrFrom(d.alloc(8))
+	errInfo := MkeyErrFrom(d.alloc(8))
 	want = appendPtr(want, errInfo.p)
 	d.reset(0, 0)
-	err := callMlx5dvMkeyCheck(mkey, errInfo)
+	err := callMkeyCheck(mkey, errInfo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(95, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callMlx5dvMkeyCheck(mkey, errInfo)
+	err = callMkeyCheck(mkey, errInfo)
 	d.wantErr(err, "mlx5dv_mkey_check", syscall.EINVAL)
 	d.check(95, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callMlx5dvMkeyCheck(mkey, errInfo)
+		callMkeyCheck(mkey, errInfo)
 	})
 }
 
-// TestDoubleIbvPostRecv: ibv_post_recv (errno).
-func TestDoubleIbvPostRecv(t *testing.T) {
+// TestDoublePostRecv: ibv_post_recv (errno).
+func TestDoublePostRecv(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	qp := IbvQpFrom(d.alloc(8))
+	qp := IBVQPFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	wr := IbvRecvWrFrom(d.alloc(8))
+	wr := RecvWRFrom(d.alloc(8))
 	want = appendPtr(want, wr.p)
-	badWr := new(IbvRecvWr)
+	badWr := new(RecvWR)
 	want = appendPtr(want, unsafe.Pointer(badWr))
 	d.reset(0, 0)
-	err := callIbvPostRecv(qp, wr, badWr)
+	err := callPostRecv(qp, wr, badWr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(96, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvPostRecv(qp, wr, badWr)
+	err = callPostRecv(qp, wr, badWr)
 	d.wantErr(err, "ibv_post_recv", syscall.EINVAL)
 	d.check(96, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvPostRecv(qp, wr, badWr)
+		callPostRecv(qp, wr, badWr)
 	})
 }
 
-// TestDoubleIbvPostSrqRecv: ibv_post_srq_recv (errno).
-func TestDoubleIbvPostSrqRecv(t *testing.T) {
+// TestDoublePostSRQRecv: ibv_post_srq_recv (errno).
+func TestDoublePostSRQRecv(t *testing.T) {
 	d := newDouble(t)
 	var want []byte
-	srq := IbvSrqFrom(d.alloc(8))
+	srq := IBVSRQFrom(d.alloc(8))
 	want = appendPtr(want, srq.p)
-	recvWr := IbvRecvWrFrom(d.alloc(8))
+	recvWr := RecvWRFrom(d.alloc(8))
 	want = appendPtr(want, recvWr.p)
-	badRecvWr := new(IbvRecvWr)
+	badRecvWr := new(RecvWR)
 	want = appendPtr(want, unsafe.Pointer(badRecvWr))
 	d.reset(0, 0)
-	err := callIbvPostSrqRecv(srq, recvWr, badRecvWr)
+	err := callPostSRQRecv(srq, recvWr, badRecvWr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.check(97, want)
 	d.reset(int64(syscall.EINVAL), 0)
-	err = callIbvPostSrqRecv(srq, recvWr, badRecvWr)
+	err = callPostSRQRecv(srq, recvWr, badRecvWr)
 	d.wantErr(err, "ibv_post_srq_recv", syscall.EINVAL)
 	d.check(97, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callIbvPostSrqRecv(srq, recvWr, badRecvWr)
+		callPostSRQRecv(srq, recvWr, badRecvWr)
 	})
 }

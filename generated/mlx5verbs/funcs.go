@@ -14,56 +14,56 @@ import (
 // #include "shims.h"
 import "C"
 
-// IbvCreateCompChannel calls ibv_create_comp_channel (ibv_create_comp_channel(3)).
-func IbvCreateCompChannel(context IbvContext) (*mlx5dv.IbvCompChannel, error) {
-	return callIbvCreateCompChannel(context)
+// CreateCompChannel calls ibv_create_comp_channel (ibv_create_comp_channel(3)).
+func CreateCompChannel(context IBVContext) (*mlx5dv.CompChannel, error) {
+	return callCreateCompChannel(context)
 }
 
-func callIbvCreateCompChannel(context IbvContext) (*mlx5dv.IbvCompChannel, error) {
+func callCreateCompChannel(context IBVContext) (*mlx5dv.CompChannel, error) {
 	c, err := C.mlx5gen_ibv_create_comp_channel(context.p)
 	if c == nil {
-		return (*mlx5dv.IbvCompChannel)(c), newError("ibv_create_comp_channel", errnoOf(err))
+		return (*mlx5dv.CompChannel)(c), newError("ibv_create_comp_channel", errnoOf(err))
 	}
-	return (*mlx5dv.IbvCompChannel)(c), nil
+	return (*mlx5dv.CompChannel)(c), nil
 }
 
-// IbvDestroyCompChannel calls ibv_destroy_comp_channel (ibv_create_comp_channel(3)).
-func IbvDestroyCompChannel(channel *mlx5dv.IbvCompChannel) error {
-	return callIbvDestroyCompChannel(channel)
+// DestroyCompChannel calls ibv_destroy_comp_channel (ibv_create_comp_channel(3)).
+func DestroyCompChannel(channel *mlx5dv.CompChannel) error {
+	return callDestroyCompChannel(channel)
 }
 
-func callIbvDestroyCompChannel(channel *mlx5dv.IbvCompChannel) error {
+func callDestroyCompChannel(channel *mlx5dv.CompChannel) error {
 	if c := C.mlx5gen_ibv_destroy_comp_channel(unsafe.Pointer(channel)); c != 0 {
 		return newError("ibv_destroy_comp_channel", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvCreateCqEx calls ibv_create_cq_ex (ibv_create_cq_ex(3)).
+// CreateCQEx calls ibv_create_cq_ex (ibv_create_cq_ex(3)).
 // It checks *cqAttr with Validate when it is not nil.
-func IbvCreateCqEx(context IbvContext, cqAttr *mlx5dv.IbvCqInitAttrEx) (IbvCqEx, error) {
-	var r IbvCqEx
+func CreateCQEx(context IBVContext, cqAttr *mlx5dv.CQInitAttrEx) (CQEx, error) {
+	var r CQEx
 	if cqAttr != nil {
 		if err := cqAttr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callIbvCreateCqEx(context, cqAttr)
+	return callCreateCQEx(context, cqAttr)
 }
 
-func callIbvCreateCqEx(context IbvContext, cqAttr *mlx5dv.IbvCqInitAttrEx) (IbvCqEx, error) {
+func callCreateCQEx(context IBVContext, cqAttr *mlx5dv.CQInitAttrEx) (CQEx, error) {
 	c, err := C.mlx5gen_ibv_create_cq_ex(context.p, unsafe.Pointer(cqAttr))
 	if c == nil {
-		return IbvCqEx{c}, newError("ibv_create_cq_ex", errnoOf(err))
+		return CQEx{c}, newError("ibv_create_cq_ex", errnoOf(err))
 	}
-	return IbvCqEx{c}, nil
+	return CQEx{c}, nil
 }
 
-// Mlx5dvCreateCq calls mlx5dv_create_cq (mlx5dv_create_cq(3)).
+// CreateCQ calls mlx5dv_create_cq (mlx5dv_create_cq(3)).
 // It checks *cqAttr with Validate when it is not nil.
 // It checks *mlx5CqAttr with Validate when it is not nil.
-func Mlx5dvCreateCq(context IbvContext, cqAttr *mlx5dv.IbvCqInitAttrEx, mlx5CqAttr *mlx5dv.Mlx5dvCqInitAttr) (IbvCqEx, error) {
-	var r IbvCqEx
+func CreateCQ(context IBVContext, cqAttr *mlx5dv.CQInitAttrEx, mlx5CqAttr *mlx5dv.CQInitAttr) (CQEx, error) {
+	var r CQEx
 	if cqAttr != nil {
 		if err := cqAttr.Validate(); err != nil {
 			return r, err
@@ -74,52 +74,52 @@ func Mlx5dvCreateCq(context IbvContext, cqAttr *mlx5dv.IbvCqInitAttrEx, mlx5CqAt
 			return r, err
 		}
 	}
-	return callMlx5dvCreateCq(context, cqAttr, mlx5CqAttr)
+	return callCreateCQ(context, cqAttr, mlx5CqAttr)
 }
 
-func callMlx5dvCreateCq(context IbvContext, cqAttr *mlx5dv.IbvCqInitAttrEx, mlx5CqAttr *mlx5dv.Mlx5dvCqInitAttr) (IbvCqEx, error) {
+func callCreateCQ(context IBVContext, cqAttr *mlx5dv.CQInitAttrEx, mlx5CqAttr *mlx5dv.CQInitAttr) (CQEx, error) {
 	c, err := C.mlx5gen_mlx5dv_create_cq(context.p, unsafe.Pointer(cqAttr), unsafe.Pointer(mlx5CqAttr))
 	if c == nil {
-		return IbvCqEx{c}, newError("mlx5dv_create_cq", errnoOf(err))
+		return CQEx{c}, newError("mlx5dv_create_cq", errnoOf(err))
 	}
-	return IbvCqEx{c}, nil
+	return CQEx{c}, nil
 }
 
-// IbvDestroyCq calls ibv_destroy_cq (ibv_destroy_cq(3)).
-func IbvDestroyCq(cq IbvCq) error {
-	return callIbvDestroyCq(cq)
+// DestroyCQ calls ibv_destroy_cq (ibv_destroy_cq(3)).
+func DestroyCQ(cq IBVCQ) error {
+	return callDestroyCQ(cq)
 }
 
-func callIbvDestroyCq(cq IbvCq) error {
+func callDestroyCQ(cq IBVCQ) error {
 	if c := C.mlx5gen_ibv_destroy_cq(cq.p); c != 0 {
 		return newError("ibv_destroy_cq", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvReqNotifyCq calls ibv_req_notify_cq (ibv_req_notify_cq(3)).
-func IbvReqNotifyCq(cq IbvCq, solicitedOnly int32) error {
-	return callIbvReqNotifyCq(cq, solicitedOnly)
+// ReqNotifyCQ calls ibv_req_notify_cq (ibv_req_notify_cq(3)).
+func ReqNotifyCQ(cq IBVCQ, solicitedOnly int32) error {
+	return callReqNotifyCQ(cq, solicitedOnly)
 }
 
-func callIbvReqNotifyCq(cq IbvCq, solicitedOnly int32) error {
+func callReqNotifyCQ(cq IBVCQ, solicitedOnly int32) error {
 	if c := C.mlx5gen_ibv_req_notify_cq(cq.p, C.int32_t(solicitedOnly)); c != 0 {
 		return newError("ibv_req_notify_cq", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvGetCqEvent calls ibv_get_cq_event (ibv_get_cq_event(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvGetCqEvent.
-func IbvGetCqEvent(channel *mlx5dv.IbvCompChannel, cq *IbvCq, cqContext unsafe.Pointer) (int32, error) {
+// GetCQEvent calls ibv_get_cq_event (ibv_get_cq_event(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsGetCQEvent.
+func GetCQEvent(channel *mlx5dv.CompChannel, cq *IBVCQ, cqContext unsafe.Pointer) (int32, error) {
 	var r int32
-	if err := mlx5dv.ValidateArgsIbvGetCqEvent(unsafe.Pointer(cq), cqContext); err != nil {
+	if err := mlx5dv.ValidateArgsGetCQEvent(unsafe.Pointer(cq), cqContext); err != nil {
 		return r, err
 	}
-	return callIbvGetCqEvent(channel, cq, cqContext)
+	return callGetCQEvent(channel, cq, cqContext)
 }
 
-func callIbvGetCqEvent(channel *mlx5dv.IbvCompChannel, cq *IbvCq, cqContext unsafe.Pointer) (int32, error) {
+func callGetCQEvent(channel *mlx5dv.CompChannel, cq *IBVCQ, cqContext unsafe.Pointer) (int32, error) {
 	c, err := C.mlx5gen_ibv_get_cq_event(unsafe.Pointer(channel), unsafe.Pointer(cq), cqContext)
 	if c == -1 {
 		return int32(c), newError("ibv_get_cq_event", errnoOf(err))
@@ -127,20 +127,20 @@ func callIbvGetCqEvent(channel *mlx5dv.IbvCompChannel, cq *IbvCq, cqContext unsa
 	return int32(c), nil
 }
 
-// IbvAckCqEvents calls ibv_ack_cq_events (ibv_get_cq_event(3)).
-func IbvAckCqEvents(cq IbvCq, nevents uint32) {
-	callIbvAckCqEvents(cq, nevents)
+// AckCQEvents calls ibv_ack_cq_events (ibv_get_cq_event(3)).
+func AckCQEvents(cq IBVCQ, nevents uint32) {
+	callAckCQEvents(cq, nevents)
 }
 
-func callIbvAckCqEvents(cq IbvCq, nevents uint32) {
+func callAckCQEvents(cq IBVCQ, nevents uint32) {
 	C.mlx5gen_ibv_ack_cq_events(cq.p, C.uint32_t(nevents))
 }
 
-// IbvModifyQp calls ibv_modify_qp (ibv_modify_qp(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvModifyQp.
+// ModifyQP calls ibv_modify_qp (ibv_modify_qp(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsModifyQP.
 // It checks *attr with Validate when it is not nil.
-func IbvModifyQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask) error {
-	if err := mlx5dv.ValidateArgsIbvModifyQp(unsafe.Pointer(attr), attrMask); err != nil {
+func ModifyQP(qp IBVQP, attr *mlx5dv.QPAttr, attrMask mlx5dv.QPAttrMask) error {
+	if err := mlx5dv.ValidateArgsModifyQP(unsafe.Pointer(attr), attrMask); err != nil {
 		return err
 	}
 	if attr != nil {
@@ -148,21 +148,21 @@ func IbvModifyQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask
 			return err
 		}
 	}
-	return callIbvModifyQp(qp, attr, attrMask)
+	return callModifyQP(qp, attr, attrMask)
 }
 
-func callIbvModifyQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask) error {
+func callModifyQP(qp IBVQP, attr *mlx5dv.QPAttr, attrMask mlx5dv.QPAttrMask) error {
 	if c := C.mlx5gen_ibv_modify_qp(qp.p, unsafe.Pointer(attr), C.int32_t(attrMask)); c != 0 {
 		return newError("ibv_modify_qp", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvQueryQp calls ibv_query_qp (ibv_query_qp(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvQueryQp.
+// QueryQP calls ibv_query_qp (ibv_query_qp(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsQueryQP.
 // It checks *attr with Validate when it is not nil.
-func IbvQueryQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask, initAttr IbvQpInitAttr) error {
-	if err := mlx5dv.ValidateArgsIbvQueryQp(unsafe.Pointer(attr), attrMask, initAttr.p); err != nil {
+func QueryQP(qp IBVQP, attr *mlx5dv.QPAttr, attrMask mlx5dv.QPAttrMask, initAttr IBVQPInitAttr) error {
+	if err := mlx5dv.ValidateArgsQueryQP(unsafe.Pointer(attr), attrMask, initAttr.p); err != nil {
 		return err
 	}
 	if attr != nil {
@@ -170,56 +170,56 @@ func IbvQueryQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask,
 			return err
 		}
 	}
-	return callIbvQueryQp(qp, attr, attrMask, initAttr)
+	return callQueryQP(qp, attr, attrMask, initAttr)
 }
 
-func callIbvQueryQp(qp IbvQp, attr *mlx5dv.IbvQpAttr, attrMask mlx5dv.IbvQpAttrMask, initAttr IbvQpInitAttr) error {
+func callQueryQP(qp IBVQP, attr *mlx5dv.QPAttr, attrMask mlx5dv.QPAttrMask, initAttr IBVQPInitAttr) error {
 	if c := C.mlx5gen_ibv_query_qp(qp.p, unsafe.Pointer(attr), C.int32_t(attrMask), initAttr.p); c != 0 {
 		return newError("ibv_query_qp", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvDestroyQp calls ibv_destroy_qp (ibv_destroy_qp(3)).
-func IbvDestroyQp(qp IbvQp) error {
-	return callIbvDestroyQp(qp)
+// DestroyQP calls ibv_destroy_qp (ibv_destroy_qp(3)).
+func DestroyQP(qp IBVQP) error {
+	return callDestroyQP(qp)
 }
 
-func callIbvDestroyQp(qp IbvQp) error {
+func callDestroyQP(qp IBVQP) error {
 	if c := C.mlx5gen_ibv_destroy_qp(qp.p); c != 0 {
 		return newError("ibv_destroy_qp", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvGetDeviceList calls ibv_get_device_list (ibv_get_device_list(3)).
-func IbvGetDeviceList(numDevices *int32) (*IbvDevice, error) {
-	return callIbvGetDeviceList(numDevices)
+// GetDeviceList calls ibv_get_device_list (ibv_get_device_list(3)).
+func GetDeviceList(numDevices *int32) (*Device, error) {
+	return callGetDeviceList(numDevices)
 }
 
-func callIbvGetDeviceList(numDevices *int32) (*IbvDevice, error) {
+func callGetDeviceList(numDevices *int32) (*Device, error) {
 	c, err := C.mlx5gen_ibv_get_device_list(unsafe.Pointer(numDevices))
 	if c == nil {
-		return (*IbvDevice)(c), newError("ibv_get_device_list", errnoOf(err))
+		return (*Device)(c), newError("ibv_get_device_list", errnoOf(err))
 	}
-	return (*IbvDevice)(c), nil
+	return (*Device)(c), nil
 }
 
-// IbvFreeDeviceList calls ibv_free_device_list (ibv_get_device_list(3)).
-func IbvFreeDeviceList(list *IbvDevice) {
-	callIbvFreeDeviceList(list)
+// FreeDeviceList calls ibv_free_device_list (ibv_get_device_list(3)).
+func FreeDeviceList(list *Device) {
+	callFreeDeviceList(list)
 }
 
-func callIbvFreeDeviceList(list *IbvDevice) {
+func callFreeDeviceList(list *Device) {
 	C.mlx5gen_ibv_free_device_list(unsafe.Pointer(list))
 }
 
-// IbvGetDeviceName calls ibv_get_device_name (ibv_get_device_name(3)).
-func IbvGetDeviceName(device IbvDevice) (unsafe.Pointer, error) {
-	return callIbvGetDeviceName(device)
+// GetDeviceName calls ibv_get_device_name (ibv_get_device_name(3)).
+func GetDeviceName(device Device) (unsafe.Pointer, error) {
+	return callGetDeviceName(device)
 }
 
-func callIbvGetDeviceName(device IbvDevice) (unsafe.Pointer, error) {
+func callGetDeviceName(device Device) (unsafe.Pointer, error) {
 	c, err := C.mlx5gen_ibv_get_device_name(device.p)
 	if c == nil {
 		return c, newError("ibv_get_device_name", errnoOf(err))
@@ -227,34 +227,34 @@ func callIbvGetDeviceName(device IbvDevice) (unsafe.Pointer, error) {
 	return c, nil
 }
 
-// IbvGetDeviceGuid calls ibv_get_device_guid (ibv_get_device_guid(3)).
-func IbvGetDeviceGuid(device IbvDevice) uint64 {
-	return callIbvGetDeviceGuid(device)
+// GetDeviceGUID calls ibv_get_device_guid (ibv_get_device_guid(3)).
+func GetDeviceGUID(device Device) uint64 {
+	return callGetDeviceGUID(device)
 }
 
-func callIbvGetDeviceGuid(device IbvDevice) uint64 {
+func callGetDeviceGUID(device Device) uint64 {
 	return uint64(C.mlx5gen_ibv_get_device_guid(device.p))
 }
 
-// IbvOpenDevice calls ibv_open_device (ibv_open_device(3)).
-func IbvOpenDevice(device IbvDevice) (IbvContext, error) {
-	return callIbvOpenDevice(device)
+// IBVOpenDevice calls ibv_open_device (ibv_open_device(3)).
+func IBVOpenDevice(device Device) (IBVContext, error) {
+	return callIBVOpenDevice(device)
 }
 
-func callIbvOpenDevice(device IbvDevice) (IbvContext, error) {
+func callIBVOpenDevice(device Device) (IBVContext, error) {
 	c, err := C.mlx5gen_ibv_open_device(device.p)
 	if c == nil {
-		return IbvContext{c}, newError("ibv_open_device", errnoOf(err))
+		return IBVContext{c}, newError("ibv_open_device", errnoOf(err))
 	}
-	return IbvContext{c}, nil
+	return IBVContext{c}, nil
 }
 
-// IbvCloseDevice calls ibv_close_device (ibv_open_device(3)).
-func IbvCloseDevice(context IbvContext) (int32, error) {
-	return callIbvCloseDevice(context)
+// CloseDevice calls ibv_close_device (ibv_open_device(3)).
+func CloseDevice(context IBVContext) (int32, error) {
+	return callCloseDevice(context)
 }
 
-func callIbvCloseDevice(context IbvContext) (int32, error) {
+func callCloseDevice(context IBVContext) (int32, error) {
 	c, err := C.mlx5gen_ibv_close_device(context.p)
 	if c == -1 {
 		return int32(c), newError("ibv_close_device", errnoOf(err))
@@ -262,23 +262,23 @@ func callIbvCloseDevice(context IbvContext) (int32, error) {
 	return int32(c), nil
 }
 
-// IbvForkInit calls ibv_fork_init (ibv_fork_init(3)).
-func IbvForkInit() error {
-	return callIbvForkInit()
+// ForkInit calls ibv_fork_init (ibv_fork_init(3)).
+func ForkInit() error {
+	return callForkInit()
 }
 
-func callIbvForkInit() error {
+func callForkInit() error {
 	if c := C.mlx5gen_ibv_fork_init(); c != 0 {
 		return newError("ibv_fork_init", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvQueryDeviceEx calls ibv_query_device_ex (ibv_query_device_ex(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvQueryDeviceEx.
+// QueryDeviceEx calls ibv_query_device_ex (ibv_query_device_ex(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsQueryDeviceEx.
 // It checks *input with Validate when it is not nil.
-func IbvQueryDeviceEx(context IbvContext, input *mlx5dv.IbvQueryDeviceExInput, attr *mlx5dv.IbvDeviceAttrEx) error {
-	if err := mlx5dv.ValidateArgsIbvQueryDeviceEx(unsafe.Pointer(attr)); err != nil {
+func QueryDeviceEx(context IBVContext, input *mlx5dv.QueryDeviceExInput, attr *mlx5dv.DeviceAttrEx) error {
+	if err := mlx5dv.ValidateArgsQueryDeviceEx(unsafe.Pointer(attr)); err != nil {
 		return err
 	}
 	if input != nil {
@@ -286,43 +286,43 @@ func IbvQueryDeviceEx(context IbvContext, input *mlx5dv.IbvQueryDeviceExInput, a
 			return err
 		}
 	}
-	return callIbvQueryDeviceEx(context, input, attr)
+	return callQueryDeviceEx(context, input, attr)
 }
 
-func callIbvQueryDeviceEx(context IbvContext, input *mlx5dv.IbvQueryDeviceExInput, attr *mlx5dv.IbvDeviceAttrEx) error {
+func callQueryDeviceEx(context IBVContext, input *mlx5dv.QueryDeviceExInput, attr *mlx5dv.DeviceAttrEx) error {
 	if c := C.mlx5gen_ibv_query_device_ex(context.p, unsafe.Pointer(input), unsafe.Pointer(attr)); c != 0 {
 		return newError("ibv_query_device_ex", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvQueryPort calls ibv_query_port (ibv_query_port(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvQueryPort.
-func IbvQueryPort(context IbvContext, portNum uint8, portAttr *mlx5dv.IbvPortAttr) error {
-	if err := mlx5dv.ValidateArgsIbvQueryPort(unsafe.Pointer(portAttr)); err != nil {
+// IBVQueryPort calls ibv_query_port (ibv_query_port(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsIBVQueryPort.
+func IBVQueryPort(context IBVContext, portNum uint8, portAttr *mlx5dv.PortAttr) error {
+	if err := mlx5dv.ValidateArgsIBVQueryPort(unsafe.Pointer(portAttr)); err != nil {
 		return err
 	}
-	return callIbvQueryPort(context, portNum, portAttr)
+	return callIBVQueryPort(context, portNum, portAttr)
 }
 
-func callIbvQueryPort(context IbvContext, portNum uint8, portAttr *mlx5dv.IbvPortAttr) error {
+func callIBVQueryPort(context IBVContext, portNum uint8, portAttr *mlx5dv.PortAttr) error {
 	if c := C.mlx5gen_ibv_query_port(context.p, C.uint8_t(portNum), unsafe.Pointer(portAttr)); c != 0 {
 		return newError("ibv_query_port", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvQueryGid calls ibv_query_gid (ibv_query_gid(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvQueryGid.
-func IbvQueryGid(context IbvContext, portNum uint8, index int32, gid unsafe.Pointer) (int32, error) {
+// QueryGID calls ibv_query_gid (ibv_query_gid(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsQueryGID.
+func QueryGID(context IBVContext, portNum uint8, index int32, gid unsafe.Pointer) (int32, error) {
 	var r int32
-	if err := mlx5dv.ValidateArgsIbvQueryGid(index, gid); err != nil {
+	if err := mlx5dv.ValidateArgsQueryGID(index, gid); err != nil {
 		return r, err
 	}
-	return callIbvQueryGid(context, portNum, index, gid)
+	return callQueryGID(context, portNum, index, gid)
 }
 
-func callIbvQueryGid(context IbvContext, portNum uint8, index int32, gid unsafe.Pointer) (int32, error) {
+func callQueryGID(context IBVContext, portNum uint8, index int32, gid unsafe.Pointer) (int32, error) {
 	c, err := C.mlx5gen_ibv_query_gid(context.p, C.uint8_t(portNum), C.int32_t(index), gid)
 	if c == -1 {
 		return int32(c), newError("ibv_query_gid", errnoOf(err))
@@ -330,17 +330,17 @@ func callIbvQueryGid(context IbvContext, portNum uint8, index int32, gid unsafe.
 	return int32(c), nil
 }
 
-// IbvGetAsyncEvent calls ibv_get_async_event (ibv_get_async_event(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvGetAsyncEvent.
-func IbvGetAsyncEvent(context IbvContext, event *mlx5dv.IbvAsyncEvent) (int32, error) {
+// GetAsyncEvent calls ibv_get_async_event (ibv_get_async_event(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsGetAsyncEvent.
+func GetAsyncEvent(context IBVContext, event *mlx5dv.AsyncEvent) (int32, error) {
 	var r int32
-	if err := mlx5dv.ValidateArgsIbvGetAsyncEvent(unsafe.Pointer(event)); err != nil {
+	if err := mlx5dv.ValidateArgsGetAsyncEvent(unsafe.Pointer(event)); err != nil {
 		return r, err
 	}
-	return callIbvGetAsyncEvent(context, event)
+	return callGetAsyncEvent(context, event)
 }
 
-func callIbvGetAsyncEvent(context IbvContext, event *mlx5dv.IbvAsyncEvent) (int32, error) {
+func callGetAsyncEvent(context IBVContext, event *mlx5dv.AsyncEvent) (int32, error) {
 	c, err := C.mlx5gen_ibv_get_async_event(context.p, unsafe.Pointer(event))
 	if c == -1 {
 		return int32(c), newError("ibv_get_async_event", errnoOf(err))
@@ -348,230 +348,230 @@ func callIbvGetAsyncEvent(context IbvContext, event *mlx5dv.IbvAsyncEvent) (int3
 	return int32(c), nil
 }
 
-// IbvAckAsyncEvent calls ibv_ack_async_event (ibv_get_async_event(3)).
-func IbvAckAsyncEvent(event *mlx5dv.IbvAsyncEvent) {
-	callIbvAckAsyncEvent(event)
+// AckAsyncEvent calls ibv_ack_async_event (ibv_get_async_event(3)).
+func AckAsyncEvent(event *mlx5dv.AsyncEvent) {
+	callAckAsyncEvent(event)
 }
 
-func callIbvAckAsyncEvent(event *mlx5dv.IbvAsyncEvent) {
+func callAckAsyncEvent(event *mlx5dv.AsyncEvent) {
 	C.mlx5gen_ibv_ack_async_event(unsafe.Pointer(event))
 }
 
-// IbvAllocPd calls ibv_alloc_pd (ibv_alloc_pd(3)).
-func IbvAllocPd(context IbvContext) (*mlx5dv.IbvPd, error) {
-	return callIbvAllocPd(context)
+// AllocPD calls ibv_alloc_pd (ibv_alloc_pd(3)).
+func AllocPD(context IBVContext) (*mlx5dv.IBVPD, error) {
+	return callAllocPD(context)
 }
 
-func callIbvAllocPd(context IbvContext) (*mlx5dv.IbvPd, error) {
+func callAllocPD(context IBVContext) (*mlx5dv.IBVPD, error) {
 	c, err := C.mlx5gen_ibv_alloc_pd(context.p)
 	if c == nil {
-		return (*mlx5dv.IbvPd)(c), newError("ibv_alloc_pd", errnoOf(err))
+		return (*mlx5dv.IBVPD)(c), newError("ibv_alloc_pd", errnoOf(err))
 	}
-	return (*mlx5dv.IbvPd)(c), nil
+	return (*mlx5dv.IBVPD)(c), nil
 }
 
-// IbvDeallocPd calls ibv_dealloc_pd (ibv_alloc_pd(3)).
-func IbvDeallocPd(pd *mlx5dv.IbvPd) error {
-	return callIbvDeallocPd(pd)
+// DeallocPD calls ibv_dealloc_pd (ibv_alloc_pd(3)).
+func DeallocPD(pd *mlx5dv.IBVPD) error {
+	return callDeallocPD(pd)
 }
 
-func callIbvDeallocPd(pd *mlx5dv.IbvPd) error {
+func callDeallocPD(pd *mlx5dv.IBVPD) error {
 	if c := C.mlx5gen_ibv_dealloc_pd(unsafe.Pointer(pd)); c != 0 {
 		return newError("ibv_dealloc_pd", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvRegMr calls ibv_reg_mr (ibv_reg_mr(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvRegMr.
-func IbvRegMr(pd *mlx5dv.IbvPd, addr unsafe.Pointer, length uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
-	var r *mlx5dv.IbvMr
-	if err := mlx5dv.ValidateArgsIbvRegMr(access); err != nil {
+// RegMR calls ibv_reg_mr (ibv_reg_mr(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsRegMR.
+func RegMR(pd *mlx5dv.IBVPD, addr unsafe.Pointer, length uint64, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
+	var r *mlx5dv.MR
+	if err := mlx5dv.ValidateArgsRegMR(access); err != nil {
 		return r, err
 	}
-	return callIbvRegMr(pd, addr, length, access)
+	return callRegMR(pd, addr, length, access)
 }
 
-func callIbvRegMr(pd *mlx5dv.IbvPd, addr unsafe.Pointer, length uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
+func callRegMR(pd *mlx5dv.IBVPD, addr unsafe.Pointer, length uint64, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
 	c, err := C.mlx5gen_ibv_reg_mr(unsafe.Pointer(pd), addr, C.uint64_t(length), C.int32_t(access))
 	if c == nil {
-		return (*mlx5dv.IbvMr)(c), newError("ibv_reg_mr", errnoOf(err))
+		return (*mlx5dv.MR)(c), newError("ibv_reg_mr", errnoOf(err))
 	}
-	return (*mlx5dv.IbvMr)(c), nil
+	return (*mlx5dv.MR)(c), nil
 }
 
-// IbvRegMrIova2 calls ibv_reg_mr_iova2 (ibv_reg_mr(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvRegMrIova2.
-func IbvRegMrIova2(pd *mlx5dv.IbvPd, addr unsafe.Pointer, length uint64, iova uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
-	var r *mlx5dv.IbvMr
-	if err := mlx5dv.ValidateArgsIbvRegMrIova2(access); err != nil {
+// RegMRIova2 calls ibv_reg_mr_iova2 (ibv_reg_mr(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsRegMRIova2.
+func RegMRIova2(pd *mlx5dv.IBVPD, addr unsafe.Pointer, length uint64, iova uint64, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
+	var r *mlx5dv.MR
+	if err := mlx5dv.ValidateArgsRegMRIova2(access); err != nil {
 		return r, err
 	}
-	return callIbvRegMrIova2(pd, addr, length, iova, access)
+	return callRegMRIova2(pd, addr, length, iova, access)
 }
 
-func callIbvRegMrIova2(pd *mlx5dv.IbvPd, addr unsafe.Pointer, length uint64, iova uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
+func callRegMRIova2(pd *mlx5dv.IBVPD, addr unsafe.Pointer, length uint64, iova uint64, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
 	c, err := C.mlx5gen_ibv_reg_mr_iova2(unsafe.Pointer(pd), addr, C.uint64_t(length), C.uint64_t(iova), C.uint32_t(access))
 	if c == nil {
-		return (*mlx5dv.IbvMr)(c), newError("ibv_reg_mr_iova2", errnoOf(err))
+		return (*mlx5dv.MR)(c), newError("ibv_reg_mr_iova2", errnoOf(err))
 	}
-	return (*mlx5dv.IbvMr)(c), nil
+	return (*mlx5dv.MR)(c), nil
 }
 
-// IbvRegDmabufMr calls ibv_reg_dmabuf_mr (ibv_reg_mr(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvRegDmabufMr.
-func IbvRegDmabufMr(pd *mlx5dv.IbvPd, offset uint64, length uint64, iova uint64, fd int32, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
-	var r *mlx5dv.IbvMr
-	if err := mlx5dv.ValidateArgsIbvRegDmabufMr(fd, access); err != nil {
+// IBVRegDmabufMR calls ibv_reg_dmabuf_mr (ibv_reg_mr(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsIBVRegDmabufMR.
+func IBVRegDmabufMR(pd *mlx5dv.IBVPD, offset uint64, length uint64, iova uint64, fd int32, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
+	var r *mlx5dv.MR
+	if err := mlx5dv.ValidateArgsIBVRegDmabufMR(fd, access); err != nil {
 		return r, err
 	}
-	return callIbvRegDmabufMr(pd, offset, length, iova, fd, access)
+	return callIBVRegDmabufMR(pd, offset, length, iova, fd, access)
 }
 
-func callIbvRegDmabufMr(pd *mlx5dv.IbvPd, offset uint64, length uint64, iova uint64, fd int32, access mlx5dv.IbvAccessFlags) (*mlx5dv.IbvMr, error) {
+func callIBVRegDmabufMR(pd *mlx5dv.IBVPD, offset uint64, length uint64, iova uint64, fd int32, access mlx5dv.AccessFlags) (*mlx5dv.MR, error) {
 	c, err := C.mlx5gen_ibv_reg_dmabuf_mr(unsafe.Pointer(pd), C.uint64_t(offset), C.uint64_t(length), C.uint64_t(iova), C.int32_t(fd), C.int32_t(access))
 	if c == nil {
-		return (*mlx5dv.IbvMr)(c), newError("ibv_reg_dmabuf_mr", errnoOf(err))
+		return (*mlx5dv.MR)(c), newError("ibv_reg_dmabuf_mr", errnoOf(err))
 	}
-	return (*mlx5dv.IbvMr)(c), nil
+	return (*mlx5dv.MR)(c), nil
 }
 
-// IbvDeregMr calls ibv_dereg_mr (ibv_reg_mr(3)).
-func IbvDeregMr(mr *mlx5dv.IbvMr) error {
-	return callIbvDeregMr(mr)
+// DeregMR calls ibv_dereg_mr (ibv_reg_mr(3)).
+func DeregMR(mr *mlx5dv.MR) error {
+	return callDeregMR(mr)
 }
 
-func callIbvDeregMr(mr *mlx5dv.IbvMr) error {
+func callDeregMR(mr *mlx5dv.MR) error {
 	if c := C.mlx5gen_ibv_dereg_mr(unsafe.Pointer(mr)); c != 0 {
 		return newError("ibv_dereg_mr", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvAllocMw calls ibv_alloc_mw (ibv_alloc_mw(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvAllocMw.
-func IbvAllocMw(pd *mlx5dv.IbvPd, type_ mlx5dv.IbvMwType) (*mlx5dv.IbvMw, error) {
-	var r *mlx5dv.IbvMw
-	if err := mlx5dv.ValidateArgsIbvAllocMw(type_); err != nil {
+// AllocMW calls ibv_alloc_mw (ibv_alloc_mw(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsAllocMW.
+func AllocMW(pd *mlx5dv.IBVPD, type_ mlx5dv.MWType) (*mlx5dv.MW, error) {
+	var r *mlx5dv.MW
+	if err := mlx5dv.ValidateArgsAllocMW(type_); err != nil {
 		return r, err
 	}
-	return callIbvAllocMw(pd, type_)
+	return callAllocMW(pd, type_)
 }
 
-func callIbvAllocMw(pd *mlx5dv.IbvPd, type_ mlx5dv.IbvMwType) (*mlx5dv.IbvMw, error) {
+func callAllocMW(pd *mlx5dv.IBVPD, type_ mlx5dv.MWType) (*mlx5dv.MW, error) {
 	c, err := C.mlx5gen_ibv_alloc_mw(unsafe.Pointer(pd), C.uint32_t(type_))
 	if c == nil {
-		return (*mlx5dv.IbvMw)(c), newError("ibv_alloc_mw", errnoOf(err))
+		return (*mlx5dv.MW)(c), newError("ibv_alloc_mw", errnoOf(err))
 	}
-	return (*mlx5dv.IbvMw)(c), nil
+	return (*mlx5dv.MW)(c), nil
 }
 
-// IbvDeallocMw calls ibv_dealloc_mw (ibv_alloc_mw(3)).
-func IbvDeallocMw(mw *mlx5dv.IbvMw) error {
-	return callIbvDeallocMw(mw)
+// DeallocMW calls ibv_dealloc_mw (ibv_alloc_mw(3)).
+func DeallocMW(mw *mlx5dv.MW) error {
+	return callDeallocMW(mw)
 }
 
-func callIbvDeallocMw(mw *mlx5dv.IbvMw) error {
+func callDeallocMW(mw *mlx5dv.MW) error {
 	if c := C.mlx5gen_ibv_dealloc_mw(unsafe.Pointer(mw)); c != 0 {
 		return newError("ibv_dealloc_mw", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvCreateAh calls ibv_create_ah (ibv_create_ah(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvCreateAh.
-func IbvCreateAh(pd *mlx5dv.IbvPd, attr *mlx5dv.IbvAhAttr) (*mlx5dv.IbvAh, error) {
-	var r *mlx5dv.IbvAh
-	if err := mlx5dv.ValidateArgsIbvCreateAh(unsafe.Pointer(attr)); err != nil {
+// CreateAH calls ibv_create_ah (ibv_create_ah(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsCreateAH.
+func CreateAH(pd *mlx5dv.IBVPD, attr *mlx5dv.AHAttr) (*mlx5dv.IBVAH, error) {
+	var r *mlx5dv.IBVAH
+	if err := mlx5dv.ValidateArgsCreateAH(unsafe.Pointer(attr)); err != nil {
 		return r, err
 	}
-	return callIbvCreateAh(pd, attr)
+	return callCreateAH(pd, attr)
 }
 
-func callIbvCreateAh(pd *mlx5dv.IbvPd, attr *mlx5dv.IbvAhAttr) (*mlx5dv.IbvAh, error) {
+func callCreateAH(pd *mlx5dv.IBVPD, attr *mlx5dv.AHAttr) (*mlx5dv.IBVAH, error) {
 	c, err := C.mlx5gen_ibv_create_ah(unsafe.Pointer(pd), unsafe.Pointer(attr))
 	if c == nil {
-		return (*mlx5dv.IbvAh)(c), newError("ibv_create_ah", errnoOf(err))
+		return (*mlx5dv.IBVAH)(c), newError("ibv_create_ah", errnoOf(err))
 	}
-	return (*mlx5dv.IbvAh)(c), nil
+	return (*mlx5dv.IBVAH)(c), nil
 }
 
-// IbvDestroyAh calls ibv_destroy_ah (ibv_create_ah(3)).
-func IbvDestroyAh(ah *mlx5dv.IbvAh) error {
-	return callIbvDestroyAh(ah)
+// DestroyAH calls ibv_destroy_ah (ibv_create_ah(3)).
+func DestroyAH(ah *mlx5dv.IBVAH) error {
+	return callDestroyAH(ah)
 }
 
-func callIbvDestroyAh(ah *mlx5dv.IbvAh) error {
+func callDestroyAH(ah *mlx5dv.IBVAH) error {
 	if c := C.mlx5gen_ibv_destroy_ah(unsafe.Pointer(ah)); c != 0 {
 		return newError("ibv_destroy_ah", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvQpToQpEx calls ibv_qp_to_qp_ex (ibv_create_qp_ex(3)).
-func IbvQpToQpEx(qp IbvQp) IbvQpEx {
-	return callIbvQpToQpEx(qp)
+// QPToQPEx calls ibv_qp_to_qp_ex (ibv_create_qp_ex(3)).
+func QPToQPEx(qp IBVQP) IBVQPEx {
+	return callQPToQPEx(qp)
 }
 
-func callIbvQpToQpEx(qp IbvQp) IbvQpEx {
-	return IbvQpEx{C.mlx5gen_ibv_qp_to_qp_ex(qp.p)}
+func callQPToQPEx(qp IBVQP) IBVQPEx {
+	return IBVQPEx{C.mlx5gen_ibv_qp_to_qp_ex(qp.p)}
 }
 
-// IbvWrStart calls ibv_wr_start (ibv_wr_post(3)).
-func IbvWrStart(qp IbvQpEx) {
-	callIbvWrStart(qp)
+// WRStart calls ibv_wr_start (ibv_wr_post(3)).
+func WRStart(qp IBVQPEx) {
+	callWRStart(qp)
 }
 
-func callIbvWrStart(qp IbvQpEx) {
+func callWRStart(qp IBVQPEx) {
 	C.mlx5gen_ibv_wr_start(qp.p)
 }
 
-// IbvWrComplete calls ibv_wr_complete (ibv_wr_post(3)).
-func IbvWrComplete(qp IbvQpEx) error {
-	return callIbvWrComplete(qp)
+// WRComplete calls ibv_wr_complete (ibv_wr_post(3)).
+func WRComplete(qp IBVQPEx) error {
+	return callWRComplete(qp)
 }
 
-func callIbvWrComplete(qp IbvQpEx) error {
+func callWRComplete(qp IBVQPEx) error {
 	if c := C.mlx5gen_ibv_wr_complete(qp.p); c != 0 {
 		return newError("ibv_wr_complete", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvWrAbort calls ibv_wr_abort (ibv_wr_post(3)).
-func IbvWrAbort(qp IbvQpEx) {
-	callIbvWrAbort(qp)
+// WRAbort calls ibv_wr_abort (ibv_wr_post(3)).
+func WRAbort(qp IBVQPEx) {
+	callWRAbort(qp)
 }
 
-func callIbvWrAbort(qp IbvQpEx) {
+func callWRAbort(qp IBVQPEx) {
 	C.mlx5gen_ibv_wr_abort(qp.p)
 }
 
-// IbvWrAtomicCmpSwp calls ibv_wr_atomic_cmp_swp (ibv_wr_post(3)).
-func IbvWrAtomicCmpSwp(qp IbvQpEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
-	callIbvWrAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
+// WRAtomicCmpSwp calls ibv_wr_atomic_cmp_swp (ibv_wr_post(3)).
+func WRAtomicCmpSwp(qp IBVQPEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
+	callWRAtomicCmpSwp(qp, rkey, remoteAddr, compare, swap)
 }
 
-func callIbvWrAtomicCmpSwp(qp IbvQpEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
+func callWRAtomicCmpSwp(qp IBVQPEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
 	C.mlx5gen_ibv_wr_atomic_cmp_swp(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(compare), C.uint64_t(swap))
 }
 
-// IbvWrAtomicFetchAdd calls ibv_wr_atomic_fetch_add (ibv_wr_post(3)).
-func IbvWrAtomicFetchAdd(qp IbvQpEx, rkey uint32, remoteAddr uint64, add uint64) {
-	callIbvWrAtomicFetchAdd(qp, rkey, remoteAddr, add)
+// WRAtomicFetchAdd calls ibv_wr_atomic_fetch_add (ibv_wr_post(3)).
+func WRAtomicFetchAdd(qp IBVQPEx, rkey uint32, remoteAddr uint64, add uint64) {
+	callWRAtomicFetchAdd(qp, rkey, remoteAddr, add)
 }
 
-func callIbvWrAtomicFetchAdd(qp IbvQpEx, rkey uint32, remoteAddr uint64, add uint64) {
+func callWRAtomicFetchAdd(qp IBVQPEx, rkey uint32, remoteAddr uint64, add uint64) {
 	C.mlx5gen_ibv_wr_atomic_fetch_add(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(add))
 }
 
-// IbvWrBindMw calls ibv_wr_bind_mw (ibv_wr_post(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsIbvWrBindMw.
+// WRBindMW calls ibv_wr_bind_mw (ibv_wr_post(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRBindMW.
 // It checks *bindInfo with Validate when it is not nil.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func IbvWrBindMw(qp IbvQpEx, mw *mlx5dv.IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBindInfo) error {
-	if err := mlx5dv.ValidateArgsIbvWrBindMw(unsafe.Pointer(mw), unsafe.Pointer(bindInfo)); err != nil {
+func WRBindMW(qp IBVQPEx, mw *mlx5dv.MW, rkey uint32, bindInfo *mlx5dv.MWBindInfo) error {
+	if err := mlx5dv.ValidateArgsWRBindMW(unsafe.Pointer(mw), unsafe.Pointer(bindInfo)); err != nil {
 		return err
 	}
 	if bindInfo != nil {
@@ -579,436 +579,436 @@ func IbvWrBindMw(qp IbvQpEx, mw *mlx5dv.IbvMw, rkey uint32, bindInfo *mlx5dv.Ibv
 			return err
 		}
 	}
-	callIbvWrBindMw(qp, mw, rkey, bindInfo)
+	callWRBindMW(qp, mw, rkey, bindInfo)
 	return nil
 }
 
-func callIbvWrBindMw(qp IbvQpEx, mw *mlx5dv.IbvMw, rkey uint32, bindInfo *mlx5dv.IbvMwBindInfo) {
+func callWRBindMW(qp IBVQPEx, mw *mlx5dv.MW, rkey uint32, bindInfo *mlx5dv.MWBindInfo) {
 	C.mlx5gen_ibv_wr_bind_mw(qp.p, unsafe.Pointer(mw), C.uint32_t(rkey), unsafe.Pointer(bindInfo))
 }
 
-// IbvWrLocalInv calls ibv_wr_local_inv (ibv_wr_post(3)).
-func IbvWrLocalInv(qp IbvQpEx, invalidateRkey uint32) {
-	callIbvWrLocalInv(qp, invalidateRkey)
+// WRLocalInv calls ibv_wr_local_inv (ibv_wr_post(3)).
+func WRLocalInv(qp IBVQPEx, invalidateRkey uint32) {
+	callWRLocalInv(qp, invalidateRkey)
 }
 
-func callIbvWrLocalInv(qp IbvQpEx, invalidateRkey uint32) {
+func callWRLocalInv(qp IBVQPEx, invalidateRkey uint32) {
 	C.mlx5gen_ibv_wr_local_inv(qp.p, C.uint32_t(invalidateRkey))
 }
 
-// IbvWrRdmaRead calls ibv_wr_rdma_read (ibv_wr_post(3)).
-func IbvWrRdmaRead(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
-	callIbvWrRdmaRead(qp, rkey, remoteAddr)
+// WRRDMARead calls ibv_wr_rdma_read (ibv_wr_post(3)).
+func WRRDMARead(qp IBVQPEx, rkey uint32, remoteAddr uint64) {
+	callWRRDMARead(qp, rkey, remoteAddr)
 }
 
-func callIbvWrRdmaRead(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
+func callWRRDMARead(qp IBVQPEx, rkey uint32, remoteAddr uint64) {
 	C.mlx5gen_ibv_wr_rdma_read(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr))
 }
 
-// IbvWrRdmaWrite calls ibv_wr_rdma_write (ibv_wr_post(3)).
-func IbvWrRdmaWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
-	callIbvWrRdmaWrite(qp, rkey, remoteAddr)
+// WRRDMAWrite calls ibv_wr_rdma_write (ibv_wr_post(3)).
+func WRRDMAWrite(qp IBVQPEx, rkey uint32, remoteAddr uint64) {
+	callWRRDMAWrite(qp, rkey, remoteAddr)
 }
 
-func callIbvWrRdmaWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64) {
+func callWRRDMAWrite(qp IBVQPEx, rkey uint32, remoteAddr uint64) {
 	C.mlx5gen_ibv_wr_rdma_write(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr))
 }
 
-// IbvWrRdmaWriteImm calls ibv_wr_rdma_write_imm (ibv_wr_post(3)).
-func IbvWrRdmaWriteImm(qp IbvQpEx, rkey uint32, remoteAddr uint64, immData uint32) {
-	callIbvWrRdmaWriteImm(qp, rkey, remoteAddr, immData)
+// WRRDMAWriteImm calls ibv_wr_rdma_write_imm (ibv_wr_post(3)).
+func WRRDMAWriteImm(qp IBVQPEx, rkey uint32, remoteAddr uint64, immData uint32) {
+	callWRRDMAWriteImm(qp, rkey, remoteAddr, immData)
 }
 
-func callIbvWrRdmaWriteImm(qp IbvQpEx, rkey uint32, remoteAddr uint64, immData uint32) {
+func callWRRDMAWriteImm(qp IBVQPEx, rkey uint32, remoteAddr uint64, immData uint32) {
 	C.mlx5gen_ibv_wr_rdma_write_imm(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint32_t(immData))
 }
 
-// IbvWrSend calls ibv_wr_send (ibv_wr_post(3)).
-func IbvWrSend(qp IbvQpEx) {
-	callIbvWrSend(qp)
+// WRSend calls ibv_wr_send (ibv_wr_post(3)).
+func WRSend(qp IBVQPEx) {
+	callWRSend(qp)
 }
 
-func callIbvWrSend(qp IbvQpEx) {
+func callWRSend(qp IBVQPEx) {
 	C.mlx5gen_ibv_wr_send(qp.p)
 }
 
-// IbvWrSendImm calls ibv_wr_send_imm (ibv_wr_post(3)).
-func IbvWrSendImm(qp IbvQpEx, immData uint32) {
-	callIbvWrSendImm(qp, immData)
+// WRSendImm calls ibv_wr_send_imm (ibv_wr_post(3)).
+func WRSendImm(qp IBVQPEx, immData uint32) {
+	callWRSendImm(qp, immData)
 }
 
-func callIbvWrSendImm(qp IbvQpEx, immData uint32) {
+func callWRSendImm(qp IBVQPEx, immData uint32) {
 	C.mlx5gen_ibv_wr_send_imm(qp.p, C.uint32_t(immData))
 }
 
-// IbvWrSendInv calls ibv_wr_send_inv (ibv_wr_post(3)).
-func IbvWrSendInv(qp IbvQpEx, invalidateRkey uint32) {
-	callIbvWrSendInv(qp, invalidateRkey)
+// WRSendInv calls ibv_wr_send_inv (ibv_wr_post(3)).
+func WRSendInv(qp IBVQPEx, invalidateRkey uint32) {
+	callWRSendInv(qp, invalidateRkey)
 }
 
-func callIbvWrSendInv(qp IbvQpEx, invalidateRkey uint32) {
+func callWRSendInv(qp IBVQPEx, invalidateRkey uint32) {
 	C.mlx5gen_ibv_wr_send_inv(qp.p, C.uint32_t(invalidateRkey))
 }
 
-// IbvWrSendTso calls ibv_wr_send_tso (ibv_wr_post(3)).
-func IbvWrSendTso(qp IbvQpEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) {
-	callIbvWrSendTso(qp, hdr, hdrSz, mss)
+// WRSendTSO calls ibv_wr_send_tso (ibv_wr_post(3)).
+func WRSendTSO(qp IBVQPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) {
+	callWRSendTSO(qp, hdr, hdrSz, mss)
 }
 
-func callIbvWrSendTso(qp IbvQpEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) {
+func callWRSendTSO(qp IBVQPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) {
 	C.mlx5gen_ibv_wr_send_tso(qp.p, hdr, C.uint16_t(hdrSz), C.uint16_t(mss))
 }
 
-// IbvWrAtomicWrite calls ibv_wr_atomic_write (ibv_wr_post(3)).
-func IbvWrAtomicWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64, atomicWr unsafe.Pointer) {
-	callIbvWrAtomicWrite(qp, rkey, remoteAddr, atomicWr)
+// WRAtomicWrite calls ibv_wr_atomic_write (ibv_wr_post(3)).
+func WRAtomicWrite(qp IBVQPEx, rkey uint32, remoteAddr uint64, atomicWr unsafe.Pointer) {
+	callWRAtomicWrite(qp, rkey, remoteAddr, atomicWr)
 }
 
-func callIbvWrAtomicWrite(qp IbvQpEx, rkey uint32, remoteAddr uint64, atomicWr unsafe.Pointer) {
+func callWRAtomicWrite(qp IBVQPEx, rkey uint32, remoteAddr uint64, atomicWr unsafe.Pointer) {
 	C.mlx5gen_ibv_wr_atomic_write(qp.p, C.uint32_t(rkey), C.uint64_t(remoteAddr), atomicWr)
 }
 
-// IbvWrSetSge calls ibv_wr_set_sge (ibv_wr_post(3)).
-func IbvWrSetSge(qp IbvQpEx, lkey uint32, addr uint64, length uint32) {
-	callIbvWrSetSge(qp, lkey, addr, length)
+// WRSetSGE calls ibv_wr_set_sge (ibv_wr_post(3)).
+func WRSetSGE(qp IBVQPEx, lkey uint32, addr uint64, length uint32) {
+	callWRSetSGE(qp, lkey, addr, length)
 }
 
-func callIbvWrSetSge(qp IbvQpEx, lkey uint32, addr uint64, length uint32) {
+func callWRSetSGE(qp IBVQPEx, lkey uint32, addr uint64, length uint32) {
 	C.mlx5gen_ibv_wr_set_sge(qp.p, C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length))
 }
 
-// IbvWrSetSgeList calls ibv_wr_set_sge_list (ibv_wr_post(3)).
-func IbvWrSetSgeList(qp IbvQpEx, numSge uint64, sgList *mlx5dv.IbvSge) {
-	callIbvWrSetSgeList(qp, numSge, sgList)
+// WRSetSGEList calls ibv_wr_set_sge_list (ibv_wr_post(3)).
+func WRSetSGEList(qp IBVQPEx, numSge uint64, sgList *mlx5dv.SGE) {
+	callWRSetSGEList(qp, numSge, sgList)
 }
 
-func callIbvWrSetSgeList(qp IbvQpEx, numSge uint64, sgList *mlx5dv.IbvSge) {
+func callWRSetSGEList(qp IBVQPEx, numSge uint64, sgList *mlx5dv.SGE) {
 	C.mlx5gen_ibv_wr_set_sge_list(qp.p, C.uint64_t(numSge), unsafe.Pointer(sgList))
 }
 
-// IbvWrSetInlineData calls ibv_wr_set_inline_data (ibv_wr_post(3)).
-func IbvWrSetInlineData(qp IbvQpEx, addr unsafe.Pointer, length uint64) {
-	callIbvWrSetInlineData(qp, addr, length)
+// WRSetInlineData calls ibv_wr_set_inline_data (ibv_wr_post(3)).
+func WRSetInlineData(qp IBVQPEx, addr unsafe.Pointer, length uint64) {
+	callWRSetInlineData(qp, addr, length)
 }
 
-func callIbvWrSetInlineData(qp IbvQpEx, addr unsafe.Pointer, length uint64) {
+func callWRSetInlineData(qp IBVQPEx, addr unsafe.Pointer, length uint64) {
 	C.mlx5gen_ibv_wr_set_inline_data(qp.p, addr, C.uint64_t(length))
 }
 
-// IbvWrSetInlineDataList calls ibv_wr_set_inline_data_list (ibv_wr_post(3)).
-func IbvWrSetInlineDataList(qp IbvQpEx, numBuf uint64, bufList *mlx5dv.IbvDataBuf) {
-	callIbvWrSetInlineDataList(qp, numBuf, bufList)
+// WRSetInlineDataList calls ibv_wr_set_inline_data_list (ibv_wr_post(3)).
+func WRSetInlineDataList(qp IBVQPEx, numBuf uint64, bufList *mlx5dv.DataBuf) {
+	callWRSetInlineDataList(qp, numBuf, bufList)
 }
 
-func callIbvWrSetInlineDataList(qp IbvQpEx, numBuf uint64, bufList *mlx5dv.IbvDataBuf) {
+func callWRSetInlineDataList(qp IBVQPEx, numBuf uint64, bufList *mlx5dv.DataBuf) {
 	C.mlx5gen_ibv_wr_set_inline_data_list(qp.p, C.uint64_t(numBuf), unsafe.Pointer(bufList))
 }
 
-// IbvWrSetUdAddr calls ibv_wr_set_ud_addr (ibv_wr_post(3)).
-func IbvWrSetUdAddr(qp IbvQpEx, ah *mlx5dv.IbvAh, remoteQpn uint32, remoteQkey uint32) {
-	callIbvWrSetUdAddr(qp, ah, remoteQpn, remoteQkey)
+// WRSetUDAddr calls ibv_wr_set_ud_addr (ibv_wr_post(3)).
+func WRSetUDAddr(qp IBVQPEx, ah *mlx5dv.IBVAH, remoteQpn uint32, remoteQkey uint32) {
+	callWRSetUDAddr(qp, ah, remoteQpn, remoteQkey)
 }
 
-func callIbvWrSetUdAddr(qp IbvQpEx, ah *mlx5dv.IbvAh, remoteQpn uint32, remoteQkey uint32) {
+func callWRSetUDAddr(qp IBVQPEx, ah *mlx5dv.IBVAH, remoteQpn uint32, remoteQkey uint32) {
 	C.mlx5gen_ibv_wr_set_ud_addr(qp.p, unsafe.Pointer(ah), C.uint32_t(remoteQpn), C.uint32_t(remoteQkey))
 }
 
-// IbvWrSetXrcSrqn calls ibv_wr_set_xrc_srqn (ibv_wr_post(3)).
-func IbvWrSetXrcSrqn(qp IbvQpEx, remoteSrqn uint32) {
-	callIbvWrSetXrcSrqn(qp, remoteSrqn)
+// WRSetXRCSRQN calls ibv_wr_set_xrc_srqn (ibv_wr_post(3)).
+func WRSetXRCSRQN(qp IBVQPEx, remoteSrqn uint32) {
+	callWRSetXRCSRQN(qp, remoteSrqn)
 }
 
-func callIbvWrSetXrcSrqn(qp IbvQpEx, remoteSrqn uint32) {
+func callWRSetXRCSRQN(qp IBVQPEx, remoteSrqn uint32) {
 	C.mlx5gen_ibv_wr_set_xrc_srqn(qp.p, C.uint32_t(remoteSrqn))
 }
 
-// Mlx5dvCreateMkey calls mlx5dv_create_mkey (mlx5dv_create_mkey(3)).
+// CreateMkey calls mlx5dv_create_mkey (mlx5dv_create_mkey(3)).
 // It checks *mkeyInitAttr with Validate when it is not nil.
-func Mlx5dvCreateMkey(mkeyInitAttr *mlx5dv.Mlx5dvMkeyInitAttr) (*mlx5dv.Mlx5dvMkey, error) {
-	var r *mlx5dv.Mlx5dvMkey
+func CreateMkey(mkeyInitAttr *mlx5dv.MkeyInitAttr) (*mlx5dv.Mkey, error) {
+	var r *mlx5dv.Mkey
 	if mkeyInitAttr != nil {
 		if err := mkeyInitAttr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvCreateMkey(mkeyInitAttr)
+	return callCreateMkey(mkeyInitAttr)
 }
 
-func callMlx5dvCreateMkey(mkeyInitAttr *mlx5dv.Mlx5dvMkeyInitAttr) (*mlx5dv.Mlx5dvMkey, error) {
+func callCreateMkey(mkeyInitAttr *mlx5dv.MkeyInitAttr) (*mlx5dv.Mkey, error) {
 	c, err := C.mlx5gen_mlx5dv_create_mkey(unsafe.Pointer(mkeyInitAttr))
 	if c == nil {
-		return (*mlx5dv.Mlx5dvMkey)(c), newError("mlx5dv_create_mkey", errnoOf(err))
+		return (*mlx5dv.Mkey)(c), newError("mlx5dv_create_mkey", errnoOf(err))
 	}
-	return (*mlx5dv.Mlx5dvMkey)(c), nil
+	return (*mlx5dv.Mkey)(c), nil
 }
 
-// Mlx5dvDestroyMkey calls mlx5dv_destroy_mkey (mlx5dv_create_mkey(3)).
-func Mlx5dvDestroyMkey(mkey *mlx5dv.Mlx5dvMkey) error {
-	return callMlx5dvDestroyMkey(mkey)
+// DestroyMkey calls mlx5dv_destroy_mkey (mlx5dv_create_mkey(3)).
+func DestroyMkey(mkey *mlx5dv.Mkey) error {
+	return callDestroyMkey(mkey)
 }
 
-func callMlx5dvDestroyMkey(mkey *mlx5dv.Mlx5dvMkey) error {
+func callDestroyMkey(mkey *mlx5dv.Mkey) error {
 	if c := C.mlx5gen_mlx5dv_destroy_mkey(unsafe.Pointer(mkey)); c != 0 {
 		return newError("mlx5dv_destroy_mkey", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCreateQp calls mlx5dv_create_qp (mlx5dv_create_qp(3)).
+// CreateQP calls mlx5dv_create_qp (mlx5dv_create_qp(3)).
 // It checks *mlx5QpAttr with Validate when it is not nil.
-func Mlx5dvCreateQp(context IbvContext, qpAttr IbvQpInitAttrEx, mlx5QpAttr *mlx5dv.Mlx5dvQpInitAttr) (IbvQp, error) {
-	var r IbvQp
+func CreateQP(context IBVContext, qpAttr QPInitAttrEx, mlx5QpAttr *mlx5dv.QPInitAttr) (IBVQP, error) {
+	var r IBVQP
 	if mlx5QpAttr != nil {
 		if err := mlx5QpAttr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvCreateQp(context, qpAttr, mlx5QpAttr)
+	return callCreateQP(context, qpAttr, mlx5QpAttr)
 }
 
-func callMlx5dvCreateQp(context IbvContext, qpAttr IbvQpInitAttrEx, mlx5QpAttr *mlx5dv.Mlx5dvQpInitAttr) (IbvQp, error) {
+func callCreateQP(context IBVContext, qpAttr QPInitAttrEx, mlx5QpAttr *mlx5dv.QPInitAttr) (IBVQP, error) {
 	c, err := C.mlx5gen_mlx5dv_create_qp(context.p, qpAttr.p, unsafe.Pointer(mlx5QpAttr))
 	if c == nil {
-		return IbvQp{c}, newError("mlx5dv_create_qp", errnoOf(err))
+		return IBVQP{c}, newError("mlx5dv_create_qp", errnoOf(err))
 	}
-	return IbvQp{c}, nil
+	return IBVQP{c}, nil
 }
 
-// Mlx5dvQpExFromIbvQpEx calls mlx5dv_qp_ex_from_ibv_qp_ex (mlx5dv_wr_post(3)).
-func Mlx5dvQpExFromIbvQpEx(qp IbvQpEx) Mlx5dvQpEx {
-	return callMlx5dvQpExFromIbvQpEx(qp)
+// QPExFromIBVQPEx calls mlx5dv_qp_ex_from_ibv_qp_ex (mlx5dv_wr_post(3)).
+func QPExFromIBVQPEx(qp IBVQPEx) QPEx {
+	return callQPExFromIBVQPEx(qp)
 }
 
-func callMlx5dvQpExFromIbvQpEx(qp IbvQpEx) Mlx5dvQpEx {
-	return Mlx5dvQpEx{C.mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(qp.p)}
+func callQPExFromIBVQPEx(qp IBVQPEx) QPEx {
+	return QPEx{C.mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(qp.p)}
 }
 
-// Mlx5dvDekCreate calls mlx5dv_dek_create (mlx5dv_dek_create(3)).
+// DEKCreate calls mlx5dv_dek_create (mlx5dv_dek_create(3)).
 // It checks *initAttr with Validate when it is not nil.
-func Mlx5dvDekCreate(context IbvContext, initAttr *mlx5dv.Mlx5dvDekInitAttr) (Mlx5dvDek, error) {
-	var r Mlx5dvDek
+func DEKCreate(context IBVContext, initAttr *mlx5dv.DEKInitAttr) (DEK, error) {
+	var r DEK
 	if initAttr != nil {
 		if err := initAttr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvDekCreate(context, initAttr)
+	return callDEKCreate(context, initAttr)
 }
 
-func callMlx5dvDekCreate(context IbvContext, initAttr *mlx5dv.Mlx5dvDekInitAttr) (Mlx5dvDek, error) {
+func callDEKCreate(context IBVContext, initAttr *mlx5dv.DEKInitAttr) (DEK, error) {
 	c, err := C.mlx5gen_mlx5dv_dek_create(context.p, unsafe.Pointer(initAttr))
 	if c == nil {
-		return Mlx5dvDek{c}, newError("mlx5dv_dek_create", errnoOf(err))
+		return DEK{c}, newError("mlx5dv_dek_create", errnoOf(err))
 	}
-	return Mlx5dvDek{c}, nil
+	return DEK{c}, nil
 }
 
-// Mlx5dvDekQuery calls mlx5dv_dek_query (mlx5dv_dek_create(3)).
+// DEKQuery calls mlx5dv_dek_query (mlx5dv_dek_create(3)).
 // It checks *attr with Validate when it is not nil.
-func Mlx5dvDekQuery(dek Mlx5dvDek, attr *mlx5dv.Mlx5dvDekAttr) error {
+func DEKQuery(dek DEK, attr *mlx5dv.DEKAttr) error {
 	if attr != nil {
 		if err := attr.Validate(); err != nil {
 			return err
 		}
 	}
-	return callMlx5dvDekQuery(dek, attr)
+	return callDEKQuery(dek, attr)
 }
 
-func callMlx5dvDekQuery(dek Mlx5dvDek, attr *mlx5dv.Mlx5dvDekAttr) error {
+func callDEKQuery(dek DEK, attr *mlx5dv.DEKAttr) error {
 	if c := C.mlx5gen_mlx5dv_dek_query(dek.p, unsafe.Pointer(attr)); c != 0 {
 		return newError("mlx5dv_dek_query", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvDekDestroy calls mlx5dv_dek_destroy (mlx5dv_dek_create(3)).
-func Mlx5dvDekDestroy(dek Mlx5dvDek) error {
-	return callMlx5dvDekDestroy(dek)
+// DEKDestroy calls mlx5dv_dek_destroy (mlx5dv_dek_create(3)).
+func DEKDestroy(dek DEK) error {
+	return callDEKDestroy(dek)
 }
 
-func callMlx5dvDekDestroy(dek Mlx5dvDek) error {
+func callDEKDestroy(dek DEK) error {
 	if c := C.mlx5gen_mlx5dv_dek_destroy(dek.p); c != 0 {
 		return newError("mlx5dv_dek_destroy", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCryptoLogin calls mlx5dv_crypto_login (mlx5dv_crypto_login(3)).
+// CryptoLogin calls mlx5dv_crypto_login (mlx5dv_crypto_login(3)).
 // It checks *loginAttr with Validate when it is not nil.
-func Mlx5dvCryptoLogin(context IbvContext, loginAttr *mlx5dv.Mlx5dvCryptoLoginAttr) error {
+func CryptoLogin(context IBVContext, loginAttr *mlx5dv.CryptoLoginAttr) error {
 	if loginAttr != nil {
 		if err := loginAttr.Validate(); err != nil {
 			return err
 		}
 	}
-	return callMlx5dvCryptoLogin(context, loginAttr)
+	return callCryptoLogin(context, loginAttr)
 }
 
-func callMlx5dvCryptoLogin(context IbvContext, loginAttr *mlx5dv.Mlx5dvCryptoLoginAttr) error {
+func callCryptoLogin(context IBVContext, loginAttr *mlx5dv.CryptoLoginAttr) error {
 	if c := C.mlx5gen_mlx5dv_crypto_login(context.p, unsafe.Pointer(loginAttr)); c != 0 {
 		return newError("mlx5dv_crypto_login", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCryptoLoginQueryState calls mlx5dv_crypto_login_query_state (mlx5dv_crypto_login(3)).
-func Mlx5dvCryptoLoginQueryState(context IbvContext, state *uint32) error {
-	return callMlx5dvCryptoLoginQueryState(context, state)
+// CryptoLoginQueryState calls mlx5dv_crypto_login_query_state (mlx5dv_crypto_login(3)).
+func CryptoLoginQueryState(context IBVContext, state *uint32) error {
+	return callCryptoLoginQueryState(context, state)
 }
 
-func callMlx5dvCryptoLoginQueryState(context IbvContext, state *uint32) error {
+func callCryptoLoginQueryState(context IBVContext, state *uint32) error {
 	if c := C.mlx5gen_mlx5dv_crypto_login_query_state(context.p, unsafe.Pointer(state)); c != 0 {
 		return newError("mlx5dv_crypto_login_query_state", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCryptoLogout calls mlx5dv_crypto_logout (mlx5dv_crypto_login(3)).
-func Mlx5dvCryptoLogout(context IbvContext) error {
-	return callMlx5dvCryptoLogout(context)
+// CryptoLogout calls mlx5dv_crypto_logout (mlx5dv_crypto_login(3)).
+func CryptoLogout(context IBVContext) error {
+	return callCryptoLogout(context)
 }
 
-func callMlx5dvCryptoLogout(context IbvContext) error {
+func callCryptoLogout(context IBVContext) error {
 	if c := C.mlx5gen_mlx5dv_crypto_logout(context.p); c != 0 {
 		return newError("mlx5dv_crypto_logout", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCryptoLoginCreate calls mlx5dv_crypto_login_create (mlx5dv_crypto_login_create(3)).
+// CryptoLoginCreate calls mlx5dv_crypto_login_create (mlx5dv_crypto_login_create(3)).
 // It checks *loginAttr with Validate when it is not nil.
-func Mlx5dvCryptoLoginCreate(context IbvContext, loginAttr *mlx5dv.Mlx5dvCryptoLoginAttrEx) (Mlx5dvCryptoLoginObj, error) {
-	var r Mlx5dvCryptoLoginObj
+func CryptoLoginCreate(context IBVContext, loginAttr *mlx5dv.CryptoLoginAttrEx) (CryptoLoginObj, error) {
+	var r CryptoLoginObj
 	if loginAttr != nil {
 		if err := loginAttr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvCryptoLoginCreate(context, loginAttr)
+	return callCryptoLoginCreate(context, loginAttr)
 }
 
-func callMlx5dvCryptoLoginCreate(context IbvContext, loginAttr *mlx5dv.Mlx5dvCryptoLoginAttrEx) (Mlx5dvCryptoLoginObj, error) {
+func callCryptoLoginCreate(context IBVContext, loginAttr *mlx5dv.CryptoLoginAttrEx) (CryptoLoginObj, error) {
 	c, err := C.mlx5gen_mlx5dv_crypto_login_create(context.p, unsafe.Pointer(loginAttr))
 	if c == nil {
-		return Mlx5dvCryptoLoginObj{c}, newError("mlx5dv_crypto_login_create", errnoOf(err))
+		return CryptoLoginObj{c}, newError("mlx5dv_crypto_login_create", errnoOf(err))
 	}
-	return Mlx5dvCryptoLoginObj{c}, nil
+	return CryptoLoginObj{c}, nil
 }
 
-// Mlx5dvCryptoLoginQuery calls mlx5dv_crypto_login_query (mlx5dv_crypto_login_create(3)).
+// CryptoLoginQuery calls mlx5dv_crypto_login_query (mlx5dv_crypto_login_create(3)).
 // It checks *queryAttr with Validate when it is not nil.
-func Mlx5dvCryptoLoginQuery(cryptoLogin Mlx5dvCryptoLoginObj, queryAttr *mlx5dv.Mlx5dvCryptoLoginQueryAttr) error {
+func CryptoLoginQuery(cryptoLogin CryptoLoginObj, queryAttr *mlx5dv.CryptoLoginQueryAttr) error {
 	if queryAttr != nil {
 		if err := queryAttr.Validate(); err != nil {
 			return err
 		}
 	}
-	return callMlx5dvCryptoLoginQuery(cryptoLogin, queryAttr)
+	return callCryptoLoginQuery(cryptoLogin, queryAttr)
 }
 
-func callMlx5dvCryptoLoginQuery(cryptoLogin Mlx5dvCryptoLoginObj, queryAttr *mlx5dv.Mlx5dvCryptoLoginQueryAttr) error {
+func callCryptoLoginQuery(cryptoLogin CryptoLoginObj, queryAttr *mlx5dv.CryptoLoginQueryAttr) error {
 	if c := C.mlx5gen_mlx5dv_crypto_login_query(cryptoLogin.p, unsafe.Pointer(queryAttr)); c != 0 {
 		return newError("mlx5dv_crypto_login_query", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvCryptoLoginDestroy calls mlx5dv_crypto_login_destroy (mlx5dv_crypto_login_create(3)).
-func Mlx5dvCryptoLoginDestroy(cryptoLogin Mlx5dvCryptoLoginObj) error {
-	return callMlx5dvCryptoLoginDestroy(cryptoLogin)
+// CryptoLoginDestroy calls mlx5dv_crypto_login_destroy (mlx5dv_crypto_login_create(3)).
+func CryptoLoginDestroy(cryptoLogin CryptoLoginObj) error {
+	return callCryptoLoginDestroy(cryptoLogin)
 }
 
-func callMlx5dvCryptoLoginDestroy(cryptoLogin Mlx5dvCryptoLoginObj) error {
+func callCryptoLoginDestroy(cryptoLogin CryptoLoginObj) error {
 	if c := C.mlx5gen_mlx5dv_crypto_login_destroy(cryptoLogin.p); c != 0 {
 		return newError("mlx5dv_crypto_login_destroy", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvDevxUmemReg calls mlx5dv_devx_umem_reg (mlx5dv_devx_umem_reg(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvDevxUmemReg.
-func Mlx5dvDevxUmemReg(ctx IbvContext, addr unsafe.Pointer, size uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.Mlx5dvDevxUmem, error) {
-	var r *mlx5dv.Mlx5dvDevxUmem
-	if err := mlx5dv.ValidateArgsMlx5dvDevxUmemReg(access); err != nil {
+// DevxUmemReg calls mlx5dv_devx_umem_reg (mlx5dv_devx_umem_reg(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsDevxUmemReg.
+func DevxUmemReg(ctx IBVContext, addr unsafe.Pointer, size uint64, access mlx5dv.AccessFlags) (*mlx5dv.DevxUmem, error) {
+	var r *mlx5dv.DevxUmem
+	if err := mlx5dv.ValidateArgsDevxUmemReg(access); err != nil {
 		return r, err
 	}
-	return callMlx5dvDevxUmemReg(ctx, addr, size, access)
+	return callDevxUmemReg(ctx, addr, size, access)
 }
 
-func callMlx5dvDevxUmemReg(ctx IbvContext, addr unsafe.Pointer, size uint64, access mlx5dv.IbvAccessFlags) (*mlx5dv.Mlx5dvDevxUmem, error) {
+func callDevxUmemReg(ctx IBVContext, addr unsafe.Pointer, size uint64, access mlx5dv.AccessFlags) (*mlx5dv.DevxUmem, error) {
 	c, err := C.mlx5gen_mlx5dv_devx_umem_reg(ctx.p, addr, C.uint64_t(size), C.uint32_t(access))
 	if c == nil {
-		return (*mlx5dv.Mlx5dvDevxUmem)(c), newError("mlx5dv_devx_umem_reg", errnoOf(err))
+		return (*mlx5dv.DevxUmem)(c), newError("mlx5dv_devx_umem_reg", errnoOf(err))
 	}
-	return (*mlx5dv.Mlx5dvDevxUmem)(c), nil
+	return (*mlx5dv.DevxUmem)(c), nil
 }
 
-// Mlx5dvDevxUmemRegEx calls mlx5dv_devx_umem_reg_ex (mlx5dv_devx_umem_reg(3)).
+// DevxUmemRegEx calls mlx5dv_devx_umem_reg_ex (mlx5dv_devx_umem_reg(3)).
 // It checks *umemIn with Validate when it is not nil.
-func Mlx5dvDevxUmemRegEx(ctx IbvContext, umemIn *mlx5dv.Mlx5dvDevxUmemIn) (*mlx5dv.Mlx5dvDevxUmem, error) {
-	var r *mlx5dv.Mlx5dvDevxUmem
+func DevxUmemRegEx(ctx IBVContext, umemIn *mlx5dv.DevxUmemIn) (*mlx5dv.DevxUmem, error) {
+	var r *mlx5dv.DevxUmem
 	if umemIn != nil {
 		if err := umemIn.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvDevxUmemRegEx(ctx, umemIn)
+	return callDevxUmemRegEx(ctx, umemIn)
 }
 
-func callMlx5dvDevxUmemRegEx(ctx IbvContext, umemIn *mlx5dv.Mlx5dvDevxUmemIn) (*mlx5dv.Mlx5dvDevxUmem, error) {
+func callDevxUmemRegEx(ctx IBVContext, umemIn *mlx5dv.DevxUmemIn) (*mlx5dv.DevxUmem, error) {
 	c, err := C.mlx5gen_mlx5dv_devx_umem_reg_ex(ctx.p, unsafe.Pointer(umemIn))
 	if c == nil {
-		return (*mlx5dv.Mlx5dvDevxUmem)(c), newError("mlx5dv_devx_umem_reg_ex", errnoOf(err))
+		return (*mlx5dv.DevxUmem)(c), newError("mlx5dv_devx_umem_reg_ex", errnoOf(err))
 	}
-	return (*mlx5dv.Mlx5dvDevxUmem)(c), nil
+	return (*mlx5dv.DevxUmem)(c), nil
 }
 
-// Mlx5dvDevxUmemDereg calls mlx5dv_devx_umem_dereg (mlx5dv_devx_umem_reg(3)).
-func Mlx5dvDevxUmemDereg(umem *mlx5dv.Mlx5dvDevxUmem) error {
-	return callMlx5dvDevxUmemDereg(umem)
+// DevxUmemDereg calls mlx5dv_devx_umem_dereg (mlx5dv_devx_umem_reg(3)).
+func DevxUmemDereg(umem *mlx5dv.DevxUmem) error {
+	return callDevxUmemDereg(umem)
 }
 
-func callMlx5dvDevxUmemDereg(umem *mlx5dv.Mlx5dvDevxUmem) error {
+func callDevxUmemDereg(umem *mlx5dv.DevxUmem) error {
 	if c := C.mlx5gen_mlx5dv_devx_umem_dereg(unsafe.Pointer(umem)); c != 0 {
 		return newError("mlx5dv_devx_umem_dereg", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvIsSupported calls mlx5dv_is_supported (mlx5dv_is_supported(3)).
-func Mlx5dvIsSupported(device IbvDevice) uint8 {
-	return callMlx5dvIsSupported(device)
+// IsSupported calls mlx5dv_is_supported (mlx5dv_is_supported(3)).
+func IsSupported(device Device) uint8 {
+	return callIsSupported(device)
 }
 
-func callMlx5dvIsSupported(device IbvDevice) uint8 {
+func callIsSupported(device Device) uint8 {
 	return uint8(C.mlx5gen_mlx5dv_is_supported(device.p))
 }
 
-// Mlx5dvOpenDevice calls mlx5dv_open_device (mlx5dv_open_device(3)).
+// OpenDevice calls mlx5dv_open_device (mlx5dv_open_device(3)).
 // It checks *attr with Validate when it is not nil.
-func Mlx5dvOpenDevice(device IbvDevice, attr *mlx5dv.Mlx5dvContextAttr) (IbvContext, error) {
-	var r IbvContext
+func OpenDevice(device Device, attr *mlx5dv.ContextAttr) (IBVContext, error) {
+	var r IBVContext
 	if attr != nil {
 		if err := attr.Validate(); err != nil {
 			return r, err
 		}
 	}
-	return callMlx5dvOpenDevice(device, attr)
+	return callOpenDevice(device, attr)
 }
 
-func callMlx5dvOpenDevice(device IbvDevice, attr *mlx5dv.Mlx5dvContextAttr) (IbvContext, error) {
+func callOpenDevice(device Device, attr *mlx5dv.ContextAttr) (IBVContext, error) {
 	c, err := C.mlx5gen_mlx5dv_open_device(device.p, unsafe.Pointer(attr))
 	if c == nil {
-		return IbvContext{c}, newError("mlx5dv_open_device", errnoOf(err))
+		return IBVContext{c}, newError("mlx5dv_open_device", errnoOf(err))
 	}
-	return IbvContext{c}, nil
+	return IBVContext{c}, nil
 }
 
-// Mlx5dvQueryDevice calls mlx5dv_query_device (mlx5dv_query_device(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvQueryDevice.
+// QueryDevice calls mlx5dv_query_device (mlx5dv_query_device(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsQueryDevice.
 // It checks *attrsOut with Validate when it is not nil.
-func Mlx5dvQueryDevice(ctxIn IbvContext, attrsOut *mlx5dv.Mlx5dvContext) error {
-	if err := mlx5dv.ValidateArgsMlx5dvQueryDevice(unsafe.Pointer(attrsOut)); err != nil {
+func QueryDevice(ctxIn IBVContext, attrsOut *mlx5dv.Context) error {
+	if err := mlx5dv.ValidateArgsQueryDevice(unsafe.Pointer(attrsOut)); err != nil {
 		return err
 	}
 	if attrsOut != nil {
@@ -1016,39 +1016,39 @@ func Mlx5dvQueryDevice(ctxIn IbvContext, attrsOut *mlx5dv.Mlx5dvContext) error {
 			return err
 		}
 	}
-	return callMlx5dvQueryDevice(ctxIn, attrsOut)
+	return callQueryDevice(ctxIn, attrsOut)
 }
 
-func callMlx5dvQueryDevice(ctxIn IbvContext, attrsOut *mlx5dv.Mlx5dvContext) error {
+func callQueryDevice(ctxIn IBVContext, attrsOut *mlx5dv.Context) error {
 	if c := C.mlx5gen_mlx5dv_query_device(ctxIn.p, unsafe.Pointer(attrsOut)); c != 0 {
 		return newError("mlx5dv_query_device", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvInitObj calls mlx5dv_init_obj (mlx5dv_init_obj(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvInitObj.
-func Mlx5dvInitObj(obj *mlx5dv.Mlx5dvObj, objType uint64) error {
-	if err := mlx5dv.ValidateArgsMlx5dvInitObj(objType); err != nil {
+// InitObj calls mlx5dv_init_obj (mlx5dv_init_obj(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsInitObj.
+func InitObj(obj *mlx5dv.Obj, objType uint64) error {
+	if err := mlx5dv.ValidateArgsInitObj(objType); err != nil {
 		return err
 	}
-	return callMlx5dvInitObj(obj, objType)
+	return callInitObj(obj, objType)
 }
 
-func callMlx5dvInitObj(obj *mlx5dv.Mlx5dvObj, objType uint64) error {
+func callInitObj(obj *mlx5dv.Obj, objType uint64) error {
 	if c := C.mlx5gen_mlx5dv_init_obj(unsafe.Pointer(obj), C.uint64_t(objType)); c != 0 {
 		return newError("mlx5dv_init_obj", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvWrMkeyConfigure calls mlx5dv_wr_mkey_configure (mlx5dv_wr_mkey_configure(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMkeyConfigure.
+// WRMkeyConfigure calls mlx5dv_wr_mkey_configure (mlx5dv_wr_mkey_configure(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRMkeyConfigure.
 // It checks *attr with Validate when it is not nil.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters uint8, attr *mlx5dv.Mlx5dvMkeyConfAttr) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrMkeyConfigure(unsafe.Pointer(mkey), unsafe.Pointer(attr)); err != nil {
+func WRMkeyConfigure(mqp QPEx, mkey *mlx5dv.Mkey, numSetters uint8, attr *mlx5dv.MkeyConfAttr) error {
+	if err := mlx5dv.ValidateArgsWRMkeyConfigure(unsafe.Pointer(mkey), unsafe.Pointer(attr)); err != nil {
 		return err
 	}
 	if attr != nil {
@@ -1056,137 +1056,137 @@ func Mlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters u
 			return err
 		}
 	}
-	callMlx5dvWrMkeyConfigure(mqp, mkey, numSetters, attr)
+	callWRMkeyConfigure(mqp, mkey, numSetters, attr)
 	return nil
 }
 
-func callMlx5dvWrMkeyConfigure(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, numSetters uint8, attr *mlx5dv.Mlx5dvMkeyConfAttr) {
+func callWRMkeyConfigure(mqp QPEx, mkey *mlx5dv.Mkey, numSetters uint8, attr *mlx5dv.MkeyConfAttr) {
 	C.mlx5gen_mlx5dv_wr_mkey_configure(mqp.p, unsafe.Pointer(mkey), C.uint8_t(numSetters), unsafe.Pointer(attr))
 }
 
-// Mlx5dvWrSetMkeyAccessFlags calls mlx5dv_wr_set_mkey_access_flags (mlx5dv_wr_mkey_configure(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeyAccessFlags.
+// WRSetMkeyAccessFlags calls mlx5dv_wr_set_mkey_access_flags (mlx5dv_wr_mkey_configure(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRSetMkeyAccessFlags.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccessFlags) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeyAccessFlags(accessFlags); err != nil {
+func WRSetMkeyAccessFlags(mqp QPEx, accessFlags mlx5dv.AccessFlags) error {
+	if err := mlx5dv.ValidateArgsWRSetMkeyAccessFlags(accessFlags); err != nil {
 		return err
 	}
-	callMlx5dvWrSetMkeyAccessFlags(mqp, accessFlags)
+	callWRSetMkeyAccessFlags(mqp, accessFlags)
 	return nil
 }
 
-func callMlx5dvWrSetMkeyAccessFlags(mqp Mlx5dvQpEx, accessFlags mlx5dv.IbvAccessFlags) {
+func callWRSetMkeyAccessFlags(mqp QPEx, accessFlags mlx5dv.AccessFlags) {
 	C.mlx5gen_mlx5dv_wr_set_mkey_access_flags(mqp.p, C.uint32_t(accessFlags))
 }
 
-// Mlx5dvWrSetMkeyLayoutList calls mlx5dv_wr_set_mkey_layout_list (mlx5dv_wr_mkey_configure(3)).
-func Mlx5dvWrSetMkeyLayoutList(mqp Mlx5dvQpEx, numSges uint16, sge *mlx5dv.IbvSge) {
-	callMlx5dvWrSetMkeyLayoutList(mqp, numSges, sge)
+// WRSetMkeyLayoutList calls mlx5dv_wr_set_mkey_layout_list (mlx5dv_wr_mkey_configure(3)).
+func WRSetMkeyLayoutList(mqp QPEx, numSges uint16, sge *mlx5dv.SGE) {
+	callWRSetMkeyLayoutList(mqp, numSges, sge)
 }
 
-func callMlx5dvWrSetMkeyLayoutList(mqp Mlx5dvQpEx, numSges uint16, sge *mlx5dv.IbvSge) {
+func callWRSetMkeyLayoutList(mqp QPEx, numSges uint16, sge *mlx5dv.SGE) {
 	C.mlx5gen_mlx5dv_wr_set_mkey_layout_list(mqp.p, C.uint16_t(numSges), unsafe.Pointer(sge))
 }
 
-// Mlx5dvWrSetMkeyLayoutInterleaved calls mlx5dv_wr_set_mkey_layout_interleaved (mlx5dv_wr_mkey_configure(3)).
-func Mlx5dvWrSetMkeyLayoutInterleaved(mqp Mlx5dvQpEx, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
-	callMlx5dvWrSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
+// WRSetMkeyLayoutInterleaved calls mlx5dv_wr_set_mkey_layout_interleaved (mlx5dv_wr_mkey_configure(3)).
+func WRSetMkeyLayoutInterleaved(mqp QPEx, repeatCount uint32, numInterleaved uint16, data *mlx5dv.MRInterleaved) {
+	callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
 }
 
-func callMlx5dvWrSetMkeyLayoutInterleaved(mqp Mlx5dvQpEx, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
+func callWRSetMkeyLayoutInterleaved(mqp QPEx, repeatCount uint32, numInterleaved uint16, data *mlx5dv.MRInterleaved) {
 	C.mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(mqp.p, C.uint32_t(repeatCount), C.uint16_t(numInterleaved), unsafe.Pointer(data))
 }
 
-// Mlx5dvWrSetDcAddr calls mlx5dv_wr_set_dc_addr (mlx5dv_wr_post(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetDcAddr.
+// WRSetDCAddr calls mlx5dv_wr_set_dc_addr (mlx5dv_wr_post(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRSetDCAddr.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah *mlx5dv.IbvAh, remoteDctn uint32, remoteDcKey uint64) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrSetDcAddr(unsafe.Pointer(ah)); err != nil {
+func WRSetDCAddr(mqp QPEx, ah *mlx5dv.IBVAH, remoteDctn uint32, remoteDcKey uint64) error {
+	if err := mlx5dv.ValidateArgsWRSetDCAddr(unsafe.Pointer(ah)); err != nil {
 		return err
 	}
-	callMlx5dvWrSetDcAddr(mqp, ah, remoteDctn, remoteDcKey)
+	callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
 	return nil
 }
 
-func callMlx5dvWrSetDcAddr(mqp Mlx5dvQpEx, ah *mlx5dv.IbvAh, remoteDctn uint32, remoteDcKey uint64) {
+func callWRSetDCAddr(mqp QPEx, ah *mlx5dv.IBVAH, remoteDctn uint32, remoteDcKey uint64) {
 	C.mlx5gen_mlx5dv_wr_set_dc_addr(mqp.p, unsafe.Pointer(ah), C.uint32_t(remoteDctn), C.uint64_t(remoteDcKey))
 }
 
-// Mlx5dvWrSetDcAddrStream calls mlx5dv_wr_set_dc_addr_stream (mlx5dv_wr_post(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetDcAddrStream.
+// WRSetDCAddrStream calls mlx5dv_wr_set_dc_addr_stream (mlx5dv_wr_post(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRSetDCAddrStream.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah *mlx5dv.IbvAh, remoteDctn uint32, remoteDcKey uint64, streamId uint16) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrSetDcAddrStream(unsafe.Pointer(ah)); err != nil {
+func WRSetDCAddrStream(mqp QPEx, ah *mlx5dv.IBVAH, remoteDctn uint32, remoteDcKey uint64, streamId uint16) error {
+	if err := mlx5dv.ValidateArgsWRSetDCAddrStream(unsafe.Pointer(ah)); err != nil {
 		return err
 	}
-	callMlx5dvWrSetDcAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
+	callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
 	return nil
 }
 
-func callMlx5dvWrSetDcAddrStream(mqp Mlx5dvQpEx, ah *mlx5dv.IbvAh, remoteDctn uint32, remoteDcKey uint64, streamId uint16) {
+func callWRSetDCAddrStream(mqp QPEx, ah *mlx5dv.IBVAH, remoteDctn uint32, remoteDcKey uint64, streamId uint16) {
 	C.mlx5gen_mlx5dv_wr_set_dc_addr_stream(mqp.p, unsafe.Pointer(ah), C.uint32_t(remoteDctn), C.uint64_t(remoteDcKey), C.uint16_t(streamId))
 }
 
-// Mlx5dvWrMrInterleaved calls mlx5dv_wr_mr_interleaved (mlx5dv_wr_post(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMrInterleaved.
+// WRMRInterleaved calls mlx5dv_wr_mr_interleaved (mlx5dv_wr_post(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRMRInterleaved.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrMrInterleaved(unsafe.Pointer(mkey), accessFlags); err != nil {
+func WRMRInterleaved(mqp QPEx, mkey *mlx5dv.Mkey, accessFlags mlx5dv.AccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.MRInterleaved) error {
+	if err := mlx5dv.ValidateArgsWRMRInterleaved(unsafe.Pointer(mkey), accessFlags); err != nil {
 		return err
 	}
-	callMlx5dvWrMrInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
+	callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
 	return nil
 }
 
-func callMlx5dvWrMrInterleaved(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.Mlx5dvMrInterleaved) {
+func callWRMRInterleaved(mqp QPEx, mkey *mlx5dv.Mkey, accessFlags mlx5dv.AccessFlags, repeatCount uint32, numInterleaved uint16, data *mlx5dv.MRInterleaved) {
 	C.mlx5gen_mlx5dv_wr_mr_interleaved(mqp.p, unsafe.Pointer(mkey), C.uint32_t(accessFlags), C.uint32_t(repeatCount), C.uint16_t(numInterleaved), unsafe.Pointer(data))
 }
 
-// Mlx5dvWrMrList calls mlx5dv_wr_mr_list (mlx5dv_wr_post(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrMrList.
+// WRMRList calls mlx5dv_wr_mr_list (mlx5dv_wr_post(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRMRList.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, numSges uint16, sge *mlx5dv.IbvSge) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrMrList(unsafe.Pointer(mkey), accessFlags); err != nil {
+func WRMRList(mqp QPEx, mkey *mlx5dv.Mkey, accessFlags mlx5dv.AccessFlags, numSges uint16, sge *mlx5dv.SGE) error {
+	if err := mlx5dv.ValidateArgsWRMRList(unsafe.Pointer(mkey), accessFlags); err != nil {
 		return err
 	}
-	callMlx5dvWrMrList(mqp, mkey, accessFlags, numSges, sge)
+	callWRMRList(mqp, mkey, accessFlags, numSges, sge)
 	return nil
 }
 
-func callMlx5dvWrMrList(mqp Mlx5dvQpEx, mkey *mlx5dv.Mlx5dvMkey, accessFlags mlx5dv.IbvAccessFlags, numSges uint16, sge *mlx5dv.IbvSge) {
+func callWRMRList(mqp QPEx, mkey *mlx5dv.Mkey, accessFlags mlx5dv.AccessFlags, numSges uint16, sge *mlx5dv.SGE) {
 	C.mlx5gen_mlx5dv_wr_mr_list(mqp.p, unsafe.Pointer(mkey), C.uint32_t(accessFlags), C.uint16_t(numSges), unsafe.Pointer(sge))
 }
 
-// Mlx5dvWrRawWqe calls mlx5dv_wr_raw_wqe (mlx5dv_wr_post(3)).
-func Mlx5dvWrRawWqe(mqp Mlx5dvQpEx, wqe unsafe.Pointer) {
-	callMlx5dvWrRawWqe(mqp, wqe)
+// WRRawWQE calls mlx5dv_wr_raw_wqe (mlx5dv_wr_post(3)).
+func WRRawWQE(mqp QPEx, wqe unsafe.Pointer) {
+	callWRRawWQE(mqp, wqe)
 }
 
-func callMlx5dvWrRawWqe(mqp Mlx5dvQpEx, wqe unsafe.Pointer) {
+func callWRRawWQE(mqp QPEx, wqe unsafe.Pointer) {
 	C.mlx5gen_mlx5dv_wr_raw_wqe(mqp.p, wqe)
 }
 
-// Mlx5dvWrMemcpy calls mlx5dv_wr_memcpy (mlx5dv_wr_post(3)).
-func Mlx5dvWrMemcpy(mqp Mlx5dvQpEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
-	callMlx5dvWrMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+// WRMemcpy calls mlx5dv_wr_memcpy (mlx5dv_wr_post(3)).
+func WRMemcpy(mqp QPEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
+	callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
 }
 
-func callMlx5dvWrMemcpy(mqp Mlx5dvQpEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
+func callWRMemcpy(mqp QPEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
 	C.mlx5gen_mlx5dv_wr_memcpy(mqp.p, C.uint32_t(destLkey), C.uint64_t(destAddr), C.uint32_t(srcLkey), C.uint64_t(srcAddr), C.uint64_t(length))
 }
 
-// Mlx5dvWrSetMkeyCrypto calls mlx5dv_wr_set_mkey_crypto (mlx5dv_wr_set_mkey_crypto(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeyCrypto.
+// WRSetMkeyCrypto calls mlx5dv_wr_set_mkey_crypto (mlx5dv_wr_set_mkey_crypto(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRSetMkeyCrypto.
 // It checks *attr with Validate when it is not nil.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeyCrypto(unsafe.Pointer(attr)); err != nil {
+func WRSetMkeyCrypto(mqp QPEx, attr *mlx5dv.CryptoAttr) error {
+	if err := mlx5dv.ValidateArgsWRSetMkeyCrypto(unsafe.Pointer(attr)); err != nil {
 		return err
 	}
 	if attr != nil {
@@ -1194,21 +1194,21 @@ func Mlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) error 
 			return err
 		}
 	}
-	callMlx5dvWrSetMkeyCrypto(mqp, attr)
+	callWRSetMkeyCrypto(mqp, attr)
 	return nil
 }
 
-func callMlx5dvWrSetMkeyCrypto(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvCryptoAttr) {
+func callWRSetMkeyCrypto(mqp QPEx, attr *mlx5dv.CryptoAttr) {
 	C.mlx5gen_mlx5dv_wr_set_mkey_crypto(mqp.p, unsafe.Pointer(attr))
 }
 
-// Mlx5dvWrSetMkeySigBlock calls mlx5dv_wr_set_mkey_sig_block (mlx5dv_wr_set_mkey_sig_block(3)).
-// It first checks the arguments with mlx5dv.ValidateArgsMlx5dvWrSetMkeySigBlock.
+// WRSetMkeySigBlock calls mlx5dv_wr_set_mkey_sig_block (mlx5dv_wr_set_mkey_sig_block(3)).
+// It first checks the arguments with mlx5dv.ValidateArgsWRSetMkeySigBlock.
 // It checks *attr with Validate when it is not nil.
 // The error is a violation of a rule, found before C is called; libibverbs
 // reports its own errors of a work request at ibv_wr_complete.
-func Mlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) error {
-	if err := mlx5dv.ValidateArgsMlx5dvWrSetMkeySigBlock(unsafe.Pointer(attr)); err != nil {
+func WRSetMkeySigBlock(mqp QPEx, attr *mlx5dv.SigBlockAttr) error {
+	if err := mlx5dv.ValidateArgsWRSetMkeySigBlock(unsafe.Pointer(attr)); err != nil {
 		return err
 	}
 	if attr != nil {
@@ -1216,77 +1216,77 @@ func Mlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) er
 			return err
 		}
 	}
-	callMlx5dvWrSetMkeySigBlock(mqp, attr)
+	callWRSetMkeySigBlock(mqp, attr)
 	return nil
 }
 
-func callMlx5dvWrSetMkeySigBlock(mqp Mlx5dvQpEx, attr *mlx5dv.Mlx5dvSigBlockAttr) {
+func callWRSetMkeySigBlock(mqp QPEx, attr *mlx5dv.SigBlockAttr) {
 	C.mlx5gen_mlx5dv_wr_set_mkey_sig_block(mqp.p, unsafe.Pointer(attr))
 }
 
-// IbvPollCq calls ibv_poll_cq (ibv_poll_cq(3)).
-func IbvPollCq(cq IbvCq, numEntries int32, wc IbvWc) int32 {
-	return callIbvPollCq(cq, numEntries, wc)
+// PollCQ calls ibv_poll_cq (ibv_poll_cq(3)).
+func PollCQ(cq IBVCQ, numEntries int32, wc WC) int32 {
+	return callPollCQ(cq, numEntries, wc)
 }
 
-func callIbvPollCq(cq IbvCq, numEntries int32, wc IbvWc) int32 {
+func callPollCQ(cq IBVCQ, numEntries int32, wc WC) int32 {
 	return int32(C.mlx5gen_ibv_poll_cq(cq.p, C.int32_t(numEntries), wc.p))
 }
 
-// IbvStartPoll calls ibv_start_poll (ibv_create_cq_ex(3)).
-func IbvStartPoll(cq IbvCqEx, attr IbvPollCqAttr) error {
-	return callIbvStartPoll(cq, attr)
+// StartPoll calls ibv_start_poll (ibv_create_cq_ex(3)).
+func StartPoll(cq CQEx, attr PollCQAttr) error {
+	return callStartPoll(cq, attr)
 }
 
-func callIbvStartPoll(cq IbvCqEx, attr IbvPollCqAttr) error {
+func callStartPoll(cq CQEx, attr PollCQAttr) error {
 	if c := C.mlx5gen_ibv_start_poll(cq.p, attr.p); c != 0 {
 		return newError("ibv_start_poll", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvNextPoll calls ibv_next_poll (ibv_create_cq_ex(3)).
-func IbvNextPoll(cq IbvCqEx) error {
-	return callIbvNextPoll(cq)
+// NextPoll calls ibv_next_poll (ibv_create_cq_ex(3)).
+func NextPoll(cq CQEx) error {
+	return callNextPoll(cq)
 }
 
-func callIbvNextPoll(cq IbvCqEx) error {
+func callNextPoll(cq CQEx) error {
 	if c := C.mlx5gen_ibv_next_poll(cq.p); c != 0 {
 		return newError("ibv_next_poll", syscall.Errno(c))
 	}
 	return nil
 }
 
-// Mlx5dvMkeyCheck calls mlx5dv_mkey_check (mlx5dv_mkey_check(3)).
-func Mlx5dvMkeyCheck(mkey *mlx5dv.Mlx5dvMkey, errInfo Mlx5dvMkeyErr) error {
-	return callMlx5dvMkeyCheck(mkey, errInfo)
+// MkeyCheck calls mlx5dv_mkey_check (mlx5dv_mkey_check(3)).
+func MkeyCheck(mkey *mlx5dv.Mkey, errInfo MkeyErr) error {
+	return callMkeyCheck(mkey, errInfo)
 }
 
-func callMlx5dvMkeyCheck(mkey *mlx5dv.Mlx5dvMkey, errInfo Mlx5dvMkeyErr) error {
+func callMkeyCheck(mkey *mlx5dv.Mkey, errInfo MkeyErr) error {
 	if c := C.mlx5gen_mlx5dv_mkey_check(unsafe.Pointer(mkey), errInfo.p); c != 0 {
 		return newError("mlx5dv_mkey_check", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvPostRecv calls ibv_post_recv (ibv_post_recv(3)).
-func IbvPostRecv(qp IbvQp, wr IbvRecvWr, badWr *IbvRecvWr) error {
-	return callIbvPostRecv(qp, wr, badWr)
+// PostRecv calls ibv_post_recv (ibv_post_recv(3)).
+func PostRecv(qp IBVQP, wr RecvWR, badWr *RecvWR) error {
+	return callPostRecv(qp, wr, badWr)
 }
 
-func callIbvPostRecv(qp IbvQp, wr IbvRecvWr, badWr *IbvRecvWr) error {
+func callPostRecv(qp IBVQP, wr RecvWR, badWr *RecvWR) error {
 	if c := C.mlx5gen_ibv_post_recv(qp.p, wr.p, unsafe.Pointer(badWr)); c != 0 {
 		return newError("ibv_post_recv", syscall.Errno(c))
 	}
 	return nil
 }
 
-// IbvPostSrqRecv calls ibv_post_srq_recv (ibv_post_srq_recv(3)).
-func IbvPostSrqRecv(srq IbvSrq, recvWr IbvRecvWr, badRecvWr *IbvRecvWr) error {
-	return callIbvPostSrqRecv(srq, recvWr, badRecvWr)
+// PostSRQRecv calls ibv_post_srq_recv (ibv_post_srq_recv(3)).
+func PostSRQRecv(srq IBVSRQ, recvWr RecvWR, badRecvWr *RecvWR) error {
+	return callPostSRQRecv(srq, recvWr, badRecvWr)
 }
 
-func callIbvPostSrqRecv(srq IbvSrq, recvWr IbvRecvWr, badRecvWr *IbvRecvWr) error {
+func callPostSRQRecv(srq IBVSRQ, recvWr RecvWR, badRecvWr *RecvWR) error {
 	if c := C.mlx5gen_ibv_post_srq_recv(srq.p, recvWr.p, unsafe.Pointer(badRecvWr)); c != 0 {
 		return newError("ibv_post_srq_recv", syscall.Errno(c))
 	}

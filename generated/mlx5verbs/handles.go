@@ -7,258 +7,258 @@ package mlx5verbs
 
 import "unsafe"
 
-// IbvContext is an opaque handle to a C struct ibv_context that libibverbs or libmlx5
+// IBVContext is an opaque handle to a C struct ibv_context that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvContext struct {
+type IBVContext struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_context * the handle holds.
-func (h IbvContext) Ptr() unsafe.Pointer {
+func (h IBVContext) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvContextFrom makes a handle of a C struct ibv_context * (C memory, never Go memory).
-func IbvContextFrom(p unsafe.Pointer) IbvContext {
-	return IbvContext{p}
+// IBVContextFrom makes a handle of a C struct ibv_context * (C memory, never Go memory).
+func IBVContextFrom(p unsafe.Pointer) IBVContext {
+	return IBVContext{p}
 }
 
-// IbvCq is an opaque handle to a C struct ibv_cq that libibverbs or libmlx5
+// IBVCQ is an opaque handle to a C struct ibv_cq that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvCq struct {
+type IBVCQ struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_cq * the handle holds.
-func (h IbvCq) Ptr() unsafe.Pointer {
+func (h IBVCQ) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvCqFrom makes a handle of a C struct ibv_cq * (C memory, never Go memory).
-func IbvCqFrom(p unsafe.Pointer) IbvCq {
-	return IbvCq{p}
+// IBVCQFrom makes a handle of a C struct ibv_cq * (C memory, never Go memory).
+func IBVCQFrom(p unsafe.Pointer) IBVCQ {
+	return IBVCQ{p}
 }
 
-// IbvCqEx is an opaque handle to a C struct ibv_cq_ex that libibverbs or libmlx5
+// CQEx is an opaque handle to a C struct ibv_cq_ex that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvCqEx struct {
+type CQEx struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_cq_ex * the handle holds.
-func (h IbvCqEx) Ptr() unsafe.Pointer {
+func (h CQEx) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvCqExFrom makes a handle of a C struct ibv_cq_ex * (C memory, never Go memory).
-func IbvCqExFrom(p unsafe.Pointer) IbvCqEx {
-	return IbvCqEx{p}
+// CQExFrom makes a handle of a C struct ibv_cq_ex * (C memory, never Go memory).
+func CQExFrom(p unsafe.Pointer) CQEx {
+	return CQEx{p}
 }
 
-// IbvDevice is an opaque handle to a C struct ibv_device that libibverbs or libmlx5
+// Device is an opaque handle to a C struct ibv_device that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvDevice struct {
+type Device struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_device * the handle holds.
-func (h IbvDevice) Ptr() unsafe.Pointer {
+func (h Device) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvDeviceFrom makes a handle of a C struct ibv_device * (C memory, never Go memory).
-func IbvDeviceFrom(p unsafe.Pointer) IbvDevice {
-	return IbvDevice{p}
+// DeviceFrom makes a handle of a C struct ibv_device * (C memory, never Go memory).
+func DeviceFrom(p unsafe.Pointer) Device {
+	return Device{p}
 }
 
-// IbvPollCqAttr is an opaque handle to a C struct ibv_poll_cq_attr that libibverbs or libmlx5
+// PollCQAttr is an opaque handle to a C struct ibv_poll_cq_attr that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvPollCqAttr struct {
+type PollCQAttr struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_poll_cq_attr * the handle holds.
-func (h IbvPollCqAttr) Ptr() unsafe.Pointer {
+func (h PollCQAttr) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvPollCqAttrFrom makes a handle of a C struct ibv_poll_cq_attr * (C memory, never Go memory).
-func IbvPollCqAttrFrom(p unsafe.Pointer) IbvPollCqAttr {
-	return IbvPollCqAttr{p}
+// PollCQAttrFrom makes a handle of a C struct ibv_poll_cq_attr * (C memory, never Go memory).
+func PollCQAttrFrom(p unsafe.Pointer) PollCQAttr {
+	return PollCQAttr{p}
 }
 
-// IbvQp is an opaque handle to a C struct ibv_qp that libibverbs or libmlx5
+// IBVQP is an opaque handle to a C struct ibv_qp that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvQp struct {
+type IBVQP struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_qp * the handle holds.
-func (h IbvQp) Ptr() unsafe.Pointer {
+func (h IBVQP) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvQpFrom makes a handle of a C struct ibv_qp * (C memory, never Go memory).
-func IbvQpFrom(p unsafe.Pointer) IbvQp {
-	return IbvQp{p}
+// IBVQPFrom makes a handle of a C struct ibv_qp * (C memory, never Go memory).
+func IBVQPFrom(p unsafe.Pointer) IBVQP {
+	return IBVQP{p}
 }
 
-// IbvQpEx is an opaque handle to a C struct ibv_qp_ex that libibverbs or libmlx5
+// IBVQPEx is an opaque handle to a C struct ibv_qp_ex that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvQpEx struct {
+type IBVQPEx struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_qp_ex * the handle holds.
-func (h IbvQpEx) Ptr() unsafe.Pointer {
+func (h IBVQPEx) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvQpExFrom makes a handle of a C struct ibv_qp_ex * (C memory, never Go memory).
-func IbvQpExFrom(p unsafe.Pointer) IbvQpEx {
-	return IbvQpEx{p}
+// IBVQPExFrom makes a handle of a C struct ibv_qp_ex * (C memory, never Go memory).
+func IBVQPExFrom(p unsafe.Pointer) IBVQPEx {
+	return IBVQPEx{p}
 }
 
-// IbvQpInitAttr is an opaque handle to a C struct ibv_qp_init_attr that libibverbs or libmlx5
+// IBVQPInitAttr is an opaque handle to a C struct ibv_qp_init_attr that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvQpInitAttr struct {
+type IBVQPInitAttr struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_qp_init_attr * the handle holds.
-func (h IbvQpInitAttr) Ptr() unsafe.Pointer {
+func (h IBVQPInitAttr) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvQpInitAttrFrom makes a handle of a C struct ibv_qp_init_attr * (C memory, never Go memory).
-func IbvQpInitAttrFrom(p unsafe.Pointer) IbvQpInitAttr {
-	return IbvQpInitAttr{p}
+// IBVQPInitAttrFrom makes a handle of a C struct ibv_qp_init_attr * (C memory, never Go memory).
+func IBVQPInitAttrFrom(p unsafe.Pointer) IBVQPInitAttr {
+	return IBVQPInitAttr{p}
 }
 
-// IbvQpInitAttrEx is an opaque handle to a C struct ibv_qp_init_attr_ex that libibverbs or libmlx5
+// QPInitAttrEx is an opaque handle to a C struct ibv_qp_init_attr_ex that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvQpInitAttrEx struct {
+type QPInitAttrEx struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_qp_init_attr_ex * the handle holds.
-func (h IbvQpInitAttrEx) Ptr() unsafe.Pointer {
+func (h QPInitAttrEx) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvQpInitAttrExFrom makes a handle of a C struct ibv_qp_init_attr_ex * (C memory, never Go memory).
-func IbvQpInitAttrExFrom(p unsafe.Pointer) IbvQpInitAttrEx {
-	return IbvQpInitAttrEx{p}
+// QPInitAttrExFrom makes a handle of a C struct ibv_qp_init_attr_ex * (C memory, never Go memory).
+func QPInitAttrExFrom(p unsafe.Pointer) QPInitAttrEx {
+	return QPInitAttrEx{p}
 }
 
-// IbvRecvWr is an opaque handle to a C struct ibv_recv_wr that libibverbs or libmlx5
+// RecvWR is an opaque handle to a C struct ibv_recv_wr that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvRecvWr struct {
+type RecvWR struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_recv_wr * the handle holds.
-func (h IbvRecvWr) Ptr() unsafe.Pointer {
+func (h RecvWR) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvRecvWrFrom makes a handle of a C struct ibv_recv_wr * (C memory, never Go memory).
-func IbvRecvWrFrom(p unsafe.Pointer) IbvRecvWr {
-	return IbvRecvWr{p}
+// RecvWRFrom makes a handle of a C struct ibv_recv_wr * (C memory, never Go memory).
+func RecvWRFrom(p unsafe.Pointer) RecvWR {
+	return RecvWR{p}
 }
 
-// IbvSrq is an opaque handle to a C struct ibv_srq that libibverbs or libmlx5
+// IBVSRQ is an opaque handle to a C struct ibv_srq that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvSrq struct {
+type IBVSRQ struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_srq * the handle holds.
-func (h IbvSrq) Ptr() unsafe.Pointer {
+func (h IBVSRQ) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvSrqFrom makes a handle of a C struct ibv_srq * (C memory, never Go memory).
-func IbvSrqFrom(p unsafe.Pointer) IbvSrq {
-	return IbvSrq{p}
+// IBVSRQFrom makes a handle of a C struct ibv_srq * (C memory, never Go memory).
+func IBVSRQFrom(p unsafe.Pointer) IBVSRQ {
+	return IBVSRQ{p}
 }
 
-// IbvWc is an opaque handle to a C struct ibv_wc that libibverbs or libmlx5
+// WC is an opaque handle to a C struct ibv_wc that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type IbvWc struct {
+type WC struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct ibv_wc * the handle holds.
-func (h IbvWc) Ptr() unsafe.Pointer {
+func (h WC) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// IbvWcFrom makes a handle of a C struct ibv_wc * (C memory, never Go memory).
-func IbvWcFrom(p unsafe.Pointer) IbvWc {
-	return IbvWc{p}
+// WCFrom makes a handle of a C struct ibv_wc * (C memory, never Go memory).
+func WCFrom(p unsafe.Pointer) WC {
+	return WC{p}
 }
 
-// Mlx5dvCryptoLoginObj is an opaque handle to a C struct mlx5dv_crypto_login_obj that libibverbs or libmlx5
+// CryptoLoginObj is an opaque handle to a C struct mlx5dv_crypto_login_obj that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type Mlx5dvCryptoLoginObj struct {
+type CryptoLoginObj struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct mlx5dv_crypto_login_obj * the handle holds.
-func (h Mlx5dvCryptoLoginObj) Ptr() unsafe.Pointer {
+func (h CryptoLoginObj) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// Mlx5dvCryptoLoginObjFrom makes a handle of a C struct mlx5dv_crypto_login_obj * (C memory, never Go memory).
-func Mlx5dvCryptoLoginObjFrom(p unsafe.Pointer) Mlx5dvCryptoLoginObj {
-	return Mlx5dvCryptoLoginObj{p}
+// CryptoLoginObjFrom makes a handle of a C struct mlx5dv_crypto_login_obj * (C memory, never Go memory).
+func CryptoLoginObjFrom(p unsafe.Pointer) CryptoLoginObj {
+	return CryptoLoginObj{p}
 }
 
-// Mlx5dvDek is an opaque handle to a C struct mlx5dv_dek that libibverbs or libmlx5
+// DEK is an opaque handle to a C struct mlx5dv_dek that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type Mlx5dvDek struct {
+type DEK struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct mlx5dv_dek * the handle holds.
-func (h Mlx5dvDek) Ptr() unsafe.Pointer {
+func (h DEK) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// Mlx5dvDekFrom makes a handle of a C struct mlx5dv_dek * (C memory, never Go memory).
-func Mlx5dvDekFrom(p unsafe.Pointer) Mlx5dvDek {
-	return Mlx5dvDek{p}
+// DEKFrom makes a handle of a C struct mlx5dv_dek * (C memory, never Go memory).
+func DEKFrom(p unsafe.Pointer) DEK {
+	return DEK{p}
 }
 
-// Mlx5dvMkeyErr is an opaque handle to a C struct mlx5dv_mkey_err that libibverbs or libmlx5
+// MkeyErr is an opaque handle to a C struct mlx5dv_mkey_err that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type Mlx5dvMkeyErr struct {
+type MkeyErr struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct mlx5dv_mkey_err * the handle holds.
-func (h Mlx5dvMkeyErr) Ptr() unsafe.Pointer {
+func (h MkeyErr) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// Mlx5dvMkeyErrFrom makes a handle of a C struct mlx5dv_mkey_err * (C memory, never Go memory).
-func Mlx5dvMkeyErrFrom(p unsafe.Pointer) Mlx5dvMkeyErr {
-	return Mlx5dvMkeyErr{p}
+// MkeyErrFrom makes a handle of a C struct mlx5dv_mkey_err * (C memory, never Go memory).
+func MkeyErrFrom(p unsafe.Pointer) MkeyErr {
+	return MkeyErr{p}
 }
 
-// Mlx5dvQpEx is an opaque handle to a C struct mlx5dv_qp_ex that libibverbs or libmlx5
+// QPEx is an opaque handle to a C struct mlx5dv_qp_ex that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
-type Mlx5dvQpEx struct {
+type QPEx struct {
 	p unsafe.Pointer
 }
 
 // Ptr returns the C struct mlx5dv_qp_ex * the handle holds.
-func (h Mlx5dvQpEx) Ptr() unsafe.Pointer {
+func (h QPEx) Ptr() unsafe.Pointer {
 	return h.p
 }
 
-// Mlx5dvQpExFrom makes a handle of a C struct mlx5dv_qp_ex * (C memory, never Go memory).
-func Mlx5dvQpExFrom(p unsafe.Pointer) Mlx5dvQpEx {
-	return Mlx5dvQpEx{p}
+// QPExFrom makes a handle of a C struct mlx5dv_qp_ex * (C memory, never Go memory).
+func QPExFrom(p unsafe.Pointer) QPEx {
+	return QPEx{p}
 }

@@ -1,12 +1,11 @@
 package cqreplay
 
 import (
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
 const dir = "../../testdata/cqe-vectors"
@@ -78,7 +77,7 @@ func TestRulesDecide(t *testing.T) {
 	// Each rule follows a release and maps to paths.
 	for id := range followed {
 		found := false
-		for _, r := range mlx.Rules {
+		for _, r := range mlx5rules.Rules {
 			if r.ID == id {
 				found = r.Follows != "" && len(r.Funcs) > 0
 			}

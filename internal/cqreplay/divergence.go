@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
 // Rules is the spec's rule table the replay takes divergences from (tests
 // replace it).
-var Rules = mlx.Rules
+var Rules = mlx5rules.Rules
 
 // followed says which leaf paths of a case a rule that follows a later
 // rdma-core release may change: a case's differences_at entry at such a
@@ -47,7 +46,7 @@ var callIndexRE = regexp.MustCompile(`^calls\[([0-9]+)\]`)
 
 // ruleFor finds the rule that follows a release no later than rel and
 // may change path, in a call to one of its functions.
-func (c *Case) ruleFor(path, rel string) *mlx.RuleInfo {
+func (c *Case) ruleFor(path, rel string) *mlx5rules.RuleInfo {
 	m := callIndexRE.FindStringSubmatch(path)
 	if m == nil {
 		return nil

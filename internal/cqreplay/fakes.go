@@ -60,9 +60,9 @@ func newFakeRQ(q *RQ) *fakeRQ {
 }
 
 func (r *fakeRQ) Slots() uint32 { return uint32(len(r.wrid)) }
-func (r *fakeRQ) Consume(i uint32) uint64 {
+func (r *fakeRQ) Consume(i uint32) (uint64, bool) {
 	r.tail++
-	return r.wrid[i]
+	return r.wrid[i], true
 }
 func (r *fakeRQ) WQE(i uint32) ([]byte, bool) {
 	return r.buf[int(i)<<r.shift : int(i+1)<<r.shift], r.sig
@@ -96,17 +96,21 @@ func (s *fakeSRQ) WRID(i uint32) uint64 { return s.wrid[i] }
 func (s *fakeSRQ) WQE(i uint32) []byte  { return s.wqe(int(i)) }
 func (s *fakeSRQ) setNext(at, next int) { binary.BigEndian.PutUint16(s.wqe(at)[2:4], uint16(next)) }
 
-func (s *fakeSRQ) Free(i uint32) {
+// Free never refuses: libmlx5 44.0 frees whatever the CQE names.
+func (s *fakeSRQ) Free(i uint32) bool {
 	s.setNext(s.tail, int(i))
 	s.tail = int(i)
+	return true
 }
 
-func (s *fakeSRQ) RepostODP(i uint32) {
+// RepostODP never refuses either; a free list leading outside the SRQ is
+// recorded for the replay to report.
+func (s *fakeSRQ) RepostODP(i uint32) bool {
 	ind := int(i)
 	if s.head >= s.max {
 		// libmlx5 would write outside the SRQ.
 		s.err = fmt.Errorf("SRQ head %d: a next_wqe_index outside the %d-WQE SRQ", s.head, s.max)
-		return
+		return true
 	}
 	s.Free(i) // no wait queue: back at the tail
 	s.wrid[s.head] = s.wrid[ind]
@@ -121,6 +125,7 @@ func (s *fakeSRQ) RepostODP(i uint32) {
 	s.head = int(binary.BigEndian.Uint16(dst[2:4]))
 	s.counter++
 	s.db, s.dbWritten = s.counter, true
+	return true
 }
 
 // memory is the scatter buffers, at their fixed addresses.

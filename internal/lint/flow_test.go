@@ -32,18 +32,21 @@ func TestGenFlow(t *testing.T) {
 	}
 }
 
-// runtimeFlow ranks the runtime: the generated encoders and the
-// hardware-facing helpers (barriers, register stores, queue and DMA
-// memory) at the bottom, then the work-request checker, then the queue
+// runtimeFlow ranks the runtime: the generated encoders at the bottom,
+// then the checker's generated tables (which name the encoders' Func and
+// RuleError) and the hardware-facing helpers (barriers, register stores,
+// queue and DMA memory), then the work-request checker, then the queue
 // writers that use them, then the CQ poller, which reads the writers'
 // bookkeeping. A package may import only lower ranks, so the checker never
 // reaches back into a writer.
 var runtimeFlow = map[string]int{
-	"generated/mlx5dv": 0,
-	"runtime/barrier":  1, "runtime/mmio": 1, "runtime/qmem": 1, "runtime/dma": 1,
-	"runtime/wrcheck": 2,
-	"runtime/sq":      3, "runtime/rq": 3,
-	"runtime/cq": 4,
+	"generated/mlx5dv":    0,
+	"generated/mlx5rules": 1,
+	"runtime/barrier":     1, "runtime/mmio": 1, "runtime/dma": 1,
+	"runtime/qmem":    2, // queue memory is a runtime/dma mapping
+	"runtime/wrcheck": 3,
+	"runtime/sq":      4, "runtime/rq": 4,
+	"runtime/cq": 5,
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,

@@ -128,7 +128,7 @@ var controls = map[string]func(r *run, a args) error{
 	"ibv_wr_abort":    func(r *run, _ args) error { r.q.Abort(); return nil },
 	"ibv_qp_ex.wr_id": func(r *run, a args) error { r.q.SetWRID(a.u("value")); return nil },
 	"ibv_qp_ex.wr_flags": func(r *run, a args) error {
-		r.q.SetWRFlags(mlx.IbvSendFlags(a.u("value")))
+		r.q.SetWRFlags(mlx.SendFlags(a.u("value")))
 		return nil
 	},
 	"(simulated) all outstanding send completions polled": func(r *run, _ args) error {
@@ -226,15 +226,15 @@ var builders = map[string]builder{
 			a.fail("num_setters", fmt.Errorf("%d does not fit the C uint8_t", n64))
 		}
 		n := uint8(n64)
-		attr := &mlx.Mlx5dvMkeyConfAttr{}
+		attr := &mlx.MkeyConfAttr{}
 		if o, ok := a.o("attr"); ok {
-			attr.ConfFlags = mlx.Mlx5dvMkeyConfFlags(o.opt("conf_flags"))
+			attr.ConfFlags = mlx.MkeyConfFlags(o.opt("conf_flags"))
 			attr.CompMask = o.opt("comp_mask")
 		}
 		return func() error { return r.q.MkeyConfigure(mk, n, attr) }
 	},
 	"mlx5dv_wr_set_mkey_access_flags": func(r *run, a args) func() error {
-		acc := mlx.IbvAccessFlags(a.u("access_flags"))
+		acc := mlx.AccessFlags(a.u("access_flags"))
 		return func() error { return r.q.SetMkeyAccessFlags(acc) }
 	},
 	"mlx5dv_wr_set_mkey_layout_list": func(r *run, a args) func() error {
@@ -246,11 +246,11 @@ var builders = map[string]builder{
 		return func() error { return r.q.SetMkeyLayoutInterleaved(rep, data) }
 	},
 	"mlx5dv_wr_mr_list": func(r *run, a args) func() error {
-		mk, acc, sges := r.mkey(a), mlx.IbvAccessFlags(a.u("access_flags")), sgeList(a.l("sge"))
+		mk, acc, sges := r.mkey(a), mlx.AccessFlags(a.u("access_flags")), sgeList(a.l("sge"))
 		return func() error { return r.q.MRList(mk, acc, sges) }
 	},
 	"mlx5dv_wr_mr_interleaved": func(r *run, a args) func() error {
-		mk, acc, rep, data := r.mkey(a), mlx.IbvAccessFlags(a.u("access_flags")), uint32(a.u("repeat_count")), interleaved(a.l("data"))
+		mk, acc, rep, data := r.mkey(a), mlx.AccessFlags(a.u("access_flags")), uint32(a.u("repeat_count")), interleaved(a.l("data"))
 		return func() error { return r.q.MRInterleaved(mk, acc, rep, data) }
 	},
 	"mlx5dv_wr_set_mkey_sig_block": func(r *run, a args) func() error {
@@ -287,7 +287,7 @@ func (r *run) bindMW(a args) func() error {
 	info := &sq.MWBindInfo{}
 	if o, ok := a.o("bind_info"); ok {
 		info.Addr, info.Length = o.opt("addr"), o.opt("length")
-		info.AccessFlags = mlx.IbvAccessFlags(o.opt("mw_access_flags"))
+		info.AccessFlags = mlx.AccessFlags(o.opt("mw_access_flags"))
 		switch {
 		case o.a.Has("mr"):
 			info.Lkey = r.mrLkey(o)
@@ -343,64 +343,64 @@ func (r *run) mrNamed(o args, name string) uint32 {
 	return lkey
 }
 
-func sgeList(l []args) []mlx.IbvSge {
-	out := make([]mlx.IbvSge, len(l))
+func sgeList(l []args) []mlx.SGE {
+	out := make([]mlx.SGE, len(l))
 	for i, e := range l {
-		out[i] = mlx.IbvSge{Addr: e.u("addr"), Length: uint32(e.u("length")), Lkey: uint32(e.u("lkey"))}
+		out[i] = mlx.SGE{Addr: e.u("addr"), Length: uint32(e.u("length")), Lkey: uint32(e.u("lkey"))}
 	}
 	return out
 }
 
-func interleaved(l []args) []mlx.Mlx5dvMrInterleaved {
-	out := make([]mlx.Mlx5dvMrInterleaved, len(l))
+func interleaved(l []args) []mlx.MRInterleaved {
+	out := make([]mlx.MRInterleaved, len(l))
 	for i, e := range l {
-		out[i] = mlx.Mlx5dvMrInterleaved{Addr: e.u("addr"), BytesCount: uint32(e.u("bytes_count")), BytesSkip: uint32(e.u("bytes_skip")), Lkey: uint32(e.u("lkey"))}
+		out[i] = mlx.MRInterleaved{Addr: e.u("addr"), BytesCount: uint32(e.u("bytes_count")), BytesSkip: uint32(e.u("bytes_skip")), Lkey: uint32(e.u("lkey"))}
 	}
 	return out
 }
 
-func sigDomain(o args, ok bool) *mlx.Mlx5dvSigBlockDomain {
+func sigDomain(o args, ok bool) *mlx.SigBlockDomain {
 	if !ok {
 		return nil
 	}
-	d := &mlx.Mlx5dvSigBlockDomain{
-		SigType:   mlx.Mlx5dvSigType(o.u("sig_type")),
-		BlockSize: mlx.Mlx5dvBlockSize(o.u("block_size")),
+	d := &mlx.SigBlockDomain{
+		SigType:   mlx.SigType(o.u("sig_type")),
+		BlockSize: mlx.BlockSize(o.u("block_size")),
 		CompMask:  o.opt("comp_mask"),
 	}
 	sig, _ := o.o("sig")
 	if dif, ok := sig.o("t10dif"); ok {
-		d.SetSigDif(&mlx.Mlx5dvSigT10dif{
-			BgType: mlx.Mlx5dvSigT10difBgType(dif.u("bg_type")),
-			Bg:     uint16(dif.u("bg")),
+		d.SetSigDif(&mlx.SigT10DIF{
+			BGType: mlx.SigT10DIFBGType(dif.u("bg_type")),
+			BG:     uint16(dif.u("bg")),
 			AppTag: uint16(dif.u("app_tag")),
 			RefTag: uint32(dif.u("ref_tag")),
 			Flags:  uint16(dif.opt("flags")),
 		})
 	}
 	if crc, ok := sig.o("crc"); ok {
-		d.SetSigCrc(&mlx.Mlx5dvSigCrc{Type: mlx.Mlx5dvSigCrcType(crc.u("type")), Seed: crc.u("seed")})
+		d.SetSigCRC(&mlx.SigCRC{Type: mlx.SigCRCType(crc.u("type")), Seed: crc.u("seed")})
 	}
 	return d
 }
 
-func sigAttr(o args) *mlx.Mlx5dvSigBlockAttr {
-	return &mlx.Mlx5dvSigBlockAttr{
+func sigAttr(o args) *mlx.SigBlockAttr {
+	return &mlx.SigBlockAttr{
 		Mem:       sigDomain(o.o("mem")),
 		Wire:      sigDomain(o.o("wire")),
-		Flags:     mlx.Mlx5dvSigBlockAttrFlags(o.opt("flags")),
+		Flags:     mlx.SigBlockAttrFlags(o.opt("flags")),
 		CheckMask: uint8(o.opt("check_mask")),
 		CopyMask:  uint8(o.opt("copy_mask")),
 		CompMask:  o.opt("comp_mask"),
 	}
 }
 
-func (r *run) cryptoAttr(o args) *mlx.Mlx5dvCryptoAttr {
-	c := &mlx.Mlx5dvCryptoAttr{
-		CryptoStandard:       mlx.Mlx5dvCryptoStandard(o.u("crypto_standard")),
+func (r *run) cryptoAttr(o args) *mlx.CryptoAttr {
+	c := &mlx.CryptoAttr{
+		CryptoStandard:       mlx.CryptoStandard(o.u("crypto_standard")),
 		EncryptOnTx:          o.u("encrypt_on_tx") != 0,
-		SignatureCryptoOrder: mlx.Mlx5dvSignatureCryptoOrder(o.u("signature_crypto_order")),
-		DataUnitSize:         mlx.Mlx5dvBlockSize(o.u("data_unit_size")),
+		SignatureCryptoOrder: mlx.SignatureCryptoOrder(o.u("signature_crypto_order")),
+		DataUnitSize:         mlx.BlockSize(o.u("data_unit_size")),
 		CompMask:             o.opt("comp_mask"),
 	}
 	copy(c.InitialTweak[:], o.hex("initial_tweak_hex"))
@@ -411,7 +411,7 @@ func (r *run) cryptoAttr(o args) *mlx.Mlx5dvCryptoAttr {
 		if d == nil {
 			o.fail("dek", fmt.Errorf("no DEK %q in the setup", name))
 		} else {
-			c.Dek = unsafe.Pointer(d)
+			c.DEK = unsafe.Pointer(d)
 		}
 	}
 	return c

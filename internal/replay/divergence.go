@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -22,7 +23,7 @@ import (
 //     case was replayed again on a QP created as the rule asks, where it
 //     must match libmlx5 byte for byte (QP says how).
 type Divergence struct {
-	Rule   mlx.RuleInfo
+	Rule   mlx5rules.RuleInfo
 	Batch  int    // the batch rejected with Rule, or -1
 	Newest bool   // compared with result_at_newest_commit
 	QP     string // the QP of the second replay, if any
@@ -39,7 +40,7 @@ func (d Divergence) String() string {
 }
 
 // rule finds a rule by id.
-func (p *Replayer) rule(id string) *mlx.RuleInfo {
+func (p *Replayer) rule(id string) *mlx5rules.RuleInfo {
 	for i := range p.rules() {
 		if p.rules()[i].ID == id {
 			return &p.rules()[i]
@@ -48,17 +49,17 @@ func (p *Replayer) rule(id string) *mlx.RuleInfo {
 	return nil
 }
 
-func (p *Replayer) rules() []mlx.RuleInfo {
+func (p *Replayer) rules() []mlx5rules.RuleInfo {
 	if p.Rules != nil {
 		return p.Rules
 	}
-	return mlx.Rules
+	return mlx5rules.Rules
 }
 
 // newest returns the rule by which the case is compared with its
 // result_at_newest_commit: one that follows a release no later than the
 // one that result was recorded with, for a function the case calls.
-func (p *Replayer) newest(c *vectors.Case) *mlx.RuleInfo {
+func (p *Replayer) newest(c *vectors.Case) *mlx5rules.RuleInfo {
 	if c.AtNewest == nil || c.NewestRelease == "" {
 		return nil
 	}
@@ -97,11 +98,11 @@ type qpFix struct {
 // qpFixes are the QP-creation checks a second replay can satisfy: the
 // QP is created with what the rule asks for, so the calls libmlx5
 // accepted are legal there.
-var qpFixes = map[mlx.ChainCheck]qpFix{
+var qpFixes = map[mlx5rules.ChainCheck]qpFix{
 	// A stream id is 16 bits: 2^16 streams hold every one.
-	mlx.ChainDcStreams:  {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
-	mlx.ChainDcStreamId: {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
-	mlx.ChainSendOp: {"a QP created with every send-op bit", func(qp *sq.QP) {
-		qp.SendOps, qp.MlxSendOps = ^mlx.IbvQpCreateSendOpsFlags(0), ^mlx.Mlx5dvQpCreateSendOpsFlags(0)
+	mlx5rules.ChainDCStreams:  {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx5rules.ChainDCStreamID: {"a DCI created with 2^16 streams", func(qp *sq.QP) { qp.Streams, qp.LogNumConcurent = true, 16 }},
+	mlx5rules.ChainSendOp: {"a QP created with every send-op bit", func(qp *sq.QP) {
+		qp.SendOps, qp.MlxSendOps = ^mlx.IBVQPCreateSendOpsFlags(0), ^mlx.QPCreateSendOpsFlags(0)
 	}},
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
@@ -30,7 +31,7 @@ type Outcome struct {
 
 // Replayer replays cases, deciding divergences by Rules.
 type Replayer struct {
-	Rules []mlx.RuleInfo // nil: the generated mlx5dv.Rules
+	Rules []mlx5rules.RuleInfo // nil: the generated mlx5dv.Rules
 }
 
 // File replays every case of a vector file with the generated rules.
@@ -63,7 +64,7 @@ func (p *Replayer) Case(c *vectors.Case) Outcome {
 			setup = c.SetupNewest
 		}
 	}
-	var fixes []mlx.ChainCheck
+	var fixes []mlx5rules.ChainCheck
 	for {
 		d, err := p.replay(c, setup, res, fixes)
 		if err != nil {
@@ -89,7 +90,7 @@ func (p *Replayer) Case(c *vectors.Case) Outcome {
 	}
 }
 
-func contains(l []mlx.ChainCheck, c mlx.ChainCheck) bool {
+func contains(l []mlx5rules.ChainCheck, c mlx5rules.ChainCheck) bool {
 	for _, x := range l {
 		if x == c {
 			return true
@@ -100,7 +101,7 @@ func contains(l []mlx.ChainCheck, c mlx.ChainCheck) bool {
 
 // replay runs a case once against res, on a QP with the given fixes; it
 // returns the divergence that ended it early, if any.
-func (p *Replayer) replay(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fixes []mlx.ChainCheck) (*Divergence, error) {
+func (p *Replayer) replay(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fixes []mlx5rules.ChainCheck) (*Divergence, error) {
 	r, err := newRun(c, s, res, func(qp *sq.QP) {
 		for _, f := range fixes {
 			qpFixes[f].fix(qp)

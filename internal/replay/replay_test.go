@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/internal/vectors"
 )
 
 // TestVectors replays every reference vector: each must pass, byte for
@@ -147,8 +146,8 @@ func TestRenamed(t *testing.T) {
 // libmlx5_accepts the rejected misuses fail; without follows the mr_list
 // sums are compared with v44.0's 32-bit result and fail.
 func TestDecidedByRule(t *testing.T) {
-	accepts := append([]mlx.RuleInfo(nil), mlx.Rules...)
-	follows := append([]mlx.RuleInfo(nil), mlx.Rules...)
+	accepts := append([]mlx5rules.RuleInfo(nil), mlx5rules.Rules...)
+	follows := append([]mlx5rules.RuleInfo(nil), mlx5rules.Rules...)
 	for i := range accepts {
 		accepts[i].Libmlx5Accepts = false
 		follows[i].Follows = ""
@@ -160,7 +159,7 @@ func TestDecidedByRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, rules := range map[string][]mlx.RuleInfo{"accepts": accepts, "follows": follows} {
+		for name, rules := range map[string][]mlx5rules.RuleInfo{"accepts": accepts, "follows": follows} {
 			for _, o := range (&Replayer{Rules: rules}).File(f) {
 				if o.Err != nil {
 					failed[name] = append(failed[name], o.ID)

@@ -5,6 +5,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/internal/vectors"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
@@ -20,7 +21,7 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq
 	}
 	engines := s.Device.CryptoEngines.Value
 	qp := sq.QP{
-		Type: mlx.QPRC, SendOps: mlx.IbvQpCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.Mlx5dvQpCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
+		Type: mlx.QPRC, SendOps: mlx.IBVQPCreateSendOpsFlags(s.Caps.SendOps.Value), MlxSendOps: mlx.QPCreateSendOpsFlags(s.Caps.Mlx5SendOps.Value),
 		MaxInlineData: s.SQ.MaxInlineData, MaxSendSGE: s.SQ.MaxGS, MaxPost: s.SQ.MaxPost,
 		MaxMemcpy: s.Device.DMAMMOMaxSize, MkeyTagSupported: s.Device.MkeyUpdateTagSupported,
 		CryptoSingleBlock: engines&uint64(mlx.MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK) != 0,
@@ -30,7 +31,8 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq
 		qp.Type = mlx.QPDCI
 	}
 	fix(&qp)
-	mem, err := qmem.Plain(s.SQ.WQEBBCount, 0, s.BF.BufSize)
+	// Replayed rings are never a device's: they need not be locked.
+	mem, err := qmem.New(qmem.Options{WQEBBs: s.SQ.WQEBBCount, BFSize: s.BF.BufSize, Lock: dma.LockBestEffort})
 	if err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
@@ -86,8 +88,8 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 	}
 	for _, a := range s.AHs {
 		av, err := vectors.Bytes(a.AVHex)
-		if err != nil || len(av) != mlx.Mlx5WqeAvSize {
-			return fmt.Errorf("ahs: %s: not a %d-byte address vector", a.Name, mlx.Mlx5WqeAvSize)
+		if err != nil || len(av) != mlx.WQEAVSize {
+			return fmt.Errorf("ahs: %s: not a %d-byte address vector", a.Name, mlx.WQEAVSize)
 		}
 		ah := &sq.AH{}
 		copy(ah.AV[:], av)

@@ -73,17 +73,17 @@ func TestLinked(t *testing.T) {
 // ErrNoDevice and keeps the errno. With devices, the list is released.
 func TestNoDevice(t *testing.T) {
 	var n int32 = -1
-	list, err := mlx5verbs.IbvGetDeviceList(&n)
+	list, err := mlx5verbs.GetDeviceList(&n)
 	if _, statErr := os.Stat("/sys/class/infiniband"); statErr == nil {
 		if err != nil {
 			t.Fatalf("/sys/class/infiniband exists, but %v", err)
 		}
 		t.Logf("%d RDMA devices", n)
-		mlx5verbs.IbvFreeDeviceList(list)
+		mlx5verbs.FreeDeviceList(list)
 		return
 	}
 	if err == nil {
-		mlx5verbs.IbvFreeDeviceList(list)
+		mlx5verbs.FreeDeviceList(list)
 		t.Fatalf("ibv_get_device_list succeeded (%d devices) without /sys/class/infiniband", n)
 	}
 	if !errors.Is(err, mlx5verbs.ErrNoDevice) || !errors.Is(err, syscall.ENOSYS) {

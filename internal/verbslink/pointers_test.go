@@ -18,11 +18,11 @@ import (
 
 // sigAttr is a valid signature attribute whose memory domain and CRC
 // parameters are Go memory: the attribute holds Go pointers.
-func sigAttr() (*mlx5dv.Mlx5dvSigBlockAttr, *mlx5dv.Mlx5dvSigBlockDomain, *mlx5dv.Mlx5dvSigCrc) {
-	crc := &mlx5dv.Mlx5dvSigCrc{Type: mlx5dv.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 0xffffffff}
-	mem := &mlx5dv.Mlx5dvSigBlockDomain{SigType: mlx5dv.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx5dv.MLX5DV_BLOCK_SIZE_512}
-	mem.SetSigCrc(crc)
-	return &mlx5dv.Mlx5dvSigBlockAttr{Mem: mem}, mem, crc
+func sigAttr() (*mlx5dv.SigBlockAttr, *mlx5dv.SigBlockDomain, *mlx5dv.SigCRC) {
+	crc := &mlx5dv.SigCRC{Type: mlx5dv.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 0xffffffff}
+	mem := &mlx5dv.SigBlockDomain{SigType: mlx5dv.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx5dv.MLX5DV_BLOCK_SIZE_512}
+	mem.SetSigCRC(crc)
+	return &mlx5dv.SigBlockAttr{Mem: mem}, mem, crc
 }
 
 // TestPinnedPointers passes a struct holding Go pointers whose targets are
@@ -33,10 +33,10 @@ func TestPinnedPointers(t *testing.T) {
 	pin.Pin(mem)
 	pin.Pin(crc)
 	defer pin.Unpin()
-	qp := mlx5verbs.Mlx5dvQpExFrom(mlx5verbs.DoubleAlloc(8))
+	qp := mlx5verbs.QPExFrom(mlx5verbs.DoubleAlloc(8))
 	defer mlx5verbs.DoubleFree(qp.Ptr())
 	mlx5verbs.DoubleReset(0, 0)
-	if err := mlx5verbs.Mlx5dvWrSetMkeySigBlock(qp, attr); err != nil {
+	if err := mlx5verbs.WRSetMkeySigBlock(qp, attr); err != nil {
 		t.Fatal(err)
 	}
 	calls := mlx5verbs.DoubleCalls()
@@ -57,7 +57,7 @@ func TestUnpinnedPointerPanics(t *testing.T) {
 		t.Fatal("cgocheck is off (GODEBUG=cgocheck=0): the pointer rules cannot be tested")
 	}
 	attr, _, _ := sigAttr()
-	qp := mlx5verbs.Mlx5dvQpExFrom(mlx5verbs.DoubleAlloc(8))
+	qp := mlx5verbs.QPExFrom(mlx5verbs.DoubleAlloc(8))
 	defer mlx5verbs.DoubleFree(qp.Ptr())
 	mlx5verbs.DoubleReset(0, 0)
 	defer func() {
@@ -69,7 +69,7 @@ func TestUnpinnedPointerPanics(t *testing.T) {
 			t.Fatalf("C was called %d times", n)
 		}
 	}()
-	mlx5verbs.Mlx5dvWrSetMkeySigBlock(qp, attr)
+	mlx5verbs.WRSetMkeySigBlock(qp, attr)
 }
 
 func panicText(r any) string {
@@ -119,13 +119,13 @@ func TestNoDeviceDouble(t *testing.T) {
 		noDevice bool
 	}{{syscall.ENOSYS, true}, {syscall.ENODEV, true}, {syscall.ENOMEM, false}} {
 		mlx5verbs.DoubleReset(0, c.errno)
-		_, err := mlx5verbs.IbvGetDeviceList(nil)
+		_, err := mlx5verbs.GetDeviceList(nil)
 		if errors.Is(err, mlx5verbs.ErrNoDevice) != c.noDevice || !errors.Is(err, c.errno) {
 			t.Errorf("errno %v: %v: ErrNoDevice %v, want %v", c.errno, err, errors.Is(err, mlx5verbs.ErrNoDevice), c.noDevice)
 		}
 	}
 	mlx5verbs.DoubleReset(0, syscall.ENOSYS)
-	if _, err := mlx5verbs.Mlx5dvOpenDevice(mlx5verbs.IbvDeviceFrom(nil), nil); errors.Is(err, mlx5verbs.ErrNoDevice) {
+	if _, err := mlx5verbs.OpenDevice(mlx5verbs.DeviceFrom(nil), nil); errors.Is(err, mlx5verbs.ErrNoDevice) {
 		t.Errorf("%v: another function's ENOSYS is not ErrNoDevice", err)
 	}
 }

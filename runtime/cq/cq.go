@@ -7,6 +7,13 @@
 // signature errors on their mkey, copies inline-scattered data, and writes
 // the consumer index into the CQ doorbell record when libmlx5 writes it.
 //
+// Poll takes requester successes on a fast path (fast.go) that reads the
+// owner bits of a batch, then issues one read barrier for all of them,
+// where libmlx5 issues one per CQE; the completions are the same
+// (TestFastPathAgrees). Receive queues and shared receive queues written
+// by runtime/rq are registered through the RQ and SRQ adapters, send
+// queues written by runtime/sq through SQ.
+//
 // Two forms, as libibverbs has: Poll fills a batch of WC (ibv_poll_cq),
 // and StartPoll / NextPoll / EndPoll with the Read* methods read one
 // completion at a time, lazily (ibv_start_poll and the ibv_wc_read_*
@@ -52,8 +59,9 @@ type RecvQueue interface {
 	// Slots returns the number of receive WQEs in the ring, a power of two.
 	Slots() uint32
 	// Consume returns the wr_id posted at slot idx (< Slots()) and moves
-	// the tail on by one (libmlx5: ++rq.tail).
-	Consume(idx uint32) uint64
+	// the tail on by one (libmlx5: ++rq.tail); false if no work request
+	// is outstanding (the CQE is then unknown).
+	Consume(idx uint32) (uint64, bool)
 	// WQE returns the receive WQE at slot idx and whether it starts with
 	// a signature segment (wq_sig), for inline scatter; nil if unknown.
 	WQE(idx uint32) (wqe []byte, sig bool)
@@ -65,11 +73,12 @@ type SharedRecvQueue interface {
 	Size() uint32
 	// WRID returns the wr_id posted at WQE index idx (< Size()).
 	WRID(idx uint32) uint64
-	// Free puts WQE idx back on the free list (mlx5_free_srq_wqe).
-	Free(idx uint32)
+	// Free puts WQE idx back on the free list (mlx5_free_srq_wqe);
+	// false if it is not posted (the CQE is then unknown).
+	Free(idx uint32) bool
 	// RepostODP reposts WQE idx after an ODP page fault the device
-	// reported on it (mlx5_complete_odp_fault).
-	RepostODP(idx uint32)
+	// reported on it (mlx5_complete_odp_fault); false if it cannot.
+	RepostODP(idx uint32) bool
 	// WQE returns the SRQ WQE at idx (next segment, then the data
 	// segments), for inline scatter; nil if unknown.
 	WQE(idx uint32) []byte
@@ -163,11 +172,15 @@ type CQ struct {
 	// the lazy (extended) session
 	ex exState
 
+	hot    hot  // the fast path's QP (fast.go)
+	noFast bool // tests: every CQE takes the full path
+
 	// scratch for an inline-scatter source assembled across the ring's end
 	scratch [128]byte
 
-	unk   UnknownError // the error of the last CQE that could not be attributed
-	ownSh uint32       // log2(ncqe): the owner bit of index n is bit ownSh of n
+	unk     UnknownError // the error of the last CQE that could not be attributed
+	ownSh   uint32       // log2(ncqe): the owner bit of index n is bit ownSh of n
+	szShift uint32       // log2(CQE size)
 }
 
 // New makes a poller on a CQ buffer written as mlx5_alloc_cq_buf leaves
@@ -175,6 +188,9 @@ type CQ struct {
 func New(c Config) (*CQ, error) {
 	if c.Mem == nil {
 		return nil, errors.New("cq: no queue memory")
+	}
+	if c.Mem.Closed() {
+		return nil, fmt.Errorf("cq: %w", qmem.ErrClosed)
 	}
 	if err := barrier.Check(); err != nil {
 		return nil, fmt.Errorf("cq: %w", err)
@@ -200,7 +216,7 @@ func New(c Config) (*CQ, error) {
 	for m := n; m > 1; m >>= 1 {
 		sh++
 	}
-	return &CQ{ownSh: sh,
+	return &CQ{ownSh: sh, szShift: uint32(6 + sz/128),
 		buf: c.Mem.CQ, dbr: c.Mem.CQDBR[:8], uar: c.UAR, device: c.Device,
 		sz: sz, mask: uint32(n - 1), ci: c.ConsIndex, armSN: c.ArmSN, cqn: c.CQN,
 		v1: c.CQEVersion == 1, dump: c.DumpFillLkey, scat: c.Scatter, log: c.Log,
@@ -209,7 +225,9 @@ func New(c Config) (*CQ, error) {
 }
 
 // AddQP registers a QP (mlx5_store_qp or mlx5_store_uidx), by its QPN with
-// cqe_version 0 and by its user index with cqe_version 1.
+// cqe_version 0 and by its user index with cqe_version 1. Its queues must
+// not be replaced afterwards: Poll's fast path keeps the send queue of the
+// QP it polled last.
 func (c *CQ) AddQP(qp *QP) error {
 	if qp == nil {
 		return errors.New("cq: nil QP")
@@ -234,8 +252,9 @@ func (c *CQ) AddQP(qp *QP) error {
 			return fmt.Errorf("cq: QP %#x: a receive queue of %d slots is not a power of two", key, n)
 		}
 	}
+	c.flushRetire()
 	c.qps[key] = qp
-	c.curQP = nil
+	c.curQP, c.hot = nil, hot{}
 	return nil
 }
 

@@ -78,9 +78,9 @@ type fakeRQ struct {
 	wqes []byte
 }
 
-func (r *fakeRQ) Slots() uint32               { return uint32(len(r.wrid)) }
-func (r *fakeRQ) Consume(i uint32) uint64     { r.tail++; return r.wrid[i] }
-func (r *fakeRQ) WQE(i uint32) ([]byte, bool) { return r.wqes[i*32 : i*32+32], false }
+func (r *fakeRQ) Slots() uint32                   { return uint32(len(r.wrid)) }
+func (r *fakeRQ) Consume(i uint32) (uint64, bool) { r.tail++; return r.wrid[i], true }
+func (r *fakeRQ) WQE(i uint32) ([]byte, bool)     { return r.wqes[i*32 : i*32+32], false }
 
 func newCQ(t testing.TB, m *qmem.Memory, v int) *CQ {
 	t.Helper()
@@ -290,6 +290,11 @@ func TestNewRefuses(t *testing.T) {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
+	}
+	closed := newMem(t, 8, 8)
+	closed.Close()
+	if _, err := New(Config{Mem: closed}); !errors.Is(err, qmem.ErrClosed) {
+		t.Errorf("closed memory: %v", err)
 	}
 }
 

@@ -20,7 +20,7 @@ type exState struct {
 	cqe    []byte
 	wrID   uint64
 	status Status
-	cached mlx.IbvWcOpcode
+	cached mlx.IBVWCOpcode
 	raw    bool // MLX5_CQ_FLAGS_RAW_WQE
 	rxCsum bool // MLX5_CQ_FLAGS_RX_CSUM_VALID
 }
@@ -80,7 +80,7 @@ func (c *CQ) cur() []byte {
 
 // ReadOpcode returns the completion's opcode; 0 (IBV_WC_SEND) for an
 // error CQE, as libmlx5. rdma-core: mlx5_cq_read_wc_opcode.
-func (c *CQ) ReadOpcode() mlx.IbvWcOpcode {
+func (c *CQ) ReadOpcode() mlx.IBVWCOpcode {
 	cqe := c.cur()
 	switch cqe[63] >> 4 {
 	case opRespImm:
@@ -91,7 +91,7 @@ func (c *CQ) ReadOpcode() mlx.IbvWcOpcode {
 		if c.ex.raw {
 			return mlx.IBV_WC_DRIVER2
 		}
-		switch mlx.Mlx5Opcode(cqe[56]) {
+		switch mlx.Opcode(cqe[56]) {
 		case mlx.MLX5_OPCODE_RDMA_WRITE_IMM, mlx.MLX5_OPCODE_RDMA_WRITE:
 			return mlx.IBV_WC_RDMA_WRITE
 		case mlx.MLX5_OPCODE_SEND_IMM, mlx.MLX5_OPCODE_SEND, mlx.MLX5_OPCODE_SEND_INVAL:
@@ -122,9 +122,9 @@ func (c *CQ) ReadFlowTag() uint32 { return be.Uint32(c.cur()[56:60]) & 0xffffff 
 // ReadFlags returns the completion's flags: WITH_IMM and WITH_INV for
 // responder completions only (a requester SEND_IMM has none here, unlike
 // Poll). rdma-core: mlx5_cq_read_wc_flags.
-func (c *CQ) ReadFlags() mlx.IbvWcFlags {
+func (c *CQ) ReadFlags() mlx.WCFlags {
 	cqe := c.cur()
-	var f mlx.IbvWcFlags
+	var f mlx.WCFlags
 	if c.ex.rxCsum {
 		f = csumOK(cqe)
 	}

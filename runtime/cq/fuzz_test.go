@@ -12,11 +12,11 @@ type fakeSRQ struct {
 	free int
 }
 
-func (s *fakeSRQ) Size() uint32         { return uint32(len(s.wrid)) }
-func (s *fakeSRQ) WRID(i uint32) uint64 { return s.wrid[i] }
-func (s *fakeSRQ) Free(uint32)          { s.free++ }
-func (s *fakeSRQ) RepostODP(uint32)     { s.free-- }
-func (s *fakeSRQ) WQE(i uint32) []byte  { return s.wqes[i*64 : i*64+64] }
+func (s *fakeSRQ) Size() uint32          { return uint32(len(s.wrid)) }
+func (s *fakeSRQ) WRID(i uint32) uint64  { return s.wrid[i] }
+func (s *fakeSRQ) Free(uint32) bool      { s.free++; return true }
+func (s *fakeSRQ) RepostODP(uint32) bool { s.free--; return true }
+func (s *fakeSRQ) WQE(i uint32) []byte   { return s.wqes[i*64 : i*64+64] }
 
 type flatMem struct {
 	base uint64

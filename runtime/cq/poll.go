@@ -44,10 +44,16 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	n := 0
 	var err error
 	for n < len(wc) {
+		if !c.noFast {
+			if n += c.pollFast(wc[n:]); n == len(wc) {
+				break
+			}
+		}
 		off, cqe := c.nextCQE()
 		if cqe == nil {
 			break
 		}
+		c.flushRetire()
 		r := c.parse(off, cqe, &wc[n], false)
 		if r == cqOK {
 			n++
@@ -58,13 +64,14 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		}
 		break
 	}
+	c.flushRetire()
 	c.updateConsIndex()
 	return n, err
 }
 
 // unknown records an unattributable CQE for the error Poll returns.
 func (c *CQ) unknown(cqe []byte, what string, v uint32) result {
-	c.unk = UnknownError{Index: c.ci - 1, Opcode: mlx.Mlx5CqeOpcode(cqe[63] >> 4), What: what, Value: v}
+	c.unk = UnknownError{Index: c.ci - 1, Opcode: mlx.CQEOpcode(cqe[63] >> 4), What: what, Value: v}
 	return cqPollErr
 }
 
@@ -142,13 +149,13 @@ func (c *CQ) req(off int, cqe []byte, qpn uint32, wc *WC, lazy bool) result {
 	}
 	ctr := uint32(be.Uint16(cqe[60:62]))
 	wrID, head, wrData := qp.SQ.Slot(ctr & (qp.SQ.Slots() - 1))
-	sop := mlx.Mlx5Opcode(cqe[56])
+	sop := mlx.Opcode(cqe[56])
 	scat := cqe[63] & (mlx.MLX5_INLINE_SCATTER_32 | mlx.MLX5_INLINE_SCATTER_64)
 	if lazy {
 		st := Success
 		switch sop {
 		case mlx.MLX5_OPCODE_UMR, mlx.MLX5_OPCODE_SET_PSV, mlx.MLX5_OPCODE_NOP, mlx.MLX5_OPCODE_MMO:
-			c.ex.cached = mlx.IbvWcOpcode(wrData)
+			c.ex.cached = mlx.IBVWCOpcode(wrData)
 		case mlx.MLX5_OPCODE_RDMA_READ:
 			if scat != 0 {
 				st = c.copyToSendWQE(qp, ctr, off, cqe, be.Uint32(cqe[44:48]))
@@ -173,7 +180,7 @@ func (c *CQ) req(off int, cqe []byte, qpn uint32, wc *WC, lazy bool) result {
 
 // handleGoodReq sets the opcode (and byte_len) of a requester success.
 // rdma-core: handle_good_req.
-func handleGoodReq(wc *WC, cqe []byte, sop mlx.Mlx5Opcode, wrData uint32) {
+func handleGoodReq(wc *WC, cqe []byte, sop mlx.Opcode, wrData uint32) {
 	switch sop {
 	case mlx.MLX5_OPCODE_RDMA_WRITE_IMM:
 		wc.Flags |= mlx.IBV_WC_WITH_IMM
@@ -193,7 +200,7 @@ func handleGoodReq(wc *WC, cqe []byte, sop mlx.Mlx5Opcode, wrData uint32) {
 	case mlx.MLX5_OPCODE_ATOMIC_FA:
 		wc.Opcode, wc.ByteLen = mlx.IBV_WC_FETCH_ADD, 8
 	case mlx.MLX5_OPCODE_UMR, mlx.MLX5_OPCODE_SET_PSV, mlx.MLX5_OPCODE_NOP, mlx.MLX5_OPCODE_MMO:
-		wc.Opcode = mlx.IbvWcOpcode(wrData)
+		wc.Opcode = mlx.IBVWCOpcode(wrData)
 	case mlx.MLX5_OPCODE_TSO:
 		wc.Opcode = mlx.IBV_WC_TSO
 	}
@@ -241,12 +248,18 @@ func (c *CQ) recvWRID(cqe []byte, qp *QP, srq SharedRecvQueue) (wrID uint64, idx
 			return 0, 0, c.unknown(cqe, "SRQ WQE index", ctr)
 		}
 		wrID = srq.WRID(ctr)
-		srq.Free(ctr)
+		if !srq.Free(ctr) {
+			return 0, 0, c.unknown(cqe, "posted SRQ WQE", ctr)
+		}
 		return wrID, ctr, cqOK
 	}
 	if qp.RQ == nil {
 		return 0, 0, c.unknown(cqe, "receive queue of QP", qp.QPN)
 	}
 	idx = ctr & (qp.RQ.Slots() - 1)
-	return qp.RQ.Consume(idx), idx, cqOK
+	wrID, ok := qp.RQ.Consume(idx)
+	if !ok {
+		return 0, 0, c.unknown(cqe, "outstanding receive WQE", idx)
+	}
+	return wrID, idx, cqOK
 }

@@ -67,7 +67,7 @@ func (c *CQ) resp(off int, cqe []byte, qpn uint32, wc *WC, lazy bool) result {
 
 // csumOK returns IBV_WC_IP_CSUM_OK when the CQE says the IPv4 and L4
 // checksums were good. rdma-core: get_csum_ok.
-func csumOK(cqe []byte) mlx.IbvWcFlags {
+func csumOK(cqe []byte) mlx.WCFlags {
 	ok := cqe[28]&(mlx.MLX5_CQE_L4_OK|mlx.MLX5_CQE_L3_OK) == mlx.MLX5_CQE_L4_OK|mlx.MLX5_CQE_L3_OK
 	if ok && cqe[29]>>2&3 == mlx.MLX5_CQE_L3_HDR_TYPE_IPV4 {
 		return mlx.IBV_WC_IP_CSUM_OK
@@ -78,7 +78,7 @@ func csumOK(cqe []byte) mlx.IbvWcFlags {
 // handleErrorCQE maps an error syndrome to a status. rdma-core:
 // mlx5_handle_error_cqe.
 func handleErrorCQE(synd uint8) Status {
-	switch mlx.Mlx5CqeSyndrome(synd) {
+	switch mlx.CQESyndrome(synd) {
 	case mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
 		return LocLenErr
 	case mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
@@ -121,9 +121,9 @@ func (c *CQ) errCQE(cqe []byte, qpn uint32, wc *WC, lazy bool) (r result, again 
 	} else {
 		wc.Status, wc.VendorErr = st, uint32(vendor)
 	}
-	odp := mlx.Mlx5CqeSyndrome(synd) == mlx.MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR && vendor == mlx.MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT
-	if mlx.Mlx5CqeSyndrome(synd) != mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR &&
-		mlx.Mlx5CqeSyndrome(synd) != mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR && !odp && c.log != nil {
+	odp := mlx.CQESyndrome(synd) == mlx.MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR && vendor == mlx.MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT
+	if mlx.CQESyndrome(synd) != mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR &&
+		mlx.CQESyndrome(synd) != mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR && !odp && c.log != nil {
 		c.log(LogErrorCQE, cqe)
 	}
 	var wrID uint64
@@ -149,7 +149,9 @@ func (c *CQ) errCQE(cqe []byte, qpn uint32, wc *WC, lazy bool) (r result, again 
 			if ctr >= srq.Size() {
 				return c.unknown(cqe, "SRQ WQE index", ctr), false
 			}
-			srq.RepostODP(ctr)
+			if !srq.RepostODP(ctr) {
+				return c.unknown(cqe, "posted SRQ WQE to repost", ctr), false
+			}
 			return cqOK, true
 		}
 		if wrID, _, r = c.recvWRID(cqe, qp, srq); r != cqOK {

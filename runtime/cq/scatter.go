@@ -104,7 +104,7 @@ func (c *CQ) copyToSendWQE(qp *QP, ctr uint32, off int, cqe []byte, size uint32)
 		return GeneralErr
 	}
 	p := ctrl + 16
-	switch mlx.Mlx5Opcode(be.Uint32(ring[ctrl:ctrl+4]) & 0xff) {
+	switch mlx.Opcode(be.Uint32(ring[ctrl:ctrl+4]) & 0xff) {
 	case mlx.MLX5_OPCODE_RDMA_READ:
 		p += 16 // the remote address segment
 	case mlx.MLX5_OPCODE_ATOMIC_CS, mlx.MLX5_OPCODE_ATOMIC_FA:

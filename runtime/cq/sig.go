@@ -95,7 +95,7 @@ func (m *Mkey) RecordSigErr(e SigErr) bool {
 
 // MkeyErr is struct mlx5dv_mkey_err with its signature error.
 type MkeyErr struct {
-	Type     mlx.Mlx5dvMkeyErrType
+	Type     mlx.MkeyErrType
 	Expected uint64
 	Actual   uint64
 	Offset   uint64

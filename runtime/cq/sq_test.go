@@ -24,7 +24,7 @@ func TestPostResumesAfterPoll(t *testing.T) {
 	}
 	post := func(id uint64, signaled bool) error {
 		q.SetWRID(id)
-		f := mlx.IbvSendFlags(0)
+		f := mlx.SendFlags(0)
 		if signaled {
 			f = mlx.IBV_SEND_SIGNALED
 		}
@@ -96,7 +96,7 @@ func TestDriverOpcodes(t *testing.T) {
 	}
 	put(m, 0, cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_SEND), qpn: 0x56, ctr: 1})
 	wc := make([]WC, 2)
-	if n, err := c.Poll(wc); n != 1 || err != nil || wc[0].WRID != 2 || wc[0].Opcode != mlx.IbvWcOpcode(mlx.MLX5DV_WC_RAW_WQE) {
+	if n, err := c.Poll(wc); n != 1 || err != nil || wc[0].WRID != 2 || wc[0].Opcode != mlx.IBVWCOpcode(mlx.MLX5DV_WC_RAW_WQE) {
 		t.Fatalf("%d %v %+v", n, err, wc[0])
 	}
 	if q.Outstanding() != 0 {

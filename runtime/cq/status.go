@@ -8,7 +8,7 @@ import (
 )
 
 // Status is a work completion's status (enum ibv_wc_status).
-type Status mlx.IbvWcStatus
+type Status mlx.WCStatus
 
 // The statuses libmlx5's poller reports.
 const (
@@ -30,7 +30,7 @@ const (
 )
 
 // String returns the C name (IBV_WC_SUCCESS, ...).
-func (s Status) String() string { return mlx.IbvWcStatus(s).String() }
+func (s Status) String() string { return mlx.WCStatus(s).String() }
 
 // Errno classifies the status as an errno, for errors.Is: 0 for success;
 // EMSGSIZE for a length error; EACCES for protection and access errors;
@@ -90,7 +90,7 @@ func (e *StatusError) Is(target error) bool {
 type WC struct {
 	WRID      uint64
 	Status    Status
-	Opcode    mlx.IbvWcOpcode
+	Opcode    mlx.IBVWCOpcode
 	VendorErr uint32
 	ByteLen   uint32
 	// Imm is the immediate data as the sender gave it to htobe32 (with
@@ -99,7 +99,7 @@ type WC struct {
 	Imm          uint32
 	QPNum        uint32
 	SrcQP        uint32
-	Flags        mlx.IbvWcFlags
+	Flags        mlx.WCFlags
 	PkeyIndex    uint16
 	SLID         uint16
 	SL           uint8
@@ -111,7 +111,7 @@ type WC struct {
 // CQ_POLL_ERR). The CQE was consumed, as libmlx5 consumes it.
 type UnknownError struct {
 	Index  uint32 // the consumer index of the CQE
-	Opcode mlx.Mlx5CqeOpcode
+	Opcode mlx.CQEOpcode
 	What   string // "QPN", "user index", "SRQ", "SRQ WQE index", "mkey", "opcode"
 	Value  uint32
 }

@@ -1,17 +1,22 @@
 // Package qmem is the memory a queue pair's send path works on: the send
 // queue ring, its doorbell record, the BlueFlame register window, and the
-// completion queue with its doorbell record. Plain memory (tests,
-// benchmarks) provides a Memory today; a real device's mapped queue
-// (mlx5dv_init_obj) is meant to provide the same struct, so that the same
-// writer runs on either.
+// completion queue with its doorbell record. New (and Plain) map it with
+// runtime/dma: populated, out of forked children, and locked in RAM,
+// failing with mlock's error (naming RLIMIT_MEMLOCK) unless the caller
+// asks for best effort. A real device's mapped queue (mlx5dv_init_obj) is
+// meant to provide the same struct, so that the same writer runs on
+// either.
 package qmem
 
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 )
 
 // WQEBB is the size of a send queue building block.
@@ -27,7 +32,8 @@ const (
 )
 
 // Memory is one queue pair's queue memory. Its slices point into memory
-// the collector does not move (mmapped, or mapped by the device).
+// the collector does not move (a runtime/dma mapping, or mapped by the
+// device).
 type Memory struct {
 	SQ      []byte // the send ring: a power-of-two number of 64-byte WQEBBs
 	DBR     []byte // doorbell record: bytes 0..3 receive counter, 4..7 send counter, big-endian
@@ -37,22 +43,51 @@ type Memory struct {
 	CQESize int
 	CQDBR   []byte // CQ doorbell record: bytes 0..3 consumer index, 4..7 arm
 
-	Pinned bool // the memory is locked in RAM (mlock)
+	// Pinned says the memory is locked in RAM (mlock). New with
+	// dma.LockRequired (Plain) never returns unpinned memory; with
+	// dma.LockBestEffort, LockErr says why it is not.
+	Pinned  bool
+	LockErr error
 
 	// Device says BF is a device's doorbell register (the UAR page the
 	// kernel mapped), written with runtime/mmio: 64-bit stores, or the
-	// s390_pci_mmio_write system call on s390x. Plain leaves it false.
+	// s390_pci_mmio_write system call on s390x. New leaves it false.
 	Device bool
 
-	unmap func() error
+	region *dma.Region // the mapping New made; nil for a device's memory
+	closed bool
 }
 
-// Plain maps anonymous memory for a queue of wqebbs WQEBBs (a power of
-// two), cqes 64-byte CQEs and a doorbell register with BlueFlame halves of
-// bfSize bytes (0 for a register without BlueFlame buffers), and tries to lock it in RAM as a device needs; Pinned says
-// whether that worked (it needs CAP_IPC_LOCK or a large enough
-// RLIMIT_MEMLOCK).
+// ErrClosed is the error of Check on memory after Close.
+var ErrClosed = errors.New("qmem: the queue memory is closed")
+
+// Options describe queue memory for New.
+type Options struct {
+	WQEBBs int // send ring size in WQEBBs, a power of two
+	CQEs   int // 64-byte CQEs (0: no CQ)
+	BFSize int // bytes per BlueFlame half, a multiple of 64 (0: a register without BlueFlame buffers)
+
+	// Lock is dma.LockRequired (the default: New fails with mlock's
+	// error, which names RLIMIT_MEMLOCK, when the memory cannot be
+	// locked) or dma.LockBestEffort (the memory is kept unlocked; Pinned
+	// and LockErr say so).
+	Lock dma.Lock
+}
+
+// Plain is New with locking required: queue memory of wqebbs WQEBBs,
+// cqes 64-byte CQEs and BlueFlame halves of bfSize bytes, locked in RAM
+// as a device needs (it needs CAP_IPC_LOCK or a large enough
+// RLIMIT_MEMLOCK: a few pages per queue for small rings).
 func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
+	return New(Options{WQEBBs: wqebbs, CQEs: cqes, BFSize: bfSize})
+}
+
+// New maps queue memory with runtime/dma (anonymous, populated, kept out
+// of forked children, locked as o.Lock says): each part starts on its own
+// page, as the device's would. The doorbell register is plain memory
+// standing in for a device's.
+func New(o Options) (*Memory, error) {
+	wqebbs, cqes, bfSize := o.WQEBBs, o.CQEs, o.BFSize
 	if wqebbs <= 0 || wqebbs&(wqebbs-1) != 0 {
 		return nil, fmt.Errorf("qmem: %d WQEBBs: the ring size must be a power of two", wqebbs)
 	}
@@ -66,7 +101,6 @@ func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
 			wqebbs, cqes, bfSize, MaxWQEBBs, MaxCQEs, MaxBFSize)
 	}
 	page := unix.Getpagesize()
-	// Each part starts on its own page, as the device's would.
 	sizes := []int{wqebbs * WQEBB, 64, max(2*bfSize, 64), cqes * 64, 64}
 	total := 0
 	offs := make([]int, len(sizes))
@@ -74,22 +108,25 @@ func Plain(wqebbs, cqes, bfSize int) (*Memory, error) {
 		offs[i] = total
 		total += (s + page - 1) / page * page
 	}
-	mem, err := unix.Mmap(-1, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	// One buffer of the region's allocator holds all parts: the
+	// allocator hands out powers of two.
+	size := 1 << bits.Len(uint(total-1))
+	r, err := dma.Map(dma.Options{Size: size, Lock: o.Lock, MinBlock: page})
 	if err != nil {
-		return nil, fmt.Errorf("qmem: mmap %d bytes: %w", total, err)
+		return nil, fmt.Errorf("qmem: %w", err)
 	}
-	m := &Memory{
-		SQ:      mem[offs[0] : offs[0]+sizes[0] : offs[0]+sizes[0]],
-		DBR:     mem[offs[1] : offs[1]+8 : offs[1]+8],
-		BFSize:  bfSize,
-		CQ:      mem[offs[3] : offs[3]+sizes[3] : offs[3]+sizes[3]],
-		CQESize: 64,
-		CQDBR:   mem[offs[4] : offs[4]+8 : offs[4]+8],
-		unmap:   func() error { return unix.Munmap(mem) },
+	b, err := r.Alloc(size, page)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("qmem: %w", err)
 	}
-	m.BF = mem[offs[2] : offs[2]+sizes[2] : offs[2]+sizes[2]]
-	m.Pinned = unix.Mlock(mem) == nil
-	return m, nil
+	mem := b.Bytes
+	part := func(i, n int) []byte { return mem[offs[i] : offs[i]+n : offs[i]+n] }
+	return &Memory{
+		SQ: part(0, sizes[0]), DBR: part(1, 8), BF: part(2, sizes[2]), BFSize: bfSize,
+		CQ: part(3, sizes[3]), CQESize: 64, CQDBR: part(4, 8),
+		Pinned: r.Pinned(), LockErr: r.LockErr(), region: r,
+	}, nil
 }
 
 // WQEBBs returns the number of WQEBBs in the ring.
@@ -102,6 +139,8 @@ func (m *Memory) SQBase() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceDat
 func (m *Memory) Check() error {
 	n := m.WQEBBs()
 	switch {
+	case m.closed:
+		return ErrClosed
 	case n == 0 || n&(n-1) != 0 || len(m.SQ)%WQEBB != 0 || n > MaxWQEBBs:
 		return fmt.Errorf("qmem: a %d-byte ring is not a power of two of 64-byte WQEBBs (at most %d)", len(m.SQ), MaxWQEBBs)
 	case len(m.DBR) < 8:
@@ -112,14 +151,17 @@ func (m *Memory) Check() error {
 	return nil
 }
 
-// Close unmaps memory Plain mapped; memory a device provided is the
-// device's to release.
+// Close unmaps memory New mapped (a device's memory is the device's to
+// release). It is idempotent; afterwards the slices are nil and Check
+// returns ErrClosed, so writers refuse the memory.
 func (m *Memory) Close() error {
-	if m.unmap == nil {
+	if m.closed {
 		return nil
 	}
-	err := m.unmap()
-	m.unmap = nil
+	m.closed = true
 	m.SQ, m.DBR, m.BF, m.CQ, m.CQDBR = nil, nil, nil, nil, nil
-	return err
+	return m.region.Close()
 }
+
+// Closed reports whether Close was called.
+func (m *Memory) Closed() bool { return m.closed }

@@ -84,20 +84,24 @@ func FuzzRQ(f *testing.F) {
 	})
 }
 
-// FuzzSRQ does the same with a shared receive queue and Retire of
-// arbitrary WQE indexes.
+// FuzzSRQ does the same with a shared receive queue, Retire and
+// RepostODP of arbitrary WQE indexes, with a wait queue when the input's
+// length is odd.
 func FuzzSRQ(f *testing.F) {
 	f.Add([]byte{0, 3, 0, 3, 0, 6, 1, 9, 2, 2, 3, 1})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 1, 1, 6, 2, 9})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		c := rq.SRQConfig{Stride: 64, Tail: 7, Init: true}
+		if len(ops)%2 == 1 {
+			c.Tail, c.WaitQueue = 3, true
+		}
 		s, m := newSRQ(t, c, 8)
 		twin, tm := newSRQ(t, c, 8)
 		var sges [6]rq.Sge
 		wrs := make([]rq.RecvWR, 6)
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i], ops[i+1]
-			switch op % 3 {
+			switch op % 4 {
 			case 0:
 				g := fuzzSGEs(sges[:], arg)
 				if err := s.Post(uint64(arg), g); err != nil {
@@ -123,6 +127,13 @@ func FuzzSRQ(f *testing.F) {
 				if err == nil {
 					if tid, terr := twin.Retire(ind); tid != id || terr != nil {
 						t.Fatal(tid, terr)
+					}
+				}
+			case 3:
+				ind := uint16(arg % 10)
+				if err := s.RepostODP(ind); err == nil {
+					if err := twin.RepostODP(ind); err != nil {
+						t.Fatal(err)
 					}
 				}
 			}

@@ -21,11 +21,13 @@
 // not; it returns how many were posted. Post posts one work request or
 // nothing.
 //
-// The CQ poller retires what completes: (*RQ).Retire for each responder
-// completion of a receive queue (v44 takes the wr_id at the tail and
-// advances it), (*SRQ).Free for a completion of a shared receive queue
-// (the WQE named by the CQE's wqe_counter goes back at the tail of the free
-// list).
+// The CQ poller retires what completes (runtime/cq's RQ and SRQ adapters
+// wire these queues to it): for a responder completion of a receive queue
+// the wr_id at the CQE's wqe_counter (RQ.WRID) and one retirement
+// (RQ.Completed; RQ.Retire is v44's tail form); for a completion of a
+// shared receive queue (*SRQ).Retire (the WQE named by the CQE's
+// wqe_counter goes back at the tail of the free list), and for an ODP
+// page fault (*SRQ).RepostODP.
 //
 // The SRQ keeps v44's free list linked by the next segments' next_wqe_index
 // (rdma-core 54 replaced it with a bitmap of free WQEs); the reference CQE
@@ -38,11 +40,12 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 )
 
 // Sge is one scatter/gather element: struct ibv_sge.
-type Sge = mlx.IbvSge
+type Sge = mlx.SGE
 
 // RecvWR is one receive work request of a list: struct ibv_recv_wr, with
 // the list as a Go slice (num_sge is len(SGEs)).
@@ -92,7 +95,7 @@ func ringDBR(dbr *[4]byte, v uint32) {
 
 // dataSeg writes one data segment.
 func dataSeg(b []byte, length, lkey uint32, addr uint64) {
-	d := (*mlx.Mlx5WqeDataSeg)(b[:mlx.Mlx5WqeDataSegSize])
+	d := (*mlx.WQEDataSeg)(b[:mlx.WQEDataSegSize])
 	d.SetByteCount(length)
 	d.SetLkey(lkey)
 	d.SetAddr(addr)
@@ -104,8 +107,8 @@ func endSeg(b []byte) { dataSeg(b, 0, mlx.MLX5_INVALID_LKEY, 0) }
 
 // ruleErr fills e from the rule of check c in function fn, and what was
 // wrong: field's value broke limit.
-func ruleErr(e *mlx.RuleError, c mlx.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
-	*e = *mlx.ChainError(c, fn)
+func ruleErr(e *mlx.RuleError, c mlx5rules.ChainCheck, fn mlx.Func, wr int, field string, test mlx.Test, v, limit uint64, limitName string) error {
+	*e = *mlx5rules.ChainError(c, fn)
 	e.WR, e.Field, e.Test, e.Value, e.Limit, e.LimitName = wr, field, test, v, limit, limitName
 	return e
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 const (
-	segSize = mlx.Mlx5WqeDataSegSize // a data segment, and the signature segment
-	sigOff  = 4                      // mlx5_rwqe_sig.signature (providers/mlx5/wqe.h)
+	segSize = mlx.WQEDataSegSize // a data segment, and the signature segment
+	sigOff  = 4                  // mlx5_rwqe_sig.signature (providers/mlx5/wqe.h)
 
 	// MaxRQWQEs bounds a receive queue: far above a device's
 	// max_qp_wr, low enough that no index arithmetic overflows.
@@ -154,11 +155,11 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 // list: room first (mlx5_wq_overflow), then the SGE count.
 func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
 	if cur := q.head - q.tail; cur+nreq >= q.max {
-		return ruleErr(&q.errv, mlx.ChainRqRoom, mlx.FnIbvPostRecv, wr,
+		return ruleErr(&q.errv, mlx5rules.ChainRQRoom, mlx.FnPostRecv, wr,
 			"outstanding", mlx.TestMax, uint64(cur)+uint64(nreq)+1, uint64(q.max), "max_post")
 	}
 	if len(sges) > q.maxGS {
-		return ruleErr(&q.errv, mlx.ChainRqSgeCount, mlx.FnIbvPostRecv, wr,
+		return ruleErr(&q.errv, mlx5rules.ChainRQSGECount, mlx.FnPostRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(q.maxGS), "max_gs")
 	}
 	return nil
@@ -242,3 +243,6 @@ func (q *RQ) Scatter(ind uint32) []byte {
 	off := int(ind&q.mask)*q.stride + q.stride - q.maxGS*segSize
 	return q.ring[off : off+q.maxGS*segSize : off+q.maxGS*segSize]
 }
+
+// WQEs returns the number of WQEs in the ring (rq.wqe_cnt).
+func (q *RQ) WQEs() uint32 { return q.mask + 1 }

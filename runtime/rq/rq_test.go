@@ -202,7 +202,7 @@ func TestRQFull(t *testing.T) {
 	before := state(c.Mem)
 	err := q.Post(9, []rq.Sge{{Addr: 0x200, Length: 8, Lkey: 2}})
 	re := wantRule(t, err, "post_recv.rq_room", syscall.ENOMEM)
-	if re.Value != 5 || re.Limit != 4 || re.Func != mlx.FnIbvPostRecv {
+	if re.Value != 5 || re.Limit != 4 || re.Func != mlx.FnPostRecv {
 		t.Errorf("%v: value %d limit %d", err, re.Value, re.Limit)
 	}
 	if n, err := q.PostList([]rq.RecvWR{{WRID: 9}}); n != 0 {

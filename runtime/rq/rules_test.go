@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
@@ -92,7 +93,7 @@ func TestReceiveRules(t *testing.T) {
 		}
 		seen[r.Check.Chain+"/"+r.Funcs[0]] = true
 		t.Run(r.ID, func(t *testing.T) {
-			if !slices.ContainsFunc(mlx.Rules, func(g mlx.RuleInfo) bool { return g.ID == r.ID }) {
+			if !slices.ContainsFunc(mlx5rules.Rules, func(g mlx5rules.RuleInfo) bool { return g.ID == r.ID }) {
 				t.Fatalf("rule %s is not in the generated table: regenerate", r.ID)
 			}
 			var qp exampleQP

@@ -5,10 +5,11 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 const (
-	nextSize = mlx.Mlx5WqeSrqNextSegSize // the next segment that starts an SRQ WQE
+	nextSize = mlx.WQESRQNextSegSize // the next segment that starts an SRQ WQE
 
 	// MaxSRQWQEs bounds a shared receive queue: WQE indexes are 16-bit
 	// (next_wqe_index, a CQE's wqe_counter).
@@ -60,6 +61,12 @@ type SRQ struct {
 	wrid    []uint64 // srq->wrid, by WQE index
 	state   []uint8  // wqeFree, wqePosted or wqeReserved, by WQE index
 
+	// The wait queue (srq->waitq_head, waitq_tail) of an SRQ laid out by
+	// Init with WaitQueue, where an ODP-faulted WQE cools down; waitq is
+	// false without one.
+	waitq              bool
+	waitqHead, waitqTl uint16
+
 	errv mlx.RuleError
 	rerr RetireError
 	lerr ListError
@@ -95,6 +102,9 @@ func NewSRQ(c SRQConfig) (*SRQ, error) {
 			return nil, fmt.Errorf("rq: a new SRQ's free list runs from head %d up to tail %d", c.Head, c.Tail)
 		}
 		s.init(c.WaitQueue)
+		if c.WaitQueue && int(c.Tail)+1 < n {
+			s.waitq, s.waitqHead, s.waitqTl = true, c.Tail+1, uint16(n-1)
+		}
 		return s, nil
 	}
 	if c.WaitQueue {
@@ -154,11 +164,11 @@ func (s *SRQ) wqe(i int) []byte {
 }
 
 func (s *SRQ) next(i int) uint16 {
-	return (*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).NextWqeIndex()
+	return (*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).NextWQEIndex()
 }
 
 func (s *SRQ) setNext(i int, v uint16) {
-	(*mlx.Mlx5WqeSrqNextSeg)(s.wqe(i)[:nextSize]).SetNextWqeIndex(v)
+	(*mlx.WQESRQNextSeg)(s.wqe(i)[:nextSize]).SetNextWQEIndex(v)
 }
 
 // MaxGS returns how many SGEs a work request may have (srq->max_gs).
@@ -214,11 +224,11 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 	if len(sges) > s.maxGS {
-		return 0, ruleErr(&s.errv, mlx.ChainRqSgeCount, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
 	}
 	if s.head == s.tail {
-		return 0, ruleErr(&s.errv, mlx.ChainRqRoom, mlx.FnIbvPostSrqRecv, wr,
+		return 0, ruleErr(&s.errv, mlx5rules.ChainRQRoom, mlx.FnPostSRQRecv, wr,
 			"free WQEs", mlx.TestMin, 0, 1, "")
 	}
 	next := s.next(int(s.head))
@@ -280,4 +290,75 @@ func (s *SRQ) Scatter(ind uint16) []byte {
 		return nil
 	}
 	return s.wqe(int(ind))[nextSize:]
+}
+
+// WQEs returns the number of WQEs in the ring (srq->max).
+func (s *SRQ) WQEs() uint32 { return uint32(s.n) }
+
+// WQE returns the whole of WQE ind, its next segment and its data
+// segments (nil outside the ring).
+func (s *SRQ) WQE(ind uint16) []byte {
+	if int(ind) >= s.n {
+		return nil
+	}
+	return s.wqe(int(ind))
+}
+
+// RepostODP is what the CQ poller does for an SRQ WQE on which the device
+// reported an ODP page fault (v44: mlx5_complete_odp_fault): WQE ind goes
+// back on the free list (at its tail; with a wait queue, at the wait
+// queue's tail, and the wait queue's head joins the free list instead),
+// then its wr_id and data segments, up to the end segment, are posted
+// again in the WQE at the free list's head, and the counter and doorbell
+// record move on. It fails, changing nothing, for a WQE that is not posted
+// or a free list whose head links to a WQE that is not free.
+func (s *SRQ) RepostODP(ind uint16) error {
+	if int(ind) >= s.n || s.state[ind] != wqePosted {
+		s.rerr = RetireError{SRQ: true, WQE: uint32(ind), WQEs: uint32(s.n)}
+		return &s.rerr
+	}
+	// The WQE that joins the free list at its tail.
+	join := ind
+	if s.waitq {
+		join = s.waitqHead
+	}
+	next := join // the head's link once join is linked, if the head is the tail
+	if s.head != s.tail {
+		next = s.next(int(s.head))
+		if int(next) >= s.n || s.state[next] != wqeFree {
+			s.lerr = ListError{WQE: uint32(s.head), Next: uint32(next), WQEs: uint32(s.n)}
+			return &s.lerr
+		}
+	}
+	if s.waitq {
+		// srq_cooldown_wqe: the wait queue's head joins the free list,
+		// ind waits at the wait queue's tail.
+		newHead := s.next(int(s.waitqHead))
+		if s.waitqHead == s.waitqTl {
+			newHead = ind // a wait queue of one WQE (libmlx5 makes none)
+		}
+		s.setNext(int(s.tail), join)
+		s.tail, s.state[join] = join, wqeFree
+		s.setNext(int(s.waitqTl), ind)
+		s.waitqHead, s.waitqTl, s.state[ind] = newHead, ind, wqeReserved
+	} else {
+		s.setNext(int(s.tail), ind)
+		s.tail, s.state[ind] = ind, wqeFree
+	}
+	// srq_repost: the head's WQE takes ind's work request.
+	h := int(s.head)
+	s.wrid[h] = s.wrid[ind]
+	s.state[h] = wqePosted
+	src, dst := s.wqe(int(ind))[nextSize:], s.wqe(h)[nextSize:]
+	for g := 0; g < s.maxGS; g++ {
+		seg := src[g*segSize : (g+1)*segSize]
+		copy(dst[g*segSize:], seg)
+		if binary.BigEndian.Uint32(seg[4:8]) == mlx.MLX5_INVALID_LKEY {
+			break
+		}
+	}
+	s.head = next
+	s.counter++
+	ringDBR(s.dbr, uint32(s.counter))
+	return nil
 }

@@ -105,7 +105,7 @@ func TestSRQFreeList(t *testing.T) {
 	}
 	before := state(m)
 	re := wantRule(t, s.Post(1, nil), "post_recv.srq_room", syscall.ENOMEM)
-	if re.Func != mlx.FnIbvPostSrqRecv {
+	if re.Func != mlx.FnPostSRQRecv {
 		t.Errorf("%v", re)
 	}
 	if !bytes.Equal(before, state(m)) {

@@ -44,8 +44,8 @@ func TestNilArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sges := []mlx.IbvSge{{Addr: 0x1000, Length: 512, Lkey: 7}}
-	attr := &mlx.Mlx5dvMkeyConfAttr{}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}}
+	attr := &mlx.MkeyConfAttr{}
 	for _, c := range []struct {
 		name, rule string
 		dci        bool
@@ -119,7 +119,7 @@ func TestSetterCountIsUint8(t *testing.T) {
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
 	mk := sq.NewMkey(0x4700, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
-	if err := q.MkeyConfigure(mk, 255, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+	if err := q.MkeyConfigure(mk, 255, &mlx.MkeyConfAttr{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE); err != nil {

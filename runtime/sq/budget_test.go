@@ -14,11 +14,11 @@ import (
 // the rejection names the configuration (work request 1), and the
 // finishing call writes nothing.
 func TestBudgetCountsPSVs(t *testing.T) {
-	dif := mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
-	dom := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	dif := mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
+	dom := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	dom.SetSigDif(&dif)
-	sig := mlx.Mlx5dvSigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
-	sges := []mlx.IbvSge{{Addr: 1, Length: 512, Lkey: 2}}
+	sig := mlx.SigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
+	sges := []mlx.SGE{{Addr: 1, Length: 512, Lkey: 2}}
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestBudgetCountsPSVs(t *testing.T) {
 	}
 	forms := map[string]form{
 		"calls": {func(q *sq.SQ, mk *sq.Mkey) error {
-			if err := q.MkeyConfigure(mk, 3, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+			if err := q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}); err != nil {
 				return err
 			}
 			if err := q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE); err != nil {

@@ -8,7 +8,7 @@ import (
 
 // avSize is the address vector a DCI work request carries after its ctrl
 // segment.
-const avSize = mlx.Mlx5WqeAvSize
+const avSize = mlx.WQEAVSize
 
 // transport is the size of the segments between the ctrl segment and the
 // rest: the address vector on a DCI.
@@ -22,7 +22,7 @@ func (q *SQ) transport() int {
 // dataWR starts a send, RDMA or atomic work request: hdr bytes follow the
 // ctrl segment (and the address vector on a DCI). It returns the offset
 // of the first of them.
-func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Mlx5Opcode, hdr int) (int, error) {
+func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 	if !q.chk.TryBuilder(fn, q.wrFlags) {
 		if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 			return 0, err
@@ -44,14 +44,14 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Mlx5Opcode, hdr int) (int, error) {
 
 // Send builds a send. ibv_wr_send; rdma-core: mlx5_send_wr_send_other.
 func (q *SQ) Send() error {
-	_, err := q.dataWR(mlx.FnIbvWrSend, mlx.MLX5_OPCODE_SEND, 0)
+	_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
 	return err
 }
 
 // SendImm builds a send with immediate data; imm is the __be32 value as
 // the API takes it (stored as given). ibv_wr_send_imm.
 func (q *SQ) SendImm(imm mlx.BE32) error {
-	if _, err := q.dataWR(mlx.FnIbvWrSendImm, mlx.MLX5_OPCODE_SEND_IMM, 0); err != nil {
+	if _, err := q.dataWR(mlx.FnWRSendImm, mlx.MLX5_OPCODE_SEND_IMM, 0); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -61,14 +61,14 @@ func (q *SQ) SendImm(imm mlx.BE32) error {
 // SendInv builds a send that invalidates rkey at the peer.
 // ibv_wr_send_inv.
 func (q *SQ) SendInv(rkey uint32) error {
-	if _, err := q.dataWR(mlx.FnIbvWrSendInv, mlx.MLX5_OPCODE_SEND_INVAL, 0); err != nil {
+	if _, err := q.dataWR(mlx.FnWRSendInv, mlx.MLX5_OPCODE_SEND_INVAL, 0); err != nil {
 		return err
 	}
 	q.ctrl().SetImm(rkey)
 	return nil
 }
 
-func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64) error {
+func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
 	var r int
 	if !q.dci && q.chk.TryBuilder(fn, q.wrFlags) {
 		// The common case without dataWR's generality: an RC work
@@ -80,11 +80,11 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 			return q.chk.NoRoom(fn, 1, int(free))
 		}
 		q.initWQE(opcode, 0, q.wrFlags)
-		r = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
-		q.curSize, q.curData = 2, r+mlx.Mlx5WqeRaddrSegSize
+		r = q.curCtrl + mlx.WQECtrlSegSize
+		q.curSize, q.curData = 2, r+mlx.WQERaddrSegSize
 	} else {
 		var err error
-		if r, err = q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize); err != nil {
+		if r, err = q.dataWR(fn, opcode, mlx.WQERaddrSegSize); err != nil {
 			return err
 		}
 	}
@@ -94,7 +94,7 @@ func (q *SQ) rdma(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr uint64)
 
 // setRaddr writes a remote address segment at off.
 func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
-	s := (*mlx.Mlx5WqeRaddrSeg)(q.at(off))
+	s := (*mlx.WQERaddrSeg)(q.at(off))
 	s.SetRaddr(raddr)
 	s.SetRkey(rkey)
 	s.SetReserved(0)
@@ -103,13 +103,13 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
 // rdma-core: mlx5_send_wr_rdma_write.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnIbvWrRdmaWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
+	return q.rdma(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
 }
 
 // RDMAWriteImm builds an RDMA write with immediate data (imm as the
 // __be32 the API takes). ibv_wr_rdma_write_imm.
 func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
-	if err := q.rdma(mlx.FnIbvWrRdmaWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
+	if err := q.rdma(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -118,16 +118,16 @@ func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
 
 // RDMARead builds an RDMA read from raddr under rkey. ibv_wr_rdma_read.
 func (q *SQ) RDMARead(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnIbvWrRdmaRead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
+	return q.rdma(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
 }
 
-func (q *SQ) atomic(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
-	r, err := q.dataWR(fn, opcode, mlx.Mlx5WqeRaddrSegSize+mlx.Mlx5WqeAtomicSegSize)
+func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
+	r, err := q.dataWR(fn, opcode, mlx.WQERaddrSegSize+mlx.WQEAtomicSegSize)
 	if err != nil {
 		return err
 	}
 	q.setRaddr(r, rkey, raddr)
-	a := (*mlx.Mlx5WqeAtomicSeg)(q.at(r + mlx.Mlx5WqeRaddrSegSize))
+	a := (*mlx.WQEAtomicSeg)(q.at(r + mlx.WQERaddrSegSize))
 	a.SetSwapAdd(swapAdd)
 	if compare != nil {
 		a.SetCompare(*compare)
@@ -139,13 +139,13 @@ func (q *SQ) atomic(fn mlx.Func, opcode mlx.Mlx5Opcode, rkey uint32, raddr, swap
 // AtomicCmpSwp builds an 8-byte compare and swap at raddr.
 // ibv_wr_atomic_cmp_swp.
 func (q *SQ) AtomicCmpSwp(rkey uint32, raddr, compare, swap uint64) error {
-	return q.atomic(mlx.FnIbvWrAtomicCmpSwp, mlx.MLX5_OPCODE_ATOMIC_CS, rkey, raddr, swap, &compare)
+	return q.atomic(mlx.FnWRAtomicCmpSwp, mlx.MLX5_OPCODE_ATOMIC_CS, rkey, raddr, swap, &compare)
 }
 
 // AtomicFetchAdd builds an 8-byte fetch and add at raddr. The compare
 // field is left as it is, as libmlx5 leaves it. ibv_wr_atomic_fetch_add.
 func (q *SQ) AtomicFetchAdd(rkey uint32, raddr, add uint64) error {
-	return q.atomic(mlx.FnIbvWrAtomicFetchAdd, mlx.MLX5_OPCODE_ATOMIC_FA, rkey, raddr, add, nil)
+	return q.atomic(mlx.FnWRAtomicFetchAdd, mlx.MLX5_OPCODE_ATOMIC_FA, rkey, raddr, add, nil)
 }
 
 // umrHeader starts a UMR work request (local invalidate, bind MW, mkey
@@ -154,16 +154,16 @@ func (q *SQ) AtomicFetchAdd(rkey uint32, raddr, add uint64) error {
 func (q *SQ) umrHeader(wrData uint32, imm uint32) (u, m int) {
 	q.initWQE(mlx.MLX5_OPCODE_UMR, wrData, q.wrFlags)
 	q.ctrl().SetImm(imm)
-	u = q.curCtrl + mlx.Mlx5WqeCtrlSegSize
-	clear(q.bytes(u, mlx.Mlx5WqeUmrCtrlSegSize))
-	m = q.wrap(u + mlx.Mlx5WqeUmrCtrlSegSize)
+	u = q.curCtrl + mlx.WQECtrlSegSize
+	clear(q.bytes(u, mlx.WQEUMRCtrlSegSize))
+	m = q.wrap(u + mlx.WQEUMRCtrlSegSize)
 	return u, m
 }
 
-func (q *SQ) umrCtrl(u int) *mlx.Mlx5WqeUmrCtrlSeg { return (*mlx.Mlx5WqeUmrCtrlSeg)(q.at(u)) }
+func (q *SQ) umrCtrl(u int) *mlx.WQEUMRCtrlSeg { return (*mlx.WQEUMRCtrlSeg)(q.at(u)) }
 
-func (q *SQ) mkeyCtx(m int) *mlx.Mlx5WqeMkeyContextSeg {
-	return (*mlx.Mlx5WqeMkeyContextSeg)(q.at(m))
+func (q *SQ) mkeyCtx(m int) *mlx.WQEMkeyContextSeg {
+	return (*mlx.WQEMkeyContextSeg)(q.at(m))
 }
 
 // freeMkey writes the UMR of a local invalidate (or of a zero-length bind):
@@ -174,7 +174,7 @@ func (q *SQ) freeMkey(u, m int, newRkey uint32) {
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN))
 	mc := q.mkeyCtx(m)
-	mc.SetQpnMkey(0xffffff00 | newRkey&0xff)
+	mc.SetQPNMkey(0xffffff00 | newRkey&0xff)
 	mc.SetFree(0x40)
 	q.curSize = 8
 }
@@ -182,7 +182,7 @@ func (q *SQ) freeMkey(u, m int, newRkey uint32) {
 // LocalInv builds a local invalidate of rkey. ibv_wr_local_inv;
 // rdma-core: mlx5_send_wr_local_inv.
 func (q *SQ) LocalInv(rkey uint32) error {
-	fn := mlx.FnIbvWrLocalInv
+	fn := mlx.FnWRLocalInv
 	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (q *SQ) LocalInv(rkey uint32) error {
 // the new rkey (a zero length unbinds it). ibv_wr_bind_mw; rdma-core:
 // mlx5_send_wr_bind_mw.
 func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
-	fn := mlx.FnIbvWrBindMw
+	fn := mlx.FnWRBindMW
 	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 		return err
 	}
@@ -211,10 +211,10 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 		return err
 	}
 	var e mlx.RuleError
-	if !mlx.ValidateArgsIbvWrBindMwInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
+	if !mlx.ValidateArgsWRBindMWInto(&e, unsafe.Pointer(mw), unsafe.Pointer(info)) {
 		return q.chk.LatchRule(fn, &e)
 	}
-	cinfo := mlx.IbvMwBindInfo{Addr: info.Addr, Length: info.Length, MwAccessFlags: info.AccessFlags}
+	cinfo := mlx.MWBindInfo{Addr: info.Addr, Length: info.Length, MWAccessFlags: info.AccessFlags}
 	if !cinfo.ValidateInto(&e) {
 		return q.chk.LatchRule(fn, &e)
 	}
@@ -231,12 +231,12 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	} else {
 		uc := q.umrCtrl(u)
 		uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE)
-		uc.SetKlmOctowords(4)
+		uc.SetKLMOctowords(4)
 		uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY|
 			mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN|
 			mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR) | accessMask)
 		mc := q.mkeyCtx(m)
-		mc.SetQpnMkey(rkey&0xff | q.qpn<<8)
+		mc.SetQPNMkey(rkey&0xff | q.qpn<<8)
 		mc.SetAccessFlags(mkeyAccess(uint32(info.AccessFlags)))
 		mc.SetFree(0)
 		start := info.Addr
@@ -245,12 +245,12 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 		}
 		mc.SetStartAddr(start)
 		mc.SetLen(info.Length)
-		k := q.wrap(m + mlx.Mlx5WqeMkeyContextSegSize)
-		klm := (*mlx.Mlx5WqeUmrKlmSeg)(q.at(k))
+		k := q.wrap(m + mlx.WQEMkeyContextSegSize)
+		klm := (*mlx.WQEUMRKLMSeg)(q.at(k))
 		klm.SetByteCount(uint32(info.Length))
 		klm.SetMkey(info.Lkey)
 		klm.SetAddress(info.Addr)
-		clear(q.bytes(k+mlx.Mlx5WqeUmrKlmSegSize, wqebb-mlx.Mlx5WqeUmrKlmSegSize))
+		clear(q.bytes(k+mlx.WQEUMRKLMSegSize, wqebb-mlx.WQEUMRKLMSegSize))
 		q.curSize = 12
 	}
 	q.fmCache = smallFence
@@ -262,7 +262,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 // max_wr_memcpy_length) from src to dest. mlx5dv_wr_memcpy; rdma-core:
 // mlx5_send_wr_memcpy.
 func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) error {
-	fn := mlx.FnMlx5dvWrMemcpy
+	fn := mlx.FnWRMemcpy
 	if err := q.chk.Memcpy(fn, q.wrFlags, length); err != nil {
 		return err
 	}
@@ -280,15 +280,15 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 	q.initWQE(mlx.MLX5_OPCODE_MMO, wrDataMemcpy, q.wrFlags)
 	c := q.ctrl()
 	c.SetOpmod(opModMMODMA)
-	md := (*mlx.Mlx5MmoMetadataSeg)(q.at(q.curCtrl + 16))
-	md.SetMmoControl310(0)
+	md := (*mlx.MMOMetadataSeg)(q.at(q.curCtrl + 16))
+	md.SetMMOControl310(0)
 	md.SetLocalKey(q.pd.OpaqueLkey)
 	md.SetLocalAddress(q.pd.OpaqueAddr)
-	src := (*mlx.Mlx5WqeDataSeg)(q.at(q.curCtrl + 32))
+	src := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 32))
 	src.SetByteCount(bc)
 	src.SetLkey(srcLkey)
 	src.SetAddr(srcAddr)
-	dst := (*mlx.Mlx5WqeDataSeg)(q.at(q.curCtrl + 48))
+	dst := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 48))
 	dst.SetByteCount(bc)
 	dst.SetLkey(destLkey)
 	dst.SetAddr(destAddr)
@@ -301,7 +301,7 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 // from the control segment. Only the WQE index is replaced; wr_flags do
 // not apply. mlx5dv_wr_raw_wqe; rdma-core: mlx5_wr_raw_wqe.
 func (q *SQ) RawWQE(wqe []byte) error {
-	fn := mlx.FnMlx5dvWrRawWqe
+	fn := mlx.FnWRRawWQE
 	if err := q.chk.RawWQE(fn, q.wrFlags, wqe); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge, q.wrFlags, n) {
+	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
 		return q.rdmaWriteChecked(reqs)
 	}
 	flags := q.wrFlags
@@ -54,21 +54,21 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 		r := &reqs[i]
 		slot := pi & mask
 		wqe := (*[wqebb]byte)(unsafe.Add(ring, uintptr(slot)*wqebb))
-		c := (*mlx.Mlx5WqeCtrlSeg)(wqe[0:16])
+		c := (*mlx.WQECtrlSeg)(wqe[0:16])
 		c.SetOpmodIdxOpcode(uint32(uint16(pi))<<8 | uint32(mlx.MLX5_OPCODE_RDMA_WRITE))
-		c.SetQpnDsBE(qpnDs3)
+		c.SetQPNDSBE(qpnDs3)
 		*(*mlx.BE32)(unsafe.Pointer(&wqe[8])) = word2
-		rs := (*mlx.Mlx5WqeRaddrSeg)(wqe[16:32])
+		rs := (*mlx.WQERaddrSeg)(wqe[16:32])
 		rs.SetRaddr(r.Raddr)
 		rs.SetRkey(r.Rkey)
 		rs.SetReservedBE(0)
 		if r.Length != 0 {
-			d := (*mlx.Mlx5WqeDataSeg)(wqe[32:48])
+			d := (*mlx.WQEDataSeg)(wqe[32:48])
 			d.SetByteCount(r.Length)
 			d.SetLkey(r.Lkey)
 			d.SetAddr(r.Addr)
 		} else {
-			c.SetQpnDsBE(qpnDs2) // an empty SGE adds no data segment
+			c.SetQPNDSBE(qpnDs2) // an empty SGE adds no data segment
 		}
 		*(*Slot)(unsafe.Add(slots, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: w}
 		*(*uint32)(unsafe.Add(start, uintptr(w&mask)*4)) = pi
@@ -100,7 +100,7 @@ func (q *SQ) burstRoom(n int) bool {
 // RDMAWrite and SetSGE call first, then the room for all the WQEs, then
 // the WQEs as those calls write them.
 func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
-	fn, set := mlx.FnIbvWrRdmaWrite, mlx.FnIbvWrSetSge
+	fn, set := mlx.FnWRRDMAWrite, mlx.FnWRSetSGE
 	t := q.transport()
 	wqebbs := 0
 	whole := false
@@ -115,9 +115,9 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		if whole, err = q.chk.Data(set, 1, 0); err != nil {
 			return err
 		}
-		size := 16 + t + mlx.Mlx5WqeRaddrSegSize
+		size := 16 + t + mlx.WQERaddrSegSize
 		if reqs[i].Length != 0 {
-			size += mlx.Mlx5WqeDataSegSize
+			size += mlx.WQEDataSegSize
 		}
 		wqebbs += (size + wqebb - 1) / wqebb
 	}
@@ -128,12 +128,12 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		r := &reqs[i]
 		q.wrID = r.WRID
 		q.initWQE(mlx.MLX5_OPCODE_RDMA_WRITE, 0, q.wrFlags)
-		q.curSize = (16 + t + mlx.Mlx5WqeRaddrSegSize) / 16
+		q.curSize = (16 + t + mlx.WQERaddrSegSize) / 16
 		off := q.wrap(q.curCtrl + 16 + t)
-		q.curData = off + mlx.Mlx5WqeRaddrSegSize
+		q.curData = off + mlx.WQERaddrSegSize
 		q.setRaddr(off, r.Rkey, r.Raddr)
 		if r.Length != 0 {
-			d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+			d := (*mlx.WQEDataSeg)(q.at(q.curData))
 			d.SetByteCount(r.Length)
 			d.SetLkey(r.Lkey)
 			d.SetAddr(r.Addr)

@@ -26,9 +26,9 @@ type PD struct {
 // QP is what the queue pair was created with, and what the device
 // offers the send path.
 type QP struct {
-	Type       mlx.QPType                     // QPRC or QPDCI
-	SendOps    mlx.IbvQpCreateSendOpsFlags    // ibv send_ops_flags (IBV_QP_EX_WITH_*)
-	MlxSendOps mlx.Mlx5dvQpCreateSendOpsFlags // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+	Type       mlx.QPType                  // QPRC or QPDCI
+	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge

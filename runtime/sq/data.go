@@ -18,7 +18,7 @@ func (q *SQ) done(whole bool) {
 // SetSGE sets the work request's data to one scatter/gather entry; a zero
 // length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
 func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
-	fn := mlx.FnIbvWrSetSge
+	fn := mlx.FnWRSetSGE
 	ok, whole := q.chk.TryData(fn, 1)
 	if !ok {
 		var err error
@@ -29,11 +29,11 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	if length != 0 {
 		// Only a segment that starts a WQEBB can reach the ring's limit.
 		if q.curSize&3 == 0 {
-			if err := q.room(fn, q.curSize*16+mlx.Mlx5WqeDataSegSize); err != nil {
+			if err := q.room(fn, q.curSize*16+mlx.WQEDataSegSize); err != nil {
 				return err
 			}
 		}
-		d := (*mlx.Mlx5WqeDataSeg)(q.at(q.curData))
+		d := (*mlx.WQEDataSeg)(q.at(q.curData))
 		d.SetByteCount(length)
 		d.SetLkey(lkey)
 		d.SetAddr(addr)
@@ -46,8 +46,8 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 // SetSGEList sets the work request's data to a list of scatter/gather
 // entries (at most max_send_sge; zero-length entries are skipped).
 // ibv_wr_set_sge_list.
-func (q *SQ) SetSGEList(sges []mlx.IbvSge) error {
-	fn := mlx.FnIbvWrSetSgeList
+func (q *SQ) SetSGEList(sges []mlx.SGE) error {
+	fn := mlx.FnWRSetSGEList
 	whole, err := q.chk.Data(fn, len(sges), 0)
 	if err != nil {
 		return err
@@ -70,11 +70,11 @@ func (q *SQ) SetSGEList(sges []mlx.IbvSge) error {
 		if g.Length == 0 {
 			continue
 		}
-		d := (*mlx.Mlx5WqeDataSeg)(q.at(off))
+		d := (*mlx.WQEDataSeg)(q.at(off))
 		d.SetByteCount(g.Length)
 		d.SetLkey(g.Lkey)
 		d.SetAddr(g.Addr)
-		off += mlx.Mlx5WqeDataSegSize
+		off += mlx.WQEDataSegSize
 	}
 	q.curSize += n
 	q.done(whole)
@@ -88,14 +88,14 @@ func (q *SQ) inlineHeader(n int) {
 	if n == 0 {
 		return // no header, nothing to send
 	}
-	(*mlx.Mlx5WqeInlDataSeg)(q.at(q.curData)).SetByteCount(uint32(n) | mlx.MLX5_INLINE_SEG)
+	(*mlx.WQEInlDataSeg)(q.at(q.curData)).SetByteCount(uint32(n) | mlx.MLX5_INLINE_SEG)
 	q.curSize += (n + 4 + 15) / 16
 }
 
 // SetInlineData copies data (at most max_inline_data bytes) into the WQE.
 // ibv_wr_set_inline_data; rdma-core: mlx5_send_wr_set_inline_data.
 func (q *SQ) SetInlineData(data []byte) error {
-	fn := mlx.FnIbvWrSetInlineData
+	fn := mlx.FnWRSetInlineData
 	whole, err := q.chk.Data(fn, 0, len(data))
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (q *SQ) SetInlineData(data []byte) error {
 // SetInlineDataList copies buffers, one after the other, into the WQE
 // (at most max_inline_data bytes in all). ibv_wr_set_inline_data_list.
 func (q *SQ) SetInlineDataList(bufs [][]byte) error {
-	fn := mlx.FnIbvWrSetInlineDataList
+	fn := mlx.FnWRSetInlineDataList
 	total := 0
 	for _, b := range bufs {
 		total += len(b)
@@ -139,7 +139,7 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 // the remote DCT number and its DC key. mlx5dv_wr_set_dc_addr; rdma-core:
 // mlx5_send_wr_set_dc_addr.
 func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
-	whole, err := q.chk.DCAddr(mlx.FnMlx5dvWrSetDcAddr, unsafe.Pointer(ah), -1)
+	whole, err := q.chk.DCAddr(mlx.FnWRSetDCAddr, unsafe.Pointer(ah), -1)
 	if err != nil {
 		return err
 	}
@@ -151,19 +151,19 @@ func (q *SQ) SetDCAddr(ah *AH, dctn uint32, dcKey uint64) error {
 // SetDCAddrStream is SetDCAddr on a DCI created with streams, posting on
 // stream streamID. mlx5dv_wr_set_dc_addr_stream.
 func (q *SQ) SetDCAddrStream(ah *AH, dctn uint32, dcKey uint64, streamID uint16) error {
-	whole, err := q.chk.DCAddr(mlx.FnMlx5dvWrSetDcAddrStream, unsafe.Pointer(ah), int(streamID))
+	whole, err := q.chk.DCAddr(mlx.FnWRSetDCAddrStream, unsafe.Pointer(ah), int(streamID))
 	if err != nil {
 		return err
 	}
-	q.ctrl().SetDciStreamChannelId(streamID)
+	q.ctrl().SetDCIStreamChannelID(streamID)
 	q.dcAddr(ah, dctn, dcKey)
 	q.done(whole)
 	return nil
 }
 
 func (q *SQ) dcAddr(ah *AH, dctn uint32, dcKey uint64) {
-	av := (*mlx.Mlx5WqeAv)(q.at(q.curCtrl + mlx.Mlx5WqeCtrlSegSize))
+	av := (*mlx.WQEAV)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
 	*av = ah.AV
-	av.SetDqpDct(ah.AV.DqpDct() | dctn | mlx.MLX5_EXTENDED_UD_AV)
-	av.SetKeyDcKey(dcKey)
+	av.SetDqpDCT(ah.AV.DqpDCT() | dctn | mlx.MLX5_EXTENDED_UD_AV)
+	av.SetKeyDCKey(dcKey)
 }

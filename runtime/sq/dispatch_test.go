@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -23,7 +24,7 @@ func (r *runner) call(s step) error {
 	}
 	r.last = entryOf(s.name)
 	if r.last == "" {
-		if fn, ok := ruletest.Fn(s.name); ok && mlx.Funcs[fn].QPTypes&sqTypes == 0 {
+		if fn, ok := ruletest.Fn(s.name); ok && mlx5rules.Funcs[fn].QPTypes&sqTypes == 0 {
 			return errNoMethod // the writer's QP types do not offer it
 		}
 		r.t.Fatalf("line %d: no entry point implements %s", s.line, s.name)
@@ -38,7 +39,7 @@ func (r *runner) call(s step) error {
 		q.Abort()
 		return nil
 	case "ibv_qp_ex.wr_flags":
-		q.SetWRFlags(mlx.IbvSendFlags(r.arg(s, "value", 0)))
+		q.SetWRFlags(mlx.SendFlags(r.arg(s, "value", 0)))
 		return nil
 	case "ibv_qp_ex.wr_id":
 		q.SetWRID(r.arg(s, "value", 0))
@@ -133,12 +134,12 @@ func (r *runner) dataCall(s step) (error, bool) {
 // mkeyCall runs the mkey builders and setters.
 func (r *runner) mkeyCall(s step) error {
 	q := r.q
-	acc := mlx.IbvAccessFlags(r.arg(s, "access_flags", 0))
+	acc := mlx.AccessFlags(r.arg(s, "access_flags", 0))
 	switch s.name {
 	case "mlx5dv_wr_mkey_configure":
-		attr := &mlx.Mlx5dvMkeyConfAttr{}
+		attr := &mlx.MkeyConfAttr{}
 		if s.args["attr"] != nil {
-			attr = fill[mlx.Mlx5dvMkeyConfAttr](r, s, "attr")
+			attr = fill[mlx.MkeyConfAttr](r, s, "attr")
 		}
 		return q.MkeyConfigure(r.mkey(s), uint8(r.arg(s, "num_setters", 0)), attr)
 	case "mlx5dv_wr_set_mkey_access_flags":
@@ -148,9 +149,9 @@ func (r *runner) mkeyCall(s step) error {
 	case "mlx5dv_wr_set_mkey_layout_interleaved":
 		return q.SetMkeyLayoutInterleaved(uint32(r.arg(s, "repeat_count", 1)), r.interleaved(s))
 	case "mlx5dv_wr_set_mkey_sig_block":
-		return q.SetMkeySigBlock(fill[mlx.Mlx5dvSigBlockAttr](r, s, "attr"))
+		return q.SetMkeySigBlock(fill[mlx.SigBlockAttr](r, s, "attr"))
 	case "mlx5dv_wr_set_mkey_crypto":
-		return q.SetMkeyCrypto(fill[mlx.Mlx5dvCryptoAttr](r, s, "attr"))
+		return q.SetMkeyCrypto(fill[mlx.CryptoAttr](r, s, "attr"))
 	case "mlx5dv_wr_mr_list":
 		return q.MRList(r.mkey(s), acc, r.sges(s, "sge", "num_sges", 4096))
 	case "mlx5dv_wr_mr_interleaved":
@@ -179,7 +180,7 @@ func (r *runner) burst(s step) error {
 func (r *runner) template(s step) error {
 	conf := s.parts[0]
 	mk := r.mkey(conf)
-	sges := []mlx.IbvSge{{Addr: 0x10000, Length: 4096, Lkey: 0x100}}
+	sges := []mlx.SGE{{Addr: 0x10000, Length: 4096, Lkey: 0x100}}
 	if len(s.parts) == 1 {
 		r.last = "ConfigureMkey"
 		var t *sq.MkeyTemplate
@@ -191,16 +192,16 @@ func (r *runner) template(s step) error {
 		}
 		return r.q.ConfigureMkey(mk, t, sges)
 	}
-	var acc mlx.IbvAccessFlags
-	var sig *mlx.Mlx5dvSigBlockAttr
+	var acc mlx.AccessFlags
+	var sig *mlx.SigBlockAttr
 	for _, p := range s.parts[1:] {
 		switch p.name {
 		case "mlx5dv_wr_set_mkey_access_flags":
-			acc = mlx.IbvAccessFlags(r.arg(p, "access_flags", 0))
+			acc = mlx.AccessFlags(r.arg(p, "access_flags", 0))
 		case "mlx5dv_wr_set_mkey_layout_list":
 			sges = r.sges(p, "sge", "num_sges", 4096)
 		case "mlx5dv_wr_set_mkey_sig_block":
-			if sig = fill[mlx.Mlx5dvSigBlockAttr](r, p, "attr"); sig == nil {
+			if sig = fill[mlx.SigBlockAttr](r, p, "attr"); sig == nil {
 				r.t.Fatalf("line %d: a template cannot hold a NULL signature", p.line)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -111,9 +112,9 @@ func TestEntryPointsMapped(t *testing.T) {
 		}
 	}
 	var missing []string
-	for i := range mlx.Funcs {
-		f := &mlx.Funcs[i]
-		if (f.Kind == mlx.KindBuilder || f.Kind == mlx.KindSetter) && f.QPTypes&sqTypes != 0 &&
+	for i := range mlx5rules.Funcs {
+		f := &mlx5rules.Funcs[i]
+		if (f.Kind == mlx5rules.KindBuilder || f.Kind == mlx5rules.KindSetter) && f.QPTypes&sqTypes != 0 &&
 			len(implementing(f.Name)) == 0 && notOffered[f.Name] == "" {
 			missing = append(missing, f.Name)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -48,7 +49,7 @@ func TestErrorNamesWorkRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	re, err := rejected(t, mem, func() error { return q.SetInlineData(make([]byte, 400)) }) // max_inline_data is 316
-	if re.WR != 1 || re.Func != mlx.FnIbvWrSetInlineData || re.Field != "length" || re.Test != mlx.TestMax ||
+	if re.WR != 1 || re.Func != mlx.FnWRSetInlineData || re.Field != "length" || re.Test != mlx.TestMax ||
 		re.Value != 400 || re.Limit != 316 || re.LimitName != "max_inline_data" || re.Rule != "ibv_wr.inline_size" ||
 		!errors.Is(err, syscall.ENOMEM) {
 		t.Fatalf("error fields %+v", *re)
@@ -70,7 +71,7 @@ func TestErrorSGECount(t *testing.T) {
 		q.SetSGE(0x100, 0x10000, 64)
 	}
 	q.RDMAWrite(0x200, 0x20000)
-	re, err := rejected(t, mem, func() error { return q.SetSGEList(make([]mlx.IbvSge, 9)) })
+	re, err := rejected(t, mem, func() error { return q.SetSGEList(make([]mlx.SGE, 9)) })
 	if re.WR != 2 || re.Field != "num_sge" || re.Value != 9 || re.Limit != 8 || re.LimitName != "max_send_sge" {
 		t.Fatalf("error fields %+v", *re)
 	}
@@ -87,14 +88,14 @@ func TestErrorAccessFlags(t *testing.T) {
 	q.Start()
 	q.Send()
 	q.SetSGE(0x100, 0x10000, 64)
-	if err := q.MkeyConfigure(mk, 2, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+	if err := q.MkeyConfigure(mk, 2, &mlx.MkeyConfAttr{}); err != nil {
 		t.Fatal(err)
 	}
 	re, err := rejected(t, mem, func() error {
 		return q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_RELAXED_ORDERING)
 	})
 	allowed := uint64(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC)
-	if re.WR != 1 || re.Func != mlx.FnMlx5dvWrSetMkeyAccessFlags || re.Field != "access_flags" || re.Test != mlx.TestBits ||
+	if re.WR != 1 || re.Func != mlx.FnWRSetMkeyAccessFlags || re.Field != "access_flags" || re.Test != mlx.TestBits ||
 		re.Limit != allowed || re.Value&^re.Limit != uint64(mlx.IBV_ACCESS_RELAXED_ORDERING) || !errors.Is(err, syscall.EINVAL) {
 		t.Fatalf("error fields %+v", *re)
 	}
@@ -130,7 +131,7 @@ func TestErrorSendOp(t *testing.T) {
 // TestErrorValidator: a validator called on its own names the struct,
 // the field and the value, and no work request.
 func TestErrorValidator(t *testing.T) {
-	crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 7}
+	crc := mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 7}
 	err := crc.Validate()
 	re := ruleError(t, err)
 	if re.WR != -1 || re.Struct != "mlx5dv_sig_crc" || re.Field != "seed" || re.Value != 7 || re.Test != mlx.TestOneOf {
@@ -140,7 +141,7 @@ func TestErrorValidator(t *testing.T) {
 	if strings.Contains(err.Error(), "work request") {
 		t.Errorf("%q names a work request", err)
 	}
-	err = mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(mlx.IBV_ACCESS_MW_BIND)
+	err = mlx.ValidateArgsWRSetMkeyAccessFlags(mlx.IBV_ACCESS_MW_BIND)
 	wantText(t, err, "mlx5dv_wr_set_mkey_access_flags: access_flags 0x10 (IBV_ACCESS_MW_BIND) has 0x10 (IBV_ACCESS_MW_BIND) outside")
 }
 
@@ -149,18 +150,18 @@ func TestErrorValidator(t *testing.T) {
 func TestRejectNoAllocations(t *testing.T) {
 	q, _ := newSQ(t, 64, 0)
 	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
-	crc := mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 7} // a bad seed
-	wire := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
-	wire.SetSigCrc(&crc)
-	sig := mlx.Mlx5dvSigBlockAttr{Wire: &wire, CheckMask: 0xff}
-	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	crc := mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32, Seed: 7} // a bad seed
+	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigCRC(&crc)
+	sig := mlx.SigBlockAttr{Wire: &wire, CheckMask: 0xff}
+	conf := &mlx.MkeyConfAttr{}
 	big := make([]byte, 1000)
 	cases := []struct {
 		name string
 		run  func() error
 	}{
 		{"inline_size", func() error { q.Send(); return q.SetInlineData(big) }},
-		{"sge_count", func() error { q.Send(); return q.SetSGEList(make([]mlx.IbvSge, 9)) }},
+		{"sge_count", func() error { q.Send(); return q.SetSGEList(make([]mlx.SGE, 9)) }},
 		{"access_flags", func() error {
 			q.MkeyConfigure(mk, 1, conf)
 			return q.SetMkeyAccessFlags(mlx.IBV_ACCESS_RELAXED_ORDERING)
@@ -205,7 +206,7 @@ func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 	if err := q.Complete(); err != nil || q.CurPost() != 1 {
 		t.Fatalf("complete: %v, producer index %d", err, q.CurPost())
 	}
-	for _, r := range mlx.Rules {
+	for _, r := range mlx5rules.Rules {
 		if r.ID == "mkey_configure.crypto_required" {
 			if r.Kind != "use" || r.Chain != -1 || r.Errno != 0 || !strings.Contains(r.Libmlx5, "error completion") {
 				t.Fatalf("rule %+v: want a use rule the device reports", r)
@@ -224,17 +225,17 @@ func TestErrorIndexAfterUMR(t *testing.T) {
 	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	mk2 := sq.NewMkey(0x45600, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	mk2.ErrCountUpdated = false // the template path takes an mkey without a pending error count
-	sig := mlx.Mlx5dvSigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
+	sig := mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
 		Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sges := []mlx.IbvSge{{Addr: 0x10000, Length: 512, Lkey: 0x100}}
+	sges := []mlx.SGE{{Addr: 0x10000, Length: 512, Lkey: 0x100}}
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
 	steps := []error{
-		q.MkeyConfigure(mk, 3, &mlx.Mlx5dvMkeyConfAttr{}),
+		q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}),
 		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
 		q.SetMkeyLayoutList(sges),
 		q.SetMkeySigBlock(&sig),

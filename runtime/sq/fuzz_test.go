@@ -67,11 +67,11 @@ func FuzzCalls(f *testing.F) {
 type fuzzer struct {
 	q      *sq.SQ
 	mk     *sq.Mkey
-	crc    mlx.Mlx5dvSigCrc
-	dom    mlx.Mlx5dvSigBlockDomain
-	sig    mlx.Mlx5dvSigBlockAttr
+	crc    mlx.SigCRC
+	dom    mlx.SigBlockDomain
+	sig    mlx.SigBlockAttr
 	dek    sq.DEK
-	crypto mlx.Mlx5dvCryptoAttr
+	crypto mlx.CryptoAttr
 	inline []byte
 	tmpl   *sq.MkeyTemplate
 }
@@ -79,11 +79,11 @@ type fuzzer struct {
 func newFuzzer(t *testing.T, q *sq.SQ) *fuzzer {
 	f := &fuzzer{q: q, dek: sq.DEK{ObjectID: 0x77}, inline: bytes.Repeat([]byte{0xab}, 400)}
 	f.mk = sq.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
-	f.crc = mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
-	f.dom = mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
-	f.dom.SetSigCrc(&f.crc)
-	f.sig = mlx.Mlx5dvSigBlockAttr{Mem: &f.dom, Wire: &f.dom, CheckMask: 0xff}
-	f.crypto = mlx.Mlx5dvCryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, Dek: unsafe.Pointer(&f.dek)}
+	f.crc = mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+	f.dom = mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+	f.dom.SetSigCRC(&f.crc)
+	f.sig = mlx.SigBlockAttr{Mem: &f.dom, Wire: &f.dom, CheckMask: 0xff}
+	f.crypto = mlx.CryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, DEK: unsafe.Pointer(&f.dek)}
 	var err error
 	if f.tmpl, err = sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &f.sig); err != nil {
 		t.Fatal(err)
@@ -117,13 +117,13 @@ func (f *fuzzer) call(op byte, arg uint32) (err error) {
 	case 10:
 		err = f.q.SetSGE(1, 2, arg)
 	case 11:
-		err = f.q.SetSGEList(make([]mlx.IbvSge, arg%12))
+		err = f.q.SetSGEList(make([]mlx.SGE, arg%12))
 	case 12:
 		err = f.q.SetInlineData(f.inline[:int(arg)*2%len(f.inline)])
 	case 13:
 		err = f.q.SetInlineDataList([][]byte{f.inline[:arg%50], f.inline[:arg%300]})
 	case 14:
-		f.q.SetWRFlags(mlx.IbvSendFlags(arg & 0xf))
+		f.q.SetWRFlags(mlx.SendFlags(arg & 0xf))
 	case 15:
 		err = f.q.Memcpy(1, 2, 3, 4, uint64(arg)<<24)
 	case 16:
@@ -135,21 +135,21 @@ func (f *fuzzer) call(op byte, arg uint32) (err error) {
 	case 17:
 		err = f.q.BindMW(&sq.MW{Rkey: 5}, arg, &sq.MWBindInfo{Length: uint64(arg) << 24})
 	case 18:
-		err = f.q.ConfigureMkey(f.mk, f.tmpl, make([]mlx.IbvSge, arg%10))
+		err = f.q.ConfigureMkey(f.mk, f.tmpl, make([]mlx.SGE, arg%10))
 	case 20:
-		err = f.q.MkeyConfigure(f.mk, uint8(arg%5), &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(arg >> 7)})
+		err = f.q.MkeyConfigure(f.mk, uint8(arg%5), &mlx.MkeyConfAttr{ConfFlags: mlx.MkeyConfFlags(arg >> 7)})
 	case 21:
-		err = f.q.SetMkeyAccessFlags(mlx.IbvAccessFlags(arg & 0x1f))
+		err = f.q.SetMkeyAccessFlags(mlx.AccessFlags(arg & 0x1f))
 	case 22:
-		err = f.q.SetMkeyLayoutList(make([]mlx.IbvSge, arg%10))
+		err = f.q.SetMkeyLayoutList(make([]mlx.SGE, arg%10))
 	case 23:
 		err = f.q.SetMkeySigBlock(&f.sig)
 	case 24:
 		err = f.q.SetMkeyCrypto(&f.crypto)
 	case 25:
-		err = f.q.SetMkeyLayoutInterleaved(arg, make([]mlx.Mlx5dvMrInterleaved, arg%9))
+		err = f.q.SetMkeyLayoutInterleaved(arg, make([]mlx.MRInterleaved, arg%9))
 	case 26:
-		err = f.q.MRList(f.mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.IbvSge, arg%9))
+		err = f.q.MRList(f.mk, mlx.IBV_ACCESS_LOCAL_WRITE, make([]mlx.SGE, arg%9))
 	case 27:
 		err = f.q.RDMAWriteBurst(make([]sq.RDMAWriteReq, arg%20))
 	}
@@ -168,7 +168,7 @@ func (f *fuzzer) extreme(op byte, arg uint32) (err error) {
 		}
 		err = f.q.BindMW(mw, ^uint32(0), info)
 	case 29:
-		m, attr := f.mk, &mlx.Mlx5dvMkeyConfAttr{ConfFlags: ^mlx.Mlx5dvMkeyConfFlags(0), CompMask: ^uint64(0)}
+		m, attr := f.mk, &mlx.MkeyConfAttr{ConfFlags: ^mlx.MkeyConfFlags(0), CompMask: ^uint64(0)}
 		if arg&1 == 0 {
 			m = nil
 		} else if arg&2 == 0 {
@@ -183,19 +183,19 @@ func (f *fuzzer) extreme(op byte, arg uint32) (err error) {
 		if arg&1 == 0 {
 			err = f.q.ConfigureMkey(nil, f.tmpl, nil)
 		} else {
-			err = f.q.ConfigureMkey(f.mk, nil, make([]mlx.IbvSge, arg%10))
+			err = f.q.ConfigureMkey(f.mk, nil, make([]mlx.SGE, arg%10))
 		}
 	case 33:
 		if arg&1 == 0 {
-			err = f.q.MRList(nil, ^mlx.IbvAccessFlags(0), nil)
+			err = f.q.MRList(nil, ^mlx.AccessFlags(0), nil)
 		} else {
 			err = f.q.MRInterleaved(nil, mlx.IBV_ACCESS_LOCAL_WRITE, ^uint32(0), nil)
 		}
 	case 34:
-		huge := []mlx.IbvSge{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
+		huge := []mlx.SGE{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
 		err = f.q.SetMkeyLayoutList(huge)
 	case 35:
-		data := []mlx.Mlx5dvMrInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}
+		data := []mlx.MRInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}
 		err = f.q.SetMkeyLayoutInterleaved(^uint32(0), data)
 	case 36:
 		err = f.q.Memcpy(0, ^uint64(0), 0, ^uint64(0), ^uint64(0)>>(arg%64))

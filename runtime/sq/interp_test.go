@@ -152,12 +152,12 @@ func fill[T any](r *runner, s step, k string) *T {
 
 // sges reads a list layout or SGE list (each entry 4096 bytes when only
 // counted).
-func (r *runner) sges(s step, list, num string, def uint32) []mlx.IbvSge {
+func (r *runner) sges(s step, list, num string, def uint32) []mlx.SGE {
 	k, nodes := r.list(s, list, num)
-	out := make([]mlx.IbvSge, k)
+	out := make([]mlx.SGE, k)
 	for i := range out {
 		if nodes == nil {
-			out[i] = mlx.IbvSge{Addr: 0x10000, Length: def, Lkey: 0x100}
+			out[i] = mlx.SGE{Addr: 0x10000, Length: def, Lkey: 0x100}
 			continue
 		}
 		r.v.Fill(reflect.ValueOf(&out[i]).Elem(), "sge", nodes[i])
@@ -167,12 +167,12 @@ func (r *runner) sges(s step, list, num string, def uint32) []mlx.IbvSge {
 
 // interleaved reads an interleaved layout (each entry 512 bytes when
 // only counted).
-func (r *runner) interleaved(s step) []mlx.Mlx5dvMrInterleaved {
+func (r *runner) interleaved(s step) []mlx.MRInterleaved {
 	k, nodes := r.list(s, "data", "num_interleaved")
-	out := make([]mlx.Mlx5dvMrInterleaved, k)
+	out := make([]mlx.MRInterleaved, k)
 	for i := range out {
 		if nodes == nil {
-			out[i] = mlx.Mlx5dvMrInterleaved{Addr: 0x10000, BytesCount: 512, Lkey: 0x100}
+			out[i] = mlx.MRInterleaved{Addr: 0x10000, BytesCount: 512, Lkey: 0x100}
 			continue
 		}
 		r.v.Fill(reflect.ValueOf(&out[i]).Elem(), "data", nodes[i])
@@ -182,9 +182,9 @@ func (r *runner) interleaved(s step) []mlx.Mlx5dvMrInterleaved {
 
 // bindInfo reads ibv_wr_bind_mw's bind_info into the writer's form.
 func (r *runner) bindInfo(s step) *sq.MWBindInfo {
-	c := fill[mlx.IbvMwBindInfo](r, s, "bind_info")
+	c := fill[mlx.MWBindInfo](r, s, "bind_info")
 	if c == nil {
 		return nil
 	}
-	return &sq.MWBindInfo{Lkey: 0x100, Addr: c.Addr, Length: c.Length, AccessFlags: c.MwAccessFlags}
+	return &sq.MWBindInfo{Lkey: 0x100, Addr: c.Addr, Length: c.Length, AccessFlags: c.MWAccessFlags}
 }

@@ -59,7 +59,7 @@ const (
 
 // AH is an address handle: the address vector a DCI work request carries.
 type AH struct {
-	AV mlx.Mlx5WqeAv
+	AV mlx.WQEAV
 }
 
 // Mkey is an indirect mkey: how it was created, its PSVs, and the
@@ -68,7 +68,7 @@ type Mkey = wrcheck.Mkey
 
 // NewMkey describes an indirect mkey created with flags and maxEntries
 // (mlx5dv_create_mkey).
-func NewMkey(lkey uint32, flags mlx.Mlx5dvMkeyInitAttrFlags, maxEntries int) *Mkey {
+func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
 	return wrcheck.NewMkey(lkey, flags, maxEntries)
 }
 
@@ -87,7 +87,7 @@ type MWBindInfo struct {
 	Lkey        uint32 // the MR's lkey
 	Addr        uint64
 	Length      uint64
-	AccessFlags mlx.IbvAccessFlags
+	AccessFlags mlx.AccessFlags
 }
 
 // Slot is what the CQ poller needs of the WQE that starts at a WQEBB.
@@ -239,7 +239,7 @@ func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
 // builders.
-func (q *SQ) SetWRFlags(f mlx.IbvSendFlags) { q.wrFlags = uint32(f) }
+func (q *SQ) SetWRFlags(f mlx.SendFlags) { q.wrFlags = uint32(f) }
 
 // --- ring access
 
@@ -265,7 +265,7 @@ func (q *SQ) copyWrap(off int, data []byte) int {
 	return off + len(data)
 }
 
-func (q *SQ) ctrl() *mlx.Mlx5WqeCtrlSeg { return (*mlx.Mlx5WqeCtrlSeg)(q.at(q.curCtrl)) }
+func (q *SQ) ctrl() *mlx.WQECtrlSeg { return (*mlx.WQECtrlSeg)(q.at(q.curCtrl)) }
 
 // room checks that a WQE of size bytes fits at the producer index without
 // reaching a WQEBB the device has not consumed; if not, it fails the batch
@@ -343,7 +343,7 @@ func (q *SQ) rollback() {
 // the batch broke a rule it posts nothing, rolls the producer index back
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 func (q *SQ) Complete() error {
-	if open, err := q.chk.Complete(mlx.FnIbvWrComplete); err != nil {
+	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
 		if open {
 			q.rollback()
 		}
@@ -415,7 +415,7 @@ func (q *SQ) dbError(err error) error {
 // initWQE starts a WQE with opcode at the producer index: the ctrl
 // segment's first word, bytes 8..11 (signature, stream id, fence and
 // completion bits), and the bookkeeping. rdma-core: _common_wqe_init_op.
-func (q *SQ) initWQE(opcode mlx.Mlx5Opcode, wrData uint32, flags uint32) {
+func (q *SQ) initWQE(opcode mlx.Opcode, wrData uint32, flags uint32) {
 	slot := q.curPost & q.mask
 	q.book(slot, wrData)
 	q.curCtrl = int(slot) * wqebb
@@ -464,6 +464,6 @@ func (q *SQ) book(slot, wrData uint32) {
 // finalize writes the WQE's size and moves the producer index past it.
 // rdma-core: _common_wqe_finalize.
 func (q *SQ) finalize() {
-	q.ctrl().SetQpnDs(q.qpn<<8 | uint32(q.curSize))
+	q.ctrl().SetQPNDS(q.qpn<<8 | uint32(q.curSize))
 	q.curPost += uint32(q.curSize+3) / 4
 }

@@ -234,7 +234,7 @@ func TestBurstMatchesCalls(t *testing.T) {
 	for i := range reqs {
 		reqs[i] = sq.RDMAWriteReq{WRID: uint64(100 + i), Raddr: 0x1000 * uint64(i), Addr: 0x7000 + uint64(i), Rkey: 0x10 + uint32(i), Lkey: 0x20, Length: uint32(i * 3 % 4)}
 	}
-	for _, flags := range []mlx.IbvSendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED} {
+	for _, flags := range []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED} {
 		a, amem := newSQ(t, 16, 0)
 		b, bmem := newSQ(t, 16, 0)
 		for _, q := range []*sq.SQ{a, b} {
@@ -299,13 +299,13 @@ func TestBurstFallsBack(t *testing.T) {
 func TestNoAllocations(t *testing.T) {
 	q, _ := newSQ(t, 64, 0)
 	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
-	dif := mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
-	wire := mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	dif := mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
+	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(&dif)
-	sig := mlx.Mlx5dvSigBlockAttr{Wire: &wire, CheckMask: 0xff}
-	sges := []mlx.IbvSge{{Addr: 1, Length: 512, Lkey: 2}, {Addr: 3, Length: 512, Lkey: 4}}
+	sig := mlx.SigBlockAttr{Wire: &wire, CheckMask: 0xff}
+	sges := []mlx.SGE{{Addr: 1, Length: 512, Lkey: 2}, {Addr: 3, Length: 512, Lkey: 4}}
 	reqs := make([]sq.RDMAWriteReq, 4)
-	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	conf := &mlx.MkeyConfAttr{}
 	data := []byte("inline payload")
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
 	if err != nil {

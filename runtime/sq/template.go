@@ -11,7 +11,7 @@ type MkeyTemplate = wrcheck.MkeyTemplate
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
 // for none) once, for ConfigureMkey.
-func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*MkeyTemplate, error) {
+func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTemplate, error) {
 	return wrcheck.NewMkeyTemplate(access, sig)
 }
 
@@ -25,8 +25,8 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 // unknown by a failed batch) it runs the checks of those calls one by one,
 // all of them before it writes anything: a rejected call writes nothing.
 // A nil mk or template is the rule error of a NULL mkey or attr.
-func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+	fn := mlx.FnWRMkeyConfigure
 	length := listLength(sges)
 	if mk == nil || t == nil || !q.fits(3) {
 		// Not the common case: a NULL argument, or max_post near (the
@@ -50,8 +50,8 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge) error {
 // configureChecked is ConfigureMkey's general case: the checks of the
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
-func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, length uint64) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
+	fn := mlx.FnWRMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the
 		// checks report a NULL mkey, else a NULL attr.
@@ -62,23 +62,23 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.IbvSge, leng
 	if t.Sig {
 		n = 3
 	}
-	var conf mlx.Mlx5dvMkeyConfAttr
+	var conf mlx.MkeyConfAttr
 	if _, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, n, &conf); err != nil {
 		return err
 	}
 	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
-	if _, err := q.chk.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, t.Access); err != nil {
+	if _, err := q.chk.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, t.Access); err != nil {
 		return err
 	}
-	last := mlx.FnMlx5dvWrSetMkeyLayoutList
+	last := mlx.FnWRSetMkeyLayoutList
 	u, err := q.chk.MkeyLayout(last, len(sges), length, false)
 	if err != nil {
 		return err
 	}
 	if t.Sig {
-		last = mlx.FnMlx5dvWrSetMkeySigBlock
+		last = mlx.FnWRSetMkeySigBlock
 		if u, err = q.chk.MkeySigBlock(last, t.SigAttr()); err != nil {
 			return err
 		}

@@ -9,15 +9,15 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-func crcDomain(t mlx.Mlx5dvSigCrcType, seed uint64, bs mlx.Mlx5dvBlockSize) *mlx.Mlx5dvSigBlockDomain {
-	d := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: bs}
-	d.SetSigCrc(&mlx.Mlx5dvSigCrc{Type: t, Seed: seed})
+func crcDomain(t mlx.SigCRCType, seed uint64, bs mlx.BlockSize) *mlx.SigBlockDomain {
+	d := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: bs}
+	d.SetSigCRC(&mlx.SigCRC{Type: t, Seed: seed})
 	return d
 }
 
-func difDomain(app uint16, ref uint32, bs mlx.Mlx5dvBlockSize) *mlx.Mlx5dvSigBlockDomain {
-	d := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: bs}
-	d.SetSigDif(&mlx.Mlx5dvSigT10dif{BgType: mlx.MLX5DV_SIG_T10DIF_CRC, Bg: 0xffff, AppTag: app, RefTag: ref, Flags: 1})
+func difDomain(app uint16, ref uint32, bs mlx.BlockSize) *mlx.SigBlockDomain {
+	d := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: bs}
+	d.SetSigDif(&mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: app, RefTag: ref, Flags: 1})
 	return d
 }
 
@@ -26,14 +26,14 @@ func difDomain(app uint16, ref uint32, bs mlx.Mlx5dvBlockSize) *mlx.Mlx5dvSigBlo
 // mkeys, any domains, flags and ring position, in its fast path and in
 // its fallback (a fresh signature mkey has an error-count update pending).
 func TestConfigureMkeyMatchesCalls(t *testing.T) {
-	sigs := map[string]*mlx.Mlx5dvSigBlockAttr{
+	sigs := map[string]*mlx.SigBlockAttr{
 		"none":      nil,
 		"wire dif":  {Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff},
 		"mem crc":   {Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0xf0},
 		"both crc":  {Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, 0, mlx.MLX5DV_BLOCK_SIZE_4096), Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, ^uint64(0), mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0xff},
 		"copy mask": {Mem: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_520), Wire: difDomain(1, 3, mlx.MLX5DV_BLOCK_SIZE_520), Flags: mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK, CopyMask: 0x3c},
 	}
-	flagSets := []mlx.IbvSendFlags{mlx.IBV_SEND_INLINE, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED}
+	flagSets := []mlx.SendFlags{mlx.IBV_SEND_INLINE, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED}
 	for name, sig := range sigs {
 		for _, flags := range flagSets {
 			for _, skip := range []int{0, 5, 6, 7} { // UMRs start at, and wrap around, the end of the ring
@@ -70,7 +70,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 					q.Completed(q.Outstanding())
 					q.SetWRFlags(flags)
 				}
-				sges := []mlx.IbvSge{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x9000, Length: 1024, Lkey: 8}, {Addr: 0x20000, Length: 0, Lkey: 9}}
+				sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x9000, Length: 1024, Lkey: 8}, {Addr: 0x20000, Length: 0, Lkey: 9}}
 				// Twice: a fresh signature mkey goes the long way first.
 				for round := 0; round < 2; round++ {
 					for i := range sides {
@@ -85,7 +85,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 							if sig != nil {
 								n = 3
 							}
-							s.q.MkeyConfigure(s.mk, n, &mlx.Mlx5dvMkeyConfAttr{})
+							s.q.MkeyConfigure(s.mk, n, &mlx.MkeyConfAttr{})
 							s.q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ)
 							s.q.SetMkeyLayoutList(sges)
 							if sig != nil {
@@ -122,7 +122,7 @@ func TestConfigureMkeyRules(t *testing.T) {
 	if _, err := sq.NewMkeyTemplate(0x10, nil); err == nil {
 		t.Fatal("MW_BIND access accepted")
 	}
-	if _, err := sq.NewMkeyTemplate(0, &mlx.Mlx5dvSigBlockAttr{}); err == nil {
+	if _, err := sq.NewMkeyTemplate(0, &mlx.SigBlockAttr{}); err == nil {
 		t.Fatal("a signature without domains accepted")
 	}
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
@@ -133,11 +133,11 @@ func TestConfigureMkeyRules(t *testing.T) {
 	mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
 	q.SetWRFlags(0) // no INLINE
 	q.Start()
-	rejects(t, mem, "mkey_configure.inline", syscall.EOPNOTSUPP, func() error { return q.ConfigureMkey(mk, tmpl, []mlx.IbvSge{{Length: 1}}) })
+	rejects(t, mem, "mkey_configure.inline", syscall.EOPNOTSUPP, func() error { return q.ConfigureMkey(mk, tmpl, []mlx.SGE{{Length: 1}}) })
 	q.Abort()
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
-	rejects(t, mem, "create_mkey.max_entries", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, make([]mlx.IbvSge, 5)) })
+	rejects(t, mem, "create_mkey.max_entries", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, make([]mlx.SGE, 5)) })
 	q.Abort()
 }
 
@@ -148,12 +148,12 @@ func TestConfigureMkeyRules(t *testing.T) {
 // without a signature after an aborted batch).
 func TestConfigureMkeyRejectsWriteNothing(t *testing.T) {
 	sigFlags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
-	sges := []mlx.IbvSge{{Addr: 0x1000, Length: 512, Lkey: 7}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}}
 	q, mem := newSQ(t, 16, 0)
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 
 	// A copy mask between domains of different block sizes.
-	copyMask, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.Mlx5dvSigBlockAttr{
+	copyMask, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.SigBlockAttr{
 		Mem: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_520),
 		Flags: mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK, CopyMask: 0x30, CheckMask: 0xff})
 	if err != nil {
@@ -171,7 +171,7 @@ func TestConfigureMkeyRejectsWriteNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Start()
-	if err := q.MkeyConfigure(mk, 0, &mlx.Mlx5dvMkeyConfAttr{}); err != nil {
+	if err := q.MkeyConfigure(mk, 0, &mlx.MkeyConfAttr{}); err != nil {
 		t.Fatal(err)
 	}
 	q.Abort()

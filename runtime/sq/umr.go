@@ -13,8 +13,8 @@ const accessMask = uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE | m
 const umrFixed = 2 * wqebb
 
 // mkeyAccess maps ibv_access_flags to an mkey context's access byte.
-func mkeyAccess(acc uint32) mlx.Mlx5WqeMkeyContextAccessFlags {
-	var f mlx.Mlx5WqeMkeyContextAccessFlags
+func mkeyAccess(acc uint32) mlx.WQEMkeyContextAccessFlags {
+	var f mlx.WQEMkeyContextAccessFlags
 	if acc&uint32(mlx.IBV_ACCESS_LOCAL_WRITE) != 0 {
 		f |= mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE
 	}
@@ -88,8 +88,8 @@ func (q *SQ) finishIfDone(u *wrcheck.UMR) {
 // setters to follow (0: configure it as it is now; a uint8 as the C
 // uint8_t, so no count wraps). wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
-func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) error {
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
+	fn := mlx.FnWRMkeyConfigure
 	u, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr)
 	if err != nil {
 		return err
@@ -105,10 +105,10 @@ func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfA
 // umrStart writes the fixed part of an mkey configuration's UMR.
 func (q *SQ) umrStart(mk *Mkey) {
 	u, m := q.umrHeader(wrDataUMR, mk.Lkey)
-	clear(q.bytes(m, mlx.Mlx5WqeMkeyContextSegSize))
-	q.mkeyCtx(m).SetQpnMkey(0xffffff00 | mk.Lkey&0xff)
+	clear(q.bytes(m, mlx.WQEMkeyContextSegSize))
+	q.mkeyCtx(m).SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
 	q.curSize = umrFixed / 16
-	q.curData = q.wrap(m + mlx.Mlx5WqeMkeyContextSegSize)
+	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
 	uc := q.umrCtrl(u)
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
@@ -116,16 +116,16 @@ func (q *SQ) umrStart(mk *Mkey) {
 	q.inl = true
 }
 
-func (q *SQ) umrU() *mlx.Mlx5WqeUmrCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.Mlx5WqeCtrlSegSize) }
+func (q *SQ) umrU() *mlx.WQEUMRCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize) }
 
-func (q *SQ) umrM() *mlx.Mlx5WqeMkeyContextSeg {
-	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.Mlx5WqeCtrlSegSize + mlx.Mlx5WqeUmrCtrlSegSize))
+func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
+	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize))
 }
 
 // SetMkeyAccessFlags sets the configured mkey's access flags.
 // mlx5dv_wr_set_mkey_access_flags.
-func (q *SQ) SetMkeyAccessFlags(acc mlx.IbvAccessFlags) error {
-	fn := mlx.FnMlx5dvWrSetMkeyAccessFlags
+func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
+	fn := mlx.FnWRSetMkeyAccessFlags
 	u, err := q.chk.MkeyAccess(fn, uint32(acc))
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (q *SQ) access(acc uint32) {
 }
 
 // listLength is the length a list layout covers.
-func listLength(sges []mlx.IbvSge) uint64 {
+func listLength(sges []mlx.SGE) uint64 {
 	var n uint64
 	for i := range sges {
 		n += uint64(sges[i].Length)
@@ -155,7 +155,7 @@ func listLength(sges []mlx.IbvSge) uint64 {
 
 // interleavedLength is the length an interleaved layout covers (wrapping
 // at 2^64 as libmlx5's does) and the bytes of one repetition.
-func interleavedLength(repeat uint32, data []mlx.Mlx5dvMrInterleaved) (total, once uint64) {
+func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uint64) {
 	for i := range data {
 		once += uint64(data[i].BytesCount)
 	}
@@ -164,8 +164,8 @@ func interleavedLength(repeat uint32, data []mlx.Mlx5dvMrInterleaved) (total, on
 
 // SetMkeyLayoutList sets the configured mkey's layout to a list of
 // memory regions, one after the other. mlx5dv_wr_set_mkey_layout_list.
-func (q *SQ) SetMkeyLayoutList(sges []mlx.IbvSge) error {
-	fn := mlx.FnMlx5dvWrSetMkeyLayoutList
+func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
+	fn := mlx.FnWRSetMkeyLayoutList
 	length := listLength(sges)
 	u, err := q.chk.MkeyLayout(fn, len(sges), length, false)
 	if err != nil {
@@ -182,8 +182,8 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.IbvSge) error {
 // SetMkeyLayoutInterleaved sets the configured mkey's layout to repeat
 // times the interleaving of data's entries.
 // mlx5dv_wr_set_mkey_layout_interleaved.
-func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterleaved) error {
-	fn := mlx.FnMlx5dvWrSetMkeyLayoutInterleaved
+func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) error {
+	fn := mlx.FnWRSetMkeyLayoutInterleaved
 	length, once := interleavedLength(repeat, data)
 	u, err := q.chk.MkeyLayout(fn, len(data), length, true)
 	if err != nil {
@@ -199,17 +199,17 @@ func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterlea
 
 // layoutList writes a list layout: a KLM per entry, padded with zero KLMs
 // to a whole WQEBB.
-func (q *SQ) layoutList(sges []mlx.IbvSge, length uint64) {
+func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 	off := q.curData
 	for i := range sges {
 		if off == q.qend {
 			off = 0
 		}
-		k := (*mlx.Mlx5WqeUmrKlmSeg)(q.at(off))
+		k := (*mlx.WQEUMRKLMSeg)(q.at(off))
 		k.SetByteCount(sges[i].Length)
 		k.SetMkey(sges[i].Lkey)
 		k.SetAddress(sges[i].Addr)
-		off += mlx.Mlx5WqeUmrKlmSegSize
+		off += mlx.WQEUMRKLMSegSize
 	}
 	n := len(sges)
 	q.layoutEnd(off, align64(16*n)-16*n, 16*n, length)
@@ -217,25 +217,25 @@ func (q *SQ) layoutList(sges []mlx.IbvSge, length uint64) {
 
 // layoutInterleaved writes an interleaved layout: the repeat block header
 // and an entry per region, padded to a whole WQEBB.
-func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.Mlx5dvMrInterleaved, length, once uint64) {
-	h := (*mlx.Mlx5WqeUmrRepeatBlockSeg)(q.at(q.curData))
+func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.MRInterleaved, length, once uint64) {
+	h := (*mlx.WQEUMRRepeatBlockSeg)(q.at(q.curData))
 	h.SetByteCount(uint32(once))
 	h.SetOp(0x400) // the repeat block's opcode (MLX5_UMR_REPEAT_BLOCK_OP)
 	h.SetRepeatCount(repeat)
 	h.SetReserved(0)
 	h.SetNumEnt(uint16(len(data)))
-	off := q.curData + mlx.Mlx5WqeUmrRepeatBlockSegSize
+	off := q.curData + mlx.WQEUMRRepeatBlockSegSize
 	for i := range data {
 		if off == q.qend {
 			off = 0
 		}
-		e := (*mlx.Mlx5WqeUmrRepeatEntSeg)(q.at(off))
+		e := (*mlx.WQEUMRRepeatEntSeg)(q.at(off))
 		d := &data[i]
 		e.SetVa(d.Addr)
 		e.SetByteCount(uint16(d.BytesCount))
 		e.SetStride(uint16(d.BytesCount + d.BytesSkip))
 		e.SetMemkey(d.Lkey)
-		off += mlx.Mlx5WqeUmrRepeatEntSegSize
+		off += mlx.WQEUMRRepeatEntSegSize
 	}
 	xlat := 16 * (len(data) + 1)
 	q.layoutEnd(off, align64(xlat)-xlat, xlat, length)
@@ -250,14 +250,14 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 	q.umrM().SetLen(length)
 	u := q.umrU()
 	u.SetMkeyMask(u.MkeyMask() | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
-	u.SetKlmOctowords(uint16(align64(xlat) / 16))
+	u.SetKLMOctowords(uint16(align64(xlat) / 16))
 	q.curSize += align64(xlat) / 16
 }
 
 // SetMkeySigBlock gives the configured mkey a block signature (T10-DIF or
 // CRC, in the memory and/or wire domain). mlx5dv_wr_set_mkey_sig_block.
-func (q *SQ) SetMkeySigBlock(attr *mlx.Mlx5dvSigBlockAttr) error {
-	fn := mlx.FnMlx5dvWrSetMkeySigBlock
+func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
+	fn := mlx.FnWRSetMkeySigBlock
 	u, err := q.chk.MkeySigBlock(fn, attr)
 	if err != nil {
 		return err
@@ -270,9 +270,9 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.Mlx5dvSigBlockAttr) error {
 }
 
 // SetMkeyCrypto gives the configured mkey AES-XTS crypto attributes;
-// attr.Dek points at a DEK. mlx5dv_wr_set_mkey_crypto.
-func (q *SQ) SetMkeyCrypto(attr *mlx.Mlx5dvCryptoAttr) error {
-	fn := mlx.FnMlx5dvWrSetMkeyCrypto
+// attr.DEK points at a DEK. mlx5dv_wr_set_mkey_crypto.
+func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
+	fn := mlx.FnWRSetMkeyCrypto
 	u, err := q.chk.MkeyCrypto(fn, attr)
 	if err != nil {
 		return err
@@ -286,8 +286,8 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.Mlx5dvCryptoAttr) error {
 
 // MRList configures mk, in one call, with access flags and a list layout.
 // wr_flags must have IBV_SEND_INLINE. mlx5dv_wr_mr_list.
-func (q *SQ) MRList(mk *Mkey, acc mlx.IbvAccessFlags, sges []mlx.IbvSge) error {
-	fn := mlx.FnMlx5dvWrMrList
+func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
+	fn := mlx.FnWRMRList
 	length := listLength(sges)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false)
 	if err != nil {
@@ -306,8 +306,8 @@ func (q *SQ) MRList(mk *Mkey, acc mlx.IbvAccessFlags, sges []mlx.IbvSge) error {
 // MRInterleaved configures mk, in one call, with access flags and an
 // interleaved layout. wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mr_interleaved.
-func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.IbvAccessFlags, repeat uint32, data []mlx.Mlx5dvMrInterleaved) error {
-	fn := mlx.FnMlx5dvWrMrInterleaved
+func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.AccessFlags, repeat uint32, data []mlx.MRInterleaved) error {
+	fn := mlx.FnWRMRInterleaved
 	length, once := interleavedLength(repeat, data)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true)
 	if err != nil {
@@ -335,7 +335,7 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	}
 	if p.SigErr {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
-		m.SetFlagsPd(m.FlagsPd() | (mk.ErrCount&1)<<26)
+		m.SetFlagsPD(m.FlagsPD() | (mk.ErrCount&1)<<26)
 	}
 	if p.SigBSF || p.CryptoBSF {
 		off := q.curData + p.Xlat
@@ -344,18 +344,18 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		}
 		bsz := 0
 		if p.SigBSF {
-			q.sigBSF((*mlx.Mlx5Bsf)(q.at(off)), mk, p.CryptoBSF)
-			off = q.wrap(off + mlx.Mlx5BsfSize)
-			bsz += mlx.Mlx5BsfSize
+			q.sigBSF((*mlx.BSF)(q.at(off)), mk, p.CryptoBSF)
+			off = q.wrap(off + mlx.BSFSize)
+			bsz += mlx.BSFSize
 		}
 		if p.CryptoBSF {
-			q.cryptoBSF((*mlx.Mlx5CryptoBsf)(q.at(off)), mk)
-			bsz += mlx.Mlx5CryptoBsfSize
+			q.cryptoBSF((*mlx.CryptoBSF)(q.at(off)), mk)
+			bsz += mlx.CryptoBSFSize
 		}
 		q.curSize += bsz / 16
-		u.SetBsfOctowords(uint16(bsz / 16))
+		u.SetBSFOctowords(uint16(bsz / 16))
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
-		m.SetFlagsPd(m.FlagsPd() | 1<<30)
+		m.SetFlagsPD(m.FlagsPD() | 1<<30)
 	}
 	u.SetMkeyMask(mask)
 	if !p.PSVs {
@@ -382,9 +382,9 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 // a signature domain.
 func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 	q.initWQE(mlx.MLX5_OPCODE_SET_PSV, wrDataUMR, flags)
-	p := (*mlx.Mlx5WqeSetPsvSeg)(q.at(q.curCtrl + mlx.Mlx5WqeCtrlSegSize))
+	p := (*mlx.WQESetPSVSeg)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
 	clear(p[:])
-	p.SetPsvIndex(index)
+	p.SetPSVIndex(index)
 	p.SetTransientSignature(ts)
 	q.curSize = 2
 	q.fmCache = smallFence
@@ -400,11 +400,11 @@ func transientSig(d *wrcheck.Domain) uint64 {
 		return d.Crc.Seed << 32
 	}
 	t := &d.T10dif
-	return uint64(t.Bg)<<48 | uint64(t.AppTag)<<32 | uint64(t.RefTag)
+	return uint64(t.BG)<<48 | uint64(t.AppTag)<<32 | uint64(t.RefTag)
 }
 
 // blockSelector is the BSF's code for a block size.
-func blockSelector(b mlx.Mlx5dvBlockSize) uint8 {
+func blockSelector(b mlx.BlockSize) uint8 {
 	switch b {
 	case mlx.MLX5DV_BLOCK_SIZE_512:
 		return 1
@@ -447,18 +447,18 @@ func crcBFS(d *wrcheck.Domain) uint32 {
 }
 
 // difInline writes a T10-DIF domain's inline section of the BSF.
-func difInline(s *mlx.Mlx5BsfInl, d *wrcheck.Domain) {
+func difInline(s *mlx.BSFInl, d *wrcheck.Domain) {
 	t := &d.T10dif
 	s.SetVldRefresh(0xc000)
 	s.SetDifApptag(t.AppTag)
 	s.SetDifReftag(t.RefTag)
-	if t.BgType == mlx.MLX5DV_SIG_T10DIF_CRC {
+	if t.BGType == mlx.MLX5DV_SIG_T10DIF_CRC {
 		s.SetSigType(1)
 	} else {
 		s.SetSigType(2)
 	}
 	seed := uint8(0x80)
-	if t.Bg != 0 {
+	if t.BG != 0 {
 		seed |= 0x08
 	}
 	s.SetRpInvSeed(seed)
@@ -477,7 +477,7 @@ func difInline(s *mlx.Mlx5BsfInl, d *wrcheck.Domain) {
 }
 
 // sigBSF writes the signature BSF of mk.
-func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
+func (q *SQ) sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
 	clear(b[:])
 	hdr := uint8(bsfSizeBasic)
 	if crypto {
@@ -496,7 +496,7 @@ func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
 		} else {
 			difInline(b.MInl(), mem)
 		}
-		s.SetMBfsPsv(bfs | mk.MemPSV&0xffffff)
+		s.SetMBfsPSV(bfs | mk.MemPSV&0xffffff)
 		s.SetMem(blockSelector(mem.Domain.BlockSize))
 	}
 	if wire.Present {
@@ -514,7 +514,7 @@ func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
 		} else {
 			difInline(b.WInl(), wire)
 			if sbs {
-				if mem.T10dif.BgType == wire.T10dif.BgType && mem.T10dif.Bg == wire.T10dif.Bg {
+				if mem.T10dif.BGType == wire.T10dif.BGType && mem.T10dif.BG == wire.T10dif.BG {
 					copyMask |= 0xc0 // guard
 				}
 				if mem.T10dif.AppTag == wire.T10dif.AppTag {
@@ -528,7 +528,7 @@ func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
 		if mk.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 {
 			copyMask = mk.CopyMask // the state machine checked sbs
 		}
-		s.SetWBfsPsv(bfs | mk.WirePSV&0xffffff)
+		s.SetWBfsPSV(bfs | mk.WirePSV&0xffffff)
 		if sbs {
 			hdr |= bsfSBS
 			s.SetWire(copyMask)
@@ -536,18 +536,18 @@ func (q *SQ) sigBSF(b *mlx.Mlx5Bsf, mk *Mkey, crypto bool) {
 			s.SetWire(blockSelector(wire.Domain.BlockSize))
 		}
 	}
-	s.SetBsfSizeSbs(hdr)
+	s.SetBSFSizeSbs(hdr)
 }
 
 // cryptoBSF writes the crypto BSF of mk.
-func (q *SQ) cryptoBSF(b *mlx.Mlx5CryptoBsf, mk *Mkey) {
+func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *Mkey) {
 	clear(b[:])
 	a := &mk.CryptoAttr
 	hdr := uint8(bsfSizeBasic)
 	if mk.HasSig() {
 		hdr = bsfSizeCrypto
 	}
-	b.SetBsfSizeType(hdr | bsfTypeCrypto)
+	b.SetBSFSizeType(hdr | bsfTypeCrypto)
 	b.SetEncOrder(mk.CryptoOrder())
 	b.SetRawDataSize(0xffffffff)
 	b.SetBsPointer(blockSelector(a.DataUnitSize))
@@ -558,7 +558,7 @@ func (q *SQ) cryptoBSF(b *mlx.Mlx5CryptoBsf, mk *Mkey) {
 			tweak[i], tweak[j] = tweak[j], tweak[i]
 		}
 	}
-	b.SetXtsInitTweak(tweak)
-	b.SetDek((*DEK)(a.Dek).ObjectID)
+	b.SetXTSInitTweak(tweak)
+	b.SetDEK((*DEK)(a.DEK).ObjectID)
 	b.SetKeytag(a.Keytag)
 }

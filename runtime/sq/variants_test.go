@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -98,20 +99,20 @@ func oneElementList(list string, args map[string]*yaml.Node) map[string]*yaml.No
 // and b alike on qp: offered or not alike, the same setters may follow,
 // the same ones are required, the same wr_flags needed.
 func sameTables(qp *sq.QP, a, b mlx.Func) bool {
-	fa, fb := &mlx.Funcs[a], &mlx.Funcs[b]
+	fa, fb := &mlx5rules.Funcs[a], &mlx5rules.Funcs[b]
 	if offered(qp, fa) != offered(qp, fb) || fa.QPTypes&qp.Type != fb.QPTypes&qp.Type ||
 		fa.Takes != fb.Takes || fa.Requires != fb.Requires || fa.WRFlags != fb.WRFlags {
 		return false
 	}
-	for i := range mlx.Funcs {
-		if of := mlx.Funcs[i].Of; len(of) > 0 && slices.Contains(of, a) != slices.Contains(of, b) {
+	for i := range mlx5rules.Funcs {
+		if of := mlx5rules.Funcs[i].Of; len(of) > 0 && slices.Contains(of, a) != slices.Contains(of, b) {
 			return false
 		}
 	}
 	return true
 }
 
-func offered(qp *sq.QP, f *mlx.FuncInfo) bool {
+func offered(qp *sq.QP, f *mlx5rules.FuncInfo) bool {
 	return f.QPTypes&qp.Type != 0 && (f.SendOp == 0 || uint64(qp.SendOps)&f.SendOp != 0) &&
 		(f.MlxSendOp == 0 || uint64(qp.MlxSendOps)&f.MlxSendOp != 0)
 }

@@ -13,35 +13,35 @@ func TestNoAllocations(t *testing.T) {
 	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxMemcpy: 1 << 31}
 	c := wrcheck.New(qp)
 	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
-	crc := &mlx.Mlx5dvSigCrc{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
-	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
-	wire.SetSigCrc(crc)
-	sig := &mlx.Mlx5dvSigBlockAttr{Wire: wire, CheckMask: 0xff}
-	conf := &mlx.Mlx5dvMkeyConfAttr{}
+	crc := &mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
+	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_CRC, BlockSize: mlx.MLX5DV_BLOCK_SIZE_4096}
+	wire.SetSigCRC(crc)
+	sig := &mlx.SigBlockAttr{Wire: wire, CheckMask: 0xff}
+	conf := &mlx.MkeyConfAttr{}
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	run := func() {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Builder(mlx.FnIbvWrRdmaWrite, 0); err != nil {
+		if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
 			t.Fatal(err)
 		}
-		if whole, err := c.Data(mlx.FnIbvWrSetSge, 1, 0); err != nil || !whole {
+		if whole, err := c.Data(mlx.FnWRSetSGE, 1, 0); err != nil || !whole {
 			t.Fatal(whole, err)
 		}
-		if _, err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 3, conf); err != nil {
+		if _, err := c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, m, 3, conf); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
+		if _, err := c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 4, 16384, false); err != nil {
+		if _, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 4, 16384, false); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, sig); err != nil || u.Mkey != m {
+		if u, err := c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, sig); err != nil || u.Mkey != m {
 			t.Fatal(u, err)
 		}
-		if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+		if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,8 +56,8 @@ func BenchmarkChainRDMAWrite(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Start()
-		c.Builder(mlx.FnIbvWrRdmaWrite, 0)
-		c.Data(mlx.FnIbvWrSetSge, 1, 0)
-		c.Complete(mlx.FnIbvWrComplete)
+		c.Builder(mlx.FnWRRDMAWrite, 0)
+		c.Data(mlx.FnWRSetSGE, 1, 0)
+		c.Complete(mlx.FnWRComplete)
 	}
 }

@@ -14,9 +14,9 @@ import (
 // order.
 func TestSettersAnswerWhole(t *testing.T) {
 	var ah [64]byte
-	data := func(c *wrcheck.Chain) (bool, error) { return c.Data(mlx.FnIbvWrSetSge, 1, 0) }
+	data := func(c *wrcheck.Chain) (bool, error) { return c.Data(mlx.FnWRSetSGE, 1, 0) }
 	addr := func(c *wrcheck.Chain) (bool, error) {
-		return c.DCAddr(mlx.FnMlx5dvWrSetDcAddr, unsafe.Pointer(&ah), -1)
+		return c.DCAddr(mlx.FnWRSetDCAddr, unsafe.Pointer(&ah), -1)
 	}
 	for name, tc := range map[string]struct {
 		qp    mlx.QPType
@@ -29,7 +29,7 @@ func TestSettersAnswerWhole(t *testing.T) {
 	} {
 		c := wrcheck.New(&wrcheck.QP{Type: tc.qp, SendOps: rcSendOps, MaxSendSGE: 1})
 		c.Start()
-		if err := c.Builder(mlx.FnIbvWrRdmaWrite, 0); err != nil {
+		if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
 			t.Fatal(name, err)
 		}
 		for i, call := range tc.calls {
@@ -37,7 +37,7 @@ func TestSettersAnswerWhole(t *testing.T) {
 				t.Errorf("%s: setter %d answers whole=%v, %v; want %v", name, i, whole, err, tc.whole[i])
 			}
 		}
-		if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+		if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -51,30 +51,30 @@ func TestUMRAnsweredByTheFinishingCall(t *testing.T) {
 	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	c.Start()
-	if u, err := c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 2, &mlx.Mlx5dvMkeyConfAttr{}); err != nil || u != nil {
+	if u, err := c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, m, 2, &mlx.MkeyConfAttr{}); err != nil || u != nil {
 		t.Fatalf("configure: %+v, %v; want no UMR yet", u, err)
 	}
-	if u, err := c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil || u != nil {
+	if u, err := c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil || u != nil {
 		t.Fatalf("access: %+v, %v; want no UMR yet", u, err)
 	}
-	u, err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 5, 5<<12, false)
+	u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 5, 5<<12, false)
 	if want := (wrcheck.UMR{Mkey: m, Xlat: 128, WRs: 1}); err != nil || u == nil || *u != want {
 		t.Fatalf("layout: %+v, %v; want %+v", u, err, want)
 	}
-	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+	if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 		t.Fatal(err)
 	}
 	// A configuration with too many entries fails: no UMR, and the
 	// batch's later calls answer its error.
 	c.Start()
-	c.MkeyConfigure(mlx.FnMlx5dvWrMkeyConfigure, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
-	if u, err := c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 9, 9<<12, false); err == nil || u != nil {
+	c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, m, 1, &mlx.MkeyConfAttr{})
+	if u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 9, 9<<12, false); err == nil || u != nil {
 		t.Fatalf("9 entries of an mkey of 8: %+v, %v", u, err)
 	}
-	if open, err := c.Complete(mlx.FnIbvWrComplete); !open || err == nil {
+	if open, err := c.Complete(mlx.FnWRComplete); !open || err == nil {
 		t.Fatalf("Complete: open %v, %v; want the batch's error", open, err)
 	}
-	if open, err := c.Complete(mlx.FnIbvWrComplete); open || err == nil {
+	if open, err := c.Complete(mlx.FnWRComplete); open || err == nil {
 		t.Fatalf("Complete outside a batch: open %v, %v", open, err)
 	}
 	if c.Abort() {

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // closeWR checks that the open work request is whole: an mkey
@@ -16,12 +17,12 @@ func (c *Chain) closeWR() {
 	}
 	switch {
 	case w.counting && !w.finalized:
-		c.fail(mlx.ChainNumSetters, w.fn, what{field: "setters called", test: mlx.TestEqual,
+		c.fail(mlx5rules.ChainNumSetters, w.fn, what{field: "setters called", test: mlx.TestEqual,
 			value: uint64(w.setters), limit: uint64(w.numSetters), limitName: "num_setters"})
-	case w.need&mlx.GroupData != 0 && w.got&mlx.GroupData == 0:
-		c.fail(mlx.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
-	case w.need&mlx.GroupDcAddr != 0 && w.got&mlx.GroupDcAddr == 0:
-		c.fail(mlx.ChainRequiresDcAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
+	case w.need&mlx5rules.GroupData != 0 && w.got&mlx5rules.GroupData == 0:
+		c.fail(mlx5rules.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
+	case w.need&mlx5rules.GroupDCAddr != 0 && w.got&mlx5rules.GroupDCAddr == 0:
+		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
 	w.open = false
 }
@@ -29,20 +30,20 @@ func (c *Chain) closeWR() {
 // needsAddr reports whether a work request of builder fn needs a DC
 // address: on a DCI, every builder that moves data to the peer.
 func (c *Chain) needsAddr(fn mlx.Func) bool {
-	return c.qp.Type == mlx.QPDCI && mlx.Funcs[fn].Takes&mlx.GroupData != 0
+	return c.qp.Type == mlx.QPDCI && mlx5rules.Funcs[fn].Takes&mlx5rules.GroupData != 0
 }
 
 // addrGroup is the QP-specific setter group a data-moving work request
 // takes on this QP's type: the DC address on a DCI, the UD address on UD,
 // the remote SRQ on XRC.
-func (c *Chain) addrGroup() mlx.SetterGroup {
+func (c *Chain) addrGroup() mlx5rules.SetterGroup {
 	switch c.qp.Type {
 	case mlx.QPDCI:
-		return mlx.GroupDcAddr
+		return mlx5rules.GroupDCAddr
 	case mlx.QPUD:
-		return mlx.GroupUdAddr
+		return mlx5rules.GroupUDAddr
 	case mlx.QPXRCSend:
-		return mlx.GroupXrcSrqn
+		return mlx5rules.GroupXRCSRQN
 	}
 	return 0
 }
@@ -59,18 +60,18 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 	if c.closeWR(); c.err != nil {
 		return c.err
 	}
-	info := &mlx.Funcs[fn]
+	info := &mlx5rules.Funcs[fn]
 	switch {
 	case info.QPTypes&c.qp.Type == 0:
 		return c.failQPType(fn)
 	case info.SendOp != 0 && uint64(c.qp.SendOps)&info.SendOp == 0:
-		return c.fail(mlx.ChainSendOp, fn, what{field: "send_ops_flags", test: mlx.TestNeedBits,
+		return c.fail(mlx5rules.ChainSendOp, fn, what{field: "send_ops_flags", test: mlx.TestNeedBits,
 			value: uint64(c.qp.SendOps), limit: info.SendOp, names: sendOpNames})
 	case info.MlxSendOp != 0 && uint64(c.qp.MlxSendOps)&info.MlxSendOp == 0:
-		return c.fail(mlx.ChainSendOp, fn, what{field: "mlx5dv send_ops_flags", test: mlx.TestNeedBits,
+		return c.fail(mlx5rules.ChainSendOp, fn, what{field: "mlx5dv send_ops_flags", test: mlx.TestNeedBits,
 			value: uint64(c.qp.MlxSendOps), limit: info.MlxSendOp, names: mlxSendOpNames})
 	case wrFlags&info.WRFlags != info.WRFlags:
-		return c.fail(mlx.ChainWrFlags, fn, what{field: "wr_flags", test: mlx.TestNeedBits,
+		return c.fail(mlx5rules.ChainWRFlags, fn, what{field: "wr_flags", test: mlx.TestNeedBits,
 			value: uint64(wrFlags), limit: uint64(info.WRFlags), names: sendFlagNames})
 	}
 	return nil
@@ -78,8 +79,8 @@ func (c *Chain) begin(fn mlx.Func, wrFlags uint32) error {
 
 // failQPType fails a call that the QP's type does not offer.
 func (c *Chain) failQPType(fn mlx.Func) error {
-	return c.fail(mlx.ChainQpType, fn, what{field: "QP type", test: mlx.TestBits,
-		value: uint64(c.qp.Type), limit: uint64(mlx.Funcs[fn].QPTypes), names: qpTypeNames})
+	return c.fail(mlx5rules.ChainQPType, fn, what{field: "QP type", test: mlx.TestBits,
+		value: uint64(c.qp.Type), limit: uint64(mlx5rules.Funcs[fn].QPTypes), names: qpTypeNames})
 }
 
 // openWR starts the work request of builder fn.
@@ -139,9 +140,9 @@ func (c *Chain) Memcpy(fn mlx.Func, wrFlags uint32, length uint64) error {
 	}
 	switch {
 	case length == 0:
-		return c.fail(mlx.ChainMemcpyZero, fn, what{field: "length", test: mlx.TestMin, limit: 1})
+		return c.fail(mlx5rules.ChainMemcpyZero, fn, what{field: "length", test: mlx.TestMin, limit: 1})
 	case length > c.qp.MaxMemcpy:
-		return c.fail(mlx.ChainMemcpyMax, fn, above("length", length, c.qp.MaxMemcpy, "max_wr_memcpy_length"))
+		return c.fail(mlx5rules.ChainMemcpyMax, fn, above("length", length, c.qp.MaxMemcpy, "max_wr_memcpy_length"))
 	}
 	c.openWR(fn)
 	return nil
@@ -155,32 +156,32 @@ func (c *Chain) setter(fn mlx.Func) error {
 	if c.err != nil {
 		return c.err
 	}
-	info := &mlx.Funcs[fn]
+	info := &mlx5rules.Funcs[fn]
 	if info.QPTypes&c.qp.Type == 0 {
 		return c.failQPType(fn)
 	}
 	w := &c.wr
 	switch {
 	case !w.open:
-		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestMissing})
+		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestMissing})
 	case w.finalized || !c.follows[w.fn][fn]:
 		// The open work request's builder does not take the setter, or
 		// has all its setters already.
-		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn), names: funcNames})
+		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn), names: funcNames})
 	}
-	if g := info.Group; g != mlx.GroupLayout && w.got&g != 0 {
-		return c.fail(mlx.ChainSetterOnce, fn, what{field: "calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per work request"})
+	if g := info.Group; g != mlx5rules.GroupLayout && w.got&g != 0 {
+		return c.fail(mlx5rules.ChainSetterOnce, fn, what{field: "calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per work request"})
 	}
 	return nil
 }
 
 // takes reports whether setter fn may follow builder b.
 func (c *Chain) takes(b, fn mlx.Func) bool {
-	info := &mlx.Funcs[fn]
-	if g := info.Group; g == mlx.GroupDcAddr || g == mlx.GroupUdAddr || g == mlx.GroupXrcSrqn {
-		return g == c.addrGroup() && mlx.Funcs[b].Takes&mlx.GroupData != 0
+	info := &mlx5rules.Funcs[fn]
+	if g := info.Group; g == mlx5rules.GroupDCAddr || g == mlx5rules.GroupUDAddr || g == mlx5rules.GroupXRCSRQN {
+		return g == c.addrGroup() && mlx5rules.Funcs[b].Takes&mlx5rules.GroupData != 0
 	}
-	if mlx.Funcs[b].Takes&info.Group == 0 {
+	if mlx5rules.Funcs[b].Takes&info.Group == 0 {
 		return false
 	}
 	if len(info.Of) == 0 {
@@ -196,7 +197,7 @@ func (c *Chain) takes(b, fn mlx.Func) bool {
 
 // got records setter group g in the open work request and reports
 // whether the work request is now whole: the writer finishes its WQE.
-func (c *Chain) got(g mlx.SetterGroup) (whole bool) {
+func (c *Chain) got(g mlx5rules.SetterGroup) (whole bool) {
 	w := &c.wr
 	w.got |= g
 	return w.need&^w.got == 0
@@ -207,7 +208,7 @@ func (c *Chain) got(g mlx.SetterGroup) (whole bool) {
 // the setters it needs.
 func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error) {
 	w := &c.wr
-	g := mlx.Funcs[fn].Group
+	g := mlx5rules.Funcs[fn].Group
 	if c.open && c.err == nil && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 &&
 		sges <= c.qp.MaxSendSGE && inlineBytes <= c.qp.MaxInlineData {
 		return c.got(g), nil
@@ -217,9 +218,9 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error)
 	}
 	switch {
 	case sges > c.qp.MaxSendSGE:
-		return false, c.fail(mlx.ChainSgeCount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
+		return false, c.fail(mlx5rules.ChainSGECount, fn, above("num_sge", uint64(sges), uint64(c.qp.MaxSendSGE), "max_send_sge"))
 	case inlineBytes > c.qp.MaxInlineData:
-		return false, c.fail(mlx.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
+		return false, c.fail(mlx5rules.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
 	}
 	return c.got(g), nil
 }
@@ -233,9 +234,9 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, 
 	}
 	var ok bool
 	if stream < 0 {
-		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrInto(&c.scratch, ah)
+		ok = mlx.ValidateArgsWRSetDCAddrInto(&c.scratch, ah)
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrSetDcAddrStreamInto(&c.scratch, ah)
+		ok = mlx.ValidateArgsWRSetDCAddrStreamInto(&c.scratch, ah)
 	}
 	if !ok {
 		return false, c.latchRule(fn)
@@ -243,12 +244,12 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, 
 	if stream >= 0 {
 		switch {
 		case !c.qp.Streams:
-			return false, c.fail(mlx.ChainDcStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
+			return false, c.fail(mlx5rules.ChainDCStreams, fn, what{field: "stream_id", test: mlx.TestNone, value: uint64(stream)})
 		case c.qp.LogNumConcurent < 0 || c.qp.LogNumConcurent < 16 && stream >= 1<<c.qp.LogNumConcurent:
-			return false, c.fail(mlx.ChainDcStreamId, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
+			return false, c.fail(mlx5rules.ChainDCStreamID, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
-	return c.got(mlx.Funcs[fn].Group), nil
+	return c.got(mlx5rules.Funcs[fn].Group), nil
 }
 
 // QPSetter records ibv_wr_set_ud_addr or ibv_wr_set_xrc_srqn.
@@ -256,14 +257,14 @@ func (c *Chain) QPSetter(fn mlx.Func) (whole bool, err error) {
 	if err := c.setter(fn); err != nil {
 		return false, err
 	}
-	return c.got(mlx.Funcs[fn].Group), nil
+	return c.got(mlx5rules.Funcs[fn].Group), nil
 }
 
 // TooMany fails the batch because the work request fn is building would
 // bring the work requests outstanding and in the batch to used, above
 // the QP's max_post (the sq_room rule). The writer counts them.
 func (c *Chain) TooMany(fn mlx.Func, used, maxPost int) error {
-	return c.fail(mlx.ChainSqRoom, fn, above("work requests outstanding", uint64(used), uint64(maxPost), "max_send_wr"))
+	return c.fail(mlx5rules.ChainSQRoom, fn, above("work requests outstanding", uint64(used), uint64(maxPost), "max_send_wr"))
 }
 
 // NoRoom fails the batch because the send queue's ring has no room for
@@ -271,7 +272,7 @@ func (c *Chain) TooMany(fn mlx.Func, used, maxPost int) error {
 // WQEBBs and free are free. The writer checks the ring itself, since a WQE
 // can be larger than the size the work-request budget assumes.
 func (c *Chain) NoRoom(fn mlx.Func, need, free int) error {
-	return c.fail(mlx.ChainSqRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
+	return c.fail(mlx5rules.ChainSQRoom, fn, above("WQEBBs needed", uint64(need), uint64(max(free, 0)), "WQEBBs free in the ring"))
 }
 
 // RawWQE opens mlx5dv_wr_raw_wqe: wqe must hold the ds 16-byte units its
@@ -280,13 +281,13 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return err
 	}
-	if len(wqe) < mlx.Mlx5WqeCtrlSegSize {
-		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.Mlx5WqeCtrlSegSize, limitName: "a control segment"})
+	if len(wqe) < mlx.WQECtrlSegSize {
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: mlx.WQECtrlSegSize, limitName: "a control segment"})
 	}
 	if ds := int(wqe[7] & 0x3f); ds == 0 {
-		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "ds", test: mlx.TestMin, limit: 1})
 	} else if len(wqe) < ds*16 {
-		return c.fail(mlx.ChainRawWqeSize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
+		return c.fail(mlx5rules.ChainRawWQESize, fn, what{field: "WQE bytes", test: mlx.TestMin, value: uint64(len(wqe)), limit: uint64(ds * 16), limitName: "16 × ds"})
 	}
 	c.openWR(fn)
 	return nil
@@ -301,12 +302,12 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 // the caller makes the calls one by one, and they report the rule.
 func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
 	if !(c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] && c.follows[fn][setter] &&
-		wrFlags&mlx.Funcs[fn].WRFlags == mlx.Funcs[fn].WRFlags &&
-		c.needs[fn]&^mlx.Funcs[setter].Group == 0 && c.qp.MaxSendSGE >= 1 && n > 0) {
+		wrFlags&mlx5rules.Funcs[fn].WRFlags == mlx5rules.Funcs[fn].WRFlags &&
+		c.needs[fn]&^mlx5rules.Funcs[setter].Group == 0 && c.qp.MaxSendSGE >= 1 && n > 0) {
 		return false
 	}
 	c.wrs += n
-	g := mlx.Funcs[setter].Group
+	g := mlx5rules.Funcs[setter].Group
 	c.wr.set(fn, c.needs[fn], g, nil, false, false, false, 0)
 	return true
 }

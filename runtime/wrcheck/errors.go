@@ -2,6 +2,7 @@ package wrcheck
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // what is what was wrong with a call: the field or property, the value
@@ -16,14 +17,14 @@ type what struct {
 }
 
 // The names of the values the errors show.
-func sendOpNames(v uint64) string    { return mlx.IbvQpCreateSendOpsFlags(v).String() }
-func mlxSendOpNames(v uint64) string { return mlx.Mlx5dvQpCreateSendOpsFlags(v).String() }
-func sendFlagNames(v uint64) string  { return mlx.IbvSendFlags(v).String() }
+func sendOpNames(v uint64) string    { return mlx.IBVQPCreateSendOpsFlags(v).String() }
+func mlxSendOpNames(v uint64) string { return mlx.QPCreateSendOpsFlags(v).String() }
+func sendFlagNames(v uint64) string  { return mlx.SendFlags(v).String() }
 func qpTypeNames(v uint64) string    { return mlx.QPType(v).String() }
-func mkeyFlagNames(v uint64) string  { return mlx.Mlx5dvMkeyInitAttrFlags(v).String() }
+func mkeyFlagNames(v uint64) string  { return mlx.MkeyInitAttrFlags(v).String() }
 func funcNames(v uint64) string      { return mlx.Func(v).String() }
 func cryptoOrderNames(v uint64) string {
-	return mlx.Mlx5dvSignatureCryptoOrder(v).String()
+	return mlx.SignatureCryptoOrder(v).String()
 }
 
 // above is a value above a limit of the QP or mkey.
@@ -39,7 +40,7 @@ func (c *Chain) wrIndex(fn mlx.Func) int {
 	switch {
 	case c.wr.open:
 		return c.wrs - 1
-	case mlx.Funcs[fn].Kind == mlx.KindSetter:
+	case mlx5rules.Funcs[fn].Kind == mlx5rules.KindSetter:
 		return -1
 	}
 	return c.wrs
@@ -47,12 +48,12 @@ func (c *Chain) wrIndex(fn mlx.Func) int {
 
 // fail latches the error of check ck in function fn, saying what was
 // wrong. The error lives in the chain: reporting does not allocate.
-func (c *Chain) fail(ck mlx.ChainCheck, fn mlx.Func, w what) error {
+func (c *Chain) fail(ck mlx5rules.ChainCheck, fn mlx.Func, w what) error {
 	if c.err != nil {
 		return c.err
 	}
 	e := &c.errv
-	*e = *mlx.ChainError(ck, fn)
+	*e = *mlx5rules.ChainError(ck, fn)
 	c.fill(e, fn, w)
 	c.err, c.ready = e, false
 	return e
@@ -68,7 +69,7 @@ func (c *Chain) fill(e *mlx.RuleError, fn mlx.Func, w what) {
 // returned.
 func (c *Chain) outside(fn mlx.Func) error {
 	e := &c.outv
-	*e = *mlx.ChainError(mlx.ChainInBatch, fn)
+	*e = *mlx5rules.ChainError(mlx5rules.ChainInBatch, fn)
 	return e
 }
 

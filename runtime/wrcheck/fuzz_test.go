@@ -101,14 +101,14 @@ func FuzzChain(f *testing.F) {
 	f.Add([]byte{0, 4, 5, 6, 7, 8, 9})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &byteSource{data}
-		qp := &wrcheck.QP{Type: mlx.QPType(1 << (s.next() % 6)), SendOps: mlx.IbvQpCreateSendOpsFlags(s.uint64()), MlxSendOps: mlx.Mlx5dvQpCreateSendOpsFlags(s.uint64()),
+		qp := &wrcheck.QP{Type: mlx.QPType(1 << (s.next() % 6)), SendOps: mlx.IBVQPCreateSendOpsFlags(s.uint64()), MlxSendOps: mlx.QPCreateSendOpsFlags(s.uint64()),
 			MaxInlineData: int(s.next()), MaxSendSGE: int(s.next() % 16), MaxMemcpy: s.uint64(),
 			Streams: s.next()&1 == 1, LogNumConcurent: int(s.next() % 8)}
 		c := wrcheck.New(qp)
-		m := wrcheck.NewMkey(uint32(s.next()), mlx.Mlx5dvMkeyInitAttrFlags(s.next()&0x1f), int(s.next()))
-		sig := &mlx.Mlx5dvSigBlockAttr{}
+		m := wrcheck.NewMkey(uint32(s.next()), mlx.MkeyInitAttrFlags(s.next()&0x1f), int(s.next()))
+		sig := &mlx.SigBlockAttr{}
 		fillRandom(reflect.ValueOf(sig).Elem(), s, 1)
-		crypto := &mlx.Mlx5dvCryptoAttr{}
+		crypto := &mlx.CryptoAttr{}
 		fillRandom(reflect.ValueOf(crypto).Elem(), s, 1)
 		var ahObj [64]byte
 		check := func(err error) {
@@ -134,7 +134,7 @@ func FuzzChain(f *testing.F) {
 			case 0:
 				check(c.Start())
 			case 1:
-				_, err := c.Complete(mlx.FnIbvWrComplete)
+				_, err := c.Complete(mlx.FnWRComplete)
 				check(err)
 			case 2:
 				c.Abort()
@@ -143,7 +143,7 @@ func FuzzChain(f *testing.F) {
 			case 4:
 				setter(c.Data(fn, int(s.next()), int(s.next())))
 			case 5:
-				mk, attr := m, &mlx.Mlx5dvMkeyConfAttr{ConfFlags: mlx.Mlx5dvMkeyConfFlags(s.next() & 3)}
+				mk, attr := m, &mlx.MkeyConfAttr{ConfFlags: mlx.MkeyConfFlags(s.next() & 3)}
 				switch s.next() % 8 { // nil arguments are rule errors, never a panic
 				case 0:
 					mk = nil
@@ -177,7 +177,7 @@ func FuzzChain(f *testing.F) {
 				check(c.Memcpy(fn, uint32(s.next()), s.uint64()))
 			}
 		}
-		_, err := c.Complete(mlx.FnIbvWrComplete)
+		_, err := c.Complete(mlx.FnWRComplete)
 		check(err)
 	})
 }

@@ -4,17 +4,18 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // MkeyConfigure opens an mkey configuration (mlx5dv_wr_mkey_configure)
 // that announces numSetters setters; with 0 it is finished at once, and
 // the UMR says what to write. numSetters is the C uint8_t: no count can
 // wrap.
-func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.Mlx5dvMkeyConfAttr) (*UMR, error) {
+func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) (*UMR, error) {
 	if err := c.begin(fn, wrFlags); err != nil {
 		return nil, err
 	}
-	if !mlx.ValidateArgsMlx5dvWrMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
@@ -24,7 +25,7 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters u
 // checks of the entry point passed.
 func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*UMR, error) {
 	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
-		return nil, c.fail(mlx.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
+		return nil, c.fail(mlx5rules.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
 	}
 	c.touch(m)
 	if m.HasSig() {
@@ -50,7 +51,7 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*
 
 // counted records a successful mkey setter and finishes the configuration
 // when it was the last one announced.
-func (c *Chain) counted(fn mlx.Func, g mlx.SetterGroup) (*UMR, error) {
+func (c *Chain) counted(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
 	w := &c.wr
 	w.got |= g
 	w.setters++
@@ -69,9 +70,9 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	}
 	var ok bool
 	if interleaved {
-		ok = mlx.ValidateArgsMlx5dvWrMrInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsWRMRInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	} else {
-		ok = mlx.ValidateArgsMlx5dvWrMrListInto(&c.scratch, unsafe.Pointer(m), mlx.IbvAccessFlags(accessFlags))
+		ok = mlx.ValidateArgsWRMRListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	}
 	if !ok {
 		return nil, c.latchRule(fn)
@@ -79,7 +80,7 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	if _, err := c.configure(fn, m, 2, false); err != nil {
 		return nil, err
 	}
-	if _, err := c.counted(fn, mlx.GroupAccess); err != nil {
+	if _, err := c.counted(fn, mlx5rules.GroupAccess); err != nil {
 		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
@@ -92,7 +93,7 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 	}
 	if c.wr.mkey == nil {
 		// The open work request was not opened by MkeyConfigure.
-		return c.fail(mlx.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(c.wr.fn), names: funcNames})
+		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(c.wr.fn), names: funcNames})
 	}
 	return nil
 }
@@ -102,10 +103,10 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
 		return nil, err
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlagsInto(&c.scratch, mlx.IbvAccessFlags(accessFlags)) {
+	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
 	}
-	return c.counted(fn, mlx.GroupAccess)
+	return c.counted(fn, mlx5rules.GroupAccess)
 }
 
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
@@ -128,63 +129,63 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 	}
 	switch {
 	case entries > limit:
-		return nil, c.fail(mlx.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
+		return nil, c.fail(mlx5rules.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
 	case need > w.mkey.NumDesc:
-		return nil, c.fail(mlx.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
-	case w.got&mlx.GroupLayout != 0:
-		return nil, c.fail(mlx.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
+		return nil, c.fail(mlx5rules.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
+	case w.got&mlx5rules.GroupLayout != 0:
+		return nil, c.fail(mlx5rules.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	}
 	w.xlat = int32(16 * entries)
 	if interleaved {
 		w.xlat += 16
 	}
 	w.mkey.Length = length
-	return c.counted(fn, mlx.GroupLayout)
+	return c.counted(fn, mlx5rules.GroupLayout)
 }
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
-func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.Mlx5dvSigBlockAttr) (*UMR, error) {
+func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
 		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
-		return nil, c.fail(mlx.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx5rules.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	m.Mem.set(attr.Mem)
 	m.Wire.set(attr.Wire)
 	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
 	m.Sig = SigUpdated
-	return c.counted(fn, mlx.GroupSignature)
+	return c.counted(fn, mlx5rules.GroupSignature)
 }
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
-func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.Mlx5dvCryptoAttr) (*UMR, error) {
+func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 	if err := c.mkeySetter(fn); err != nil {
 		return nil, err
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
-		return nil, c.fail(mlx.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
+		return nil, c.fail(mlx5rules.ChainMkeyCrypto, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO), names: mkeyFlagNames})
 	}
-	if !mlx.ValidateArgsMlx5dvWrSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+	if !mlx.ValidateArgsWRSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
-	return c.counted(fn, mlx.GroupCrypto)
+	return c.counted(fn, mlx5rules.GroupCrypto)
 }
 
 // BlockBytes is the size in bytes of a block-size enum value (0 if
 // unknown).
-func BlockBytes(b mlx.Mlx5dvBlockSize) uint64 {
+func BlockBytes(b mlx.BlockSize) uint64 {
 	switch b {
 	case mlx.MLX5DV_BLOCK_SIZE_512:
 		return 512
@@ -254,11 +255,11 @@ func (m *Mkey) orderAllowed() bool {
 func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	w := &c.wr
 	m := w.mkey
-	if m.Unknown && m.HasSig() && w.got&mlx.GroupSignature == 0 && !w.resetSig {
-		return nil, c.fail(mlx.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+	if m.Unknown && m.HasSig() && w.got&mlx5rules.GroupSignature == 0 && !w.resetSig {
+		return nil, c.fail(mlx5rules.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
-	if m.Unknown && m.HasCrypto() && w.got&mlx.GroupCrypto == 0 {
-		return nil, c.fail(mlx.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+	if m.Unknown && m.HasCrypto() && w.got&mlx5rules.GroupCrypto == 0 {
+		return nil, c.fail(mlx5rules.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
 	}
 	room := c.qp.MaxInlineData + 4
 	u := c.umr.set(m, int(w.xlat+63)&^63, 1)
@@ -272,7 +273,7 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	case m.HasCrypto():
 		if (m.Crypto == CryptoUpdated || m.Crypto == CryptoSet) && c.qp.CryptoSingleBlock && !c.qp.CryptoMultiBlock &&
 			m.Length > BlockBytes(m.CryptoAttr.DataUnitSize) {
-			return nil, c.fail(mlx.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
+			return nil, c.fail(mlx5rules.ChainSingleBlock, fn, above("mkey length", m.Length, BlockBytes(m.CryptoAttr.DataUnitSize), "data_unit_size"))
 		}
 		if !(m.HasSig() && (m.Sig == SigUpdated || m.Sig == SigReset)) && m.Crypto != CryptoUpdated {
 			break // no BSF; a configured crypto BSF is not sent again
@@ -291,7 +292,7 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 			return nil, err
 		}
 		if u.CryptoBSF && m.HasSig() && !m.orderAllowed() {
-			return nil, c.fail(mlx.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
+			return nil, c.fail(mlx5rules.ChainCryptoOrder, fn, what{field: "signature_crypto_order", test: mlx.TestNone,
 				value: uint64(m.CryptoAttr.SignatureCryptoOrder), names: cryptoOrderNames})
 		}
 	case m.HasSig():
@@ -321,11 +322,11 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 func (c *Chain) bsfChecks(fn mlx.Func, m *Mkey, cds, bsz, room int) error {
 	switch {
 	case cds+bsz > room:
-		return c.fail(mlx.ChainBsfRoom, fn, above("UMR bytes (translation and BSFs)", uint64(cds+bsz), uint64(room), "max_inline_data + 4"))
+		return c.fail(mlx5rules.ChainBSFRoom, fn, above("UMR bytes (translation and BSFs)", uint64(cds+bsz), uint64(room), "max_inline_data + 4"))
 	case m.Length > 0xffffffff:
-		return c.fail(mlx.ChainLength4g, fn, above("mkey length", m.Length, 0xffffffff, ""))
+		return c.fail(mlx5rules.ChainLength4g, fn, above("mkey length", m.Length, 0xffffffff, ""))
 	case m.HasSig() && m.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 && m.Sig == SigUpdated && !m.SameStructure():
-		return c.fail(mlx.ChainCopyMaskStructure, fn, what{field: "copy_mask", test: mlx.TestNone, value: uint64(m.CopyMask)})
+		return c.fail(mlx5rules.ChainCopyMaskStructure, fn, what{field: "copy_mask", test: mlx.TestNone, value: uint64(m.CopyMask)})
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
@@ -61,7 +62,7 @@ func TestRules(t *testing.T) {
 					if re.Field == "" && r.Check.Chain != "in_batch" {
 						t.Errorf("%v names no field", err)
 					}
-					if c := r.Check.Chain; c != "" && c != "in_batch" && re.WR < 0 && mlx.Funcs[re.Func].Kind == mlx.KindBuilder {
+					if c := r.Check.Chain; c != "" && c != "in_batch" && re.WR < 0 && mlx5rules.Funcs[re.Func].Kind == mlx5rules.KindBuilder {
 						t.Errorf("%v names no work request", err)
 					}
 					if re.Field != "" && !strings.Contains(err.Error(), re.Field) {
@@ -152,7 +153,7 @@ func (d *driver) call(n *yaml.Node) error {
 	case "ibv_wr_start":
 		return d.c.Start()
 	case "ibv_wr_complete":
-		_, err := d.c.Complete(mlx.FnIbvWrComplete)
+		_, err := d.c.Complete(mlx.FnWRComplete)
 		return err
 	case "ibv_wr_abort":
 		d.c.Abort()
@@ -164,7 +165,7 @@ func (d *driver) call(n *yaml.Node) error {
 		return nil
 	}
 	fn := x.fn(a.name)
-	if mlx.Funcs[fn].Kind == mlx.KindBuilder {
+	if mlx5rules.Funcs[fn].Kind == mlx5rules.KindBuilder {
 		return d.builder(fn, a)
 	}
 	return d.setter(fn, a)
@@ -212,7 +213,7 @@ func (d *driver) builder(fn mlx.Func, a *callArgs) error {
 	x := d.x
 	switch a.name {
 	case "mlx5dv_wr_mkey_configure":
-		attr := &mlx.Mlx5dvMkeyConfAttr{}
+		attr := &mlx.MkeyConfAttr{}
 		if v := a.args["attr"]; v != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", v)
 		}
@@ -241,8 +242,8 @@ func (d *driver) builder(fn mlx.Func, a *callArgs) error {
 // setter calls setter fn.
 func (d *driver) setter(fn mlx.Func, a *callArgs) error {
 	x := d.x
-	switch mlx.Funcs[fn].Group {
-	case mlx.GroupData:
+	switch mlx5rules.Funcs[fn].Group {
+	case mlx5rules.GroupData:
 		var err error
 		switch a.name {
 		case "ibv_wr_set_sge":
@@ -259,32 +260,32 @@ func (d *driver) setter(fn mlx.Func, a *callArgs) error {
 			_, err = d.c.Data(fn, 1, 0)
 		}
 		return err
-	case mlx.GroupDcAddr:
+	case mlx5rules.GroupDCAddr:
 		stream := -1
 		if v := a.args["stream_id"]; v != nil {
 			stream = int(x.v.Value(v))
 		}
 		var ah [64]byte
 		return errOf(d.c.DCAddr(fn, unsafe.Pointer(&ah), stream))
-	case mlx.GroupUdAddr, mlx.GroupXrcSrqn:
+	case mlx5rules.GroupUDAddr, mlx5rules.GroupXRCSRQN:
 		return errOf(d.c.QPSetter(fn))
-	case mlx.GroupAccess:
+	case mlx5rules.GroupAccess:
 		return errOf(d.c.MkeyAccess(fn, uint32(a.arg("access_flags", 0))))
-	case mlx.GroupLayout:
+	case mlx5rules.GroupLayout:
 		if a.name == "mlx5dv_wr_set_mkey_layout_list" {
 			k, list := a.count("sge", "num_sges")
 			return errOf(d.c.MkeyLayout(fn, k, x.v.Sum(list, "length", uint64(k)*4096), false))
 		}
 		k, list := a.count("data", "num_interleaved")
 		return errOf(d.c.MkeyLayout(fn, k, a.arg("repeat_count", 1)*x.v.Sum(list, "bytes_count", uint64(k)*512), true))
-	case mlx.GroupSignature:
-		attr := &mlx.Mlx5dvSigBlockAttr{}
+	case mlx5rules.GroupSignature:
+		attr := &mlx.SigBlockAttr{}
 		if v := a.args["attr"]; v != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", v)
 		}
 		return errOf(d.c.MkeySigBlock(fn, attr))
-	case mlx.GroupCrypto:
-		attr := &mlx.Mlx5dvCryptoAttr{}
+	case mlx5rules.GroupCrypto:
+		attr := &mlx.CryptoAttr{}
 		if v := a.args["attr"]; v != nil {
 			x.v.Fill(reflect.ValueOf(attr).Elem(), "attr", v)
 		}

@@ -2,6 +2,7 @@ package wrcheck
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // MkeyTemplate is an mkey configuration validated once and applied many
@@ -12,22 +13,22 @@ type MkeyTemplate struct {
 	Access              uint32
 	Sig                 bool // the template sets a signature
 	Mem, Wire           Domain
-	SigFlags            mlx.Mlx5dvSigBlockAttrFlags
+	SigFlags            mlx.SigBlockAttrFlags
 	CheckMask, CopyMask uint8
 	psvs                int  // SET_PSV work requests that follow the UMR
 	copyOK              bool // COPY_MASK, if set, has the same block structure in both domains
 
 	// The attributes again as the C structs, pointing into the template,
 	// for the calls one by one.
-	attr      mlx.Mlx5dvSigBlockAttr
-	mem, wire mlx.Mlx5dvSigBlockDomain
-	dif       [2]mlx.Mlx5dvSigT10dif
-	crc       [2]mlx.Mlx5dvSigCrc
+	attr      mlx.SigBlockAttr
+	mem, wire mlx.SigBlockDomain
+	dif       [2]mlx.SigT10DIF
+	crc       [2]mlx.SigCRC
 }
 
 // SigAttr returns the template's signature attributes (nil if it has
 // none), for mlx5dv_wr_set_mkey_sig_block.
-func (t *MkeyTemplate) SigAttr() *mlx.Mlx5dvSigBlockAttr {
+func (t *MkeyTemplate) SigAttr() *mlx.SigBlockAttr {
 	if !t.Sig {
 		return nil
 	}
@@ -35,14 +36,14 @@ func (t *MkeyTemplate) SigAttr() *mlx.Mlx5dvSigBlockAttr {
 }
 
 // keep copies a domain into the template's C structs.
-func (t *MkeyTemplate) keep(i int, d *Domain, dst *mlx.Mlx5dvSigBlockDomain) *mlx.Mlx5dvSigBlockDomain {
+func (t *MkeyTemplate) keep(i int, d *Domain, dst *mlx.SigBlockDomain) *mlx.SigBlockDomain {
 	if !d.Present {
 		return nil
 	}
 	*dst = d.Domain
 	if d.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
 		t.crc[i] = d.Crc
-		dst.SetSigCrc(&t.crc[i])
+		dst.SetSigCRC(&t.crc[i])
 	} else {
 		t.dif[i] = d.T10dif
 		dst.SetSigDif(&t.dif[i])
@@ -53,8 +54,8 @@ func (t *MkeyTemplate) keep(i int, d *Domain, dst *mlx.Mlx5dvSigBlockDomain) *ml
 // NewMkeyTemplate validates access flags and signature attributes (nil:
 // none) as mlx5dv_wr_set_mkey_access_flags and
 // mlx5dv_wr_set_mkey_sig_block do, and keeps a copy.
-func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*MkeyTemplate, error) {
-	if err := mlx.ValidateArgsMlx5dvWrSetMkeyAccessFlags(access); err != nil {
+func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTemplate, error) {
+	if err := mlx.ValidateArgsWRSetMkeyAccessFlags(access); err != nil {
 		return nil, err
 	}
 	t := &MkeyTemplate{Access: uint32(access)}
@@ -74,7 +75,7 @@ func NewMkeyTemplate(access mlx.IbvAccessFlags, sig *mlx.Mlx5dvSigBlockAttr) (*M
 	if t.Wire.Present {
 		t.psvs++
 	}
-	t.attr = mlx.Mlx5dvSigBlockAttr{Mem: t.keep(0, &t.Mem, &t.mem), Wire: t.keep(1, &t.Wire, &t.wire),
+	t.attr = mlx.SigBlockAttr{Mem: t.keep(0, &t.Mem, &t.mem), Wire: t.keep(1, &t.Wire, &t.wire),
 		Flags: t.SigFlags, CheckMask: t.CheckMask, CopyMask: t.CopyMask}
 	probe := Mkey{Mem: t.Mem, Wire: t.Wire}
 	t.copyOK = t.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK == 0 || probe.SameStructure()
@@ -97,8 +98,8 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	room := c.qp.MaxInlineData + 4
 	xlat := 16 * entries
 	if !(c.ready && (!w.open || w.whole()) && c.offered[fn] &&
-		c.follows[fn][mlx.FnMlx5dvWrSetMkeyAccessFlags] && c.follows[fn][mlx.FnMlx5dvWrSetMkeyLayoutList] &&
-		(!t.Sig || c.follows[fn][mlx.FnMlx5dvWrSetMkeySigBlock]) &&
+		c.follows[fn][mlx.FnWRSetMkeyAccessFlags] && c.follows[fn][mlx.FnWRSetMkeyLayoutList] &&
+		(!t.Sig || c.follows[fn][mlx.FnWRSetMkeySigBlock]) &&
 		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] &&
 		(m.Lkey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && !m.HasCrypto() && m.HasSig() == t.Sig &&
 		!(m.HasSig() && m.ErrCountUpdated) && entries > 0 && entries <= room/16 && entries <= m.NumDesc) {
@@ -109,14 +110,14 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	c.touch(m)
 	m.Length = length
-	got := mlx.GroupAccess | mlx.GroupLayout
+	got := mlx5rules.GroupAccess | mlx5rules.GroupLayout
 	if t.Sig {
 		// Whatever the state before, setting the signature leaves it
 		// updated by this work request.
 		m.Sig = SigUpdated
 		m.Mem, m.Wire = t.Mem, t.Wire
 		m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
-		got |= mlx.GroupSignature
+		got |= mlx5rules.GroupSignature
 	}
 	c.wrs++
 	n := int32(2)

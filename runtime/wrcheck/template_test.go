@@ -12,24 +12,24 @@ import (
 func TestConfigureMkeyFastPath(t *testing.T) {
 	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8}
 	c := wrcheck.New(qp)
-	dif := &mlx.Mlx5dvSigT10dif{Bg: 0xffff, AppTag: 1, RefTag: 2}
-	wire := &mlx.Mlx5dvSigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	dif := &mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
+	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(dif)
-	tmpl, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.Mlx5dvSigBlockAttr{Wire: wire})
+	tmpl, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.SigBlockAttr{Wire: wire})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	inline := uint32(mlx.IBV_SEND_INLINE)
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	c.Start()
 	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) != nil {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
-	c.MkeyConfigure(fn, inline, m, 3, &mlx.Mlx5dvMkeyConfAttr{})
-	c.MkeyAccess(mlx.FnMlx5dvWrSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
-	c.MkeyLayout(mlx.FnMlx5dvWrSetMkeyLayoutList, 2, 1024, false)
-	c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, tmpl.SigAttr())
+	c.MkeyConfigure(fn, inline, m, 3, &mlx.MkeyConfAttr{})
+	c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
+	c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 2, 1024, false)
+	c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, tmpl.SigAttr())
 	u := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
 	if u == nil {
 		t.Fatal("the common case was not taken")
@@ -43,11 +43,11 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) != nil {
 		t.Fatal("took more entries than the mkey has")
 	}
-	if _, err := c.Complete(mlx.FnIbvWrComplete); err != nil {
+	if _, err := c.Complete(mlx.FnWRComplete); err != nil {
 		t.Fatal(err)
 	}
 	c.Start()
-	c.MkeyConfigure(fn, inline, m, 2, &mlx.Mlx5dvMkeyConfAttr{})
+	c.MkeyConfigure(fn, inline, m, 2, &mlx.MkeyConfAttr{})
 	c.Abort() // the mkey's state is now unknown
 	c.Start()
 	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) != nil {
@@ -74,21 +74,21 @@ func TestNilArguments(t *testing.T) {
 			t.Fatalf("got %v, want rule %s", err, rule)
 		}
 	}
-	fn := mlx.FnMlx5dvWrMkeyConfigure
+	fn := mlx.FnWRMkeyConfigure
 	for _, c2 := range []struct {
 		rule string
 		call func() error
 	}{
-		{"mkey_configure.mkey", func() error { return errOf(c.MkeyConfigure(fn, inline, nil, 0, &mlx.Mlx5dvMkeyConfAttr{})) }},
+		{"mkey_configure.mkey", func() error { return errOf(c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{})) }},
 		{"mkey_configure.attr", func() error { return errOf(c.MkeyConfigure(fn, inline, m, 0, nil)) }},
-		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnMlx5dvWrMrList, inline, nil, 0, 1, 64, false)) }},
+		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnWRMRList, inline, nil, 0, 1, 64, false)) }},
 		{"sig.attr", func() error {
-			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
-			return errOf(c.MkeySigBlock(mlx.FnMlx5dvWrSetMkeySigBlock, nil))
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
+			return errOf(c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, nil))
 		}},
 		{"crypto.attr", func() error {
-			c.MkeyConfigure(fn, inline, m, 1, &mlx.Mlx5dvMkeyConfAttr{})
-			return errOf(c.MkeyCrypto(mlx.FnMlx5dvWrSetMkeyCrypto, nil))
+			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
+			return errOf(c.MkeyCrypto(mlx.FnWRSetMkeyCrypto, nil))
 		}},
 	} {
 		c.Start()
@@ -100,6 +100,6 @@ func TestNilArguments(t *testing.T) {
 	}
 	dci := wrcheck.New(&wrcheck.QP{Type: mlx.QPDCI, SendOps: mlx.IBV_QP_EX_WITH_SEND, MaxSendSGE: 1})
 	dci.Start()
-	dci.Builder(mlx.FnIbvWrSend, 0)
-	want(errOf(dci.DCAddr(mlx.FnMlx5dvWrSetDcAddr, nil, -1)), "wr_post.dc_addr.ah")
+	dci.Builder(mlx.FnWRSend, 0)
+	want(errOf(dci.DCAddr(mlx.FnWRSetDCAddr, nil, -1)), "wr_post.dc_addr.ah")
 }

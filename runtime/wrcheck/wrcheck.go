@@ -29,13 +29,14 @@ package wrcheck
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
 // QP is what the checks know about the queue pair.
 type QP struct {
-	Type       mlx.QPType                     // QPRC, QPDCI, ...
-	SendOps    mlx.IbvQpCreateSendOpsFlags    // ibv send_ops_flags (IBV_QP_EX_WITH_*)
-	MlxSendOps mlx.Mlx5dvQpCreateSendOpsFlags // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+	Type       mlx.QPType                  // QPRC, QPDCI, ...
+	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge
@@ -72,12 +73,12 @@ const (
 // (the caller may reuse its structs afterwards).
 type Domain struct {
 	Present bool
-	Domain  mlx.Mlx5dvSigBlockDomain // Sig is cleared: see T10dif and Crc
-	T10dif  mlx.Mlx5dvSigT10dif
-	Crc     mlx.Mlx5dvSigCrc
+	Domain  mlx.SigBlockDomain // Sig is cleared: see T10dif and Crc
+	T10dif  mlx.SigT10DIF
+	Crc     mlx.SigCRC
 }
 
-func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
+func (d *Domain) set(src *mlx.SigBlockDomain) {
 	d.Present = src != nil
 	if src == nil {
 		return
@@ -90,14 +91,14 @@ func (d *Domain) set(src *mlx.Mlx5dvSigBlockDomain) {
 	case mlx.MLX5DV_SIG_TYPE_T10DIF:
 		d.T10dif = *src.SigDif()
 	case mlx.MLX5DV_SIG_TYPE_CRC:
-		d.Crc = *src.SigCrc()
+		d.Crc = *src.SigCRC()
 	}
 }
 
 // Mkey is an indirect mkey as the checks and the builders see it.
 type Mkey struct {
 	Lkey    uint32
-	Flags   mlx.Mlx5dvMkeyInitAttrFlags
+	Flags   mlx.MkeyInitAttrFlags
 	NumDesc int    // max_entries rounded up to a multiple of 4
 	Length  uint64 // as the last layout set it
 
@@ -105,14 +106,14 @@ type Mkey struct {
 	MemPSV, WirePSV     uint32
 	Sig                 SigState
 	Mem, Wire           Domain
-	SigFlags            mlx.Mlx5dvSigBlockAttrFlags
+	SigFlags            mlx.SigBlockAttrFlags
 	CheckMask, CopyMask uint8
 	ErrCount            uint32
 	ErrCountUpdated     bool
 
 	// Crypto context (Flags has CRYPTO).
 	Crypto     CryptoState
-	CryptoAttr mlx.Mlx5dvCryptoAttr
+	CryptoAttr mlx.CryptoAttr
 
 	// Unknown is set when a batch that configured the mkey failed or was
 	// aborted: the man pages call its state unknown until it is configured
@@ -121,7 +122,7 @@ type Mkey struct {
 }
 
 // NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
-func NewMkey(lkey uint32, flags mlx.Mlx5dvMkeyInitAttrFlags, maxEntries int) *Mkey {
+func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
 	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3}
 	if m.HasSig() {
 		// A fresh signature mkey has one pending error-count update.
@@ -172,8 +173,8 @@ type wr struct {
 	finalized  bool
 	resetSig   bool
 	fn         mlx.Func
-	got        mlx.SetterGroup
-	need       mlx.SetterGroup // the setter groups it must get
+	got        mlx5rules.SetterGroup
+	need       mlx5rules.SetterGroup // the setter groups it must get
 	numSetters int32
 	setters    int32
 	xlat       int32 // translation bytes
@@ -184,7 +185,7 @@ type wr struct {
 // composite literal is built on the stack and copied with wide loads that
 // cannot forward from its narrow stores, which costs more than the
 // rest of a builder's checks.
-func (w *wr) set(fn mlx.Func, need, got mlx.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
+func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
 	w.open, w.counting, w.finalized, w.resetSig = true, counting, finalized, resetSig
 	w.fn, w.got, w.need = fn, got, need
 	w.numSetters, w.xlat = numSetters, 0
@@ -226,11 +227,11 @@ type Chain struct {
 	// Tables of what the QP allows, computed once so that the common
 	// calls check a few words (the full checks run when one fails, to
 	// name the rule).
-	offered [mlx.NumFuncs]bool               // builder offered on the QP's type and send ops
-	follows [mlx.NumFuncs][mlx.NumFuncs]bool // [builder][setter]: the setter may follow the builder on this QP
-	needs   [mlx.NumFuncs]mlx.SetterGroup    // builder: the setter groups its work requests must get here
-	wrFlags [mlx.NumFuncs]uint32             // builder: the wr_flags it needs
-	group   [mlx.NumFuncs]mlx.SetterGroup    // setter: its group
+	offered [mlx.NumFuncs]bool                  // builder offered on the QP's type and send ops
+	follows [mlx.NumFuncs][mlx.NumFuncs]bool    // [builder][setter]: the setter may follow the builder on this QP
+	needs   [mlx.NumFuncs]mlx5rules.SetterGroup // builder: the setter groups its work requests must get here
+	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
+	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -238,7 +239,7 @@ type Chain struct {
 func New(qp *QP) *Chain {
 	c := &Chain{qp: qp}
 	for b := range mlx.NumFuncs {
-		info := &mlx.Funcs[b]
+		info := &mlx5rules.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
 			(info.SendOp == 0 || uint64(qp.SendOps)&info.SendOp != 0) &&
 			(info.MlxSendOp == 0 || uint64(qp.MlxSendOps)&info.MlxSendOp != 0)
@@ -246,10 +247,10 @@ func New(qp *QP) *Chain {
 		c.wrFlags[b] = info.WRFlags
 		c.group[b] = info.Group
 		if c.needsAddr(mlx.Func(b)) {
-			c.needs[b] |= mlx.GroupDcAddr
+			c.needs[b] |= mlx5rules.GroupDCAddr
 		}
 		for s := range mlx.NumFuncs {
-			c.follows[b][s] = mlx.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
+			c.follows[b][s] = mlx5rules.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
 		}
 	}
 	return c
@@ -258,7 +259,7 @@ func New(qp *QP) *Chain {
 // Start opens a batch (ibv_wr_start).
 func (c *Chain) Start() error {
 	if c.open {
-		return c.outside(mlx.FnIbvWrStart)
+		return c.outside(mlx.FnWRStart)
 	}
 	c.open, c.err, c.wrs, c.ready = true, nil, 0, true
 	c.wr = wr{}

@@ -13,8 +13,8 @@ import (
 // rdma-core 44.0 (go test -tags newer): a constant the committed package
 // does not have is of the committed package's type.
 func TestNewerConstants(t *testing.T) {
-	var f base.IbvAccessFlags = mlx5dv.IBV_ACCESS_FLUSH_GLOBAL
-	var op base.IbvWrOpcode = mlx5dv.IBV_WR_FLUSH
+	var f base.AccessFlags = mlx5dv.IBV_ACCESS_FLUSH_GLOBAL
+	var op base.WROpcode = mlx5dv.IBV_WR_FLUSH
 	if f != 0x100 || op != 0xe {
 		t.Fatalf("IBV_ACCESS_FLUSH_GLOBAL %#x, IBV_WR_FLUSH %#x", f, op)
 	}

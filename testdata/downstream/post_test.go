@@ -33,8 +33,8 @@ func TestWriteSignaled(t *testing.T) {
 	if got := mem.SQ[:len(want)]; !bytes.Equal(got, want) {
 		t.Fatalf("WQE\n%x, want\n%x", got, want)
 	}
-	ctrl := (*mlx5dv.Mlx5WqeCtrlSeg)(mem.SQ[:mlx5dv.Mlx5WqeCtrlSegSize])
-	if ctrl.Opcode() != mlx5dv.MLX5_OPCODE_RDMA_WRITE || ctrl.Ds() != 3 || ctrl.FmCeSe()&mlx5dv.MLX5_WQE_CTRL_CQ_UPDATE == 0 {
+	ctrl := (*mlx5dv.WQECtrlSeg)(mem.SQ[:mlx5dv.WQECtrlSegSize])
+	if ctrl.Opcode() != mlx5dv.MLX5_OPCODE_RDMA_WRITE || ctrl.DS() != 3 || ctrl.FmCeSe()&mlx5dv.MLX5_WQE_CTRL_CQ_UPDATE == 0 {
 		t.Fatalf("control segment %v", ctrl)
 	}
 }
@@ -55,7 +55,7 @@ func TestRuleError(t *testing.T) {
 	}
 	err = q.SetSGE(1, 0, 8) // a setter before any builder
 	var re *mlx5dv.RuleError
-	if !errors.As(err, &re) || re.Func != mlx5dv.FnIbvWrSetSge {
+	if !errors.As(err, &re) || re.Func != mlx5dv.FnWRSetSGE {
 		t.Fatalf("SetSGE before a builder: %v (%T), want a *mlx5dv.RuleError", err, err)
 	}
 	if q.Complete() == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
@@ -102,8 +103,8 @@ func Errno(name string) syscall.Errno {
 
 // Fn finds a function of generated/mlx5dv by its C name.
 func Fn(name string) (mlx.Func, bool) {
-	for i := range mlx.Funcs {
-		if mlx.Funcs[i].Name == name {
+	for i := range mlx5rules.Funcs {
+		if mlx5rules.Funcs[i].Name == name {
 			return mlx.Func(i), true
 		}
 	}
@@ -201,7 +202,7 @@ func (x Values) Fill(v reflect.Value, cname string, n *yaml.Node) {
 	m := x.Mapping(n)
 	for _, key := range Keys(n) {
 		val := m[key]
-		goName := model.Camel(key)
+		goName := model.MemberName(key)
 		if strings.Contains(key, ".") || v.FieldByName(goName) == (reflect.Value{}) {
 			x.fillUnion(v, cname, key, goName, val)
 			continue
@@ -277,9 +278,9 @@ func (x Values) QP(n *yaml.Node) (*sq.QP, map[string]*sq.Mkey) {
 		switch k {
 		case "type":
 		case "send_ops":
-			qp.SendOps = mlx.IbvQpCreateSendOpsFlags(x.Value(v))
+			qp.SendOps = mlx.IBVQPCreateSendOpsFlags(x.Value(v))
 		case "mlx5_send_ops":
-			qp.MlxSendOps = mlx.Mlx5dvQpCreateSendOpsFlags(x.Value(v))
+			qp.MlxSendOps = mlx.QPCreateSendOpsFlags(x.Value(v))
 		case "max_inline_data":
 			qp.MaxInlineData = int(x.Value(v))
 		case "max_send_sge":
@@ -349,7 +350,7 @@ func (x Values) Mkey(n *yaml.Node) *sq.Mkey {
 	if l := mm["lkey"]; l != nil {
 		lkey = x.Value(l)
 	}
-	return sq.NewMkey(uint32(lkey), mlx.Mlx5dvMkeyInitAttrFlags(flags), int(entries))
+	return sq.NewMkey(uint32(lkey), mlx.MkeyInitAttrFlags(flags), int(entries))
 }
 
 // Sum adds a field over a list of mappings, or returns def without one.

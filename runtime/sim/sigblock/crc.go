@@ -1,7 +1,14 @@
 package sigblock
 
-// The guard and checksum functions of mlx5dv_wr_set_mkey_sig_block(3),
-// table-driven, one byte per step, no allocation. Every function takes the
+import (
+	"hash/crc32"
+	"hash/crc64"
+)
+
+// The guard and checksum functions of mlx5dv_wr_set_mkey_sig_block(3), no
+// allocation. CRC-32, CRC-32C and CRC64_XP10 are Go's hash/crc32 and
+// hash/crc64 (hardware-assisted where the CPU has it); the T10-DIF CRC16,
+// which the standard library lacks, is table-driven here. Every function takes the
 // per-block seed the domain is configured with; the man page allows only 0
 // and all ones. The seed is the value the CRC register starts from: with all
 // ones CRC-32, CRC-32C and CRC64_XP10 are the catalogue CRCs (a ConnectX
@@ -19,11 +26,10 @@ const (
 	TypeCRC64XP10 CRCType = 2 // MLX5DV_SIG_CRC_TYPE_CRC64_XP10
 )
 
-// Polynomials in the reflected (LSB-first) form the tables use, and the
-// T10-DIF one in normal (MSB-first) form.
+// The XP10 polynomial in the reflected (LSB-first) form hash/crc64 takes,
+// and the T10-DIF one in normal (MSB-first) form. CRC-32 (IEEE 802.3) and
+// CRC-32C (Castagnoli, RFC 3720) are hash/crc32's own.
 const (
-	polyCRC32  = 0xEDB88320 // x^32+x^26+...+1 (0x04C11DB7 normal), FC-PH / IEEE 802.3
-	polyCRC32C = 0x82F63B78 // Castagnoli (0x1EDC6F41 normal), RFC 3720
 	// polyXP10 is the CRC64 of Microsoft's XP10 compression format, as
 	// Microsoft's Project Zipline RTL defines it (github.com/opencomputeproject/
 	// Project-Zipline, rtl/common/include/cr_global_params.vh:
@@ -41,43 +47,11 @@ const (
 )
 
 var (
-	tabCRC32  = reflected32(polyCRC32)
-	tabCRC32C = reflected32(polyCRC32C)
-	tabXP10   = reflected64(polyXP10)
+	tabCRC32  = crc32.IEEETable
+	tabCRC32C = crc32.MakeTable(crc32.Castagnoli)
+	tabXP10   = crc64.MakeTable(polyXP10)
 	tabT10    = normal16(polyT10)
 )
-
-func reflected32(poly uint32) *[256]uint32 {
-	var t [256]uint32
-	for i := range t {
-		r := uint32(i)
-		for range 8 {
-			if r&1 != 0 {
-				r = r>>1 ^ poly
-			} else {
-				r >>= 1
-			}
-		}
-		t[i] = r
-	}
-	return &t
-}
-
-func reflected64(poly uint64) *[256]uint64 {
-	var t [256]uint64
-	for i := range t {
-		r := uint64(i)
-		for range 8 {
-			if r&1 != 0 {
-				r = r>>1 ^ poly
-			} else {
-				r >>= 1
-			}
-		}
-		t[i] = r
-	}
-	return &t
-}
 
 func normal16(poly uint16) *[256]uint16 {
 	var t [256]uint16
@@ -127,30 +101,21 @@ func IPChecksum(seed uint16, p []byte) uint16 {
 // CRC32IEEE is MLX5DV_SIG_CRC_TYPE_CRC32 (FC-PH, the IEEE 802.3 CRC-32):
 // reflected, final XOR all ones, register starting at seed.
 func CRC32IEEE(seed uint32, p []byte) uint32 {
-	return ^update32(tabCRC32, seed, p)
+	// crc32.Update inverts the register on entry and exit: passing ^seed
+	// starts the register at seed and keeps the final XOR of all ones.
+	return crc32.Update(^seed, tabCRC32, p)
 }
 
 // CRC32Castagnoli is MLX5DV_SIG_CRC_TYPE_CRC32C (RFC 3720): reflected,
 // final XOR all ones, register starting at seed.
 func CRC32Castagnoli(seed uint32, p []byte) uint32 {
-	return ^update32(tabCRC32C, seed, p)
+	return crc32.Update(^seed, tabCRC32C, p)
 }
 
 // CRC64XP10 is MLX5DV_SIG_CRC_TYPE_CRC64_XP10 (see polyXP10): reflected,
 // final XOR all ones, register starting at seed.
 func CRC64XP10(seed uint64, p []byte) uint64 {
-	r := seed
-	for _, b := range p {
-		r = tabXP10[byte(r)^b] ^ r>>8
-	}
-	return ^r
-}
-
-func update32(t *[256]uint32, r uint32, p []byte) uint32 {
-	for _, b := range p {
-		r = t[byte(r)^b] ^ r>>8
-	}
-	return r
+	return crc64.Update(^seed, tabXP10, p)
 }
 
 // Width is the guard width in bits: 32 for CRC32 and CRC32C, 64 for
