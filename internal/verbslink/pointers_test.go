@@ -129,3 +129,31 @@ func TestNoDeviceDouble(t *testing.T) {
 		t.Errorf("%v: another function's ENOSYS is not ErrNoDevice", err)
 	}
 }
+
+// TestValidatedBeforeC: a binding checks its arguments with the generated
+// validators and, on a violation, returns the *RuleError (wrapping the
+// errno libmlx5 would give) without calling C.
+func TestValidatedBeforeC(t *testing.T) {
+	ctx := mlx5verbs.IBVContextFrom(mlx5verbs.DoubleAlloc(8))
+	defer mlx5verbs.DoubleFree(ctx.Ptr())
+	qp := mlx5verbs.QPExFrom(ctx.Ptr())
+	for name, call := range map[string]func() error{
+		"argument rule (DevxUmemReg access)": func() error {
+			_, err := mlx5verbs.DevxUmemReg(ctx, nil, 4096, 1<<30)
+			return err
+		},
+		"struct rule (WRSetMkeySigBlock with no domain)": func() error {
+			return mlx5verbs.WRSetMkeySigBlock(qp, &mlx5dv.SigBlockAttr{})
+		},
+	} {
+		mlx5verbs.DoubleReset(0, 0)
+		err := call()
+		var re *mlx5dv.RuleError
+		if !errors.As(err, &re) || !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("%s: %v, want a *RuleError wrapping EINVAL", name, err)
+		}
+		if n := len(mlx5verbs.DoubleCalls()); n != 0 {
+			t.Errorf("%s: C was called %d times after a violation", name, n)
+		}
+	}
+}
