@@ -222,11 +222,18 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 	okPtr := func(withErr bool) []jen.Code {
 		lhs := jen.Id("r")
 		cond := jen.Add(resPtr()).Op("!=").Id("res")
+		if fn.Result.String { // res holds the C string "mlx5gen"
+			cond = jen.Id("r").Op("!=").Lit("mlx5gen")
+		}
 		if withErr {
 			lhs = jen.List(jen.Id("r"), jen.Err())
 			cond = cond.Op("||").Err().Op("!=").Nil()
 		}
-		return []jen.Code{jen.Id("res").Op(":=").Id("d").Dot("alloc").Call(jen.Lit(8)),
+		alloc := jen.Id("d").Dot("alloc").Call(jen.Lit(8))
+		if fn.Result.String {
+			alloc = jen.Id("d").Dot("cString").Call(jen.Lit("mlx5gen"))
+		}
+		return []jen.Code{jen.Id("res").Op(":=").Add(alloc),
 			reset(jen.Int64().Call(jen.Uintptr().Call(jen.Id("res"))), ""),
 			lhs.Op(":=").Add(call),
 			jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("result %v, want %v"), jen.Id("r"), jen.Id("res"))), check}
@@ -288,8 +295,12 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 }
 
 // noAllocs reports whether a call of fn's binding should not allocate: a
-// struct passed by value is passed to C by address, so it escapes.
+// struct passed by value is passed to C by address, so it escapes, and a
+// C string result is copied into a Go string.
 func noAllocs(fn *model.Func) bool {
+	if fn.Result.String {
+		return false
+	}
 	for _, prm := range fn.Params {
 		if prm.Kind == model.ParamOther && !prm.Bool {
 			return false

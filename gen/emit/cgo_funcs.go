@@ -133,6 +133,8 @@ func goResult(fn *model.Func, pure string) jen.Code {
 		return nil
 	case fn.ResInt != nil:
 		return intType(*fn.ResInt)
+	case fn.Result.String:
+		return jen.String()
 	}
 	return goRefType(fn.Result, fn.Result.Depth, pure)
 }
@@ -297,6 +299,8 @@ func rawFunc(fn *model.Func, b Bindings, f *jen.File) {
 			return jen.Id(fn.Result.GoName).Values(v)
 		case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
 			return jen.Parens(rt).Call(v)
+		case fn.Result.String:
+			return jen.Id("goString").Call(v)
 		}
 		return v
 	}

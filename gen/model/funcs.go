@@ -38,6 +38,7 @@ type CRef struct {
 	GoName string   // Handle: the handle type's Go name (Context, QPEx)
 	Depth  int      // levels of pointer (1 for struct x *, 2 for struct x **)
 	Int    *IntType // a pointer to an integer (int *): its Go type
+	String bool     // a result of type const char *: a C string
 }
 
 // ParamKind is what a parameter holds.

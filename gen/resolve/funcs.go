@@ -67,6 +67,9 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 	if res != "void" {
 		f.CResult = normType(res)
 		f.Result = cref(cf.Type.Result)
+		if r := cf.Type.Result; r.Kind == cheader.Pointer && r.Elem != nil && r.Elem.Kind == cheader.Char && r.Elem.Const {
+			f.Result.String = true
+		}
 		if it, ok := intType(cf.Type.Result); ok {
 			f.ResInt = &it
 		}

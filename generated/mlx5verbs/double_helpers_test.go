@@ -36,6 +36,13 @@ func newDouble(t *testing.T) *double {
 	}}
 }
 
+// cString returns a C copy of s.
+func (d *double) cString(s string) unsafe.Pointer {
+	p := d.alloc(len(s) + 1)
+	copy(unsafe.Slice((*byte)(p), len(s)), s)
+	return p
+}
+
 func (d *double) reset(ret int64, errno syscall.Errno) { DoubleReset(ret, errno) }
 
 // check compares the one recorded call with the function and bytes wanted.

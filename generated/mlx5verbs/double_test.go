@@ -331,10 +331,10 @@ func TestDoubleGetDeviceName(t *testing.T) {
 	var want []byte
 	device := DeviceFrom(d.alloc(8))
 	want = appendPtr(want, device.p)
-	res := d.alloc(8)
+	res := d.cString("mlx5gen")
 	d.reset(int64(uintptr(res)), 0)
 	r, err := callGetDeviceName(device)
-	if r != res || err != nil {
+	if r != "mlx5gen" || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
 	d.check(13, want)
@@ -342,10 +342,6 @@ func TestDoubleGetDeviceName(t *testing.T) {
 	_, err = callGetDeviceName(device)
 	d.wantErr(err, "ibv_get_device_name", syscall.ENOMEM)
 	d.check(13, want)
-	d.reset(int64(uintptr(res)), 0)
-	d.noAllocs(func() {
-		callGetDeviceName(device)
-	})
 }
 
 // TestDoubleGetDeviceGUID: ibv_get_device_guid (value).

@@ -8,6 +8,7 @@ package mlx5verbs
 import (
 	"errors"
 	"syscall"
+	"unsafe"
 )
 
 // Error is the failure of a C function, as its return convention reports
@@ -74,4 +75,16 @@ func errnoOf(err error) syscall.Errno {
 		return e
 	}
 	return 0
+}
+
+// goString copies a C string ("" for NULL).
+func goString(p unsafe.Pointer) string {
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(p, n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice((*byte)(p), n))
 }

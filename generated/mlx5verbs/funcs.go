@@ -215,16 +215,16 @@ func callFreeDeviceList(list *Device) {
 }
 
 // GetDeviceName calls ibv_get_device_name (ibv_get_device_name(3)).
-func GetDeviceName(device Device) (unsafe.Pointer, error) {
+func GetDeviceName(device Device) (string, error) {
 	return callGetDeviceName(device)
 }
 
-func callGetDeviceName(device Device) (unsafe.Pointer, error) {
+func callGetDeviceName(device Device) (string, error) {
 	c, err := C.mlx5gen_ibv_get_device_name(device.p)
 	if c == nil {
-		return c, newError("ibv_get_device_name", errnoOf(err))
+		return goString(c), newError("ibv_get_device_name", errnoOf(err))
 	}
-	return c, nil
+	return goString(c), nil
 }
 
 // GetDeviceGUID calls ibv_get_device_guid (ibv_get_device_guid(3)).
