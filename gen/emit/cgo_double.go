@@ -199,29 +199,14 @@ func doubleTest(fn *model.Func, b Bindings, f *jen.File) {
 	}
 	call := jen.Id(rawName(fn)).Call(args...)
 	check := jen.Id("d").Dot("check").Call(jen.Lit(fn.ID), jen.Id("want"))
-	reset := func(ret jen.Code, errno string) jen.Code {
-		e := jen.Lit(0)
-		if errno != "" {
-			e = jen.Qual("syscall", errno)
-		}
-		return jen.Id("d").Dot("reset").Call(ret, e)
-	}
+	reset := doubleReset
 	wantErr := func(errno string) jen.Code {
 		return jen.Id("d").Dot("wantErr").Call(jen.Err(), jen.Lit(fn.Name), jen.Qual("syscall", errno))
 	}
 	rt := goResult(fn, b.Pure)
-	resPtr := func() jen.Code { // the result as an unsafe.Pointer
-		switch {
-		case fn.Result.Handle != "" && fn.Result.Depth == 1:
-			return jen.Id("r").Dot("p")
-		case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
-			return unsafePointer.Clone().Call(jen.Id("r"))
-		}
-		return jen.Id("r")
-	}
 	okPtr := func(withErr bool) []jen.Code {
 		lhs := jen.Id("r")
-		cond := jen.Add(resPtr()).Op("!=").Id("res")
+		cond := jen.Add(resultPointer(fn)).Op("!=").Id("res")
 		if fn.Result.String { // res holds the C string "mlx5gen"
 			cond = jen.Id("r").Op("!=").Lit("mlx5gen")
 		}
@@ -307,4 +292,24 @@ func noAllocs(fn *model.Func) bool {
 		}
 	}
 	return true
+}
+
+// doubleReset sets what the double answers next.
+func doubleReset(ret jen.Code, errno string) jen.Code {
+	e := jen.Lit(0)
+	if errno != "" {
+		e = jen.Qual("syscall", errno)
+	}
+	return jen.Id("d").Dot("reset").Call(ret, e)
+}
+
+// resultPointer is the test's result r as an unsafe.Pointer.
+func resultPointer(fn *model.Func) jen.Code {
+	switch {
+	case fn.Result.Handle != "" && fn.Result.Depth == 1:
+		return jen.Id("r").Dot("p")
+	case fn.Result.Mirror != nil, fn.Result.Handle != "" && fn.Result.Depth == 2, fn.Result.Int != nil:
+		return unsafePointer.Clone().Call(jen.Id("r"))
+	}
+	return jen.Id("r")
 }
