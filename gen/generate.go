@@ -44,17 +44,21 @@ type Config struct {
 	// render too (Result.Tables); Import is then the import path of the
 	// generated package, which the tables package imports.
 	Tables, Import string
+	// Bindings, when set, names the cgo bindings package (mlx5verbs) to
+	// generate too (Result.BindingFiles); it imports Import.
+	Bindings string
 }
 
 // Result is what a run read and produced.
 type Result struct {
-	C       *cheader.Model
-	Spec    *spec.Spec
-	Package *model.Package
-	Files   []emit.File
-	Rules   []byte          // spec/RULES.md
-	Alias   *alias.Decision // with Config.Alias: the types aliased and those declared here
-	Tables  []emit.File     // with Config.Tables: the checker's tables package
+	C            *cheader.Model
+	Spec         *spec.Spec
+	Package      *model.Package
+	Files        []emit.File
+	Rules        []byte          // spec/RULES.md
+	Alias        *alias.Decision // with Config.Alias: the types aliased and those declared here
+	Tables       []emit.File     // with Config.Tables: the checker's tables package
+	BindingFiles []emit.File     // with Config.Bindings: the cgo bindings package
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -76,6 +80,17 @@ func Generate(c Config) (*Result, error) {
 			return nil, errors.New("the tables package needs the import path of the generated package")
 		}
 		if res.Tables, err = emit.GenerateTables(res.Package, c.Tables, c.Import); err != nil {
+			return nil, err
+		}
+	}
+	if c.Bindings != "" {
+		if err := CheckPackageName(c.Bindings); err != nil {
+			return nil, fmt.Errorf("bindings package name %q: %v", c.Bindings, err)
+		}
+		if c.Import == "" {
+			return nil, errors.New("the bindings package needs the import path of the generated package")
+		}
+		if res.BindingFiles, err = emit.GenerateBindings(res.Package, emit.Bindings{Name: c.Bindings, Pure: c.Import}); err != nil {
 			return nil, err
 		}
 	}

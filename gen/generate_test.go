@@ -17,6 +17,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// pureImport is the import path the bindings take the generated package from.
+const pureImport = "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+
 // committed is the rdma-core release generated/mlx5dv is generated from.
 const committed = "44.0"
 
@@ -26,7 +29,7 @@ func generate(t *testing.T, version string) *gen.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS})
+	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Bindings: "mlx5verbs", Import: pureImport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,38 +53,51 @@ func TestGolden(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			res := generate(t, v)
 			dir := filepath.Join("..", "golden", v)
-			if *update {
-				os.RemoveAll(dir)
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want := map[string]bool{}
-			for _, f := range res.Files {
-				path := filepath.Join(dir, f.Name+".golden")
-				want[filepath.Base(path)] = true
-				if *update {
-					if err := os.WriteFile(path, f.Content, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				old, err := os.ReadFile(path)
-				if err != nil {
-					t.Errorf("%v (run go test ./gen -run TestGolden -update)", err)
-					continue
-				}
-				if !bytes.Equal(old, f.Content) {
-					t.Errorf("%s differs from the generator's output (-want +got):\n%s", path, lineDiff(string(old), string(f.Content)))
-				}
-			}
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if !want[e.Name()] {
-					t.Errorf("%s: the generator no longer writes this file", filepath.Join(dir, e.Name()))
-				}
-			}
+			goldenDir(t, dir, res.Files, map[string]bool{"mlx5verbs": true})
+			goldenDir(t, filepath.Join(dir, "mlx5verbs"), res.BindingFiles, nil)
 		})
+	}
+}
+
+// goldenDir compares files with dir/<name>.golden, or with -update
+// rewrites dir; the subdirectories keep are left alone.
+func goldenDir(t *testing.T, dir string, files []emit.File, keep map[string]bool) {
+	t.Helper()
+	if *update {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !keep[e.Name()] {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]bool{}
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name+".golden")
+		want[filepath.Base(path)] = true
+		if *update {
+			if err := os.WriteFile(path, f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%v (run go test ./gen -run TestGolden -update)", err)
+			continue
+		}
+		if !bytes.Equal(old, f.Content) {
+			t.Errorf("%s differs from the generator's output (-want +got):\n%s", path, lineDiff(string(old), string(f.Content)))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !want[e.Name()] && !keep[e.Name()] {
+			t.Errorf("%s: the generator no longer writes this file", filepath.Join(dir, e.Name()))
+		}
 	}
 }
 
@@ -93,12 +109,13 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS,
-		Tables: "mlx5rules", Import: "github.com/mlx5gen/mlx5gen/generated/mlx5dv"})
+		Tables: "mlx5rules", Bindings: "mlx5verbs", Import: "github.com/mlx5gen/mlx5gen/generated/mlx5dv"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stale := staleFiles(t, filepath.Join("..", "generated", "mlx5dv"), res.Files)
 	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5rules"), res.Tables)...)
+	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5verbs"), res.BindingFiles)...)
 	if old, err := os.ReadFile(filepath.Join("..", "spec", "RULES.md")); err != nil || !bytes.Equal(old, res.Rules) {
 		stale = append(stale, "spec/RULES.md")
 	}
@@ -141,7 +158,12 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs", a.Files[i].Name)
 		}
 	}
-	for _, f := range a.Files {
+	for i := range a.BindingFiles {
+		if !bytes.Equal(a.BindingFiles[i].Content, b.BindingFiles[i].Content) {
+			t.Errorf("bindings %s differs between two runs", a.BindingFiles[i].Name)
+		}
+	}
+	for _, f := range append(a.Files, a.BindingFiles...) {
 		if bytes.Contains(f.Content, []byte("/work/")) || bytes.Contains(f.Content, []byte(".cache")) {
 			t.Errorf("%s contains an absolute or cache path", f.Name)
 		}

@@ -21,6 +21,15 @@ type Output struct {
 	// Rules, when not empty, is where RulesContent (spec/RULES.md) goes.
 	Rules        string
 	RulesContent []byte
+	// More are other packages written in the same run (the cgo
+	// bindings), all or nothing with the first.
+	More []Package
+}
+
+// Package is one more package directory of an Output.
+type Package struct {
+	Dir   string
+	Files []emit.File
 }
 
 // Report says what WriteOutput did.
@@ -122,7 +131,14 @@ func (w *writer) plan(o Output) error {
 		}
 		w.targets = append(w.targets, t)
 	}
-	dirs := []string{o.Dir}
+	pkgs := append([]Package{{Dir: o.Dir, Files: o.Files}}, o.More...)
+	var dirs []string
+	for _, p := range pkgs {
+		if p.Dir == "" {
+			return errors.New("no output directory")
+		}
+		dirs = append(dirs, p.Dir)
+	}
 	if o.Rules != "" {
 		dirs = append(dirs, filepath.Dir(o.Rules))
 	}
@@ -134,16 +150,18 @@ func (w *writer) plan(o Output) error {
 	if len(problems) > 0 {
 		return errors.Join(problems...) // the files in them cannot be checked
 	}
-	for _, f := range o.Files {
-		if f.Name == "" || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") {
-			problems = append(problems, fmt.Errorf("internal error: generated file name %q is not a plain file name", f.Name))
-			continue
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			if f.Name == "" || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") {
+				problems = append(problems, fmt.Errorf("internal error: generated file name %q is not a plain file name", f.Name))
+				continue
+			}
+			if !isGoFile(f.Content) {
+				problems = append(problems, fmt.Errorf("internal error: generated %s lacks the marker %q", f.Name, generatedMarker))
+				continue
+			}
+			add(filepath.Join(p.Dir, f.Name), f.Content, "a generated file", isGoFile)
 		}
-		if !isGoFile(f.Content) {
-			problems = append(problems, fmt.Errorf("internal error: generated %s lacks the marker %q", f.Name, generatedMarker))
-			continue
-		}
-		add(filepath.Join(o.Dir, f.Name), f.Content, "a generated file", isGoFile)
 	}
 	if o.Rules != "" {
 		if !isRules(head(o.RulesContent)) {
@@ -152,12 +170,14 @@ func (w *writer) plan(o Output) error {
 			add(o.Rules, o.RulesContent, "the -rules table", isRules)
 		}
 	}
-	stale, err := w.stale(o.Dir, seen)
-	if err != nil {
-		problems = append(problems, err)
-	}
-	for _, path := range stale {
-		add(path, nil, "a stale file", isGoFile)
+	for _, p := range pkgs {
+		stale, err := w.stale(p.Dir, seen)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		for _, path := range stale {
+			add(path, nil, "a stale file", isGoFile)
+		}
 	}
 	return errors.Join(problems...)
 }
@@ -246,8 +266,8 @@ func (w *writer) prefix(path string) ([]byte, error) {
 	return b[:n], nil
 }
 
-// stale lists the regular Go files of dir an earlier run generated that
-// are not targets now.
+// stale lists the regular Go and C files (the bindings' shims) of dir an
+// earlier run generated that are not targets now.
 func (w *writer) stale(dir string, targets map[string]string) ([]string, error) {
 	entries, err := w.fsys.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -260,7 +280,7 @@ func (w *writer) stale(dir string, targets map[string]string) ([]string, error) 
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		abs, err := filepath.Abs(path)
-		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".go") || targets[abs] != "" {
+		if err != nil || !e.Type().IsRegular() || !generatedExt(e.Name()) || targets[abs] != "" {
 			continue
 		}
 		if b, err := w.prefix(path); err == nil && isGoFile(b) {
@@ -268,4 +288,15 @@ func (w *writer) stale(dir string, targets map[string]string) ([]string, error) 
 		}
 	}
 	return stale, nil
+}
+
+// generatedExt reports whether name has the extension of a file the
+// generator writes into a package directory.
+func generatedExt(name string) bool {
+	for _, ext := range []string{".go", ".c", ".h"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,11 @@ bash scripts/setup.sh
 set -x
 go vet ./...
 go test -count=1 ./...
+# The cgo bindings against their generated C test double: every bound
+# function byte for byte, and cgo's pointer rules. (go test ./... above ran
+# the link test and the same tests re-built with GOEXPERIMENT=cgocheck2, in
+# internal/verbslink.)
+go test -count=1 -tags mlx5gen_double ./generated/mlx5verbs/ ./internal/verbslink/
 # The signature CRCs against ISA-L (cgo, test only; libisal-dev from setup.sh).
 go test -count=1 -tags isal ./runtime/sim/sigblock/isaltest
 # The generated package and the runtime need neither cgo nor rdma-core.

@@ -74,6 +74,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
 	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/wrcheck runs on) to this directory, named after it; needs -import")
 	importPath := fs.String("import", "", "with -tables: the import path of the package written to -out")
+	bindings := fs.String("bindings", "", "also write the cgo bindings package (every described function, through C shims) to this directory, named after it; needs -import")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
@@ -94,13 +95,19 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	cfg.Alias = *aliasOf
-	if *tablesDir != "" {
+	if *tablesDir != "" || *bindings != "" {
 		if *importPath == "" {
-			return failf(stderr, "-tables needs -import, the import path of the package written to -out")
+			return failf(stderr, "-tables and -bindings need -import, the import path of the package written to -out")
 		}
-		cfg.Tables, cfg.Import = filepath.Base(filepath.Clean(*tablesDir)), *importPath
+		cfg.Import = *importPath
+		if *tablesDir != "" {
+			cfg.Tables = filepath.Base(filepath.Clean(*tablesDir))
+		}
+		if *bindings != "" {
+			cfg.Bindings = filepath.Base(filepath.Clean(*bindings))
+		}
 	} else if *importPath != "" {
-		return failf(stderr, "-import is for -tables")
+		return failf(stderr, "-import is for -tables and -bindings")
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {
@@ -110,16 +117,15 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *rules != "" {
 		o.Rules, o.RulesContent = *rules, res.Rules
 	}
+	if *tablesDir != "" {
+		o.More = append(o.More, gen.Package{Dir: *tablesDir, Files: res.Tables})
+	}
+	if *bindings != "" {
+		o.More = append(o.More, gen.Package{Dir: *bindings, Files: res.BindingFiles})
+	}
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
-	}
-	if *tablesDir != "" {
-		trep, err := gen.WriteOutput(gen.OS, gen.Output{Dir: *tablesDir, Files: res.Tables})
-		if err != nil {
-			return failLines(stderr, err)
-		}
-		rep.Written, rep.Removed, rep.Leftover = append(rep.Written, trep.Written...), append(rep.Removed, trep.Removed...), append(rep.Leftover, trep.Leftover...)
 	}
 	p := res.Package
 	warn(stderr, p)

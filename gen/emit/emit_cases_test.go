@@ -96,6 +96,12 @@ func runCase(t *testing.T, dir string) (map[string][]byte, map[string][]byte) {
 	for _, f := range res.Tables {
 		got["tables."+f.Name+".golden"] = f.Content
 	}
+	for _, f := range res.BindingFiles {
+		got[bindingsPrefix+f.Name+".golden"] = f.Content
+	}
+	if len(res.BindingFiles) > 0 {
+		checkBindings(t, c, res)
+	}
 	return got, pkg
 }
 
@@ -106,6 +112,7 @@ func caseConfig(dir string) (gen.Config, error) {
 	fs := flag.NewFlagSet("flags", flag.ContinueOnError)
 	fs.StringVar(&c.Package, "pkg", "", "Go package name")
 	fs.StringVar(&c.Alias, "alias", "", "import path of the committed package")
+	fs.StringVar(&c.Bindings, "bindings", "", "also generate the cgo bindings package of this name")
 	fs.StringVar(&c.Version, "rdma-core-version", "", "the header's rdma-core release")
 	fs.StringVar(&inputs, "inputs", "", "read the include tree and spec of this case")
 	fs.StringVar(&c.Tables, "tables", "", "also render the checker's tables package of this name")
@@ -120,6 +127,9 @@ func caseConfig(dir string) (gen.Config, error) {
 	in := dir
 	if inputs != "" {
 		in = filepath.Join(filepath.Dir(dir), inputs)
+	}
+	if c.Bindings != "" && c.Import == "" {
+		c.Import = caseModule + "/" + c.Package
 	}
 	c.IncludeRoot = filepath.Join(in, "include")
 	c.Spec = os.DirFS(filepath.Join(in, "spec"))

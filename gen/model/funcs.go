@@ -24,6 +24,21 @@ type Func struct {
 	Group   string
 	Of      []*Func
 	Rules   []*Rule // argument rules on its parameters, in spec order
+
+	// What the cgo bindings need (gen/emit/cgo_*.go).
+	CResult string   // the C result type as the header spells it; "" for void
+	Result  CRef     // what the result points to, when it is a pointer
+	ResInt  *IntType // an integer result: its Go type
+}
+
+// CRef is what a C pointer (or a struct passed by value) refers to.
+type CRef struct {
+	Mirror *Mirror  // a mirrored struct
+	Handle string   // another struct, by its tag: an opaque handle
+	GoName string   // Handle: the handle type's Go name (Context, QPEx)
+	Depth  int      // levels of pointer (1 for struct x *, 2 for struct x **)
+	Int    *IntType // a pointer to an integer (int *): its Go type
+	String bool     // a result of type const char *: a C string
 }
 
 // ParamKind is what a parameter holds.
@@ -43,4 +58,9 @@ type Param struct {
 	Int    IntType // ParamInt: its Go type
 	Enum   *Enum   // the enum or flag set whose names its values take
 	Typed  bool    // the Go parameter has the type of Enum (same size)
+
+	CType string // the C type as the header spells it
+	Const bool   // a pointer to const: C does not write through it
+	Bool  bool   // _Bool
+	Ref   CRef   // ParamPointer, ParamOther: what it refers to
 }

@@ -216,6 +216,10 @@ func (e *Enum) NamesFunc() string { return "names" + e.GoName }
 // function's arguments.
 func (f *Func) Validator() string { return "ValidateArgs" + strings.TrimPrefix(f.GoName, "Fn") }
 
+// BindingName is the Go name of f's cgo binding (generated/mlx5verbs):
+// its Func value's name without Fn (WRMkeyConfigure, OpenDevice).
+func (f *Func) BindingName() string { return strings.TrimPrefix(f.GoName, "Fn") }
+
 // ChainName is the ChainCheck constant of a chain check.
 func ChainName(check string) string { return "Chain" + GoCase(check) }
 

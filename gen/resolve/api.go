@@ -18,6 +18,7 @@ func (b *builder) api() {
 	b.p.API = a
 	b.buildFuncs()
 	b.buildMirrors()
+	b.bindRefs()
 	b.buildRules()
 	b.chainRules()
 	b.uncovered()

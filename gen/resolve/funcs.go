@@ -64,6 +64,16 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 	} else if r != nil && r.Kind == cheader.Void && r.Name != "" {
 		res = r.Name
 	}
+	if res != "void" {
+		f.CResult = normType(res)
+		f.Result = cref(cf.Type.Result)
+		if r := cf.Type.Result; r.Kind == cheader.Pointer && r.Elem != nil && r.Elem.Kind == cheader.Char && r.Elem.Const {
+			f.Result.String = true
+		}
+		if it, ok := intType(cf.Type.Result); ok {
+			f.ResInt = &it
+		}
+	}
 	want := sf.Result
 	if want == "" {
 		want = "void"
@@ -83,7 +93,11 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 		if normType(sp.Type) != normType(cp.Type.Spelling()) {
 			b.errorf(sp.Pos, "function %s: parameter %s has type %q in the header, not %q", sf.Name, sp.Name, cp.Type.Spelling(), sp.Type)
 		}
-		p := &model.Param{Name: sp.Name, GoName: model.ParamName(sp.Name), Kind: model.ParamOther}
+		p := &model.Param{Name: sp.Name, GoName: model.ParamName(sp.Name), Kind: model.ParamOther,
+			CType: normType(cp.Type.Spelling()), Bool: cp.Type.Kind == cheader.Bool, Ref: cref(cp.Type)}
+		if cp.Type.Kind == cheader.Pointer && cp.Type.Elem != nil && cp.Type.Elem.Const {
+			p.Const = true
+		}
 		if it, ok := intType(cp.Type); ok {
 			p.Kind, p.Int = model.ParamInt, it
 		} else if cp.Type.Kind == cheader.Pointer {
@@ -94,5 +108,41 @@ func (b *builder) checkPrototype(sf *spec.Function, cf *cheader.Func, f *model.F
 			p.Typed = p.Enum != nil && p.Kind == model.ParamInt && p.Int.Bits == p.Enum.Underlying.Bits
 		}
 		f.Params = append(f.Params, p)
+	}
+}
+
+// cref is what a parameter or result of type t refers to: the struct it
+// points to (through any levels of pointer) or holds by value, by tag.
+// Mirrors are linked to it once they are built (bindRefs).
+func cref(t *cheader.Type) model.CRef {
+	var r model.CRef
+	for t != nil && t.Kind == cheader.Pointer {
+		r.Depth++
+		t = t.Elem
+	}
+	if t != nil && t.Kind == cheader.Struct && t.Record != nil && t.Record.Tag != "" {
+		r.Handle = t.Record.Tag
+	}
+	if it, ok := intType(t); ok && r.Depth == 1 && t.Kind != cheader.Bool && t.Kind != cheader.Char {
+		r.Int = &it
+	}
+	return r
+}
+
+// bindRefs links the structs the functions' parameters and results refer
+// to with their mirrors; the others stay opaque handles.
+func (b *builder) bindRefs() {
+	link := func(r *model.CRef) {
+		if m := b.mirrors[r.Handle]; m != nil && r.Handle != "" {
+			r.Mirror, r.Handle = m, ""
+		} else if r.Handle != "" {
+			r.GoName = b.names.Name(r.Handle)
+		}
+	}
+	for _, f := range b.p.API.Funcs {
+		link(&f.Result)
+		for _, p := range f.Params {
+			link(&p.Ref)
+		}
 	}
 }

@@ -126,3 +126,28 @@ func imports(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestPureCgoFree keeps the generated package and the runtime free of cgo
+// (and so of rdma-core): only the bindings (generated/mlx5verbs) use it,
+// and nothing below them imports the bindings.
+func TestPureCgoFree(t *testing.T) {
+	root := moduleRoot(t)
+	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq"} {
+		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg), "*.go"))
+		if len(files) == 0 {
+			t.Errorf("%s: no Go files", pkg)
+		}
+		for _, f := range files {
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == "C" || strings.HasSuffix(p, "/generated/mlx5verbs") {
+					t.Errorf("%s imports %q: it must build with CGO_ENABLED=0 and without rdma-core", f, p)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,2 @@
+/* A minimal verbs.h for the bindings case: the shims include it. */
+#include <stdint.h>
