@@ -11,11 +11,9 @@
 package cqreplay
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"os"
 	"regexp"
 )
@@ -89,9 +87,9 @@ func Load(path string) (*File, []*Case, error) {
 		return nil, nil, err
 	}
 	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	data, err := vectors.ReadLimited(path, fh, MaxFileSize)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	return Parse(path, data)
 }
@@ -105,13 +103,8 @@ func Parse(name string, data []byte) (*File, []*Case, error) {
 		File
 		Cases []json.RawMessage `json:"cases"`
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&raw); err != nil {
-		return nil, nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d)), err)
-	}
-	if off := int(d.InputOffset()); len(bytes.TrimSpace(data[off:])) != 0 {
-		return nil, nil, fmt.Errorf("%s:%s: data after the JSON document", name, position(data, int64(off)))
+	if err := vectors.Decode(name, data, &raw); err != nil {
+		return nil, nil, err
 	}
 	f := raw.File
 	f.Path = name
@@ -138,25 +131,4 @@ func Parse(name string, data []byte) (*File, []*Case, error) {
 		cases = append(cases, c)
 	}
 	return &f, cases, nil
-}
-
-func errorOffset(err error, d *json.Decoder) int64 {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return se.Offset - 1
-	case errors.As(err, &te):
-		return te.Offset
-	}
-	return d.InputOffset()
-}
-
-// position is "line:column" of byte offset off of data.
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return fmt.Sprintf("%d:%d", line, col)
 }

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -276,22 +275,13 @@ func Load(path string) (*File, error) {
 
 // Read is Load from a reader; name names it in errors.
 func Read(name string, r io.Reader) (*File, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	data, err := ReadLimited(name, r, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes, the most a vector file may hold", name, MaxFileSize)
+		return nil, err
 	}
 	var f File
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s:%s: %w", name, position(data, errorOffset(err, d, data)), err)
-	}
-	if off := int(d.InputOffset()); len(bytes.TrimSpace(data[off:])) != 0 {
-		off += len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n"))
-		return nil, fmt.Errorf("%s:%s: data after the JSON document", name, position(data, int64(off)))
+	if err := Decode(name, data, &f); err != nil {
+		return nil, err
 	}
 	f.Path = name
 	for i := range f.Cases {
@@ -301,51 +291,6 @@ func Read(name string, r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &f, nil
-}
-
-// errorOffset is the byte offset a decoding error points at: the bad
-// byte of a syntax error, the start of a value of the wrong type, the
-// end of a truncated document.
-func errorOffset(err error, d *json.Decoder, data []byte) int64 {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return se.Offset - 1
-	case errors.As(err, &te):
-		return valueStart(data, te.Offset)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return int64(len(data))
-	}
-	return d.InputOffset()
-}
-
-// valueStart goes back from the end of a scalar JSON value to its start.
-func valueStart(data []byte, end int64) int64 {
-	end = min(max(end, 0), int64(len(data)))
-	i := end - 1
-	if i >= 0 && data[i] == '"' {
-		for i--; i >= 0 && (data[i] != '"' || i > 0 && data[i-1] == '\\'); i-- {
-		}
-		return max(i, 0)
-	}
-	for i >= 0 && bytes.IndexByte([]byte("0123456789+-.eEtruefalsn"), data[i]) >= 0 {
-		i--
-	}
-	if i+1 == end { // not a scalar: point at its end
-		return end
-	}
-	return i + 1
-}
-
-// position is "line:column" (both from 1, the column in bytes) of byte
-// offset off of data.
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // Bytes decodes a hex string.
