@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+	"github.com/mlx5gen/mlx5gen/internal/vectors"
 	"regexp"
 	"slices"
 	"sort"
@@ -59,7 +60,7 @@ func (c *Case) ruleFor(path, rel string) *mlx5rules.RuleInfo {
 	for k := range Rules {
 		r := &Rules[k]
 		pats := followed[r.ID]
-		if r.Follows == "" || len(pats) == 0 || !releaseAtMost(r.Follows, rel) || !slices.Contains(r.Funcs, fn) {
+		if r.Follows == "" || len(pats) == 0 || !vectors.ReleaseAtMost(r.Follows, rel) || !slices.Contains(r.Funcs, fn) {
 			continue
 		}
 		for _, p := range pats {
@@ -160,18 +161,6 @@ func setPath(tree any, path string, v any) error {
 		cur = list[n]
 	}
 	return fmt.Errorf("path %s: empty", path)
-}
-
-// releaseAtMost reports whether rdma-core release a is b or earlier.
-func releaseAtMost(a, b string) bool {
-	var am, an, bm, bn int
-	if _, err := fmt.Sscanf(a, "%d.%d", &am, &an); err != nil {
-		return false
-	}
-	if _, err := fmt.Sscanf(b, "%d.%d", &bm, &bn); err != nil {
-		return false
-	}
-	return am < bm || am == bm && an <= bn
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -65,7 +65,7 @@ func (p *Replayer) newest(c *vectors.Case) *mlx5rules.RuleInfo {
 	}
 	for i := range p.rules() {
 		r := &p.rules()[i]
-		if r.Follows == "" || !releaseAtMost(r.Follows, c.NewestRelease) {
+		if r.Follows == "" || !vectors.ReleaseAtMost(r.Follows, c.NewestRelease) {
 			continue
 		}
 		for _, call := range c.Calls {
@@ -75,18 +75,6 @@ func (p *Replayer) newest(c *vectors.Case) *mlx5rules.RuleInfo {
 		}
 	}
 	return nil
-}
-
-// releaseAtMost reports whether rdma-core release a is b or earlier.
-func releaseAtMost(a, b string) bool {
-	var am, an, bm, bn int
-	if _, err := fmt.Sscanf(a, "%d.%d", &am, &an); err != nil {
-		return false
-	}
-	if _, err := fmt.Sscanf(b, "%d.%d", &bm, &bn); err != nil {
-		return false
-	}
-	return am < bm || am == bm && an <= bn
 }
 
 // qpFix is how to create a QP that keeps a rule about QP creation.

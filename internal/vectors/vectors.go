@@ -373,3 +373,18 @@ func (a Args) Hex(name string) ([]byte, error) {
 	}
 	return hex.DecodeString(s)
 }
+
+// ReleaseAtMost reports whether rdma-core release a ("61.0") is b or
+// earlier; a release that does not parse is never at most another. Replay
+// uses it to decide whether a vector's newer commit already has the
+// behaviour a rule follows.
+func ReleaseAtMost(a, b string) bool {
+	var am, an, bm, bn int
+	if _, err := fmt.Sscanf(a, "%d.%d", &am, &an); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(b, "%d.%d", &bm, &bn); err != nil {
+		return false
+	}
+	return am < bm || am == bm && an <= bn
+}
