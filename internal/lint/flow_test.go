@@ -13,7 +13,7 @@ import (
 
 // flow ranks the generator's pipeline, header + spec -> model -> emit: a
 // package may import only packages of a lower rank (gen/emit's whole
-// import graph is checked by gen/emit's TestEmitImports).
+// import graph is checked by TestEmitImports).
 var flow = map[string]int{
 	"gen/diag": 0, "gen/vocab": 0,
 	"gen/cheader": 1, "gen/spec": 1, "gen/model": 1,
