@@ -46,25 +46,8 @@ func FuzzRQ(f *testing.F) {
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i], ops[i+1]
 			switch op % 4 {
-			case 0:
-				s := fuzzSGEs(sges[:], arg)
-				if err := q.Post(uint64(arg), s); err != nil {
-					wantRuleErr(t, err)
-				} else if err := twin.Post(uint64(arg), s); err != nil {
-					t.Fatal(err)
-				}
-			case 1:
-				k := int(arg % 7)
-				for j := range wrs[:k] {
-					wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
-				}
-				n, err := q.PostList(wrs[:k])
-				if err != nil {
-					wantRuleErr(t, err)
-				}
-				if m, err := twin.PostList(wrs[:n]); m != n || err != nil {
-					t.Fatalf("the good prefix of %d: %d, %v", n, m, err)
-				}
+			case 0, 1:
+				fuzzPost(t, q, twin, op, arg, sges[:], wrs)
 			case 2:
 				id, err := q.Retire()
 				tid, terr := twin.Retire()
@@ -102,25 +85,8 @@ func FuzzSRQ(f *testing.F) {
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i], ops[i+1]
 			switch op % 4 {
-			case 0:
-				g := fuzzSGEs(sges[:], arg)
-				if err := s.Post(uint64(arg), g); err != nil {
-					wantRuleErr(t, err)
-				} else if err := twin.Post(uint64(arg), g); err != nil {
-					t.Fatal(err)
-				}
-			case 1:
-				k := int(arg % 7)
-				for j := range wrs[:k] {
-					wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
-				}
-				n, err := s.PostList(wrs[:k])
-				if err != nil {
-					wantRuleErr(t, err)
-				}
-				if got, err := twin.PostList(wrs[:n]); got != n || err != nil {
-					t.Fatalf("the good prefix of %d: %d, %v", n, got, err)
-				}
+			case 0, 1:
+				fuzzPost(t, s, twin, op, arg, sges[:], wrs)
 			case 2:
 				ind := uint16(arg % 10) // 8 and 9: outside the ring
 				id, err := s.Retire(ind)
@@ -142,4 +108,37 @@ func FuzzSRQ(f *testing.F) {
 			}
 		}
 	})
+}
+
+// recvPoster is what the RQ and the SRQ share: posting one work request or
+// a list.
+type recvPoster interface {
+	Post(wrID uint64, sges []rq.Sge) error
+	PostList(wrs []rq.RecvWR) (int, error)
+}
+
+// fuzzPost posts to q (op 0: one work request, op 1: a list of arg%7) and
+// what q accepted to its twin, which must accept it all.
+func fuzzPost(t *testing.T, q, twin recvPoster, op, arg byte, sges []rq.Sge, wrs []rq.RecvWR) {
+	t.Helper()
+	if op%4 == 0 {
+		g := fuzzSGEs(sges, arg)
+		if err := q.Post(uint64(arg), g); err != nil {
+			wantRuleErr(t, err)
+		} else if err := twin.Post(uint64(arg), g); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	k := int(arg % 7)
+	for j := range wrs[:k] {
+		wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
+	}
+	n, err := q.PostList(wrs[:k])
+	if err != nil {
+		wantRuleErr(t, err)
+	}
+	if got, err := twin.PostList(wrs[:n]); got != n || err != nil {
+		t.Fatalf("the good prefix of %d: %d, %v", n, got, err)
+	}
 }
