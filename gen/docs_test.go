@@ -192,7 +192,7 @@ func figureBlocks(t *testing.T) map[string]string {
 	blocks["api"] = fmt.Sprintf("From the rdma-core %s header and `spec/`, the committed `generated/mlx5dv` has\n"+
 		"%d constants, %d enum types, %d WQE and CQE segment types and %d WQE formats. The\n"+
 		"descriptors in `spec/api` describe %d functions and %d structs with %d rules: %d\n"+
-		"checked by the generated validators, %d by `runtime/wrcheck`, %d by `runtime/rq`, and %d\n"+
+		"checked by the generated validators, %d by `runtime/internal/wrcheck`, %d by `runtime/rq`, and %d\n"+
 		"that describe behaviour or later use that cannot be checked when posting.\n",
 		committed, len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats),
 		len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules), arg, chain, recv, len(p.API.Rules)-arg-chain-recv)

@@ -72,7 +72,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "mlx5dv", "Go package name")
 	rules := fs.String("rules", "", "also write the table of rules (spec/RULES.md) to this file")
 	verbose := fs.Bool("v", false, "list the mlx5dv functions and structs of the header that have no descriptor, one per line")
-	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/wrcheck runs on) to this directory, named after it; needs -import")
+	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/internal/wrcheck runs on) to this directory, named after it; needs -import")
 	importPath := fs.String("import", "", "with -tables: the import path of the package written to -out")
 	bindings := fs.String("bindings", "", "also write the cgo bindings package (every described function, through C shims) to this directory, named after it; needs -import")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")

@@ -8,7 +8,7 @@ import (
 
 // docFile writes the tables package's doc comment.
 func (t tables) docFile(p *model.Package, f *jen.File) {
-	f.PackageComment("Package " + t.pkg + " holds the tables the work-request checker (runtime/wrcheck)")
+	f.PackageComment("Package " + t.pkg + " holds the tables the work-request checker (runtime/internal/wrcheck)")
 	f.PackageComment("runs on, generated from spec/api with the package " + t.base + ":")
 	f.PackageComment("what the spec says of each function (Funcs, indexed by its Func), every rule")
 	f.PackageComment("(Rules, as spec/RULES.md lists them), the chain checks of the state machine")

@@ -8,7 +8,7 @@ import (
 )
 
 // funcsFile writes the table of API functions the work-request state
-// machine (runtime/wrcheck) runs on: the setter groups, the function kinds
+// machine (runtime/internal/wrcheck) runs on: the setter groups, the function kinds
 // and Funcs.
 func (t tables) funcsFile(p *model.Package, f *jen.File) {
 	t.setterGroups(f)

@@ -47,7 +47,7 @@ func (t tables) ruleTable(p *model.Package, f *jen.File) {
 func (t tables) chainChecks(p *model.Package, f *jen.File) {
 	a := p.API
 
-	comment(f, "ChainCheck is a check of the work-request state machine (runtime/wrcheck).")
+	comment(f, "ChainCheck is a check of the work-request state machine (runtime/internal/wrcheck).")
 	f.Type().Id("ChainCheck").Int8()
 	f.Line()
 	var cs []jen.Code

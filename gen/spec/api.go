@@ -132,7 +132,7 @@ type Rule struct {
 
 // Check says how a rule is enforced: a predicate on a struct field or a
 // parameter (generated into a validator), or a named check of the
-// work-request chain state machine (runtime/wrcheck).
+// work-request chain state machine (runtime/internal/wrcheck).
 type Check struct {
 	Pos    Pos    `yaml:"-"`
 	Struct string `yaml:"struct"` // the struct whose validator checks it

@@ -29,7 +29,7 @@ var QPTypes = []string{"RC", "UC", "UD", "XRC_SEND", "RAW_PACKET", "DCI"}
 var SetterGroups = []string{"data", "dc_addr", "access", "layout", "signature", "crypto", "ud_addr", "xrc_srqn"}
 
 // ChainChecks are the checks of the work-request state machine
-// (runtime/wrcheck) that rules name with check: {chain: name}, in the
+// (runtime/internal/wrcheck) that rules name with check: {chain: name}, in the
 // order of the generated ChainCheck constants.
 var ChainChecks = []string{
 	"in_batch", "qp_type", "send_op", "wr_flags", "setter_after_builder", "setter_once",

@@ -19,7 +19,7 @@ import (
 //
 // Reporting a violation does not allocate: the values are kept as they are
 // and formatted only by Error. An error returned by a work-request chain
-// (runtime/wrcheck) is the chain's: it holds until the chain's next failing
+// (runtime/internal/wrcheck) is the chain's: it holds until the chain's next failing
 // batch; copy the struct to keep it longer.
 type RuleError struct {
 	Func  Func          // the call that broke the rule

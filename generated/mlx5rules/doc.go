@@ -3,7 +3,7 @@
 // Source: infiniband/mlx5dv.h (rdma-core 44.0)
 // Spec: spec/api/ibv_create_cq_ex.yaml, spec/api/ibv_modify_qp.yaml, spec/api/ibv_open_device.yaml, spec/api/ibv_reg_mr.yaml, spec/api/ibv_wr_post.yaml, spec/api/mlx5dv_create_mkey.yaml, spec/api/mlx5dv_create_qp.yaml, spec/api/mlx5dv_dek_create.yaml, spec/api/mlx5dv_devx_umem_reg.yaml, spec/api/mlx5dv_init_obj.yaml, spec/api/mlx5dv_wr_mkey_configure.yaml, spec/api/mlx5dv_wr_post.yaml, spec/api/mlx5dv_wr_set_mkey_crypto.yaml, spec/api/mlx5dv_wr_set_mkey_sig_block.yaml, spec/api/poll_cq.yaml, spec/api/post_recv.yaml, spec/enums/mlx5dv.yaml, spec/enums/verbs.yaml, spec/hw/segments.yaml, spec/hw/wqe.yaml
 
-// Package mlx5rules holds the tables the work-request checker (runtime/wrcheck)
+// Package mlx5rules holds the tables the work-request checker (runtime/internal/wrcheck)
 // runs on, generated from spec/api with the package github.com/mlx5gen/mlx5gen/generated/mlx5dv:
 // what the spec says of each function (Funcs, indexed by its Func), every rule
 // (Rules, as spec/RULES.md lists them), the chain checks of the state machine

@@ -3271,7 +3271,7 @@ var Rules = []RuleInfo{
 	},
 }
 
-// ChainCheck is a check of the work-request state machine (runtime/wrcheck).
+// ChainCheck is a check of the work-request state machine (runtime/internal/wrcheck).
 type ChainCheck int8
 
 const (

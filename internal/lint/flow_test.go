@@ -43,9 +43,9 @@ var runtimeFlow = map[string]int{
 	"generated/mlx5dv":    0,
 	"generated/mlx5rules": 1,
 	"runtime/barrier":     1, "runtime/mmio": 1, "runtime/dma": 1,
-	"runtime/qmem":    2, // queue memory is a runtime/dma mapping
-	"runtime/wrcheck": 3,
-	"runtime/sq":      4, "runtime/rq": 4,
+	"runtime/qmem":             2, // queue memory is a runtime/dma mapping
+	"runtime/internal/wrcheck": 3,
+	"runtime/sq":               4, "runtime/rq": 4,
 	"runtime/cq": 5,
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
@@ -132,7 +132,7 @@ func imports(t *testing.T, dir string) []string {
 // and nothing below them imports the bindings.
 func TestPureCgoFree(t *testing.T) {
 	root := moduleRoot(t)
-	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq"} {
+	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/internal/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq"} {
 		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg), "*.go"))
 		if len(files) == 0 {
 			t.Errorf("%s: no Go files", pkg)

@@ -8,7 +8,6 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/dma"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // newRun sets up a case's queue and objects from setup s, to be compared
@@ -119,28 +118,28 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 	return nil
 }
 
-func sigState(s string) (wrcheck.SigState, error) {
+func sigState(s string) (sq.SigState, error) {
 	switch s {
 	case "INIT":
-		return wrcheck.SigInit, nil
+		return sq.SigInit, nil
 	case "RESET":
-		return wrcheck.SigReset, nil
+		return sq.SigReset, nil
 	case "SET":
-		return wrcheck.SigSet, nil
+		return sq.SigSet, nil
 	case "UPDATED":
-		return wrcheck.SigUpdated, nil
+		return sq.SigUpdated, nil
 	}
 	return 0, fmt.Errorf("unknown signature state %q", s)
 }
 
-func cryptoState(s string) (wrcheck.CryptoState, error) {
+func cryptoState(s string) (sq.CryptoState, error) {
 	switch s {
 	case "INIT":
-		return wrcheck.CryptoInit, nil
+		return sq.CryptoInit, nil
 	case "SET":
-		return wrcheck.CryptoSet, nil
+		return sq.CryptoSet, nil
 	case "UPDATED":
-		return wrcheck.CryptoUpdated, nil
+		return sq.CryptoUpdated, nil
 	}
 	return 0, fmt.Errorf("unknown crypto state %q", s)
 }

@@ -5,7 +5,7 @@
 // plain memory or a device's mapped queue.
 //
 // Every call is checked first by the work-request state machine
-// (runtime/wrcheck), from the rules of the man pages; a call that breaks
+// (runtime/internal/wrcheck), from the rules of the man pages; a call that breaks
 // one returns a *mlx5dv.RuleError and writes nothing, and the batch it
 // belongs to is rolled back by Complete. A full send queue is such an
 // error too: nothing is written over an outstanding WQE. Posting does not
@@ -30,9 +30,9 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 const (
@@ -65,6 +65,25 @@ type AH struct {
 // Mkey is an indirect mkey: how it was created, its PSVs, and the
 // signature and crypto state its configurations leave.
 type Mkey = wrcheck.Mkey
+
+// SigState is an mkey's signature state, as libmlx5 tracks it (Mkey.Sig);
+// CryptoState its crypto state (Mkey.Crypto). A caller sets them only to
+// take over an mkey a previous owner configured (conformance replay).
+type (
+	SigState    = wrcheck.SigState
+	CryptoState = wrcheck.CryptoState
+)
+
+// The signature and crypto states.
+const (
+	SigInit       = wrcheck.SigInit    // never configured, or configured without a signature
+	SigReset      = wrcheck.SigReset   // reset by MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR
+	SigSet        = wrcheck.SigSet     // configured by an earlier work request
+	SigUpdated    = wrcheck.SigUpdated // configured by the work request being built
+	CryptoInit    = wrcheck.CryptoInit
+	CryptoSet     = wrcheck.CryptoSet
+	CryptoUpdated = wrcheck.CryptoUpdated
+)
 
 // NewMkey describes an indirect mkey created with flags and maxEntries
 // (mlx5dv_create_mkey).

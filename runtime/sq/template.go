@@ -2,7 +2,7 @@ package sq
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
 
 // MkeyTemplate is a validated mkey configuration, applied with

@@ -2,7 +2,7 @@ package sq
 
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
 
 // The mkey mask bits of a UMR's access flags.

@@ -1,6 +1,6 @@
 // Package ruletest reads the good and bad examples of the rules in spec/api
 // for the tests of the runtime: the work-request state machine
-// (runtime/wrcheck) runs them on its checks, the send-queue writer
+// (runtime/internal/wrcheck) runs them on its checks, the send-queue writer
 // (runtime/sq) through every public entry point. It loads the spec and the
 // header model the committed generated/mlx5dv comes from, and turns the
 // examples' YAML (numbers, constant names, nested structs) into values.
@@ -23,8 +23,8 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
 
 // TestConfigureMkeyFastPath: the template path takes the common case and

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
 
 // The success path allocates nothing: validators, the state machine, and

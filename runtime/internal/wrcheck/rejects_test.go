@@ -14,7 +14,7 @@ import (
 // and posts nothing; the misuses libmlx5 accepts fail with the rule that
 // forbids them, whose descriptor says libmlx5 accepts it.
 func TestRejects(t *testing.T) {
-	f, err := vectors.Load("../../testdata/vectors/rejects.json")
+	f, err := vectors.Load("../../../testdata/vectors/rejects.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
 )
 
 // TestRules runs every enforced rule's examples (spec/api): the good one

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
 
 // TestSettersAnswerWhole: a setter's answer says when its work request has
