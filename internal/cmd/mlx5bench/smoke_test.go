@@ -10,7 +10,7 @@ import (
 // benchmark, and checks the table's shape.
 func TestSmoke(t *testing.T) {
 	var out, errb bytes.Buffer
-	st := run([]string{"-rounds", "1", "-benchtime", "100x", "-rows", "^(encoders|doorbell-each)$"}, &out, &errb)
+	st := run([]string{"-rounds", "1", "-benchtime", "100x", "-rows", "^(encoders|post-libmlx5)$"}, &out, &errb)
 	if st != 0 {
 		t.Fatalf("status %d: %s", st, errb.String())
 	}
@@ -35,7 +35,7 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("encoder row: %s", table[3])
 	}
 	if !strings.Contains(table[2], "not measured: ") {
-		t.Errorf("doorbell row: %s", table[2])
+		t.Errorf("libmlx5 row: %s", table[2])
 	}
 	if !strings.HasPrefix(lines[0], "Measured ") || !strings.Contains(lines[0], "GOAMD64=") ||
 		!strings.Contains(out.String(), "go run ./internal/cmd/mlx5bench -rounds 1") {
