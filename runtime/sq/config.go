@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // BlueFlame describes the QP's BlueFlame register (its bfreg).
