@@ -24,35 +24,9 @@ type PD struct {
 }
 
 // QP is what the queue pair was created with, and what the device
-// offers the send path.
-type QP struct {
-	Type       mlx.QPType                  // QPRC or QPDCI
-	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
-	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
-
-	MaxInlineData int // cap.max_inline_data as the QP was created
-	MaxSendSGE    int // cap.max_send_sge
-	MaxPost       int // work requests the send queue holds (libmlx5's max_post); 0: not limited
-
-	Streams         bool // a DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS
-	LogNumConcurent int  // its dci_streams.log_num_concurent
-
-	MaxMemcpy         uint64 // mlx5dv_context.max_wr_memcpy_length; 0: memcpy unsupported
-	MkeyTagSupported  bool   // the device can update an mkey's tag byte
-	CryptoSingleBlock bool   // the AES-XTS engine handles a single data unit per mkey
-	CryptoMultiBlock  bool   // the AES-XTS engine handles many
-}
-
-// checks is what the rule checks need of the QP.
-func (qp *QP) checks() *wrcheck.QP {
-	return &wrcheck.QP{
-		Type: qp.Type, SendOps: qp.SendOps, MlxSendOps: qp.MlxSendOps,
-		MaxInlineData: qp.MaxInlineData, MaxSendSGE: qp.MaxSendSGE,
-		Streams: qp.Streams, LogNumConcurent: qp.LogNumConcurent,
-		MaxMemcpy: qp.MaxMemcpy, MkeyTagSupported: qp.MkeyTagSupported,
-		CryptoSingleBlock: qp.CryptoSingleBlock, CryptoMultiBlock: qp.CryptoMultiBlock,
-	}
-}
+// offers the send path: one struct, which the writer reads its budget
+// (MaxPost) from and the checker its capabilities.
+type QP = wrcheck.QP
 
 // Config describes a send queue.
 type Config struct {

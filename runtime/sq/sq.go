@@ -205,9 +205,10 @@ func New(c Config) (*SQ, error) {
 		return nil, fmt.Errorf("sq: max_wr_memcpy_length %d is above the 2 GiB a memcpy WQE can move", c.QP.MaxMemcpy)
 	}
 	n := c.Mem.WQEBBs()
+	qp := c.QP // the checker keeps its own copy
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
-		chk: wrcheck.New(c.QP.checks()), maxPost: c.QP.MaxPost,
+		chk: wrcheck.New(&qp), maxPost: c.QP.MaxPost,
 		qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start: make([]uint32, n),

@@ -23,7 +23,6 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	specfiles "github.com/mlx5gen/mlx5gen/spec"
 )
@@ -304,17 +303,6 @@ func (x Values) QP(n *yaml.Node) (*sq.QP, map[string]*sq.Mkey) {
 		}
 	}
 	return qp, mkeys
-}
-
-// Checks is the checker's view of qp: its fields of the same names (the
-// writer's own MaxPost is not the checker's).
-func Checks(qp *sq.QP) *wrcheck.QP {
-	var c wrcheck.QP
-	dst, src := reflect.ValueOf(&c).Elem(), reflect.ValueOf(qp).Elem()
-	for i := range dst.NumField() {
-		dst.Field(i).Set(src.FieldByName(dst.Type().Field(i).Name))
-	}
-	return &c
 }
 
 func (x Values) qpType(qp *sq.QP, t *yaml.Node) {

@@ -117,7 +117,7 @@ func (x *example) run(n *yaml.Node) error {
 // chain runs a chain example: tests.qp and a list of calls.
 func (x *example) chain(n *yaml.Node) error {
 	qp, mkeys := x.v.QP(&x.rule.Tests.QP)
-	c := wrcheck.New(ruletest.Checks(qp))
+	c := wrcheck.New(qp)
 	d := &driver{x: x, c: c, mkeys: mkeys}
 	if n.Kind != yaml.SequenceNode {
 		x.t.Fatalf("line %d: a chain example is a list of calls", n.Line)

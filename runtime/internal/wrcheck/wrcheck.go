@@ -32,14 +32,17 @@ import (
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
-// QP is what the checks know about the queue pair.
+// QP is what the queue pair was created with, and what the device offers
+// the send path (runtime/sq's QP). The checks read every field but
+// MaxPost, the writer's work-request budget.
 type QP struct {
-	Type       mlx.QPType                  // QPRC, QPDCI, ...
+	Type       mlx.QPType                  // QPRC or QPDCI
 	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
 	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
 
 	MaxInlineData int // cap.max_inline_data as the QP was created
 	MaxSendSGE    int // cap.max_send_sge
+	MaxPost       int // work requests the send queue holds (libmlx5's max_post); 0: not limited
 
 	Streams         bool // a DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS
 	LogNumConcurent int  // its dci_streams.log_num_concurent
