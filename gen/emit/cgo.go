@@ -29,6 +29,9 @@ var (
 	cgoDoubleSource string
 	//go:embed cgo_doubletest.go.txt
 	cgoDoubleTestSource string
+	// doubleRuntime is the recorder the double's functions call (double.c).
+	//go:embed cgo_double.c.txt
+	doubleRuntime string
 )
 
 // DoubleTag is the build tag that replaces the shims with the test double.

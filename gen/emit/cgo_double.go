@@ -37,48 +37,6 @@ int mlx5gen_double_overflow(void);
 	return []byte(b.String())
 }
 
-const doubleRuntime = `
-#include <errno.h>
-#include <string.h>
-#include "shims.h"
-#include "double.h"
-
-enum { MAX_CALLS = 8, MAX_ARGS = 4096 };
-
-static struct {
-	int fn;
-	size_t len;
-	unsigned char args[MAX_ARGS];
-} calls[MAX_CALLS];
-static int ncalls, overflow, err_next;
-static int64_t ret_next;
-
-void mlx5gen_double_reset(int64_t ret, int err) { ncalls = 0; overflow = 0; ret_next = ret; err_next = err; }
-int mlx5gen_double_ncalls(void) { return ncalls; }
-int mlx5gen_double_func(int i) { return calls[i].fn; }
-int mlx5gen_double_overflow(void) { return overflow; }
-const unsigned char *mlx5gen_double_call(int i, size_t *len) { *len = calls[i].len; return calls[i].args; }
-
-static int begin(int fn) {
-	if (ncalls == MAX_CALLS) {
-		overflow = 1;
-		return -1;
-	}
-	calls[ncalls].fn = fn;
-	calls[ncalls].len = 0;
-	return ncalls++;
-}
-
-static void rec(int c, const void *p, size_t n) {
-	if (c < 0 || calls[c].len + n > MAX_ARGS) {
-		overflow = 1;
-		return;
-	}
-	memcpy(calls[c].args + calls[c].len, p, n);
-	calls[c].len += n;
-}
-`
-
 func doubleSource(p *model.Package) []byte {
 	var b strings.Builder
 	b.WriteString(cHeader(p, DoubleTag))
