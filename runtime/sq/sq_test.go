@@ -3,6 +3,7 @@ package sq_test
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"syscall"
 	"testing"
 
@@ -25,7 +26,7 @@ func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *qmem.Memory) {
 	t.Cleanup(func() { mem.Close() })
 	q, err := sq.New(sq.Config{
 		Mem: mem, QPN: qpn,
-		QP: sq.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
 			MaxPost: maxPost, MaxMemcpy: 1 << 31, MkeyTagSupported: true},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
 	})

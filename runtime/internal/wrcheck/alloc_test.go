@@ -1,6 +1,7 @@
 package wrcheck_test
 
 import (
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -10,7 +11,7 @@ import (
 // The success path allocates nothing: validators, the state machine, and
 // an mkey configuration with a signature.
 func TestNoAllocations(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxMemcpy: 1 << 31}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8, MaxMemcpy: 1 << 31}
 	c := wrcheck.New(qp)
 	m := wrcheck.NewMkey(0x1200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 16)
 	crc := &mlx.SigCRC{Type: mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, Seed: 0xffffffff}
@@ -52,7 +53,7 @@ func TestNoAllocations(t *testing.T) {
 }
 
 func BenchmarkChainRDMAWrite(b *testing.B) {
-	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MaxInlineData: 124, MaxSendSGE: 8})
+	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MaxInlineData: 124, MaxSendSGE: 8})
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Start()

@@ -1,6 +1,7 @@
 package wrcheck_test
 
 import (
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"testing"
 	"unsafe"
 
@@ -27,7 +28,7 @@ func TestSettersAnswerWhole(t *testing.T) {
 		"DCI data first": {mlx.QPDCI, []func(*wrcheck.Chain) (bool, error){data, addr}, []bool{false, true}},
 		"DCI addr first": {mlx.QPDCI, []func(*wrcheck.Chain) (bool, error){addr, data}, []bool{false, true}},
 	} {
-		c := wrcheck.New(&wrcheck.QP{Type: tc.qp, SendOps: rcSendOps, MaxSendSGE: 1})
+		c := wrcheck.New(&wrcheck.QP{Type: tc.qp, SendOps: ruletest.RCSendOps, MaxSendSGE: 1})
 		c.Start()
 		if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
 			t.Fatal(name, err)
@@ -47,7 +48,7 @@ func TestSettersAnswerWhole(t *testing.T) {
 // configuration answers with its UMR, which names the mkey and says what
 // the writer writes; a failed batch answers nothing.
 func TestUMRAnsweredByTheFinishingCall(t *testing.T) {
-	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, MlxSendOps: rcMlxSendOps, MaxInlineData: 316})
+	c := wrcheck.New(&wrcheck.QP{Type: mlx.QPRC, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316})
 	m := wrcheck.NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	c.Start()

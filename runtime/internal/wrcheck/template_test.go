@@ -1,6 +1,7 @@
 package wrcheck_test
 
 import (
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -10,7 +11,7 @@ import (
 // TestConfigureMkeyFastPath: the template path takes the common case and
 // leaves the others to the calls one by one.
 func TestConfigureMkeyFastPath(t *testing.T) {
-	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: rcSendOps, MlxSendOps: rcMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8}
+	qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8}
 	c := wrcheck.New(qp)
 	dif := &mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
 	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
