@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"encoding/binary"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -110,10 +111,22 @@ func connect(t *testing.T, a, b *side, rnrRetry uint8) {
 }
 
 func pair(t *testing.T, o sideOpts) (*engine.Fabric, *side, *side) {
+	return pairRNR(t, o, 7)
+}
+
+func pairRNR(t *testing.T, o sideOpts, rnrRetry uint8) (*engine.Fabric, *side, *side) {
 	f := engine.NewFabric()
 	a, b := newSide(t, f, "sim0", o), newSide(t, f, "sim1", o)
-	connect(t, a, b, 7)
+	connect(t, a, b, rnrRetry)
 	return f, a, b
+}
+
+// wireImm is the number a receiver reads for the __be32 imm a sender
+// passed (be32toh).
+func wireImm(imm mlx.BE32) uint32 {
+	var b [4]byte
+	binary.NativeEndian.PutUint32(b[:], uint32(imm))
+	return binary.BigEndian.Uint32(b[:])
 }
 
 // post builds one work request with build and posts it.

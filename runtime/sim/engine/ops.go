@@ -101,7 +101,7 @@ func (p *QP) recvReady(q *QP) status {
 	if q.rnrCount++; q.rnrCount > q.rnrRetry {
 		return fail(mlx.MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, "no receive posted at the peer")
 	}
-	return status{wait: true}
+	return status{wait: true, nak: true}
 }
 
 // takeRecv consumes p's next receive WQE: its data segments, its index

@@ -114,7 +114,7 @@ func (q *QP) execute() bool {
 			st = q.run(w[:ds*16], ctrl, &c)
 		}
 		if st.wait {
-			return did
+			return did || st.nak
 		}
 		did = true
 		start := s.ci

@@ -1,0 +1,216 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// TestDoorbellRequired: WQEs in the ring and the doorbell record are not
+// executed until the doorbell register is written.
+func TestDoorbellRequired(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.RDMAWrite(b.key, b.addr(0))
+		return q.SetSGE(a.key, a.addr(0), 8)
+	})
+	// Take the doorbell back: the register write never happened.
+	off := a.q.Last.Offset
+	saved := append([]byte(nil), a.mem.BF[off:off+8]...)
+	clear(a.mem.BF[off : off+8])
+	if f.Drain(10) != 0 || len(a.poll()) != 0 {
+		t.Fatal("executed without a doorbell")
+	}
+	copy(a.mem.BF[off:off+8], saved)
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success {
+		t.Fatalf("after the doorbell: %+v", wc)
+	}
+}
+
+func TestSendRecv(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	copy(a.data.Bytes, "0123456789abcdef")
+	// No receive posted: the sender waits (rnr_retry 7), nothing completes.
+	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.SendImm(0x11223344)
+		return q.SetSGE(a.key, a.addr(0), 16)
+	})
+	f.Drain(10)
+	if len(a.poll()) != 0 {
+		t.Fatal("a send completed with no receive posted")
+	}
+	if err := b.r.Post(9, []rq.Sge{{Addr: b.addr(8), Length: 4, Lkey: b.key}, {Addr: b.addr(100), Length: 100, Lkey: b.key}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].WRID != 1 || wc[0].Opcode != mlx.IBV_WC_SEND || wc[0].Flags&mlx.IBV_WC_WITH_IMM == 0 {
+		t.Fatalf("sender: %+v", wc)
+	}
+	wc := b.poll()
+	if len(wc) != 1 || wc[0].WRID != 9 || wc[0].Status != cq.Success || wc[0].Opcode != mlx.IBV_WC_RECV ||
+		wc[0].ByteLen != 16 || wc[0].Imm != wireImm(0x11223344) || wc[0].SrcQP != a.qp.QPN() || wc[0].SLID != a.d.LID() {
+		t.Fatalf("receiver: %+v", wc)
+	}
+	if string(b.data.Bytes[8:12]) != "0123" || string(b.data.Bytes[100:112]) != "456789abcdef" {
+		t.Fatalf("scattered %q %q", b.data.Bytes[8:12], b.data.Bytes[100:112])
+	}
+}
+
+func TestRNRRetryExceeded(t *testing.T) {
+	f, a, b := pairRNR(t, defaults, 2)
+	a.post(1, 0, func(q *sq.SQ) error {
+		q.Send()
+		return q.SetSGE(a.key, a.addr(0), 16)
+	})
+	f.Drain(10)
+	wc := a.poll()
+	if len(wc) != 1 || wc[0].Status != cq.RNRRetryExcErr {
+		t.Fatalf("%+v", wc)
+	}
+	if a.qp.State() != mlx.IBV_QPS_ERR || b.qp.State() != mlx.IBV_QPS_RTS {
+		t.Fatalf("states %v %v", a.qp.State(), b.qp.State())
+	}
+}
+
+func TestWriteImm(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	b.r.Post(5, []rq.Sge{{Addr: b.addr(0), Length: 0, Lkey: b.key}})
+	copy(a.data.Bytes[64:], "payload!")
+	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.RDMAWriteImm(b.key, b.addr(4096), 0xcafe)
+		return q.SetSGE(a.key, a.addr(64), 8)
+	})
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Opcode != mlx.IBV_WC_RDMA_WRITE || wc[0].Flags&mlx.IBV_WC_WITH_IMM == 0 {
+		t.Fatalf("sender %+v", wc)
+	}
+	wc := b.poll()
+	if len(wc) != 1 || wc[0].WRID != 5 || wc[0].Opcode != mlx.IBV_WC_RECV_RDMA_WITH_IMM || wc[0].Imm != wireImm(0xcafe) || wc[0].ByteLen != 8 {
+		t.Fatalf("receiver %+v", wc)
+	}
+	if string(b.data.Bytes[4096:4104]) != "payload!" {
+		t.Fatal("data not written")
+	}
+}
+
+// TestReadFence: a READ's data lands a step after it is sent; a WRITE
+// after it reads the old local bytes unless it is fenced.
+func TestReadFence(t *testing.T) {
+	for _, fenced := range []bool{false, true} {
+		f, a, b := pair(t, defaults)
+		copy(b.data.Bytes[0:], "remote!!")
+		copy(a.data.Bytes[0:], "local...")
+		a.q.Start()
+		a.q.SetWRID(1)
+		a.q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		a.q.RDMARead(b.key, b.addr(0))
+		a.q.SetSGE(a.key, a.addr(0), 8)
+		a.q.SetWRID(2)
+		fl := mlx.IBV_SEND_SIGNALED
+		if fenced {
+			fl |= mlx.IBV_SEND_FENCE
+		}
+		a.q.SetWRFlags(fl)
+		a.q.RDMAWrite(b.key, b.addr(512))
+		a.q.SetSGE(a.key, a.addr(0), 8)
+		if err := a.q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		f.Drain(10)
+		wc := a.poll()
+		if len(wc) != 2 || wc[0].WRID != 1 || wc[0].Opcode != mlx.IBV_WC_RDMA_READ || wc[0].ByteLen != 8 || wc[1].WRID != 2 {
+			t.Fatalf("completions %+v", wc)
+		}
+		want := "local..."
+		if fenced {
+			want = "remote!!"
+		}
+		if got := string(b.data.Bytes[512:520]); got != want {
+			t.Errorf("fenced %v: the write carried %q, want %q", fenced, got, want)
+		}
+		if string(a.data.Bytes[0:8]) != "remote!!" {
+			t.Error("the read did not land")
+		}
+	}
+}
+
+func TestAtomics(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	ne := binary.NativeEndian
+	ne.PutUint64(b.data.Bytes[64:], 100)
+	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.AtomicFetchAdd(b.key, b.addr(64), 5)
+		return q.SetSGE(a.key, a.addr(0), 8)
+	})
+	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.AtomicCmpSwp(b.key, b.addr(64), 105, 7)
+		return q.SetSGE(a.key, a.addr(8), 8)
+	})
+	a.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.AtomicCmpSwp(b.key, b.addr(64), 105, 9) // fails the compare
+		return q.SetSGE(a.key, a.addr(16), 8)
+	})
+	f.Drain(10)
+	wc := a.poll()
+	if len(wc) != 3 || wc[0].Opcode != mlx.IBV_WC_FETCH_ADD || wc[1].Opcode != mlx.IBV_WC_COMP_SWAP || wc[2].Status != cq.Success {
+		t.Fatalf("%+v", wc)
+	}
+	if ne.Uint64(b.data.Bytes[64:]) != 7 || ne.Uint64(a.data.Bytes[0:]) != 100 || ne.Uint64(a.data.Bytes[8:]) != 105 || ne.Uint64(a.data.Bytes[16:]) != 7 {
+		t.Fatalf("values: remote %d, results %d %d %d", ne.Uint64(b.data.Bytes[64:]), ne.Uint64(a.data.Bytes[0:]), ne.Uint64(a.data.Bytes[8:]), ne.Uint64(a.data.Bytes[16:]))
+	}
+	a.post(4, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.AtomicFetchAdd(b.key, b.addr(65), 1)
+		return q.SetSGE(a.key, a.addr(0), 8)
+	})
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemInvReqErr {
+		t.Fatalf("misaligned: %+v", wc)
+	}
+}
+
+func TestInlineAndSGEList(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	copy(a.data.Bytes[0:], "AAAA")
+	copy(a.data.Bytes[200:], "BBBB")
+	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+		q.RDMAWrite(b.key, b.addr(0))
+		return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4, Lkey: a.key}, {Addr: a.addr(200), Length: 4, Lkey: a.key}})
+	})
+	a.post(2, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
+		q.RDMAWrite(b.key, b.addr(8))
+		return q.SetInlineDataList([][]byte{[]byte("inline "), bytes.Repeat([]byte("x"), 90)})
+	})
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 2 || wc[0].Status != cq.Success || wc[1].Status != cq.Success {
+		t.Fatalf("%+v", wc)
+	}
+	if string(b.data.Bytes[0:8]) != "AAAABBBB" || string(b.data.Bytes[8:15]) != "inline " || b.data.Bytes[104] != 'x' || b.data.Bytes[105] != 0 {
+		t.Fatalf("remote %q", b.data.Bytes[0:106])
+	}
+}
+
+// TestUnsignaled: unsignaled work requests get no CQE; the next signaled
+// one retires them all.
+func TestUnsignaled(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	for i := range 5 {
+		fl := mlx.SendFlags(0)
+		if i == 4 {
+			fl = mlx.IBV_SEND_SIGNALED
+		}
+		a.post(uint64(i), fl, func(q *sq.SQ) error {
+			q.RDMAWrite(b.key, b.addr(i*8))
+			return q.SetSGE(a.key, a.addr(0), 8)
+		})
+	}
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].WRID != 4 || a.q.Outstanding() != 0 {
+		t.Fatalf("%+v, outstanding %d", wc, a.q.Outstanding())
+	}
+}
