@@ -63,7 +63,11 @@ type rig struct {
 	qm  *qmem.Memory
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigXTS(t, false) }
+
+// newRigXTS makes a rig whose device has the multi-block AES-XTS engine
+// (multi) or the single-block one.
+func newRigXTS(t *testing.T, multi bool) *rig {
 	t.Helper()
 	qm, err := qmem.New(qmem.Options{WQEBBs: 64, BFSize: 256, Lock: dma.LockBestEffort})
 	if err != nil {
@@ -73,12 +77,14 @@ func newRig(t *testing.T) *rig {
 	q, err := sq.New(sq.Config{Mem: qm, QPN: 0x123, BF: sq.BlueFlame{UUARN: 1, Size: 256},
 		QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_LOCAL_INV,
 			MlxSendOps:    mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST | mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
-			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: true}})
+			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: !multi, CryptoMultiBlock: multi}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mem := newMemory()
-	return &rig{t: t, mem: mem, tab: mkey.NewTable(mem), q: q, qm: qm}
+	tab := mkey.NewTable(mem)
+	tab.CryptoMultiBlock = multi
+	return &rig{t: t, mem: mem, tab: tab, q: q, qm: qm}
 }
 
 // create makes an mkey in the table and its sq.Mkey.
