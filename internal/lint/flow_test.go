@@ -50,9 +50,11 @@ var runtimeFlow = map[string]int{
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
+	// The simulated mkeys: UMR decoding (generated segments) over sigblock.
+	"runtime/sim/mkey": 1,
 	// The simulated device: its protection table and CQE writer, then the
 	// engine, which reads queue memory and uses both (never the writers
-	// or the poller: it sees only memory, as a device does).
+	// or the poller: it sees only memory, as a device does), and the mkeys.
 	"runtime/sim/keys": 1, "runtime/sim/cqe": 2, "runtime/sim/engine": 3,
 }
 

@@ -61,7 +61,7 @@ func copySGL(dst, src *sgl) {
 type status struct {
 	synd   mlx.CQESyndrome
 	wait   bool
-	nak    bool // waiting after an RNR NAK that counts against rnr_retry
+	nak    bool   // waiting after an RNR NAK that counts against rnr_retry
 	flight bool   // a READ or atomic: it completes when its response lands
 	peer   *QP    // where its response comes from
 	fault  string // why, for the log and the tests
