@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/keys"
 )
@@ -76,10 +74,10 @@ func malformed(why string) status { return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_O
 
 // span resolves n bytes at addr under key for a QP of device d and PD pd:
 // an MR or MW of the device's table, or an indirect mkey (staged). need
-// and remote are as keys.Table.Bytes takes them; a fault is the syndrome
-// local (local protection) or remote (remote access).
+// and remote are as keys.Table.Bytes takes them (a remote n counts wire
+// bytes, a local one memory bytes); gather says the span is read.
 func (x *exec) span(l *sgl, d *Device, pd, key uint32, addr, n uint64, need mlx.AccessFlags, remote, gather bool) status {
-	if d.mkeys != nil && !d.keys.Owns(key) && d.mkeys.Is(key) {
+	if isMkey(key) {
 		return x.indirectSpan(l, d, key, addr, n, remote, gather)
 	}
 	b, f := d.keys.Bytes(key, pd, addr, n, need, remote, &x.fault)
@@ -99,20 +97,30 @@ func keyFault(remote bool, why string) status {
 	return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, why)
 }
 
-// indirectSpan stages a span through an indirect mkey in scratch memory.
+// indirectSpan stages a span through an indirect mkey in scratch memory:
+// gathered (its memory bytes become wire bytes, a signature inserted or
+// stripped, data encrypted or decrypted) or, to scatter, room for the
+// wire bytes the memory span takes.
 func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remote, gather bool) status {
 	if n > 1<<31 || l.nind == maxSpans {
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "an indirect span too large")
 	}
+	var err error
+	if gather && remote {
+		n, err = d.mkeys.MemLen(key, n) // a READ asks for wire bytes
+	} else if !gather && !remote {
+		n, err = d.mkeys.WireLen(key, n) // a receive buffer holds memory bytes
+	}
+	if err != nil {
+		return mkeyFault(err)
+	}
 	start := len(x.scratch)
 	if gather {
-		var err error
-		x.scratch, err = d.mkeys.Gather(key, addr, n, remote, x.scratch)
-		if err != nil {
-			return mkeyFault(err, remote)
+		if x.scratch, err = d.mkeys.Gather(key, addr, n, remote, x.scratch); err != nil {
+			return mkeyFault(err)
 		}
 	} else {
-		x.scratch = append(x.scratch, make([]byte, n)...)
+		x.scratch = grow(x.scratch, n)
 		l.ind[l.nind] = indirect{span: l.n, key: key, addr: addr, remote: remote}
 		l.nind++
 	}
@@ -123,30 +131,22 @@ func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remot
 	return ok
 }
 
+// grow extends b by n bytes (allocating only when its capacity is short).
+func grow(b []byte, n uint64) []byte {
+	if uint64(cap(b)-len(b)) >= n {
+		return b[:len(b)+int(n)]
+	}
+	return append(b, make([]byte, n)...)
+}
+
 // scatter writes dst's staged indirect spans through their mkeys.
 func (x *exec) scatter(dst *sgl, d *Device) status {
 	for _, in := range dst.ind[:dst.nind] {
 		if err := d.mkeys.Scatter(in.key, in.addr, dst.b[in.span], in.remote); err != nil {
-			return mkeyFault(err, in.remote)
+			return mkeyFault(err)
 		}
 	}
 	return ok
-}
-
-// mkeyFault maps an error of the mkey table to a syndrome.
-func mkeyFault(err error, remote bool) status {
-	var f Fault
-	if errors.As(err, &f) {
-		switch f.FaultKind() {
-		case FaultRemoteAccess:
-			return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, err.Error())
-		case FaultLength:
-			return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, err.Error())
-		case FaultLocalProtection:
-			return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, err.Error())
-		}
-	}
-	return keyFault(remote, err.Error())
 }
 
 // segments resolves the data segments (and inline data) of w[off:end]:

@@ -9,13 +9,15 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/cqe"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/keys"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/mkey"
 )
 
 // ErrClosed is the error of a call on a closed device or object.
 var ErrClosed = errors.New("engine: closed")
 
-// mrKeyBase is the first key index of MRs and MWs: indirect mkeys (the
-// Mkeys table) take indexes below it, so the two never share a key.
+// mrKeyBase is the first key index of MRs and MWs (keys from 0x01000000:
+// never key 0x400, which a UMR translation reads as a repeat block);
+// indirect mkeys have bit 31 set, so the two never share a key.
 const mrKeyBase = 0x10000
 
 // Device is one simulated HCA.
@@ -28,7 +30,7 @@ type Device struct {
 	closed bool
 
 	keys   *keys.Table
-	mkeys  Mkeys
+	mkeys  *mkey.Table
 	ev     events
 	qpList []*QP
 	qps    map[uint32]*QP
@@ -44,6 +46,7 @@ func newDevice(f *Fabric, name string, lid uint16) *Device {
 	d := &Device{fab: f, name: name, lid: lid, caps: DefaultCaps, keys: keys.New(mrKeyBase),
 		qps: map[uint32]*QP{}, cqs: map[uint32]*CQ{}, srqs: map[uint32]*SRQ{}, pds: map[uint32]bool{},
 		nextQPN: uint32(lid)<<12 | 0x10, nextCQN: 1, nextPDN: 1, nextSRQN: 1}
+	d.mkeys = mkey.NewTable(mkeyMemory{d})
 	d.ev.ready = make(chan struct{})
 	d.gid[0], d.gid[1] = 0xfe, 0x80
 	d.gid[14], d.gid[15] = byte(lid>>8), byte(lid)
@@ -64,14 +67,6 @@ func (d *Device) Caps() Caps { return d.caps }
 
 // Fabric returns the device's fabric.
 func (d *Device) Fabric() *Fabric { return d.fab }
-
-// SetMkeys plugs in the device's indirect mkeys (runtime/sim/mkey); until
-// then UMR and SET_PSV work requests on them fail with an error CQE.
-func (d *Device) SetMkeys(m Mkeys) {
-	d.fab.mu.Lock()
-	defer d.fab.mu.Unlock()
-	d.mkeys = m
-}
 
 // NextEvent returns the oldest asynchronous event, waiting until ctx is
 // done (ibv_get_async_event).

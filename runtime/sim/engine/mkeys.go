@@ -1,49 +1,68 @@
 package engine
 
 import (
+	"errors"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/cqe"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/keys"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/mkey"
 )
 
-// Mkeys is what the engine needs of a device's indirect mkeys: the
-// runtime/sim/mkey table, wired in by the backend (Device.SetMkeys). The
-// engine hands it UMR and SET_PSV WQEs whose key is one of its mkeys, and
-// moves data through it for scatter/gather entries and rkeys that name
-// one. Errors are the failed work request's; a *Fault among them gives
-// its syndrome (local protection, remote access).
-type Mkeys interface {
-	// Is reports whether key is an indirect mkey of the table.
-	Is(key uint32) bool
-	// ExecUMR configures (or frees) an mkey: wqe is the whole UMR WQE,
-	// control segment first, unwrapped from the ring.
-	ExecUMR(wqe []byte) error
-	// ExecSetPSV executes a SET_PSV WQE.
-	ExecSetPSV(wqe []byte) error
-	// Invalidate is a local invalidate of the mkey.
-	Invalidate(key uint32) error
-	// Gather appends to dst the wire bytes of n bytes at addr of the
-	// mkey's address space.
-	Gather(key uint32, addr, n uint64, remote bool, dst []byte) ([]byte, error)
-	// Scatter writes the wire bytes arriving for addr to memory.
-	Scatter(key uint32, addr uint64, wire []byte, remote bool) error
-	// SigError returns and clears the signature error the last transfer
-	// recorded on the mkey, as the signature-error CQE reports it.
-	SigError(key uint32) (cqe.Sig, bool)
+// isMkey reports whether key is an indirect mkey's (runtime/sim/mkey
+// gives them bit 31; MR and MW keys stay below).
+func isMkey(key uint32) bool { return key&0x80000000 != 0 }
+
+// mkeyMemory is the device's registered memory as the mkey table reads
+// it: the MRs its layouts name, checked for bounds and local write (the
+// mkey checked its own PD and access flags).
+type mkeyMemory struct{ d *Device }
+
+func (m mkeyMemory) Bytes(key uint32, addr, n uint64, write, remote bool) ([]byte, error) {
+	need := mlx.AccessFlags(0)
+	if write {
+		need = mlx.IBV_ACCESS_LOCAL_WRITE
+	}
+	var f keys.Fault
+	b, bad := m.d.keys.Bytes(key, keys.AnyPD, addr, n, need, false, &f)
+	if bad != nil {
+		kind := mkey.FaultKey
+		if f.Why == "the key lacks the access rights" {
+			kind = mkey.FaultAccess
+		} else if f.Why == "outside the region" {
+			kind = mkey.FaultBounds
+		}
+		return nil, &mkey.Fault{Kind: kind, Remote: remote, Key: key, Addr: addr, N: n, Why: f.Why}
+	}
+	return b, nil
 }
 
-// FaultKind of an error an Mkeys call returns: which syndrome the failed
-// work request gets.
-type FaultKind uint8
-
-// The kinds of Fault.
-const (
-	FaultLocalProtection FaultKind = iota + 1
-	FaultRemoteAccess
-	FaultLength
-)
-
-// Fault is an access an mkey refused; an Mkeys call returns one (through
-// errors.As) to choose the error CQE's syndrome.
-type Fault interface {
-	error
-	FaultKind() FaultKind
+// mkeyFault maps an error of the mkey table to a syndrome, as runtime/sim/
+// mkey documents: a remote fault is a remote access error; a local bounds
+// fault a local length error, other local faults local protection
+// errors; an error that is not a fault (a configuration the device cannot
+// run) a local QP operation error.
+func mkeyFault(err error) status {
+	var f *mkey.Fault
+	if !errors.As(err, &f) {
+		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, err.Error())
+	}
+	switch {
+	case f.Remote:
+		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, err.Error())
+	case f.Kind == mkey.FaultBounds:
+		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, err.Error())
+	}
+	return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, err.Error())
 }
+
+// sigCQE converts a signature error to the CQE that reports it.
+func sigCQE(e *mkey.SigErr) cqe.Sig {
+	return cqe.Sig{Syndrome: e.Syndrome, ExpectedSig: e.ExpectedTransSig, ActualSig: e.ActualTransSig,
+		ExpectedRef: e.ExpectedRefTag, ActualRef: e.ActualRefTag, SigType: e.SigType, Domain: e.Domain,
+		Mkey: e.Key, Offset: e.Offset}
+}
+
+// Mkeys returns the device's indirect mkeys and DEKs. Calls on it must
+// hold the fabric's lock (Fabric.Lock), as the engine uses it.
+func (d *Device) Mkeys() *mkey.Table { return d.mkeys }

@@ -46,11 +46,8 @@ func (q *QP) run(w []byte, ctrl *mlx.WQECtrlSeg, c *comp) status {
 	case mlx.MLX5_OPCODE_UMR:
 		return q.umr(w, ctrl)
 	case mlx.MLX5_OPCODE_SET_PSV:
-		if q.dev.mkeys == nil {
-			return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, "SET_PSV: indirect mkeys are not wired to this device (runtime/sim/mkey pending)")
-		}
 		if err := q.dev.mkeys.ExecSetPSV(w); err != nil {
-			return mkeyFault(err, false)
+			return mkeyFault(err)
 		}
 		return ok
 	case mlx.MLX5_OPCODE_MMO:

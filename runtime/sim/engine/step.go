@@ -45,10 +45,11 @@ func (x *exec) touched(d *Device, key uint32) {
 // through that recorded one.
 func (x *exec) sigErrors() {
 	for _, t := range x.touch[:x.ntouch] {
-		s, bad := t.d.mkeys.SigError(t.key)
+		e, bad := t.d.mkeys.SigError(t.key)
 		if !bad || t.cq == nil {
 			continue
 		}
+		s := sigCQE(&e)
 		s.QPN = t.qpn
 		if !t.cq.ring.Sig(&s) {
 			t.cq.overrun()

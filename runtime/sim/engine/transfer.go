@@ -54,7 +54,7 @@ func (d *Device) invalidate(key, pd uint32) bool {
 	if d.keys.IsMW(key) {
 		return d.keys.Invalidate(key, pd, 0, &d.fab.x.fault) == nil
 	}
-	if d.mkeys != nil && d.mkeys.Is(key) {
+	if isMkey(key) {
 		return d.mkeys.Invalidate(key) == nil
 	}
 	return false

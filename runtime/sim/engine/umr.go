@@ -21,17 +21,15 @@ func (q *QP) umr(w []byte, ctrl *mlx.WQECtrlSeg) status {
 	switch {
 	case d.keys.IsMW(key):
 		return q.bindMW(w, key, uc, mc, free)
-	case d.mkeys == nil:
-		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, "UMR: the key is no memory window, and indirect mkeys are not wired to this device (runtime/sim/mkey pending)")
-	case !d.mkeys.Is(key):
+	case !isMkey(key):
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, "UMR of a key that is neither a memory window nor an indirect mkey")
 	case free:
 		if err := d.mkeys.Invalidate(key); err != nil {
-			return mkeyFault(err, false)
+			return mkeyFault(err)
 		}
 	default:
 		if err := d.mkeys.ExecUMR(w); err != nil {
-			return mkeyFault(err, false)
+			return mkeyFault(err)
 		}
 	}
 	return ok

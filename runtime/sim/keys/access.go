@@ -19,7 +19,7 @@ func (t *Table) Bytes(key, pd uint32, addr, n uint64, need mlx.AccessFlags, remo
 	switch {
 	case e == nil || !e.valid:
 		return nil, f.set(kind, key, addr, n, "unknown or invalid key")
-	case e.pd != pd:
+	case e.pd != pd && pd != AnyPD:
 		return nil, f.set(kind, key, addr, n, "the key's protection domain is not the QP's")
 	case e.mw && !remote:
 		return nil, f.set(kind, key, addr, n, "a memory window used as an lkey")

@@ -59,8 +59,13 @@ var (
 	ErrBound      = errors.New("keys: the MR has memory windows bound to it")
 )
 
-// MaxEntries bounds the table: a key's index has 24 bits.
-const MaxEntries = 1 << 24
+// MaxEntries bounds the table: a key's index has 24 bits, and keys with
+// bit 31 set are the indirect mkeys' (runtime/sim/mkey).
+const MaxEntries = 1 << 23
+
+// AnyPD in place of a PD skips the protection-domain check: an access on
+// behalf of an indirect mkey, which checked its own.
+const AnyPD = ^uint32(0)
 
 type entry struct {
 	used   bool
