@@ -79,7 +79,8 @@ func newSide(t *testing.T, f *engine.Fabric, name string, o sideOpts) *side {
 		t.Fatal(err)
 	}
 	s.q, err = sq.New(sq.Config{Mem: s.mem, QPN: s.qp.QPN(), QP: sq.QP{Type: mlx.QPRC, SendOps: allOps,
-		MaxSendSGE: 4, MaxInlineData: 128}, BF: sq.BlueFlame{UUARN: 1, Size: o.bf}})
+		MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MEMCPY | mlx.MLX5DV_QP_EX_WITH_RAW_WQE,
+		MaxSendSGE: 4, MaxInlineData: 128, MaxMemcpy: 1 << 31}, BF: sq.BlueFlame{UUARN: 1, Size: o.bf}})
 	if err != nil {
 		t.Fatal(err)
 	}
