@@ -21,7 +21,7 @@ const allOps = mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WIT
 // side is one end of a test: a device with a PD, an MR over a data
 // region, a CQ, an RC QP, and the program's writers and poller on them.
 type side struct {
-	t    *testing.T
+	t    testing.TB
 	d    *engine.Device
 	pd   uint32
 	mem  *qmem.Memory
@@ -42,7 +42,7 @@ type sideOpts struct {
 
 var defaults = sideOpts{wqebbs: 64, cqes: 64, cqeSize: 64, bf: 256, rqWQEs: 16}
 
-func newSide(t *testing.T, f *engine.Fabric, name string, o sideOpts) *side {
+func newSide(t testing.TB, f *engine.Fabric, name string, o sideOpts) *side {
 	t.Helper()
 	d, err := f.NewDevice(name)
 	if err != nil {
@@ -99,7 +99,7 @@ func newSide(t *testing.T, f *engine.Fabric, name string, o sideOpts) *side {
 }
 
 // connect moves both QPs to RTS, each the other's peer.
-func connect(t *testing.T, a, b *side, rnrRetry uint8) {
+func connect(t testing.TB, a, b *side, rnrRetry uint8) {
 	t.Helper()
 	for _, p := range [][2]*side{{a, b}, {b, a}} {
 		x, y := p[0], p[1]
@@ -111,11 +111,11 @@ func connect(t *testing.T, a, b *side, rnrRetry uint8) {
 	}
 }
 
-func pair(t *testing.T, o sideOpts) (*engine.Fabric, *side, *side) {
+func pair(t testing.TB, o sideOpts) (*engine.Fabric, *side, *side) {
 	return pairRNR(t, o, 7)
 }
 
-func pairRNR(t *testing.T, o sideOpts, rnrRetry uint8) (*engine.Fabric, *side, *side) {
+func pairRNR(t testing.TB, o sideOpts, rnrRetry uint8) (*engine.Fabric, *side, *side) {
 	f := engine.NewFabric()
 	a, b := newSide(t, f, "sim0", o), newSide(t, f, "sim1", o)
 	connect(t, a, b, rnrRetry)
