@@ -50,6 +50,8 @@ var runtimeFlow = map[string]int{
 	// The device API builds the writers and the poller over a backend's
 	// queue memory.
 	"runtime/device": 6,
+	// The conformance suite every backend runs.
+	"runtime/device/devicetest": 7,
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
@@ -135,7 +137,7 @@ func imports(t *testing.T, dir string) []string {
 // and nothing below them imports the bindings.
 func TestPureCgoFree(t *testing.T) {
 	root := moduleRoot(t)
-	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/internal/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq", "runtime/device"} {
+	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/internal/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq", "runtime/device", "runtime/device/devicetest"} {
 		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg), "*.go"))
 		if len(files) == 0 {
 			t.Errorf("%s: no Go files", pkg)

@@ -95,9 +95,14 @@ type CQMemory struct {
 	CQN        uint32
 	CQEVersion int
 
-	// UAR is the CQ's doorbell register page, written by Arm; Device says
-	// it is a device mapping (runtime/mmio). nil: arming writes the
-	// doorbell record only (the simulator watches it).
+	// UAR is the CQ's doorbell register page, written by Arm (CQ.Wait):
+	// the arm word and the CQN at MLX5_CQ_DOORBELL; Device says it is a
+	// device mapping (runtime/mmio). A simulator that delivers completion
+	// events gives plain memory here and watches that doorbell: the arm
+	// sequence number in the word changes after every event (cq.Event),
+	// so a new arm is a new value. nil: Arm writes the doorbell record
+	// only, where a first arm (sequence 0, consumer index 0) is not
+	// told apart from no arm.
 	UAR    []byte
 	Device bool
 
