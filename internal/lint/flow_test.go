@@ -50,8 +50,10 @@ var runtimeFlow = map[string]int{
 	// The device API builds the writers and the poller over a backend's
 	// queue memory.
 	"runtime/device": 6,
-	// The conformance suite every backend runs.
+	// The conformance suite every backend runs, and the hardware backend
+	// over the cgo bindings (the only runtime package with cgo).
 	"runtime/device/devicetest": 7,
+	"runtime/device/verbs":      7, "generated/mlx5verbs": 1,
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
