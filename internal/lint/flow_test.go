@@ -47,6 +47,13 @@ var runtimeFlow = map[string]int{
 	"runtime/internal/wrcheck": 3,
 	"runtime/sq":               4, "runtime/rq": 4,
 	"runtime/cq": 5,
+	// The device API builds the writers and the poller over a backend's
+	// queue memory.
+	"runtime/device": 6,
+	// The conformance suite every backend runs, and the hardware backend
+	// over the cgo bindings (the only runtime package with cgo).
+	"runtime/device/devicetest": 7,
+	"runtime/device/verbs":      7, "generated/mlx5verbs": 1,
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
@@ -138,7 +145,7 @@ func imports(t *testing.T, dir string) []string {
 // and nothing below them imports the bindings.
 func TestPureCgoFree(t *testing.T) {
 	root := moduleRoot(t)
-	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/internal/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq"} {
+	for _, pkg := range []string{"generated/mlx5dv", "runtime/barrier", "runtime/mmio", "runtime/qmem", "runtime/dma", "runtime/internal/wrcheck", "runtime/sq", "runtime/rq", "runtime/cq", "runtime/device", "runtime/device/devicetest"} {
 		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg), "*.go"))
 		if len(files) == 0 {
 			t.Errorf("%s: no Go files", pkg)

@@ -258,6 +258,20 @@ func (c *CQ) AddQP(qp *QP) error {
 	return nil
 }
 
+// RemoveQP takes out the QP registered under key (its QPN, or its user
+// index with cqe_version 1), as mlx5_clear_qp does when a QP is
+// destroyed; CQEs of it polled later find no QP. It reports whether one
+// was registered.
+func (c *CQ) RemoveQP(key uint32) bool {
+	if _, ok := c.qps[key]; !ok {
+		return false
+	}
+	c.flushRetire()
+	delete(c.qps, key)
+	c.curQP, c.hot = nil, hot{}
+	return true
+}
+
 // AddSRQ registers a shared receive queue by its number (mlx5_store_srq);
 // with cqe_version 1 an SRQ is found through its QP instead.
 func (c *CQ) AddSRQ(srqn uint32, s SharedRecvQueue) error {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
@@ -402,5 +403,34 @@ func TestInlineScatter(t *testing.T) {
 	}
 	if wc[2].Status != LocProtErr {
 		t.Errorf("outside the memory: %+v", wc[2])
+	}
+}
+
+// TestRemoveQP: a removed QP is no longer found, and can be registered
+// again (a QPN reused after destroy).
+func TestRemoveQP(t *testing.T) {
+	mem, err := qmem.New(qmem.Options{WQEBBs: 8, CQEs: 8, Lock: dma.LockBestEffort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	c, err := New(Config{Mem: mem, CQN: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RemoveQP(5) {
+		t.Fatal("RemoveQP of an unregistered QP reported one")
+	}
+	if err := c.AddQP(&QP{QPN: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddQP(&QP{QPN: 5}); err == nil {
+		t.Fatal("a QPN registered twice was accepted")
+	}
+	if !c.RemoveQP(5) || c.RemoveQP(5) {
+		t.Fatal("RemoveQP did not remove exactly once")
+	}
+	if err := c.AddQP(&QP{QPN: 5}); err != nil {
+		t.Fatalf("re-registering after RemoveQP: %v", err)
 	}
 }

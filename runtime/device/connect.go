@@ -1,0 +1,125 @@
+package device
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// legal says whether a QP may move from one state to another
+// (ibv_modify_qp(3)'s state machine, the states this API uses).
+func legal(from, to mlx.QPState) bool {
+	switch to {
+	case mlx.IBV_QPS_RESET, mlx.IBV_QPS_ERR:
+		return true
+	case mlx.IBV_QPS_INIT:
+		return from == mlx.IBV_QPS_RESET || from == mlx.IBV_QPS_INIT
+	case mlx.IBV_QPS_RTR:
+		return from == mlx.IBV_QPS_INIT
+	case mlx.IBV_QPS_RTS:
+		return from == mlx.IBV_QPS_RTR || from == mlx.IBV_QPS_RTS
+	}
+	return false
+}
+
+// Modify moves the QP to state with attr (see QPAttr for what each
+// transition uses). A transition the state machine does not allow is
+// refused before the backend sees it.
+func (q *QP) Modify(state mlx.QPState, attr QPAttr) error {
+	if err := q.n.check("Modify"); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !legal(q.state, state) {
+		return fmt.Errorf("device: %s: Modify %v -> %v: not a transition ibv_modify_qp(3) allows", q.n.what, q.state, state)
+	}
+	if q.kind == DCT && state == mlx.IBV_QPS_RTS {
+		return fmt.Errorf("device: %s: Modify -> RTS: a DCT stops at RTR", q.n.what)
+	}
+	if attr.MTU != 0 && (attr.MTU < mlx.IBV_MTU_256 || attr.MTU > mlx.IBV_MTU_4096) {
+		return fmt.Errorf("device: %s: Modify: QPAttr.MTU %d (IBV_MTU_256 to IBV_MTU_4096)", q.n.what, attr.MTU)
+	}
+	if attr.Remote.PSN > 0xffffff || attr.SQPSN > 0xffffff || attr.Remote.QPN > 0xffffff {
+		return fmt.Errorf("device: %s: Modify: a PSN or QPN over 24 bits (QPAttr.Remote.PSN %#x, SQPSN %#x, Remote.QPN %#x)",
+			q.n.what, attr.Remote.PSN, attr.SQPSN, attr.Remote.QPN)
+	}
+	if err := q.b.Modify(state, attr); err != nil {
+		return fmt.Errorf("device: %s: Modify %v -> %v: %w", q.n.what, q.state, state, err)
+	}
+	q.state = state
+	return nil
+}
+
+// Endpoint returns what the remote side of an RC connection needs of this
+// QP: its number, its first send PSN and port 1's address.
+func (q *QP) Endpoint() (Endpoint, error) {
+	if err := q.n.check("Endpoint"); err != nil {
+		return Endpoint{}, err
+	}
+	p, err := q.c.Port()
+	if err != nil {
+		return Endpoint{}, err
+	}
+	return Endpoint{QPN: q.mem.QPN, PSN: q.psn, LID: p.LID, GID: p.GID, GIDIndex: p.GIDIndex, Ethernet: p.Ethernet}, nil
+}
+
+// DefaultAccess is the remote access Connect and Activate grant: RDMA
+// write, read and atomics, and local write.
+const DefaultAccess = mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE |
+	mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC
+
+// defaults are the transition attributes Connect and Activate use.
+func (q *QP) defaults() (QPAttr, error) {
+	p, err := q.c.Port()
+	if err != nil {
+		return QPAttr{}, err
+	}
+	mtu := p.MTU
+	if mtu == 0 {
+		mtu = mlx.IBV_MTU_1024
+	}
+	return QPAttr{Access: DefaultAccess, MTU: mtu, SQPSN: q.psn, MinRNR: 12, Timeout: 14, Retry: 7, RNRRetry: 7, RdAtomic: 1}, nil
+}
+
+// Connect connects an RC QP in RESET to remote: RESET → INIT → RTR → RTS,
+// with DefaultAccess, the port's active MTU and common timeouts. Use
+// Modify for other attributes.
+func (q *QP) Connect(remote Endpoint) error {
+	if q.kind != RC {
+		return fmt.Errorf("device: %s: Connect: only an RC QP connects (Activate a %v)", q.n.what, q.kind)
+	}
+	if remote.QPN == 0 {
+		return fmt.Errorf("device: %s: Connect: Endpoint.QPN is 0", q.n.what)
+	}
+	return q.walk(remote, mlx.IBV_QPS_INIT, mlx.IBV_QPS_RTR, mlx.IBV_QPS_RTS)
+}
+
+// Activate readies a DC QP in RESET: a DCI to RTS (its work requests
+// carry the address), a DCT to RTR.
+func (q *QP) Activate() error {
+	switch q.kind {
+	case DCI:
+		return q.walk(Endpoint{}, mlx.IBV_QPS_INIT, mlx.IBV_QPS_RTR, mlx.IBV_QPS_RTS)
+	case DCT:
+		return q.walk(Endpoint{}, mlx.IBV_QPS_INIT, mlx.IBV_QPS_RTR)
+	}
+	return fmt.Errorf("device: %s: Activate: only DC QPs activate (Connect an RC QP)", q.n.what)
+}
+
+func (q *QP) walk(remote Endpoint, states ...mlx.QPState) error {
+	if err := q.n.check("Connect"); err != nil {
+		return err
+	}
+	a, err := q.defaults()
+	if err != nil {
+		return err
+	}
+	a.Remote = remote
+	for _, s := range states {
+		if err := q.Modify(s, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// Context is an open device.
+type Context struct {
+	name string
+	b    BackendContext
+	info Info
+
+	mu   sync.Mutex // creating and closing objects
+	seq  uint64
+	root *node
+}
+
+func newContext(name string, b BackendContext) *Context {
+	c := &Context{name: name, b: b, info: b.Info()}
+	c.root = c.add("context "+fmt.Sprintf("%q", name), b.Close)
+	return c
+}
+
+// Name returns the name the context was opened with.
+func (c *Context) Name() string { return c.name }
+
+// Info returns the device's name (as the backend reports it), GUID and
+// capabilities.
+func (c *Context) Info() Info { return c.info }
+
+// Caps returns the device's capabilities.
+func (c *Context) Caps() Caps { return c.info.Caps }
+
+// Port returns port 1's state and address.
+func (c *Context) Port() (Port, error) {
+	if err := c.root.check("Port"); err != nil {
+		return Port{}, err
+	}
+	return c.b.Port()
+}
+
+// Close closes every object of the context, newest first, then the
+// context. It is idempotent.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return closeNode(c.root)
+}
+
+// create runs make under the context's lock, after checking that the
+// parents are open, and registers the object it returns.
+func (c *Context) create(op string, parents []*node, make func() (what string, closeFn func() error, err error)) (*node, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range parents {
+		if err := p.check(op); err != nil {
+			return nil, err
+		}
+	}
+	what, closeFn, err := make()
+	if err != nil {
+		return nil, fmt.Errorf("device: %s: %w", op, err)
+	}
+	return c.add(what, closeFn, parents...), nil
+}
+
+// AllocPD allocates a protection domain.
+func (c *Context) AllocPD() (*PD, error) {
+	pd := &PD{c: c}
+	n, err := c.create("AllocPD", []*node{c.root}, func() (string, func() error, error) {
+		b, err := c.b.AllocPD()
+		if err != nil {
+			return "", nil, err
+		}
+		pd.b = b
+		return "PD", b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	pd.n = n
+	return pd, nil
+}
+
+// RegUmem registers buf as a devx umem. buf must be memory the collector
+// does not move (a runtime/dma buffer) and stay mapped until the umem is
+// closed.
+func (c *Context) RegUmem(buf []byte, access mlx.AccessFlags) (*Umem, error) {
+	if len(buf) == 0 {
+		return nil, errors.New("device: RegUmem: buf is empty")
+	}
+	u := &Umem{}
+	n, err := c.create("RegUmem", []*node{c.root}, func() (string, func() error, error) {
+		b, err := c.b.RegUmem(buf, access)
+		if err != nil {
+			return "", nil, err
+		}
+		u.id = b.ID()
+		return fmt.Sprintf("umem %#x", u.id), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	u.n = n
+	return u, nil
+}
+
+// AsyncEvent waits for the device's next asynchronous event (port
+// changes, QP and CQ errors) until ctx is done. The event is acknowledged.
+func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
+	if ctx == nil {
+		return AsyncEvent{}, errors.New("device: AsyncEvent: ctx is nil")
+	}
+	if err := c.root.check("AsyncEvent"); err != nil {
+		return AsyncEvent{}, err
+	}
+	return c.b.AsyncEvent(ctx)
+}
+
+// PD is a protection domain.
+type PD struct {
+	c *Context
+	b BackendPD
+	n *node
+}
+
+// Close closes the PD's MRs, QPs, mkeys and DEKs, then the PD.
+func (pd *PD) Close() error {
+	pd.c.mu.Lock()
+	defer pd.c.mu.Unlock()
+	return closeNode(pd.n)
+}
+
+// MR is a registered memory region.
+type MR struct {
+	LKey, RKey uint32
+	Addr       uint64 // the address of its first byte: work requests name it
+	buf        []byte
+	n          *node
+	c          *Context
+}
+
+// Bytes returns the registered memory.
+func (m *MR) Bytes() []byte { return m.buf }
+
+// Len returns the registered length.
+func (m *MR) Len() int { return len(m.buf) }
+
+// Close deregisters the MR.
+func (m *MR) Close() error {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	return closeNode(m.n)
+}
+
+// RegMR registers buf with access. buf must be memory the collector does
+// not move and that stays mapped while the MR is open: a runtime/dma
+// buffer (or C memory); the device reads and writes it behind Go's back.
+func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
+	if len(buf) == 0 {
+		return nil, errors.New("device: RegMR: buf is empty")
+	}
+	mr := &MR{buf: buf, c: pd.c, Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))}
+	n, err := pd.c.create("RegMR", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.RegMR(buf, access)
+		if err != nil {
+			return "", nil, err
+		}
+		mr.LKey, mr.RKey = b.Keys()
+		return fmt.Sprintf("MR lkey %#x", mr.LKey), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mr.n = n
+	return mr, nil
+}
+
+// Mkey is an indirect mkey, configured by UMR work requests
+// (sq.SQ.MkeyConfigure and the setters).
+type Mkey struct {
+	mk *sq.Mkey
+	n  *node
+	c  *Context
+}
+
+// LKey returns the mkey's key.
+func (m *Mkey) LKey() uint32 { return m.mk.Lkey }
+
+// Mkey returns the writer's view of the mkey, for the UMR work requests.
+func (m *Mkey) Mkey() *sq.Mkey { return m.mk }
+
+// Close destroys the mkey.
+func (m *Mkey) Close() error {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	return closeNode(m.n)
+}
+
+// CreateMkey creates an indirect mkey (mlx5dv_create_mkey) of up to
+// maxEntries entries, with flags (INDIRECT, BLOCK_SIGNATURE, CRYPTO, ...).
+func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
+	if maxEntries <= 0 || maxEntries > 1<<16 {
+		return nil, fmt.Errorf("device: CreateMkey: maxEntries %d (1 to %d)", maxEntries, 1<<16)
+	}
+	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
+		return nil, fmt.Errorf("device: CreateMkey: flags %v lack MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT (mlx5dv_create_mkey(3))", flags)
+	}
+	mk := &Mkey{c: pd.c}
+	n, err := pd.c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.CreateMkey(flags, maxEntries)
+		if err != nil {
+			return "", nil, err
+		}
+		mk.mk = sq.NewMkey(b.LKey(), flags, maxEntries)
+		return fmt.Sprintf("mkey %#x", b.LKey()), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mk.n = n
+	return mk, nil
+}
+
+// DEK is a data encryption key.
+type DEK struct {
+	dek sq.DEK
+	n   *node
+	c   *Context
+}
+
+// DEK returns the key as the crypto work requests name it.
+func (d *DEK) DEK() *sq.DEK { return &d.dek }
+
+// ObjectID returns the key's DEVX object id.
+func (d *DEK) ObjectID() uint32 { return d.dek.ObjectID }
+
+// Close destroys the key.
+func (d *DEK) Close() error {
+	d.c.mu.Lock()
+	defer d.c.mu.Unlock()
+	return closeNode(d.n)
+}
+
+// CreateDEK creates a data encryption key (mlx5dv_dek_create).
+func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
+	want := 0
+	switch cfg.KeySize {
+	case mlx.MLX5DV_CRYPTO_KEY_SIZE_128:
+		want = 32
+	case mlx.MLX5DV_CRYPTO_KEY_SIZE_256:
+		want = 64
+	default:
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.KeySize %v (128 or 256 bits)", cfg.KeySize)
+	}
+	if len(cfg.Key) != want {
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Key has %d bytes, %v AES-XTS needs %d", len(cfg.Key), cfg.KeySize, want)
+	}
+	d := &DEK{c: pd.c}
+	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.CreateDEK(cfg)
+		if err != nil {
+			return "", nil, err
+		}
+		d.dek.ObjectID = b.ObjectID()
+		return fmt.Sprintf("DEK %#x", d.dek.ObjectID), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.n = n
+	return d, nil
+}
+
+// Umem is a devx umem.
+type Umem struct {
+	id uint32
+	n  *node
+}
+
+// ID returns the umem's id.
+func (u *Umem) ID() uint32 { return u.id }

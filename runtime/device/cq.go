@@ -1,0 +1,229 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+)
+
+// CQ is a completion queue: the runtime/cq poller over the device's CQ
+// memory, with the QPs completing to it registered.
+type CQ struct {
+	c    *Context
+	b    BackendCQ
+	n    *node
+	mem  CQMemory
+	poll *cq.CQ
+	prog Progress // the backend's, or nil
+	ch   *CompChannel
+}
+
+// CreateCQ creates a completion queue of at least cfg.CQEs entries.
+func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
+	switch {
+	case cfg.CQEs <= 0 || cfg.CQEs > cq.MaxCQEs:
+		return nil, fmt.Errorf("device: CreateCQ: CQConfig.CQEs %d (1 to %d)", cfg.CQEs, cq.MaxCQEs)
+	case cfg.CQESize == 0:
+		cfg.CQESize = 64
+	case cfg.CQESize != 64 && cfg.CQESize != 128:
+		return nil, fmt.Errorf("device: CreateCQ: CQConfig.CQESize %d (64 or 128)", cfg.CQESize)
+	}
+	if cfg.CQESize == 128 && !c.info.Caps.CQE128 {
+		return nil, errors.New("device: CreateCQ: CQConfig.CQESize 128: the device has no 128-byte CQEs (Caps.CQE128)")
+	}
+	parents := []*node{c.root}
+	var bch BackendChannel
+	if cfg.Channel != nil {
+		if cfg.Channel.c != c {
+			return nil, errors.New("device: CreateCQ: CQConfig.Channel belongs to another context")
+		}
+		parents = append(parents, cfg.Channel.n)
+		bch = cfg.Channel.b
+	}
+	q := &CQ{c: c, ch: cfg.Channel}
+	n, err := c.create("CreateCQ", parents, func() (string, func() error, error) {
+		b, err := c.b.CreateCQ(cfg, bch)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := q.build(b); err != nil {
+			b.Close()
+			return "", nil, err
+		}
+		return fmt.Sprintf("CQ %#x", q.mem.CQN), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	q.n = n
+	return q, nil
+}
+
+// build makes the poller over the backend's CQ memory.
+func (q *CQ) build(b BackendCQ) error {
+	m := b.Memory()
+	if m.Mem == nil {
+		return errors.New("the backend's CQ has no memory (CQMemory.Mem)")
+	}
+	p, err := cq.New(cq.Config{Mem: m.Mem, CQN: m.CQN, CQEVersion: m.CQEVersion, UAR: m.UAR, Device: m.Device,
+		DumpFillLkey: m.DumpFillLkey, Scatter: m.Scatter})
+	if err != nil {
+		return err
+	}
+	q.b, q.mem, q.poll = b, m, p
+	q.prog, _ = b.(Progress)
+	return nil
+}
+
+// CQN returns the CQ's number.
+func (q *CQ) CQN() uint32 { return q.mem.CQN }
+
+// CQESize returns the bytes per CQE.
+func (q *CQ) CQESize() int { return q.mem.Mem.CQESize }
+
+// CQEs returns the number of entries.
+func (q *CQ) CQEs() int { return q.poll.CQEs() }
+
+// Poller returns the CQ's poller, for the ibv_start_poll style of
+// polling. Call Progress (or Poll) first on the simulator.
+func (q *CQ) Poller() *cq.CQ { return q.poll }
+
+// Progress lets the backend run the work requests whose doorbells it has
+// not seen yet (the simulator; nothing on hardware).
+func (q *CQ) Progress() {
+	if q.prog != nil {
+		q.prog.Progress()
+	}
+}
+
+// Poll fills wc with the next completions (ibv_poll_cq) and returns how
+// many. It does not allocate.
+func (q *CQ) Poll(wc []cq.WC) (int, error) {
+	if q.n.closed.Load() {
+		return 0, q.n.check("Poll")
+	}
+	if q.prog != nil {
+		q.prog.Progress()
+	}
+	return q.poll.Poll(wc)
+}
+
+// Close destroys the CQ, and first the QPs completing to it.
+func (q *CQ) Close() error {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	return closeNode(q.n)
+}
+
+// Wait arms the CQ and waits, until ctx is done, for its completion event
+// on its channel; the event is acknowledged. Poll the CQ empty before
+// Wait, and again after: the event says completions arrived.
+func (q *CQ) Wait(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("device: Wait: ctx is nil")
+	}
+	if err := q.n.check("Wait"); err != nil {
+		return err
+	}
+	if q.ch == nil {
+		return fmt.Errorf("device: %s: Wait: the CQ has no completion channel (CQConfig.Channel)", q.n.what)
+	}
+	if err := q.poll.Arm(false); err != nil {
+		return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
+	}
+	if err := q.ch.waitFor(ctx, q); err != nil {
+		return err
+	}
+	q.poll.Event()
+	q.ch.b.Ack(q.b, 1)
+	return nil
+}
+
+// CompChannel is a completion channel: the CQs bound to it (CQConfig.
+// Channel) report their events there. Several goroutines may wait on
+// CQs of one channel: whoever reads the channel keeps the events of the
+// others for them.
+type CompChannel struct {
+	c       *Context
+	b       BackendChannel
+	n       *node
+	turn    chan struct{} // held by the goroutine reading the backend
+	pending map[uint32]int
+	mu      chan struct{} // guards pending
+}
+
+// CreateCompChannel creates a completion channel.
+func (c *Context) CreateCompChannel() (*CompChannel, error) {
+	ch := &CompChannel{c: c, turn: make(chan struct{}, 1), mu: make(chan struct{}, 1), pending: map[uint32]int{}}
+	n, err := c.create("CreateCompChannel", []*node{c.root}, func() (string, func() error, error) {
+		b, err := c.b.CreateCompChannel()
+		if err != nil {
+			return "", nil, err
+		}
+		ch.b = b
+		return "completion channel", b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ch.n = n
+	return ch, nil
+}
+
+// Close destroys the channel, and first its CQs (and their QPs).
+func (ch *CompChannel) Close() error {
+	ch.c.mu.Lock()
+	defer ch.c.mu.Unlock()
+	return closeNode(ch.n)
+}
+
+// take consumes one pending event of cqn.
+func (ch *CompChannel) take(cqn uint32) bool {
+	ch.mu <- struct{}{}
+	defer func() { <-ch.mu }()
+	if ch.pending[cqn] > 0 {
+		ch.pending[cqn]--
+		return true
+	}
+	return false
+}
+
+func (ch *CompChannel) put(cqn uint32) {
+	ch.mu <- struct{}{}
+	ch.pending[cqn]++
+	<-ch.mu
+}
+
+// waitFor waits for an event of q, reading the backend in turn with the
+// other waiters and keeping their events for them.
+func (ch *CompChannel) waitFor(ctx context.Context, q *CQ) error {
+	for {
+		if ch.take(q.mem.CQN) {
+			return nil
+		}
+		select {
+		case ch.turn <- struct{}{}:
+		case <-ctx.Done():
+			return fmt.Errorf("device: %s: Wait: %w", q.n.what, ctx.Err())
+		}
+		if ch.take(q.mem.CQN) { // kept by the previous reader
+			<-ch.turn
+			return nil
+		}
+		if err := ch.n.check("Wait"); err != nil {
+			<-ch.turn
+			return err
+		}
+		cqn, err := ch.b.Wait(ctx)
+		<-ch.turn
+		if err != nil {
+			return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
+		}
+		if cqn == q.mem.CQN {
+			return nil
+		}
+		ch.put(cqn)
+	}
+}

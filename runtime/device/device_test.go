@@ -1,0 +1,172 @@
+package device_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/device/devicetest"
+)
+
+func openFake(t *testing.T) *device.Context {
+	c, err := device.Open("fake:" + t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestConformanceFake runs the conformance suite on the API over the
+// test fixture backend: it proves the suite's checks pass on a backend
+// that does what the API asks (the simulator and hardware run it from
+// their own packages).
+func TestConformanceFake(t *testing.T) { devicetest.Run(t, openFake) }
+
+func TestOpenErrors(t *testing.T) {
+	_, err := device.Open("sim:a")
+	if !errors.Is(err, device.ErrNoBackend) || !strings.Contains(err.Error(), device.SimImport) {
+		t.Errorf("Open(sim:a) without the simulator: %v, want ErrNoBackend naming %s", err, device.SimImport)
+	}
+	_, err = device.Open("mlx5_0")
+	if !errors.Is(err, device.ErrNoBackend) || !strings.Contains(err.Error(), device.VerbsImport) {
+		t.Errorf("Open(mlx5_0) without the verbs backend: %v, want ErrNoBackend naming %s", err, device.VerbsImport)
+	}
+	_, err = device.Open("nosuch:x")
+	if !errors.Is(err, device.ErrNoBackend) || !strings.Contains(err.Error(), `"fake:"`) {
+		t.Errorf("Open(nosuch:x): %v, want ErrNoBackend listing the registered prefixes", err)
+	}
+	_, err = device.Open("fake:none")
+	if !errors.Is(err, device.ErrNoDevice) || !strings.Contains(err.Error(), "fake:none") {
+		t.Errorf("Open(fake:none): %v, want ErrNoDevice naming the device", err)
+	}
+	if _, err := device.List("fake"); err == nil {
+		t.Error("List of a prefix without ':' succeeded")
+	}
+	if infos, err := device.List("fake:"); err != nil || len(infos) != 1 {
+		t.Errorf("List(fake:): %v, %v", infos, err)
+	}
+}
+
+func TestRegisterMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		prefix string
+		b      device.Backend
+	}{{"x:", nil}, {"fake:", fake{}}, {"nocolon", fake{}}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%q, %v) did not panic", tc.prefix, tc.b)
+				}
+			}()
+			device.Register(tc.prefix, tc.b)
+		}()
+	}
+}
+
+// TestCloseReverseOrder: the context closes what it holds newest first,
+// dependents before what they use, each once.
+func TestCloseReverseOrder(t *testing.T) {
+	c := openFake(t)
+	fc := lastFake()
+	pd, _ := c.AllocPD()
+	q, _ := c.CreateCQ(device.CQConfig{CQEs: 4})
+	mr, err := pd.RegMR(devicetest.Buffer(t, 64), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := pd.CreateQP(device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 2, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"MR 0x" + hex(mr.LKey), "QP 0x" + hex(qp.QPN()), "CQ 0x" + hex(q.CQN()), "PD", "context"}
+	if !slices.Equal(fc.log, want) {
+		t.Errorf("closed %q, want %q", fc.log, want)
+	}
+}
+
+func hex(v uint32) string { return strconv.FormatUint(uint64(v), 16) }
+
+func lastFake() *fakeCtx {
+	fakes.Lock()
+	defer fakes.Unlock()
+	return fakes.last
+}
+
+// TestChannelSharedWaiters: two goroutines wait on two CQs of one
+// channel; each gets its own CQ's event whoever reads the channel.
+func TestChannelSharedWaiters(t *testing.T) {
+	c := openFake(t)
+	defer c.Close()
+	ch, err := c.CreateCompChannel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := devicetest.RCPair(t, c, ch)
+	p2 := devicetest.RCPair(t, c, ch)
+	src, dst := devicetest.MRPair(t, p1.PD, 64)
+	src2, dst2 := devicetest.MRPair(t, p2.PD, 64)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, p := range []devicetest.Pair{p1, p2} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = p.CQ.Wait(ctx) }()
+	}
+	time.Sleep(10 * time.Millisecond)
+	devicetest.Write(t, p2.A, 2, src2, dst2, 64)
+	time.Sleep(10 * time.Millisecond)
+	devicetest.Write(t, p1.A, 1, src, dst, 64)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("waiter %d: %v", i, err)
+		}
+	}
+}
+
+// TestQPConfigChecks: configurations the device's capabilities refuse
+// never reach the backend.
+func TestQPConfigChecks(t *testing.T) {
+	c := openFake(t)
+	defer c.Close()
+	pd, _ := c.AllocPD()
+	q, _ := c.CreateCQ(device.CQConfig{CQEs: 4})
+	other := openFake(t)
+	defer other.Close()
+	oq, _ := other.CreateCQ(device.CQConfig{CQEs: 4})
+	for _, tc := range []struct {
+		cfg   device.QPConfig
+		field string
+	}{
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1 << 20}, "MaxSendWR"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxSendSGE: 99}, "MaxSendSGE"},
+		{device.QPConfig{Kind: device.RC, SendCQ: oq, MaxSendWR: 1}, "another context"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "LogNumConcurent"},
+		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "DCI streams"},
+		{device.QPConfig{Kind: device.DCT, SendCQ: q, SendOps: mlx.IBV_QP_EX_WITH_SEND}, "SendOps"},
+	} {
+		if _, err := pd.CreateQP(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("CreateQP(%+v): %v, want an error naming %s", tc.cfg, err, tc.field)
+		}
+	}
+	if len(lastFake().qps) != 0 {
+		t.Error("a refused configuration reached the backend")
+	}
+}

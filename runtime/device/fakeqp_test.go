@@ -1,0 +1,151 @@
+package device_test
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+type fakeQP struct {
+	c      *fakeCtx
+	qpn    uint32
+	kind   device.QPKind
+	mem    *qmem.Memory
+	rqRing *dma.Region
+	rqMem  rq.Memory
+	send   *fakeCQ
+	sigAll bool
+	state  mlx.QPState
+	remote uint32
+	done   uint32 // WQEBBs executed (unmasked)
+	access mlx.AccessFlags
+	modify []mlx.QPState // the transitions asked, for the tests
+}
+
+func pow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+func (p *fakePD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device.BackendQP, error) {
+	c := p.c
+	q := &fakeQP{c: c, kind: cfg.Kind, send: send.(*fakeCQ), sigAll: cfg.SigAll, state: mlx.IBV_QPS_RESET}
+	wqebbs := max(pow2(cfg.MaxSendWR), 1)
+	var err error
+	if q.mem, err = qmem.New(qmem.Options{WQEBBs: wqebbs, Lock: dma.LockBestEffort}); err != nil {
+		return nil, err
+	}
+	if cfg.Kind == device.RC && cfg.MaxRecvWR > 0 {
+		stride := pow2(16 * max(cfg.MaxRecvSGE, 1))
+		n := pow2(cfg.MaxRecvWR)
+		if q.rqRing, err = dma.Map(dma.Options{Size: max(n*stride, 4096), Lock: dma.LockBestEffort}); err != nil {
+			q.mem.Close()
+			return nil, err
+		}
+		b, _ := q.rqRing.Alloc(n*stride, 64)
+		q.rqMem = rq.Memory{Ring: b.Bytes, DBR: (*[4]byte)(q.mem.DBR[0:4])}
+	}
+	c.mu.Lock()
+	q.qpn = c.id()
+	c.qps[q.qpn] = q
+	c.mu.Unlock()
+	return q, nil
+}
+
+func (q *fakeQP) Memory() device.QPMemory {
+	typ := mlx.QPRC
+	if q.kind == device.DCI {
+		typ = mlx.QPDCI
+	}
+	m := device.QPMemory{QPN: q.qpn, SQ: q.mem, SigAll: q.sigAll,
+		QP: sq.QP{Type: typ, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_READ | mlx.IBV_QP_EX_WITH_SEND,
+			MaxSendSGE: 1, MaxInlineData: 64, MaxPost: q.mem.WQEBBs()}}
+	if q.rqRing != nil {
+		m.RQ, m.RQStride = q.rqMem, 16
+	}
+	return m
+}
+
+func (q *fakeQP) Modify(state mlx.QPState, attr device.QPAttr) error {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	q.modify = append(q.modify, state)
+	switch state {
+	case mlx.IBV_QPS_INIT:
+		q.access = attr.Access
+	case mlx.IBV_QPS_RTR:
+		if q.kind == device.RC && q.c.qps[attr.Remote.QPN] == nil {
+			return fmt.Errorf("fake: RTR: no QP %#x", attr.Remote.QPN)
+		}
+		q.remote = attr.Remote.QPN
+	}
+	q.state = state
+	return nil
+}
+
+func (q *fakeQP) Close() error {
+	q.c.mu.Lock()
+	delete(q.c.qps, q.qpn)
+	q.c.mu.Unlock()
+	q.mem.Close()
+	q.rqRing.Close()
+	return q.c.closed(fmt.Sprintf("QP %#x", q.qpn))
+}
+
+// run executes what the doorbell records of the QPs in RTS announce.
+func (c *fakeCtx) run() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, q := range c.qps {
+		if q.state != mlx.IBV_QPS_RTS || q.mem.Closed() {
+			continue
+		}
+		for uint16(q.done) != uint16(be.Uint32(q.mem.DBR[4:8])) {
+			if !q.step() {
+				break
+			}
+		}
+	}
+}
+
+// step executes the WQE at q.done: an RDMA write of one SGE, or else an
+// error CQE; false when its CQE finds the CQ full.
+func (q *fakeQP) step() bool {
+	n := uint32(q.mem.WQEBBs())
+	w := q.mem.SQ[(q.done&(n-1))*64:][:64]
+	ctrl := be.Uint32(w[0:4])
+	op, idx := uint8(ctrl), uint16(ctrl>>8)
+	ds := be.Uint32(w[4:8]) & 0x3f
+	signaled := w[11]&0x08 != 0
+	status := mlx.CQESyndrome(0)
+	if op != uint8(mlx.MLX5_OPCODE_RDMA_WRITE) || ds != 3 {
+		status = mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR
+	} else {
+		raddr, rkey := be.Uint64(w[16:24]), be.Uint32(w[24:28])
+		length, lkey, addr := be.Uint32(w[32:36]), be.Uint32(w[36:40]), be.Uint64(w[40:48])
+		src := q.c.bytes(lkey, addr, length, 0)
+		dst := q.c.bytes(rkey, raddr, length, mlx.IBV_ACCESS_REMOTE_WRITE)
+		if r := q.c.qps[q.remote]; src == nil || dst == nil || r == nil || r.access&mlx.IBV_ACCESS_REMOTE_WRITE == 0 {
+			status = mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR
+		} else {
+			copy(dst, src)
+		}
+	}
+	if status != 0 {
+		if !q.send.write(mlx.MLX5_CQE_REQ_ERR, status, op, q.qpn, idx) {
+			return false
+		}
+	} else if signaled && !q.send.write(mlx.MLX5_CQE_REQ, 0, op, q.qpn, idx) {
+		return false
+	}
+	q.done += (ds*16 + 63) / 64
+	return true
+}

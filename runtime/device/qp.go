@@ -1,0 +1,170 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// QP is a queue pair: its send queue writer and receive queue writer over
+// the device's rings, registered with the CQs it completes to.
+type QP struct {
+	c    *Context
+	b    BackendQP
+	n    *node
+	kind QPKind
+	mem  QPMemory
+	sq   *sq.SQ
+	rq   *rq.RQ
+	psn  uint32
+
+	mu    sync.Mutex // state transitions
+	state mlx.QPState
+}
+
+// checkQPConfig refuses what no backend could create, naming the field.
+func (pd *PD) checkQPConfig(cfg *QPConfig) error {
+	caps := pd.c.info.Caps
+	switch {
+	case cfg.Kind != RC && cfg.Kind != DCI && cfg.Kind != DCT:
+		return fmt.Errorf("QPConfig.Kind %d (RC, DCI or DCT)", int(cfg.Kind))
+	case (cfg.Kind == DCI || cfg.Kind == DCT) && !caps.DC:
+		return fmt.Errorf("QPConfig.Kind %v: the device has no DC transport (Caps.DC)", cfg.Kind)
+	case cfg.SendCQ == nil:
+		return errors.New("QPConfig.SendCQ is nil")
+	case cfg.SendCQ.c != pd.c || (cfg.RecvCQ != nil && cfg.RecvCQ.c != pd.c):
+		return errors.New("QPConfig.SendCQ or RecvCQ belongs to another context")
+	case cfg.Kind != DCT && (cfg.MaxSendWR <= 0 || (caps.MaxQPWR > 0 && cfg.MaxSendWR > caps.MaxQPWR)):
+		return fmt.Errorf("QPConfig.MaxSendWR %d (1 to Caps.MaxQPWR %d)", cfg.MaxSendWR, caps.MaxQPWR)
+	case cfg.Kind == RC && (cfg.MaxRecvWR < 0 || (caps.MaxQPWR > 0 && cfg.MaxRecvWR > caps.MaxQPWR)):
+		return fmt.Errorf("QPConfig.MaxRecvWR %d (0 to Caps.MaxQPWR %d)", cfg.MaxRecvWR, caps.MaxQPWR)
+	case cfg.MaxSendSGE < 0 || cfg.MaxRecvSGE < 0 || (caps.MaxSGE > 0 && max(cfg.MaxSendSGE, cfg.MaxRecvSGE) > caps.MaxSGE):
+		return fmt.Errorf("QPConfig.MaxSendSGE %d or MaxRecvSGE %d (0 to Caps.MaxSGE %d)", cfg.MaxSendSGE, cfg.MaxRecvSGE, caps.MaxSGE)
+	case cfg.MaxInlineData < 0 || (caps.MaxInlineData > 0 && cfg.MaxInlineData > caps.MaxInlineData):
+		return fmt.Errorf("QPConfig.MaxInlineData %d (0 to Caps.MaxInlineData %d)", cfg.MaxInlineData, caps.MaxInlineData)
+	case cfg.Kind != DCI && (cfg.LogNumConcurent != 0 || cfg.LogNumErrored != 0):
+		return fmt.Errorf("QPConfig.LogNumConcurent/LogNumErrored: DCI streams on a %v QP", cfg.Kind)
+	case cfg.LogNumConcurent != 0 && (!caps.DCIStreams || cfg.LogNumConcurent > caps.MaxLogNumConcurent || cfg.LogNumErrored > caps.MaxLogNumErrored):
+		return fmt.Errorf("QPConfig.LogNumConcurent %d, LogNumErrored %d: the device offers DCI streams %v up to %d and %d",
+			cfg.LogNumConcurent, cfg.LogNumErrored, caps.DCIStreams, caps.MaxLogNumConcurent, caps.MaxLogNumErrored)
+	case cfg.Kind == DCT && (cfg.SendOps != 0 || cfg.MlxSendOps != 0):
+		return errors.New("QPConfig.SendOps: a DCT has no send queue")
+	}
+	return nil
+}
+
+// CreateQP creates a queue pair in RESET, with its send queue writer,
+// receive queue writer and their registration with the CQs.
+func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
+	if err := pd.checkQPConfig(&cfg); err != nil {
+		return nil, fmt.Errorf("device: CreateQP: %w", err)
+	}
+	if cfg.RecvCQ == nil {
+		cfg.RecvCQ = cfg.SendCQ
+	}
+	q := &QP{c: pd.c, kind: cfg.Kind, state: mlx.IBV_QPS_RESET, psn: rand.Uint32() & 0xffffff}
+	parents := []*node{pd.n, cfg.SendCQ.n}
+	if cfg.RecvCQ != cfg.SendCQ {
+		parents = append(parents, cfg.RecvCQ.n)
+	}
+	n, err := pd.c.create("CreateQP", parents, func() (string, func() error, error) {
+		b, err := pd.b.CreateQP(cfg, cfg.SendCQ.b, cfg.RecvCQ.b)
+		if err != nil {
+			return "", nil, err
+		}
+		unreg, err := q.build(b, pd.b.Opaque(), cfg)
+		if err != nil {
+			b.Close()
+			return "", nil, err
+		}
+		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), func() error { unreg(); return b.Close() }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	q.n = n
+	return q, nil
+}
+
+// build makes the writers over the backend's QP memory and registers them
+// with the CQs; unreg takes them out again.
+func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(), err error) {
+	m := b.Memory()
+	q.b, q.mem = b, m
+	if cfg.Kind != DCT {
+		if m.SQ == nil {
+			return nil, errors.New("the backend's QP has no send queue memory (QPMemory.SQ)")
+		}
+		q.sq, err = sq.New(sq.Config{Mem: m.SQ, QPN: m.QPN, QP: m.QP, SigAll: m.SigAll, BF: m.BF, PD: opaque})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if m.RQ.Ring != nil {
+		q.rq, err = rq.New(rq.Config{Mem: m.RQ, Stride: m.RQStride, MaxPost: m.RQMaxPost, WQSig: m.WQSig, QPN: m.QPN})
+		if err != nil {
+			return nil, err
+		}
+	}
+	send := &cq.QP{QPN: m.QPN, UIdx: m.UIdx, RC: cfg.Kind == RC}
+	recv := *send
+	if q.sq != nil {
+		send.SQ = cq.SQ{Q: q.sq, Mem: m.SQ}
+	}
+	if q.rq != nil {
+		recv.RQ = cq.RQ{Q: q.rq}
+	}
+	key := func(c *CQ) uint32 {
+		if c.mem.CQEVersion == 1 {
+			return m.UIdx
+		}
+		return m.QPN
+	}
+	if cfg.SendCQ == cfg.RecvCQ {
+		send.RQ = recv.RQ
+		if err := cfg.SendCQ.poll.AddQP(send); err != nil {
+			return nil, err
+		}
+		return func() { cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ)) }, nil
+	}
+	if err := cfg.SendCQ.poll.AddQP(send); err != nil {
+		return nil, err
+	}
+	if err := cfg.RecvCQ.poll.AddQP(&recv); err != nil {
+		cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ))
+		return nil, err
+	}
+	return func() { cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ)); cfg.RecvCQ.poll.RemoveQP(key(cfg.RecvCQ)) }, nil
+}
+
+// QPN returns the QP's number.
+func (q *QP) QPN() uint32 { return q.mem.QPN }
+
+// Kind returns the QP's transport.
+func (q *QP) Kind() QPKind { return q.kind }
+
+// SQ returns the send queue writer (nil for a DCT).
+func (q *QP) SQ() *sq.SQ { return q.sq }
+
+// RQ returns the receive queue writer (nil without a receive queue).
+func (q *QP) RQ() *rq.RQ { return q.rq }
+
+// State returns the state the last successful transition left.
+func (q *QP) State() mlx.QPState {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.state
+}
+
+// Close destroys the QP.
+func (q *QP) Close() error {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	return closeNode(q.n)
+}

@@ -1,0 +1,154 @@
+package device
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// Info names a device and says what it can do.
+type Info struct {
+	Name string // the name Open takes
+	GUID uint64 // node GUID (0 when the backend has none)
+	Caps Caps
+}
+
+// Caps are the device's limits and mlx5 capabilities (ibv_query_device_ex
+// and mlx5dv_query_device).
+type Caps struct {
+	MaxQPWR       int // work requests per queue
+	MaxSGE        int
+	MaxCQE        int
+	MaxInlineData int // inline bytes per send WQE (0: unknown)
+	CQE128        bool
+	CQEVersion    int
+	DC            bool // DCI and DCT QPs
+
+	// Signature offload (MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD).
+	Signature bool
+	SigProt   mlx.SigProtCaps
+	SigT10BG  mlx.SigT10DIFBGCaps
+	SigCRC    mlx.SigCRCTypeCaps
+	SigBlock  mlx.BlockSizeCaps
+
+	// Crypto (MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD): AES-XTS engines.
+	Crypto            bool
+	CryptoSingleBlock bool
+	CryptoMultiBlock  bool
+
+	// DCI streams (MLX5DV_CONTEXT_MASK_DCI_STREAMS).
+	DCIStreams         bool
+	MaxLogNumConcurent int
+	MaxLogNumErrored   int
+
+	// MMO: the DMA memcpy engine's largest copy (0: no memcpy).
+	MaxMemcpy uint64
+
+	MkeyTag bool // an mkey's tag byte can be updated by UMR
+}
+
+// Port is port 1's state and address.
+type Port struct {
+	State    mlx.PortState
+	MTU      mlx.MTU // active MTU
+	LID      uint16
+	GID      [16]byte // GID index GIDIndex
+	GIDIndex int
+	Ethernet bool // RoCE: the link layer is Ethernet, the GID routes
+}
+
+// CQConfig describes a CQ to create.
+type CQConfig struct {
+	CQEs    int // entries wanted (the device may round up)
+	CQESize int // 64 (0 means 64) or 128
+	Channel *CompChannel
+}
+
+// QPKind is the transport of a QP.
+type QPKind int
+
+const (
+	RC  QPKind = iota + 1 // reliable connected
+	DCI                   // dynamically connected initiator
+	DCT                   // dynamically connected target
+)
+
+func (k QPKind) String() string {
+	switch k {
+	case RC:
+		return "RC"
+	case DCI:
+		return "DCI"
+	case DCT:
+		return "DCT"
+	}
+	return "QPKind(invalid)"
+}
+
+// QPConfig describes a QP to create (mlx5dv_create_qp).
+type QPConfig struct {
+	Kind           QPKind
+	SendCQ, RecvCQ *CQ // RecvCQ nil: SendCQ
+
+	MaxSendWR, MaxRecvWR   int
+	MaxSendSGE, MaxRecvSGE int
+	MaxInlineData          int
+	SigAll                 bool // every work request completes with a CQE
+
+	SendOps     mlx.IBVQPCreateSendOpsFlags // IBV_QP_EX_WITH_*
+	MlxSendOps  mlx.QPCreateSendOpsFlags    // MLX5DV_QP_EX_WITH_*
+	CreateFlags mlx.QPCreateFlags           // MLX5DV_QP_CREATE_*
+
+	// DCI streams (DCI only; 0 and 0: none).
+	LogNumConcurent, LogNumErrored int
+	// DCAccessKey is a DCT's access key, and the key a DCI's work
+	// requests carry.
+	DCAccessKey uint64
+}
+
+// QPAttr are the attributes of a state transition (ibv_qp_attr). A
+// backend uses, for each transition and QP kind, what ibv_modify_qp(3)
+// and mlx5dv_create_qp(3) require: RC to INIT port, pkey index and
+// access; to RTR path MTU, the remote (QPN, PSN, LID or GID), max
+// destination read atomics and the minimal RNR timer; to RTS timeout,
+// retry counts, the send PSN and max read atomics. A DCI skips the remote
+// fields, a DCT stops at RTR.
+type QPAttr struct {
+	Access   mlx.AccessFlags // remote access a responder allows
+	PKeyIdx  uint16
+	MTU      mlx.MTU
+	Remote   Endpoint // RTR: who the QP talks to (RC)
+	SQPSN    uint32   // RTS: the first PSN the QP sends
+	MinRNR   uint8
+	Timeout  uint8
+	Retry    uint8
+	RNRRetry uint8
+	RdAtomic uint8 // max_rd_atomic and max_dest_rd_atomic
+}
+
+// Endpoint is what the other side of an RC connection needs to know of a
+// QP: its number and first PSN, and its port's address.
+type Endpoint struct {
+	QPN uint32
+	PSN uint32
+	LID uint16
+	GID [16]byte
+	// GIDIndex is the local GID index the QP sends from (RoCE).
+	GIDIndex int
+	Ethernet bool
+}
+
+// DEKConfig describes a data encryption key (mlx5dv_dek_create).
+type DEKConfig struct {
+	KeySize mlx.CryptoKeySize // 128 or 256 bit AES-XTS
+	Key     []byte            // the two AES-XTS keys: 32 or 64 bytes
+	Opaque  [8]byte
+	Keytag  bool // the key carries a keytag
+}
+
+// AsyncEvent is an asynchronous event (ibv_get_async_event), already
+// acknowledged.
+type AsyncEvent struct {
+	Type mlx.EventType
+	QPN  uint32 // for QP events
+	CQN  uint32 // for CQ events
+	Port int    // for port events
+}

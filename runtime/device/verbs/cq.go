@@ -1,0 +1,149 @@
+//go:build cgo
+
+package verbs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	mv "github.com/mlx5gen/mlx5gen/generated/mlx5verbs"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+)
+
+type vcq struct {
+	c   *vctx
+	ex  mv.CQEx
+	cq  mv.IBVCQ
+	mem device.CQMemory
+}
+
+// CreateCQ creates the CQ with mlx5dv_create_cq and maps it with
+// mlx5dv_init_obj.
+func (c *vctx) CreateCQ(attr device.CQConfig, ch device.BackendChannel) (device.BackendCQ, error) {
+	ex := mlx.CQInitAttrEx{CQE: uint32(attr.CQEs)}
+	if ch != nil {
+		ex.Channel = ch.(*vchan).ch
+	}
+	dv := mlx.CQInitAttr{CompMask: uint64(mlx.MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE), CQESize: uint16(attr.CQESize)}
+	cqex, err := mv.CreateCQ(c.ctx, &ex, &dv)
+	if err != nil {
+		return nil, err
+	}
+	q := &vcq{c: c, ex: cqex, cq: cqOfEx(cqex)}
+	var out mlx.CQ
+	var pin runtime.Pinner
+	pin.Pin(&out)
+	err = mv.InitObj(&mlx.Obj{CQIn: q.cq.Ptr(), CQOut: &out}, uint64(mlx.MLX5DV_OBJ_CQ))
+	pin.Unpin()
+	if err != nil {
+		mv.DestroyCQ(q.cq)
+		return nil, err
+	}
+	q.mem = device.CQMemory{
+		Mem: &qmem.Memory{
+			CQ:      unsafe.Slice((*byte)(out.Buf), int(out.CQECnt)*int(out.CQESize)),
+			CQESize: int(out.CQESize),
+			CQDBR:   unsafe.Slice((*byte)(out.Dbrec), 8),
+			Device:  true,
+		},
+		CQN: out.CQN,
+		// The poller finds QPs by QPN (cqe_version 0 lookups): the CQE's
+		// QPN field is filled with either version, while the user index
+		// libmlx5 assigns with cqe_version 1 is not in its public API.
+		CQEVersion: 0,
+		UAR:        unsafe.Slice((*byte)(out.CQUAR), mlx.MLX5_CQ_DOORBELL+8),
+		Device:     true,
+	}
+	c.mu.Lock()
+	c.cqs[q.cq.Ptr()] = out.CQN
+	c.mu.Unlock()
+	return q, nil
+}
+
+func (q *vcq) Memory() device.CQMemory { return q.mem }
+
+func (q *vcq) Close() error {
+	q.c.mu.Lock()
+	delete(q.c.cqs, q.cq.Ptr())
+	q.c.mu.Unlock()
+	return mv.DestroyCQ(q.cq)
+}
+
+type vchan struct {
+	c  *vctx
+	ch *mlx.CompChannel
+}
+
+// CreateCompChannel creates a channel whose fd is non-blocking, so that
+// Wait can poll it and watch its context.
+func (c *vctx) CreateCompChannel() (device.BackendChannel, error) {
+	ch, err := mv.CreateCompChannel(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(int(ch.Fd), true); err != nil {
+		mv.DestroyCompChannel(ch)
+		return nil, fmt.Errorf("verbs: completion channel fd: %w", err)
+	}
+	return &vchan{c: c, ch: ch}, nil
+}
+
+// pollStep bounds how long a wait sleeps in poll(2) before it looks at
+// its context again.
+const pollStep = 20 * time.Millisecond
+
+// waitFD waits until fd is readable or ctx is done.
+func waitFD(ctx context.Context, fd int) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		step := pollStep
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < step {
+			step = max(time.Until(d), time.Millisecond)
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(step/time.Millisecond))
+		if err != nil && !errors.Is(err, syscall.EINTR) {
+			return fmt.Errorf("verbs: poll: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+}
+
+func (ch *vchan) Wait(ctx context.Context) (uint32, error) {
+	for {
+		var cq mv.IBVCQ
+		var cqctx unsafe.Pointer
+		_, err := mv.GetCQEvent(ch.ch, &cq, unsafe.Pointer(&cqctx))
+		if err == nil {
+			ch.c.mu.Lock()
+			cqn, ok := ch.c.cqs[cq.Ptr()]
+			ch.c.mu.Unlock()
+			if !ok {
+				return 0, errors.New("verbs: a completion event for a CQ this context does not know")
+			}
+			return cqn, nil
+		}
+		if !errors.Is(err, syscall.EAGAIN) {
+			return 0, err
+		}
+		if err := waitFD(ctx, int(ch.ch.Fd)); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (ch *vchan) Ack(cq device.BackendCQ, n int) { mv.AckCQEvents(cq.(*vcq).cq, uint32(n)) }
+func (ch *vchan) Close() error                   { return mv.DestroyCompChannel(ch.ch) }

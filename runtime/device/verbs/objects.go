@@ -1,0 +1,88 @@
+//go:build cgo
+
+package verbs
+
+import (
+	"errors"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	mv "github.com/mlx5gen/mlx5gen/generated/mlx5verbs"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// ErrDEKObjectID is CreateDEK's error: see the package doc.
+var ErrDEKObjectID = errors.New("verbs: libmlx5's public API does not expose a DEK's DEVX object id, which the send queue writer's crypto work requests carry (sq.DEK.ObjectID)")
+
+// ErrDCTNeedsSRQ is CreateQP's error for a DCT: see the package doc.
+var ErrDCTNeedsSRQ = errors.New("verbs: a DCT receives into an SRQ, and ibv_create_srq is not bound (generated/mlx5verbs) yet")
+
+type vpd struct {
+	c  *vctx
+	pd *mlx.IBVPD
+}
+
+func (c *vctx) AllocPD() (device.BackendPD, error) {
+	pd, err := mv.AllocPD(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &vpd{c: c, pd: pd}, nil
+}
+
+// Opaque: the memcpy engine's metadata needs libmlx5's opaque MR of the
+// PD, which its public API does not expose; memcpy work requests are not
+// offered through this backend.
+func (p *vpd) Opaque() sq.PD { return sq.PD{} }
+
+func (p *vpd) Close() error { return mv.DeallocPD(p.pd) }
+
+type vmr struct{ mr *mlx.MR }
+
+// RegMR registers buf at its own address. buf is mmapped memory (a
+// runtime/dma buffer) or C memory: the kernel pins its pages, and cgo's
+// rules allow passing it since it holds no Go pointers.
+func (p *vpd) RegMR(buf []byte, access mlx.AccessFlags) (device.BackendMR, error) {
+	mr, err := mv.RegMR(p.pd, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
+	if err != nil {
+		return nil, err
+	}
+	return vmr{mr}, nil
+}
+
+func (m vmr) Keys() (uint32, uint32) { return m.mr.Lkey, m.mr.Rkey }
+func (m vmr) Close() error           { return mv.DeregMR(m.mr) }
+
+type vmkey struct{ mk *mlx.Mkey }
+
+func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.BackendMkey, error) {
+	mk, err := mv.CreateMkey(&mlx.MkeyInitAttr{PD: p.pd, CreateFlags: flags, MaxEntries: uint16(maxEntries)})
+	if err != nil {
+		return nil, err
+	}
+	return vmkey{mk}, nil
+}
+
+func (m vmkey) LKey() uint32 { return m.mk.Lkey }
+func (m vmkey) Close() error { return mv.DestroyMkey(m.mk) }
+
+func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, ErrDEKObjectID }
+
+type vumem struct{ u *mlx.DevxUmem }
+
+// RegUmem registers buf as a devx umem (mlx5dv_devx_umem_reg); the
+// context must have been opened with DEVX.
+func (c *vctx) RegUmem(buf []byte, access mlx.AccessFlags) (device.BackendUmem, error) {
+	if !c.devx {
+		return nil, errors.New("verbs: RegUmem: the device was opened without MLX5DV_CONTEXT_FLAGS_DEVX (the kernel refused DEVX)")
+	}
+	u, err := mv.DevxUmemReg(c.ctx, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
+	if err != nil {
+		return nil, err
+	}
+	return vumem{u}, nil
+}
+
+func (u vumem) ID() uint32   { return u.u.UmemID }
+func (u vumem) Close() error { return mv.DevxUmemDereg(u.u) }
