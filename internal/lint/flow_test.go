@@ -63,6 +63,8 @@ var runtimeFlow = map[string]int{
 	// engine, which reads queue memory and uses both (never the writers
 	// or the poller: it sees only memory, as a device does), and the mkeys.
 	"runtime/sim/keys": 1, "runtime/sim/cqe": 2, "runtime/sim/engine": 3,
+	// The simulated backend of the device API, over the engine.
+	"runtime/sim": 7,
 }
 
 // runtimePackages lists every directory under runtime/ (but internal/

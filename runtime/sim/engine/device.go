@@ -174,6 +174,10 @@ type CQ struct {
 // CQN returns the CQ's number.
 func (c *CQ) CQN() uint32 { return c.cqn }
 
+// Written returns the CQEs the device wrote to the CQ so far (the caller
+// holds the fabric's lock).
+func (c *CQ) Written() uint32 { return c.ring.Written() }
+
 // Overrun reports whether a CQE found the CQ full.
 func (c *CQ) Overrun() bool { return c.ring.Overrun }
 

@@ -92,6 +92,9 @@ func (p *QP) recvReady(q *QP) status {
 	if p.srq != nil && p.srq.pending() > 0 || p.srq == nil && p.rq.pending() > 0 {
 		return ok
 	}
+	if p.srq == nil && p.rq.ring == nil {
+		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, "the target has no receive queue")
+	}
 	if q.rnrRetry == 7 {
 		return status{wait: true}
 	}

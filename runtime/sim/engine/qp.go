@@ -41,14 +41,14 @@ type QPConfig struct {
 	// the doorbell register. Its CQ fields are not used.
 	Mem *qmem.Memory
 
-	// The receive queue (RC without SRQ): a ring of RQWQEs WQEs of
-	// RQStride bytes, its doorbell record Mem.DBR[0:4]. WQSig: each WQE
-	// starts with a signature segment.
+	// The receive queue (RC without SRQ; nil: none, and messages that
+	// need a receive fail): a ring of WQEs of RQStride bytes, its doorbell
+	// record Mem.DBR[0:4]. WQSig: each WQE starts with a signature segment.
 	RQ       []byte
 	RQStride int
 	WQSig    bool
 
-	SRQ   *SRQ   // receives through a shared receive queue (DCT: required)
+	SRQ   *SRQ   // receives through a shared receive queue (a DCT without one takes RDMA and atomics only)
 	DCKey uint64 // DCT: the key DCIs must present
 
 	// DCI streams (mlx5dv_dci_streams): 0 without.
@@ -118,16 +118,16 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 		}
 		q.comps.c = make([]comp, q.sq.nbb)
 	case DCT:
-		if c.SRQ == nil || c.RecvCQ == nil {
-			return nil, fmt.Errorf("engine: create_qp: a DCT needs an SRQ and a receive CQ")
+		if c.RecvCQ == nil {
+			return nil, fmt.Errorf("engine: create_qp: a DCT needs a receive CQ")
 		}
 	default:
 		return nil, fmt.Errorf("engine: create_qp: unsupported QP type %v", c.Type)
 	}
-	if c.Type == RC && c.SRQ == nil {
-		if c.RecvCQ == nil || c.RecvCQ.dev != d {
-			return nil, fmt.Errorf("engine: create_qp: an RC QP needs a receive CQ of the device")
-		}
+	if c.Type == RC && (c.RecvCQ == nil || c.RecvCQ.dev != d) {
+		return nil, fmt.Errorf("engine: create_qp: an RC QP needs a receive CQ of the device")
+	}
+	if c.Type == RC && c.SRQ == nil && c.RQ != nil {
 		if err := q.rq.init(c.RQ, c.RQStride, c.Mem, c.WQSig); err != nil {
 			return nil, err
 		}
