@@ -7,6 +7,7 @@
 //	mlx5gen names [-I dir | -rdma-core version] [-header file] [-spec dir] [C name...]
 //	mlx5gen wqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [-dci] [HEX...]
 //	mlx5gen replay [-v] FILE.json...
+//	mlx5gen devices
 //	mlx5gen version
 //
 // Errors start with "mlx5gen:"; the exit status is 2 for a usage error and
@@ -16,7 +17,8 @@
 // that a broken generated package never blocks its own regeneration: wqe
 // decode works from the model of the header it reads, and replay, which
 // runs the runtime, is the program mlx5gen-replay (internal/cmd), which
-// mlx5gen runs: the one installed next to mlx5gen, else the one of the
+// mlx5gen runs (devices, which opens devices through the runtime, is
+// mlx5gen-devices, run the same way): the one installed next to mlx5gen, else the one of the
 // mlx5gen checkout holding the current directory (built with go build into
 // the user's cache), else the one on PATH.
 package main
@@ -47,6 +49,9 @@ commands:
              mlx5gen-replay: next to mlx5gen, else built from the mlx5gen checkout
              around the current directory, else from PATH
              (go install github.com/mlx5gen/mlx5gen/internal/cmd/mlx5gen-replay@latest)
+  devices    list the RDMA devices and their mlx5 capabilities (signature, crypto,
+             DCI streams, MMO), or say there are none and why; runs mlx5gen-devices,
+             found as mlx5gen-replay is (internal/cmd/mlx5gen-devices)
   version    print mlx5gen's version and the rdma-core releases it supports
 
 Run "mlx5gen <command> -h" for a command's flags.
@@ -65,6 +70,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"names":    namesCmd,
 		"wqe":      wqeCmd,
 		"replay":   replayCmd,
+		"devices":  devicesCmd,
 		"version":  versionCmd,
 	}
 	switch args[0] {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -23,18 +24,20 @@ func TestMain(m *testing.M) {
 // errors and its failures, as a user runs them. Scripts see $MODROOT, the
 // include roots $H44, $H56 and $H65 of the header cache, $VECTORS, a copy
 // of the spec in $WORK/spec, and $WORK/bad.json, a vector file with one
-// WQE byte changed. PATH holds mlx5gen-replay, built from this checkout,
-// which mlx5gen replay runs (the scripts work outside the checkout).
+// WQE byte changed. PATH holds mlx5gen-replay and mlx5gen-devices, built
+// from this checkout, which mlx5gen replay and devices run (the scripts
+// work outside the checkout). The condition [rdma] holds when
+// /sys/class/infiniband lists a device.
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "./"+replayDir)
+	build := exec.Command("go", "build", "-o", bin, "./"+replayDir, "./"+devicesDelegate.dir)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", replayDir, err, out)
+		t.Fatalf("go build %s %s: %v\n%s", replayDir, devicesDelegate.dir, err, out)
 	}
 	roots := map[string]string{}
 	for _, v := range rdmacore.Versions {
@@ -49,6 +52,13 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds:                treeCmds,
+		Condition: func(cond string) (bool, error) {
+			if cond != "rdma" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			es, _ := os.ReadDir("/sys/class/infiniband")
+			return len(es) > 0, nil
+		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("MODROOT", root)
 			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))

@@ -9,6 +9,9 @@ type Info struct {
 	Name string // the name Open takes
 	GUID uint64 // node GUID (0 when the backend has none)
 	Caps Caps
+	// Err, from List, says why the device could not be opened to read
+	// its capabilities (Caps is then zero).
+	Err error
 }
 
 // Caps are the device's limits and mlx5 capabilities (ibv_query_device_ex

@@ -75,7 +75,7 @@ func (backend) List() ([]device.Info, error) {
 		}
 		c, err := open(d, dn)
 		if err != nil {
-			out = append(out, device.Info{Name: dn, GUID: mv.GetDeviceGUID(d)})
+			out = append(out, device.Info{Name: dn, GUID: mv.GetDeviceGUID(d), Err: err})
 			continue
 		}
 		out = append(out, c.info)
