@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
@@ -46,6 +48,9 @@ func (s *sendQueue) init(m *qmem.Memory, maxRdAtomic int) error {
 	if err := m.Check(); err != nil {
 		return err
 	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(m.BF)))%8 != 0 || m.BFSize%8 != 0 {
+		return fmt.Errorf("engine: the doorbell register is not 8-byte aligned")
+	}
 	s.ring, s.nbb, s.dbr, s.bf, s.bfSize = m.SQ, uint32(m.WQEBBs()), m.DBR, m.BF, m.BFSize
 	s.maxFlight = maxRdAtomic
 	s.flight = make([]flight, maxRdAtomic)
@@ -65,20 +70,21 @@ func (s *sendQueue) posted() uint32 {
 // doorbell reads the doorbell register: a write naming this QP (the first
 // 8 bytes of a WQE's control segment, on its own or leading a BlueFlame
 // copy, in either half) authorises execution up to the doorbell record.
-// The write is consumed (cleared), as a register write is an event.
+// The write is consumed: the word is swapped with zero atomically, so a
+// doorbell the program rings while the engine runs on another goroutine
+// is either seen now or left for the next step, never lost.
 func (s *sendQueue) doorbell(qpn uint32) bool {
 	rung := false
 	for h := 0; h <= s.bfSize && h+8 <= len(s.bf); h += max(s.bfSize, 1) {
-		w := s.bf[h : h+8 : h+8]
-		v := be.Uint64(w)
-		if v == 0 {
+		p := (*uint64)(unsafe.Pointer(&s.bf[h]))
+		if atomic.LoadUint64(p) == 0 {
 			continue
 		}
-		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] = 0, 0, 0, 0, 0, 0, 0, 0
-		if uint32(v)>>8 != qpn&0xffffff {
-			continue // not this QP's: a stray write
-		}
-		rung = true
+		var w [8]byte
+		binary.NativeEndian.PutUint64(w[:], atomic.SwapUint64(p, 0))
+		if be.Uint32(w[4:8])>>8 == qpn&0xffffff {
+			rung = true
+		} // else not this QP's: a stray write, dropped
 	}
 	if rung {
 		s.auth = s.posted()
