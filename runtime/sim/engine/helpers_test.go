@@ -79,8 +79,9 @@ func newSide(t testing.TB, f *engine.Fabric, name string, o sideOpts) *side {
 		t.Fatal(err)
 	}
 	s.q, err = sq.New(sq.Config{Mem: s.mem, QPN: s.qp.QPN(), QP: sq.QP{Type: mlx.QPRC, SendOps: allOps,
-		MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MEMCPY | mlx.MLX5DV_QP_EX_WITH_RAW_WQE,
-		MaxSendSGE: 4, MaxInlineData: 128, MaxMemcpy: 1 << 31}, BF: sq.BlueFlame{UUARN: 1, Size: o.bf}})
+		MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MEMCPY | mlx.MLX5DV_QP_EX_WITH_RAW_WQE | mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE |
+			mlx.MLX5DV_QP_EX_WITH_MR_LIST,
+		MaxSendSGE: 4, MaxInlineData: 128, MaxMemcpy: 1 << 31, CryptoSingleBlock: true}, BF: sq.BlueFlame{UUARN: 1, Size: o.bf}})
 	if err != nil {
 		t.Fatal(err)
 	}
