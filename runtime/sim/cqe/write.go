@@ -4,13 +4,15 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
-// Req writes a requester success CQE: the WQE's opcode and QPN, its index
-// (wqe_counter) and, for an RDMA READ, the bytes read. false: no room.
-func (r *Ring) Req(qpn uint32, op mlx.Opcode, ctr uint16, byteCnt uint32) bool {
+// Req writes a requester success CQE: the WQE's opcode and QPN, the QP's
+// user index (read with cqe_version 1), the WQE's index (wqe_counter) and,
+// for an RDMA READ, the bytes read. false: no room.
+func (r *Ring) Req(qpn, uidx uint32, op mlx.Opcode, ctr uint16, byteCnt uint32) bool {
 	b := r.next()
 	if b == nil {
 		return false
 	}
+	be.PutUint32(b[32:36], uidx&0xffffff)
 	be.PutUint32(b[44:48], byteCnt)
 	be.PutUint32(b[56:60], uint32(op)<<24|qpn&0xffffff)
 	be.PutUint16(b[60:62], ctr)
@@ -29,8 +31,8 @@ type Resp struct {
 	SrcQP   uint32
 	SLID    uint16
 	SL      uint8
-	GRH     bool // the message carried a GRH (RoCE, or a global route)
-	SE      bool // solicited event
+	G       uint8 // flags_rqpn's g bits [29:28]: non-zero when a GRH came with the message
+	SE      bool  // solicited event
 }
 
 // Resp writes a responder success CQE. false: no room.
@@ -41,9 +43,7 @@ func (r *Ring) Resp(c *Resp) bool {
 	}
 	be.PutUint16(b[22:24], c.SLID)
 	fr := uint32(c.SL&0xf)<<24 | c.SrcQP&0xffffff
-	if c.GRH {
-		fr |= 1 << 28 // g[29:28]: non-zero says a GRH came with the message
-	}
+	fr |= uint32(c.G&3) << 28
 	be.PutUint32(b[24:28], fr)
 	be.PutUint32(b[32:36], c.SRQN&0xffffff)
 	be.PutUint32(b[36:40], c.Imm)

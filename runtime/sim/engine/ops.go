@@ -130,7 +130,10 @@ func (p *QP) respError(idx uint16, srqn uint32, synd mlx.CQESyndrome) {
 // respCQE writes p's responder completion of a message from q.
 func (p *QP) respCQE(q *QP, op mlx.CQEOpcode, idx uint16, srqn, n, imm uint32, se bool) {
 	r := cqe.Resp{Op: op, QPN: p.qpn, SRQN: srqn, Ctr: idx, ByteCnt: n, Imm: imm,
-		SrcQP: q.qpn, SLID: q.dev.lid, GRH: q.remGRH, SE: se}
+		SrcQP: q.qpn, SLID: q.dev.lid, SE: se}
+	if q.remGRH {
+		r.G = 1
+	}
 	if !p.rcq.ring.Resp(&r) {
 		p.rcq.overrun()
 	}

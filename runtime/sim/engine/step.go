@@ -175,7 +175,7 @@ func (q *QP) writeComp(c *comp) {
 	if c.synd != 0 {
 		ok = cq.ring.Err(&cqe.Err{QPN: q.qpn, Op: c.op, Ctr: c.ctr, Syndrome: c.synd, Vendor: c.vendor})
 	} else {
-		ok = cq.ring.Req(q.qpn, c.op, c.ctr, c.byteCnt)
+		ok = cq.ring.Req(q.qpn, 0, c.op, c.ctr, c.byteCnt)
 	}
 	if !ok {
 		cq.overrun()
