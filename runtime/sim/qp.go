@@ -123,6 +123,9 @@ func (q *simQP) memory(cfg device.QPConfig) {
 func (q *simQP) Memory() device.QPMemory { return q.qpMem }
 
 func (q *simQP) Modify(state mlx.QPState, attr device.QPAttr) error {
+	if state == mlx.IBV_QPS_INIT {
+		q.qp.SetAccess(attr.Access)
+	}
 	var r *engine.Remote
 	if state == mlx.IBV_QPS_RTR && q.qp.Type() == engine.RC {
 		e := attr.Remote

@@ -180,3 +180,15 @@ func TestCQE128(t *testing.T) {
 		}
 	}
 }
+
+// TestQPAccess: a responder QP whose qp_access_flags lack remote write
+// refuses RDMA writes, whatever the MR allows.
+func TestQPAccess(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	b.qp.SetAccess(mlx.IBV_ACCESS_REMOTE_READ)
+	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.RDMAWrite(b.key, b.addr(0)); return q.SetSGE(a.key, a.addr(0), 8) })
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemAccessErr {
+		t.Fatalf("%+v", wc)
+	}
+}

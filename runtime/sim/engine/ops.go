@@ -31,6 +31,9 @@ func (q *QP) run(w []byte, ctrl *mlx.WQECtrlSeg, c *comp) status {
 	if st.synd != 0 {
 		return st
 	}
+	if peer != nil && peer.access&needs(op) != needs(op) {
+		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, "the target QP does not accept the operation (qp_access_flags)")
+	}
 	switch op {
 	case mlx.MLX5_OPCODE_NOP:
 		return ok
@@ -54,6 +57,19 @@ func (q *QP) run(w []byte, ctrl *mlx.WQECtrlSeg, c *comp) status {
 		return q.memcpy(w, off, ctrl, c)
 	}
 	return malformed("unknown opcode")
+}
+
+// needs returns the qp_access_flags a responder needs for op.
+func needs(op mlx.Opcode) mlx.AccessFlags {
+	switch op {
+	case mlx.MLX5_OPCODE_RDMA_WRITE, mlx.MLX5_OPCODE_RDMA_WRITE_IMM:
+		return mlx.IBV_ACCESS_REMOTE_WRITE
+	case mlx.MLX5_OPCODE_RDMA_READ:
+		return mlx.IBV_ACCESS_REMOTE_READ
+	case mlx.MLX5_OPCODE_ATOMIC_CS, mlx.MLX5_OPCODE_ATOMIC_FA:
+		return mlx.IBV_ACCESS_REMOTE_ATOMIC
+	}
+	return 0
 }
 
 // target returns an RC QP's peer: a QP of the fabric at the address

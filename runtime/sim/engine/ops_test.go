@@ -3,11 +3,14 @@ package engine_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/engine"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -212,5 +215,82 @@ func TestUnsignaled(t *testing.T) {
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].WRID != 4 || a.q.Outstanding() != 0 {
 		t.Fatalf("%+v, outstanding %d", wc, a.q.Outstanding())
+	}
+}
+
+// TestSRQ: a QP receiving through a shared receive queue takes its WQEs
+// in the order of the free list runtime/rq keeps; the poller frees them.
+func TestSRQ(t *testing.T) {
+	f := engine.NewFabric()
+	a := newSide(t, f, "a", defaults)
+	b := newSide(t, f, "b", defaults)
+	region, err := dma.Map(dma.Options{Size: 4096, Lock: dma.LockBestEffort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer region.Close()
+	ring, _ := region.Alloc(8*32, 0)
+	dbr, _ := region.Alloc(64, 0)
+	s, err := rq.NewSRQ(rq.SRQConfig{Mem: rq.Memory{Ring: ring.Bytes, DBR: (*[4]byte)(dbr.Bytes[0:4])}, Stride: 32, Tail: 7, Init: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := b.d.CreateSRQ(ring.Bytes, 32, dbr.Bytes, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := b.d.CreateQP(engine.QPConfig{Type: engine.RC, PD: b.pd, SendCQ: b.cq, RecvCQ: b.cq, Mem: b.mem, SRQ: es})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.c.AddSRQ(es.SRQN(), cq.SRQ{Q: s}); err != nil {
+		t.Fatal(err)
+	}
+	b.qp = qp
+	connect(t, a, b, 7)
+	for i := range 3 {
+		if err := s.Post(uint64(100+i), []rq.Sge{{Addr: b.addr(i * 64), Length: 64, Lkey: b.key}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		copy(a.data.Bytes[i*8:], fmt.Sprintf("msg %d", i))
+		a.post(uint64(i), 0, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(i*8), 5) })
+	}
+	f.Drain(10)
+	wc := b.poll()
+	if len(wc) != 3 {
+		t.Fatalf("%+v", wc)
+	}
+	for i, w := range wc {
+		if w.WRID != uint64(100+i) || w.Status != cq.Success || w.ByteLen != 5 || string(b.data.Bytes[i*64:i*64+5]) != fmt.Sprintf("msg %d", i) {
+			t.Errorf("receive %d: %+v %q", i, w, b.data.Bytes[i*64:i*64+5])
+		}
+	}
+}
+
+// TestSendInvalidate: a SEND with invalidate invalidates the receiver's
+// memory window and reports its rkey.
+func TestSendInvalidate(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	mw, _ := b.d.AllocMW(b.pd)
+	rkey := mw&^0xff | (mw+7)&0xff
+	b.post(1, 0, func(q *sq.SQ) error {
+		return q.BindMW(&sq.MW{Rkey: mw}, rkey, &sq.MWBindInfo{Lkey: b.key, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
+	})
+	f.Drain(10) // the bind first
+	b.r.Post(9, []rq.Sge{{Addr: b.addr(512), Length: 64, Lkey: b.key}})
+	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.SendInv(rkey); return q.SetSGE(a.key, a.addr(0), 8) })
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success {
+		t.Fatalf("sender %+v", wc)
+	}
+	if wc := b.poll(); len(wc) != 1 || wc[0].Flags&mlx.IBV_WC_WITH_INV == 0 || wc[0].Imm != rkey {
+		t.Fatalf("receiver %+v (rkey %#x)", wc, rkey)
+	}
+	a.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.RDMAWrite(rkey, b.addr(0)); return q.SetSGE(a.key, a.addr(0), 8) })
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemAccessErr {
+		t.Fatalf("write through the invalidated window: %+v", wc)
 	}
 }

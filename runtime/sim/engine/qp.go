@@ -78,8 +78,9 @@ type QP struct {
 	remGRH   bool
 	remQPN   uint32
 	peer     *QP
-	rnrRetry uint8 // 7: retry forever
-	rnrCount uint8 // failed attempts of the WQE waiting for a receive
+	rnrRetry uint8           // 7: retry forever
+	access   mlx.AccessFlags // the remote operations the QP accepts (qp_access_flags)
+	rnrCount uint8           // failed attempts of the WQE waiting for a receive
 
 	comps compQueue
 }
@@ -107,7 +108,8 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 		return nil, fmt.Errorf("engine: create_qp: no PD %d", c.PD)
 	}
 	q := &QP{dev: d, qpn: d.nextQPN, typ: c.Type, pd: c.PD, state: mlx.IBV_QPS_RESET,
-		scq: c.SendCQ, rcq: c.RecvCQ, srq: c.SRQ, dcKey: c.DCKey, streams: c.DCIStreams, rnrRetry: 7}
+		scq: c.SendCQ, rcq: c.RecvCQ, srq: c.SRQ, dcKey: c.DCKey, streams: c.DCIStreams, rnrRetry: 7,
+		access: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC}
 	switch c.Type {
 	case RC, DCI:
 		if c.SendCQ == nil || c.SendCQ.dev != d {
@@ -159,6 +161,15 @@ func (d *Device) DestroyQP(q *QP) error {
 		}
 	}
 	return nil
+}
+
+// SetAccess sets the remote operations the QP accepts as a responder
+// (ibv_qp_attr.qp_access_flags, given on the way to INIT; a new QP
+// accepts RDMA write, read and atomics).
+func (q *QP) SetAccess(acc mlx.AccessFlags) {
+	q.dev.fab.mu.Lock()
+	defer q.dev.fab.mu.Unlock()
+	q.access = acc
 }
 
 // Remote is where an RC QP's peer is.
