@@ -141,6 +141,13 @@ func grow(b []byte, n uint64) []byte {
 
 // scatter writes dst's staged indirect spans through their mkeys.
 func (x *exec) scatter(dst *sgl, d *Device) status {
+	if dst.nind == 0 {
+		return ok
+	}
+	return x.scatterSlow(dst, d)
+}
+
+func (x *exec) scatterSlow(dst *sgl, d *Device) status {
 	for _, in := range dst.ind[:dst.nind] {
 		if err := d.mkeys.Scatter(in.key, in.addr, dst.b[in.span], in.remote); err != nil {
 			return mkeyFault(err)

@@ -44,6 +44,12 @@ func (x *exec) touched(d *Device, key uint32) {
 // sigErrors writes a signature-error CQE for each mkey the transfer went
 // through that recorded one.
 func (x *exec) sigErrors() {
+	if x.ntouch != 0 {
+		x.sigErrorsSlow()
+	}
+}
+
+func (x *exec) sigErrorsSlow() {
 	for _, t := range x.touch[:x.ntouch] {
 		e, bad := t.d.mkeys.SigError(t.key)
 		if !bad || t.cq == nil {
