@@ -33,6 +33,9 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 		f.Why = "its DEK is destroyed"
 	case d.keytag != nil && !bytes.Equal(d.keytag, c.keytag[:]):
 		f.Why = "the keytag does not match the DEK's"
+	case !tweak64(c.tweak):
+		// x/crypto/xts numbers data units in 64 bits.
+		f.Why = "an initial tweak above 64 bits is not simulated"
 	default:
 		if c.dek != d {
 			x, err := sigblock.NewXTS(d.key, c.unit)
@@ -157,6 +160,11 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 		out = t.d
 	}
 	return out, nil
+}
+
+func tweak64(t [16]byte) bool {
+	_, err := sigblock.Tweak(t)
+	return err == nil
 }
 
 // crypt runs AES-XTS over src into dst: data unit i of the transfer takes
