@@ -107,21 +107,7 @@ func (r *rig) create(flags mlx.MkeyInitAttrFlags, maxEntries int) *sq.Mkey {
 // it wrote (unwrapped from the ring) to ExecUMR or ExecSetPSV.
 func (r *rig) post(build func(q *sq.SQ) error) error {
 	r.t.Helper()
-	q := r.q
-	from := q.CurPost()
-	if err := q.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	q.SetWRFlags(mlx.IBV_SEND_INLINE)
-	if err := build(q); err != nil {
-		q.Abort()
-		r.t.Fatalf("building the work requests: %v", err)
-	}
-	if err := q.Complete(); err != nil {
-		r.t.Fatalf("complete: %v", err)
-	}
-	defer q.Completed(q.Outstanding())
-	for _, w := range r.wqes(from, q.CurPost()) {
+	for _, w := range r.build(build) {
 		var err error
 		switch mlx.Opcode(w[3]) {
 		case mlx.MLX5_OPCODE_UMR:
@@ -136,6 +122,27 @@ func (r *rig) post(build func(q *sq.SQ) error) error {
 		}
 	}
 	return nil
+}
+
+// build runs build in a batch with wr_flags INLINE and returns the WQEs
+// it posted.
+func (r *rig) build(build func(q *sq.SQ) error) [][]byte {
+	r.t.Helper()
+	q := r.q
+	from := q.CurPost()
+	if err := q.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	if err := build(q); err != nil {
+		q.Abort()
+		r.t.Fatalf("building the work requests: %v", err)
+	}
+	if err := q.Complete(); err != nil {
+		r.t.Fatalf("complete: %v", err)
+	}
+	defer q.Completed(q.Outstanding())
+	return r.wqes(from, q.CurPost())
 }
 
 // wqes returns the WQEs between producer indexes from and to, each

@@ -123,8 +123,11 @@ func (t *Table) ExecUMR(wqe []byte) error {
 	if (xl > 0 || bl > 0) && u.Flags()&mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE == 0 {
 		return wqeErr("umr_ctrl.flags", "translation or BSF without MLX5_WQE_UMR_CTRL_FLAG_INLINE (only inline UMRs are simulated)")
 	}
+	if umrFixed+xl > len(w) {
+		return wqeErr("umr_ctrl.klm_octowords", "%d translation octowords pass the WQE's %d bytes", xl/16, len(w))
+	}
 	if umrFixed+xl+bl > len(w) {
-		return wqeErr("umr_ctrl.klm_octowords", "%d translation and %d BSF octowords pass the WQE's %d bytes", xl/16, bl/16, len(w))
+		return wqeErr("umr_ctrl.bsf_octowords", "%d translation and %d BSF octowords pass the WQE's %d bytes", xl/16, bl/16, len(w))
 	}
 	n := *m // applied only if the whole WQE is good
 	if mask&maskFree != 0 {
