@@ -37,20 +37,19 @@ func (m *memory) reg(addr uint64, buf []byte, acc mlx.AccessFlags) uint32 {
 
 func (m *memory) Bytes(key uint32, addr, n uint64, write, remote bool) ([]byte, error) {
 	r := m.mrs[key]
-	f := &mkey.Fault{Key: key, Addr: addr, N: n, Remote: remote}
+	var kind mkey.FaultKind
 	switch {
 	case r == nil:
-		f.Kind = mkey.FaultKey
-		return nil, f
+		kind = mkey.FaultKey
 	case write && r.access&mlx.IBV_ACCESS_LOCAL_WRITE == 0:
-		f.Kind = mkey.FaultAccess
-		return nil, f
+		kind = mkey.FaultAccess
 	case addr < r.addr || addr-r.addr > uint64(len(r.buf)) || n > uint64(len(r.buf))-(addr-r.addr):
-		f.Kind = mkey.FaultBounds
-		return nil, f
+		kind = mkey.FaultBounds
+	default:
+		off := addr - r.addr
+		return r.buf[off : off+n], nil
 	}
-	off := addr - r.addr
-	return r.buf[off : off+n], nil
+	return nil, &mkey.Fault{Kind: kind, Key: key, Addr: addr, N: n, Remote: remote}
 }
 
 // rig is a device's mkey table, its memory, and a send queue in plain

@@ -152,7 +152,6 @@ func (t *Table) rw(m *mkey, off uint64, buf []byte, write bool, depth int) error
 // key: a current, configured mkey whose flags allow the access, in
 // bounds.
 func (t *Table) check(m *mkey, key uint32, addr, n uint64, write, remote bool) error {
-	f := &Fault{Key: key, Addr: addr, N: n, Remote: remote}
 	var need mlx.WQEMkeyContextAccessFlags
 	switch {
 	case remote && write:
@@ -162,19 +161,21 @@ func (t *Table) check(m *mkey, key uint32, addr, n uint64, write, remote bool) e
 	case write:
 		need = mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE
 	}
+	var kind FaultKind
+	var why string
 	switch {
 	case m.tag != uint8(key):
-		f.Kind, f.Why = FaultKey, "stale tag"
+		kind, why = FaultKey, "stale tag"
 	case m.free:
-		f.Kind, f.Why = FaultKey, "the mkey is not configured (free)"
+		kind, why = FaultKey, "the mkey is not configured (free)"
 	case m.access&need != need:
-		f.Kind, f.Why = FaultAccess, "access flags "+hexa(uint64(m.access))
+		kind, why = FaultAccess, "access flags "+hexa(uint64(m.access))
 	case addr < m.start || addr-m.start > m.length || n > m.length-(addr-m.start):
-		f.Kind, f.Why = FaultBounds, "mkey length "+hexa(m.length)
+		kind, why = FaultBounds, "mkey length "+hexa(m.length)
 	default:
 		return nil
 	}
-	return f
+	return &Fault{Kind: kind, Key: key, Addr: addr, N: n, Remote: remote, Why: why}
 }
 
 func hexa(v uint64) string {

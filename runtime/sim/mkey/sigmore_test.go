@@ -183,3 +183,42 @@ func TestSetPSV(t *testing.T) {
 		t.Fatalf("a seed-all-ones CRC under a seed-0 PSV: %+v %v", e, ok)
 	}
 }
+
+// TestTransfersAllocateNothing: in steady state a transfer through a
+// plain mkey, and one through an mkey with a signature in both domains
+// and crypto, allocates nothing.
+func TestTransfersAllocateNothing(t *testing.T) {
+	r := newRigXTS(t, true)
+	buf := make([]byte, 4*520)
+	k := r.mem.reg(0x1000, buf, rw)
+	plain := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 2 * 520, Lkey: k}, {Addr: 0x1000 + 2*520, Length: 2 * 520, Lkey: k}}
+	if err := r.configure(plain, rw, sges, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	flags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
+	full := r.create(flags, 4)
+	id, _ := r.tab.CreateDEK(pattern(64, 3), nil)
+	sig := &mlx.SigBlockAttr{Mem: difDomain(0, 1, 2, 1, mlx.MLX5DV_BLOCK_SIZE_512), Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 0)
+	if err := r.configure(full, rw, sges, sig, cr); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 0, 4096)
+	for name, key := range map[string]uint32{"plain": plain.Lkey, "signature and crypto": full.Lkey} {
+		run := func() {
+			out, err := r.tab.Gather(key, 0, 4*520, true, dst[:0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.tab.Scatter(key, 0, out, true); err != nil {
+				t.Fatal(err)
+			}
+			r.tab.SigError(key)
+		}
+		run()
+		if n := testing.AllocsPerRun(20, run); n != 0 {
+			t.Errorf("%s: %v allocations per transfer", name, n)
+		}
+	}
+}
