@@ -181,6 +181,18 @@ func (t *Table) Invalidate(key uint32) error {
 	return nil
 }
 
+// RemoteInvalidate is Invalidate for a SEND with invalidate from the
+// wire: the mkey must have been created with REMOTE_INVALIDATE.
+func (t *Table) RemoteInvalidate(key uint32) error {
+	if !t.Is(key) {
+		return &Fault{Kind: FaultKey, Key: key, Remote: true, Why: "no such mkey"}
+	}
+	if t.mkeys[key>>8].flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE == 0 {
+		return &Fault{Kind: FaultAccess, Key: key, Remote: true, Why: "created without MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE"}
+	}
+	return t.Invalidate(key)
+}
+
 // CreateDEK loads a plaintext AES-XTS data encryption key
 // (mlx5dv_dek_create): key is key1 then key2, 32 bytes (key size 128) or
 // 64 (key size 256); keytag is nil or the DEK's 8-byte keytag. It returns
