@@ -219,4 +219,10 @@ func TestInvalidate(t *testing.T) {
 	if err := r.tab.Invalidate(0x1234); err == nil {
 		t.Fatal("invalidate of no mkey")
 	}
+	if pd, ok := r.tab.PD(inv.Lkey); !ok || pd != 1 {
+		t.Fatalf("PD %d %v, want the creating PD 1", pd, ok)
+	}
+	if _, ok := r.tab.PD(0x1234); ok {
+		t.Fatal("a PD for no mkey")
+	}
 }

@@ -152,6 +152,16 @@ func (t *Table) PSVs(key uint32) (mem, wire uint32, err error) {
 	return m.memPSV, m.wirePSV, nil
 }
 
+// PD returns the protection domain an mkey was created in, for the
+// engine to match against the QP using it.
+func (t *Table) PD(key uint32) (uint32, bool) {
+	m := t.mkeys[key>>8]
+	if m == nil {
+		return 0, false
+	}
+	return m.pdn, true
+}
+
 // Destroy removes an mkey and its PSVs (mlx5dv_destroy_mkey).
 func (t *Table) Destroy(key uint32) error {
 	m := t.mkeys[key>>8]
