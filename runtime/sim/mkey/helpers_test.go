@@ -76,7 +76,7 @@ func newRigXTS(t *testing.T, multi bool) *rig {
 	q, err := sq.New(sq.Config{Mem: qm, QPN: 0x123, BF: sq.BlueFlame{UUARN: 1, Size: 256},
 		QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_LOCAL_INV,
 			MlxSendOps:    mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST | mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
-			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: !multi, CryptoMultiBlock: multi}})
+			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: !multi, CryptoMultiBlock: multi, MkeyTagSupported: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
