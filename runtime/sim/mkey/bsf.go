@@ -218,9 +218,6 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 			c.tweak[i], c.tweak[j] = c.tweak[j], c.tweak[i]
 		}
 	}
-	if _, err := sigblock.Tweak(c.tweak); err != nil {
-		return nil, wqeErr("crypto_bsf.xts_init_tweak", "%v", err)
-	}
 	if t.deks[c.dekID] == nil {
 		return nil, wqeErr("crypto_bsf.dek", "%d names no DEK of the device", c.dekID)
 	}

@@ -10,23 +10,49 @@
 //
 // The engine (runtime/sim) owns a Table per device and calls it from one
 // goroutine: a Table keeps scratch buffers and is not safe for concurrent
-// use. Refinements of the contract's interface:
-//   - Create keeps its (lkey, error) result; PSVs returns the memory and
-//     wire PSV indexes a signature mkey was created with (what
-//     mlx5dv_create_mkey reports and sq.Mkey's MemPSV/WirePSV take).
-//   - mkey keys have bit 31 set (index 0x800000 and up): the engine's MR
-//     and MW keys must stay below 0x80000000. Key 0x400 must never be an
-//     MR key either: a translation whose first entry names it is an
+// use. A transfer allocates nothing in steady state.
+//
+// How the engine uses it:
+//   - Keys: mkey keys have bit 31 set (index 0x800000 and up), so the
+//     engine's MR and MW keys must stay below 0x80000000; Is tells an
+//     mkey's key (its current tag included). Key 0x400 must never be an MR
+//     key either: a translation whose first entry names it is an
 //     interleaved layout's repeat block (its op field).
-//   - Addresses through an mkey are zero-based offsets in its memory
-//     domain (the man page's "zero-based mode"); Gather's n counts memory
-//     bytes. WireLen and MemLen convert lengths between the domains for a
-//     signature mkey (an RDMA READ asks for wire bytes).
-//   - Faults carry Remote and the Kind the engine maps to a completion
-//     syndrome; a descriptive error that is not a *Fault (a malformed
-//     WQE, a crypto or signature configuration the device cannot run) is
-//     a local QP operation error.
-//   - SigErr has the fields of the MLX5_CQE_SIG_ERR CQE; PutCQE writes it.
-//   - CryptoMultiBlock says the device's AES-XTS engine is the
-//     multi-block one, whose BSF holds the tweak byte-reversed.
+//   - WQEs: a UMR whose control segment's immediate is an mkey key (an
+//     mkey configuration or a local invalidate of an mkey) goes to
+//     ExecUMR; a bind-MW UMR names an MW and stays with the engine.
+//     SET_PSV goes to ExecSetPSV. Both take the WQE from its control
+//     segment, ds*16 bytes unwrapped from the ring. A *WQEError is a
+//     malformed WQE (a local QP operation error CQE); a *Fault a refused
+//     access.
+//   - Transfers: Gather (SEND, WRITE source, READ responder) and Scatter
+//     (RECV, WRITE target, READ response) take zero-based addresses in the
+//     mkey's memory domain (the man page's "zero-based mode"); Gather's n
+//     counts memory bytes, Scatter gets the wire bytes. WireLen and MemLen
+//     convert lengths: an RDMA READ of W wire bytes gathers MemLen(W)
+//     memory bytes. A transfer through a signature mkey is whole blocks of
+//     a whole message (the engine does not hand over packets).
+//   - Faults: Fault.Kind and Remote pick the completion syndrome (local
+//     protection or length, remote access). A failed signature check is
+//     not a fault: the data moves, and SigError returns the error, whose
+//     PutCQE writes the MLX5_CQE_SIG_ERR CQE runtime/cq decodes.
+//
+// Refinements of the contract's interface: Create keeps (lkey, error) and
+// PSVs returns a signature mkey's memory and wire PSV indexes (what
+// mlx5dv_create_mkey reports, sq.Mkey's MemPSV/WirePSV); CreateDEK takes
+// the key (key1 then key2) and an optional 8-byte keytag; RemoteInvalidate
+// checks REMOTE_INVALIDATE; CryptoMultiBlock says the device's AES-XTS
+// engine is the multi-block one, whose BSF holds the tweak byte-reversed.
+//
+// Semantics chosen where the man pages leave room: the BSF gives each
+// domain's type, block size and flags, and the PSV's transient signature,
+// once SET_PSV wrote it, the guard or CRC seed and the first application
+// and reference tags. Block n of a domain is counted from the mkey's
+// start, so a transfer at an offset gets the reference tags and XTS data
+// units of its place. Of a block's failed parts only the first in the
+// T10-DIF order (guard, application tag, reference tag) is reported; the
+// first failed block of a transfer is kept until SigError takes it, and
+// its offset is in the checked domain from the transfer's start. XTS data
+// units are numbered in 64 bits (x/crypto/xts): a larger initial tweak
+// faults at transfer.
 package mkey

@@ -37,20 +37,19 @@ func (m *memory) reg(addr uint64, buf []byte, acc mlx.AccessFlags) uint32 {
 
 func (m *memory) Bytes(key uint32, addr, n uint64, write, remote bool) ([]byte, error) {
 	r := m.mrs[key]
-	f := &mkey.Fault{Key: key, Addr: addr, N: n, Remote: remote}
+	var kind mkey.FaultKind
 	switch {
 	case r == nil:
-		f.Kind = mkey.FaultKey
-		return nil, f
+		kind = mkey.FaultKey
 	case write && r.access&mlx.IBV_ACCESS_LOCAL_WRITE == 0:
-		f.Kind = mkey.FaultAccess
-		return nil, f
+		kind = mkey.FaultAccess
 	case addr < r.addr || addr-r.addr > uint64(len(r.buf)) || n > uint64(len(r.buf))-(addr-r.addr):
-		f.Kind = mkey.FaultBounds
-		return nil, f
+		kind = mkey.FaultBounds
+	default:
+		off := addr - r.addr
+		return r.buf[off : off+n], nil
 	}
-	off := addr - r.addr
-	return r.buf[off : off+n], nil
+	return nil, &mkey.Fault{Kind: kind, Key: key, Addr: addr, N: n, Remote: remote}
 }
 
 // rig is a device's mkey table, its memory, and a send queue in plain
@@ -77,7 +76,7 @@ func newRigXTS(t *testing.T, multi bool) *rig {
 	q, err := sq.New(sq.Config{Mem: qm, QPN: 0x123, BF: sq.BlueFlame{UUARN: 1, Size: 256},
 		QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_LOCAL_INV,
 			MlxSendOps:    mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | mlx.MLX5DV_QP_EX_WITH_MR_LIST | mlx.MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
-			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: !multi, CryptoMultiBlock: multi}})
+			MaxInlineData: 512, MaxSendSGE: 4, CryptoSingleBlock: !multi, CryptoMultiBlock: multi, MkeyTagSupported: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,21 +106,7 @@ func (r *rig) create(flags mlx.MkeyInitAttrFlags, maxEntries int) *sq.Mkey {
 // it wrote (unwrapped from the ring) to ExecUMR or ExecSetPSV.
 func (r *rig) post(build func(q *sq.SQ) error) error {
 	r.t.Helper()
-	q := r.q
-	from := q.CurPost()
-	if err := q.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	q.SetWRFlags(mlx.IBV_SEND_INLINE)
-	if err := build(q); err != nil {
-		q.Abort()
-		r.t.Fatalf("building the work requests: %v", err)
-	}
-	if err := q.Complete(); err != nil {
-		r.t.Fatalf("complete: %v", err)
-	}
-	defer q.Completed(q.Outstanding())
-	for _, w := range r.wqes(from, q.CurPost()) {
+	for _, w := range r.build(build) {
 		var err error
 		switch mlx.Opcode(w[3]) {
 		case mlx.MLX5_OPCODE_UMR:
@@ -136,6 +121,27 @@ func (r *rig) post(build func(q *sq.SQ) error) error {
 		}
 	}
 	return nil
+}
+
+// build runs build in a batch with wr_flags INLINE and returns the WQEs
+// it posted.
+func (r *rig) build(build func(q *sq.SQ) error) [][]byte {
+	r.t.Helper()
+	q := r.q
+	from := q.CurPost()
+	if err := q.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	if err := build(q); err != nil {
+		q.Abort()
+		r.t.Fatalf("building the work requests: %v", err)
+	}
+	if err := q.Complete(); err != nil {
+		r.t.Fatalf("complete: %v", err)
+	}
+	defer q.Completed(q.Outstanding())
+	return r.wqes(from, q.CurPost())
 }
 
 // wqes returns the WQEs between producer indexes from and to, each

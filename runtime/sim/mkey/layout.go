@@ -38,14 +38,15 @@ const repeatBlockOp = 0x400
 
 // parseLayout reads a UMR's inline translation: KLMs, or a repeat block
 // and its entries, padded with zero entries to a WQEBB. numDesc bounds
-// the entries, the header and the padding included.
+// the KLMs, or the interleaved entries (the header not counted, as
+// libmlx5 counts them).
 func parseLayout(x []byte, numDesc int) (layout, error) {
 	count := len(x) / 16
-	if count > numDesc {
-		return layout{}, wqeErr("umr_ctrl.klm_octowords", "%d translation entries, the mkey was created for %d", count, numDesc)
-	}
 	if binary.BigEndian.Uint32(x[4:8]) == repeatBlockOp {
-		return parseInterleaved(x, count)
+		return parseInterleaved(x, count, numDesc)
+	}
+	if count > numDesc {
+		return layout{}, wqeErr("umr_ctrl.klm_octowords", "%d KLMs, the mkey was created for %d", count, numDesc)
 	}
 	l := layout{ents: make([]entry, 0, count)}
 	for i := 0; i < count; i++ {
@@ -59,19 +60,18 @@ func parseLayout(x []byte, numDesc int) (layout, error) {
 	return l, nil
 }
 
-func parseInterleaved(x []byte, count int) (layout, error) {
+func parseInterleaved(x []byte, count, numDesc int) (layout, error) {
 	h := (*mlx.WQEUMRRepeatBlockSeg)(x[:16])
 	ne := int(h.NumEnt())
-	if ne == 0 || ne+1 > count {
-		return layout{}, wqeErr("repeat_block.num_ent", "%d entries in a translation of %d", ne, count)
+	if ne == 0 || ne+1 > count || ne > numDesc {
+		return layout{}, wqeErr("repeat_block.num_ent", "%d entries in a translation of %d, the mkey was created for %d", ne, count, numDesc)
 	}
 	l := layout{interleaved: true, repeat: uint64(h.RepeatCount()), ents: make([]entry, 0, ne)}
 	for i := 1; i <= ne; i++ {
 		e := (*mlx.WQEUMRRepeatEntSeg)(x[16*i : 16*i+16])
+		// A stride below the byte count (16 bits: libmlx5's count+skip
+		// wraps) overlaps repetitions; the device follows it.
 		n, stride := uint64(e.ByteCount()), uint64(e.Stride())
-		if stride < n {
-			return layout{}, wqeErr("repeat_ent.stride", "entry %d: stride %d below its byte count %d", i-1, stride, n)
-		}
 		l.ents = append(l.ents, entry{key: e.Memkey(), addr: e.Va(), n: n, stride: stride, cumulativeAt: l.once})
 		l.once += n
 	}
@@ -152,7 +152,6 @@ func (t *Table) rw(m *mkey, off uint64, buf []byte, write bool, depth int) error
 // key: a current, configured mkey whose flags allow the access, in
 // bounds.
 func (t *Table) check(m *mkey, key uint32, addr, n uint64, write, remote bool) error {
-	f := &Fault{Key: key, Addr: addr, N: n, Remote: remote}
 	var need mlx.WQEMkeyContextAccessFlags
 	switch {
 	case remote && write:
@@ -162,22 +161,24 @@ func (t *Table) check(m *mkey, key uint32, addr, n uint64, write, remote bool) e
 	case write:
 		need = mlx.MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE
 	}
+	var kind FaultKind
+	var why string
 	switch {
 	case m.tag != uint8(key):
-		f.Kind, f.Why = FaultKey, "stale tag"
+		kind, why = FaultKey, "stale tag"
 	case m.free:
-		f.Kind, f.Why = FaultKey, "the mkey is not configured (free)"
+		kind, why = FaultKey, "the mkey is not configured (free)"
 	case m.access&need != need:
-		f.Kind, f.Why = FaultAccess, "access flags "+hex(uint64(m.access))
+		kind, why = FaultAccess, "access flags "+hexa(uint64(m.access))
 	case addr < m.start || addr-m.start > m.length || n > m.length-(addr-m.start):
-		f.Kind, f.Why = FaultBounds, "mkey length "+hex(m.length)
+		kind, why = FaultBounds, "mkey length "+hexa(m.length)
 	default:
 		return nil
 	}
-	return f
+	return &Fault{Kind: kind, Key: key, Addr: addr, N: n, Remote: remote, Why: why}
 }
 
-func hex(v uint64) string {
+func hexa(v uint64) string {
 	const d = "0123456789abcdef"
 	var b [18]byte
 	i := len(b)

@@ -180,3 +180,49 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("a destroyed mkey: %v", err)
 	}
 }
+
+// TestInvalidate: a local invalidate by call, a remote one only on an
+// mkey created for it, and a new configuration makes the mkey valid again.
+func TestInvalidate(t *testing.T) {
+	r := newRig(t)
+	buf := make([]byte, 64)
+	k := r.mem.reg(0x1000, buf, rw)
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}}
+	plain := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
+	inv := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE, 1)
+	for _, mk := range []*sq.Mkey{plain, inv} {
+		if err := r.configure(mk, rw, sges, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var f *mkey.Fault
+	if err := r.tab.RemoteInvalidate(plain.Lkey); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || !f.Remote {
+		t.Fatalf("remote invalidate of an mkey without REMOTE_INVALIDATE: %v", err)
+	}
+	if err := r.tab.RemoteInvalidate(inv.Lkey); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tab.Invalidate(plain.Lkey); err != nil {
+		t.Fatal(err)
+	}
+	for _, mk := range []*sq.Mkey{plain, inv} {
+		if _, err := r.tab.Gather(mk.Lkey, 0, 1, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+			t.Fatalf("after invalidate: %v", err)
+		}
+		if err := r.configure(mk, rw, sges, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+			t.Fatalf("configured again: %v", err)
+		}
+	}
+	if err := r.tab.Invalidate(0x1234); err == nil {
+		t.Fatal("invalidate of no mkey")
+	}
+	if pd, ok := r.tab.PD(inv.Lkey); !ok || pd != 1 {
+		t.Fatalf("PD %d %v, want the creating PD 1", pd, ok)
+	}
+	if _, ok := r.tab.PD(0x1234); ok {
+		t.Fatal("a PD for no mkey")
+	}
+}

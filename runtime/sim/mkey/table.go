@@ -152,6 +152,16 @@ func (t *Table) PSVs(key uint32) (mem, wire uint32, err error) {
 	return m.memPSV, m.wirePSV, nil
 }
 
+// PD returns the protection domain an mkey was created in, for the
+// engine to match against the QP using it.
+func (t *Table) PD(key uint32) (uint32, bool) {
+	m := t.mkeys[key>>8]
+	if m == nil {
+		return 0, false
+	}
+	return m.pdn, true
+}
+
 // Destroy removes an mkey and its PSVs (mlx5dv_destroy_mkey).
 func (t *Table) Destroy(key uint32) error {
 	m := t.mkeys[key>>8]
@@ -179,6 +189,18 @@ func (t *Table) Invalidate(key uint32) error {
 	}
 	t.mkeys[key>>8].free = true
 	return nil
+}
+
+// RemoteInvalidate is Invalidate for a SEND with invalidate from the
+// wire: the mkey must have been created with REMOTE_INVALIDATE.
+func (t *Table) RemoteInvalidate(key uint32) error {
+	if !t.Is(key) {
+		return &Fault{Kind: FaultKey, Key: key, Remote: true, Why: "no such mkey"}
+	}
+	if t.mkeys[key>>8].flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE == 0 {
+		return &Fault{Kind: FaultAccess, Key: key, Remote: true, Why: "created without MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE"}
+	}
+	return t.Invalidate(key)
 }
 
 // CreateDEK loads a plaintext AES-XTS data encryption key

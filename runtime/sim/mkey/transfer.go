@@ -21,30 +21,33 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 	if m.flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO == 0 {
 		return m, nil
 	}
-	f := &Fault{Kind: FaultState, Key: key, Addr: addr, N: n, Remote: remote}
 	c := m.crypto
 	if c == nil {
-		f.Why = "a crypto mkey used before its crypto attributes are set"
-		return nil, f
+		return nil, &Fault{Kind: FaultState, Key: key, Addr: addr, N: n, Remote: remote, Why: "a crypto mkey used before its crypto attributes are set"}
 	}
 	d := t.deks[c.dekID]
+	if c.dek == d && d != nil {
+		return m, nil // checked when c.x was built for d
+	}
+	var why string
 	switch {
 	case d == nil:
-		f.Why = "its DEK is destroyed"
+		why = "its DEK is destroyed"
 	case d.keytag != nil && !bytes.Equal(d.keytag, c.keytag[:]):
-		f.Why = "the keytag does not match the DEK's"
+		why = "the keytag does not match the DEK's"
+	case !tweak64(c.tweak):
+		// x/crypto/xts numbers data units in 64 bits.
+		why = "an initial tweak above 64 bits is not simulated"
 	default:
-		if c.dek != d {
-			x, err := sigblock.NewXTS(d.key, c.unit)
-			if err != nil {
-				f.Why = err.Error()
-				return nil, f
-			}
-			c.x, c.dek = x, d
+		x, err := sigblock.NewXTS(d.key, c.unit)
+		if err != nil {
+			why = err.Error()
+			break
 		}
+		c.x, c.dek = x, d
 		return m, nil
 	}
-	return nil, f
+	return nil, &Fault{Kind: FaultState, Key: key, Addr: addr, N: n, Remote: remote, Why: why}
 }
 
 // Gather reads n bytes at addr of the mkey's address space (its memory
@@ -157,6 +160,11 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 		out = t.d
 	}
 	return out, nil
+}
+
+func tweak64(t [16]byte) bool {
+	_, err := sigblock.Tweak(t)
+	return err == nil
 }
 
 // crypt runs AES-XTS over src into dst: data unit i of the transfer takes
