@@ -78,6 +78,9 @@ func malformed(why string) status { return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_O
 // bytes, a local one memory bytes); gather says the span is read.
 func (x *exec) span(l *sgl, d *Device, pd, key uint32, addr, n uint64, need mlx.AccessFlags, remote, gather bool) status {
 	if isMkey(key) {
+		if mpd, known := d.mkeys.PD(key); known && mpd != pd {
+			return keyFault(remote, "an mkey of another protection domain")
+		}
 		return x.indirectSpan(l, d, key, addr, n, remote, gather)
 	}
 	b, f := d.keys.Bytes(key, pd, addr, n, need, remote, &x.fault)

@@ -160,3 +160,24 @@ func TestSignatureRemote(t *testing.T) {
 		t.Fatalf("mkey check: %+v, %v", e, err)
 	}
 }
+
+// TestMkeyOtherPD: a QP cannot configure, nor move data through, an
+// indirect mkey of another protection domain.
+func TestMkeyOtherPD(t *testing.T) {
+	f, a, _ := pair(t, defaults)
+	pd2, _ := a.d.AllocPD()
+	flags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
+	f.Lock()
+	key, err := a.d.Mkeys().Create(pd2, flags, 4)
+	f.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
+		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: a.addr(0), Length: 64, Lkey: a.key}})
+	})
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.LocProtErr {
+		t.Fatalf("UMR of another PD's mkey: %+v", wc)
+	}
+}

@@ -55,7 +55,7 @@ func (d *Device) invalidate(key, pd uint32) bool {
 		return d.keys.Invalidate(key, pd, 0, &d.fab.x.fault) == nil
 	}
 	if isMkey(key) {
-		return d.mkeys.Invalidate(key) == nil
+		return d.mkeys.RemoteInvalidate(key) == nil
 	}
 	return false
 }

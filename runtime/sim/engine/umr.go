@@ -7,7 +7,8 @@ import (
 // umr executes a UMR WQE: on a memory window, a bind or an invalidate
 // (ibv_wr_bind_mw, ibv_wr_local_inv); on an indirect mkey, whatever the
 // mkey table makes of it (mlx5dv_wr_mkey_configure and its setters,
-// mlx5dv_wr_mr_list / _interleaved, a local invalidate).
+// mlx5dv_wr_mr_list / _interleaved, a local invalidate), whose PD must be
+// the QP's.
 func (q *QP) umr(w []byte, ctrl *mlx.WQECtrlSeg) status {
 	const fixed = mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize
 	if len(w) < fixed+mlx.WQEMkeyContextSegSize {
@@ -23,11 +24,10 @@ func (q *QP) umr(w []byte, ctrl *mlx.WQECtrlSeg) status {
 		return q.bindMW(w, key, uc, mc, free)
 	case !isMkey(key):
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, "UMR of a key that is neither a memory window nor an indirect mkey")
-	case free:
-		if err := d.mkeys.Invalidate(key); err != nil {
-			return mkeyFault(err)
+	default: // a configuration or a local invalidate of the mkey
+		if pd, ok := d.mkeys.PD(key); ok && pd != q.pd {
+			return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, "UMR of an mkey of another protection domain")
 		}
-	default:
 		if err := d.mkeys.ExecUMR(w); err != nil {
 			return mkeyFault(err)
 		}
