@@ -37,8 +37,10 @@ func newTarget(t *testing.T, name string, key uint64) dcTarget {
 // TestDCIStreams is the DC flow of mlx5dv_create_qp(3) and
 // mlx5dv_wr_post(3): one DCI with four streams sends to two DCTs on two
 // other devices, each work request carrying its address vector, DCT
-// number, DC key and stream; a wrong DC key fails (the target never
-// answers) and the DCI moves to error.
+// number, DC key and stream. A wrong DC key fails (the target never
+// answers) and puts the stream in error, whose later work requests flush
+// while the other streams go on, until more streams are in error than the
+// DCI allows (log_num_errored) and the DCI moves to error.
 func TestDCIStreams(t *testing.T) {
 	const key = 0xdc0ffee
 	t1, t2 := newTarget(t, "sim:dct-one", key), newTarget(t, "sim:dct-two", key)
@@ -84,8 +86,20 @@ func TestDCIStreams(t *testing.T) {
 		!bytes.Equal(buf[200:209], []byte("read back")) {
 		t.Fatalf("data: %q %q %q", t1.buf[:16], t2.buf[:17], buf[200:209])
 	}
-	post(4, t1, key+1, 3, func() { s.RDMAWrite(t1.mr.RKey, t1.mr.Addr); s.SetSGE(lkey, mr.Addr, 16) })
-	if wc := devicetest.PollOne(t, q); wc.WRID != 4 || wc.Status != cq.RetryExcErr {
-		t.Fatalf("wrong DC key: %+v", wc)
+	// Stream errors: LogNumErrored 1 lets two streams be in error while
+	// the others go on; a third error moves the DCI to error.
+	write := func(id uint64, dcKey uint64, stream uint16, want cq.Status) {
+		t.Helper()
+		post(id, t1, dcKey, stream, func() { s.RDMAWrite(t1.mr.RKey, t1.mr.Addr); s.SetSGE(lkey, mr.Addr, 16) })
+		if wc := devicetest.PollOne(t, q); wc.WRID != id || wc.Status != want {
+			t.Fatalf("work request %d on stream %d: %+v, want %v", id, stream, wc, want)
+		}
 	}
+	write(4, key+1, 3, cq.RetryExcErr) // a wrong DC key: the target never answers
+	write(5, key, 0, cq.Success)       // the other streams go on
+	write(6, key, 3, cq.WRFlushErr)    // stream 3 is in error
+	write(7, key+1, 2, cq.RetryExcErr)
+	write(8, key, 0, cq.Success)
+	write(9, key+1, 1, cq.RetryExcErr) // a third stream in error: the DCI is
+	write(10, key, 0, cq.WRFlushErr)
 }

@@ -49,9 +49,9 @@ func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (devi
 	case device.RC:
 		ec.Type = engine.RC
 	case device.DCI:
-		ec.Type, ec.RecvCQ, ec.DCIStreams = engine.DCI, nil, 1<<cfg.LogNumConcurent
-		if cfg.LogNumConcurent == 0 && cfg.LogNumErrored == 0 {
-			ec.DCIStreams = 0
+		ec.Type, ec.RecvCQ = engine.DCI, nil
+		if cfg.LogNumConcurent != 0 || cfg.LogNumErrored != 0 {
+			ec.DCIStreams, ec.DCIErrStreams = 1<<cfg.LogNumConcurent, 1<<cfg.LogNumErrored
 		}
 	case device.DCT:
 		ec.Type, ec.SendCQ = engine.DCT, nil

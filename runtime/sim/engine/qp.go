@@ -51,8 +51,11 @@ type QPConfig struct {
 	SRQ   *SRQ   // receives through a shared receive queue (a DCT without one takes RDMA and atomics only)
 	DCKey uint64 // DCT: the key DCIs must present
 
-	// DCI streams (mlx5dv_dci_streams): 0 without.
-	DCIStreams int
+	// DCI streams (mlx5dv_dci_streams): 0 without. An error on a stream
+	// puts that stream in error (its later work requests flush, until the
+	// QP is reset) while the others go on; the DCI itself moves to error
+	// when more than DCIErrStreams streams are in error.
+	DCIStreams, DCIErrStreams int
 }
 
 // QP is a queue pair of the device.
@@ -71,6 +74,9 @@ type QP struct {
 	srq     *SRQ
 	dcKey   uint64
 	streams int
+	errMax  int    // streams that may be in error before the DCI is
+	errStr  []bool // streams in error
+	nErr    int
 
 	// RC: where the peer is (Connect), and the QP it resolved to.
 	remLID   uint16
@@ -134,8 +140,12 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 			return nil, err
 		}
 	}
-	if c.Type == DCI && c.DCIStreams > d.caps.MaxDCIStreams {
-		return nil, fmt.Errorf("engine: create_qp: %d DCI streams, the device offers %d", c.DCIStreams, d.caps.MaxDCIStreams)
+	if c.Type == DCI && (c.DCIStreams > d.caps.MaxDCIStreams || c.DCIErrStreams > d.caps.MaxErrStreams) {
+		return nil, fmt.Errorf("engine: create_qp: %d DCI streams (%d in error), the device offers %d (%d)",
+			c.DCIStreams, c.DCIErrStreams, d.caps.MaxDCIStreams, d.caps.MaxErrStreams)
+	}
+	if c.Type == DCI && c.DCIStreams > 0 {
+		q.errStr, q.errMax = make([]bool, c.DCIStreams), c.DCIErrStreams
 	}
 	d.nextQPN++
 	d.qps[q.qpn] = q
@@ -170,6 +180,19 @@ func (q *QP) SetAccess(acc mlx.AccessFlags) {
 	q.dev.fab.mu.Lock()
 	defer q.dev.fab.mu.Unlock()
 	q.access = acc
+}
+
+// streamError records an error on a DCI stream; it reports whether the
+// DCI goes on (false: it moves to error, as a QP without streams does).
+func (q *QP) streamError(id uint16) bool {
+	if int(id) >= len(q.errStr) {
+		return false
+	}
+	if !q.errStr[id] {
+		q.errStr[id] = true
+		q.nErr++
+	}
+	return q.nErr <= q.errMax
 }
 
 // Remote is where an RC QP's peer is.
@@ -229,6 +252,8 @@ func (q *QP) reset() {
 	q.rq.reset()
 	q.comps.reset()
 	q.peer, q.rnrCount = nil, 0
+	clear(q.errStr)
+	q.nErr = 0
 }
 
 // toError moves the QP to the error state: what is posted from now on,

@@ -116,6 +116,8 @@ func (q *QP) execute() bool {
 			st = malformed("the control segment names another WQE index or QP")
 		case ctrl.Fence() != 0 && s.nflight > 0:
 			return did // a fence waits for the READs and atomics before it
+		case q.errStr != nil && int(ctrl.DCIStreamChannelID()) < len(q.errStr) && q.errStr[ctrl.DCIStreamChannelID()]:
+			st = fail(mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, "the DCI stream is in error")
 		default:
 			x.begin()
 			st = q.run(w[:ds*16], ctrl, &c)
@@ -131,6 +133,9 @@ func (q *QP) execute() bool {
 		case st.synd != 0:
 			c.synd, c.signaled, c.ready = st.synd, true, true
 			q.complete(c)
+			if q.errStr != nil && (st.synd == mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR || q.streamError(ctrl.DCIStreamChannelID())) {
+				continue // only the stream is in error
+			}
 			q.toError()
 			return true
 		case st.flight:
