@@ -115,22 +115,32 @@ func run(name string) error {
 	}
 
 	// Poll its completion.
+	wc, err := pollOne(q)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wr_id %d: %v: %q\n", wc.WRID, wc.Opcode, dst.Bytes[:msg])
+	return nil
+}
+
+// pollOne polls q until a completion comes (5 seconds at most), and
+// returns it if it succeeded.
+func pollOne(q *device.CQ) (cq.WC, error) {
 	wc := make([]cq.WC, 1)
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		n, err := q.Poll(wc)
 		if err != nil {
-			return err
+			return cq.WC{}, err
 		}
 		if n == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			return errors.New("no completion within 5s")
+			return cq.WC{}, errors.New("no completion within 5s")
 		}
 	}
 	if err := wc[0].Status.Err(); err != nil {
-		return fmt.Errorf("wr_id %d: %w", wc[0].WRID, err)
+		return wc[0], fmt.Errorf("wr_id %d: %w", wc[0].WRID, err)
 	}
-	fmt.Printf("wr_id %d: %v: %q\n", wc[0].WRID, wc[0].Opcode, dst.Bytes[:msg])
-	return nil
+	return wc[0], nil
 }

@@ -145,6 +145,7 @@ const (
 
 // CQ is a completion queue poller. It is not safe for concurrent use.
 type CQ struct {
+	closed bool // Close was called: polling and arming fail
 	buf    []byte
 	dbr    []byte
 	uar    []byte
@@ -258,6 +259,17 @@ func (c *CQ) AddQP(qp *QP) error {
 	return nil
 }
 
+// ErrClosed is the error of Poll, StartPoll, NextPoll and Arm after
+// Close.
+var ErrClosed = errors.New("cq: the CQ is closed")
+
+// Close detaches the poller from its CQ, before the CQ's memory is
+// released (runtime/device calls it when its CQ is closed): every later
+// Poll, StartPoll, NextPoll and Arm fails with ErrClosed and reads or
+// writes nothing (end a StartPoll session before Close: its Read methods
+// read the CQE in place). It is idempotent.
+func (c *CQ) Close() { c.closed = true }
+
 // RemoveQP takes out the QP registered under key (its QPN, or its user
 // index with cqe_version 1), as mlx5_clear_qp does when a QP is
 // destroyed; CQEs of it polled later find no QP. It reports whether one
@@ -336,6 +348,9 @@ func (c *CQ) updateConsIndex() {
 // false) or the next solicited one: the arm doorbell record, then the CQ
 // doorbell. rdma-core: mlx5_arm_cq.
 func (c *CQ) Arm(solicited bool) error {
+	if c.closed {
+		return ErrClosed
+	}
 	sn := c.armSN & 3
 	ci := c.ci & 0xffffff
 	cmd := uint32(mlx.MLX5_CQ_DB_REQ_NOT)

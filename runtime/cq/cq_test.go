@@ -1,6 +1,7 @@
 package cq
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"syscall"
@@ -432,5 +433,41 @@ func TestRemoveQP(t *testing.T) {
 	}
 	if err := c.AddQP(&QP{QPN: 5}); err != nil {
 		t.Fatalf("re-registering after RemoveQP: %v", err)
+	}
+}
+
+// TestClose: after Close the poller neither reads the CQ nor arms it.
+func TestClose(t *testing.T) {
+	mem, err := qmem.New(qmem.Options{WQEBBs: 8, CQEs: 8, Lock: dma.LockBestEffort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	InitBuffer(mem)
+	c, err := New(Config{Mem: mem, CQN: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A CQE of an unknown QP: polling it would be an error other than
+	// ErrClosed.
+	mem.CQ[63] = 0
+	before := append(append([]byte{}, mem.CQ...), mem.CQDBR...)
+	c.Close()
+	c.Close()
+	wc := make([]WC, 1)
+	if n, err := c.Poll(wc); n != 0 || !errors.Is(err, ErrClosed) {
+		t.Errorf("Poll after Close: %d, %v", n, err)
+	}
+	if err := c.StartPoll(); !errors.Is(err, ErrClosed) {
+		t.Errorf("StartPoll after Close: %v", err)
+	}
+	if err := c.NextPoll(); !errors.Is(err, ErrClosed) {
+		t.Errorf("NextPoll after Close: %v", err)
+	}
+	if err := c.Arm(false); !errors.Is(err, ErrClosed) {
+		t.Errorf("Arm after Close: %v", err)
+	}
+	if !bytes.Equal(append(append([]byte{}, mem.CQ...), mem.CQDBR...), before) || c.ConsIndex() != 0 {
+		t.Error("the CQ or its doorbell record changed after Close")
 	}
 }

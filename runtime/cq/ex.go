@@ -31,6 +31,9 @@ type exState struct {
 // The doorbell record is written by EndPoll only. rdma-core:
 // mlx5_start_poll.
 func (c *CQ) StartPoll() error {
+	if c.closed {
+		return ErrClosed
+	}
 	c.curQP, c.curSRQ = nil, nil
 	off, cqe := c.nextCQE()
 	if cqe == nil {
@@ -42,6 +45,9 @@ func (c *CQ) StartPoll() error {
 // NextPoll moves the session to the next completion: nil, ErrEmpty or an
 // *UnknownError. rdma-core: mlx5_next_poll.
 func (c *CQ) NextPoll() error {
+	if c.closed {
+		return ErrClosed
+	}
 	off, cqe := c.nextCQE()
 	if cqe == nil {
 		return ErrEmpty

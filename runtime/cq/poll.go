@@ -40,6 +40,9 @@ var be = binary.BigEndian
 // the CQE is consumed. Every call writes the consumer index to the
 // doorbell record, as ibv_poll_cq does. rdma-core: poll_cq, mlx5_poll_one.
 func (c *CQ) Poll(wc []WC) (int, error) {
+	if c.closed {
+		return 0, ErrClosed
+	}
 	c.curQP, c.curSRQ = nil, nil
 	n := 0
 	var err error

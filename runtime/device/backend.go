@@ -10,6 +10,25 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
+// What a backend provides, in short (the simulator's checklist):
+//   - Open by name (ErrNoDevice, saying why, when nothing is there) and
+//     List; Info with Caps the API checks configurations against (MaxQPWR,
+//     MaxSGE, MaxCQE > 0; DC, DCI streams, CQE128 as offered); Port with a
+//     LID or a GID.
+//   - CQs: memory (CQ ring initialised with cq.InitBuffer, its doorbell
+//     record) the backend writes CQEs into, a CQN unique in the context, a
+//     UAR to learn of arming (CQMemory.UAR), optionally Progress.
+//   - QPs: send ring, doorbell record and register (qmem.Memory) the
+//     backend reads WQEs from, a QPN unique on its fabric, sq.QP with the
+//     capabilities granted, for RC a receive ring with its stride; Modify
+//     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses.
+//   - MRs by the caller's bytes (their address is the MR's address: the
+//     API computes MR.Addr the same way) with distinct lkeys, mkeys,
+//     DEKs and umems with ids.
+//   - A completion channel whose Wait reports the CQN of an armed CQ that
+//     got a CQE, and Close on every object (the API calls each once, and
+//     never on an object whose users are still open).
+//
 // Backend is what a device implementation registers (Register): the
 // hardware over libibverbs and libmlx5 (runtime/device/verbs), or the
 // simulated device (runtime/sim). The API above it checks every argument,

@@ -52,7 +52,7 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("CQ %#x", q.mem.CQN), b.Close, nil
+		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { q.poll.Close(); return b.Close() }, nil
 	})
 	if err != nil {
 		return nil, err

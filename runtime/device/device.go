@@ -18,7 +18,9 @@
 // and QPs, a CQ the QPs completing to it), every Close is idempotent,
 // and a method of a closed object returns an error matching ErrClosed.
 // The runtime writers handed out (QP.SQ, QP.RQ, CQ.Poller) work on the
-// device's memory and must not be used after their object is closed.
+// device's memory directly; closing their object closes them first, so
+// that they refuse work (sq.ErrClosed, rq.ErrClosed, cq.ErrClosed) before
+// the backend frees that memory.
 package device
 
 import (

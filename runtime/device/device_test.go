@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
 	"github.com/mlx5gen/mlx5gen/runtime/device/devicetest"
 )
@@ -168,5 +170,33 @@ func TestQPConfigChecks(t *testing.T) {
 	}
 	if len(lastFake().qps) != 0 {
 		t.Error("a refused configuration reached the backend")
+	}
+}
+
+// TestPollNoAlloc: CQ.Poll (the backend's Progress, then the poller)
+// allocates nothing, with and without completions.
+func TestPollNoAlloc(t *testing.T) {
+	c := openFake(t)
+	defer c.Close()
+	p := devicetest.RCPair(t, c, nil)
+	src, dst := devicetest.MRPair(t, p.PD, 64)
+	wc := make([]cq.WC, 4)
+	if n := testing.AllocsPerRun(50, func() { p.CQ.Poll(wc) }); n != 0 {
+		t.Errorf("Poll of an empty CQ: %v allocations", n)
+	}
+	s := p.A.SQ()
+	n := testing.AllocsPerRun(50, func() {
+		s.SetWRID(1)
+		s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		s.Start()
+		s.RDMAWrite(dst.RKey, dst.Addr)
+		s.SetSGE(src.LKey, src.Addr, 64)
+		s.Complete()
+		if k, err := p.CQ.Poll(wc); k != 1 || err != nil {
+			panic(fmt.Sprint(k, err))
+		}
+	})
+	if n != 0 {
+		t.Errorf("post and poll: %v allocations", n)
 	}
 }

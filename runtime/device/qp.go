@@ -83,7 +83,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), func() error { unreg(); return b.Close() }, nil
+		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), func() error { unreg(); q.detach(); return b.Close() }, nil
 	})
 	if err != nil {
 		return nil, err
@@ -141,6 +141,17 @@ func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(), err e
 		return nil, err
 	}
 	return func() { cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ)); cfg.RecvCQ.poll.RemoveQP(key(cfg.RecvCQ)) }, nil
+}
+
+// detach makes the writers refuse work before the backend frees their
+// memory.
+func (q *QP) detach() {
+	if q.sq != nil {
+		q.sq.Close()
+	}
+	if q.rq != nil {
+		q.rq.Close()
+	}
 }
 
 // QPN returns the QP's number.

@@ -1,6 +1,7 @@
 package rq
 
 import (
+	"errors"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -47,6 +48,7 @@ type Config struct {
 // concurrent use: libmlx5 holds the receive queue's lock around posting,
 // and the poller's Retire runs under the CQ's.
 type RQ struct {
+	closed bool // Close was called: every post fails
 	ring   []byte
 	dbr    *[4]byte
 	stride int
@@ -116,6 +118,15 @@ func (q *RQ) Tail() uint32 { return q.tail }
 // Outstanding returns the work requests posted and not yet retired.
 func (q *RQ) Outstanding() uint32 { return q.head - q.tail }
 
+// ErrClosed is the error of a post after Close.
+var ErrClosed = errors.New("rq: the receive queue is closed")
+
+// Close detaches the writer from its queue, before the queue's memory is
+// released (runtime/device calls it when its QP is closed): every later
+// Post and PostList fails with ErrClosed and writes nothing. It is
+// idempotent.
+func (q *RQ) Close() { q.closed = true }
+
 // Post posts one receive work request: all of it, or nothing and an
 // error. rdma-core: mlx5_post_recv with a one-element list.
 func (q *RQ) Post(wrID uint64, sges []Sge) error {
@@ -154,6 +165,9 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 // check is libmlx5's order of checks for the nreq-th work request of a
 // list: room first (mlx5_wq_overflow), then the SGE count.
 func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
+	if q.closed {
+		return ErrClosed
+	}
 	if cur := q.head - q.tail; cur+nreq >= q.max {
 		return ruleErr(&q.errv, mlx5rules.ChainRQRoom, mlx.FnPostRecv, wr,
 			"outstanding", mlx.TestMax, uint64(cur)+uint64(nreq)+1, uint64(q.max), "max_post")

@@ -356,3 +356,23 @@ func TestRQConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestClose: after Close no post writes the ring or the doorbell record.
+func TestClose(t *testing.T) {
+	q, m := newRQ(t, rq.Config{Stride: 16}, 4)
+	if err := q.Post(1, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	before := state(m)
+	q.Close()
+	q.Close()
+	if err := q.Post(2, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
+		t.Errorf("Post after Close: %v, want ErrClosed", err)
+	}
+	if n, err := q.PostList([]rq.RecvWR{{WRID: 3}}); n != 0 || !errors.Is(err, rq.ErrClosed) {
+		t.Errorf("PostList after Close: %d, %v", n, err)
+	}
+	if !bytes.Equal(state(m), before) || q.Head() != 1 {
+		t.Error("a post after Close wrote the queue")
+	}
+}

@@ -64,10 +64,11 @@ var entryPoints = map[string]entryPoint{
 }
 
 // stateMethods are the methods of sq.SQ that implement no C function: the
-// writer's state, and the CQ poller's report of completions.
+// writer's state, the CQ poller's report of completions, and Close (the
+// writer detached when its QP is destroyed).
 var stateMethods = map[string]bool{
 	"Chain": true, "CurPost": true, "Head": true, "Outstanding": true, "Completed": true,
-	"FmCache": true, "BFOffset": true,
+	"FmCache": true, "BFOffset": true, "Close": true,
 }
 
 // packageFuncs are the entry points that are functions, not methods (the

@@ -127,6 +127,7 @@ type Doorbell struct {
 // SQ is a send queue writer. It is not safe for concurrent use: like
 // ibv_wr_start's lock, one goroutine owns a batch.
 type SQ struct {
+	closed  bool // Close was called: Start refuses every batch
 	ring    unsafe.Pointer
 	mem     *qmem.Memory
 	qend    int
@@ -337,12 +338,28 @@ func (q *SQ) resetLimit() {
 
 // Start opens a batch. rdma-core: mlx5_send_wr_start.
 func (q *SQ) Start() error {
+	if q.closed {
+		return ErrClosed
+	}
 	if err := q.chk.Start(); err != nil {
 		return err
 	}
 	q.nreq, q.inl = 0, false
 	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
 	return nil
+}
+
+// ErrClosed is the error of Start after Close; it matches qmem.ErrClosed.
+var ErrClosed = fmt.Errorf("sq: the writer is closed: %w", qmem.ErrClosed)
+
+// Close detaches the writer from its queue, before the queue's memory is
+// released (runtime/device calls it when its QP is closed): the open
+// batch, if any, is aborted and every later Start returns ErrClosed, so
+// no work request is written into memory that is no longer the queue's.
+// It is idempotent.
+func (q *SQ) Close() {
+	q.Abort()
+	q.closed = true
 }
 
 // Abort discards the batch. rdma-core: mlx5_send_wr_abort.

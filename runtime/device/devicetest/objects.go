@@ -10,6 +10,8 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 var errDeadline = context.DeadlineExceeded
@@ -191,6 +193,19 @@ func testUseAfterClose(t *testing.T, c *device.Context) {
 	}
 	if _, err := c.Port(); !errors.Is(err, device.ErrClosed) {
 		t.Errorf("Port: %v", err)
+	}
+	// The writers and the poller handed out refuse work: their memory is
+	// gone.
+	if err := p.A.SQ().Start(); !errors.Is(err, sq.ErrClosed) {
+		t.Errorf("SQ Start: %v, want sq.ErrClosed", err)
+	}
+	if r := p.A.RQ(); r == nil {
+		t.Error("an RC QP created with MaxRecvWR 8 has no receive queue writer")
+	} else if err := r.Post(1, nil); !errors.Is(err, rq.ErrClosed) {
+		t.Errorf("RQ Post: %v, want rq.ErrClosed", err)
+	}
+	if _, err := p.CQ.Poller().Poll(wc); !errors.Is(err, cq.ErrClosed) {
+		t.Errorf("Poller Poll: %v, want cq.ErrClosed", err)
 	}
 	if _, err := p.PD.CreateMkey(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4); !errors.Is(err, device.ErrClosed) {
 		t.Errorf("CreateMkey: %v", err)

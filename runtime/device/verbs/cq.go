@@ -48,7 +48,17 @@ func (c *vctx) CreateCQ(attr device.CQConfig, ch device.BackendChannel) (device.
 		mv.DestroyCQ(q.cq)
 		return nil, err
 	}
-	q.mem = device.CQMemory{
+	q.mem = cqMemory(&out)
+	c.mu.Lock()
+	c.cqs[q.cq.Ptr()] = out.CQN
+	c.mu.Unlock()
+	return q, nil
+}
+
+// cqMemory maps what mlx5dv_init_obj reported of a CQ: its buffer,
+// doorbell record and the UAR page its arm doorbell is in.
+func cqMemory(out *mlx.CQ) device.CQMemory {
+	return device.CQMemory{
 		Mem: &qmem.Memory{
 			CQ:      unsafe.Slice((*byte)(out.Buf), int(out.CQECnt)*int(out.CQESize)),
 			CQESize: int(out.CQESize),
@@ -63,10 +73,6 @@ func (c *vctx) CreateCQ(attr device.CQConfig, ch device.BackendChannel) (device.
 		UAR:        unsafe.Slice((*byte)(out.CQUAR), mlx.MLX5_CQ_DOORBELL+8),
 		Device:     true,
 	}
-	c.mu.Lock()
-	c.cqs[q.cq.Ptr()] = out.CQN
-	c.mu.Unlock()
-	return q, nil
 }
 
 func (q *vcq) Memory() device.CQMemory { return q.mem }
