@@ -39,13 +39,13 @@ type Device struct {
 	srqs   map[uint32]*SRQ
 	pds    map[uint32]bool
 
-	nextQPN, nextCQN, nextPDN, nextSRQN uint32
+	nextCQN, nextPDN, nextSRQN uint32
 }
 
 func newDevice(f *Fabric, name string, lid uint16) *Device {
 	d := &Device{fab: f, name: name, lid: lid, caps: DefaultCaps, keys: keys.New(mrKeyBase),
 		qps: map[uint32]*QP{}, cqs: map[uint32]*CQ{}, srqs: map[uint32]*SRQ{}, pds: map[uint32]bool{},
-		nextQPN: uint32(lid)<<12 | 0x10, nextCQN: 1, nextPDN: 1, nextSRQN: 1}
+		nextCQN: 1, nextPDN: 1, nextSRQN: 1}
 	d.mkeys = mkey.NewTable(mkeyMemory{d})
 	d.ev.ready = make(chan struct{})
 	d.gid[0], d.gid[1] = 0xfe, 0x80

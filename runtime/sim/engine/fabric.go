@@ -33,13 +33,14 @@ type Fabric struct {
 	x       exec
 	devices []*Device
 	nextLID uint16
+	nextQPN uint32 // QPNs are unique on the fabric (24 bits)
 
 	stop chan struct{}
 	done chan struct{}
 }
 
 // NewFabric makes an empty fabric.
-func NewFabric() *Fabric { return &Fabric{nextLID: 1} }
+func NewFabric() *Fabric { return &Fabric{nextLID: 1, nextQPN: 0x100} }
 
 // Lock takes the fabric's lock (the engine holds it while it steps): a
 // caller that changes what the engine reads, outside the device's own

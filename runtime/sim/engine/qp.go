@@ -113,7 +113,10 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 	if !d.pds[c.PD] {
 		return nil, fmt.Errorf("engine: create_qp: no PD %d", c.PD)
 	}
-	q := &QP{dev: d, qpn: d.nextQPN, typ: c.Type, pd: c.PD, state: mlx.IBV_QPS_RESET,
+	if d.fab.nextQPN > 0xffffff {
+		return nil, fmt.Errorf("engine: create_qp: the fabric has used every 24-bit QPN")
+	}
+	q := &QP{dev: d, qpn: d.fab.nextQPN, typ: c.Type, pd: c.PD, state: mlx.IBV_QPS_RESET,
 		scq: c.SendCQ, rcq: c.RecvCQ, srq: c.SRQ, dcKey: c.DCKey, streams: c.DCIStreams, rnrRetry: 7,
 		access: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC}
 	switch c.Type {
@@ -147,7 +150,7 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 	if c.Type == DCI && c.DCIStreams > 0 {
 		q.errStr, q.errMax = make([]bool, c.DCIStreams), c.DCIErrStreams
 	}
-	d.nextQPN++
+	d.fab.nextQPN++
 	d.qps[q.qpn] = q
 	d.qpList = append(d.qpList, q)
 	return q, nil
