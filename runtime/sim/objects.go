@@ -87,6 +87,15 @@ func (p *simPD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.
 
 func (m *simMkey) LKey() uint32 { return m.key }
 
+// PSVs returns the memory and wire PSV indexes of a signature mkey (what
+// sq.Mkey's MemPSV and WirePSV need for SET_PSV work requests).
+func (m *simMkey) PSVs() (mem, wire uint32, err error) {
+	f := m.d.Fabric()
+	f.Lock()
+	defer f.Unlock()
+	return m.d.Mkeys().PSVs(m.key)
+}
+
 func (m *simMkey) Close() error {
 	f := m.d.Fabric()
 	f.Lock()
