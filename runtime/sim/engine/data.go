@@ -18,6 +18,12 @@ type sgl struct {
 	total uint64
 	ind   [maxSpans]indirect
 	nind  int
+
+	// limit bounds the bytes a destination will receive: a staged span
+	// takes no more than what is left of it, so that a scatter writes
+	// what arrived and nothing past it (and a huge byte count stages
+	// nothing it will not use).
+	limit uint64
 }
 
 type indirect struct {
@@ -27,7 +33,7 @@ type indirect struct {
 	remote bool
 }
 
-func (l *sgl) reset() { l.n, l.total, l.nind = 0, 0, 0 }
+func (l *sgl) reset() { l.n, l.total, l.nind, l.limit = 0, 0, 0, ^uint64(0) }
 
 func (l *sgl) add(b []byte) bool {
 	if l.n == maxSpans {
@@ -117,6 +123,9 @@ func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remot
 	if err != nil {
 		return mkeyFault(err)
 	}
+	if !gather && l.total <= l.limit {
+		n = min(n, l.limit-l.total)
+	}
 	start := len(x.scratch)
 	if gather {
 		if x.scratch, err = d.mkeys.Gather(key, addr, n, remote, x.scratch); err != nil {
@@ -157,6 +166,20 @@ func (x *exec) scatterSlow(dst *sgl, d *Device) status {
 		}
 	}
 	return ok
+}
+
+// segmentBytes sums the byte counts of the data segments of w[off:end]
+// (as far as they parse), without resolving their keys.
+func segmentBytes(w []byte, off, end int) uint64 {
+	var n uint64
+	for ; off+mlx.WQEDataSegSize <= end; off += mlx.WQEDataSegSize {
+		ds := (*mlx.WQEDataSeg)(w[off : off+mlx.WQEDataSegSize])
+		if ds.ByteCount()&mlx.MLX5_INLINE_SEG != 0 || ds.Lkey() == mlx.MLX5_INVALID_LKEY {
+			break
+		}
+		n += uint64(ds.ByteCount())
+	}
+	return n
 }
 
 // segments resolves the data segments (and inline data) of w[off:end]:

@@ -181,3 +181,34 @@ func TestMkeyOtherPD(t *testing.T) {
 		t.Fatalf("UMR of another PD's mkey: %+v", wc)
 	}
 }
+
+// TestRecvThroughMkey: a receive whose SGE is an indirect mkey gets the
+// message and nothing more: the bytes of the SGE past the message keep
+// what they held.
+func TestRecvThroughMkey(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	flags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
+	f.Lock()
+	key, err := b.d.Mkeys().Create(b.pd, flags, 4)
+	f.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.post(1, mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
+		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: b.addr(0), Length: 256, Lkey: b.key}})
+	})
+	f.Drain(10)
+	for i := range 256 {
+		b.data.Bytes[i] = 0xee
+	}
+	b.r.Post(2, []rq.Sge{{Addr: 0, Length: 256, Lkey: key}})
+	copy(a.data.Bytes, "8 bytes!")
+	a.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 8) })
+	f.Drain(10)
+	if wc := b.poll(); len(wc) != 1 || wc[0].Status != cq.Success || wc[0].ByteLen != 8 {
+		t.Fatalf("receive %+v", wc)
+	}
+	if string(b.data.Bytes[:8]) != "8 bytes!" || !bytes.Equal(b.data.Bytes[8:256], bytes.Repeat([]byte{0xee}, 248)) {
+		t.Fatalf("memory behind the mkey: %q", b.data.Bytes[:16])
+	}
+}

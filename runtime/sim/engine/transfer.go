@@ -19,6 +19,7 @@ func (q *QP) send(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 	}
 	rw, idx, srqn := p.takeRecv()
 	x.sigCQ, x.sigQPN = p.rcq, p.qpn
+	x.dst.limit = x.src.total
 	if st := x.segments(&x.dst, p.dev, p.pd, rw, 0, len(rw), mlx.IBV_ACCESS_LOCAL_WRITE); st.synd != 0 {
 		p.respError(idx, srqn, mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR)
 		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_OP_ERR, "the receiver's buffer: "+st.fault)
@@ -150,21 +151,24 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	}
 	ra := (*mlx.WQERaddrSeg)(w[off : off+mlx.WQERaddrSegSize])
 	x := &q.dev.fab.x
+	// The response first (bounded by the responder's memory), then the
+	// local segments it lands in, staged for no more than arrived.
+	if n := segmentBytes(w, off+mlx.WQERaddrSegSize, len(w)); n > 0 {
+		x.sigCQ, x.sigQPN = p.rcq, p.qpn
+		if st := x.span(&x.src, p.dev, p.pd, ra.Rkey(), ra.Raddr(), n, mlx.IBV_ACCESS_REMOTE_READ, true, true); st.synd != 0 {
+			return st
+		}
+	}
 	x.sigCQ, x.sigQPN = q.scq, q.qpn
+	x.dst.limit = x.src.total
 	if st := x.segments(&x.dst, q.dev, q.pd, w, off+mlx.WQERaddrSegSize, len(w), mlx.IBV_ACCESS_LOCAL_WRITE); st.synd != 0 {
 		return st
 	}
-	if x.dst.total > 0 {
-		x.sigCQ, x.sigQPN = p.rcq, p.qpn
-		if st := x.span(&x.src, p.dev, p.pd, ra.Rkey(), ra.Raddr(), x.dst.total, mlx.IBV_ACCESS_REMOTE_READ, true, true); st.synd != 0 {
-			return st
-		}
-		copySGL(&x.dst, &x.src)
-		if st := x.scatter(&x.dst, q.dev); st.synd != 0 {
-			return st
-		}
+	copySGL(&x.dst, &x.src)
+	if st := x.scatter(&x.dst, q.dev); st.synd != 0 {
+		return st
 	}
-	c.byteCnt = uint32(x.dst.total)
+	c.byteCnt = uint32(x.src.total)
 	x.sigErrors()
 	return ok
 }
@@ -180,6 +184,7 @@ func (q *QP) atomic(w []byte, off int, op mlx.Opcode, p *QP) status {
 	ra := (*mlx.WQERaddrSeg)(w[off : off+mlx.WQERaddrSegSize])
 	at := (*mlx.WQEAtomicSeg)(w[off+mlx.WQERaddrSegSize : off+mlx.WQERaddrSegSize+mlx.WQEAtomicSegSize])
 	x := &q.dev.fab.x
+	x.dst.limit = 8
 	if st := x.segments(&x.dst, q.dev, q.pd, w, off+mlx.WQERaddrSegSize+mlx.WQEAtomicSegSize, len(w), mlx.IBV_ACCESS_LOCAL_WRITE); st.synd != 0 {
 		return st
 	}

@@ -100,6 +100,7 @@ func (q *QP) memcpy(w []byte, off int, ctrl *mlx.WQECtrlSeg, c *comp) status {
 	if st := x.span(&x.src, q.dev, q.pd, src.Lkey(), src.Addr(), n, 0, false, true); st.synd != 0 {
 		return st
 	}
+	x.dst.limit = x.src.total
 	if st := x.span(&x.dst, q.dev, q.pd, dst.Lkey(), dst.Addr(), n, mlx.IBV_ACCESS_LOCAL_WRITE, false, false); st.synd != 0 {
 		return st
 	}
