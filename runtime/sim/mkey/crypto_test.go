@@ -14,6 +14,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/mkey"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/sigblock"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"golang.org/x/crypto/xts"
 )
@@ -268,5 +269,49 @@ func TestCryptoState(t *testing.T) {
 	state("DEK destroyed")
 	if _, err := r.tab.CreateDEK(make([]byte, 48), nil); err == nil {
 		t.Fatal("a 48-byte key was accepted")
+	}
+}
+
+// TestCryptoWideTweak: initial tweaks past 64 bits (libmlx5's vectors use
+// 0x1f1e...10) and one whose second data unit carries into the high half:
+// a whole transfer is sigblock's EncryptWide of the tweak, and its second
+// unit alone, at offset 512, the same bytes.
+func TestCryptoWideTweak(t *testing.T) {
+	r := newRigXTS(t, true)
+	key := pattern(64, 0x19)
+	id, _ := r.tab.CreateDEK(key, nil)
+	data := pattern(1024, 0x44)
+	buf := append([]byte{}, data...)
+	k := r.mem.reg(0x3000, buf, rw)
+	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
+	x, err := sigblock.NewXTS(key, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wide, carry [16]byte
+	for i := range wide {
+		wide[i] = 0x10 + byte(i)
+	}
+	for i := 0; i < 8; i++ {
+		carry[i] = 0xff
+	}
+	for _, tw := range [][16]byte{wide, carry} {
+		cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_512, 0)
+		cr.InitialTweak = tw
+		if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x3000, Length: 1024, Lkey: k}}, nil, cr); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]byte, 1024)
+		if err := x.EncryptWide(want, data, tw); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("tweak %x: %v, the transfer is not AES-XTS with the 128-bit tweak", tw, err)
+		}
+		got, err = r.tab.Gather(mk.Lkey, 512, 512, false, nil)
+		if err != nil || !bytes.Equal(got, want[512:]) {
+			t.Fatalf("tweak %x: the second unit alone: %v", tw, err)
+		}
 	}
 }
