@@ -226,3 +226,34 @@ func TestInvalidate(t *testing.T) {
 		t.Fatal("a PD for no mkey")
 	}
 }
+
+// TestNestedMkeys: a layout may name another mkey (as a local access
+// through it); one that names itself faults after a bounded depth
+// instead of recursing forever.
+func TestNestedMkeys(t *testing.T) {
+	r := newRig(t)
+	buf := pattern(256, 8)
+	k := r.mem.reg(0x1000, buf, rw)
+	inner := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
+	outer := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 2)
+	if err := r.configure(inner, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000, Length: 256, Lkey: k}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Two ranges of the inner mkey's address space, swapped.
+	sges := []mlx.SGE{{Addr: 128, Length: 128, Lkey: inner.Lkey}, {Addr: 0, Length: 128, Lkey: inner.Lkey}}
+	if err := r.configure(outer, rw, sges, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.tab.Gather(outer.Lkey, 100, 56, true, nil)
+	if err != nil || !bytes.Equal(got, append(append([]byte{}, buf[228:]...), buf[:28]...)) {
+		t.Fatalf("through the inner mkey: %v", err)
+	}
+	self := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
+	if err := r.configure(self, rw, []mlx.SGE{{Addr: 0, Length: 64, Lkey: self.Lkey}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var f *mkey.Fault
+	if _, err := r.tab.Gather(self.Lkey, 0, 8, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+		t.Fatalf("an mkey naming itself: %v", err)
+	}
+}

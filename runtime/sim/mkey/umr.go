@@ -1,7 +1,6 @@
 package mkey
 
 import (
-	"errors"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -213,6 +212,3 @@ func (t *Table) ExecSetPSV(wqe []byte) error {
 	p.value, p.set = s.TransientSignature(), true
 	return nil
 }
-
-// errShortLayout is a translation that does not hold what it says.
-var errShortLayout = errors.New("mkey: translation shorter than its header says")
