@@ -3,6 +3,7 @@ package mkey_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -255,5 +256,37 @@ func TestNestedMkeys(t *testing.T) {
 	var f *mkey.Fault
 	if _, err := r.tab.Gather(self.Lkey, 0, 8, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
 		t.Fatalf("an mkey naming itself: %v", err)
+	}
+}
+
+// TestHugeLength: libmlx5 writes a list of 2 GiB and more with a length
+// wrapped past 2^63; a transfer past the layout or above 2 GiB faults
+// before it takes any memory.
+func TestHugeLength(t *testing.T) {
+	r := newRig(t)
+	buf := make([]byte, 64)
+	k := r.mem.reg(0x1000, buf, rw)
+	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	ws := r.build(func(q *sq.SQ) error {
+		return q.MRList(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}})
+	})
+	(*mlx.WQEMkeyContextSeg)(ws[0][64:128]).SetLen(0xFFFFFFFF80000000) // as libmlx5 writes 2 GiB
+	if err := r.tab.ExecUMR(ws[0]); err != nil {
+		t.Fatal(err)
+	}
+	var f *mkey.Fault
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, n := range []uint64{65, 1 << 31, 1<<31 + 1, 1 << 40} {
+		if _, err := r.tab.Gather(mk.Lkey, 0, n, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+		t.Fatalf("refused transfers allocated %d bytes", d)
+	}
+	if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+		t.Fatalf("within the layout: %v", err)
 	}
 }

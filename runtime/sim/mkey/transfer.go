@@ -9,6 +9,9 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sim/sigblock"
 )
 
+// maxTransfer is the largest message: 2 GiB.
+const maxTransfer = 1 << 31
+
 // lookup finds the mkey key names and checks an access of n bytes at
 // addr (memory-domain bytes) and its crypto state.
 func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, error) {
@@ -18,6 +21,12 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 	}
 	if err := t.check(m, key, addr, n, write, remote); err != nil {
 		return nil, err
+	}
+	// Bound the scratch a transfer takes before taking it: the context
+	// length may exceed the layout (see ExecUMR), and no message is
+	// larger than a WQE's 2 GiB.
+	if n > maxTransfer || addr-m.start+n > m.layout.total() {
+		return nil, &Fault{Kind: FaultBounds, Key: key, Addr: addr, N: n, Remote: remote, Why: "past the layout or above 2 GiB"}
 	}
 	if m.flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO == 0 {
 		return m, nil
