@@ -54,9 +54,9 @@ func (c *Context) Close() error {
 	return closeNode(c.root)
 }
 
-// create runs make under the context's lock, after checking that the
+// create runs build under the context's lock, after checking that the
 // parents are open, and registers the object it returns.
-func (c *Context) create(op string, parents []*node, make func() (what string, closeFn func() error, err error)) (*node, error) {
+func (c *Context) create(op string, parents []*node, build func() (what string, closeFn func() error, err error)) (*node, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range parents {
@@ -64,7 +64,7 @@ func (c *Context) create(op string, parents []*node, make func() (what string, c
 			return nil, err
 		}
 	}
-	what, closeFn, err := make()
+	what, closeFn, err := build()
 	if err != nil {
 		return nil, fmt.Errorf("device: %s: %w", op, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
+	"hash/crc64"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/mkey"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/sigblock"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 	"golang.org/x/crypto/xts"
 )
@@ -223,6 +226,69 @@ func TestCryptoWithSignature(t *testing.T) {
 	if e, ok := r.tab.SigError(mk.Lkey); ok {
 		t.Fatalf("row H reported %+v", e)
 	}
+	rowsEJ(t, r, x, mk, data, dek)
+}
+
+// rowsEJ: row E (memory data+DIF checked and replaced by a CRC64_XP10 on
+// the wire, then all encrypted) and row J (memory enc(data)+CRC32C over the
+// ciphertext, checked and stripped, then decrypted).
+func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *sq.DEK) {
+	t.Helper()
+	mem := make([]byte, 0, 1040)
+	for i := 0; i < 2; i++ {
+		blk := data[i*512 : (i+1)*512]
+		mem = append(mem, blk...)
+		mem = binary.BigEndian.AppendUint16(mem, crc16(blk))
+		mem = binary.BigEndian.AppendUint16(mem, 0x11)
+		mem = binary.BigEndian.AppendUint32(mem, 0x40+uint32(i))
+	}
+	buf := append([]byte{}, mem...)
+	k := r.mem.reg(0x40000, buf, rw)
+	sges := []mlx.SGE{{Addr: 0x40000, Length: 1040, Lkey: k}}
+	sig := &mlx.SigBlockAttr{Mem: difDomain(0, 0x11, 0x40, uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP), mlx.MLX5DV_BLOCK_SIZE_512),
+		Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, ^uint64(0), mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	cr := cryptoAttr(dek, true, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 2)
+	if err := r.configure(mk, rw, sges, sig, cr); err != nil {
+		t.Fatal(err)
+	}
+	var plain []byte
+	xp10 := crc64.MakeTable(0x9A6C9329AC4BC9B5) // sigblock's polyXP10 cites its source
+	for i := 0; i < 2; i++ {
+		blk := data[i*512 : (i+1)*512]
+		plain = binary.BigEndian.AppendUint64(append(plain, blk...), crc64.Checksum(blk, xp10))
+	}
+	want := make([]byte, len(plain))
+	for u := 0; u*512 < len(plain); u++ {
+		end := min((u+1)*512, len(plain))
+		x.Encrypt(want[u*512:end], plain[u*512:end], 2+uint64(u))
+	}
+	wire, err := r.tab.Gather(mk.Lkey, 0, 1040, false, nil)
+	if err != nil || !bytes.Equal(wire, want) {
+		t.Fatalf("row E: %v, wire is not enc(data+CRC64_XP10)", err)
+	}
+	// Row J: the memory holds enc(data) with a CRC32C of each encrypted block.
+	enc := make([]byte, 1024)
+	for u := 0; u < 2; u++ {
+		x.Encrypt(enc[u*512:(u+1)*512], data[u*512:(u+1)*512], 4+uint64(u))
+	}
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	buf = buf[:0]
+	for i := 0; i < 2; i++ {
+		blk := enc[i*512 : (i+1)*512]
+		buf = binary.BigEndian.AppendUint32(append(buf, blk...), crc32.Checksum(blk, tab))
+	}
+	sig = &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xf0}
+	cr = cryptoAttr(dek, false, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 4)
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x40000, Length: 1032, Lkey: k}}, sig, cr); err != nil {
+		t.Fatal(err)
+	}
+	wire, err = r.tab.Gather(mk.Lkey, 0, 1032, false, nil)
+	if err != nil || !bytes.Equal(wire, data) {
+		t.Fatalf("row J: %v, wire is not the data", err)
+	}
+	if e, ok := r.tab.SigError(mk.Lkey); ok {
+		t.Fatalf("row J: the CRC32C over the ciphertext failed: %+v", e)
+	}
 }
 
 // TestCryptoState: a crypto mkey faults until configured with crypto,
@@ -268,5 +334,49 @@ func TestCryptoState(t *testing.T) {
 	state("DEK destroyed")
 	if _, err := r.tab.CreateDEK(make([]byte, 48), nil); err == nil {
 		t.Fatal("a 48-byte key was accepted")
+	}
+}
+
+// TestCryptoWideTweak: initial tweaks past 64 bits (libmlx5's vectors use
+// 0x1f1e...10) and one whose second data unit carries into the high half:
+// a whole transfer is sigblock's EncryptWide of the tweak, and its second
+// unit alone, at offset 512, the same bytes.
+func TestCryptoWideTweak(t *testing.T) {
+	r := newRigXTS(t, true)
+	key := pattern(64, 0x19)
+	id, _ := r.tab.CreateDEK(key, nil)
+	data := pattern(1024, 0x44)
+	buf := append([]byte{}, data...)
+	k := r.mem.reg(0x3000, buf, rw)
+	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
+	x, err := sigblock.NewXTS(key, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wide, carry [16]byte
+	for i := range wide {
+		wide[i] = 0x10 + byte(i)
+	}
+	for i := 0; i < 8; i++ {
+		carry[i] = 0xff
+	}
+	for _, tw := range [][16]byte{wide, carry} {
+		cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_512, 0)
+		cr.InitialTweak = tw
+		if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x3000, Length: 1024, Lkey: k}}, nil, cr); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]byte, 1024)
+		if err := x.EncryptWide(want, data, tw); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("tweak %x: %v, the transfer is not AES-XTS with the 128-bit tweak", tw, err)
+		}
+		got, err = r.tab.Gather(mk.Lkey, 512, 512, false, nil)
+		if err != nil || !bytes.Equal(got, want[512:]) {
+			t.Fatalf("tweak %x: the second unit alone: %v", tw, err)
+		}
 	}
 }

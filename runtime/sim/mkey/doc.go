@@ -53,6 +53,5 @@
 // T10-DIF order (guard, application tag, reference tag) is reported; the
 // first failed block of a transfer is kept until SigError takes it, and
 // its offset is in the checked domain from the transfer's start. XTS data
-// units are numbered in 64 bits (x/crypto/xts): a larger initial tweak
-// faults at transfer.
+// units take the 128-bit initial tweak plus their number.
 package mkey

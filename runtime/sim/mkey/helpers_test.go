@@ -55,18 +55,18 @@ func (m *memory) Bytes(key uint32, addr, n uint64, write, remote bool) ([]byte, 
 // rig is a device's mkey table, its memory, and a send queue in plain
 // queue memory whose UMR and SET_PSV WQEs are handed to the table.
 type rig struct {
-	t   *testing.T
+	t   testing.TB
 	mem *memory
 	tab *mkey.Table
 	q   *sq.SQ
 	qm  *qmem.Memory
 }
 
-func newRig(t *testing.T) *rig { return newRigXTS(t, false) }
+func newRig(t testing.TB) *rig { return newRigXTS(t, false) }
 
 // newRigXTS makes a rig whose device has the multi-block AES-XTS engine
 // (multi) or the single-block one.
-func newRigXTS(t *testing.T, multi bool) *rig {
+func newRigXTS(t testing.TB, multi bool) *rig {
 	t.Helper()
 	qm, err := qmem.New(qmem.Options{WQEBBs: 64, BFSize: 256, Lock: dma.LockBestEffort})
 	if err != nil {

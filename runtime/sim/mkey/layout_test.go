@@ -3,6 +3,7 @@ package mkey_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -224,5 +225,68 @@ func TestInvalidate(t *testing.T) {
 	}
 	if _, ok := r.tab.PD(0x1234); ok {
 		t.Fatal("a PD for no mkey")
+	}
+}
+
+// TestNestedMkeys: a layout may name another mkey (as a local access
+// through it); one that names itself faults after a bounded depth
+// instead of recursing forever.
+func TestNestedMkeys(t *testing.T) {
+	r := newRig(t)
+	buf := pattern(256, 8)
+	k := r.mem.reg(0x1000, buf, rw)
+	inner := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
+	outer := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 2)
+	if err := r.configure(inner, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000, Length: 256, Lkey: k}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Two ranges of the inner mkey's address space, swapped.
+	sges := []mlx.SGE{{Addr: 128, Length: 128, Lkey: inner.Lkey}, {Addr: 0, Length: 128, Lkey: inner.Lkey}}
+	if err := r.configure(outer, rw, sges, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.tab.Gather(outer.Lkey, 100, 56, true, nil)
+	if err != nil || !bytes.Equal(got, append(append([]byte{}, buf[228:]...), buf[:28]...)) {
+		t.Fatalf("through the inner mkey: %v", err)
+	}
+	self := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
+	if err := r.configure(self, rw, []mlx.SGE{{Addr: 0, Length: 64, Lkey: self.Lkey}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var f *mkey.Fault
+	if _, err := r.tab.Gather(self.Lkey, 0, 8, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+		t.Fatalf("an mkey naming itself: %v", err)
+	}
+}
+
+// TestHugeLength: libmlx5 writes a list of 2 GiB and more with a length
+// wrapped past 2^63; a transfer past the layout or above 2 GiB faults
+// before it takes any memory.
+func TestHugeLength(t *testing.T) {
+	r := newRig(t)
+	buf := make([]byte, 64)
+	k := r.mem.reg(0x1000, buf, rw)
+	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	ws := r.build(func(q *sq.SQ) error {
+		return q.MRList(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}})
+	})
+	(*mlx.WQEMkeyContextSeg)(ws[0][64:128]).SetLen(0xFFFFFFFF80000000) // as libmlx5 writes 2 GiB
+	if err := r.tab.ExecUMR(ws[0]); err != nil {
+		t.Fatal(err)
+	}
+	var f *mkey.Fault
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, n := range []uint64{65, 1 << 31, 1<<31 + 1, 1 << 40} {
+		if _, err := r.tab.Gather(mk.Lkey, 0, n, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+		t.Fatalf("refused transfers allocated %d bytes", d)
+	}
+	if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+		t.Fatalf("within the layout: %v", err)
 	}
 }

@@ -74,6 +74,11 @@ func TestMalformedUMR(t *testing.T) {
 		{"opcode", "ctrl.opcode", edit(umr, func(w []byte) { w[3] = 0x08 }), false},
 		{"too many KLMs", "umr_ctrl.klm_octowords", many, false},
 		{"KLMs past the WQE", "umr_ctrl.klm_octowords", edit(umr, func(w []byte) { umrCtrl(w).SetKLMOctowords(13) }), false},
+		{"unknown flag bit", "umr_ctrl.flags", edit(umr, func(w []byte) { w[atUMRCtrl] |= 1 }), false},
+		{"translation offset", "umr_ctrl.translation_offset", edit(umr, func(w []byte) {
+			umrCtrl(w).SetFlags(umrCtrl(w).Flags() | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET)
+			umrCtrl(w).SetTranslationOffset(4)
+		}), false},
 		{"unknown mask bit", "umr_ctrl.mkey_mask", edit(umr, func(w []byte) { umrCtrl(w).SetMkeyMask(umrCtrl(w).MkeyMask() | 4) }), false},
 		{"BSFs without BSF_ENABLE", "umr_ctrl.bsf_octowords", edit(umr, func(w []byte) {
 			umrCtrl(w).SetMkeyMask(umrCtrl(w).MkeyMask() &^ uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE))
@@ -121,5 +126,11 @@ func TestMalformedUMR(t *testing.T) {
 	}
 	if _, err := r.tab.Gather(mk.Lkey, 0, 516, false, nil); err != nil {
 		t.Fatal(err)
+	}
+	// CHECK_FREE on the configured mkey is refused.
+	checkFree := edit(umr, func(w []byte) { umrCtrl(w).SetFlags(umrCtrl(w).Flags() | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) })
+	var f *mkey.Fault
+	if err := r.tab.ExecUMR(checkFree); !errors.As(err, &f) || f.Kind != mkey.FaultState {
+		t.Fatalf("CHECK_FREE on a configured mkey: %v", err)
 	}
 }

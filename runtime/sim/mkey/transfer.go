@@ -2,11 +2,15 @@ package mkey
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/sigblock"
 )
+
+// maxTransfer is the largest message: 2 GiB.
+const maxTransfer = 1 << 31
 
 // lookup finds the mkey key names and checks an access of n bytes at
 // addr (memory-domain bytes) and its crypto state.
@@ -17,6 +21,12 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 	}
 	if err := t.check(m, key, addr, n, write, remote); err != nil {
 		return nil, err
+	}
+	// Bound the scratch a transfer takes before taking it: the context
+	// length may exceed the layout (see ExecUMR), and no message is
+	// larger than a WQE's 2 GiB.
+	if n > maxTransfer || addr-m.start+n > m.layout.total() {
+		return nil, &Fault{Kind: FaultBounds, Key: key, Addr: addr, N: n, Remote: remote, Why: "past the layout or above 2 GiB"}
 	}
 	if m.flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO == 0 {
 		return m, nil
@@ -35,9 +45,6 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 		why = "its DEK is destroyed"
 	case d.keytag != nil && !bytes.Equal(d.keytag, c.keytag[:]):
 		why = "the keytag does not match the DEK's"
-	case !tweak64(c.tweak):
-		// x/crypto/xts numbers data units in 64 bits.
-		why = "an initial tweak above 64 bits is not simulated"
 	default:
 		x, err := sigblock.NewXTS(d.key, c.unit)
 		if err != nil {
@@ -162,25 +169,25 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 	return out, nil
 }
 
-func tweak64(t [16]byte) bool {
-	_, err := sigblock.Tweak(t)
-	return err == nil
-}
-
 // crypt runs AES-XTS over src into dst: data unit i of the transfer takes
-// the initial tweak plus its unit number in the domain (off is the
-// transfer's offset there, a whole number of units). TX encrypts when
-// encrypt_on_tx is set, RX decrypts; else the other way.
+// the initial tweak (128 bits, little-endian) plus its unit number in the
+// domain (off is the transfer's offset there, a whole number of units).
+// TX encrypts when encrypt_on_tx is set, RX decrypts; else the other way.
 func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 	if off%uint64(c.unit) != 0 {
 		return fmt.Errorf("mkey: a crypto transfer at offset %d does not start on a %d-byte data unit", off, c.unit)
 	}
-	tw, _ := sigblock.Tweak(c.tweak) // checked by the UMR
-	tw += off / uint64(c.unit)
-	if tx == c.encOnTx {
-		return c.x.Encrypt(dst, src, tw)
+	tw := c.tweak
+	lo := binary.LittleEndian.Uint64(tw[:8])
+	sum := lo + off/uint64(c.unit)
+	binary.LittleEndian.PutUint64(tw[:8], sum)
+	if sum < lo {
+		binary.LittleEndian.PutUint64(tw[8:], binary.LittleEndian.Uint64(tw[8:])+1)
 	}
-	return c.x.Decrypt(dst, src, tw)
+	if tx == c.encOnTx {
+		return c.x.EncryptWide(dst, src, tw)
+	}
+	return c.x.DecryptWide(dst, src, tw)
 }
 
 // sigPass turns buf, from's format at offset inOff of from's domain, into

@@ -1,7 +1,6 @@
 package mkey
 
 import (
-	"errors"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -120,6 +119,9 @@ func (t *Table) ExecUMR(wqe []byte) error {
 		return wqeErr("umr_ctrl.mkey_mask", "unknown bits %#x", mask&^maskKnown)
 	}
 	xl, bl := int(u.KLMOctowords())*16, int(u.BSFOctowords())*16
+	if err := umrFlags(u, m, xl); err != nil {
+		return err
+	}
 	if (xl > 0 || bl > 0) && u.Flags()&mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE == 0 {
 		return wqeErr("umr_ctrl.flags", "translation or BSF without MLX5_WQE_UMR_CTRL_FLAG_INLINE (only inline UMRs are simulated)")
 	}
@@ -162,6 +164,31 @@ func (t *Table) ExecUMR(wqe []byte) error {
 	// layout's (libmlx5 sums list lengths in an int: past 2 GiB the length
 	// it writes wraps); an access past the layout faults.
 	*m = n
+	return nil
+}
+
+// The UMR control flags.
+const (
+	flagInline     = mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE
+	flagCheckFree  = mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE
+	flagXlatOffset = mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET
+	flagCheckQPN   = mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN
+)
+
+// umrFlags checks the UMR control flags: no unknown bit, no partial
+// translation update (a translation offset), and CHECK_FREE only on a
+// free mkey.
+func umrFlags(u *mlx.WQEUMRCtrlSeg, m *mkey, xl int) error {
+	f := u.Flags()
+	if f&^(flagInline|flagCheckFree|flagXlatOffset|flagCheckQPN) != 0 {
+		return wqeErr("umr_ctrl.flags", "unknown bits %#x", uint8(f&^(flagInline|flagCheckFree|flagXlatOffset|flagCheckQPN)))
+	}
+	if f&flagXlatOffset != 0 && u.TranslationOffset() != 0 && xl > 0 {
+		return wqeErr("umr_ctrl.translation_offset", "%d: partial translation updates are not simulated", u.TranslationOffset())
+	}
+	if f&flagCheckFree != 0 && !m.free {
+		return &Fault{Kind: FaultState, Key: m.key(), Why: "MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE on a configured mkey"}
+	}
 	return nil
 }
 
@@ -213,6 +240,3 @@ func (t *Table) ExecSetPSV(wqe []byte) error {
 	p.value, p.set = s.TransientSignature(), true
 	return nil
 }
-
-// errShortLayout is a translation that does not hold what it says.
-var errShortLayout = errors.New("mkey: translation shorter than its header says")

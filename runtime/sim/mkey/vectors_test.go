@@ -91,7 +91,7 @@ func TestLibmlx5Vectors(t *testing.T) {
 			t.Run(c.ID, func(t *testing.T) { n += runVector(t, &c) })
 		}
 	}
-	if n < 60 {
+	if n < 132 {
 		t.Fatalf("only %d UMR/SET_PSV WQEs executed", n)
 	}
 }
