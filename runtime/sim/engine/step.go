@@ -114,6 +114,10 @@ func (q *QP) execute() bool {
 			st, bbs = malformed("ds past the posted WQEs"), s.pending()
 		case ctrl.WQEIndex() != uint16(s.ci) || ctrl.QPN() != q.qpn:
 			st = malformed("the control segment names another WQE index or QP")
+		case ctrl.Fence() == 0 && q.fastWrite(w[:ds*16], ctrl):
+			s.ci += bbs
+			did = true
+			continue
 		case ctrl.Fence() != 0 && s.nflight > 0:
 			return did // a fence waits for the READs and atomics before it
 		case q.errStr != nil && int(ctrl.DCIStreamChannelID()) < len(q.errStr) && q.errStr[ctrl.DCIStreamChannelID()]:
