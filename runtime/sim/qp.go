@@ -126,6 +126,11 @@ func (q *simQP) Modify(state mlx.QPState, attr device.QPAttr) error {
 	if state == mlx.IBV_QPS_INIT {
 		q.qp.SetAccess(attr.Access)
 	}
+	if state == mlx.IBV_QPS_RESET && q.mem != nil {
+		// As libmlx5's modify_qp to RESET: the doorbell record starts
+		// over with the queues.
+		clear(q.mem.DBR[0:8])
+	}
 	var r *engine.Remote
 	if state == mlx.IBV_QPS_RTR && q.qp.Type() == engine.RC {
 		e := attr.Remote

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
 )
 
 // TestMkeyPSVs: a signature mkey of the backend reports the PSVs its
@@ -39,5 +40,31 @@ func TestMkeyPSVs(t *testing.T) {
 		PSVs() (uint32, uint32, error)
 	}).PSVs(); err == nil {
 		t.Error("an mkey without signature reported PSVs")
+	}
+}
+
+// TestResetClearsDBR: moving a QP to RESET clears its doorbell record, as
+// libmlx5 does, so that the engine and the writers start over together.
+func TestResetClearsDBR(t *testing.T) {
+	c, _ := backend{}.Open("sim:reset")
+	pd, _ := c.AllocPD()
+	defer pd.Close()
+	q, err := c.CreateCQ(device.CQConfig{CQEs: 4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	qp, err := pd.CreateQP(device.QPConfig{Kind: device.RC, MaxSendWR: 4, MaxSendSGE: 1, MaxRecvWR: 4, MaxRecvSGE: 1}, q, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qp.Close()
+	dbr := qp.Memory().SQ.DBR
+	copy(dbr, []byte{0, 0, 0, 3, 0, 0, 0, 5})
+	if err := qp.Modify(mlx.IBV_QPS_RESET, device.QPAttr{}); err != nil {
+		t.Fatal(err)
+	}
+	if string(dbr[:8]) != string(make([]byte, 8)) {
+		t.Fatalf("doorbell record % x after RESET", dbr[:8])
 	}
 }
