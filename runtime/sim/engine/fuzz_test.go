@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzEngine fills a send ring (and the peer's receive ring) with the
-// fuzzer's bytes, posts as many WQEBBs as its first byte says, rings the
+// fuzzer's bytes (the ring's size, 1 to 16 WQEBBs, and the WQEBBs posted,
+// up to more than the ring holds, from its first byte), rings the
 // doorbell and runs the engine: whatever the WQEs say (unknown opcodes,
 // ds 0, ds past what is posted, bad keys, stray inline lengths), the
 // engine must not panic, must stop (every step either progresses or
@@ -18,6 +19,9 @@ func FuzzEngine(f *testing.F) {
 	f.Add(validRing(f))
 	f.Add(make([]byte, 64*8+1))
 	f.Add([]byte{3, 0, 0, 0, 0x08, 0, 0, 0, 0})
+	// A one-WQEBB ring, 30 WQEBBs claimed posted, a SEND of ds 63 naming
+	// the QP (the fabric's first QPN, 0x100): a WQE larger than the ring.
+	f.Add([]byte{10, 0, 0, 0, 0x0a, 0x00, 0x01, 0x00, 0x3f})
 	f.Fuzz(fuzzRing)
 }
 
@@ -26,9 +30,9 @@ func fuzzRing(t *testing.T, data []byte) {
 		return
 	}
 	o := defaults
-	o.wqebbs, o.cqes = 16, 64
+	o.wqebbs, o.cqes = 1<<(data[0]>>5%5), 64 // 1 to 16 WQEBBs
 	fab, a, b := pairRNR(t, o, 1)
-	n := uint32(data[0]) % 17
+	n := uint32(data[0]&31) * 3 // up to more than the ring holds
 	data = data[1:]
 	copy(a.mem.SQ, data)
 	if len(data) > len(a.mem.SQ) {
@@ -81,5 +85,5 @@ func validRing(f *testing.F) []byte {
 	if err := a.q.Complete(); err != nil {
 		f.Fatal(err)
 	}
-	return append([]byte{byte(a.q.CurPost())}, a.mem.SQ...)
+	return append([]byte{4<<5 | byte((a.q.CurPost()+2)/3)}, a.mem.SQ...)
 }

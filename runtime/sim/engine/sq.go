@@ -87,7 +87,9 @@ func (s *sendQueue) doorbell(qpn uint32) bool {
 		} // else not this QP's: a stray write, dropped
 	}
 	if rung {
-		s.auth = s.posted()
+		// A record claiming more than the ring holds is the program's
+		// overrun: no more than one ring is taken as posted.
+		s.auth = min(s.posted(), s.ci+s.nbb)
 	}
 	return rung
 }
@@ -100,7 +102,7 @@ func (s *sendQueue) pending() uint32 { return s.auth - s.ci }
 // (past them is not posted); the WQE's ds is not checked here.
 func (s *sendQueue) at(pi uint32, n uint32) []byte {
 	off := int(pi&(s.nbb-1)) * qmem.WQEBB
-	size := int(min(n, maxWQE/qmem.WQEBB+1)) * qmem.WQEBB
+	size := int(min(n, maxWQE/qmem.WQEBB+1, s.nbb)) * qmem.WQEBB
 	if off+size <= len(s.ring) {
 		return s.ring[off : off+size : off+size]
 	}

@@ -110,8 +110,8 @@ func (q *QP) execute() bool {
 		switch {
 		case ds == 0:
 			st, bbs = malformed("ds 0"), 1
-		case bbs > s.pending():
-			st, bbs = malformed("ds past the posted WQEs"), s.pending()
+		case bbs > s.pending() || ds*16 > len(w):
+			st, bbs = malformed("ds past the posted WQEs or the ring"), min(bbs, s.pending())
 		case ctrl.WQEIndex() != uint16(s.ci) || ctrl.QPN() != q.qpn:
 			st = malformed("the control segment names another WQE index or QP")
 		case ctrl.Fence() == 0 && q.fastWrite(w[:ds*16], ctrl):
