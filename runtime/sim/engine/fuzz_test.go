@@ -5,11 +5,10 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/rq"
 )
 
 // FuzzEngine fills a send ring (and the peer's receive ring) with the
-// fuzzer's bytes (the ring's size, 1 to 16 WQEBBs, and the WQEBBs posted,
+// fuzzer's bytes, raw (the ring's size, 1 to 16 WQEBBs, and the WQEBBs posted,
 // up to more than the ring holds, from its first byte), rings the
 // doorbell and runs the engine: whatever the WQEs say (unknown opcodes,
 // ds 0, ds past what is posted, bad keys, stray inline lengths), the
@@ -49,18 +48,14 @@ func fuzzRing(t *testing.T, data []byte) {
 	}
 }
 
-// fillRecv posts receive WQEs whose data segments are the fuzzer's.
+// fillRecv writes the fuzzer's bytes over the receive WQEs, raw, and
+// says in the receive doorbell record that they are posted.
 func fillRecv(s *side, data []byte) {
-	for len(data) >= 16 {
-		var g rq.Sge
-		g.Length = binary.BigEndian.Uint32(data[0:4]) & 0xffff
-		g.Lkey = binary.BigEndian.Uint32(data[4:8])
-		g.Addr = s.addr(int(binary.BigEndian.Uint32(data[8:12]) & 0x1ffff))
-		if s.r.Post(0, []rq.Sge{g}) != nil {
-			return
-		}
-		data = data[16:]
+	n := uint32(0)
+	for ; len(data) > 0 && n < s.r.WQEs(); n++ {
+		data = data[copy(s.r.Scatter(n), data):]
 	}
+	binary.BigEndian.PutUint32(s.mem.DBR[0:4], n)
 }
 
 // validRing returns a seed: a ring of real work requests runtime/sq
