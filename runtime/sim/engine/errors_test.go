@@ -8,6 +8,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/engine"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -190,5 +191,23 @@ func TestQPAccess(t *testing.T) {
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemAccessErr {
 		t.Fatalf("%+v", wc)
+	}
+}
+
+// TestCreateQPChecks: QPs need CQs of their own device and a known PD.
+func TestCreateQPChecks(t *testing.T) {
+	f := engine.NewFabric()
+	a, b := newSide(t, f, "a", defaults), newSide(t, f, "b", defaults)
+	cases := []engine.QPConfig{
+		{Type: engine.RC, PD: a.pd, SendCQ: b.cq, RecvCQ: a.cq, Mem: a.mem},
+		{Type: engine.RC, PD: a.pd, SendCQ: a.cq, RecvCQ: b.cq, Mem: a.mem},
+		{Type: engine.DCT, PD: a.pd, RecvCQ: b.cq},
+		{Type: engine.DCI, PD: a.pd, SendCQ: a.cq},
+		{Type: engine.RC, PD: 99, SendCQ: a.cq, RecvCQ: a.cq, Mem: a.mem},
+	}
+	for i, c := range cases {
+		if _, err := a.d.CreateQP(c); err == nil {
+			t.Errorf("case %d: created", i)
+		}
 	}
 }

@@ -129,8 +129,8 @@ func (d *Device) CreateQP(c QPConfig) (*QP, error) {
 		}
 		q.comps.c = make([]comp, q.sq.nbb)
 	case DCT:
-		if c.RecvCQ == nil {
-			return nil, fmt.Errorf("engine: create_qp: a DCT needs a receive CQ")
+		if c.RecvCQ == nil || c.RecvCQ.dev != d {
+			return nil, fmt.Errorf("engine: create_qp: a DCT needs a receive CQ of the device")
 		}
 	default:
 		return nil, fmt.Errorf("engine: create_qp: unsupported QP type %v", c.Type)
