@@ -211,3 +211,38 @@ func TestCreateQPChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBeforeError: a READ in flight when a later write fails still
+// completes (its response comes first on the wire); a READ in flight when
+// the program moves the QP to error is flushed.
+func TestReadBeforeError(t *testing.T) {
+	f, a, b := pair(t, defaults)
+	copy(b.data.Bytes, "response")
+	a.q.Start()
+	a.q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+	a.q.SetWRID(1)
+	a.q.RDMARead(b.key, b.addr(0))
+	a.q.SetSGE(a.key, a.addr(0), 8)
+	a.q.SetWRID(2)
+	a.q.RDMAWrite(b.key^1, b.addr(0))
+	a.q.SetSGE(a.key, a.addr(0), 8)
+	if err := a.q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	f.Drain(10)
+	wc := a.poll()
+	if len(wc) != 2 || wc[0].Status != cq.Success || wc[1].Status != cq.RemAccessErr || string(a.data.Bytes[:8]) != "response" {
+		t.Fatalf("%+v", wc)
+	}
+
+	f, a, b = pair(t, defaults)
+	a.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.RDMARead(b.key, b.addr(0)); return q.SetSGE(a.key, a.addr(0), 8) })
+	f.Step() // sent, not landed
+	if err := a.qp.Modify(mlx.IBV_QPS_ERR, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Drain(10)
+	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.WRFlushErr {
+		t.Fatalf("after modify to ERR: %+v", wc)
+	}
+}

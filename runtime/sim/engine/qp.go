@@ -89,6 +89,9 @@ type QP struct {
 	rnrCount uint8           // failed attempts of the WQE waiting for a receive
 
 	comps compQueue
+	// flushFlights: the program moved the QP to error (or reset it), so
+	// the READs and atomics in flight complete as flushed.
+	flushFlights bool
 }
 
 // QPN returns the QP's number.
@@ -244,6 +247,7 @@ func (q *QP) Modify(state mlx.QPState, r *Remote) error {
 	if state == mlx.IBV_QPS_RESET {
 		q.reset()
 	}
+	q.flushFlights = state == mlx.IBV_QPS_ERR || state == mlx.IBV_QPS_RESET
 	q.state = state
 	return nil
 }

@@ -99,13 +99,16 @@ func (q *QP) write(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 
 // land completes the READs and atomics in flight: their responses arrive
 // (a step after they were sent, so that work requests after them may run
-// first unless fenced).
+// first unless fenced). A later work request that failed meanwhile does
+// not stop them: on the wire their responses come before its error.
 func (q *QP) land() {
 	s := &q.sq
 	x := &q.dev.fab.x
 	for _, f := range s.flight[:s.nflight] {
 		c := q.comps.at(f.comp)
-		if q.state != mlx.IBV_QPS_RTS {
+		if q.flushFlights || c.ready {
+			// The program moved the QP to error, or a READ before
+			// this one failed: flushed.
 			c.synd, c.signaled, c.ready = mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, true, true
 			continue
 		}
