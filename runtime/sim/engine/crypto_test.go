@@ -32,7 +32,7 @@ func TestCryptoRoundTrip(t *testing.T) {
 	sdek := &sq.DEK{ObjectID: dek}
 	attr := &mlx.CryptoAttr{CryptoStandard: mlx.MLX5DV_CRYPTO_STANDARD_AES_XTS, EncryptOnTx: true,
 		SignatureCryptoOrder: mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX,
-		DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, DEK: unsafe.Pointer(sdek)}
+		DataUnitSize:         mlx.MLX5DV_BLOCK_SIZE_512, DEK: unsafe.Pointer(sdek)}
 	attr.InitialTweak[0] = 7
 	a.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		return firstErr(q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}), q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
