@@ -5,6 +5,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -64,4 +65,41 @@ func benchWrite(b *testing.B, signal int) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "MWR/s")
+}
+
+// TestSteadyStateAllocs: posting, executing and polling RDMA writes (the
+// fast path), READs, SENDs and atomics (the general path) allocates
+// nothing once the queues exist.
+func TestSteadyStateAllocs(t *testing.T) {
+	f, x, y := pair(t, defaults)
+	wc := make([]cq.WC, 8)
+	var id uint64
+	loop := func() {
+		id++
+		y.r.Post(id, []rq.Sge{{Addr: y.addr(0), Length: 64, Lkey: y.key}})
+		x.q.Start()
+		x.q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		x.q.RDMAWrite(y.key, y.addr(64))
+		x.q.SetSGE(x.key, x.addr(0), 64)
+		x.q.RDMARead(y.key, y.addr(128))
+		x.q.SetSGE(x.key, x.addr(64), 64)
+		x.q.Send()
+		x.q.SetSGE(x.key, x.addr(0), 16)
+		x.q.AtomicFetchAdd(y.key, y.addr(256), 1)
+		x.q.SetSGE(x.key, x.addr(256), 8)
+		if err := x.q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		f.Drain(10)
+		if n, err := x.c.Poll(wc); n != 4 || err != nil {
+			t.Fatalf("%d completions, %v", n, err)
+		}
+		if n, err := y.c.Poll(wc); n != 1 || err != nil {
+			t.Fatalf("%d receives, %v", n, err)
+		}
+	}
+	loop() // warm up: the engine's scratch, the poller's caches
+	if n := testing.AllocsPerRun(100, loop); n != 0 {
+		t.Fatalf("%v allocations per loop", n)
+	}
 }
