@@ -246,3 +246,27 @@ func TestReadBeforeError(t *testing.T) {
 		t.Fatalf("after modify to ERR: %+v", wc)
 	}
 }
+
+// TestMaxMsgSize: a message longer than the port's max_msg_sz (here a
+// device made with 4 KiB) is a local length error, checked before any key
+// is looked up, for writes, sends and READs alike.
+func TestMaxMsgSize(t *testing.T) {
+	for i, op := range []func(q *sq.SQ, b *side){
+		func(q *sq.SQ, b *side) { q.RDMAWrite(b.key, b.addr(0)) },
+		func(q *sq.SQ, b *side) { q.Send() },
+		func(q *sq.SQ, b *side) { q.RDMARead(b.key, b.addr(0)) },
+	} {
+		saved := engine.DefaultCaps
+		engine.DefaultCaps.MaxMsgSize = 4096
+		f, a, b := pair(t, defaults)
+		engine.DefaultCaps = saved
+		a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+			op(q, b)
+			return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4096, Lkey: a.key}, {Addr: a.addr(0), Length: 1, Lkey: 0xbad00}})
+		})
+		f.Drain(10)
+		if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.LocLenErr {
+			t.Fatalf("work request %d: %+v", i, wc)
+		}
+	}
+}

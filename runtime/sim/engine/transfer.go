@@ -9,6 +9,9 @@ import (
 // send executes SEND, SEND_IMM and SEND_INVAL: the gathered message lands
 // in p's next receive WQE.
 func (q *QP) send(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
+	if segmentBytes(w, off, len(w)) > uint64(q.dev.caps.MaxMsgSize) {
+		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "a message longer than the port's max_msg_sz")
+	}
 	if st := p.recvReady(q); st.synd != 0 || st.wait {
 		return st
 	}
@@ -74,6 +77,9 @@ func (q *QP) write(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 		}
 	}
 	ra := (*mlx.WQERaddrSeg)(w[off : off+mlx.WQERaddrSegSize])
+	if segmentBytes(w, off+mlx.WQERaddrSegSize, len(w)) > uint64(q.dev.caps.MaxMsgSize) {
+		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "a message longer than the port's max_msg_sz")
+	}
 	x := &q.dev.fab.x
 	x.sigCQ, x.sigQPN = q.scq, q.qpn
 	if st := x.segments(&x.src, q.dev, q.pd, w, off+mlx.WQERaddrSegSize, len(w), 0); st.synd != 0 {
@@ -156,7 +162,11 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	x := &q.dev.fab.x
 	// The response first (bounded by the responder's memory), then the
 	// local segments it lands in, staged for no more than arrived.
-	if n := segmentBytes(w, off+mlx.WQERaddrSegSize, len(w)); n > 0 {
+	n := segmentBytes(w, off+mlx.WQERaddrSegSize, len(w))
+	if n > uint64(q.dev.caps.MaxMsgSize) {
+		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "a READ longer than the port's max_msg_sz")
+	}
+	if n > 0 {
 		x.sigCQ, x.sigQPN = p.rcq, p.qpn
 		if st := x.span(&x.src, p.dev, p.pd, ra.Rkey(), ra.Raddr(), n, mlx.IBV_ACCESS_REMOTE_READ, true, true); st.synd != 0 {
 			return st
