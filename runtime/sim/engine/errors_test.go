@@ -253,6 +253,7 @@ func TestReadBeforeError(t *testing.T) {
 func TestMaxMsgSize(t *testing.T) {
 	for i, op := range []func(q *sq.SQ, b *side){
 		func(q *sq.SQ, b *side) { q.RDMAWrite(b.key, b.addr(0)) },
+		nil, // a single SGE: the fast path's case
 		func(q *sq.SQ, b *side) { q.Send() },
 		func(q *sq.SQ, b *side) { q.RDMARead(b.key, b.addr(0)) },
 	} {
@@ -261,6 +262,10 @@ func TestMaxMsgSize(t *testing.T) {
 		f, a, b := pair(t, defaults)
 		engine.DefaultCaps = saved
 		a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
+			if op == nil {
+				q.RDMAWrite(b.key, b.addr(0))
+				return q.SetSGE(a.key, a.addr(0), 4097)
+			}
 			op(q, b)
 			return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4096, Lkey: a.key}, {Addr: a.addr(0), Length: 1, Lkey: 0xbad00}})
 		})
