@@ -60,16 +60,14 @@ type Caps struct {
 	MaxDCIStreams int    // DCI streams (1 << log_num_concurrent)
 	MaxErrStreams int    // DCI streams that may be in error at once
 	MaxMsgSize    uint32
-	CQESizes      []int // 64, 128
 	MaxCQE        int
-	MaxMR         int
 }
 
 // DefaultCaps are the capabilities NewDevice gives.
 var DefaultCaps = Caps{
 	MaxQPWR: 1 << 15, MaxSGE: 16, MaxInlineData: 256, MaxMemcpy: 1 << 20, MaxRdAtomic: 16,
-	MaxDCIStreams: 16, MaxErrStreams: 8, MaxMsgSize: 1 << 30, CQESizes: []int{64, 128},
-	MaxCQE: 1 << 22, MaxMR: 1 << 20,
+	MaxDCIStreams: 16, MaxErrStreams: 8, MaxMsgSize: 1 << 30,
+	MaxCQE: 1 << 22,
 }
 
 // NewDevice adds a device to the fabric, with the next free LID and a
