@@ -103,3 +103,37 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per loop", n)
 	}
 }
+
+// BenchmarkSendRecv64 is the general path: 64-byte SENDs (bursts of 16,
+// each signaled) into posted receives, executed by Step, both CQs polled.
+// One op is one message.
+func BenchmarkSendRecv64(b *testing.B) {
+	f, x, y := pair(b, defaults)
+	const burst = 16
+	wc := make([]cq.WC, burst)
+	sge := []rq.Sge{{Addr: y.addr(0), Length: 64, Lkey: y.key}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += burst {
+		for i := range burst {
+			y.r.Post(uint64(i), sge)
+		}
+		x.q.Start()
+		x.q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		for range burst {
+			x.q.Send()
+			x.q.SetSGE(x.key, x.addr(0), 64)
+		}
+		if err := x.q.Complete(); err != nil {
+			b.Fatal(err)
+		}
+		f.Step()
+		for _, c := range []*cq.CQ{x.c, y.c} {
+			if n, err := c.Poll(wc); n != burst || err != nil {
+				b.Fatalf("poll: %d, %v", n, err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmsg/s")
+}

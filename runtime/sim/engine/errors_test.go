@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,13 @@ func TestErrorThenFlush(t *testing.T) {
 	if err := a.q.Complete(); err != nil {
 		t.Fatal(err)
 	}
+	var traced []engine.WQEError
+	f.Trace = func(e engine.WQEError) { traced = append(traced, e) }
 	f.Drain(10)
+	if len(traced) != 1 || traced[0].Index != 1 || traced[0].Syndrome != mlx.MLX5_CQE_SYNDROME_LOCAL_PROT_ERR ||
+		!strings.Contains(traced[0].Error(), "unknown or invalid key") {
+		t.Errorf("traced %v", traced)
+	}
 	wc := a.poll()
 	want := []cq.Status{cq.LocProtErr, cq.WRFlushErr, cq.WRFlushErr}
 	if len(wc) != len(want) {

@@ -37,6 +37,11 @@ type Fabric struct {
 
 	stop chan struct{}
 	done chan struct{}
+
+	// Trace, if set before the engine runs, is called (under the
+	// fabric's lock) for every work request the device fails, with the
+	// reason: a debugging aid the CQE's syndrome alone does not give.
+	Trace func(WQEError)
 }
 
 // NewFabric makes an empty fabric.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/cqe"
@@ -136,6 +138,7 @@ func (q *QP) execute() bool {
 		switch {
 		case st.synd != 0:
 			c.synd, c.signaled, c.ready = st.synd, true, true
+			q.trace(c.op, c.ctr, st)
 			q.complete(c)
 			if q.errStr != nil && (st.synd == mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR || q.streamError(ctrl.DCIStreamChannelID())) {
 				continue // only the stream is in error
@@ -234,4 +237,26 @@ func (q *QP) flushRecv() bool {
 		did = true
 	}
 	return did
+}
+
+// WQEError is a work request the device failed, and why: what
+// Fabric.Trace receives (the CQE carries only the syndrome).
+type WQEError struct {
+	Device   string
+	QPN      uint32
+	Index    uint16 // the WQE's index (the CQE's wqe_counter)
+	Opcode   mlx.Opcode
+	Syndrome mlx.CQESyndrome
+	Why      string
+}
+
+func (e WQEError) Error() string {
+	return fmt.Sprintf("%s QP %#x WQE %d (%v): %v: %s", e.Device, e.QPN, e.Index, e.Opcode, e.Syndrome, e.Why)
+}
+
+// trace reports a failed work request to the fabric's Trace hook.
+func (q *QP) trace(op mlx.Opcode, ctr uint16, st status) {
+	if t := q.dev.fab.Trace; t != nil {
+		t(WQEError{Device: q.dev.name, QPN: q.qpn, Index: ctr, Opcode: op, Syndrome: st.synd, Why: st.fault})
+	}
 }

@@ -137,6 +137,7 @@ func (q *QP) land() {
 		c.ready = true
 		if st.synd != 0 {
 			c.synd, c.signaled = st.synd, true
+			q.trace(ctrl.Opcode(), c.ctr, st)
 			q.errorAfter(f.comp)
 		}
 	}
