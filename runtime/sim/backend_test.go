@@ -68,3 +68,25 @@ func TestResetClearsDBR(t *testing.T) {
 		t.Fatalf("doorbell record % x after RESET", dbr[:8])
 	}
 }
+
+// TestList: the backend lists the devices opened (here at least the one
+// this test opens), by their full names.
+func TestList(t *testing.T) {
+	if _, err := (backend{}).Open("sim:listed"); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := backend{}.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, in := range infos {
+		found = found || in.Name == "sim:listed"
+		if in.Caps.MaxQPWR == 0 || !in.Caps.DC || !in.Caps.Signature {
+			t.Errorf("%s: caps %+v", in.Name, in.Caps)
+		}
+	}
+	if !found {
+		t.Fatalf("sim:listed not in %+v", infos)
+	}
+}

@@ -77,19 +77,21 @@ func deviceFor(name string) (*engine.Device, error) {
 	return d, nil
 }
 
-// List describes the simulated devices: those opened so far, or the one
-// "sim:" would open.
+// List describes the simulated devices opened so far, or, before any, the
+// one "sim:" would open (without making it).
 func (backend) List() ([]device.Info, error) {
-	d, err := deviceFor(Prefix)
-	if err != nil {
-		return nil, err
+	var out []device.Info
+	for _, d := range Fabric().Devices() {
+		out = append(out, info(Prefix+d.Name(), d.Caps(), d.LID()))
 	}
-	return []device.Info{info(Prefix+d.Name(), d)}, nil
+	if len(out) == 0 {
+		out = append(out, info(Prefix+DefaultName, engine.DefaultCaps, 0))
+	}
+	return out, nil
 }
 
-func info(name string, d *engine.Device) device.Info {
-	c := d.Caps()
-	return device.Info{Name: name, GUID: 0x5eed000000000000 | uint64(d.LID()), Caps: device.Caps{
+func info(name string, c engine.Caps, lid uint16) device.Info {
+	return device.Info{Name: name, GUID: 0x5eed000000000000 | uint64(lid), Caps: device.Caps{
 		MaxQPWR: c.MaxQPWR, MaxSGE: c.MaxSGE, MaxCQE: c.MaxCQE, MaxInlineData: c.MaxInlineData,
 		CQE128: true, CQEVersion: 0, DC: true,
 		Signature: true,
@@ -120,7 +122,7 @@ type simCtx struct {
 	ids  uint32
 }
 
-func (c *simCtx) Info() device.Info { return info(c.name, c.d) }
+func (c *simCtx) Info() device.Info { return info(c.name, c.d.Caps(), c.d.LID()) }
 
 func (c *simCtx) Port() (device.Port, error) {
 	return device.Port{State: mlx.IBV_PORT_ACTIVE, MTU: mlx.IBV_MTU_4096, LID: c.d.LID(), GID: c.d.GID()}, nil

@@ -106,6 +106,19 @@ func (f *Fabric) Device(name string) *Device {
 	return nil
 }
 
+// Devices returns the fabric's open devices, in the order they were made.
+func (f *Fabric) Devices() []*Device {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*Device
+	for _, d := range f.devices {
+		if !d.closed {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // byLID finds a device by LID (nil: none); the caller holds the lock.
 func (f *Fabric) byLID(lid uint16) *Device {
 	for _, d := range f.devices {
