@@ -57,6 +57,8 @@ var runtimeFlow = map[string]int{
 	// The simulated device's signature and crypto arithmetic imports no
 	// runtime package; isaltest holds its cgo cross-check against ISA-L.
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
+	// The simulated mkeys: UMR decoding (generated segments) over sigblock.
+	"runtime/sim/mkey": 1,
 }
 
 // runtimePackages lists every directory under runtime/ (but internal/

@@ -2,6 +2,7 @@ package sigblock
 
 import (
 	"crypto/aes"
+	"crypto/cipher"
 	"encoding/binary"
 	"errors"
 
@@ -16,6 +17,7 @@ import (
 // keeps scratch space: one goroutine at a time.
 type XTS struct {
 	c       *xts.Cipher
+	k1, k2  cipher.Block // the halves of the key, for tweaks past 64 bits (xts128.go)
 	unit    int
 	scratch []byte // unit+16 bytes: places one block at its position in a unit
 }
@@ -44,7 +46,12 @@ func NewXTS(key []byte, unit int) (*XTS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &XTS{c: c, unit: unit, scratch: make([]byte, unit+16)}, nil
+	k1, err1 := aes.NewCipher(key[:len(key)/2])
+	k2, err2 := aes.NewCipher(key[len(key)/2:])
+	if err1 != nil || err2 != nil {
+		return nil, ErrKeySize
+	}
+	return &XTS{c: c, k1: k1, k2: k2, unit: unit, scratch: make([]byte, unit+16)}, nil
 }
 
 // Tweak reads mlx5dv_crypto_attr.initial_tweak, a little-endian 128-bit
@@ -65,13 +72,21 @@ func (x *XTS) Encrypt(dst, src []byte, tweak uint64) error { return x.run(dst, s
 // Decrypt is Encrypt's inverse.
 func (x *XTS) Decrypt(dst, src []byte, tweak uint64) error { return x.run(dst, src, tweak, true) }
 
-func (x *XTS) run(dst, src []byte, tweak uint64, dec bool) error {
+// jobSize checks a job against the man page's rule.
+func (x *XTS) jobSize(dst, src []byte) error {
 	if len(dst) < len(src) {
 		return ErrShort
 	}
 	rem := len(src) % x.unit
 	if rem != 0 && (rem%16 != 0 || rem > x.unit-16) {
 		return ErrJobSize
+	}
+	return nil
+}
+
+func (x *XTS) run(dst, src []byte, tweak uint64, dec bool) error {
+	if err := x.jobSize(dst, src); err != nil {
+		return err
 	}
 	units := uint64((len(src) + x.unit - 1) / x.unit)
 	if units > 0 && tweak+(units-1) < tweak {
