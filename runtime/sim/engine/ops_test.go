@@ -321,3 +321,43 @@ func TestGIDRouting(t *testing.T) {
 		t.Fatal("two devices share an address")
 	}
 }
+
+// TestRecvWQSig: a receive queue created with wq_sig (each WQE starts
+// with a signature segment, runtime/rq writes it) receives into the data
+// segments after it.
+func TestRecvWQSig(t *testing.T) {
+	f := engine.NewFabric()
+	a, b := newSide(t, f, "a", defaults), newSide(t, f, "b", defaults)
+	region, err := dma.Map(dma.Options{Size: 4096, Lock: dma.LockBestEffort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer region.Close()
+	ring, _ := region.Alloc(8*64, 0)
+	qp, err := b.d.CreateQP(engine.QPConfig{Type: engine.RC, PD: b.pd, SendCQ: b.cq, RecvCQ: b.cq, Mem: b.mem,
+		RQ: ring.Bytes, RQStride: 64, WQSig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rq.New(rq.Config{Mem: rq.Memory{Ring: ring.Bytes, DBR: (*[4]byte)(b.mem.DBR[0:4])}, Stride: 64, WQSig: true, QPN: qp.QPN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cq.New(cq.Config{Mem: b.mem, CQN: b.cq.CQN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddQP(&cq.QP{QPN: qp.QPN(), RC: true, RQ: cq.RQ{Q: r}})
+	b.qp, b.c = qp, c
+	connect(t, a, b, 7)
+	if err := r.Post(5, []rq.Sge{{Addr: b.addr(64), Length: 4, Lkey: b.key}, {Addr: b.addr(128), Length: 8, Lkey: b.key}}); err != nil {
+		t.Fatal(err)
+	}
+	copy(a.data.Bytes, "wq_sig data!")
+	a.post(1, 0, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 12) })
+	f.Drain(10)
+	wc := b.poll()
+	if len(wc) != 1 || wc[0].WRID != 5 || wc[0].Status != cq.Success || string(b.data.Bytes[64:68]) != "wq_s" || string(b.data.Bytes[128:136]) != "ig data!" {
+		t.Fatalf("%+v %q %q", wc, b.data.Bytes[64:68], b.data.Bytes[128:136])
+	}
+}
