@@ -235,6 +235,11 @@ type Chain struct {
 	needs   [mlx.NumFuncs]mlx5rules.SetterGroup // builder: the setter groups its work requests must get here
 	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
 	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
+
+	// tmplEntries[sig] is the most list entries a template configuration
+	// (ConfigureMkey, with or without a signature) takes on this QP in
+	// one call; 0 when the QP does not offer the calls it stands for.
+	tmplEntries [2]int
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -256,6 +261,7 @@ func New(qp *QP) *Chain {
 			c.follows[b][s] = mlx5rules.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
 		}
 	}
+	c.tmplEntries = c.templateEntries()
 	return c
 }
 
