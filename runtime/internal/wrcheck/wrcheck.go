@@ -86,8 +86,12 @@ func (d *Domain) set(src *mlx.SigBlockDomain) {
 	if src == nil {
 		return
 	}
-	d.Domain = *src
-	d.Domain.Sig = nil
+	// Field by field: a copy of the struct, which holds the union
+	// pointer, is a typed memory move with write barriers.
+	d.Domain.SigType, d.Domain.BlockSize, d.Domain.CompMask = src.SigType, src.BlockSize, src.CompMask
+	if d.Domain.Sig != nil {
+		d.Domain.Sig = nil
+	}
 	// Only the member of the type is read later; the other keeps
 	// whatever it had.
 	switch src.SigType {
