@@ -76,11 +76,15 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	if u == nil {
 		return q.configureChecked(mk, t, sges, length)
 	}
-	if err := q.umrRing(fn, u); err != nil { // max_post holds it: fits(3)
-		return err
+	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
+	// the checker's answer has a signature BSF exactly when the template
+	// has a signature, and no crypto BSF.
+	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + bsfBytes(t)
+	if int(int32(q.limit-q.curPost)) < need/wqebb {
+		return q.umrRing(fn, u) // the error, named as umrRing names it
 	}
 	// The whole of it before the ring's end: the image, straight.
-	if slot := int(q.curPost&q.mask) * wqebb; slot+umrFixed+u.Xlat+(u.WRs-1)*wqebb+bsfBytes(t) <= q.qend {
+	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
 		q.writeTemplate(mk, t, sges, length, slot+umrFixed+u.Xlat)
 		return nil
 	}
