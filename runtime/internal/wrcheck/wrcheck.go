@@ -324,7 +324,18 @@ func (c *Chain) touch(m *Mkey) {
 			return
 		}
 	}
-	c.touched = append(c.touched, touchedMkey{m, *m})
+	// Grown in place and copied once: append of a composite literal
+	// builds the 270-byte entry on the stack and copies it again, a
+	// quarter of a template configuration with a doorbell each.
+	n := len(c.touched)
+	if n == cap(c.touched) {
+		c.touched = append(c.touched, touchedMkey{})
+	} else {
+		c.touched = c.touched[:n+1]
+	}
+	e := &c.touched[n]
+	e.m = m
+	e.saved = *m
 }
 
 // forget restores the mkeys a failed or aborted batch configured (nothing
