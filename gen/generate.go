@@ -47,6 +47,9 @@ type Config struct {
 	// Bindings, when set, names the cgo bindings package (mlx5verbs) to
 	// generate too (Result.BindingFiles); it imports Import.
 	Bindings string
+	// ModelCache, when set, keeps the C models of headers already parsed
+	// (cheader.Cache); the output is the same with or without it.
+	ModelCache *cheader.Cache
 }
 
 // Result is what a run read and produced.
@@ -127,7 +130,17 @@ func Load(c Config) (*Result, error) {
 		}
 		version = v
 	}
-	cm, err := cheader.Load(cheader.Config{IncludeRoot: c.IncludeRoot, Header: c.Header})
+	// The spec does not depend on the header: read it while the header
+	// is parsed (or its model read from the cache).
+	var sp *spec.Spec
+	var spErr error
+	specDone := make(chan struct{})
+	go func() {
+		defer close(specDone)
+		sp, spErr = spec.Load(c.Spec, c.SpecDir, c.SpecName)
+	}()
+	cm, err := cheader.Load(cheader.Config{IncludeRoot: c.IncludeRoot, Header: c.Header, Cache: c.ModelCache})
+	<-specDone
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +150,8 @@ func Load(c Config) (*Result, error) {
 			cm.VersionSource = "given"
 		}
 	}
-	sp, err := spec.Load(c.Spec, c.SpecDir, c.SpecName)
-	if err != nil {
-		return nil, err
+	if spErr != nil {
+		return nil, spErr
 	}
 	p, err := resolve.Build(cm, sp, resolve.Config{Package: c.Package})
 	if err != nil {

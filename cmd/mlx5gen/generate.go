@@ -53,7 +53,25 @@ func (in inputs) config(pkg string) (gen.Config, error) {
 		}
 	}
 	cfg.Spec, cfg.SpecName = specFS(*in.specDir)
+	cfg.ModelCache = modelCache(nil)
 	return cfg, nil
+}
+
+// modelCache is the cache of C models the environment asks for
+// ($MLX5GENCACHE, cheader.CacheFromEnv); with log set (-v) it says there
+// how each lookup and store went.
+func modelCache(log io.Writer) *cheader.Cache {
+	c, why := cheader.CacheFromEnv()
+	if c == nil {
+		if log != nil {
+			fmt.Fprintf(log, "mlx5gen: model cache: off (%s)\n", why)
+		}
+		return nil
+	}
+	if log != nil {
+		c.Log = func(format string, args ...any) { fmt.Fprintf(log, "mlx5gen: "+format+"\n", args...) }
+	}
+	return c
 }
 
 // specFS returns the spec to read: a directory, or the embedded one.
@@ -95,6 +113,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failf(stderr, "%v", err)
 	}
 	cfg.Alias = *aliasOf
+	if *verbose {
+		cfg.ModelCache = modelCache(stderr)
+	}
 	if *tablesDir != "" || *bindings != "" {
 		if *importPath == "" {
 			return failf(stderr, "-tables and -bindings need -import, the import path of the package written to -out")
@@ -200,6 +221,9 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := in.config("mlx5dv")
 	if err != nil {
 		return failf(stderr, "%v", err)
+	}
+	if *verbose {
+		cfg.ModelCache = modelCache(stderr)
 	}
 	res, err := gen.Generate(cfg)
 	if err != nil {

@@ -11,10 +11,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
 
 func TestMain(m *testing.M) {
+	// Hermetic: the tests never read or write the user's model cache.
+	// Those of the cache set it themselves (and the scripts' runs of
+	// mlx5gen, which come back here, keep theirs).
+	if os.Getenv(cheader.CacheEnv) == "" {
+		os.Setenv(cheader.CacheEnv, "off")
+	}
 	testscript.Main(m, map[string]func(){
 		"mlx5gen": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -61,6 +68,7 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("MODROOT", root)
+			e.Setenv(cheader.CacheEnv, filepath.Join(e.WorkDir, "mlx5gen-cache"))
 			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Setenv("H44", roots["44.0"])
 			e.Setenv("H56", roots["56.1"])

@@ -30,6 +30,8 @@ type Config struct {
 	// Header is the header to parse, relative to IncludeRoot (default
 	// infiniband/mlx5dv.h).
 	Header string
+	// Cache, when set, keeps models already parsed (see Cache).
+	Cache *Cache
 }
 
 // The model covers the RDMA headers: rdma-core's own, in infiniband/ under
@@ -85,6 +87,13 @@ func load(c Config) (*Model, *parser, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var key string
+	if c.Cache != nil {
+		var m *Model
+		if m, key = c.cached(root); m != nil {
+			return m, nil, nil
+		}
+	}
 
 	base, err := hostConfig()
 	if err != nil {
@@ -97,6 +106,9 @@ func load(c Config) (*Model, *parser, error) {
 	cfg.UnsignedEnums = true // as gcc: an enum without negative values is unsigned
 
 	p := &parser{root: root, searchDirs: dedup(append([]string{root}, base.SysIncludePaths...))}
+	if key != "" {
+		p.seen = map[string]bool{}
+	}
 	cfg.PragmaHandler = p.pragma
 	src := fmt.Sprintf("#include <%s>\n", filepath.ToSlash(c.Header))
 
@@ -118,6 +130,9 @@ func load(c Config) (*Model, *parser, error) {
 	p.m = m
 	if err := p.build(); err != nil {
 		return nil, nil, err
+	}
+	if key != "" {
+		c.Cache.store(key, p.observed, m)
 	}
 	m.Version, m.VersionSource = detectVersion(root)
 	m.index()
@@ -216,6 +231,11 @@ type parser struct {
 	once   map[string]bool
 	track  packTracker
 	srcErr *sourceRefusal // the first header text sourceFS refused
+
+	// observed lists, for the model cache (nil: none), every file
+	// sourceFS served or did not find, in the order first met.
+	observed []observed
+	seen     map[string]bool
 
 	files map[string]bool // rdma-core headers seen
 

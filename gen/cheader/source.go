@@ -49,9 +49,11 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	// /dev/zero never ends.
 	fi, err := os.Stat(name)
 	if err != nil {
+		s.p.observeMissing(name)
 		return nil, err
 	}
 	if fi.IsDir() {
+		s.p.observeMissing(name)
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	if !fi.Mode().IsRegular() {
@@ -72,6 +74,7 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	s.total += int64(len(src))
+	s.p.observeRead(name, src)
 	if s.total > maxSourceBytes { // it grew while read
 		s.p.refuse(name, 0, fmt.Sprintf("the headers exceed %d bytes in all", maxSourceBytes))
 		return stopFile(name), nil

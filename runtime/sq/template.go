@@ -6,13 +6,52 @@ import (
 )
 
 // MkeyTemplate is a validated mkey configuration, applied with
-// ConfigureMkey.
-type MkeyTemplate = wrcheck.MkeyTemplate
+// ConfigureMkey: the checked attributes, and the bytes of the UMR they
+// give, computed once.
+type MkeyTemplate struct {
+	chk *wrcheck.MkeyTemplate
+	img mkeyImage
+}
+
+// mkeyImage is what a template's UMR and SET_PSVs hold whatever the mkey
+// and the layout: ConfigureMkey copies it and writes the rest.
+type mkeyImage struct {
+	umr             mlx.WQEUMRCtrlSeg     // all but the KLM octowords
+	mkc             mlx.WQEMkeyContextSeg // all but the mkey tag and the length
+	bsf             mlx.BSF               // the signature BSF, PSV indexes 0
+	memBFS, wireBFS uint32                // the BSF's block format selectors
+	memTS, wireTS   uint64                // the SET_PSVs' transient signatures
+}
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
 // for none) once, for ConfigureMkey.
 func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTemplate, error) {
-	return wrcheck.NewMkeyTemplate(access, sig)
+	c, err := wrcheck.NewMkeyTemplate(access, sig)
+	if err != nil {
+		return nil, err
+	}
+	t := &MkeyTemplate{chk: c}
+	t.image()
+	return t, nil
+}
+
+// image computes the bytes the template's configurations share, as
+// umrStart, access, layoutEnd and umrFinalize write them.
+func (t *MkeyTemplate) image() {
+	c, g := t.chk, &t.img
+	mask := uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN) | accessMask
+	g.umr.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
+	g.mkc.SetAccessFlags(mkeyAccess(c.Access))
+	if c.Sig {
+		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
+		g.umr.SetBSFOctowords(mlx.BSFSize / 16)
+		g.mkc.SetFlagsPD(1 << 30)
+		mk := Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
+		sigBSF(&g.bsf, &mk, false)
+		g.memBFS, g.wireBFS = g.bsf.Basic().MBfsPSV(), g.bsf.Basic().WBfsPSV()
+		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
+	}
+	g.umr.SetMkeyMask(mask)
 }
 
 // ConfigureMkey configures mk with the template's access flags and
@@ -33,18 +72,94 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 		// UMR and up to two SET_PSVs).
 		return q.configureChecked(mk, t, sges, length)
 	}
-	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t, len(sges), length)
+	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t.chk, len(sges), length)
 	if u == nil {
 		return q.configureChecked(mk, t, sges, length)
 	}
-	if err := q.umrRing(fn, u); err != nil { // max_post holds it: fits(3)
-		return err
+	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
+	// the checker's answer has a signature BSF exactly when the template
+	// has a signature, and no crypto BSF.
+	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + bsfBytes(t)
+	if int(int32(q.limit-q.curPost)) < need/wqebb {
+		return q.umrRing(fn, u) // the error, named as umrRing names it
+	}
+	// The whole of it before the ring's end: the image, straight.
+	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
+		q.writeTemplate(mk, t, sges, length, slot+umrFixed+u.Xlat)
+		return nil
 	}
 	q.umrStart(mk)
-	q.access(t.Access)
+	q.access(t.chk.Access)
 	q.layoutList(sges, length)
 	q.umrFinalize(u)
 	return nil
+}
+
+func bsfBytes(t *MkeyTemplate) int {
+	if t.chk.Sig {
+		return mlx.BSFSize
+	}
+	return 0
+}
+
+// writeTemplate writes a configuration of the common case (no crypto, no
+// signature-error update: what wrcheck's ConfigureMkey accepts) from the
+// template's image, when it does not wrap: the UMR with the BSF at bsf,
+// then the SET_PSVs.
+func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
+	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
+	base := q.curCtrl
+	c := q.ctrl()
+	c.SetImm(mk.Lkey)
+	g := &t.img
+	u := (*mlx.WQEUMRCtrlSeg)(q.at(base + mlx.WQECtrlSegSize))
+	*u = g.umr
+	m := (*mlx.WQEMkeyContextSeg)(q.at(base + wqebb))
+	*m = g.mkc
+	m.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	m.SetLen(length)
+	off := base + umrFixed
+	for i := range sges {
+		k := (*mlx.WQEUMRKLMSeg)(q.at(off))
+		k.SetByteCount(sges[i].Length)
+		k.SetMkey(sges[i].Lkey)
+		k.SetAddress(sges[i].Addr)
+		off += mlx.WQEUMRKLMSegSize
+	}
+	if off < bsf {
+		clear(q.bytes(off, bsf-off))
+	}
+	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
+	q.inl = true
+	q.fmCache = smallFence
+	if !t.chk.Sig {
+		q.curSize = (bsf - base) / 16
+		q.finalize()
+		return
+	}
+	b := (*mlx.BSF)(q.at(bsf))
+	*b = g.bsf
+	mem, wire := t.chk.Mem.Present, t.chk.Wire.Present
+	if mem {
+		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
+	}
+	if wire {
+		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
+	}
+	q.curSize = (bsf + mlx.BSFSize - base) / 16
+	// The last SET_PSV reports the completion, not the UMR.
+	c.SetFmCeSe(c.FmCeSe() &^ mlx.MLX5_WQE_CTRL_CQ_UPDATE)
+	q.finalize()
+	if mem {
+		flags := q.wrFlags
+		if wire {
+			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
+		}
+		q.setPSV(mk.MemPSV, g.memTS, flags)
+	}
+	if wire {
+		q.setPSV(mk.WirePSV, g.wireTS, q.wrFlags)
+	}
 }
 
 // configureChecked is ConfigureMkey's general case: the checks of the
@@ -59,7 +174,7 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length 
 		return err
 	}
 	n := uint8(2)
-	if t.Sig {
+	if t.chk.Sig {
 		n = 3
 	}
 	var conf mlx.MkeyConfAttr
@@ -69,7 +184,7 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length 
 	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
-	if _, err := q.chk.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, t.Access); err != nil {
+	if _, err := q.chk.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, t.chk.Access); err != nil {
 		return err
 	}
 	last := mlx.FnWRSetMkeyLayoutList
@@ -77,9 +192,9 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length 
 	if err != nil {
 		return err
 	}
-	if t.Sig {
+	if t.chk.Sig {
 		last = mlx.FnWRSetMkeySigBlock
-		if u, err = q.chk.MkeySigBlock(last, t.SigAttr()); err != nil {
+		if u, err = q.chk.MkeySigBlock(last, t.chk.SigAttr()); err != nil {
 			return err
 		}
 	}
@@ -87,7 +202,7 @@ func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length 
 		return err
 	}
 	q.umrStart(mk)
-	q.access(t.Access)
+	q.access(t.chk.Access)
 	q.layoutList(sges, length)
 	q.umrFinalize(u)
 	return nil

@@ -216,3 +216,39 @@ func TestBurstFallbackMatchesCalls(t *testing.T) {
 	rejects(t, amem, "wr_post.dc_addr_required", syscall.EINVAL, func() error { return a.RDMAWriteBurst(make([]sq.RDMAWriteReq, 2)) })
 	a.Abort()
 }
+
+// TestConfigureMkeyRingRoom: with the WQEBBs a configuration needs free
+// in the ring, and one fewer, ConfigureMkey does what the four calls do:
+// it fits exactly, or fails with sq_room (the ring, not max_post, is
+// short) and writes nothing.
+func TestConfigureMkeyRingRoom(t *testing.T) {
+	sig := &mlx.SigBlockAttr{Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x2000, Length: 512, Lkey: 7}}
+	const need = 5 // the UMR (ctrl and UMR ctrl, mkey context, translation, BSF) and a SET_PSV
+	for _, free := range []int{need, need - 1} {
+		q, mem := newSQ(t, 16, 0)
+		mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
+		mk.ErrCountUpdated = false // the template's common case
+		q.SetWRFlags(0)
+		q.Start()
+		for range 16 - free { // WQEs in flight: never completed
+			q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+		}
+		if err := q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		q.Start()
+		if free == need {
+			if err := q.ConfigureMkey(mk, tmpl, sges); err != nil {
+				t.Fatalf("%d WQEBBs free: %v", free, err)
+			}
+			continue
+		}
+		rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, sges) })
+	}
+}

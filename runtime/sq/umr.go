@@ -344,7 +344,7 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		}
 		bsz := 0
 		if p.SigBSF {
-			q.sigBSF((*mlx.BSF)(q.at(off)), mk, p.CryptoBSF)
+			sigBSF((*mlx.BSF)(q.at(off)), mk, p.CryptoBSF)
 			off = q.wrap(off + mlx.BSFSize)
 			bsz += mlx.BSFSize
 		}
@@ -477,7 +477,7 @@ func difInline(s *mlx.BSFInl, d *wrcheck.Domain) {
 }
 
 // sigBSF writes the signature BSF of mk.
-func (q *SQ) sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
+func sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
 	clear(b[:])
 	hdr := uint8(bsfSizeBasic)
 	if crypto {

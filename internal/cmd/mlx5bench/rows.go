@@ -47,8 +47,8 @@ var rows = []row{
 		Bench: "BenchmarkPollCQ/Go", Unit: "ns/op", Ref: "BenchmarkPollCQ/C", RefWhy: "C loop, a barrier per CQE"},
 	{Key: "generate", Path: "mlx5gen generate, 44.0 header, in process (BenchmarkGenerate)", Pkg: command,
 		Bench: "BenchmarkGenerate", Unit: "ns/op"},
-	{Key: "generate-cold", Path: "mlx5gen generate, 44.0 header, whole process, cold", Pkg: "process",
+	{Key: "generate-cold", Path: "mlx5gen generate, 44.0 header, whole process, cold (model cache miss)", Pkg: "process",
 		Bench: "mlx5gen generate", Unit: "ns/op", Target: "≤ 0.3 s"},
-	{Key: "generate-warm", Path: "the same, header set unchanged (warm)", Target: "≤ 0.08 s",
-		NotMeasured: "no cache of the C model exists yet: every run is cold"},
+	{Key: "generate-warm", Path: "the same, header set unchanged (model cache hit)", Pkg: "process",
+		Bench: "mlx5gen generate warm", Unit: "ns/op", Target: "≤ 0.08 s"},
 }

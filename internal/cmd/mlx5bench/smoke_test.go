@@ -51,3 +51,27 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSmokeGenerate runs one round of the whole-process rows: both are
+// measured (the warm one hits the model cache the cold one filled) and
+// quoted in seconds.
+func TestSmokeGenerate(t *testing.T) {
+	var out, errb bytes.Buffer
+	if st := run([]string{"-rounds", "1", "-rows", "^generate-(cold|warm)$"}, &out, &errb); st != 0 {
+		t.Fatalf("status %d: %s", st, errb.String())
+	}
+	var rows []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "| mlx5gen generate") || strings.HasPrefix(l, "| the same, header set unchanged") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("want the cold and the warm row:\n%s", out.String())
+	}
+	for _, r := range rows {
+		if f := strings.Split(r, "|"); !strings.HasSuffix(strings.TrimSpace(f[4]), " s") {
+			t.Errorf("not measured in seconds: %s", r)
+		}
+	}
+}

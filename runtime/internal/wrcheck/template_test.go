@@ -104,3 +104,57 @@ func TestNilArguments(t *testing.T) {
 	dci.Builder(mlx.FnWRSend, 0)
 	want(errOf(dci.DCAddr(mlx.FnWRSetDCAddr, nil, -1)), "wr_post.dc_addr.ah")
 }
+
+// TestConfigureMkeyRoom: the template path takes as many entries as the
+// calls one by one accept, and no more: the translation within
+// max_inline_data + 4, and with a signature the BSF too.
+func TestConfigureMkeyRoom(t *testing.T) {
+	dif := &mlx.SigT10DIF{BG: 0xffff, AppTag: 1, RefTag: 2}
+	wire := &mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigDif(dif)
+	sigT, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.SigBlockAttr{Wire: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainT, err := wrcheck.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inline := uint32(mlx.IBV_SEND_INLINE)
+	fn := mlx.FnWRMkeyConfigure
+	for _, inl := range []int{60, 124, 188, 316, 400} {
+		qp := &wrcheck.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: inl, MaxSendSGE: 8}
+		for _, sig := range []bool{false, true} {
+			for n := 1; n <= 32; n++ {
+				tmpl, flags := plainT, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
+				if sig {
+					tmpl, flags = sigT, flags|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
+				}
+				// What the calls one by one say, on a chain of its own.
+				ref := wrcheck.New(qp)
+				m := wrcheck.NewMkey(0x100, flags, 64)
+				m.ErrCountUpdated = false
+				ref.Start()
+				setters := uint8(2)
+				if sig {
+					setters = 3
+				}
+				ref.MkeyConfigure(fn, inline, m, setters, &mlx.MkeyConfAttr{})
+				ref.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
+				_, err := ref.MkeyLayout(mlx.FnWRSetMkeyLayoutList, n, 4096, false)
+				if err == nil && sig {
+					_, err = ref.MkeySigBlock(mlx.FnWRSetMkeySigBlock, tmpl.SigAttr())
+				}
+				c := wrcheck.New(qp)
+				m2 := wrcheck.NewMkey(0x100, flags, 64)
+				m2.ErrCountUpdated = false
+				c.Start()
+				if took := c.ConfigureMkey(fn, inline, m2, tmpl, n, 4096) != nil; took && err != nil {
+					t.Errorf("max_inline_data %d, signature %v, %d entries: the template path took what the calls reject: %v", inl, sig, n, err)
+				} else if !took && err == nil {
+					t.Errorf("max_inline_data %d, signature %v, %d entries: the template path left the common case to the calls", inl, sig, n)
+				}
+			}
+		}
+	}
+}

@@ -86,8 +86,12 @@ func (d *Domain) set(src *mlx.SigBlockDomain) {
 	if src == nil {
 		return
 	}
-	d.Domain = *src
-	d.Domain.Sig = nil
+	// Field by field: a copy of the struct, which holds the union
+	// pointer, is a typed memory move with write barriers.
+	d.Domain.SigType, d.Domain.BlockSize, d.Domain.CompMask = src.SigType, src.BlockSize, src.CompMask
+	if d.Domain.Sig != nil {
+		d.Domain.Sig = nil
+	}
 	// Only the member of the type is read later; the other keeps
 	// whatever it had.
 	switch src.SigType {
@@ -235,6 +239,11 @@ type Chain struct {
 	needs   [mlx.NumFuncs]mlx5rules.SetterGroup // builder: the setter groups its work requests must get here
 	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
 	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
+
+	// tmplEntries[sig] is the most list entries a template configuration
+	// (ConfigureMkey, with or without a signature) takes on this QP in
+	// one call; 0 when the QP does not offer the calls it stands for.
+	tmplEntries [2]int
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -256,6 +265,7 @@ func New(qp *QP) *Chain {
 			c.follows[b][s] = mlx5rules.Funcs[s].QPTypes&qp.Type != 0 && c.takes(mlx.Func(b), mlx.Func(s))
 		}
 	}
+	c.tmplEntries = c.templateEntries()
 	return c
 }
 
@@ -314,7 +324,18 @@ func (c *Chain) touch(m *Mkey) {
 			return
 		}
 	}
-	c.touched = append(c.touched, touchedMkey{m, *m})
+	// Grown in place and copied once: append of a composite literal
+	// builds the 270-byte entry on the stack and copies it again, a
+	// quarter of a template configuration with a doorbell each.
+	n := len(c.touched)
+	if n == cap(c.touched) {
+		c.touched = append(c.touched, touchedMkey{})
+	} else {
+		c.touched = c.touched[:n+1]
+	}
+	e := &c.touched[n]
+	e.m = m
+	e.saved = *m
 }
 
 // forget restores the mkeys a failed or aborted batch configured (nothing
