@@ -59,6 +59,12 @@ var runtimeFlow = map[string]int{
 	"runtime/sim/sigblock": 0, "runtime/sim/sigblock/isaltest": 1,
 	// The simulated mkeys: UMR decoding (generated segments) over sigblock.
 	"runtime/sim/mkey": 1,
+	// The simulated device: its protection table and CQE writer, then the
+	// engine, which reads queue memory and uses both (never the writers
+	// or the poller: it sees only memory, as a device does), and the mkeys.
+	"runtime/sim/keys": 1, "runtime/sim/cqe": 2, "runtime/sim/engine": 3,
+	// The simulated backend of the device API, over the engine.
+	"runtime/sim": 7,
 }
 
 // runtimePackages lists every directory under runtime/ (but internal/

@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/engine"
+)
+
+// simCQ is a CQ: its buffer and doorbell record are qmem memory the
+// engine writes and the poller reads; its UAR page is plain memory where
+// Arm writes the arm doorbell the completion channel watches.
+type simCQ struct {
+	c     *simCtx
+	mem   *qmem.Memory
+	cq    *engine.CQ
+	uar   []byte
+	ch    *simChan
+	fired uint64 // the arm doorbell the last event answered
+}
+
+func pow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+func (c *simCtx) CreateCQ(attr device.CQConfig, ch device.BackendChannel) (device.BackendCQ, error) {
+	size := attr.CQESize
+	if size == 0 {
+		size = 64
+	}
+	n := pow2(max(attr.CQEs, 2))
+	if n > c.d.Caps().MaxCQE {
+		return nil, fmt.Errorf("sim: create_cq: %d CQEs, the device offers %d", attr.CQEs, c.d.Caps().MaxCQE)
+	}
+	mem, err := qmem.New(qmem.Options{WQEBBs: 1, CQEs: n * size / 64, Lock: dma.LockBestEffort})
+	if err != nil {
+		return nil, err
+	}
+	mem.CQESize = size
+	cq.InitBuffer(mem)
+	e, err := c.d.CreateCQ(mem)
+	if err != nil {
+		mem.Close()
+		return nil, err
+	}
+	q := &simCQ{c: c, mem: mem, cq: e, uar: make([]byte, 64)}
+	if ch != nil {
+		q.ch = ch.(*simChan)
+		q.ch.add(q)
+	}
+	return q, nil
+}
+
+func (q *simCQ) Memory() device.CQMemory {
+	return device.CQMemory{Mem: q.mem, CQN: q.cq.CQN(), UAR: q.uar}
+}
+
+// Progress runs the engine once: the work the doorbells announced.
+func (q *simCQ) Progress() { Fabric().Step() }
+
+func (q *simCQ) Close() error {
+	if q.ch != nil {
+		q.ch.remove(q)
+	}
+	if err := q.c.d.DestroyCQ(q.cq); err != nil {
+		return err
+	}
+	return q.mem.Close()
+}
+
+// armed reports (and consumes) a completion event: the CQ was armed by a
+// doorbell not answered yet, and the device wrote a CQE past the consumer
+// index armed.
+func (q *simCQ) armed() bool {
+	arm := binary.BigEndian.Uint64(q.uar[mlx.MLX5_CQ_DOORBELL:])
+	if arm == 0 || arm == q.fired {
+		return false
+	}
+	if q.cq.Written()&0xffffff == uint32(arm>>32)&0xffffff {
+		return false
+	}
+	q.fired = arm
+	return true
+}
+
+// simChan is a completion channel.
+type simChan struct {
+	c   *simCtx
+	mu  sync.Mutex
+	cqs []*simCQ
+}
+
+func (c *simCtx) CreateCompChannel() (device.BackendChannel, error) { return &simChan{c: c}, nil }
+
+func (ch *simChan) add(q *simCQ) {
+	ch.mu.Lock()
+	ch.cqs = append(ch.cqs, q)
+	ch.mu.Unlock()
+}
+
+func (ch *simChan) remove(q *simCQ) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for i, x := range ch.cqs {
+		if x == q {
+			ch.cqs = append(ch.cqs[:i], ch.cqs[i+1:]...)
+			return
+		}
+	}
+}
+
+// Wait runs the engine and returns the CQN of the first armed CQ of the
+// channel with a new completion, until ctx is done.
+func (ch *simChan) Wait(ctx context.Context) (uint32, error) {
+	for {
+		busy := Fabric().Step()
+		f := Fabric()
+		f.Lock()
+		ch.mu.Lock()
+		for _, q := range ch.cqs {
+			if q.armed() {
+				ch.mu.Unlock()
+				f.Unlock()
+				return q.cq.CQN(), nil
+			}
+		}
+		ch.mu.Unlock()
+		f.Unlock()
+		if busy {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(50 * time.Microsecond):
+		}
+	}
+}
+
+func (ch *simChan) Ack(device.BackendCQ, int) {}
+func (ch *simChan) Close() error              { return nil }

@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+)
+
+// QPType is the transport of a queue pair.
+type QPType uint8
+
+// The QP types the device models.
+const (
+	RC  QPType = iota + 1 // reliable connected
+	DCI                   // dynamically connected initiator
+	DCT                   // dynamically connected target (receive only, through an SRQ)
+)
+
+func (t QPType) String() string {
+	switch t {
+	case RC:
+		return "RC"
+	case DCI:
+		return "DCI"
+	case DCT:
+		return "DCT"
+	}
+	return fmt.Sprintf("QPType(%d)", uint8(t))
+}
+
+// QPConfig describes a QP to create.
+type QPConfig struct {
+	Type   QPType
+	PD     uint32
+	SendCQ *CQ // RC, DCI
+	RecvCQ *CQ // RC, DCT
+
+	// Mem is the send queue's memory (RC, DCI): the ring, the doorbell
+	// record (bytes 0..3 the receive counter, 4..7 the send counter) and
+	// the doorbell register. Its CQ fields are not used.
+	Mem *qmem.Memory
+
+	// The receive queue (RC without SRQ; nil: none, and messages that
+	// need a receive fail): a ring of WQEs of RQStride bytes, its doorbell
+	// record Mem.DBR[0:4]. WQSig: each WQE starts with a signature segment.
+	RQ       []byte
+	RQStride int
+	WQSig    bool
+
+	SRQ   *SRQ   // receives through a shared receive queue (a DCT without one takes RDMA and atomics only)
+	DCKey uint64 // DCT: the key DCIs must present
+
+	// DCI streams (mlx5dv_dci_streams): 0 without. An error on a stream
+	// puts that stream in error (its later work requests flush, until the
+	// QP is reset) while the others go on; the DCI itself moves to error
+	// when more than DCIErrStreams streams are in error.
+	DCIStreams, DCIErrStreams int
+}
+
+// QP is a queue pair of the device.
+type QP struct {
+	dev    *Device
+	qpn    uint32
+	typ    QPType
+	pd     uint32
+	state  mlx.QPState
+	closed bool
+	scq    *CQ
+	rcq    *CQ
+
+	sq      sendQueue
+	rq      recvQueue
+	srq     *SRQ
+	dcKey   uint64
+	streams int
+	errMax  int    // streams that may be in error before the DCI is
+	errStr  []bool // streams in error
+	nErr    int
+
+	// RC: where the peer is (Connect), and the QP it resolved to.
+	remLID   uint16
+	remGID   [16]byte
+	remGRH   bool
+	remQPN   uint32
+	peer     *QP
+	rnrRetry uint8           // 7: retry forever
+	access   mlx.AccessFlags // the remote operations the QP accepts (qp_access_flags)
+	rnrCount uint8           // failed attempts of the WQE waiting for a receive
+
+	comps compQueue
+	// flushFlights: the program moved the QP to error (or reset it), so
+	// the READs and atomics in flight complete as flushed.
+	flushFlights bool
+}
+
+// QPN returns the QP's number.
+func (q *QP) QPN() uint32 { return q.qpn }
+
+// State returns the QP's state.
+func (q *QP) State() mlx.QPState {
+	q.dev.fab.mu.Lock()
+	defer q.dev.fab.mu.Unlock()
+	return q.state
+}
+
+// Type returns the QP's transport.
+func (q *QP) Type() QPType { return q.typ }
+
+// CreateQP makes a QP in the RESET state.
+func (d *Device) CreateQP(c QPConfig) (*QP, error) {
+	if err := d.lock(); err != nil {
+		return nil, err
+	}
+	defer d.fab.mu.Unlock()
+	if !d.pds[c.PD] {
+		return nil, fmt.Errorf("engine: create_qp: no PD %d", c.PD)
+	}
+	if d.fab.nextQPN > 0xffffff {
+		return nil, fmt.Errorf("engine: create_qp: the fabric has used every 24-bit QPN")
+	}
+	q := &QP{dev: d, qpn: d.fab.nextQPN, typ: c.Type, pd: c.PD, state: mlx.IBV_QPS_RESET,
+		scq: c.SendCQ, rcq: c.RecvCQ, srq: c.SRQ, dcKey: c.DCKey, streams: c.DCIStreams, rnrRetry: 7,
+		access: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC}
+	switch c.Type {
+	case RC, DCI:
+		if c.SendCQ == nil || c.SendCQ.dev != d {
+			return nil, fmt.Errorf("engine: create_qp: a %v QP needs a send CQ of the device", c.Type)
+		}
+		if err := q.sq.init(c.Mem, d.caps.MaxRdAtomic); err != nil {
+			return nil, err
+		}
+		q.comps.c = make([]comp, q.sq.nbb)
+	case DCT:
+		if c.RecvCQ == nil || c.RecvCQ.dev != d {
+			return nil, fmt.Errorf("engine: create_qp: a DCT needs a receive CQ of the device")
+		}
+	default:
+		return nil, fmt.Errorf("engine: create_qp: unsupported QP type %v", c.Type)
+	}
+	if c.Type == RC && (c.RecvCQ == nil || c.RecvCQ.dev != d) {
+		return nil, fmt.Errorf("engine: create_qp: an RC QP needs a receive CQ of the device")
+	}
+	if c.Type == RC && c.SRQ == nil && c.RQ != nil {
+		if err := q.rq.init(c.RQ, c.RQStride, c.Mem, c.WQSig); err != nil {
+			return nil, err
+		}
+	}
+	if c.Type == DCI && (c.DCIStreams > d.caps.MaxDCIStreams || c.DCIErrStreams > d.caps.MaxErrStreams) {
+		return nil, fmt.Errorf("engine: create_qp: %d DCI streams (%d in error), the device offers %d (%d)",
+			c.DCIStreams, c.DCIErrStreams, d.caps.MaxDCIStreams, d.caps.MaxErrStreams)
+	}
+	if c.Type == DCI && c.DCIStreams > 0 {
+		q.errStr, q.errMax = make([]bool, c.DCIStreams), c.DCIErrStreams
+	}
+	d.fab.nextQPN++
+	d.qps[q.qpn] = q
+	d.qpList = append(d.qpList, q)
+	return q, nil
+}
+
+// DestroyQP removes a QP; its peer's messages to it fail from then on.
+func (d *Device) DestroyQP(q *QP) error {
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.fab.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	q.closed = true
+	delete(d.qps, q.qpn)
+	for i, x := range d.qpList {
+		if x == q {
+			d.qpList = append(d.qpList[:i], d.qpList[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+// SetAccess sets the remote operations the QP accepts as a responder
+// (ibv_qp_attr.qp_access_flags, given on the way to INIT; a new QP
+// accepts RDMA write, read and atomics).
+func (q *QP) SetAccess(acc mlx.AccessFlags) {
+	q.dev.fab.mu.Lock()
+	defer q.dev.fab.mu.Unlock()
+	q.access = acc
+}
+
+// streamError records an error on a DCI stream; it reports whether the
+// DCI goes on (false: it moves to error, as a QP without streams does).
+func (q *QP) streamError(id uint16) bool {
+	if int(id) >= len(q.errStr) {
+		return false
+	}
+	if !q.errStr[id] {
+		q.errStr[id] = true
+		q.nErr++
+	}
+	return q.nErr <= q.errMax
+}
+
+// Remote is where an RC QP's peer is.
+type Remote struct {
+	LID      uint16
+	GID      [16]byte
+	GRH      bool // route by GID (RoCE) instead of LID
+	QPN      uint32
+	RNRRetry uint8 // 7: retry forever
+}
+
+// Modify moves the QP to state (RESET, INIT, RTR, RTS or ERR), as
+// ibv_modify_qp does: INIT from RESET, RTR from INIT (an RC QP learns its
+// peer from r), RTS from RTR (DCT: RTR is its last state); RESET and ERR
+// from any state. Moving to RESET empties the queues' device state.
+func (q *QP) Modify(state mlx.QPState, r *Remote) error {
+	if err := q.dev.lock(); err != nil {
+		return err
+	}
+	defer q.dev.fab.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	from := q.state
+	ok := false
+	switch state {
+	case mlx.IBV_QPS_RESET, mlx.IBV_QPS_ERR:
+		ok = true
+	case mlx.IBV_QPS_INIT:
+		ok = from == mlx.IBV_QPS_RESET || from == mlx.IBV_QPS_INIT
+	case mlx.IBV_QPS_RTR:
+		ok = from == mlx.IBV_QPS_INIT
+	case mlx.IBV_QPS_RTS:
+		ok = (from == mlx.IBV_QPS_RTR || from == mlx.IBV_QPS_RTS) && q.typ != DCT
+	}
+	if !ok {
+		return fmt.Errorf("engine: modify_qp: QP %#x (%v) cannot go from %v to %v", q.qpn, q.typ, from, state)
+	}
+	if state == mlx.IBV_QPS_RTR && q.typ == RC {
+		if r == nil {
+			return fmt.Errorf("engine: modify_qp: an RC QP needs its peer's address for RTR")
+		}
+		q.remLID, q.remGID, q.remGRH, q.remQPN, q.rnrRetry = r.LID, r.GID, r.GRH, r.QPN, r.RNRRetry
+		q.peer = nil
+	}
+	if state == mlx.IBV_QPS_RESET {
+		q.reset()
+	}
+	q.flushFlights = state == mlx.IBV_QPS_ERR || state == mlx.IBV_QPS_RESET
+	q.state = state
+	return nil
+}
+
+// reset forgets what the device knew of the queues (ibv_modify_qp to
+// RESET): the program starts its rings over too.
+func (q *QP) reset() {
+	q.sq.reset()
+	q.rq.reset()
+	q.comps.reset()
+	q.peer, q.rnrCount = nil, 0
+	clear(q.errStr)
+	q.nErr = 0
+}
+
+// toError moves the QP to the error state: what is posted from now on,
+// and what was not executed, completes with a flush error.
+func (q *QP) toError() {
+	if q.state != mlx.IBV_QPS_ERR {
+		q.state = mlx.IBV_QPS_ERR
+	}
+}
+
+// resolve finds the RC QP's peer (nil: unreachable, or not ready).
+func (q *QP) resolve() *QP {
+	if p := q.peer; p != nil && !p.closed {
+		return p
+	}
+	var d *Device
+	if q.remGRH {
+		d = q.dev.fab.byGID(q.remGID)
+	} else {
+		d = q.dev.fab.byLID(q.remLID)
+	}
+	if d == nil {
+		return nil
+	}
+	p := d.qps[q.remQPN]
+	if p == nil || p.typ != RC {
+		return nil
+	}
+	q.peer = p
+	return p
+}
+
+// receiving reports whether a QP accepts messages (RTR or RTS).
+func (q *QP) receiving() bool {
+	return !q.closed && (q.state == mlx.IBV_QPS_RTR || q.state == mlx.IBV_QPS_RTS)
+}

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/engine"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// bfSize is the bytes of each half of a QP's BlueFlame register.
+const bfSize = 256
+
+// simQP is a QP: the send ring, doorbell record and register in qmem
+// memory, the receive ring in a DMA region.
+type simQP struct {
+	c     *simCtx
+	qp    *engine.QP
+	mem   *qmem.Memory
+	rqReg *dma.Region
+	qpMem device.QPMemory
+}
+
+// wqeBBs is how many WQEBBs the largest work request of cfg takes, at
+// least 4 (an mkey configuration with a signature takes that many).
+func wqeBBs(cfg device.QPConfig) int {
+	size := 16 + 32 // control, remote address (or atomic) segments
+	if cfg.Kind == device.DCI {
+		size += mlx.WQEAVSize
+	}
+	size += max(16*cfg.MaxSendSGE, (4+cfg.MaxInlineData+15)&^15)
+	return max((size+qmem.WQEBB-1)/qmem.WQEBB, 4)
+}
+
+func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device.BackendQP, error) {
+	caps := p.c.d.Caps()
+	if cfg.MaxSendWR > caps.MaxQPWR || cfg.MaxRecvWR > caps.MaxQPWR || cfg.MaxSendSGE > caps.MaxSGE ||
+		cfg.MaxRecvSGE > caps.MaxSGE || cfg.MaxInlineData > caps.MaxInlineData {
+		return nil, fmt.Errorf("sim: create_qp: the capabilities asked (%d/%d WRs, %d/%d SGEs, %d inline) exceed the device's (%d, %d, %d)",
+			cfg.MaxSendWR, cfg.MaxRecvWR, cfg.MaxSendSGE, cfg.MaxRecvSGE, cfg.MaxInlineData, caps.MaxQPWR, caps.MaxSGE, caps.MaxInlineData)
+	}
+	q := &simQP{c: p.c}
+	ec := engine.QPConfig{PD: p.pdn, SendCQ: send.(*simCQ).cq, RecvCQ: recv.(*simCQ).cq, DCKey: cfg.DCAccessKey}
+	switch cfg.Kind {
+	case device.RC:
+		ec.Type = engine.RC
+	case device.DCI:
+		ec.Type, ec.RecvCQ = engine.DCI, nil
+		if cfg.LogNumConcurent != 0 || cfg.LogNumErrored != 0 {
+			ec.DCIStreams, ec.DCIErrStreams = 1<<cfg.LogNumConcurent, 1<<cfg.LogNumErrored
+		}
+	case device.DCT:
+		ec.Type, ec.SendCQ = engine.DCT, nil
+	default:
+		return nil, fmt.Errorf("sim: create_qp: QP kind %v", cfg.Kind)
+	}
+	if err := q.alloc(cfg, &ec); err != nil {
+		q.free()
+		return nil, err
+	}
+	e, err := p.c.d.CreateQP(ec)
+	if err != nil {
+		q.free()
+		return nil, err
+	}
+	q.qp = e
+	q.memory(cfg)
+	return q, nil
+}
+
+// alloc maps the QP's queues.
+func (q *simQP) alloc(cfg device.QPConfig, ec *engine.QPConfig) error {
+	if cfg.Kind == device.DCT {
+		return nil
+	}
+	wqebbs := pow2(max(cfg.MaxSendWR, 1) * wqeBBs(cfg))
+	var err error
+	if q.mem, err = qmem.New(qmem.Options{WQEBBs: wqebbs, BFSize: bfSize, Lock: dma.LockBestEffort}); err != nil {
+		return err
+	}
+	ec.Mem = q.mem
+	if cfg.Kind != device.RC || cfg.MaxRecvWR == 0 {
+		return nil
+	}
+	stride := pow2(16 * max(cfg.MaxRecvSGE, 1))
+	n := pow2(cfg.MaxRecvWR)
+	if q.rqReg, err = dma.Map(dma.Options{Size: max(n*stride, 4096), Lock: dma.LockBestEffort}); err != nil {
+		return err
+	}
+	ring, err := q.rqReg.Alloc(n*stride, 64)
+	if err != nil {
+		return err
+	}
+	ec.RQ, ec.RQStride = ring.Bytes, stride
+	q.qpMem.RQ = rq.Memory{Ring: ring.Bytes, DBR: (*[4]byte)(q.mem.DBR[0:4])}
+	q.qpMem.RQStride, q.qpMem.RQMaxPost = stride, cfg.MaxRecvWR
+	return nil
+}
+
+// memory fills what the API builds the writers from.
+func (q *simQP) memory(cfg device.QPConfig) {
+	caps := q.c.d.Caps()
+	m := &q.qpMem
+	m.QPN, m.SQ, m.SigAll = q.qp.QPN(), q.mem, cfg.SigAll
+	if q.mem == nil {
+		return
+	}
+	m.BF = sq.BlueFlame{UUARN: 1, Size: bfSize}
+	typ := mlx.QPRC
+	if cfg.Kind == device.DCI {
+		typ = mlx.QPDCI
+	}
+	m.QP = sq.QP{Type: typ, SendOps: cfg.SendOps, MlxSendOps: cfg.MlxSendOps,
+		MaxInlineData: cfg.MaxInlineData, MaxSendSGE: cfg.MaxSendSGE, MaxPost: max(cfg.MaxSendWR, 1),
+		Streams: cfg.LogNumConcurent > 0, LogNumConcurent: cfg.LogNumConcurent,
+		MaxMemcpy: caps.MaxMemcpy, MkeyTagSupported: true, CryptoSingleBlock: true}
+}
+
+func (q *simQP) Memory() device.QPMemory { return q.qpMem }
+
+func (q *simQP) Modify(state mlx.QPState, attr device.QPAttr) error {
+	if state == mlx.IBV_QPS_INIT {
+		q.qp.SetAccess(attr.Access)
+	}
+	if state == mlx.IBV_QPS_RESET && q.mem != nil {
+		// As libmlx5's modify_qp to RESET: the doorbell record starts
+		// over with the queues.
+		clear(q.mem.DBR[0:8])
+	}
+	var r *engine.Remote
+	if state == mlx.IBV_QPS_RTR && q.qp.Type() == engine.RC {
+		e := attr.Remote
+		r = &engine.Remote{LID: e.LID, GID: e.GID, GRH: e.Ethernet, QPN: e.QPN, RNRRetry: attr.RNRRetry}
+	}
+	return q.qp.Modify(state, r)
+}
+
+func (q *simQP) Close() error {
+	err := q.c.d.DestroyQP(q.qp)
+	q.free()
+	return err
+}
+
+func (q *simQP) free() {
+	if q.mem != nil {
+		q.mem.Close()
+	}
+	if q.rqReg != nil {
+		q.rqReg.Close()
+	}
+}
