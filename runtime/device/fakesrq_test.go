@@ -74,6 +74,9 @@ func (q *fakeQP) sendTo(msg []byte) (mlx.CQESyndrome, bool) {
 	if r == nil || r.srq == nil {
 		return mlx.MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, true
 	}
+	if !r.recv.room() {
+		return 0, false // the WQE stays posted until the CQ has room
+	}
 	segs, idx, ok := r.srq.take()
 	if !ok {
 		return mlx.MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, true
@@ -95,4 +98,9 @@ func (q *fakeQP) sendTo(msg []byte) (mlx.CQESyndrome, bool) {
 		return mlx.MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, true
 	}
 	return 0, r.recv.writeResp(mlx.MLX5_CQE_RESP_SEND, 0, 0, r.qpn, idx, r.srq.srqn, uint32(len(msg)))
+}
+
+// room reports whether the CQ has an entry free.
+func (q *fakeCQ) room() bool {
+	return q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff < uint32(len(q.mem.CQ)/64)
 }
