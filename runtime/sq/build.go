@@ -44,8 +44,13 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 
 // Send builds a send. ibv_wr_send; rdma-core: mlx5_send_wr_send_other.
 func (q *SQ) Send() error {
-	_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
-	return err
+	if !q.quick(mlx.FnWRSend) {
+		_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
+		return err
+	}
+	q.openQuick(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND)
+	q.curSize, q.curData = 1, q.curCtrl+mlx.WQECtrlSegSize
+	return nil
 }
 
 // SendImm builds a send with immediate data; imm is the __be32 value as
@@ -69,24 +74,25 @@ func (q *SQ) SendInv(rkey uint32) error {
 }
 
 func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
-	var r int
-	if !q.dci && q.chk.TryBuilder(fn, q.wrFlags) {
-		// The common case without dataWR's generality: an RC work
-		// request whose first WQEBB fits.
-		if !q.fits(1) {
-			return q.overBudget(fn, 1) // budget, inlined
-		}
-		if free := int32(q.limit - q.curPost); free < 1 {
-			return q.chk.NoRoom(fn, 1, int(free))
-		}
-		q.initWQE(opcode, 0, q.wrFlags)
-		r = q.curCtrl + mlx.WQECtrlSegSize
-		q.curSize, q.curData = 2, r+mlx.WQERaddrSegSize
-	} else {
-		var err error
-		if r, err = q.dataWR(fn, opcode, mlx.WQERaddrSegSize); err != nil {
-			return err
-		}
+	if !q.quick(fn) {
+		return q.rdmaSlow(fn, opcode, rkey, raddr)
+	}
+	wqe := q.openQuick(fn, opcode)
+	s := (*mlx.WQERaddrSeg)(wqe[16:32])
+	s.SetRaddr(raddr)
+	s.SetRkey(rkey)
+	s.SetReservedBE(0)
+	q.curSize, q.curData = 2, q.curCtrl+mlx.WQECtrlSegSize+mlx.WQERaddrSegSize
+	return nil
+}
+
+// rdmaSlow is rdma's general path.
+//
+//go:noinline
+func (q *SQ) rdmaSlow(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
+	r, err := q.dataWR(fn, opcode, mlx.WQERaddrSegSize)
+	if err != nil {
+		return err
 	}
 	q.setRaddr(r, rkey, raddr)
 	return nil

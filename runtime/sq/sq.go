@@ -132,8 +132,7 @@ type SQ struct {
 	qend    int
 	n       uint32 // WQEBBs in the ring
 	mask    uint32
-	chk     *wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
-	maxPost int            // QP.MaxPost, or the largest int
+	maxPost int // QP.MaxPost, or the largest int
 	qpn     uint32
 	dci     bool
 	xts     bool  // QP.CryptoMultiBlock: the tweak in the multi-block engine's byte order
@@ -169,6 +168,13 @@ type SQ struct {
 
 	// Last is what the last Complete did to tell the device.
 	Last Doorbell
+
+	// fcs is the fm_ce_se the QP's sq_sig_all and the current wr_flags
+	// give a WQE; keepFm is 0 when those flags fence (the cached fence is
+	// replaced), 0xff otherwise. SetWRFlags computes them.
+	fcs, keepFm uint8
+
+	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 }
 
 // New makes a writer for a send queue, empty or with outstanding work
@@ -208,8 +214,8 @@ func New(c Config) (*SQ, error) {
 	qp := c.QP // the checker keeps its own copy
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
-		chk: wrcheck.New(&qp), maxPost: c.QP.MaxPost,
-		qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
+		maxPost: c.QP.MaxPost,
+		qpn:     c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start: make([]uint32, n),
 		Slots: make([]Slot, n),
@@ -224,6 +230,8 @@ func New(c Config) (*SQ, error) {
 	if c.SigAll {
 		q.sig = ce
 	}
+	q.chk.Init(&qp)
+	q.SetWRFlags(0)
 	return q, nil
 }
 
@@ -259,7 +267,19 @@ func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
 // builders.
-func (q *SQ) SetWRFlags(f mlx.SendFlags) { q.wrFlags = uint32(f) }
+func (q *SQ) SetWRFlags(f mlx.SendFlags) {
+	q.wrFlags = uint32(f)
+	q.fcs, q.keepFm = q.sig, 0xff
+	if f&mlx.IBV_SEND_FENCE != 0 {
+		q.fcs, q.keepFm = q.fcs|fence, 0
+	}
+	if f&mlx.IBV_SEND_SIGNALED != 0 {
+		q.fcs |= ce
+	}
+	if f&mlx.IBV_SEND_SOLICITED != 0 {
+		q.fcs |= se
+	}
+}
 
 // --- ring access
 
