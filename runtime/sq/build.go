@@ -44,13 +44,7 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 
 // Send builds a send. ibv_wr_send; rdma-core: mlx5_send_wr_send_other.
 func (q *SQ) Send() error {
-	if !q.quick(mlx.FnWRSend) {
-		_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
-		return err
-	}
-	q.openQuick(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND)
-	q.curSize, q.curData = 1, q.curCtrl+mlx.WQECtrlSegSize
-	return nil
+	return q.post(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0, 0, 0)
 }
 
 // SendImm builds a send with immediate data; imm is the __be32 value as
@@ -73,31 +67,6 @@ func (q *SQ) SendInv(rkey uint32) error {
 	return nil
 }
 
-func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
-	if !q.quick(fn) {
-		return q.rdmaSlow(fn, opcode, rkey, raddr)
-	}
-	wqe := q.openQuick(fn, opcode)
-	s := (*mlx.WQERaddrSeg)(wqe[16:32])
-	s.SetRaddr(raddr)
-	s.SetRkey(rkey)
-	s.SetReservedBE(0)
-	q.curSize, q.curData = 2, q.curCtrl+mlx.WQECtrlSegSize+mlx.WQERaddrSegSize
-	return nil
-}
-
-// rdmaSlow is rdma's general path.
-//
-//go:noinline
-func (q *SQ) rdmaSlow(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
-	r, err := q.dataWR(fn, opcode, mlx.WQERaddrSegSize)
-	if err != nil {
-		return err
-	}
-	q.setRaddr(r, rkey, raddr)
-	return nil
-}
-
 // setRaddr writes a remote address segment at off.
 func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 	s := (*mlx.WQERaddrSeg)(q.at(off))
@@ -109,13 +78,13 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
 // rdma-core: mlx5_send_wr_rdma_write.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
+	return q.post(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize, rkey, raddr)
 }
 
 // RDMAWriteImm builds an RDMA write with immediate data (imm as the
 // __be32 the API takes). ibv_wr_rdma_write_imm.
 func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
-	if err := q.rdma(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
+	if err := q.post(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, mlx.WQERaddrSegSize, rkey, raddr); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -124,7 +93,7 @@ func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
 
 // RDMARead builds an RDMA read from raddr under rkey. ibv_wr_rdma_read.
 func (q *SQ) RDMARead(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
+	return q.post(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, mlx.WQERaddrSegSize, rkey, raddr)
 }
 
 func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {
