@@ -173,6 +173,7 @@ type SQ struct {
 	// give a WQE; keepFm is 0 when those flags fence (the cached fence is
 	// replaced), 0xff otherwise. SetWRFlags computes them.
 	fcs, keepFm uint8
+	oneCall     uint8 // the builders with a one-call form on this QP (onecall.go)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 }
@@ -232,6 +233,7 @@ func New(c Config) (*SQ, error) {
 	}
 	q.chk.Init(&qp)
 	q.SetWRFlags(0)
+	q.initOneCall()
 	return q, nil
 }
 

@@ -109,3 +109,25 @@ func (c *Chain) Open(fn mlx.Func) {
 	c.wrs++
 	c.wr.setData(fn, &c.fast[fn])
 }
+
+// Whole reports whether a work request of builder fn is whole once setter
+// follows it on the fast path (a one-call form: builder and setter in one
+// method): the QP takes the setter after fn and one entry, and fn needs
+// nothing more. A writer computes it once per QP.
+func (c *Chain) Whole(fn, setter mlx.Func) bool {
+	f := &c.fast[fn]
+	return f.takes&c.fast[setter].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
+}
+
+// OpenWhole opens the work request of builder fn and records setter, as
+// Open and TryData would, after Ready said fn may start and Whole that
+// setter makes it whole (so nothing is missing: busy is 0).
+func (c *Chain) OpenWhole(fn, setter mlx.Func) {
+	c.wrs++
+	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
+	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
+	w.fn, w.got, w.need = fn, s.group, f.need
+	w.numSetters, w.setters, w.xlat = 0, 0, 0
+	w.mkey = nil
+	w.busy, w.accept = 0, f.takes&^s.same
+}
