@@ -33,19 +33,21 @@ func (q *SQ) initOneCall() {
 }
 
 // RDMAWriteSGE builds an RDMA write of length bytes at addr (under lkey)
-// to raddr (under rkey): RDMAWrite then SetSGE in one call.
+// to raddr (under rkey): RDMAWrite then SetSGE in one call
+// (ibv_wr_rdma_write, ibv_wr_set_sge).
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	return q.postSGE(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, oneWrite, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
 }
 
 // RDMAReadSGE builds an RDMA read of length bytes from raddr (under rkey)
-// into addr (under lkey): RDMARead then SetSGE in one call.
+// into addr (under lkey): RDMARead then SetSGE in one call
+// (ibv_wr_rdma_read, ibv_wr_set_sge).
 func (q *SQ) RDMAReadSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	return q.postSGE(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, oneRead, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
 }
 
 // SendSGE builds a send of length bytes at addr (under lkey): Send then
-// SetSGE in one call.
+// SetSGE in one call (ibv_wr_send, ibv_wr_set_sge).
 func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 	return q.postSGE(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, oneSend, 0, 0, 0, lkey, addr, length)
 }

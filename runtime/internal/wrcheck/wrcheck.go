@@ -314,8 +314,7 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 		return true, c.err
 	}
 	c.succeed()
-	c.wr = wr{}
-	c.notReady()
+	c.notReady() // Start resets the work request
 	return true, nil
 }
 
