@@ -173,7 +173,7 @@ type SQ struct {
 	// replaced), 0xff otherwise. SetWRFlags computes them.
 	fcs, keepFm uint8
 	sndDBR      unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
-	oneCall     uint8 // the builders with a one-call form on this QP (onecall.go)
+	oneCall     uint8          // the builders with a one-call form on this QP (onecall.go)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 }
