@@ -229,9 +229,6 @@ type Chain struct {
 	err   *mlx.RuleError
 	wrs   int // work requests the batch opened, as the user counts them: builder calls
 	wr    wr
-	// qp.MaxSendSGE, next to the work request: the setters' fast path
-	// reads both.
-	maxSGE int
 
 	// The errors the chain reports live here: the latched one, one for a
 	// call outside a batch, and a validator's before it is latched.
@@ -253,6 +250,7 @@ type Chain struct {
 	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
 	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
 	fast    [fastMask + 1]fastFn                // the same, for the fast paths (fast.go), indexed by fn&fastMask
+	maxSGE  int                                 // qp.MaxSendSGE
 }
 
 // New returns a state machine for a QP. The QP must not change
