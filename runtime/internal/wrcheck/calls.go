@@ -86,7 +86,7 @@ func (c *Chain) failQPType(fn mlx.Func) error {
 // openWR starts the work request of builder fn.
 func (c *Chain) openWR(fn mlx.Func) {
 	c.wrs++
-	c.wr.setData(fn, &c.fast[fn&fastMask])
+	c.wr.setData(fn, &c.fast[fn])
 }
 
 // TryBuilder is Builder's common case, small enough to inline into a
@@ -96,7 +96,7 @@ func (c *Chain) openWR(fn mlx.Func) {
 // true, or does nothing and returns false (then Builder runs the full
 // checks and names the rule).
 func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
-	f := &c.fast[fn&fastMask]
+	f := &c.fast[fn]
 	if c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags {
 		c.wrs++
 		c.wr.setData(fn, f)
@@ -113,7 +113,7 @@ func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 // nothing and returns !ok.
 func (c *Chain) TryData(fn mlx.Func, sges int) (ok, whole bool) {
 	w := &c.wr
-	f := &c.fast[fn&fastMask]
+	f := &c.fast[fn]
 	if w.accept&f.bit != 0 && sges <= c.maxSGE {
 		w.accept &^= f.same
 		w.got |= f.group
@@ -303,7 +303,7 @@ func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
 		return false
 	}
 	c.wrs += n
-	c.wr.setData(fn, &c.fast[fn&fastMask])
+	c.wr.setData(fn, &c.fast[fn])
 	c.got(setter)
 	return true
 }

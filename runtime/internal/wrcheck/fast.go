@@ -24,13 +24,6 @@ const (
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
 )
 
-// fastMask indexes Chain.fast: a power of two above every Func, so that
-// fn&fastMask needs no bounds check where fn is not a constant (the
-// compile fails here when the functions outgrow it).
-const fastMask = 127
-
-var _ [fastMask + 1 - mlx.NumFuncs]struct{}
-
 // fastFn is what the fast paths need of one function on this QP,
 // computed once by New.
 type fastFn struct {
@@ -57,9 +50,6 @@ func (c *Chain) initFast() {
 		}
 		bitOf[s] = 1 << n
 		n++
-	}
-	for f := mlx.NumFuncs; f <= fastMask; f++ {
-		c.fast[f].flags = 1 << 32 // no such builder
 	}
 	for f := range mlx.NumFuncs {
 		ff := &c.fast[f]
@@ -98,7 +88,7 @@ func (c *Chain) got(fn mlx.Func) (whole bool) {
 	g := c.group[fn]
 	w.got |= g
 	w.busy &^= uint32(g)
-	w.accept &^= c.fast[fn&fastMask].same
+	w.accept &^= c.fast[fn].same
 	return w.need&^w.got == 0
 }
 
@@ -110,14 +100,14 @@ func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
 // tests its own conditions too before it opens the work request with
 // Open.
 func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
-	f := &c.fast[fn&fastMask]
+	f := &c.fast[fn]
 	return c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags
 }
 
 // Open opens the work request of builder fn after Ready said it may.
 func (c *Chain) Open(fn mlx.Func) {
 	c.wrs++
-	c.wr.setData(fn, &c.fast[fn&fastMask])
+	c.wr.setData(fn, &c.fast[fn])
 }
 
 // Whole reports whether a work request of builder fn is whole once setter
@@ -125,8 +115,8 @@ func (c *Chain) Open(fn mlx.Func) {
 // method): the QP takes the setter after fn and one entry, and fn needs
 // nothing more. A writer computes it once per QP.
 func (c *Chain) Whole(fn, setter mlx.Func) bool {
-	f := &c.fast[fn&fastMask]
-	return f.takes&c.fast[setter&fastMask].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
+	f := &c.fast[fn]
+	return f.takes&c.fast[setter].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
 }
 
 // OpenWhole opens the work request of builder fn and records setter, as
@@ -134,7 +124,7 @@ func (c *Chain) Whole(fn, setter mlx.Func) bool {
 // setter makes it whole (so nothing is missing: busy is 0).
 func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	c.wrs++
-	w, f, s := &c.wr, &c.fast[fn&fastMask], &c.fast[setter&fastMask]
+	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
 	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
 	w.fn, w.got, w.need = fn, s.group, f.need
 	w.numSetters, w.setters, w.xlat = 0, 0, 0

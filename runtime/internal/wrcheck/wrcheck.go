@@ -249,7 +249,7 @@ type Chain struct {
 	needs   [mlx.NumFuncs]mlx5rules.SetterGroup // builder: the setter groups its work requests must get here
 	wrFlags [mlx.NumFuncs]uint32                // builder: the wr_flags it needs
 	group   [mlx.NumFuncs]mlx5rules.SetterGroup // setter: its group
-	fast    [fastMask + 1]fastFn                // the same, for the fast paths (fast.go), indexed by fn&fastMask
+	fast    [mlx.NumFuncs]fastFn                // the same, for the fast paths (fast.go)
 	maxSGE  int                                 // qp.MaxSendSGE
 }
 
