@@ -642,6 +642,17 @@ func (s *CQE64) SetOpcode(v CQEOpcode) {
 	s.SetOpOwn(s.OpOwn()&^(0xf<<4) | (uint8(v)&0xf)<<4)
 }
 
+// SetSRQNUidxImmInvalPkey sets srqn_uidx to a and imm_inval_pkey to b: the big-endian 64-bit word at byte 32, in one store.
+func (s *CQE64) SetSRQNUidxImmInvalPkey(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[32:40], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetSRQNUidxImmInvalPkeyBE sets srqn_uidx and imm_inval_pkey from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *CQE64) SetSRQNUidxImmInvalPkeyBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[32:40], uint64(v))
+}
+
 // WQESRQNextSeg is the 16 bytes of struct mlx5_wqe_srq_next_seg (infiniband/mlx5dv.h).
 type WQESRQNextSeg [WQESRQNextSegSize]byte
 
@@ -783,6 +794,17 @@ func (s *WQEDataSeg) AddrBE() BE64 {
 // SetAddrBE stores v, already in the device's byte order, into addr.
 func (s *WQEDataSeg) SetAddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// SetByteCountLkey sets byte_count to a and lkey to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *WQEDataSeg) SetByteCountLkey(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetByteCountLkeyBE sets byte_count and lkey from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQEDataSeg) SetByteCountLkeyBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // WQECtrlSeg is the 16 bytes of struct mlx5_wqe_ctrl_seg (infiniband/mlx5dv.h).
@@ -986,6 +1008,17 @@ func (s *WQECtrlSeg) ImmBE() BE32 {
 // SetImmBE stores v, already in the device's byte order, into imm.
 func (s *WQECtrlSeg) SetImmBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
+}
+
+// SetOpmodIdxOpcodeQPNDS sets opmod_idx_opcode to a and qpn_ds to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *WQECtrlSeg) SetOpmodIdxOpcodeQPNDS(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetOpmodIdxOpcodeQPNDSBE sets opmod_idx_opcode and qpn_ds from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQECtrlSeg) SetOpmodIdxOpcodeQPNDSBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // MPRQWQE is the 32 bytes of struct mlx5_mprq_wqe (infiniband/mlx5dv.h).
@@ -1357,6 +1390,17 @@ func (s *WQERaddrSeg) ReservedBE() BE32 {
 // SetReservedBE stores v, already in the device's byte order, into reserved.
 func (s *WQERaddrSeg) SetReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
+}
+
+// SetRkeyReserved sets rkey to a and reserved to b: the big-endian 64-bit word at byte 8, in one store.
+func (s *WQERaddrSeg) SetRkeyReserved(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetRkeyReservedBE sets rkey and reserved from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQERaddrSeg) SetRkeyReservedBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
 // WQEAtomicSeg is the 16 bytes of struct mlx5_wqe_atomic_seg (infiniband/mlx5dv.h).
@@ -1949,6 +1993,17 @@ func (s *WQEUMRKLMSeg) SetAddressBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
+// SetByteCountMkey sets byte_count to a and mkey to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *WQEUMRKLMSeg) SetByteCountMkey(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetByteCountMkeyBE sets byte_count and mkey from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQEUMRKLMSeg) SetByteCountMkeyBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
+}
+
 // WQEUMRInlineSeg is the 16 bytes of union mlx5_wqe_umr_inline_seg (infiniband/mlx5dv.h).
 type WQEUMRInlineSeg [WQEUMRInlineSegSize]byte
 
@@ -2188,6 +2243,17 @@ func (s *WQEUMRRepeatBlockSeg) NumEntBE() BE16 {
 // SetNumEntBE stores v, already in the device's byte order, into num_ent.
 func (s *WQEUMRRepeatBlockSeg) SetNumEntBE(v BE16) {
 	binary.NativeEndian.PutUint16(s[14:16], uint16(v))
+}
+
+// SetByteCountOp sets byte_count to a and op to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *WQEUMRRepeatBlockSeg) SetByteCountOp(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetByteCountOpBE sets byte_count and op from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQEUMRRepeatBlockSeg) SetByteCountOpBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
 // WQEMkeyContextSeg is the 64 bytes of struct mlx5_wqe_mkey_context_seg (infiniband/mlx5dv.h).
@@ -2491,6 +2557,17 @@ func (s *WQEMkeyContextSeg) SetReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[60:64], uint32(v))
 }
 
+// SetReserved2FlagsPD sets reserved2 to a and flags_pd to b: the big-endian 64-bit word at byte 8, in one store.
+func (s *WQEMkeyContextSeg) SetReserved2FlagsPD(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetReserved2FlagsPDBE sets reserved2 and flags_pd from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *WQEMkeyContextSeg) SetReserved2FlagsPDBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
 // BSFBasic is the 16 bytes of struct mlx5_bsf_basic (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Basic part of the signature BSF.
 type BSFBasic [BSFBasicSize]byte
@@ -2676,6 +2753,17 @@ func (s *BSFBasic) SetMBfs(v uint8) {
 	s.SetMBfsPSV(s.MBfsPSV()&^(0xff<<24) | (uint32(v)&0xff)<<24)
 }
 
+// SetWBfsPSVMBfsPSV sets w_bfs_psv to a and m_bfs_psv to b: the big-endian 64-bit word at byte 8, in one store.
+func (s *BSFBasic) SetWBfsPSVMBfsPSV(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetWBfsPSVMBfsPSVBE sets w_bfs_psv and m_bfs_psv from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *BSFBasic) SetWBfsPSVMBfsPSVBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
 // BSFExt is the 16 bytes of struct mlx5_bsf_ext (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
 // Extended part of the signature BSF (libmlx5 writes zeros).
 type BSFExt [BSFExtSize]byte
@@ -2771,6 +2859,28 @@ func (s *BSFExt) MTfsPSVBE() BE32 {
 // SetMTfsPSVBE stores v, already in the device's byte order, into m_tfs_psv.
 func (s *BSFExt) SetMTfsPSVBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
+}
+
+// SetTInitGenProSizeRsvdEpiSize sets t_init_gen_pro_size to a and rsvd_epi_size to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *BSFExt) SetTInitGenProSizeRsvdEpiSize(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetTInitGenProSizeRsvdEpiSizeBE sets t_init_gen_pro_size and rsvd_epi_size from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *BSFExt) SetTInitGenProSizeRsvdEpiSizeBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
+}
+
+// SetWTfsPSVMTfsPSV sets w_tfs_psv to a and m_tfs_psv to b: the big-endian 64-bit word at byte 8, in one store.
+func (s *BSFExt) SetWTfsPSVMTfsPSV(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetWTfsPSVMTfsPSVBE sets w_tfs_psv and m_tfs_psv from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *BSFExt) SetWTfsPSVMTfsPSVBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
 // BSFInl is the 16 bytes of struct mlx5_bsf_inl (rdma-core's providers/mlx5/wqe.h, not in the public header; laid out in spec/hw/segments.yaml).
@@ -3334,4 +3444,15 @@ func (s *MMOMetadataSeg) LocalAddressBE() BE64 {
 // SetLocalAddressBE stores v, already in the device's byte order, into local_address.
 func (s *MMOMetadataSeg) SetLocalAddressBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
+}
+
+// SetMMOControl310LocalKey sets mmo_control_31_0 to a and local_key to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *MMOMetadataSeg) SetMMOControl310LocalKey(a, b uint32) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
+}
+
+// SetMMOControl310LocalKeyBE sets mmo_control_31_0 and local_key from v, their word in the device's byte order
+// (ToBE64(a<<32 | b), converted once for many stores).
+func (s *MMOMetadataSeg) SetMMOControl310LocalKeyBE(v BE64) {
+	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
