@@ -17,6 +17,48 @@ func segmentsFile(p *model.Package, f *jen.File) {
 		for _, fd := range sg.Fields {
 			accessors(f, sg, fd)
 		}
+		pairSetters(f, sg)
+	}
+}
+
+// word32 reports whether fd is a big-endian 32-bit integer without an
+// enum type, a member of the segment itself (not of a nested union's
+// member, which may overlap its neighbours).
+func word32(fd *model.Field) bool {
+	return fd.Kind == model.IntField && fd.Int.Bits == 32 && fd.Endian == model.Big && fd.Enum == nil &&
+		!strings.Contains(fd.CName, ".")
+}
+
+// pairSetters writes a setter for each two adjacent big-endian 32-bit
+// fields that fill an aligned 64-bit word (byte_count and lkey of a data
+// segment, say): both in one store, where the field setters take two
+// (fewer stores per WQE than mlx5dv.h's helpers). A field is in one pair
+// at most, taken in order; a union has none.
+func pairSetters(f *jen.File, sg *model.Segment) {
+	if sg.Union {
+		return
+	}
+	names := map[string]bool{}
+	for _, fd := range sg.Fields {
+		names[model.Setter(fd.GoName)] = true
+	}
+	for i := 0; i+1 < len(sg.Fields); i++ {
+		a, b := sg.Fields[i], sg.Fields[i+1]
+		name := model.Setter(a.GoName + b.GoName)
+		if !word32(a) || !word32(b) || a.Offset%8 != 0 || b.Offset != a.Offset+4 || names[name] {
+			continue
+		}
+		f.Commentf("%s sets %s to a and %s to b: the big-endian 64-bit word at byte %d, in one store.", name, a.CName, b.CName, a.Offset)
+		word := jen.Uint64().Call(jen.Id("a")).Op("<<").Lit(32).Op("|").Uint64().Call(jen.Id("b"))
+		f.Func().Params(recv(sg)).Id(name).Params(jen.Id("a"), jen.Id("b").Uint32()).Block(
+			store(64, model.Big, span(a.Offset, 8), word))
+		f.Line()
+		f.Commentf("%sBE sets %s and %s from v, their word in the device's byte order", name, a.CName, b.CName)
+		f.Comment("(ToBE64(a<<32 | b), converted once for many stores).")
+		f.Func().Params(recv(sg)).Id(name + "BE").Params(jen.Id("v").Id("BE64")).Block(
+			jen.Qual(binaryPkg, "NativeEndian").Dot("PutUint64").Call(span(a.Offset, 8), jen.Uint64().Call(jen.Id("v"))))
+		f.Line()
+		i++
 	}
 }
 

@@ -38,6 +38,28 @@ func newBenchSQ(tb testing.TB) (*sq.SQ, *qmem.Memory) {
 // is posted.
 func postRDMAWrites(tb testing.TB, q *sq.SQ, n int) { postRDMAWritesBy(tb, q, n, postBatch) }
 
+// postRDMAWritesOneCall posts the same writes as postRDMAWrites with the
+// one-call form, RDMAWriteSGE.
+func postRDMAWritesOneCall(tb testing.TB, q *sq.SQ, n int) {
+	addr := uint64(benchAddr)
+	delta := uint64(benchRaddr) - addr
+	for done := 0; done < n; {
+		if err := q.Start(); err != nil {
+			tb.Fatal(err)
+		}
+		k := min(postBatch, n-done)
+		for i := 0; i < k; i++ {
+			a := addr + uint64(done+i)*benchLen
+			q.RDMAWriteSGE(benchRkey, a+delta, benchLkey, a, benchLen)
+		}
+		if err := q.Complete(); err != nil {
+			tb.Fatal(err)
+		}
+		q.Completed(uint32(k))
+		done += k
+	}
+}
+
 // postRDMAWritesBy posts them batch at a time: a doorbell per batch.
 func postRDMAWritesBy(tb testing.TB, q *sq.SQ, n, batch int) {
 	addr := uint64(benchAddr)
@@ -70,6 +92,11 @@ func TestPostLoopsAgree(t *testing.T) {
 	if string(bmem.SQ) != string(mem.SQ) || string(bmem.DBR) != string(mem.DBR) || bq.CurPost() != q.CurPost() {
 		t.Fatal("RDMAWriteBurst and the builders wrote different rings")
 	}
+	oq, omem := newBenchSQ(t)
+	postRDMAWritesOneCall(t, oq, 320)
+	if string(omem.SQ) != string(mem.SQ) || string(omem.DBR) != string(mem.DBR) || oq.CurPost() != q.CurPost() {
+		t.Fatal("RDMAWriteSGE and the builders wrote different rings")
+	}
 	cmem, err := qmem.Plain(benchWQEBBs, 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +118,8 @@ func TestPostLoopsAgree(t *testing.T) {
 // ringing the doorbell every 32: C is a loop of the header's helpers that
 // writes the doorbell record (no checks, no doorbell register write); Go
 // is runtime/sq with every rule checked, the doorbell record and the
-// 8-byte doorbell; GoDoorbellEach rings it after every work request.
+// 8-byte doorbell; GoOneCall the same with RDMAWriteSGE (builder and SGE
+// in one call); GoDoorbellEach rings it after every work request.
 // ns/op is per work request.
 func BenchmarkPostRDMAWrite(b *testing.B) {
 	b.Run("C", func(b *testing.B) {
@@ -109,6 +137,12 @@ func BenchmarkPostRDMAWrite(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		postRDMAWrites(b, q, b.N)
+	})
+	b.Run("GoOneCall", func(b *testing.B) {
+		q, _ := newBenchSQ(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		postRDMAWritesOneCall(b, q, b.N)
 	})
 	b.Run("GoBurst", func(b *testing.B) {
 		q, _ := newBenchSQ(b)

@@ -298,6 +298,18 @@ func (c *CQ) AddSRQ(srqn uint32, s SharedRecvQueue) error {
 	return nil
 }
 
+// RemoveSRQ takes out the SRQ registered under srqn (mlx5_clear_srq);
+// CQEs of it polled later find no SRQ. It reports whether one was
+// registered.
+func (c *CQ) RemoveSRQ(srqn uint32) bool {
+	if _, ok := c.srqs[srqn]; !ok {
+		return false
+	}
+	delete(c.srqs, srqn)
+	c.curSRQ = nil
+	return true
+}
+
 // AddMkey registers an mkey with a signature context by its index
 // (lkey >> 8), as mlx5_store_mkey does.
 func (c *CQ) AddMkey(index uint32, m SigRecorder) error {

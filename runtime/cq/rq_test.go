@@ -204,6 +204,39 @@ func TestSRQResponder(t *testing.T) {
 	}
 }
 
+// TestRemoveSRQ: after RemoveSRQ a CQE of the SRQ finds no SRQ (the
+// looked-up one is not kept), and the number can be registered again.
+func TestRemoveSRQ(t *testing.T) {
+	m := newMem(t, 8, 8)
+	c := newCQ(t, m, 0)
+	s, _ := newSRQ(t, 8, false)
+	if err := c.AddSRQ(5, SRQ{Q: s}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Post(7, []rq.Sge{{Addr: 0x1000, Length: 8, Lkey: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	put(m, 0, cqe{op: opRespSend, qpn: 1, srqnUidx: 5, ctr: 0, byteCnt: 8})
+	wc := make([]WC, 2)
+	if n, err := c.Poll(wc); n != 1 || err != nil || wc[0].WRID != 7 {
+		t.Fatalf("before RemoveSRQ: %d %v %+v", n, err, wc[0])
+	}
+	if !c.RemoveSRQ(5) || c.RemoveSRQ(5) {
+		t.Fatal("RemoveSRQ: want true once, then false")
+	}
+	if err := s.Post(8, []rq.Sge{{Addr: 0x1000, Length: 8, Lkey: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	put(m, 1, cqe{op: opRespSend, qpn: 1, srqnUidx: 5, ctr: 1, byteCnt: 8})
+	var ue *UnknownError
+	if n, err := c.Poll(wc); n != 0 || !errors.As(err, &ue) || ue.What != "SRQ" {
+		t.Fatalf("after RemoveSRQ: %d %v", n, err)
+	}
+	if err := c.AddSRQ(5, SRQ{Q: s}); err != nil {
+		t.Fatalf("AddSRQ again: %v", err)
+	}
+}
+
 // TestSRQRepostODP: an ODP page fault on an SRQ WQE is handled inside the
 // poll (no completion): the work request is posted again in the free
 // list's head WQE, the faulted WQE is freed (with a wait queue, it cools

@@ -22,6 +22,11 @@ import (
 //     backend reads WQEs from, a QPN unique on its fabric, sq.QP with the
 //     capabilities granted, for RC a receive ring with its stride; Modify
 //     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses.
+//   - SRQs: a ring, its stride and doorbell record, the free list's head
+//     and tail, and an SRQN unique in the context; the backend takes
+//     receive WQEs from the ring in the order of the free list linked in
+//     their next segments (the API lays it out, rq.SRQConfig.Init), for
+//     the RC QPs and DCTs created with it.
 //   - MRs by the caller's bytes (their address is the MR's address: the
 //     API computes MR.Addr the same way) with distinct lkeys, mkeys,
 //     DEKs and umems with ids.
@@ -74,8 +79,13 @@ type BackendPD interface {
 	// runtime/dma buffer, or C memory), at its own address.
 	RegMR(buf []byte, access mlx.AccessFlags) (BackendMR, error)
 	// CreateQP creates a QP whose completions go to send and recv (the
-	// same CQ, possibly). The QP starts in RESET.
-	CreateQP(cfg QPConfig, send, recv BackendCQ) (BackendQP, error)
+	// same CQ, possibly), receiving through srq when it is not nil (then
+	// the QP has no receive queue of its own; a DCT always has one). The
+	// QP starts in RESET.
+	CreateQP(cfg QPConfig, send, recv BackendCQ, srq BackendSRQ) (BackendQP, error)
+	// CreateSRQ creates a shared receive queue of at least cfg.MaxWR
+	// work requests of cfg.MaxSGE SGEs.
+	CreateSRQ(cfg SRQConfig) (BackendSRQ, error)
 	CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (BackendMkey, error)
 	CreateDEK(attr DEKConfig) (BackendDEK, error)
 	Close() error

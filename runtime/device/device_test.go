@@ -153,6 +153,12 @@ func TestQPConfigChecks(t *testing.T) {
 	other := openFake(t)
 	defer other.Close()
 	oq, _ := other.CreateCQ(device.CQConfig{CQEs: 4})
+	opd, _ := other.AllocPD()
+	osrq, err := opd.CreateSRQ(device.SRQConfig{MaxWR: 4, MaxSGE: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srq, _ := pd.CreateSRQ(device.SRQConfig{MaxWR: 4, MaxSGE: 1})
 	for _, tc := range []struct {
 		cfg   device.QPConfig
 		field string
@@ -163,6 +169,11 @@ func TestQPConfigChecks(t *testing.T) {
 		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "LogNumConcurent"},
 		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "DCI streams"},
 		{device.QPConfig{Kind: device.DCT, SendCQ: q, SendOps: mlx.IBV_QP_EX_WITH_SEND}, "SendOps"},
+		{device.QPConfig{Kind: device.DCT, SendCQ: q}, "QPConfig.SRQ is nil"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: osrq}, "SRQ belongs to another context"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: &device.SRQ{}}, "SRQ belongs to another context"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxRecvSGE: 1, SRQ: srq}, "MaxRecvSGE"},
+		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, SRQ: srq}, "a DCI has no receive side"},
 	} {
 		if _, err := pd.CreateQP(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("CreateQP(%+v): %v, want an error naming %s", tc.cfg, err, tc.field)

@@ -41,7 +41,8 @@ func (fake) Open(name string) (device.BackendContext, error) {
 func (fake) List() ([]device.Info, error) { return []device.Info{fakeInfo("fake:0")}, nil }
 
 func fakeInfo(name string) device.Info {
-	return device.Info{Name: name, Caps: device.Caps{MaxQPWR: 1024, MaxSGE: 16, MaxCQE: 1 << 16, MaxInlineData: 256, DC: true}}
+	return device.Info{Name: name, Caps: device.Caps{MaxQPWR: 1024, MaxSGE: 16, MaxCQE: 1 << 16, MaxInlineData: 256, DC: true,
+		MaxSRQWR: 4096, MaxSRQSGE: 8}}
 }
 
 // fakes keeps the context the last Open made, for tests that read its log.
@@ -188,6 +189,11 @@ func (q *fakeCQ) Close() error {
 // write writes a CQE of op_own op for the WQE at index idx of qpn; false:
 // the CQ is full.
 func (q *fakeCQ) write(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn uint32, idx uint16) bool {
+	return q.writeResp(op, synd, wqeOp, qpn, idx, 0, 0)
+}
+
+// writeResp is write with a responder's SRQ number and byte count.
+func (q *fakeCQ) writeResp(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn uint32, idx uint16, srqn, byteCnt uint32) bool {
 	n := uint32(len(q.mem.CQ) / 64)
 	if q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff >= n {
 		return false
@@ -195,6 +201,8 @@ func (q *fakeCQ) write(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn 
 	e := q.mem.CQ[(q.pi&(n-1))*64:][:64]
 	clear(e)
 	e[55] = byte(synd)
+	be.PutUint32(e[32:36], srqn)
+	be.PutUint32(e[44:48], byteCnt)
 	be.PutUint32(e[56:60], uint32(wqeOp)<<24|qpn)
 	be.PutUint16(e[60:62], idx)
 	e[63] = byte(op)<<4 | byte(q.pi/n&1)

@@ -19,6 +19,8 @@ type fakeQP struct {
 	rqRing *dma.Region
 	rqMem  rq.Memory
 	send   *fakeCQ
+	recv   *fakeCQ
+	srq    *fakeSRQ
 	sigAll bool
 	state  mlx.QPState
 	remote uint32
@@ -35,9 +37,12 @@ func pow2(n int) int {
 	return p
 }
 
-func (p *fakePD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device.BackendQP, error) {
+func (p *fakePD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq device.BackendSRQ) (device.BackendQP, error) {
 	c := p.c
-	q := &fakeQP{c: c, kind: cfg.Kind, send: send.(*fakeCQ), sigAll: cfg.SigAll, state: mlx.IBV_QPS_RESET}
+	q := &fakeQP{c: c, kind: cfg.Kind, send: send.(*fakeCQ), recv: recv.(*fakeCQ), sigAll: cfg.SigAll, state: mlx.IBV_QPS_RESET}
+	if srq != nil {
+		q.srq = srq.(*fakeSRQ)
+	}
 	wqebbs := max(pow2(cfg.MaxSendWR), 1)
 	var err error
 	if q.mem, err = qmem.New(qmem.Options{WQEBBs: wqebbs, Lock: dma.LockBestEffort}); err != nil {
@@ -126,9 +131,16 @@ func (q *fakeQP) step() bool {
 	ds := be.Uint32(w[4:8]) & 0x3f
 	signaled := w[11]&0x08 != 0
 	status := mlx.CQESyndrome(0)
-	if op != uint8(mlx.MLX5_OPCODE_RDMA_WRITE) || ds != 3 {
+	switch {
+	case op == uint8(mlx.MLX5_OPCODE_SEND) && ds == 2:
+		length, lkey, addr := be.Uint32(w[16:20]), be.Uint32(w[20:24]), be.Uint64(w[24:32])
+		var ok bool
+		if status, ok = q.sendTo(q.c.bytes(lkey, addr, length, 0)); !ok {
+			return false
+		}
+	case op != uint8(mlx.MLX5_OPCODE_RDMA_WRITE) || ds != 3:
 		status = mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR
-	} else {
+	default:
 		raddr, rkey := be.Uint64(w[16:24]), be.Uint32(w[24:28])
 		length, lkey, addr := be.Uint32(w[32:36]), be.Uint32(w[36:40]), be.Uint64(w[40:48])
 		src := q.c.bytes(lkey, addr, length, 0)

@@ -56,6 +56,25 @@ func (pd *PD) checkQPConfig(cfg *QPConfig) error {
 	case cfg.Kind == DCT && (cfg.SendOps != 0 || cfg.MlxSendOps != 0):
 		return errors.New("QPConfig.SendOps: a DCT has no send queue")
 	}
+	return pd.checkQPSRQ(cfg)
+}
+
+// checkQPSRQ checks the SRQ of cfg: a DCT needs one, a DCI cannot have
+// one, and with one the QP has no receive queue of its own.
+func (pd *PD) checkQPSRQ(cfg *QPConfig) error {
+	switch {
+	case cfg.SRQ == nil && cfg.Kind == DCT:
+		return errors.New("QPConfig.SRQ is nil: a DCT receives through a shared receive queue (mlx5dv_create_qp(3))")
+	case cfg.SRQ == nil:
+		return nil
+	case cfg.Kind == DCI:
+		return errors.New("QPConfig.SRQ: a DCI has no receive side")
+	case cfg.SRQ.c != pd.c:
+		return errors.New("QPConfig.SRQ belongs to another context")
+	case cfg.MaxRecvWR != 0 || cfg.MaxRecvSGE != 0:
+		return fmt.Errorf("QPConfig.MaxRecvWR %d, MaxRecvSGE %d: a QP receiving through QPConfig.SRQ has no receive queue of its own (0 and 0)",
+			cfg.MaxRecvWR, cfg.MaxRecvSGE)
+	}
 	return nil
 }
 
@@ -73,8 +92,12 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 	if cfg.RecvCQ != cfg.SendCQ {
 		parents = append(parents, cfg.RecvCQ.n)
 	}
+	var bsrq BackendSRQ
+	if cfg.SRQ != nil {
+		parents, bsrq = append(parents, cfg.SRQ.n), cfg.SRQ.b
+	}
 	n, err := pd.c.create("CreateQP", parents, func() (string, func() error, error) {
-		b, err := pd.b.CreateQP(cfg, cfg.SendCQ.b, cfg.RecvCQ.b)
+		b, err := pd.b.CreateQP(cfg, cfg.SendCQ.b, cfg.RecvCQ.b, bsrq)
 		if err != nil {
 			return "", nil, err
 		}
@@ -112,35 +135,61 @@ func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(), err e
 			return nil, err
 		}
 	}
+	if cfg.SRQ != nil && m.RQ.Ring != nil {
+		return nil, errors.New("the backend's QP has a receive queue of its own (QPMemory.RQ) and an SRQ")
+	}
+	return q.register(cfg, m)
+}
+
+// register adds the QP (and its SRQ) to the CQs it completes to; the
+// returned func takes them out again.
+func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
 	send := &cq.QP{QPN: m.QPN, UIdx: m.UIdx, RC: cfg.Kind == RC}
-	recv := *send
 	if q.sq != nil {
 		send.SQ = cq.SQ{Q: q.sq, Mem: m.SQ}
 	}
+	recv := *send
+	recv.SQ = nil
 	if q.rq != nil {
 		recv.RQ = cq.RQ{Q: q.rq}
 	}
-	key := func(c *CQ) uint32 {
-		if c.mem.CQEVersion == 1 {
-			return m.UIdx
+	if cfg.SRQ != nil {
+		recv.SRQ = cq.SRQ{Q: cfg.SRQ.w}
+	}
+	var undo []func()
+	unreg = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
 		}
-		return m.QPN
+	}
+	add := func(c *CQ, qp *cq.QP) error {
+		key := m.QPN
+		if c.mem.CQEVersion == 1 {
+			key = m.UIdx
+		}
+		if err := c.poll.AddQP(qp); err != nil {
+			return err
+		}
+		undo = append(undo, func() { c.poll.RemoveQP(key) })
+		return nil
 	}
 	if cfg.SendCQ == cfg.RecvCQ {
-		send.RQ = recv.RQ
-		if err := cfg.SendCQ.poll.AddQP(send); err != nil {
-			return nil, err
+		send.RQ, send.SRQ = recv.RQ, recv.SRQ
+		err = add(cfg.SendCQ, send)
+	} else if err = add(cfg.SendCQ, send); err == nil {
+		err = add(cfg.RecvCQ, &recv)
+	}
+	if err == nil && cfg.SRQ != nil {
+		var detach func()
+		if detach, err = cfg.SRQ.attach(cfg.RecvCQ); err == nil {
+			undo = append(undo, detach)
 		}
-		return func() { cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ)) }, nil
 	}
-	if err := cfg.SendCQ.poll.AddQP(send); err != nil {
+	if err != nil {
+		unreg()
 		return nil, err
 	}
-	if err := cfg.RecvCQ.poll.AddQP(&recv); err != nil {
-		cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ))
-		return nil, err
-	}
-	return func() { cfg.SendCQ.poll.RemoveQP(key(cfg.SendCQ)); cfg.RecvCQ.poll.RemoveQP(key(cfg.RecvCQ)) }, nil
+	return unreg, nil
 }
 
 // detach makes the writers refuse work before the backend frees their

@@ -20,6 +20,8 @@ type Caps struct {
 	MaxQPWR       int // work requests per queue
 	MaxSGE        int
 	MaxCQE        int
+	MaxSRQWR      int // work requests per SRQ (0: unknown)
+	MaxSRQSGE     int // SGEs per SRQ work request (0: unknown)
 	MaxInlineData int // inline bytes per send WQE (0: unknown)
 	CQE128        bool
 	CQEVersion    int
@@ -95,6 +97,10 @@ type QPConfig struct {
 	MaxSendSGE, MaxRecvSGE int
 	MaxInlineData          int
 	SigAll                 bool // every work request completes with a CQE
+	// SRQ is the shared receive queue the QP receives through: an RC QP
+	// then has no receive queue of its own (MaxRecvWR 0), and a DCT
+	// needs one (mlx5dv_create_qp(3)).
+	SRQ *SRQ
 
 	SendOps     mlx.IBVQPCreateSendOpsFlags // IBV_QP_EX_WITH_*
 	MlxSendOps  mlx.QPCreateSendOpsFlags    // MLX5DV_QP_EX_WITH_*

@@ -9,7 +9,10 @@
 // simulator) is written with copy on every architecture.
 package mmio
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Write copies src to the register at dst. device says dst is a device
 // mapping; then both must be 8-byte aligned and of the same length, a
@@ -26,4 +29,15 @@ func Write(dst, src []byte, device bool) error {
 		return nil
 	}
 	return write64s(dst, src)
+}
+
+// Write8 is Write of one 64-bit word, the 8-byte doorbell, as
+// mmio_write64_be: a single store where the architecture allows one (a
+// whole word, aligned), else what Write does, errors included.
+func Write8(dst []byte, src *[8]byte, device bool) error {
+	if len(dst) != 8 || !aligned(dst) || !aligned(src[:]) || !store8 {
+		return Write(dst, src[:], device)
+	}
+	*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(src))
+	return nil
 }

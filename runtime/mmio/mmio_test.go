@@ -84,3 +84,19 @@ func TestDeviceNeedsWords(t *testing.T) {
 		t.Fatalf("empty write: %v", err)
 	}
 }
+
+// TestWrite8 writes as Write does: one word to a register or plain
+// memory, and Write's errors for a window that is not one aligned word.
+func TestWrite8(t *testing.T) {
+	for _, device := range []bool{false, true} {
+		reg, want, src := page(t), page(t), [8]byte{1, 2, 3, 4, 5, 6, 7, 8}
+		e1 := Write8(reg[8:16], &src, device)
+		e2 := Write(want[8:16], src[:], device)
+		if (e1 == nil) != (e2 == nil) || !bytes.Equal(reg[:32], want[:32]) {
+			t.Fatalf("device %v: Write8 %v wrote % x; Write %v wrote % x", device, e1, reg[:32], e2, want[:32])
+		}
+		if err := Write8(reg[4:12], &src, true); err == nil || !strings.Contains(err.Error(), "aligned 64-bit words") {
+			t.Errorf("device %v: an unaligned doorbell: %v", device, err)
+		}
+	}
+}

@@ -4,6 +4,9 @@ package mmio
 
 import "unsafe"
 
+// store8: user space stores to the register itself.
+const store8 = true
+
 func aligned(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 }
 
 // write64s stores src to dst one aligned 64-bit word at a time.

@@ -7,6 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// store8 is false: only the system call writes PCI memory (Write).
+const store8 = false
+
 func aligned(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 }
 
 // write64s hands the write to the kernel, which performs it with the PCI

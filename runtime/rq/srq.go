@@ -67,6 +67,8 @@ type SRQ struct {
 	waitq              bool
 	waitqHead, waitqTl uint16
 
+	closed bool // Close was called: every post fails
+
 	errv mlx.RuleError
 	rerr RetireError
 	lerr ListError
@@ -183,6 +185,12 @@ func (s *SRQ) Tail() uint16 { return s.tail }
 // Counter returns the WQEs posted so far, modulo 2^16.
 func (s *SRQ) Counter() uint16 { return s.counter }
 
+// Close detaches the writer from its SRQ, before the SRQ's memory is
+// released (runtime/device calls it when its SRQ is closed): every later
+// Post and PostList fails with ErrClosed and writes nothing. It is
+// idempotent.
+func (s *SRQ) Close() { s.closed = true }
+
 // Post posts one work request: all of it, or nothing and an error.
 // rdma-core: mlx5_post_srq_recv with a one-element list.
 func (s *SRQ) Post(wrID uint64, sges []Sge) error {
@@ -223,6 +231,9 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // the head's WQE holds, which the device could not have changed but
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
+	if s.closed {
+		return 0, ErrClosed
+	}
 	if len(sges) > s.maxGS {
 		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")

@@ -3,6 +3,7 @@ package rq_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -284,5 +285,26 @@ func TestScatter(t *testing.T) {
 	}
 	if s.Scatter(4) != nil {
 		t.Fatal("a WQE outside the ring")
+	}
+}
+
+// TestSRQClose: after Close no post writes the ring, the doorbell record
+// or the free list.
+func TestSRQClose(t *testing.T) {
+	s, m := newSRQ(t, rq.SRQConfig{Stride: 32, Tail: 3, Init: true}, 4)
+	if err := s.Post(1, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	ring, dbr := bytes.Clone(m.Ring), *m.DBR
+	s.Close()
+	s.Close()
+	if err := s.Post(2, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
+		t.Errorf("Post after Close: %v, want ErrClosed", err)
+	}
+	if n, err := s.PostList([]rq.RecvWR{{WRID: 3}}); n != 0 || !errors.Is(err, rq.ErrClosed) {
+		t.Errorf("PostList after Close: %d, %v", n, err)
+	}
+	if !bytes.Equal(m.Ring, ring) || *m.DBR != dbr || s.Head() != 1 || s.Counter() != 1 {
+		t.Error("a post after Close wrote the SRQ")
 	}
 }

@@ -54,7 +54,7 @@ func TestResetClearsDBR(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	qp, err := pd.CreateQP(device.QPConfig{Kind: device.RC, MaxSendWR: 4, MaxSendSGE: 1, MaxRecvWR: 4, MaxRecvSGE: 1}, q, q)
+	qp, err := pd.CreateQP(device.QPConfig{Kind: device.RC, MaxSendWR: 4, MaxSendSGE: 1, MaxRecvWR: 4, MaxRecvSGE: 1}, q, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,8 @@ func newTarget(t *testing.T, name string, key uint64) dcTarget {
 	buf := devicetest.Buffer(t, 4096)
 	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
 	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 16}))
-	dct := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(device.QPConfig{Kind: device.DCT, SendCQ: q, DCAccessKey: key}))
+	srq := devicetest.Must[*device.SRQ](t, "CreateSRQ")(pd.CreateSRQ(device.SRQConfig{MaxWR: 4, MaxSGE: 1}))
+	dct := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(device.QPConfig{Kind: device.DCT, SendCQ: q, DCAccessKey: key, SRQ: srq}))
 	if err := dct.Activate(); err != nil {
 		t.Fatal(err)
 	}

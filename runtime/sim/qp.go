@@ -36,7 +36,7 @@ func wqeBBs(cfg device.QPConfig) int {
 	return max((size+qmem.WQEBB-1)/qmem.WQEBB, 4)
 }
 
-func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device.BackendQP, error) {
+func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq device.BackendSRQ) (device.BackendQP, error) {
 	caps := p.c.d.Caps()
 	if cfg.MaxSendWR > caps.MaxQPWR || cfg.MaxRecvWR > caps.MaxQPWR || cfg.MaxSendSGE > caps.MaxSGE ||
 		cfg.MaxRecvSGE > caps.MaxSGE || cfg.MaxInlineData > caps.MaxInlineData {
@@ -44,7 +44,7 @@ func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (devi
 			cfg.MaxSendWR, cfg.MaxRecvWR, cfg.MaxSendSGE, cfg.MaxRecvSGE, cfg.MaxInlineData, caps.MaxQPWR, caps.MaxSGE, caps.MaxInlineData)
 	}
 	q := &simQP{c: p.c}
-	ec := engine.QPConfig{PD: p.pdn, SendCQ: send.(*simCQ).cq, RecvCQ: recv.(*simCQ).cq, DCKey: cfg.DCAccessKey}
+	ec := engine.QPConfig{PD: p.pdn, SendCQ: send.(*simCQ).cq, RecvCQ: recv.(*simCQ).cq, DCKey: cfg.DCAccessKey, SRQ: engineSRQ(srq)}
 	switch cfg.Kind {
 	case device.RC:
 		ec.Type = engine.RC

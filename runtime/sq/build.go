@@ -44,8 +44,7 @@ func (q *SQ) dataWR(fn mlx.Func, opcode mlx.Opcode, hdr int) (int, error) {
 
 // Send builds a send. ibv_wr_send; rdma-core: mlx5_send_wr_send_other.
 func (q *SQ) Send() error {
-	_, err := q.dataWR(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0)
-	return err
+	return q.post(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, 0, 0, 0)
 }
 
 // SendImm builds a send with immediate data; imm is the __be32 value as
@@ -68,30 +67,6 @@ func (q *SQ) SendInv(rkey uint32) error {
 	return nil
 }
 
-func (q *SQ) rdma(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr uint64) error {
-	var r int
-	if !q.dci && q.chk.TryBuilder(fn, q.wrFlags) {
-		// The common case without dataWR's generality: an RC work
-		// request whose first WQEBB fits.
-		if !q.fits(1) {
-			return q.overBudget(fn, 1) // budget, inlined
-		}
-		if free := int32(q.limit - q.curPost); free < 1 {
-			return q.chk.NoRoom(fn, 1, int(free))
-		}
-		q.initWQE(opcode, 0, q.wrFlags)
-		r = q.curCtrl + mlx.WQECtrlSegSize
-		q.curSize, q.curData = 2, r+mlx.WQERaddrSegSize
-	} else {
-		var err error
-		if r, err = q.dataWR(fn, opcode, mlx.WQERaddrSegSize); err != nil {
-			return err
-		}
-	}
-	q.setRaddr(r, rkey, raddr)
-	return nil
-}
-
 // setRaddr writes a remote address segment at off.
 func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 	s := (*mlx.WQERaddrSeg)(q.at(off))
@@ -103,13 +78,13 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
 // rdma-core: mlx5_send_wr_rdma_write.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, rkey, raddr)
+	return q.post(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize, rkey, raddr)
 }
 
 // RDMAWriteImm builds an RDMA write with immediate data (imm as the
 // __be32 the API takes). ibv_wr_rdma_write_imm.
 func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
-	if err := q.rdma(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, rkey, raddr); err != nil {
+	if err := q.post(mlx.FnWRRDMAWriteImm, mlx.MLX5_OPCODE_RDMA_WRITE_IMM, mlx.WQERaddrSegSize, rkey, raddr); err != nil {
 		return err
 	}
 	q.ctrl().SetImmBE(imm)
@@ -118,7 +93,7 @@ func (q *SQ) RDMAWriteImm(rkey uint32, raddr uint64, imm mlx.BE32) error {
 
 // RDMARead builds an RDMA read from raddr under rkey. ibv_wr_rdma_read.
 func (q *SQ) RDMARead(rkey uint32, raddr uint64) error {
-	return q.rdma(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, rkey, raddr)
+	return q.post(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, mlx.WQERaddrSegSize, rkey, raddr)
 }
 
 func (q *SQ) atomic(fn mlx.Func, opcode mlx.Opcode, rkey uint32, raddr, swapAdd uint64, compare *uint64) error {

@@ -39,46 +39,47 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	if flags&uint32(mlx.IBV_SEND_SOLICITED) != 0 {
 		fcs |= se
 	}
-	first := fcs | q.fmCache // the cached fence goes to the first WQE only
+	fcsFirst := fcs | q.fmCache // the cached fence goes to the first WQE only
 	if flags&uint32(mlx.IBV_SEND_FENCE) != 0 {
 		fcs |= fence
-		first = fcs
+		fcsFirst = fcs
 	}
 	q.fmCache = 0
-	word2, word2First := mlx.ToBE32(uint32(fcs)), mlx.ToBE32(uint32(first))
-	qpnDs3, qpnDs2 := mlx.ToBE32(q.qpn<<8|3), mlx.ToBE32(q.qpn<<8|2)
-	ring, mask, pi, w := q.ring, q.mask, q.curPost, q.head+q.nreq
-	// Both have mask+1 entries (New): index them without bounds checks.
-	slots, start := unsafe.Pointer(unsafe.SliceData(q.Slots)), unsafe.Pointer(unsafe.SliceData(q.start))
-	for i := range reqs {
-		r := &reqs[i]
-		slot := pi & mask
-		wqe := (*[wqebb]byte)(unsafe.Add(ring, uintptr(slot)*wqebb))
-		c := (*mlx.WQECtrlSeg)(wqe[0:16])
-		c.SetOpmodIdxOpcode(uint32(uint16(pi))<<8 | uint32(mlx.MLX5_OPCODE_RDMA_WRITE))
-		c.SetQPNDSBE(qpnDs3)
-		*(*mlx.BE32)(unsafe.Pointer(&wqe[8])) = word2
-		rs := (*mlx.WQERaddrSeg)(wqe[16:32])
-		rs.SetRaddr(r.Raddr)
-		rs.SetRkey(r.Rkey)
-		rs.SetReservedBE(0)
-		if r.Length != 0 {
-			d := (*mlx.WQEDataSeg)(wqe[32:48])
-			d.SetByteCount(r.Length)
-			d.SetLkey(r.Lkey)
-			d.SetAddr(r.Addr)
-		} else {
-			c.SetQPNDSBE(qpnDs2) // an empty SGE adds no data segment
-		}
-		*(*Slot)(unsafe.Add(slots, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: w}
-		*(*uint32)(unsafe.Add(start, uintptr(w&mask)*4)) = pi
-		if w == q.tail {
-			q.limit = pi + q.n
-		}
-		pi++
-		w++
+	// The ctrl segment's first 8 bytes (opcode and index; qpn and ds) and
+	// bytes 8..11 (fm_ce_se), a data segment's byte count and lkey, the
+	// remote address segment's rkey and reserved word: one store each.
+	word2 := mlx.ToBE32(uint32(fcs))
+	qpnDs := uint64(q.qpn<<8 | 3)
+	ring, mask, first, w := q.ring, q.mask, q.curPost, q.head+q.nreq
+	if w == q.tail {
+		q.limit = first + q.n // the first WQE is the oldest in flight
 	}
-	*(*mlx.BE32)(unsafe.Add(ring, uintptr(q.curPost&mask)*wqebb+8)) = word2First
+	// The producer index is the loop's only carried value (Go's register
+	// allocator keeps more in memory): the request, the slot and the work
+	// request counter (first's plus d) are computed from it. Slots and
+	// start have mask+1 entries (New): no bounds checks.
+	d, end := w-first, first+uint32(n)
+	base, slots, start := unsafe.Pointer(unsafe.SliceData(reqs)), unsafe.Pointer(unsafe.SliceData(q.Slots)), unsafe.Pointer(unsafe.SliceData(q.start))
+	for pi := first; pi != end; pi++ {
+		r := (*RDMAWriteReq)(unsafe.Add(base, uintptr(pi-first)*unsafe.Sizeof(RDMAWriteReq{})))
+		slot := uintptr(pi & mask)
+		wqe := unsafe.Add(ring, slot*wqebb)
+		ctrl := uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs
+		if r.Length != 0 {
+			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.Lkey))
+			be64(unsafe.Add(wqe, 40), r.Addr)
+		} else {
+			ctrl-- // ds 2: an empty SGE adds no data segment
+		}
+		be64(wqe, ctrl)
+		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
+		be64(unsafe.Add(wqe, 16), r.Raddr)
+		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
+		*(*Slot)(unsafe.Add(slots, slot*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: pi + d}
+		*(*uint32)(unsafe.Add(start, uintptr((pi+d)&mask)*4)) = pi
+	}
+	pi := end
+	*(*mlx.BE32)(unsafe.Add(ring, uintptr(first&mask)*wqebb+8)) = mlx.ToBE32(uint32(fcsFirst))
 	q.curCtrl = int((pi-1)&mask) * wqebb
 	q.curSize = 3
 	if reqs[n-1].Length == 0 {

@@ -15,16 +15,14 @@ func (q *SQ) done(whole bool) {
 	}
 }
 
-// SetSGE sets the work request's data to one scatter/gather entry; a zero
-// length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
-func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
+// setSGE is SetSGE's general path.
+//
+//go:noinline
+func (q *SQ) setSGE(lkey uint32, addr uint64, length uint32) error {
 	fn := mlx.FnWRSetSGE
-	ok, whole := q.chk.TryData(fn, 1)
-	if !ok {
-		var err error
-		if whole, err = q.chk.Data(fn, 1, 0); err != nil {
-			return err
-		}
+	whole, err := q.chk.Data(fn, 1, 0)
+	if err != nil {
+		return err
 	}
 	if length != 0 {
 		// Only a segment that starts a WQEBB can reach the ring's limit.

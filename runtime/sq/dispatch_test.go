@@ -21,6 +21,8 @@ func (r *runner) call(s step) error {
 		return r.burst(s)
 	case "@template":
 		return r.template(s)
+	case "@onecall":
+		return r.oneCall(s)
 	}
 	r.last = entryOf(s.name)
 	if r.last == "" {
@@ -159,6 +161,22 @@ func (r *runner) mkeyCall(s step) error {
 	}
 	r.t.Fatalf("line %d: the driver cannot call %s", s.line, s.name)
 	return nil
+}
+
+// oneCall runs a builder and ibv_wr_set_sge as the builder's one-call
+// form.
+func (r *runner) oneCall(s step) error {
+	b, g := s.parts[0], s.parts[1]
+	r.last = oneCallOf[b.name]
+	rkey, raddr := uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000)
+	lkey, addr, length := r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64))
+	switch b.name {
+	case "ibv_wr_rdma_write":
+		return r.q.RDMAWriteSGE(rkey, raddr, lkey, addr, length)
+	case "ibv_wr_rdma_read":
+		return r.q.RDMAReadSGE(rkey, raddr, lkey, addr, length)
+	}
+	return r.q.SendSGE(lkey, addr, length)
 }
 
 // burst runs rdma_write + set_sge pairs as one RDMAWriteBurst.

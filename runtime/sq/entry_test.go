@@ -23,7 +23,11 @@ const (
 	formCalls    = "calls"    // one method per C function
 	formBurst    = "burst"    // RDMAWriteBurst: ibv_wr_rdma_write + ibv_wr_set_sge per request
 	formTemplate = "template" // NewMkeyTemplate + ConfigureMkey: a whole mkey configuration
+	formOneCall  = "onecall"  // RDMAWriteSGE, RDMAReadSGE, SendSGE: a builder and ibv_wr_set_sge
 )
+
+// forms lists every form.
+var forms = []string{formCalls, formBurst, formTemplate, formOneCall}
 
 var entryPoints = map[string]entryPoint{
 	"Start":                    {[]string{"ibv_wr_start"}, formCalls},
@@ -58,6 +62,9 @@ var entryPoints = map[string]entryPoint{
 	"MRList":                   {[]string{"mlx5dv_wr_mr_list"}, formCalls},
 	"MRInterleaved":            {[]string{"mlx5dv_wr_mr_interleaved"}, formCalls},
 	"RDMAWriteBurst":           {[]string{"ibv_qp_ex.wr_id", "ibv_wr_rdma_write", "ibv_wr_set_sge"}, formBurst},
+	"RDMAWriteSGE":             {[]string{"ibv_wr_rdma_write", "ibv_wr_set_sge"}, formOneCall},
+	"RDMAReadSGE":              {[]string{"ibv_wr_rdma_read", "ibv_wr_set_sge"}, formOneCall},
+	"SendSGE":                  {[]string{"ibv_wr_send", "ibv_wr_set_sge"}, formOneCall},
 	"ConfigureMkey": {[]string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags",
 		"mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_sig_block"}, formTemplate},
 	"NewMkeyTemplate": {[]string{"mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_sig_block"}, formTemplate},

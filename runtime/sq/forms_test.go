@@ -17,6 +17,8 @@ func rewrite(v ruletest.Values, form string, steps []step) (out []step, ok bool)
 		return asBurst(steps)
 	case formTemplate:
 		return asTemplate(v, steps)
+	case formOneCall:
+		return asOneCall(steps)
 	}
 	return nil, false
 }
@@ -36,6 +38,25 @@ func asBurst(steps []step) ([]step, bool) {
 		}
 		out = append(out, step{name: "@burst", line: steps[i].line, parts: steps[i:j]})
 		ok, i = true, j
+	}
+	return out, ok
+}
+
+// oneCallOf maps the builders with a one-call form to its method.
+var oneCallOf = map[string]string{"ibv_wr_rdma_write": "RDMAWriteSGE", "ibv_wr_rdma_read": "RDMAReadSGE", "ibv_wr_send": "SendSGE"}
+
+// asOneCall makes each builder with a one-call form that ibv_wr_set_sge
+// follows one step.
+func asOneCall(steps []step) ([]step, bool) {
+	var out []step
+	ok := false
+	for i := 0; i < len(steps); i++ {
+		if oneCallOf[steps[i].name] != "" && i+1 < len(steps) && steps[i+1].name == "ibv_wr_set_sge" {
+			out = append(out, step{name: "@onecall", line: steps[i].line, parts: steps[i : i+2]})
+			ok, i = true, i+1
+			continue
+		}
+		out = append(out, steps[i])
 	}
 	return out, ok
 }

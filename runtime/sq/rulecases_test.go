@@ -73,6 +73,8 @@ var structArgs = map[string]string{
 var unexercised = map[string]string{
 	"LocalInv": "no example builds a local invalidate, and no builder has its setter tables",
 	"SetWRID":  "no rule constrains wr_id",
+	"RDMAReadSGE": "no example has an RDMA read and ibv_wr_set_sge that break a rule (no write example has a read variant: the read takes no inline data); " +
+		"TestOneCallMatchesCalls compares its rejections with RDMARead + SetSGE",
 }
 
 // ruleCase is an example of a rule as a QP and calls.
@@ -147,7 +149,7 @@ func casesOf(t *testing.T, v ruletest.Values, r *spec.Rule) []ruleCase {
 // examples (spec/api) through every entry point that can express them:
 // each call through its method, RDMA write + SGE pairs through
 // RDMAWriteBurst, mkey configurations through NewMkeyTemplate +
-// ConfigureMkey; an argument rule's examples in a work request of each
+// ConfigureMkey, a builder and its SGE through the one-call forms; an argument rule's examples in a work request of each
 // function it names. The good example must be accepted; the bad one
 // rejected with a *mlx5dv.RuleError of that rule and its errno, by a call
 // that stored nothing to the ring, the doorbell record or the BlueFlame
@@ -159,7 +161,7 @@ func TestRulesEveryEntryPoint(t *testing.T) {
 		t.Run(r.ID, func(t *testing.T) {
 			v := ruletest.Values{T: t, Res: res}
 			for _, c := range casesOf(t, v, r) {
-				for _, form := range []string{formCalls, formBurst, formTemplate} {
+				for _, form := range forms {
 					runForm(t, v, r, c, form, &cov)
 				}
 				runVariants(t, v, r, c, &cov)
@@ -187,7 +189,8 @@ func runForm(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, form str
 }
 
 // runVariants runs the variants of a case's examples through each call's
-// method: the same outcome through other builders and setters.
+// method, and through the one-call forms: the same outcome through other
+// builders and setters.
 func runVariants(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, cov *coverage) {
 	for _, which := range []string{"good", "bad"} {
 		steps := c.good
@@ -196,6 +199,9 @@ func runVariants(t *testing.T, v ruletest.Values, r *spec.Rule, c ruleCase, cov 
 		}
 		for _, vr := range variants(v, c.qp, steps) {
 			runSteps(t, v, r, c.qp, vr.from+"~"+vr.to+"/"+which, formCalls, vr.steps, cov)
+			if one, ok := asOneCall(vr.steps); ok {
+				runSteps(t, v, r, c.qp, vr.from+"~"+vr.to+"/"+formOneCall+"/"+which, formOneCall, one, cov)
+			}
 		}
 	}
 }
@@ -258,7 +264,7 @@ type coverage struct {
 // check fails when a form or an entry point of an argument rule's
 // function rejected nothing: then its rules are not tested through it.
 func (c *coverage) check(t *testing.T) {
-	for _, form := range []string{formCalls, formBurst, formTemplate} {
+	for _, form := range forms {
 		if c.accepted[form] == 0 {
 			t.Errorf("no good example ran through the %s form", form)
 		}
@@ -276,7 +282,7 @@ func (c *coverage) check(t *testing.T) {
 		}
 	}
 	sort.Strings(never)
-	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate"} {
+	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate", "RDMAWriteSGE"} {
 		if c.rejected[must] == 0 {
 			t.Errorf("no bad example was rejected by %s", must)
 		}

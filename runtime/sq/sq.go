@@ -23,7 +23,6 @@
 package sq
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -133,8 +132,7 @@ type SQ struct {
 	qend    int
 	n       uint32 // WQEBBs in the ring
 	mask    uint32
-	chk     *wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
-	maxPost int            // QP.MaxPost, or the largest int
+	maxPost int // QP.MaxPost, or the largest int
 	qpn     uint32
 	dci     bool
 	xts     bool  // QP.CryptoMultiBlock: the tweak in the multi-block engine's byte order
@@ -170,6 +168,15 @@ type SQ struct {
 
 	// Last is what the last Complete did to tell the device.
 	Last Doorbell
+
+	// fcs is the fm_ce_se the QP's sq_sig_all and the current wr_flags
+	// give a WQE; keepFm is 0 when those flags fence (the cached fence is
+	// replaced), 0xff otherwise. SetWRFlags computes them.
+	fcs, keepFm uint8
+	sndDBR      unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
+	oneCall     uint8          // the builders with a one-call form on this QP (onecall.go)
+
+	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 }
 
 // New makes a writer for a send queue, empty or with outstanding work
@@ -209,8 +216,8 @@ func New(c Config) (*SQ, error) {
 	qp := c.QP // the checker keeps its own copy
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
-		chk: wrcheck.New(&qp), maxPost: c.QP.MaxPost,
-		qpn: c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
+		maxPost: c.QP.MaxPost,
+		qpn:     c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start: make([]uint32, n),
 		Slots: make([]Slot, n),
@@ -225,6 +232,10 @@ func New(c Config) (*SQ, error) {
 	if c.SigAll {
 		q.sig = ce
 	}
+	q.sndDBR = unsafe.Pointer(&c.Mem.DBR[4])
+	q.chk.Init(&qp)
+	q.SetWRFlags(0)
+	q.initOneCall()
 	return q, nil
 }
 
@@ -260,7 +271,19 @@ func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
 // builders.
-func (q *SQ) SetWRFlags(f mlx.SendFlags) { q.wrFlags = uint32(f) }
+func (q *SQ) SetWRFlags(f mlx.SendFlags) {
+	q.wrFlags = uint32(f)
+	q.fcs, q.keepFm = q.sig, 0xff
+	if f&mlx.IBV_SEND_FENCE != 0 {
+		q.fcs, q.keepFm = q.fcs|fence, 0
+	}
+	if f&mlx.IBV_SEND_SIGNALED != 0 {
+		q.fcs |= ce
+	}
+	if f&mlx.IBV_SEND_SOLICITED != 0 {
+		q.fcs |= se
+	}
+}
 
 // --- ring access
 
@@ -391,50 +414,56 @@ func (q *SQ) Complete() error {
 }
 
 // postDB tells the device about the batch's work requests. rdma-core:
-// post_send_db. It fails only if the doorbell register cannot be written
-// (runtime/mmio); the batch is posted in the ring and the doorbell record
-// by then.
+// post_send_db, with its fences: udma_to_device_barrier before the
+// doorbell record, mmio_wc_start before the register (which orders the
+// record before it too), mmio_flush_writes after. It fails only if the
+// doorbell register cannot be written (runtime/mmio); the batch is posted
+// in the ring and the doorbell record by then.
 func (q *SQ) postDB() error {
-	q.Last = Doorbell{}
 	nreq := q.nreq
 	if nreq == 0 {
+		q.Last = Doorbell{}
 		return nil
 	}
 	q.head += nreq
 	q.nreq = 0
 	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
-	binary.BigEndian.PutUint32(q.mem.DBR[4:8], q.curPost&0xffff)
-	barrier.UDMAToDeviceBarrier() // the doorbell record before the doorbell
-	q.Last.Rung = true
-	bf := q.mem.BF
-	q.Last.Offset = q.bfOff
+	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
+	barrier.MMIOWCStart()
 	if !q.bf.ShutUpBF && nreq == 1 && q.bf.UUARN != 0 && (q.inl || q.bf.PreferBF) &&
 		q.curSize > 1 && q.curSize <= q.bf.Size/16 {
-		// Copy the WQE to the register in 64-byte chunks, following the
-		// ring's wrap.
-		n := (q.curSize*16 + wqebb - 1) &^ (wqebb - 1)
-		barrier.MMIOWCStart()
-		src, dst := q.curCtrl, q.bfOff
-		for ; n > 0; n -= wqebb {
-			if err := mmio.Write(bf[dst:dst+wqebb], q.bytes(src, wqebb), q.mem.Device); err != nil {
-				return q.dbError(err)
-			}
-			dst += wqebb
-			if src += wqebb; src == q.qend {
-				src = 0
-			}
-		}
-		barrier.MMIOFlushWrites()
-		q.Last.BlueFlame, q.Last.Length = true, dst-q.bfOff
-	} else {
-		// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
-		barrier.MMIOWCStart()
-		if err := mmio.Write(bf[q.bfOff:q.bfOff+8], q.bytes(q.curCtrl, 8), q.mem.Device); err != nil {
+		return q.blueFlame()
+	}
+	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
+	off := q.bfOff
+	if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
+		q.Last = Doorbell{Rung: true, Offset: off}
+		return q.dbError(err)
+	}
+	barrier.MMIOFlushWrites()
+	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
+	q.bfOff = off ^ q.bf.Size
+	return nil
+}
+
+// blueFlame copies the batch's one WQE to the BlueFlame register in
+// 64-byte chunks, following the ring's wrap (postDB's BlueFlame case).
+func (q *SQ) blueFlame() error {
+	bf := q.mem.BF
+	q.Last = Doorbell{Rung: true, Offset: q.bfOff}
+	n := (q.curSize*16 + wqebb - 1) &^ (wqebb - 1)
+	src, dst := q.curCtrl, q.bfOff
+	for ; n > 0; n -= wqebb {
+		if err := mmio.Write(bf[dst:dst+wqebb], q.bytes(src, wqebb), q.mem.Device); err != nil {
 			return q.dbError(err)
 		}
-		barrier.MMIOFlushWrites()
-		q.Last.Length = 8
+		dst += wqebb
+		if src += wqebb; src == q.qend {
+			src = 0
+		}
 	}
+	barrier.MMIOFlushWrites()
+	q.Last.BlueFlame, q.Last.Length = true, dst-q.bfOff
 	q.bfOff ^= q.bf.Size
 	return nil
 }

@@ -25,6 +25,8 @@ const (
 var rows = []row{
 	{Key: "post", Path: "RDMA WRITE + SGE, per-call API, Complete every 32", Pkg: verify,
 		Bench: "BenchmarkPostRDMAWrite/Go", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy, Target: "≤ 1.9×"},
+	{Key: "post-onecall", Path: "the same, one-call form (RDMAWriteSGE: builder and SGE in one call)", Pkg: verify,
+		Bench: "BenchmarkPostRDMAWrite/GoOneCall", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy},
 	{Key: "post-libmlx5", Path: "the same, libmlx5's ibv_wr_rdma_write + ibv_wr_set_sge", NotMeasured: noLib},
 	{Key: "doorbell-each", Path: "the same, one work request per batch (doorbell each)", Pkg: verify,
 		Bench: "BenchmarkPostRDMAWrite/GoDoorbellEach", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy, Target: "≤ 4×"},

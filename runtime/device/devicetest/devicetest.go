@@ -51,6 +51,9 @@ func Run(t *testing.T, open Opener) {
 		{"BadArguments", testBadArguments},
 		{"CompChannel", testCompChannel},
 		{"Mkey", testMkey},
+		{"SRQPost", testSRQPost},
+		{"SRQSend", testSRQSend},
+		{"SRQQPs", testSRQQPs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

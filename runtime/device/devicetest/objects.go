@@ -113,7 +113,8 @@ func testTransitions(t *testing.T, c *device.Context) {
 		t.Log("the device has no DC transport: DCI and DCT transitions not exercised")
 		return
 	}
-	dct := Must[*device.QP](t, "CreateQP DCT")(pd.CreateQP(device.QPConfig{Kind: device.DCT, SendCQ: q, DCAccessKey: 0x1234}))
+	srq := Must[*device.SRQ](t, "CreateSRQ")(pd.CreateSRQ(device.SRQConfig{MaxWR: 4, MaxSGE: 1}))
+	dct := Must[*device.QP](t, "CreateQP DCT")(pd.CreateQP(device.QPConfig{Kind: device.DCT, SendCQ: q, DCAccessKey: 0x1234, SRQ: srq}))
 	if err := dct.Activate(); err != nil {
 		t.Fatalf("Activate DCT: %v", err)
 	}

@@ -10,7 +10,7 @@ package verbs
 // ibv_qp_init_attr_ex is opaque to generated/mlx5verbs: these helpers
 // fill one in C memory and read back the capabilities the QP got.
 static struct ibv_qp_init_attr_ex *mlx5gen_qp_attr_new(struct ibv_pd *pd,
-		struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t max_send_wr,
+		struct ibv_cq *scq, struct ibv_cq *rcq, struct ibv_srq *srq, uint32_t max_send_wr,
 		uint32_t max_recv_wr, uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_inline, int sig_all, uint64_t send_ops, int driver) {
 	struct ibv_qp_init_attr_ex *a = calloc(1, sizeof(*a));
@@ -18,6 +18,7 @@ static struct ibv_qp_init_attr_ex *mlx5gen_qp_attr_new(struct ibv_pd *pd,
 		return NULL;
 	a->send_cq = scq;
 	a->recv_cq = rcq;
+	a->srq = srq;
 	a->cap.max_send_wr = max_send_wr;
 	a->cap.max_recv_wr = max_recv_wr;
 	a->cap.max_send_sge = max_send_sge;
@@ -60,7 +61,7 @@ type qpAttr struct{ p *C.struct_ibv_qp_init_attr_ex }
 
 type qpCaps struct{ sendWR, recvWR, sendSGE, recvSGE, inline uint32 }
 
-func newQPAttr(pd unsafe.Pointer, send, recv mv.IBVCQ, c qpCaps, sigAll bool, sendOps uint64, driver bool) (qpAttr, error) {
+func newQPAttr(pd unsafe.Pointer, send, recv mv.IBVCQ, srq mv.IBVSRQ, c qpCaps, sigAll bool, sendOps uint64, driver bool) (qpAttr, error) {
 	b := func(v bool) C.int {
 		if v {
 			return 1
@@ -68,7 +69,7 @@ func newQPAttr(pd unsafe.Pointer, send, recv mv.IBVCQ, c qpCaps, sigAll bool, se
 		return 0
 	}
 	p := C.mlx5gen_qp_attr_new((*C.struct_ibv_pd)(pd), (*C.struct_ibv_cq)(send.Ptr()), (*C.struct_ibv_cq)(recv.Ptr()),
-		C.uint32_t(c.sendWR), C.uint32_t(c.recvWR), C.uint32_t(c.sendSGE), C.uint32_t(c.recvSGE), C.uint32_t(c.inline),
+		(*C.struct_ibv_srq)(srq.Ptr()), C.uint32_t(c.sendWR), C.uint32_t(c.recvWR), C.uint32_t(c.sendSGE), C.uint32_t(c.recvSGE), C.uint32_t(c.inline),
 		b(sigAll), C.uint64_t(sendOps), b(driver))
 	if p == nil {
 		return qpAttr{}, errors.New("verbs: out of C memory for ibv_qp_init_attr_ex")

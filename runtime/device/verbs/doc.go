@@ -13,8 +13,7 @@
 //
 // What the public libmlx5 API does not expose, this backend does not
 // guess: a DEK's DEVX object id (which a crypto work request carries) is
-// private to libmlx5, so CreateDEK fails saying so; a DCT needs an SRQ,
-// which this API has not bound yet.
+// private to libmlx5, so CreateDEK fails saying so.
 //
 // Built without cgo (CGO_ENABLED=0) the package still registers itself,
 // and Open fails saying it needs cgo.

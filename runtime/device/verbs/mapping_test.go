@@ -82,3 +82,48 @@ func TestCQMemory(t *testing.T) {
 		t.Errorf("the arm doorbell % x does not carry CQN 9", db)
 	}
 }
+
+// TestSRQMemory: the SRQ mlx5dv_init_obj reports becomes a ring the SRQ
+// writer lays out as libmlx5 did: tail + 1 WQEs, twice as many with the
+// wait queue libmlx5 keeps when 2 * max_wr + 1 fits the device's limit.
+func TestSRQMemory(t *testing.T) {
+	base := region(t, 1<<16)
+	out := mlx.SRQ{Buf: base, Dbrec: unsafe.Add(base, 32768), Stride: 64, Tail: 7, SRQN: 0x55,
+		CompMask: uint64(mlx.MLX5DV_SRQ_MASK_SRQN)}
+	for _, tc := range []struct {
+		devMax, wqes int
+		waitq        bool
+	}{{devMax: 16, wqes: 16, waitq: true}, {devMax: 14, wqes: 8}} {
+		m, err := srqMemory(&out, 7, tc.devMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Mem.Ring) != tc.wqes*64 || m.Stride != 64 || m.SRQN != 0x55 || m.Tail != 7 || &m.Mem.DBR[0] != (*byte)(out.Dbrec) {
+			t.Fatalf("device limit %d: ring %d bytes, %+v", tc.devMax, len(m.Mem.Ring), m)
+		}
+		s, err := rq.NewSRQ(rq.SRQConfig{Mem: m.Mem, Stride: m.Stride, Head: m.Head, Tail: m.Tail, Init: true, WaitQueue: tc.waitq})
+		if err != nil || s.WQEs() != uint32(tc.wqes) || s.MaxGS() != 3 {
+			t.Fatalf("device limit %d: rq.NewSRQ: %v", tc.devMax, err)
+		}
+	}
+	out.CompMask = 0
+	if _, err := srqMemory(&out, 7, 16); err == nil {
+		t.Error("an SRQ without its number was accepted")
+	}
+	out.CompMask, out.Tail = uint64(mlx.MLX5DV_SRQ_MASK_SRQN), 5
+	if _, err := srqMemory(&out, 5, 8); err == nil {
+		t.Error("a ring of 6 WQEs was accepted")
+	}
+}
+
+// TestDCTAttr: a DCT is created as a DC target with its access key.
+func TestDCTAttr(t *testing.T) {
+	dv := dvAttr(device.QPConfig{Kind: device.DCT, DCAccessKey: 0xabc})
+	if dv.CompMask&uint64(mlx.MLX5DV_QP_INIT_ATTR_MASK_DC) == 0 || dv.DCInitAttr.DCType != mlx.MLX5DV_DCTYPE_DCT ||
+		dv.DCInitAttr.DCTAccessKey() != 0xabc {
+		t.Fatalf("DCT attributes %+v", dv)
+	}
+	if err := dv.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -15,9 +15,6 @@ import (
 // ErrDEKObjectID is CreateDEK's error: see the package doc.
 var ErrDEKObjectID = errors.New("verbs: libmlx5's public API does not expose a DEK's DEVX object id, which the send queue writer's crypto work requests carry (sq.DEK.ObjectID)")
 
-// ErrDCTNeedsSRQ is CreateQP's error for a DCT: see the package doc.
-var ErrDCTNeedsSRQ = errors.New("verbs: a DCT receives into an SRQ, and ibv_create_srq is not bound (generated/mlx5verbs) yet")
-
 type vpd struct {
 	c  *vctx
 	pd *mlx.IBVPD

@@ -130,6 +130,7 @@ func query(ctx mv.IBVContext, name string, guid uint64) (device.Info, error) {
 	}
 	a := ex.OrigAttr
 	caps := device.Caps{MaxQPWR: int(a.MaxQPWR), MaxSGE: int(a.MaxSGE), MaxCQE: int(a.MaxCQE),
+		MaxSRQWR: int(a.MaxSRQWR), MaxSRQSGE: int(a.MaxSRQSGE),
 		CQE128: true, DC: true}
 	if mlx.ContextFlags(dv.Flags)&mlx.MLX5DV_CONTEXT_FLAGS_CQE_V1 != 0 {
 		caps.CQEVersion = 1

@@ -32,6 +32,11 @@ func dvAttr(cfg device.QPConfig) mlx.QPInitAttr {
 		dv.CompMask |= uint64(mlx.MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
 		dv.CreateFlags = cfg.CreateFlags
 	}
+	if cfg.Kind == device.DCT {
+		dv.CompMask |= uint64(mlx.MLX5DV_QP_INIT_ATTR_MASK_DC)
+		dv.DCInitAttr.DCType = mlx.MLX5DV_DCTYPE_DCT
+		dv.DCInitAttr.SetDCTAccessKey(cfg.DCAccessKey)
+	}
 	if cfg.Kind == device.DCI {
 		dv.CompMask |= uint64(mlx.MLX5DV_QP_INIT_ATTR_MASK_DC)
 		dv.DCInitAttr.DCType = mlx.MLX5DV_DCTYPE_DCI
@@ -43,14 +48,16 @@ func dvAttr(cfg device.QPConfig) mlx.QPInitAttr {
 	return dv
 }
 
-// CreateQP creates an RC QP or a DCI with mlx5dv_create_qp and maps its
-// queues with mlx5dv_init_obj.
-func (p *vpd) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device.BackendQP, error) {
-	if cfg.Kind == device.DCT {
-		return nil, ErrDCTNeedsSRQ
+// CreateQP creates an RC QP, a DCI or a DCT with mlx5dv_create_qp and
+// maps its queues with mlx5dv_init_obj. A DCT (which receives through
+// srq, and has no queue of its own) is not mapped.
+func (p *vpd) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq device.BackendSRQ) (device.BackendQP, error) {
+	var s mv.IBVSRQ
+	if srq != nil {
+		s = srq.(*vsrq).srq
 	}
 	want := qpCaps{uint32(cfg.MaxSendWR), uint32(cfg.MaxRecvWR), uint32(cfg.MaxSendSGE), uint32(cfg.MaxRecvSGE), uint32(cfg.MaxInlineData)}
-	attr, err := newQPAttr(unsafe.Pointer(p.pd), send.(*vcq).cq, recv.(*vcq).cq, want, cfg.SigAll, uint64(cfg.SendOps), cfg.Kind != device.RC)
+	attr, err := newQPAttr(unsafe.Pointer(p.pd), send.(*vcq).cq, recv.(*vcq).cq, s, want, cfg.SigAll, uint64(cfg.SendOps), cfg.Kind != device.RC)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +66,9 @@ func (p *vpd) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ) (device
 	qp, err := mv.CreateQP(p.c.ctx, attr.handle(), &dv)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Kind == device.DCT {
+		return &vqp{c: p.c, qp: qp, kind: cfg.Kind, mem: device.QPMemory{QPN: qpNum(qp.Ptr())}}, nil
 	}
 	var out mlx.QP
 	var pin runtime.Pinner

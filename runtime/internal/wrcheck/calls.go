@@ -24,7 +24,7 @@ func (c *Chain) closeWR() {
 	case w.need&mlx5rules.GroupDCAddr != 0 && w.got&mlx5rules.GroupDCAddr == 0:
 		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
-	w.open = false
+	w.open, w.accept = false, 0
 }
 
 // needsAddr reports whether a work request of builder fn needs a DC
@@ -86,35 +86,39 @@ func (c *Chain) failQPType(fn mlx.Func) error {
 // openWR starts the work request of builder fn.
 func (c *Chain) openWR(fn mlx.Func) {
 	c.wrs++
-	c.wr.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
+	c.wr.setData(fn, &c.fast[fn])
 }
 
 // TryBuilder is Builder's common case, small enough to inline into a
 // writer's hot path: a batch without error, the previous work request
-// whole, the builder offered with these flags. It opens the work request
-// and returns true, or does nothing and returns false (then Builder runs
-// the full checks and names the rule).
+// whole (wr.busy is 0), the builder offered with these flags (one compare
+// against its precomputed flags). It opens the work request and returns
+// true, or does nothing and returns false (then Builder runs the full
+// checks and names the rule).
 func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
-	w := &c.wr
-	if c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
-		wrFlags&c.wrFlags[fn] == c.wrFlags[fn] {
+	f := &c.fast[fn]
+	if c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags {
 		c.wrs++
-		w.set(fn, c.needs[fn], 0, nil, false, false, false, 0)
+		c.wr.setData(fn, f)
 		return true
 	}
 	return false
 }
 
 // TryData is Data's common case for a setter of sges scatter/gather
-// entries, inlinable like TryBuilder: it records the setter and returns
-// ok, and whole when the work request has all the setters it needs (the
-// writer finishes its WQE then), or does nothing and returns !ok.
+// entries, inlinable like TryBuilder: the open work request accepts the
+// setter on the fast path (wr.accept) and the QP takes sges entries. It
+// records the setter and returns ok, and whole when the work request has
+// all the setters it needs (the writer finishes its WQE then), or does
+// nothing and returns !ok.
 func (c *Chain) TryData(fn mlx.Func, sges int) (ok, whole bool) {
 	w := &c.wr
-	g := c.group[fn]
-	if c.ready && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 && sges <= c.qp.MaxSendSGE {
-		w.got |= g
-		return true, w.need&^w.got == 0
+	f := &c.fast[fn]
+	if w.accept&f.bit != 0 && sges <= c.maxSGE {
+		w.accept &^= f.same
+		w.got |= f.group
+		w.busy &^= uint32(f.group)
+		return true, w.busy == 0
 	}
 	return false, false
 }
@@ -195,14 +199,6 @@ func (c *Chain) takes(b, fn mlx.Func) bool {
 	return false
 }
 
-// got records setter group g in the open work request and reports
-// whether the work request is now whole: the writer finishes its WQE.
-func (c *Chain) got(g mlx5rules.SetterGroup) (whole bool) {
-	w := &c.wr
-	w.got |= g
-	return w.need&^w.got == 0
-}
-
 // Data records a data setter: n scatter/gather entries (0 for inline
 // data) or inline bytes. whole reports that the work request has all
 // the setters it needs.
@@ -211,7 +207,7 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error)
 	g := mlx5rules.Funcs[fn].Group
 	if c.open && c.err == nil && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 &&
 		sges <= c.qp.MaxSendSGE && inlineBytes <= c.qp.MaxInlineData {
-		return c.got(g), nil
+		return c.got(fn), nil
 	}
 	if err := c.setter(fn); err != nil {
 		return false, err
@@ -222,7 +218,7 @@ func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error)
 	case inlineBytes > c.qp.MaxInlineData:
 		return false, c.fail(mlx5rules.ChainInlineSize, fn, above("length", uint64(inlineBytes), uint64(c.qp.MaxInlineData), "max_inline_data"))
 	}
-	return c.got(g), nil
+	return c.got(fn), nil
 }
 
 // DCAddr records mlx5dv_wr_set_dc_addr (stream < 0) or
@@ -249,7 +245,7 @@ func (c *Chain) DCAddr(fn mlx.Func, ah unsafe.Pointer, stream int) (whole bool, 
 			return false, c.fail(mlx5rules.ChainDCStreamID, fn, above("stream_id", uint64(stream), 1<<max(c.qp.LogNumConcurent, 0)-1, "2^log_num_concurent - 1"))
 		}
 	}
-	return c.got(mlx5rules.Funcs[fn].Group), nil
+	return c.got(fn), nil
 }
 
 // QPSetter records ibv_wr_set_ud_addr or ibv_wr_set_xrc_srqn.
@@ -257,7 +253,7 @@ func (c *Chain) QPSetter(fn mlx.Func) (whole bool, err error) {
 	if err := c.setter(fn); err != nil {
 		return false, err
 	}
-	return c.got(mlx5rules.Funcs[fn].Group), nil
+	return c.got(fn), nil
 }
 
 // TooMany fails the batch because the work request fn is building would
@@ -307,7 +303,7 @@ func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
 		return false
 	}
 	c.wrs += n
-	g := mlx5rules.Funcs[setter].Group
-	c.wr.set(fn, c.needs[fn], g, nil, false, false, false, 0)
+	c.wr.setData(fn, &c.fast[fn])
+	c.got(setter)
 	return true
 }

@@ -56,6 +56,7 @@ func (c *Chain) fail(ck mlx5rules.ChainCheck, fn mlx.Func, w what) error {
 	*e = *mlx5rules.ChainError(ck, fn)
 	c.fill(e, fn, w)
 	c.err, c.ready = e, false
+	c.notReady()
 	return e
 }
 
@@ -89,5 +90,6 @@ func (c *Chain) LatchRule(fn mlx.Func, e *mlx.RuleError) error {
 	c.errv = *e
 	c.errv.Func, c.errv.WR = fn, c.wrIndex(fn)
 	c.err, c.ready = &c.errv, false
+	c.notReady()
 	return c.err
 }

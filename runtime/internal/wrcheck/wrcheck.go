@@ -186,6 +186,8 @@ type wr struct {
 	setters    int32
 	xlat       int32 // translation bytes
 	mkey       *Mkey
+	busy       uint32 // 0: a builder may start on the fast path (fast.go)
+	accept     uint64 // the setters it takes on the fast path (fast.go)
 }
 
 // set starts a work request. It assigns the fields one by one: a
@@ -202,6 +204,18 @@ func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting
 		w.setters = 0
 	}
 	w.mkey = m
+	w.busy, w.accept = pending(need, got, counting, finalized), 0
+}
+
+// setData starts the work request of an ordinary builder, f its fast
+// table entry: set with what such a builder has, and the setters it takes
+// on the fast path.
+func (w *wr) setData(fn mlx.Func, f *fastFn) {
+	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
+	w.fn, w.got, w.need = fn, 0, f.need
+	w.numSetters, w.setters, w.xlat = 0, 0, 0
+	w.mkey = nil
+	w.busy, w.accept = uint32(f.need), f.takes
 }
 
 // whole reports whether the work request may be closed: it got the
@@ -244,12 +258,23 @@ type Chain struct {
 	// (ConfigureMkey, with or without a signature) takes on this QP in
 	// one call; 0 when the QP does not offer the calls it stands for.
 	tmplEntries [2]int
+	fast        [mlx.NumFuncs]fastFn // the same, for the fast paths (fast.go)
+	maxSGE      int                  // qp.MaxSendSGE
 }
 
 // New returns a state machine for a QP. The QP must not change
 // afterwards.
 func New(qp *QP) *Chain {
-	c := &Chain{qp: qp}
+	c := &Chain{}
+	c.Init(qp)
+	return c
+}
+
+// Init makes c, which must be zero, a state machine for qp, as New does:
+// a writer keeps its chain in its own struct, one pointer less on its hot
+// path.
+func (c *Chain) Init(qp *QP) {
+	c.qp, c.maxSGE = qp, qp.MaxSendSGE
 	for b := range mlx.NumFuncs {
 		info := &mlx5rules.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
@@ -266,7 +291,8 @@ func New(qp *QP) *Chain {
 		}
 	}
 	c.tmplEntries = c.templateEntries()
-	return c
+	c.initFast()
+	c.notReady()
 }
 
 // Start opens a batch (ibv_wr_start).
@@ -292,12 +318,13 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 		c.closeWR()
 	}
 	c.open, c.ready = false, false
+	c.notReady()
 	if c.err != nil {
 		c.forget()
 		return true, c.err
 	}
 	c.succeed()
-	c.wr = wr{}
+	c.notReady() // Start resets the work request
 	return true, nil
 }
 
@@ -309,6 +336,7 @@ func (c *Chain) Abort() (wasOpen bool) {
 		c.forget()
 	}
 	c.open, c.err, c.wr, c.ready = false, nil, wr{}, false
+	c.notReady()
 	return wasOpen
 }
 

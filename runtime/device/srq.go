@@ -1,0 +1,149 @@
+package device
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/rq"
+)
+
+// SRQConfig describes a shared receive queue (ibv_create_srq).
+type SRQConfig struct {
+	MaxWR  int // work requests outstanding at once (the device may give more)
+	MaxSGE int // scatter/gather elements per work request
+}
+
+// SRQMemory is what a backend's SRQ hands the writer (mlx5dv_init_obj's
+// mlx5dv_srq): the API builds rq.SRQ from it.
+type SRQMemory struct {
+	SRQN uint32
+	// Mem is the ring (a power-of-two number of WQEs of Stride bytes,
+	// a wait queue included) and the SRQ's own doorbell record. Both stay
+	// valid until the SRQ is closed.
+	Mem    rq.Memory
+	Stride int
+	// Head and Tail bound the free list of a new SRQ (mlx5dv_srq.head and
+	// tail). WQEs past Tail are libmlx5's wait queue, which the writer
+	// keeps apart. The API lays the ring out as libmlx5 does for a new
+	// SRQ (rq.SRQConfig.Init), so a backend may hand it over zeroed.
+	Head, Tail uint16
+}
+
+// BackendSRQ is a shared receive queue.
+type BackendSRQ interface {
+	Memory() SRQMemory
+	Close() error
+}
+
+// SRQ is a shared receive queue: the runtime/rq writer over the device's
+// ring, registered with the CQs of the QPs receiving through it.
+type SRQ struct {
+	c   *Context
+	b   BackendSRQ
+	n   *node
+	mem SRQMemory
+	w   *rq.SRQ
+	// cqs counts, per receive CQ, the open QPs using the SRQ there: a CQ
+	// with cqe_version 0 finds the SRQ by its number (cq.AddSRQ) while
+	// one is left.
+	cqs map[*CQ]int
+}
+
+// checkSRQConfig refuses what no backend could create, naming the field.
+func (pd *PD) checkSRQConfig(cfg SRQConfig) error {
+	caps := pd.c.info.Caps
+	switch {
+	case cfg.MaxWR <= 0 || cfg.MaxWR >= rq.MaxSRQWQEs/2 || (caps.MaxSRQWR > 0 && cfg.MaxWR > caps.MaxSRQWR):
+		return fmt.Errorf("SRQConfig.MaxWR %d (1 to Caps.MaxSRQWR %d, below %d)", cfg.MaxWR, caps.MaxSRQWR, rq.MaxSRQWQEs/2)
+	case cfg.MaxSGE <= 0 || (caps.MaxSRQSGE > 0 && cfg.MaxSGE > caps.MaxSRQSGE):
+		return fmt.Errorf("SRQConfig.MaxSGE %d (1 to Caps.MaxSRQSGE %d)", cfg.MaxSGE, caps.MaxSRQSGE)
+	}
+	return nil
+}
+
+// CreateSRQ creates a shared receive queue (ibv_create_srq) with its
+// writer. RC QPs and DCTs receive through it (QPConfig.SRQ).
+func (pd *PD) CreateSRQ(cfg SRQConfig) (*SRQ, error) {
+	if err := pd.checkSRQConfig(cfg); err != nil {
+		return nil, fmt.Errorf("device: CreateSRQ: %w", err)
+	}
+	s := &SRQ{c: pd.c, cqs: map[*CQ]int{}}
+	n, err := pd.c.create("CreateSRQ", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.CreateSRQ(cfg)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := s.build(b, cfg); err != nil {
+			b.Close()
+			return "", nil, err
+		}
+		return fmt.Sprintf("SRQ %#x", s.mem.SRQN), func() error { s.w.Close(); return b.Close() }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.n = n
+	return s, nil
+}
+
+// build lays out the backend's ring and makes the writer over it.
+func (s *SRQ) build(b BackendSRQ, cfg SRQConfig) error {
+	m := b.Memory()
+	if m.Mem.Ring == nil || m.Mem.DBR == nil || m.Stride <= 0 {
+		return errors.New("the backend's SRQ has no ring, doorbell record or stride (SRQMemory)")
+	}
+	if m.SRQN == 0 || m.SRQN > 0xffffff {
+		return fmt.Errorf("the backend's SRQ number %#x is not a non-zero 24-bit number", m.SRQN)
+	}
+	wqes := len(m.Mem.Ring) / m.Stride
+	w, err := rq.NewSRQ(rq.SRQConfig{Mem: m.Mem, Stride: m.Stride, Head: m.Head, Tail: m.Tail,
+		Counter: uint16(binary.BigEndian.Uint32(m.Mem.DBR[:])), Init: true, WaitQueue: int(m.Tail)+1 < wqes})
+	if err != nil {
+		return err
+	}
+	if got := int(m.Tail) - int(m.Head); got < cfg.MaxWR || w.MaxGS() < cfg.MaxSGE {
+		return fmt.Errorf("the backend's SRQ holds %d work requests of %d SGEs, %d of %d were asked for", got, w.MaxGS(), cfg.MaxWR, cfg.MaxSGE)
+	}
+	s.b, s.mem, s.w = b, m, w
+	return nil
+}
+
+// SRQN returns the SRQ's number.
+func (s *SRQ) SRQN() uint32 { return s.mem.SRQN }
+
+// RQ returns the writer that posts to the SRQ (ibv_post_srq_recv). Like
+// the QPs' writers it is not safe for concurrent use, and refuses work
+// (rq.ErrClosed) once the SRQ is closed.
+func (s *SRQ) RQ() *rq.SRQ { return s.w }
+
+// MaxWR returns how many work requests may be outstanding: the free
+// list's length (one WQE always stays on it).
+func (s *SRQ) MaxWR() int { return int(s.mem.Tail) - int(s.mem.Head) }
+
+// Close destroys the SRQ, and first the QPs receiving through it.
+func (s *SRQ) Close() error {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return closeNode(s.n)
+}
+
+// attach registers the SRQ for a QP completing its receives to c; the
+// returned func undoes it. The caller holds the context's lock.
+func (s *SRQ) attach(c *CQ) (func(), error) {
+	if c.mem.CQEVersion == 0 && s.cqs[c] == 0 {
+		if err := c.poll.AddSRQ(s.mem.SRQN, cq.SRQ{Q: s.w}); err != nil {
+			return nil, err
+		}
+	}
+	s.cqs[c]++
+	return func() {
+		if s.cqs[c]--; s.cqs[c] == 0 {
+			delete(s.cqs, c)
+			if c.mem.CQEVersion == 0 {
+				c.poll.RemoveSRQ(s.mem.SRQN)
+			}
+		}
+	}, nil
+}

@@ -1,0 +1,133 @@
+package wrcheck
+
+import (
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+)
+
+// The fast paths (TryBuilder, TryData) read two words of the open work
+// request, kept with the state they summarise so that each check is a
+// compare:
+//
+//   - wr.busy is 0 when a builder may start at once: the batch is open
+//     without error and the open work request, if any, is whole. Otherwise
+//     it holds the setter groups still missing, busyCounting for an mkey
+//     configuration still counting setters, or busyNotReady. Every
+//     change that can make a builder wrong sets it (wr.set, fail, the
+//     batch calls); a stale non-zero value only sends the next builder
+//     through the full checks, which name the rule or succeed.
+//   - wr.accept holds the setters (fastFn.bit) the open work request may
+//     still take without the full checks. wr.set clears it; only an
+//     ordinary builder on a ready batch sets it.
+const (
+	busyNotReady = 1 << 31 // no batch open, or the batch failed
+	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
+)
+
+// fastFn is what the fast paths need of one function on this QP,
+// computed once by New.
+type fastFn struct {
+	// builder: the wr_flags it needs; bit 32, which no uint32 flags
+	// have, when the QP does not offer it.
+	flags uint64
+	need  mlx5rules.SetterGroup // builder: the setter groups it requires here
+	takes uint64                // builder: the setters (bits) that may follow it here
+	bit   uint64                // setter: its bit; 0 for a setter without a fast path
+	group mlx5rules.SetterGroup // setter: its group
+	same  uint64                // setter: the bits of every setter of its group
+}
+
+// initFast fills the fast paths' table from the full one.
+func (c *Chain) initFast() {
+	var bitOf [mlx.NumFuncs]uint64
+	n := 0
+	for s := range mlx.NumFuncs {
+		info := &mlx5rules.Funcs[s]
+		// Layout setters may repeat (the once rule exempts them); they
+		// belong to mkey configurations, which never take the fast path.
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 64 {
+			continue
+		}
+		bitOf[s] = 1 << n
+		n++
+	}
+	for f := range mlx.NumFuncs {
+		ff := &c.fast[f]
+		ff.flags = uint64(c.wrFlags[f])
+		if !c.offered[f] {
+			ff.flags |= 1 << 32
+		}
+		ff.need = c.needs[f]
+		ff.bit, ff.group = bitOf[f], c.group[f]
+		for s := range mlx.NumFuncs {
+			if c.follows[f][s] {
+				ff.takes |= bitOf[s]
+			}
+			if bitOf[s] != 0 && c.group[s]&c.group[f] != 0 {
+				ff.same |= bitOf[s]
+			}
+		}
+	}
+}
+
+// pending is busy for a work request that needs the groups need, has
+// got, and counts setters until finalized.
+func pending(need, got mlx5rules.SetterGroup, counting, finalized bool) uint32 {
+	b := uint32(need &^ got)
+	if counting && !finalized {
+		b |= busyCounting
+	}
+	return b
+}
+
+// got records setter fn, checked in full, in the open work request and
+// reports whether the work request is now whole: the writer finishes its
+// WQE. The setters of fn's group are no longer accepted on the fast path.
+func (c *Chain) got(fn mlx.Func) (whole bool) {
+	w := &c.wr
+	g := c.group[fn]
+	w.got |= g
+	w.busy &^= uint32(g)
+	w.accept &^= c.fast[fn].same
+	return w.need&^w.got == 0
+}
+
+// notReady stops the fast paths until the next batch.
+func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
+
+// Ready reports whether builder fn, with wrFlags, passes its checks on
+// the fast path (TryBuilder's test), without recording anything: a writer
+// tests its own conditions too before it opens the work request with
+// Open.
+func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
+	f := &c.fast[fn]
+	return c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags
+}
+
+// Open opens the work request of builder fn after Ready said it may.
+func (c *Chain) Open(fn mlx.Func) {
+	c.wrs++
+	c.wr.setData(fn, &c.fast[fn])
+}
+
+// Whole reports whether a work request of builder fn is whole once setter
+// follows it on the fast path (a one-call form: builder and setter in one
+// method): the QP takes the setter after fn and one entry, and fn needs
+// nothing more. A writer computes it once per QP.
+func (c *Chain) Whole(fn, setter mlx.Func) bool {
+	f := &c.fast[fn]
+	return f.takes&c.fast[setter].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
+}
+
+// OpenWhole opens the work request of builder fn and records setter, as
+// Open and TryData would, after Ready said fn may start and Whole that
+// setter makes it whole (so nothing is missing: busy is 0).
+func (c *Chain) OpenWhole(fn, setter mlx.Func) {
+	c.wrs++
+	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
+	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
+	w.fn, w.got, w.need = fn, s.group, f.need
+	w.numSetters, w.setters, w.xlat = 0, 0, 0
+	w.mkey = nil
+	w.busy, w.accept = 0, f.takes&^s.same
+}

@@ -1,0 +1,140 @@
+package wrcheck
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+)
+
+// checkFastState fails if the fast paths' words let through a call the
+// full checks refuse: busy 0 must mean a builder may start (the batch is
+// ready, the open work request whole), and every setter wr.accept holds
+// must follow the open builder, once, on a ready batch.
+func checkFastState(t *testing.T, c *Chain, step int) {
+	t.Helper()
+	w := &c.wr
+	if w.busy == 0 && !(c.ready && c.open && c.err == nil && (!w.open || w.whole())) {
+		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.open, w.whole())
+	}
+	for s := range mlx.NumFuncs {
+		f := &c.fast[s]
+		if w.accept&f.bit == 0 {
+			continue
+		}
+		if !(c.ready && c.err == nil && w.open && !w.finalized && !w.counting && c.follows[w.fn][s] && w.got&c.group[s] == 0) {
+			t.Fatalf("step %d: %v accepted on the fast path after %v (ready %v, got %#x, finalized %v)",
+				step, mlx.Func(s), w.fn, c.ready, w.got, w.finalized)
+		}
+	}
+}
+
+// TestFastStateSound drives random chains of calls on random QPs and
+// checks the fast paths' words after every call.
+func TestFastStateSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 1))
+	sig := &mlx.SigBlockAttr{}
+	var ahObj [64]byte
+	for round := range 3000 {
+		qp := &QP{Type: mlx.QPType(1 << rng.IntN(6)), SendOps: mlx.IBVQPCreateSendOpsFlags(rng.Uint64()),
+			MlxSendOps: mlx.QPCreateSendOpsFlags(rng.Uint64()), MaxInlineData: rng.IntN(64), MaxSendSGE: rng.IntN(4), MaxMemcpy: 1 << 20}
+		if round%2 == 0 {
+			qp.Type, qp.SendOps = mlx.QPRC, 0x3ff
+		}
+		c := New(qp)
+		m := NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+		tmpl, err := NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Builders and setters are drawn from the send path's functions
+		// mostly, so that chains get past their first call.
+		pick := func() mlx.Func {
+			if rng.IntN(4) == 0 {
+				return mlx.Func(rng.IntN(int(mlx.NumFuncs)))
+			}
+			fns := []mlx.Func{mlx.FnWRRDMAWrite, mlx.FnWRSend, mlx.FnWRRDMARead, mlx.FnWRSetSGE, mlx.FnWRSetSGEList,
+				mlx.FnWRSetInlineData, mlx.FnWRSetDCAddr, mlx.FnWRMkeyConfigure, mlx.FnWRSetMkeyAccessFlags, mlx.FnWRLocalInv}
+			return fns[rng.IntN(len(fns))]
+		}
+		for step := range 40 {
+			fn := pick()
+			switch rng.IntN(10) {
+			case 0:
+				c.Start()
+			case 1:
+				c.Complete(mlx.FnWRComplete)
+			case 2:
+				c.Abort()
+			case 3, 4:
+				c.Builder(fn, uint32(rng.IntN(32)))
+			case 5, 6:
+				c.Data(fn, rng.IntN(5), rng.IntN(80))
+			case 7:
+				c.MkeyConfigure(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, uint8(rng.IntN(3)), &mlx.MkeyConfAttr{})
+			case 8:
+				if rng.IntN(2) == 0 {
+					c.MkeyAccess(fn, 1)
+				} else {
+					c.MkeySigBlock(fn, sig)
+				}
+			case 9:
+				if rng.IntN(2) == 0 {
+					c.ConfigureMkey(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, tmpl, 1+rng.IntN(4), 4096)
+				} else {
+					c.DCAddr(fn, unsafe.Pointer(&ahObj), rng.IntN(3)-1)
+				}
+			}
+			checkFastState(t, c, step)
+		}
+	}
+}
+
+// TestFastPathsTaken: the common chains take the fast paths (a change
+// that left them always refusing would pass every rule test).
+func TestFastPathsTaken(t *testing.T) {
+	c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 64, MaxSendSGE: 2})
+	if c.TryBuilder(mlx.FnWRRDMAWrite, 0) {
+		t.Fatal("a builder took the fast path outside a batch")
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if !c.TryBuilder(mlx.FnWRRDMAWrite, 0) {
+			t.Fatalf("work request %d: the builder did not take the fast path", i)
+		}
+		if ok, whole := c.TryData(mlx.FnWRSetSGE, 1); !ok || !whole {
+			t.Fatalf("work request %d: TryData = %v, %v", i, ok, whole)
+		}
+		if ok, _ := c.TryData(mlx.FnWRSetSGE, 1); ok {
+			t.Fatal("a second data setter took the fast path")
+		}
+	}
+	if ok, _ := c.TryData(mlx.FnWRSetSGE, 3); ok {
+		t.Fatal("3 SGEs above max_send_sge took the fast path")
+	}
+	if err := c.Builder(mlx.FnWRSend, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.TryData(mlx.FnWRSetSGE, 3); ok {
+		t.Fatal("3 SGEs above max_send_sge took the fast path")
+	}
+	if whole, err := c.Data(mlx.FnWRSetInlineData, 0, 8); err != nil || !whole {
+		t.Fatal(whole, err)
+	}
+	if c.wr.busy != 0 || c.wr.accept&c.fast[mlx.FnWRSetSGE].bit != 0 {
+		t.Fatalf("after a full data setter: busy %#x, accept %#x", c.wr.busy, c.wr.accept)
+	}
+	if c.TryBuilder(mlx.FnWRAtomicCmpSwp, 0) && c.needs[mlx.FnWRAtomicCmpSwp]&mlx5rules.GroupData == 0 {
+		t.Fatal("an atomic without its data setter requirement")
+	}
+	if _, err := c.Complete(mlx.FnWRComplete); err == nil {
+		t.Fatal("a batch ending in an atomic without data completed")
+	}
+	if c.TryBuilder(mlx.FnWRRDMAWrite, 0) {
+		t.Fatal("a builder took the fast path after Complete")
+	}
+}

@@ -1,0 +1,95 @@
+package sq
+
+import (
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// The fast path of the common data work requests: on an RC QP, a builder
+// whose checks pass on the checker's fast path (one compare) and whose
+// first WQEBB fits max_post and the ring writes its WQE here, in straight
+// line code with no call; everything else (a DCI's address vector, a full
+// queue, a broken rule) takes the general path, which checks in full and
+// names the rule. Both write the same bytes (TestFastMatchesGeneral).
+
+// quick reports whether builder fn takes the fast path.
+func (q *SQ) quick(fn mlx.Func) bool {
+	return !q.dci && q.chk.Ready(fn, q.wrFlags) && q.fits(1) && int32(q.limit-q.curPost) >= 1
+}
+
+// be64 stores v big-endian at p: two adjacent big-endian 32-bit fields
+// (the high one first) in one store.
+func be64(p unsafe.Pointer, v uint64) { *(*mlx.BE64)(p) = mlx.ToBE64(v) }
+
+// be32 stores v big-endian at p.
+func be32(p unsafe.Pointer, v uint32) { *(*mlx.BE32)(p) = mlx.ToBE32(v) }
+
+// post builds a send or RDMA work request (hdr is 0 or the remote address
+// segment's size): the fast path when it may, else dataWR.
+func (q *SQ) post(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr uint64) error {
+	if !q.quick(fn) {
+		return q.postSlow(fn, opcode, hdr, rkey, raddr)
+	}
+	q.chk.Open(fn)
+	pi, mask := q.curPost, q.mask
+	w := q.head + q.nreq
+	if w == q.tail {
+		q.limit = pi + q.n // the oldest WQE in flight
+	}
+	// Both have mask+1 entries (New): no bounds checks.
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&mask)*4)) = pi
+	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w}
+	q.nreq++
+	off := int(pi&mask) * wqebb
+	wqe := unsafe.Add(q.ring, off)
+	be32(wqe, uint32(uint16(pi))<<8|uint32(opcode))
+	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
+	// (fenceCE, with the flags' part computed by SetWRFlags.)
+	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
+	q.fmCache = 0
+	if hdr != 0 {
+		be64(unsafe.Add(wqe, 16), raddr)
+		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
+	}
+	q.curCtrl, q.curSize, q.curData = off, 1+hdr/16, off+16+hdr
+	return nil
+}
+
+// postSlow is post's general path.
+//
+//go:noinline
+func (q *SQ) postSlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr uint64) error {
+	r, err := q.dataWR(fn, opcode, hdr)
+	if err != nil || hdr == 0 {
+		return err
+	}
+	q.setRaddr(r, rkey, raddr)
+	return nil
+}
+
+// SetSGE sets the work request's data to one scatter/gather entry; a zero
+// length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
+// Its fast path: a data segment that does not start a WQEBB (the builder
+// checked the ring's room for it) of a work request that takes it on the
+// checker's fast path.
+func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
+	n := q.curSize
+	if length == 0 || n&3 == 0 {
+		return q.setSGE(lkey, addr, length)
+	}
+	ok, whole := q.chk.TryData(mlx.FnWRSetSGE, 1)
+	if !ok {
+		return q.setSGE(lkey, addr, length)
+	}
+	d := q.at(q.curData)
+	be64(d, uint64(length)<<32|uint64(lkey)) // byte_count, lkey
+	be64(unsafe.Add(d, 8), addr)
+	n++
+	q.curSize = n
+	if whole {
+		q.ctrl().SetQPNDS(q.qpn<<8 | uint32(n))
+		q.curPost += uint32(n+3) / 4
+	}
+	return nil
+}

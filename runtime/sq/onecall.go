@@ -1,0 +1,137 @@
+package sq
+
+import (
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
+
+// The one-call forms: a builder and ibv_wr_set_sge in one method, for
+// the common work requests. Each writes what the two calls would (with the
+// current wr_id and wr_flags), and is checked against the same rules, the
+// builder's first; unlike the two calls, a rejected one writes nothing
+// (the batch fails as the failing call would fail it).
+
+// The builders with a one-call form, as bits of SQ.oneCall: those whose
+// work requests an SGE makes whole on this QP.
+const (
+	oneWrite = 1 << iota
+	oneRead
+	oneSend
+)
+
+// initOneCall computes SQ.oneCall.
+func (q *SQ) initOneCall() {
+	for _, b := range []struct {
+		fn  mlx.Func
+		bit uint8
+	}{{mlx.FnWRRDMAWrite, oneWrite}, {mlx.FnWRRDMARead, oneRead}, {mlx.FnWRSend, oneSend}} {
+		if q.chk.Whole(b.fn, mlx.FnWRSetSGE) {
+			q.oneCall |= b.bit
+		}
+	}
+}
+
+// RDMAWriteSGE builds an RDMA write of length bytes at addr (under lkey)
+// to raddr (under rkey): RDMAWrite then SetSGE in one call
+// (ibv_wr_rdma_write, ibv_wr_set_sge).
+func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	return q.postSGE(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, oneWrite, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
+}
+
+// RDMAReadSGE builds an RDMA read of length bytes from raddr (under rkey)
+// into addr (under lkey): RDMARead then SetSGE in one call
+// (ibv_wr_rdma_read, ibv_wr_set_sge).
+func (q *SQ) RDMAReadSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	return q.postSGE(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, oneRead, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
+}
+
+// SendSGE builds a send of length bytes at addr (under lkey): Send then
+// SetSGE in one call (ibv_wr_send, ibv_wr_set_sge).
+func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
+	return q.postSGE(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, oneSend, 0, 0, 0, lkey, addr, length)
+}
+
+// postSGE writes a one-call work request: on the fast path (an RC QP, the
+// checks on the checker's fast path, room for a WQEBB, a non-empty SGE)
+// the whole WQE in one go, else through postSGESlow.
+func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	if q.oneCall&bit == 0 || length == 0 || !q.quick(fn) {
+		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
+	}
+	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
+	pi, mask := q.curPost, q.mask
+	w := q.head + q.nreq
+	if w == q.tail {
+		q.limit = pi + q.n // the oldest WQE in flight
+	}
+	// Both have mask+1 entries (New): no bounds checks.
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&mask)*4)) = pi
+	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w}
+	q.nreq++
+	off := int(pi&mask) * wqebb
+	wqe := unsafe.Add(q.ring, off)
+	ds := 2 + hdr/16
+	// The ctrl segment: opcode and index, then qpn and ds, in one store;
+	// signature 0, stream id 0 and fm_ce_se in another.
+	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
+	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
+	q.fmCache = 0
+	d := unsafe.Add(wqe, 16)
+	if hdr != 0 {
+		be64(d, raddr)
+		be64(unsafe.Add(d, 8), uint64(rkey)<<32) // rkey, reserved 0
+		d = unsafe.Add(d, 16)
+	}
+	be64(d, uint64(length)<<32|uint64(lkey)) // byte_count, lkey
+	be64(unsafe.Add(d, 8), addr)
+	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
+	q.curPost = pi + 1
+	return nil
+}
+
+// postSGESlow is postSGE's general path: the builder's checks, its room,
+// the setter's checks and the room of the whole WQE, then the WQE as the
+// two calls write it.
+//
+//go:noinline
+func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	set := mlx.FnWRSetSGE
+	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
+		return err
+	}
+	if err := q.budget(fn, 1); err != nil {
+		return err
+	}
+	t := q.transport()
+	size := 16 + t + hdr
+	if err := q.room(fn, size); err != nil {
+		return err
+	}
+	whole, err := q.chk.Data(set, 1, 0)
+	if err != nil {
+		return err
+	}
+	if length != 0 {
+		size += mlx.WQEDataSegSize
+	}
+	if err := q.room(set, size); err != nil {
+		return err
+	}
+	q.initWQE(opcode, 0, q.wrFlags)
+	q.curSize = (16 + t + hdr) / 16
+	r := q.wrap(q.curCtrl + 16 + t)
+	q.curData = r + hdr
+	if hdr != 0 {
+		q.setRaddr(r, rkey, raddr)
+	}
+	if length != 0 {
+		d := (*mlx.WQEDataSeg)(q.at(q.curData))
+		d.SetByteCount(length)
+		d.SetLkey(lkey)
+		d.SetAddr(addr)
+		q.curSize++
+	}
+	q.done(whole)
+	return nil
+}
