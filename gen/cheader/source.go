@@ -37,14 +37,34 @@ const markerPragma = "mlx5gen"
 var maxSourceBytes int64 = 64 << 20
 
 // sourceFS serves the files under their own (absolute) names with markers.
+// One sourceFS serves both of the model's translations: a file the first
+// read and marked is served again as it was, so that the second neither
+// reads nor scans it again (nor sees it changed in between); its budgets
+// (bytes, text cost, markers) go on from where the first left them.
 type sourceFS struct {
 	p       *parser
 	total   int64
 	costs   costTable
 	markers int // how many more line markers may be inserted
+	served  map[string]servedFile
+	reads   int // files read from disk
+}
+
+// servedFile is a file as sourceFS served it: its marked text and the
+// line it was refused at, and why ("" when it was not).
+type servedFile struct {
+	marked []byte
+	line   int
+	why    string
 }
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
+	if f, ok := s.served[name]; ok {
+		if f.why != "" {
+			s.p.refuse(name, f.line, f.why)
+		}
+		return &memFile{name: name, r: bytes.NewReader(f.marked), size: int64(len(f.marked))}, nil
+	}
 	// Stat first: opening a FIFO would block, and a device such as
 	// /dev/zero never ends.
 	fi, err := os.Stat(name)
@@ -73,6 +93,7 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.reads++
 	s.total += int64(len(src))
 	s.p.observeRead(name, src)
 	if s.total > maxSourceBytes { // it grew while read
@@ -83,6 +104,10 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	if why != "" {
 		s.p.refuse(name, line, why)
 	}
+	if s.served == nil {
+		s.served = map[string]servedFile{}
+	}
+	s.served[name] = servedFile{marked: marked, line: line, why: why}
 	return &memFile{name: name, r: bytes.NewReader(marked), size: int64(len(marked))}, nil
 }
 

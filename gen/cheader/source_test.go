@@ -33,3 +33,15 @@ func TestSourceLimit(t *testing.T) {
 		t.Fatalf("want an IncludeError naming infiniband/big.h, got %v", err)
 	}
 }
+
+// Both translations of a header are served from one reading of each file:
+// the second neither reads nor marks a file again.
+func TestSourceReadOnce(t *testing.T) {
+	_, p, err := load(Config{IncludeRoot: "testdata/corner", Header: "infiniband/corner.h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fs.reads == 0 || p.fs.reads != len(p.fs.served) {
+		t.Fatalf("%d files read from disk for %d files served: want each read once", p.fs.reads, len(p.fs.served))
+	}
+}
