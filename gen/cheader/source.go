@@ -140,6 +140,7 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 	out := make([]byte, 0, len(src)+len(src)/8+64)
 	out = append(out, "#pragma "+markerPragma+" begin\n#line 1\n"...)
 	var sc lineScanner
+	var toks []string
 	badLine, why := 0, ""
 	afterText := false
 	for line := 1; len(src) > 0; {
@@ -165,7 +166,7 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 		if directive {
 			sc.directiveDepth = 0
 		}
-		toks := cTokens(sc.clean)
+		toks = costs.tokens(sc.clean, toks[:0])
 		// An #include is always marked, for the include chain; it
 		// enters a file, and those are bounded (maxFileEntries).
 		include := directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")
