@@ -147,6 +147,7 @@ func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, erro
 	if p.fs == nil {
 		p.fs = &sourceFS{p: p, markers: maxMarkers}
 	}
+	p.fs.last = eval
 	cfg.FS = p.fs
 	cfg.FSOnly = true // every file through sourceFS, none behind its back
 	cfg.EvalAllMacros = eval

@@ -47,7 +47,9 @@ type sourceFS struct {
 	costs   costTable
 	markers int // how many more line markers may be inserted
 	served  map[string]servedFile
-	reads   int // files read from disk
+	last    bool // the last translation: a file served again is then forgotten
+	reads   int  // files read from disk
+	hits    int  // files served again
 }
 
 // servedFile is a file as sourceFS served it: its marked text and the
@@ -60,6 +62,11 @@ type servedFile struct {
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
 	if f, ok := s.served[name]; ok {
+		s.hits++
+		if s.last {
+			// cc keeps its own copy of what it reads.
+			delete(s.served, name)
+		}
 		if f.why != "" {
 			s.p.refuse(name, f.line, f.why)
 		}
