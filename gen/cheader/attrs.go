@@ -3,6 +3,7 @@ package cheader
 import (
 	"reflect"
 	"strings"
+	"sync"
 
 	"modernc.org/cc/v4"
 )
@@ -110,18 +111,40 @@ func declAttrs(n any) (attrs, []*cc.AlignmentSpecifier) {
 				walk(v.Elem(), false)
 			}
 		case reflect.Struct:
-			if v.Type() == tokenType {
-				return
-			}
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i), false)
-				}
+			for _, i := range nodeFields(v.Type()) {
+				walk(v.Field(i), false)
 			}
 		}
 	}
 	walk(reflect.ValueOf(n), true)
 	return a, alignas
+}
+
+// nodeFieldCache maps a syntax tree node's struct type to nodeFields.
+var nodeFieldCache sync.Map // reflect.Type -> []int
+
+// nodeFields lists the fields of a node's struct type that can lead to
+// other nodes: exported interfaces, pointers and structs other than
+// tokens. Computed once per type: reflect allocates for every Field call,
+// and the model walks the declarations of the whole translation unit.
+func nodeFields(t reflect.Type) []int {
+	if f, ok := nodeFieldCache.Load(t); ok {
+		return f.([]int)
+	}
+	var list []int
+	if t != tokenType {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Interface, reflect.Pointer, reflect.Struct:
+				if f.IsExported() {
+					list = append(list, i)
+				}
+			}
+		}
+	}
+	nodeFieldCache.Store(t, list)
+	return list
 }
 
 // recordAttrs returns the attributes of a struct or union definition:

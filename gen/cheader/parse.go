@@ -144,7 +144,11 @@ func load(c Config) (*Model, *parser, error) {
 // object-like macro fits expandBudget; with eval, cc evaluates them all.
 func (p *parser) translate(cfg *cc.Config, src string, eval bool) (*cc.AST, error) {
 	p.once, p.track, p.srcErr = nil, packTracker{}, nil
-	cfg.FS = &sourceFS{p: p, markers: maxMarkers}
+	if p.fs == nil {
+		p.fs = &sourceFS{p: p, markers: maxMarkers}
+	}
+	p.fs.last = eval
+	cfg.FS = p.fs
 	cfg.FSOnly = true // every file through sourceFS, none behind its back
 	cfg.EvalAllMacros = eval
 	cfg.ExpansionLimit = ccPreprocessLimit
@@ -231,6 +235,7 @@ type parser struct {
 	once   map[string]bool
 	track  packTracker
 	srcErr *sourceRefusal // the first header text sourceFS refused
+	fs     *sourceFS      // serves both translations
 
 	// observed lists, for the model cache (nil: none), every file
 	// sourceFS served or did not find, in the order first met.

@@ -37,14 +37,41 @@ const markerPragma = "mlx5gen"
 var maxSourceBytes int64 = 64 << 20
 
 // sourceFS serves the files under their own (absolute) names with markers.
+// One sourceFS serves both of the model's translations: a file the first
+// read and marked is served again as it was, so that the second neither
+// reads nor scans it again (nor sees it changed in between); its budgets
+// (bytes, text cost, markers) go on from where the first left them.
 type sourceFS struct {
 	p       *parser
 	total   int64
 	costs   costTable
 	markers int // how many more line markers may be inserted
+	served  map[string]servedFile
+	last    bool // the last translation: a file served again is then forgotten
+	reads   int  // files read from disk
+	hits    int  // files served again
+}
+
+// servedFile is a file as sourceFS served it: its marked text and the
+// line it was refused at, and why ("" when it was not).
+type servedFile struct {
+	marked []byte
+	line   int
+	why    string
 }
 
 func (s *sourceFS) Open(name string) (fs.File, error) {
+	if f, ok := s.served[name]; ok {
+		s.hits++
+		if s.last {
+			// cc keeps its own copy of what it reads.
+			delete(s.served, name)
+		}
+		if f.why != "" {
+			s.p.refuse(name, f.line, f.why)
+		}
+		return &memFile{name: name, r: bytes.NewReader(f.marked), size: int64(len(f.marked))}, nil
+	}
 	// Stat first: opening a FIFO would block, and a device such as
 	// /dev/zero never ends.
 	fi, err := os.Stat(name)
@@ -73,6 +100,7 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.reads++
 	s.total += int64(len(src))
 	s.p.observeRead(name, src)
 	if s.total > maxSourceBytes { // it grew while read
@@ -83,6 +111,10 @@ func (s *sourceFS) Open(name string) (fs.File, error) {
 	if why != "" {
 		s.p.refuse(name, line, why)
 	}
+	if s.served == nil {
+		s.served = map[string]servedFile{}
+	}
+	s.served[name] = servedFile{marked: marked, line: line, why: why}
 	return &memFile{name: name, r: bytes.NewReader(marked), size: int64(len(marked))}, nil
 }
 
@@ -115,6 +147,7 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 	out := make([]byte, 0, len(src)+len(src)/8+64)
 	out = append(out, "#pragma "+markerPragma+" begin\n#line 1\n"...)
 	var sc lineScanner
+	var toks []string
 	badLine, why := 0, ""
 	afterText := false
 	for line := 1; len(src) > 0; {
@@ -140,7 +173,7 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 		if directive {
 			sc.directiveDepth = 0
 		}
-		toks := cTokens(sc.clean)
+		toks = costs.tokens(sc.clean, toks[:0])
 		// An #include is always marked, for the include chain; it
 		// enters a file, and those are bounded (maxFileEntries).
 		include := directive && len(toks) > 1 && (toks[1] == "include" || toks[1] == "include_next")

@@ -33,3 +33,18 @@ func TestSourceLimit(t *testing.T) {
 		t.Fatalf("want an IncludeError naming infiniband/big.h, got %v", err)
 	}
 }
+
+// Both translations of a header are served from one reading of each file:
+// the second neither reads nor marks a file again.
+func TestSourceReadOnce(t *testing.T) {
+	_, p, err := load(Config{IncludeRoot: "testdata/corner", Header: "infiniband/corner.h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fs.reads == 0 || p.fs.hits < p.fs.reads {
+		t.Fatalf("%d files read from disk, %d served again: want each read once and served to both translations", p.fs.reads, p.fs.hits)
+	}
+	if len(p.fs.served) != 0 {
+		t.Fatalf("%d files still held after the last translation", len(p.fs.served))
+	}
+}

@@ -16,6 +16,7 @@ const textCostBudget = 10_000_000
 type costTable struct {
 	macros map[string]*costMacro
 	total  int64
+	names  map[string]string // interned token spellings
 }
 
 type costMacro struct {
@@ -130,10 +131,11 @@ func identByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// cTokens splits a line into identifiers, numbers and one-character
-// punctuators: close enough to C's tokens for counting.
-func cTokens(b []byte) []string {
-	var out []string
+// tokens splits a line into identifiers, numbers and one-character
+// punctuators (close enough to C's tokens for counting), appended to out.
+// The spellings are interned: libc's headers repeat a few thousand names
+// hundreds of thousands of times.
+func (t *costTable) tokens(b []byte, out []string) []string {
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
@@ -144,12 +146,24 @@ func cTokens(b []byte) []string {
 			for j < len(b) && (identByte(b[j]) || c >= '0' && c <= '9' && b[j] == '.') {
 				j++
 			}
-			out = append(out, string(b[i:j]))
+			out = append(out, t.intern(b[i:j]))
 			i = j
 		default:
-			out = append(out, string(c))
+			out = append(out, string(c)) // one byte: no allocation
 			i++
 		}
 	}
 	return out
+}
+
+func (t *costTable) intern(b []byte) string {
+	if s, ok := t.names[string(b)]; ok {
+		return s
+	}
+	if t.names == nil {
+		t.names = map[string]string{}
+	}
+	s := string(b)
+	t.names[s] = s
+	return s
 }
