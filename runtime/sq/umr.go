@@ -1,6 +1,8 @@
 package sq
 
 import (
+	"encoding/binary"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
@@ -201,6 +203,11 @@ func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) e
 // to a whole WQEBB.
 func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 	off := q.curData
+	if n := len(sges); off+16*n <= q.qend {
+		q.klms(off, sges)
+		q.layoutEnd(off+16*n, align64(16*n)-16*n, 16*n, length)
+		return
+	}
 	for i := range sges {
 		if off == q.qend {
 			off = 0
@@ -213,6 +220,16 @@ func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 	}
 	n := len(sges)
 	q.layoutEnd(off, align64(16*n)-16*n, 16*n, length)
+}
+
+// klms writes a KLM per entry at off, in whole words; they must not wrap.
+func (q *SQ) klms(off int, sges []mlx.SGE) {
+	for i := range sges {
+		k := (*[16]byte)(q.at(off))
+		binary.BigEndian.PutUint64(k[0:8], uint64(sges[i].Length)<<32|uint64(sges[i].Lkey))
+		binary.BigEndian.PutUint64(k[8:16], sges[i].Addr)
+		off += mlx.WQEUMRKLMSegSize
+	}
 }
 
 // layoutInterleaved writes an interleaved layout: the repeat block header
@@ -376,19 +393,6 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if mk.Wire.Present {
 		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
 	}
-}
-
-// setPSV writes a SET_PSV work request: the initial transient signature of
-// a signature domain.
-func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
-	q.initWQE(mlx.MLX5_OPCODE_SET_PSV, wrDataUMR, flags)
-	p := (*mlx.WQESetPSVSeg)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
-	clear(p[:])
-	p.SetPSVIndex(index)
-	p.SetTransientSignature(ts)
-	q.curSize = 2
-	q.fmCache = smallFence
-	q.finalize()
 }
 
 // transientSig is a domain's initial transient signature.

@@ -86,8 +86,16 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	return c.layout(fn, entries, length, interleaved)
 }
 
-// mkeySetter runs the checks of a setter of an mkey configuration.
-func (c *Chain) mkeySetter(fn mlx.Func) error {
+// mkeySetter runs the checks of a setter of an mkey configuration. Its
+// common case is one test on the QP's tables (follows holds the QP type's
+// part of setter's checks), inlined into the setters; the rest
+// (mkeySetterSlow) names the rule.
+func (c *Chain) mkeySetter(fn mlx.Func) bool {
+	w := &c.wr
+	return c.ready && w.open && w.mkey != nil && !w.finalized && c.follows[w.fn][fn] && w.got&c.group[fn] == 0
+}
+
+func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
 	if err := c.setter(fn); err != nil {
 		return err
 	}
@@ -100,8 +108,10 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 
 // MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
 func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
@@ -112,8 +122,10 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
 // entries, covering length bytes.
 func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
@@ -146,8 +158,10 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
 func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
@@ -167,8 +181,10 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
 func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
