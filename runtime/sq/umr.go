@@ -72,10 +72,19 @@ func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
 // umrBegin checks that an mkey configuration's builder fn fits: its UMR
 // within max_post and, with u (nil: not finished), what umrRoom checks.
 func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
+	if u == nil && q.fits(1) && q.roomFor(umrFixed+layout) {
+		return nil // the common case, inlined
+	}
 	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	return q.umrRoom(fn, layout, true, u)
+}
+
+// roomFor is room's test, inlinable: size bytes fit at the producer
+// index. room names the rule when it fails.
+func (q *SQ) roomFor(size int) bool {
+	return int(int32(q.limit-q.curPost)) >= (size+wqebb-1)/wqebb
 }
 
 // finishIfDone writes the rest of the UMR when the checks finished the
@@ -132,8 +141,10 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.access(uint32(acc))
 	q.finishIfDone(u)
@@ -173,8 +184,10 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
-		return err
+	if u != nil || !q.roomFor(umrFixed+align64(16*len(sges))) {
+		if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
+			return err
+		}
 	}
 	q.layoutList(sges, length)
 	q.finishIfDone(u)
@@ -279,8 +292,10 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.finishIfDone(u)
 	return nil
@@ -294,8 +309,10 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.finishIfDone(u)
 	return nil
