@@ -50,15 +50,18 @@ func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error
 	if !header {
 		wrs-- // the UMR was counted when the configuration began
 	}
+	if q.fits(wrs) && q.roomFor(umrNeed(u)) {
+		return nil // the common case, without the calls that name the rule
+	}
 	if err := q.budget(fn, wrs); err != nil {
 		return err
 	}
 	return q.umrRing(fn, u)
 }
 
-// umrRing checks that the ring holds the UMR of a finished configuration:
-// its fixed part, translation and BSFs, and its SET_PSVs.
-func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
+// umrNeed is the ring's bytes a finished configuration takes: its UMR's
+// fixed part, translation and BSFs, and its SET_PSVs.
+func umrNeed(u *wrcheck.UMR) int {
 	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb
 	if u.SigBSF {
 		need += wqebb
@@ -66,7 +69,12 @@ func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
 	if u.CryptoBSF {
 		need += wqebb
 	}
-	return q.room(fn, need)
+	return need
+}
+
+// umrRing checks that the ring holds the UMR of a finished configuration.
+func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
+	return q.room(fn, umrNeed(u))
 }
 
 // umrBegin checks that an mkey configuration's builder fn fits: its UMR
