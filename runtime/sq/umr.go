@@ -122,15 +122,21 @@ func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) e
 }
 
 // umrStart writes the fixed part of an mkey configuration's UMR.
+// The segments are zeroed as whole values (inline stores), not through
+// umrHeader's clear of a slice (a call to memclr each).
 func (q *SQ) umrStart(mk *Mkey) {
-	u, m := q.umrHeader(wrDataUMR, mk.Lkey)
-	clear(q.bytes(m, mlx.WQEMkeyContextSegSize))
-	q.mkeyCtx(m).SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
-	q.curSize = umrFixed / 16
-	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
-	uc := q.umrCtrl(u)
+	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
+	q.ctrl().SetImm(mk.Lkey)
+	uc := q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize)
+	*uc = mlx.WQEUMRCtrlSeg{}
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
+	m := q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)
+	mc := q.mkeyCtx(m)
+	*mc = mlx.WQEMkeyContextSeg{}
+	mc.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	q.curSize = umrFixed / 16
+	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
 	q.fmCache = smallFence
 	q.inl = true
 }
