@@ -106,7 +106,11 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 // (mkeySetterSlow) names the rule.
 func (c *Chain) mkeySetter(fn mlx.Func) bool {
 	w := &c.wr
-	return c.ready && w.open && w.mkey != nil && !w.finalized && c.follows[w.fn][fn] && w.got&c.group[fn] == 0
+	// An open, unfinished configuration with an mkey is mkey_configure's
+	// (the mr_* builders and templates finish theirs at once): its row of
+	// follows is a constant offset.
+	return c.ready && w.open && w.fn == mlx.FnWRMkeyConfigure && w.mkey != nil && !w.finalized &&
+		c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&c.group[fn] == 0
 }
 
 func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
