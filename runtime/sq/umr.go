@@ -2,6 +2,7 @@ package sq
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
@@ -251,11 +252,11 @@ func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 
 // klms writes a KLM per entry at off, in whole words; they must not wrap.
 func (q *SQ) klms(off int, sges []mlx.SGE) {
+	p := q.at(off) // once: the stores could alias q.ring for the compiler
 	for i := range sges {
-		k := (*[16]byte)(q.at(off))
+		k := (*[16]byte)(unsafe.Add(p, i*mlx.WQEUMRKLMSegSize))
 		binary.BigEndian.PutUint64(k[0:8], uint64(sges[i].Length)<<32|uint64(sges[i].Lkey))
 		binary.BigEndian.PutUint64(k[8:16], sges[i].Addr)
-		off += mlx.WQEUMRKLMSegSize
 	}
 }
 
