@@ -61,13 +61,19 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*
 	return nil, nil
 }
 
-// counted records a successful mkey setter and finishes the configuration
-// when it was the last one announced.
-func (c *Chain) counted(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
+// counted records a successful mkey setter and reports whether it was
+// the last one announced: then the caller finishes the configuration.
+// Inlined (finish is called by the setters), it saves a call per setter.
+func (c *Chain) counted(g mlx5rules.SetterGroup) (last bool) {
 	w := &c.wr
 	w.got |= g
 	w.setters++
-	if w.setters == w.numSetters {
+	return w.setters == w.numSetters
+}
+
+// countedFinish is counted, and finish when the setter was the last one.
+func (c *Chain) countedFinish(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
+	if c.counted(g) {
 		return c.finish(fn)
 	}
 	return nil, nil
@@ -94,7 +100,7 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	if _, err := c.configure(fn, m, 2, false); err != nil {
 		return nil, err
 	}
-	if _, err := c.counted(fn, mlx5rules.GroupAccess); err != nil {
+	if _, err := c.countedFinish(fn, mlx5rules.GroupAccess); err != nil {
 		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
@@ -134,7 +140,10 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
 	}
-	return c.counted(fn, mlx5rules.GroupAccess)
+	if c.counted(mlx5rules.GroupAccess) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
@@ -170,7 +179,10 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 		w.xlat += 16
 	}
 	w.mkey.Length = length
-	return c.counted(fn, mlx5rules.GroupLayout)
+	if c.counted(mlx5rules.GroupLayout) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
@@ -193,7 +205,10 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 	m.Wire.set(attr.Wire)
 	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
 	m.Sig = SigUpdated
-	return c.counted(fn, mlx5rules.GroupSignature)
+	if c.counted(mlx5rules.GroupSignature) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
@@ -214,7 +229,10 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
-	return c.counted(fn, mlx5rules.GroupCrypto)
+	if c.counted(mlx5rules.GroupCrypto) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // BlockBytes is the size in bytes of a block-size enum value (0 if
