@@ -10,10 +10,10 @@ import (
 
 // TestMkeyFastPathsInline checks that the common-case tests of the mkey
 // calls stay inlined where they are called (-gcflags=-m): the builder's
-// (builderOK, in mlx5dv_wr_mkey_configure and mlx5dv_wr_mr_*) and the
+// (builderOK, in mlx5dv_wr_mkey_configure and mlx5dv_wr_mr_*), the
 // setters' (mkeySetter, in each of the four) and their count (counted).
-// A change that makes one too
-// costly to inline puts a call back on every configuration.
+// A change that makes one too costly to inline puts a call back on every
+// configuration.
 func TestMkeyFastPathsInline(t *testing.T) {
 	want := map[string]int{"builderOK": 2, "mkeySetter": 4, "counted": 5}
 	inlined(t, ".", "(*Chain).", want)
