@@ -1,6 +1,8 @@
 package sq
 
 import (
+	"encoding/binary"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
@@ -105,36 +107,40 @@ func bsfBytes(t *MkeyTemplate) int {
 // writeTemplate writes a configuration of the common case (no crypto, no
 // signature-error update: what wrcheck's ConfigureMkey accepts) from the
 // template's image, when it does not wrap: the UMR with the BSF at bsf,
-// then the SET_PSVs.
+// then the SET_PSVs. The ctrl segments, the KLMs and the SET_PSVs are
+// whole-word big-endian stores of values known up front (what initWQE,
+// setPSV and finalize write one field at a time), and the two or three
+// WQEs' bookkeeping is done here at once.
 func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
-	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
-	base := q.curCtrl
-	c := q.ctrl()
-	c.SetImm(mk.Lkey)
 	g := &t.img
+	sig := t.chk.Sig
+	base := int(q.curPost&q.mask) * wqebb
+	ds := (bsf - base) / 16
+	fcs := q.fenceCEFlags(q.wrFlags)
+	if sig {
+		ds += mlx.BSFSize / 16
+		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
+	}
+	q.headWQE(base, mlx.MLX5_OPCODE_UMR, ds, fcs)
+	c := (*[16]byte)(q.at(base))
+	binary.BigEndian.PutUint32(c[12:16], mk.Lkey)
 	u := (*mlx.WQEUMRCtrlSeg)(q.at(base + mlx.WQECtrlSegSize))
 	*u = g.umr
+	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
 	m := (*mlx.WQEMkeyContextSeg)(q.at(base + wqebb))
 	*m = g.mkc
 	m.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
 	m.SetLen(length)
 	off := base + umrFixed
-	for i := range sges {
-		k := (*mlx.WQEUMRKLMSeg)(q.at(off))
-		k.SetByteCount(sges[i].Length)
-		k.SetMkey(sges[i].Lkey)
-		k.SetAddress(sges[i].Addr)
-		off += mlx.WQEUMRKLMSegSize
-	}
+	q.klms(off, sges)
+	off += mlx.WQEUMRKLMSegSize * len(sges)
 	if off < bsf {
 		clear(q.bytes(off, bsf-off))
 	}
-	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
 	q.inl = true
 	q.fmCache = smallFence
-	if !t.chk.Sig {
-		q.curSize = (bsf - base) / 16
-		q.finalize()
+	q.curCtrl, q.curSize = base, ds
+	if !sig {
 		return
 	}
 	b := (*mlx.BSF)(q.at(bsf))
@@ -146,10 +152,6 @@ func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uin
 	if wire {
 		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
 	}
-	q.curSize = (bsf + mlx.BSFSize - base) / 16
-	// The last SET_PSV reports the completion, not the UMR.
-	c.SetFmCeSe(c.FmCeSe() &^ mlx.MLX5_WQE_CTRL_CQ_UPDATE)
-	q.finalize()
 	if mem {
 		flags := q.wrFlags
 		if wire {
@@ -160,6 +162,32 @@ func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uin
 	if wire {
 		q.setPSV(mk.WirePSV, g.wireTS, q.wrFlags)
 	}
+}
+
+// headWQE books the WQE of ds 16-byte units at the producer index, at
+// offset off (it must not wrap), writes its ctrl segment's first 12 bytes
+// (opcode and index, QPN and size, fm_ce_se) in two stores and moves the
+// producer index past it: initWQE and finalize in one.
+func (q *SQ) headWQE(off int, opcode mlx.Opcode, ds int, fcs uint8) {
+	q.book(q.curPost&q.mask, wrDataUMR)
+	c := (*[12]byte)(q.at(off))
+	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
+	binary.BigEndian.PutUint32(c[8:12], uint32(fcs))
+	q.curPost += uint32(ds+3) / 4
+}
+
+// setPSV writes a SET_PSV work request, the initial transient signature
+// of a signature domain: its ctrl segment but the immediate (libmlx5
+// leaves it), the PSV index and the signature, in whole words. It is one
+// WQEBB: it never wraps.
+func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
+	off := int(q.curPost&q.mask) * wqebb
+	q.headWQE(off, mlx.MLX5_OPCODE_SET_PSV, 2, q.fenceCEFlags(flags))
+	p := (*[16]byte)(q.at(off + mlx.WQECtrlSegSize))
+	binary.BigEndian.PutUint64(p[0:8], uint64(index)<<32)
+	binary.BigEndian.PutUint64(p[8:16], ts)
+	q.fmCache = smallFence
+	q.curCtrl, q.curSize = off, 2
 }
 
 // configureChecked is ConfigureMkey's general case: the checks of the

@@ -1,6 +1,9 @@
 package sq
 
 import (
+	"encoding/binary"
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 )
@@ -48,15 +51,18 @@ func (q *SQ) umrRoom(fn mlx.Func, layout int, header bool, u *wrcheck.UMR) error
 	if !header {
 		wrs-- // the UMR was counted when the configuration began
 	}
+	if q.fits(wrs) && q.roomFor(umrNeed(u)) {
+		return nil // the common case, without the calls that name the rule
+	}
 	if err := q.budget(fn, wrs); err != nil {
 		return err
 	}
 	return q.umrRing(fn, u)
 }
 
-// umrRing checks that the ring holds the UMR of a finished configuration:
-// its fixed part, translation and BSFs, and its SET_PSVs.
-func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
+// umrNeed is the ring's bytes a finished configuration takes: its UMR's
+// fixed part, translation and BSFs, and its SET_PSVs.
+func umrNeed(u *wrcheck.UMR) int {
 	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb
 	if u.SigBSF {
 		need += wqebb
@@ -64,16 +70,30 @@ func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
 	if u.CryptoBSF {
 		need += wqebb
 	}
-	return q.room(fn, need)
+	return need
+}
+
+// umrRing checks that the ring holds the UMR of a finished configuration.
+func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
+	return q.room(fn, umrNeed(u))
 }
 
 // umrBegin checks that an mkey configuration's builder fn fits: its UMR
 // within max_post and, with u (nil: not finished), what umrRoom checks.
 func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
+	if u == nil && q.fits(1) && q.roomFor(umrFixed+layout) {
+		return nil // the common case, inlined
+	}
 	if err := q.budget(fn, 1); err != nil {
 		return err
 	}
 	return q.umrRoom(fn, layout, true, u)
+}
+
+// roomFor is room's test, inlinable: size bytes fit at the producer
+// index. room names the rule when it fails.
+func (q *SQ) roomFor(size int) bool {
+	return int(int32(q.limit-q.curPost)) >= (size+wqebb-1)/wqebb
 }
 
 // finishIfDone writes the rest of the UMR when the checks finished the
@@ -103,15 +123,21 @@ func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) e
 }
 
 // umrStart writes the fixed part of an mkey configuration's UMR.
+// The segments are zeroed as whole values (inline stores), not through
+// umrHeader's clear of a slice (a call to memclr each).
 func (q *SQ) umrStart(mk *Mkey) {
-	u, m := q.umrHeader(wrDataUMR, mk.Lkey)
-	clear(q.bytes(m, mlx.WQEMkeyContextSegSize))
-	q.mkeyCtx(m).SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
-	q.curSize = umrFixed / 16
-	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
-	uc := q.umrCtrl(u)
+	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
+	q.ctrl().SetImm(mk.Lkey)
+	uc := q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize)
+	*uc = mlx.WQEUMRCtrlSeg{}
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
+	m := q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)
+	mc := q.mkeyCtx(m)
+	*mc = mlx.WQEMkeyContextSeg{}
+	mc.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	q.curSize = umrFixed / 16
+	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
 	q.fmCache = smallFence
 	q.inl = true
 }
@@ -130,8 +156,10 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.access(uint32(acc))
 	q.finishIfDone(u)
@@ -171,8 +199,10 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
-		return err
+	if u != nil || !q.roomFor(umrFixed+align64(16*len(sges))) {
+		if err := q.umrRoom(fn, align64(16*len(sges)), false, u); err != nil {
+			return err
+		}
 	}
 	q.layoutList(sges, length)
 	q.finishIfDone(u)
@@ -201,6 +231,11 @@ func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) e
 // to a whole WQEBB.
 func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 	off := q.curData
+	if n := len(sges); off+16*n <= q.qend {
+		q.klms(off, sges)
+		q.layoutEnd(off+16*n, align64(16*n)-16*n, 16*n, length)
+		return
+	}
 	for i := range sges {
 		if off == q.qend {
 			off = 0
@@ -213,6 +248,16 @@ func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 	}
 	n := len(sges)
 	q.layoutEnd(off, align64(16*n)-16*n, 16*n, length)
+}
+
+// klms writes a KLM per entry at off, in whole words; they must not wrap.
+func (q *SQ) klms(off int, sges []mlx.SGE) {
+	p := q.at(off) // once: the stores could alias q.ring for the compiler
+	for i := range sges {
+		k := (*[16]byte)(unsafe.Add(p, i*mlx.WQEUMRKLMSegSize))
+		binary.BigEndian.PutUint64(k[0:8], uint64(sges[i].Length)<<32|uint64(sges[i].Lkey))
+		binary.BigEndian.PutUint64(k[8:16], sges[i].Addr)
+	}
 }
 
 // layoutInterleaved writes an interleaved layout: the repeat block header
@@ -262,8 +307,10 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.finishIfDone(u)
 	return nil
@@ -277,8 +324,10 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 	if err != nil {
 		return err
 	}
-	if err := q.umrRoom(fn, 0, false, u); err != nil {
-		return err
+	if u != nil { // else nothing was added to what the configuration checked
+		if err := q.umrRoom(fn, 0, false, u); err != nil {
+			return err
+		}
 	}
 	q.finishIfDone(u)
 	return nil
@@ -376,189 +425,4 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if mk.Wire.Present {
 		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
 	}
-}
-
-// setPSV writes a SET_PSV work request: the initial transient signature of
-// a signature domain.
-func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
-	q.initWQE(mlx.MLX5_OPCODE_SET_PSV, wrDataUMR, flags)
-	p := (*mlx.WQESetPSVSeg)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
-	clear(p[:])
-	p.SetPSVIndex(index)
-	p.SetTransientSignature(ts)
-	q.curSize = 2
-	q.fmCache = smallFence
-	q.finalize()
-}
-
-// transientSig is a domain's initial transient signature.
-func transientSig(d *wrcheck.Domain) uint64 {
-	if d.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
-		if d.Crc.Type == mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-			return d.Crc.Seed
-		}
-		return d.Crc.Seed << 32
-	}
-	t := &d.T10dif
-	return uint64(t.BG)<<48 | uint64(t.AppTag)<<32 | uint64(t.RefTag)
-}
-
-// blockSelector is the BSF's code for a block size.
-func blockSelector(b mlx.BlockSize) uint8 {
-	switch b {
-	case mlx.MLX5DV_BLOCK_SIZE_512:
-		return 1
-	case mlx.MLX5DV_BLOCK_SIZE_520:
-		return 2
-	case mlx.MLX5DV_BLOCK_SIZE_4048:
-		return 6
-	case mlx.MLX5DV_BLOCK_SIZE_4096:
-		return 3
-	case mlx.MLX5DV_BLOCK_SIZE_4160:
-		return 4
-	}
-	return 0
-}
-
-// The BSF's size field (bits 7..6 of byte 0) and flags.
-const (
-	bsfSizeBasic  = 2 << 6 // basic BSF only
-	bsfSizeCrypto = 3 << 6 // basic BSF followed by a crypto BSF
-	bsfSBS        = 0x10   // memory and wire have the same block structure
-	bsfTypeCrypto = 1
-)
-
-// crcBFS is a CRC domain's block format selector (the top byte of
-// x_bfs_psv).
-func crcBFS(d *wrcheck.Domain) uint32 {
-	var base uint32
-	switch d.Crc.Type {
-	case mlx.MLX5DV_SIG_CRC_TYPE_CRC32:
-		base = 0x20
-	case mlx.MLX5DV_SIG_CRC_TYPE_CRC32C:
-		base = 0x40
-	case mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10:
-		base = 0x50
-	}
-	if d.Crc.Seed == 0 {
-		base |= 0x01
-	}
-	return (base | 0x02) << 24
-}
-
-// difInline writes a T10-DIF domain's inline section of the BSF.
-func difInline(s *mlx.BSFInl, d *wrcheck.Domain) {
-	t := &d.T10dif
-	s.SetVldRefresh(0xc000)
-	s.SetDifApptag(t.AppTag)
-	s.SetDifReftag(t.RefTag)
-	if t.BGType == mlx.MLX5DV_SIG_T10DIF_CRC {
-		s.SetSigType(1)
-	} else {
-		s.SetSigType(2)
-	}
-	seed := uint8(0x80)
-	if t.BG != 0 {
-		seed |= 0x08
-	}
-	s.SetRpInvSeed(seed)
-	var f uint8
-	if t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP) != 0 {
-		f |= 0x40
-	}
-	switch {
-	case t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE) != 0:
-		f |= 0x02
-	case t.Flags&uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE) != 0:
-		f |= 0x01
-	}
-	s.SetDifIncRefGuardCheck(f)
-	s.SetDifAppBitmaskCheck(0xffff)
-}
-
-// sigBSF writes the signature BSF of mk.
-func sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
-	clear(b[:])
-	hdr := uint8(bsfSizeBasic)
-	if crypto {
-		hdr = bsfSizeCrypto
-	}
-	s := b.Basic()
-	s.SetRawDataSize(0xffffffff)
-	mem, wire := &mk.Mem, &mk.Wire
-	if mem.Present || wire.Present {
-		s.SetCheckByteMask(mk.CheckMask)
-	}
-	if mem.Present {
-		var bfs uint32
-		if mem.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
-			bfs = crcBFS(mem)
-		} else {
-			difInline(b.MInl(), mem)
-		}
-		s.SetMBfsPSV(bfs | mk.MemPSV&0xffffff)
-		s.SetMem(blockSelector(mem.Domain.BlockSize))
-	}
-	if wire.Present {
-		var bfs uint32
-		var copyMask uint8
-		sbs := mk.SameStructure()
-		if wire.Domain.SigType == mlx.MLX5DV_SIG_TYPE_CRC {
-			bfs = crcBFS(wire)
-			if sbs {
-				copyMask = 0xf0 // the 4 CRC bytes
-				if wire.Crc.Type == mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10 {
-					copyMask = 0xff
-				}
-			}
-		} else {
-			difInline(b.WInl(), wire)
-			if sbs {
-				if mem.T10dif.BGType == wire.T10dif.BGType && mem.T10dif.BG == wire.T10dif.BG {
-					copyMask |= 0xc0 // guard
-				}
-				if mem.T10dif.AppTag == wire.T10dif.AppTag {
-					copyMask |= 0x30
-				}
-				if mem.T10dif.RefTag == wire.T10dif.RefTag {
-					copyMask |= 0x0f
-				}
-			}
-		}
-		if mk.SigFlags&mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK != 0 {
-			copyMask = mk.CopyMask // the state machine checked sbs
-		}
-		s.SetWBfsPSV(bfs | mk.WirePSV&0xffffff)
-		if sbs {
-			hdr |= bsfSBS
-			s.SetWire(copyMask)
-		} else {
-			s.SetWire(blockSelector(wire.Domain.BlockSize))
-		}
-	}
-	s.SetBSFSizeSbs(hdr)
-}
-
-// cryptoBSF writes the crypto BSF of mk.
-func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *Mkey) {
-	clear(b[:])
-	a := &mk.CryptoAttr
-	hdr := uint8(bsfSizeBasic)
-	if mk.HasSig() {
-		hdr = bsfSizeCrypto
-	}
-	b.SetBSFSizeType(hdr | bsfTypeCrypto)
-	b.SetEncOrder(mk.CryptoOrder())
-	b.SetRawDataSize(0xffffffff)
-	b.SetBsPointer(blockSelector(a.DataUnitSize))
-	tweak := a.InitialTweak
-	if q.xts {
-		// The multi-block engine takes the tweak in the other byte order.
-		for i, j := 0, len(tweak)-1; i < j; i, j = i+1, j-1 {
-			tweak[i], tweak[j] = tweak[j], tweak[i]
-		}
-	}
-	b.SetXTSInitTweak(tweak)
-	b.SetDEK((*DEK)(a.DEK).ObjectID)
-	b.SetKeytag(a.Keytag)
 }

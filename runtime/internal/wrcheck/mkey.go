@@ -12,13 +12,25 @@ import (
 // the UMR says what to write. numSetters is the C uint8_t: no count can
 // wrap.
 func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) (*UMR, error) {
-	if err := c.begin(fn, wrFlags); err != nil {
-		return nil, err
+	if !c.builderOK(fn, wrFlags) {
+		if err := c.begin(fn, wrFlags); err != nil {
+			return nil, err
+		}
 	}
 	if !mlx.ValidateArgsWRMkeyConfigureInto(&c.scratch, unsafe.Pointer(m), unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
+}
+
+// builderOK is begin's common case in one test on the QP's tables, as
+// TryBuilder's, inlined: a batch without error, the open work request (if
+// any) whole, the builder offered with these wr_flags. begin runs the
+// checks one by one, and names the rule, when it does not hold.
+func (c *Chain) builderOK(fn mlx.Func, wrFlags uint32) bool {
+	w := &c.wr
+	return c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
+		wrFlags&c.wrFlags[fn] == c.wrFlags[fn]
 }
 
 // configure opens the configuration of m once begin and the argument
@@ -49,13 +61,19 @@ func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*
 	return nil, nil
 }
 
-// counted records a successful mkey setter and finishes the configuration
-// when it was the last one announced.
-func (c *Chain) counted(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
+// counted records a successful mkey setter and reports whether it was
+// the last one announced: then the caller finishes the configuration.
+// Inlined (finish is called by the setters), it saves a call per setter.
+func (c *Chain) counted(g mlx5rules.SetterGroup) (last bool) {
 	w := &c.wr
 	w.got |= g
 	w.setters++
-	if w.setters == w.numSetters {
+	return w.setters == w.numSetters
+}
+
+// countedFinish is counted, and finish when the setter was the last one.
+func (c *Chain) countedFinish(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
+	if c.counted(g) {
 		return c.finish(fn)
 	}
 	return nil, nil
@@ -65,8 +83,10 @@ func (c *Chain) counted(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error) {
 // an mkey configuration with its access flags and a layout of entries
 // covering length bytes, in one call.
 func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) (*UMR, error) {
-	if err := c.begin(fn, wrFlags); err != nil {
-		return nil, err
+	if !c.builderOK(fn, wrFlags) {
+		if err := c.begin(fn, wrFlags); err != nil {
+			return nil, err
+		}
 	}
 	var ok bool
 	if interleaved {
@@ -80,14 +100,26 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	if _, err := c.configure(fn, m, 2, false); err != nil {
 		return nil, err
 	}
-	if _, err := c.counted(fn, mlx5rules.GroupAccess); err != nil {
+	if _, err := c.countedFinish(fn, mlx5rules.GroupAccess); err != nil {
 		return nil, err
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
 
-// mkeySetter runs the checks of a setter of an mkey configuration.
-func (c *Chain) mkeySetter(fn mlx.Func) error {
+// mkeySetter runs the checks of a setter of an mkey configuration. Its
+// common case is one test on the QP's tables (follows holds the QP type's
+// part of setter's checks), inlined into the setters; the rest
+// (mkeySetterSlow) names the rule.
+func (c *Chain) mkeySetter(fn mlx.Func) bool {
+	w := &c.wr
+	// An open, unfinished configuration with an mkey is mkey_configure's
+	// (the mr_* builders and templates finish theirs at once): its row of
+	// follows is a constant offset.
+	return c.ready && w.open && w.fn == mlx.FnWRMkeyConfigure && w.mkey != nil && !w.finalized &&
+		c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&c.group[fn] == 0
+}
+
+func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
 	if err := c.setter(fn); err != nil {
 		return err
 	}
@@ -100,20 +132,27 @@ func (c *Chain) mkeySetter(fn mlx.Func) error {
 
 // MkeyAccess records mlx5dv_wr_set_mkey_access_flags.
 func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
 	}
-	return c.counted(fn, mlx5rules.GroupAccess)
+	if c.counted(mlx5rules.GroupAccess) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeyLayout records a layout setter: entries KLMs (list) or interleaved
 // entries, covering length bytes.
 func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	return c.layout(fn, entries, length, interleaved)
 }
@@ -140,14 +179,19 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 		w.xlat += 16
 	}
 	w.mkey.Length = length
-	return c.counted(fn, mlx5rules.GroupLayout)
+	if c.counted(mlx5rules.GroupLayout) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeySigBlock records mlx5dv_wr_set_mkey_sig_block and keeps a copy of
 // the attributes.
 func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	m := c.wr.mkey
 	if !m.HasSig() {
@@ -161,14 +205,19 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 	m.Wire.set(attr.Wire)
 	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
 	m.Sig = SigUpdated
-	return c.counted(fn, mlx5rules.GroupSignature)
+	if c.counted(mlx5rules.GroupSignature) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the
 // attributes.
 func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
-	if err := c.mkeySetter(fn); err != nil {
-		return nil, err
+	if !c.mkeySetter(fn) {
+		if err := c.mkeySetterSlow(fn); err != nil {
+			return nil, err
+		}
 	}
 	m := c.wr.mkey
 	if !m.HasCrypto() {
@@ -180,7 +229,10 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 	}
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
-	return c.counted(fn, mlx5rules.GroupCrypto)
+	if c.counted(mlx5rules.GroupCrypto) {
+		return c.finish(fn)
+	}
+	return nil, nil
 }
 
 // BlockBytes is the size in bytes of a block-size enum value (0 if
