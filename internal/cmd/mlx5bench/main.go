@@ -39,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	gbt := fs.String("gen-benchtime", "2x", "-test.benchtime of BenchmarkGenerate")
 	sel := fs.String("rows", "", "only the rows whose key matches this regular expression (keys: "+keys()+")")
 	outFile := fs.String("o", "", "write the table to this file instead of stdout")
+	update := fs.String("update", "", "comma-separated files whose <!-- bench:begin --> ... <!-- bench:end --> block gets the table (as well as the output)")
 	cmdLine := fs.String("command", "", "the command line to print above the table (default: this one)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -65,7 +66,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mlx5bench: -rows %q matches no row (keys: %s)\n", *sel, keys())
 		return 2
 	}
-	if err := measure(rs, *rounds, *bt, *gbt, *cmdLine, *outFile, stdout, stderr); err != nil {
+	var updates []string
+	if *update != "" {
+		updates = strings.Split(*update, ",")
+		for _, n := range updates { // before the minutes of measuring, not after
+			if doc, err := os.ReadFile(n); err != nil {
+				fmt.Fprintf(stderr, "mlx5bench: -update: %v\n", err)
+				return 2
+			} else if _, err := replaceBlock(n, doc, nil); err != nil {
+				fmt.Fprintf(stderr, "mlx5bench: -update: %v\n", err)
+				return 2
+			}
+		}
+	}
+	if err := measure(rs, *rounds, *bt, *gbt, *cmdLine, *outFile, updates, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
 		return 1
 	}
@@ -80,7 +94,7 @@ func keys() string {
 	return strings.Join(ks, ", ")
 }
 
-func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, stdout, stderr io.Writer) error {
+func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, updates []string, stdout, stderr io.Writer) error {
 	root, err := rdmacore.ModuleRoot(".")
 	if err != nil {
 		return err
@@ -108,6 +122,11 @@ func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, stdout, std
 		Benchtime: bt, GenBenchtime: gbt}
 	var buf bytes.Buffer
 	writeTable(&buf, h, rs, r)
+	if len(updates) > 0 {
+		if err := updateFiles(updates, buf.Bytes()); err != nil {
+			return err
+		}
+	}
 	if outFile != "" {
 		return os.WriteFile(outFile, buf.Bytes(), 0o644)
 	}
