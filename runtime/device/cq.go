@@ -52,7 +52,12 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { q.poll.Close(); return b.Close() }, nil
+		if err := c.addCQ(q); err != nil {
+			q.poll.Close()
+			b.Close()
+			return "", nil, err
+		}
+		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { c.removeCQ(q); q.poll.Close(); return b.Close() }, nil
 	})
 	if err != nil {
 		return nil, err
