@@ -50,6 +50,7 @@ func main() {
 // two RC QPs of one device connected to each other.
 type setup struct {
 	ctx          *device.Context
+	pd           *device.PD
 	cq           *device.CQ
 	init, target *device.QP
 	data, wire   *device.MR
@@ -119,6 +120,7 @@ func (s *setup) objects(region *dma.Region) error {
 	if err != nil {
 		return err
 	}
+	s.pd = pd
 	dataBuf, err1 := region.Alloc(blocks*block, 64)
 	wireBuf, err2 := region.Alloc(blocks*(block+tuple), 64)
 	if err := errors.Join(err1, err2); err != nil {
@@ -181,8 +183,11 @@ func (s *setup) configure() error {
 
 // write RDMA-writes the wire buffer through the mkey (zero-based) and
 // waits for its completion.
-func (s *setup) write() error {
-	q := s.init.SQ()
+func (s *setup) write() error { return s.writeOn(s.init, s.cq) }
+
+// writeOn writes from the initiator qp, whose completions go to c.
+func (s *setup) writeOn(qp *device.QP, c *device.CQ) error {
+	q := qp.SQ()
 	q.SetWRID(2)
 	q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
 	if err := errors.Join(q.Start(), q.RDMAWrite(s.mk.LKey(), 0), q.SetSGE(s.wire.LKey, s.wire.Addr, uint32(s.wire.Len()))); err != nil {
@@ -192,13 +197,15 @@ func (s *setup) write() error {
 	if err := q.Complete(); err != nil {
 		return err
 	}
-	return s.poll()
+	return poll(c)
 }
 
-func (s *setup) poll() error {
+func (s *setup) poll() error { return poll(s.cq) }
+
+func poll(c *device.CQ) error {
 	wc := make([]cq.WC, 1)
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		n, err := s.cq.Poll(wc)
+		n, err := c.Poll(wc)
 		if err != nil {
 			return err
 		}
