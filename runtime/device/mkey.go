@@ -219,6 +219,9 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if len(cfg.Key) != want {
 		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Key has %d bytes, %v AES-XTS needs %d", len(cfg.Key), cfg.KeySize, want)
 	}
+	if cfg.Purpose != mlx.MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS {
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Purpose %v (MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS)", cfg.Purpose)
+	}
 	d := &DEK{c: pd.c}
 	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
 		b, err := pd.b.CreateDEK(cfg)

@@ -137,3 +137,33 @@ func TestSigMkeyPSVError(t *testing.T) {
 		t.Errorf("the mkey was not destroyed: close log %q", log)
 	}
 }
+
+// TestDEKInitAttr: the mlx5dv_dek_init_attr of a DEKConfig lays out a
+// plaintext key as key1, key2, then the keytag when there is one, with
+// the opaque bytes apart; an unknown purpose is refused.
+func TestDEKInitAttr(t *testing.T) {
+	key := make([]byte, 64)
+	for i := range key {
+		key[i] = byte(i + 1)
+	}
+	cfg := device.DEKConfig{KeySize: mlx.MLX5DV_CRYPTO_KEY_SIZE_256, Key: key, HasKeytag: true}
+	copy(cfg.Keytag[:], "keytag01")
+	copy(cfg.Opaque[:], "opaque01")
+	a := cfg.InitAttr()
+	if !a.HasKeytag || a.KeySize != cfg.KeySize || a.KeyPurpose != mlx.MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS ||
+		string(a.Opaque[:]) != "opaque01" || string(a.Key[:64]) != string(key) || string(a.Key[64:72]) != "keytag01" ||
+		a.Key[72] != 0 {
+		t.Errorf("InitAttr: %+v", a)
+	}
+	cfg.HasKeytag = false
+	if a := cfg.InitAttr(); a.HasKeytag || a.Key[64] != 0 {
+		t.Errorf("InitAttr without keytag: key[64:72] % x", a.Key[64:72])
+	}
+	c := openFake(t)
+	defer c.Close()
+	pd, _ := c.AllocPD()
+	cfg.Purpose = 7
+	if _, err := pd.CreateDEK(cfg); err == nil || !strings.Contains(err.Error(), "DEKConfig.Purpose") {
+		t.Errorf("CreateDEK of purpose 7: %v, want an error naming DEKConfig.Purpose", err)
+	}
+}
