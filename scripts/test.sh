@@ -14,8 +14,11 @@ go test -count=1 -tags mlx5gen_double ./generated/mlx5verbs/ ./internal/verbslin
 # The signature CRCs against ISA-L (cgo, test only; libisal-dev from setup.sh).
 go test -count=1 -tags isal ./runtime/sim/sigblock/isaltest
 # The generated package and the runtime need neither cgo nor rdma-core.
-CGO_ENABLED=0 go build ./generated/... ./runtime/...
+CGO_ENABLED=0 go build ./generated/... ./runtime/... ./examples/...
 CGO_ENABLED=0 go test -count=1 ./generated/... ./runtime/...
+# Every example through go run, on the simulator and (failing, saying it
+# needs cgo) with -device mlx5_0, built without cgo.
+CGO_ENABLED=0 go test -count=1 ./examples/
 # Every reference vector through the send-queue writer.
 go run ./cmd/mlx5gen replay testdata/vectors/*.json
 # Every CQE reference vector through the CQ poller.

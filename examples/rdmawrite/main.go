@@ -22,6 +22,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/device"
 	_ "github.com/mlx5gen/mlx5gen/runtime/device/verbs" // the hardware backend
 	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	_ "github.com/mlx5gen/mlx5gen/runtime/sim" // the simulated backend
 )
 
 func main() {

@@ -1,10 +1,6 @@
 package main
 
-import (
-	"testing"
-
-	_ "github.com/mlx5gen/mlx5gen/runtime/sim" // the simulated backend
-)
+import "testing"
 
 // TestOnSimulator runs the program on the simulated device, as CI does:
 // the same code that runs on an mlx5 card.

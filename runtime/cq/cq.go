@@ -323,6 +323,17 @@ func (c *CQ) AddMkey(index uint32, m SigRecorder) error {
 	return nil
 }
 
+// RemoveMkey takes out the mkey registered under index (mlx5_clear_mkey);
+// a signature-error CQE naming it later is unknown. It reports whether one
+// was registered.
+func (c *CQ) RemoveMkey(index uint32) bool {
+	if _, ok := c.mkeys[index]; !ok {
+		return false
+	}
+	delete(c.mkeys, index)
+	return true
+}
+
 // ConsIndex returns the software consumer index.
 func (c *CQ) ConsIndex() uint32 { return c.ci }
 

@@ -28,8 +28,8 @@ import (
 //     their next segments (the API lays it out, rq.SRQConfig.Init), for
 //     the RC QPs and DCTs created with it.
 //   - MRs by the caller's bytes (their address is the MR's address: the
-//     API computes MR.Addr the same way) with distinct lkeys, mkeys,
-//     DEKs and umems with ids.
+//     API computes MR.Addr the same way) with distinct lkeys, mkeys (a
+//     signature mkey with its PSV indexes), DEKs and umems with ids.
 //   - A completion channel whose Wait reports the CQN of an armed CQ that
 //     got a CQE, and Close on every object (the API calls each once, and
 //     never on an object whose users are still open).
@@ -100,6 +100,11 @@ type BackendMR interface {
 // BackendMkey is an indirect mkey (mlx5dv_create_mkey).
 type BackendMkey interface {
 	LKey() uint32
+	// PSVs returns the memory and wire PSV indexes of a signature mkey
+	// (created with BLOCK_SIGNATURE), which its UMR's SET_PSV work
+	// requests name; the API asks only for those. An error says why the
+	// backend cannot tell (the mkey is then destroyed).
+	PSVs() (mem, wire uint32, err error)
 	Close() error
 }
 

@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
 // Context is an open device.
@@ -20,6 +19,10 @@ type Context struct {
 	mu   sync.Mutex // creating and closing objects
 	seq  uint64
 	root *node
+	// The open CQs and signature mkeys: every CQ's poller looks up every
+	// signature mkey of the context (libmlx5's context-wide mkey table).
+	cqs  []*CQ
+	sigs []*Mkey
 }
 
 func newContext(name string, b BackendContext) *Context {
@@ -181,102 +184,6 @@ func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
 	}
 	mr.n = n
 	return mr, nil
-}
-
-// Mkey is an indirect mkey, configured by UMR work requests
-// (sq.SQ.MkeyConfigure and the setters).
-type Mkey struct {
-	mk *sq.Mkey
-	n  *node
-	c  *Context
-}
-
-// LKey returns the mkey's key.
-func (m *Mkey) LKey() uint32 { return m.mk.Lkey }
-
-// Mkey returns the writer's view of the mkey, for the UMR work requests.
-func (m *Mkey) Mkey() *sq.Mkey { return m.mk }
-
-// Close destroys the mkey.
-func (m *Mkey) Close() error {
-	m.c.mu.Lock()
-	defer m.c.mu.Unlock()
-	return closeNode(m.n)
-}
-
-// CreateMkey creates an indirect mkey (mlx5dv_create_mkey) of up to
-// maxEntries entries, with flags (INDIRECT, BLOCK_SIGNATURE, CRYPTO, ...).
-func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
-	if maxEntries <= 0 || maxEntries > 1<<16 {
-		return nil, fmt.Errorf("device: CreateMkey: maxEntries %d (1 to %d)", maxEntries, 1<<16)
-	}
-	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
-		return nil, fmt.Errorf("device: CreateMkey: flags %v lack MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT (mlx5dv_create_mkey(3))", flags)
-	}
-	mk := &Mkey{c: pd.c}
-	n, err := pd.c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateMkey(flags, maxEntries)
-		if err != nil {
-			return "", nil, err
-		}
-		mk.mk = sq.NewMkey(b.LKey(), flags, maxEntries)
-		return fmt.Sprintf("mkey %#x", b.LKey()), b.Close, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	mk.n = n
-	return mk, nil
-}
-
-// DEK is a data encryption key.
-type DEK struct {
-	dek sq.DEK
-	n   *node
-	c   *Context
-}
-
-// DEK returns the key as the crypto work requests name it.
-func (d *DEK) DEK() *sq.DEK { return &d.dek }
-
-// ObjectID returns the key's DEVX object id.
-func (d *DEK) ObjectID() uint32 { return d.dek.ObjectID }
-
-// Close destroys the key.
-func (d *DEK) Close() error {
-	d.c.mu.Lock()
-	defer d.c.mu.Unlock()
-	return closeNode(d.n)
-}
-
-// CreateDEK creates a data encryption key (mlx5dv_dek_create).
-func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
-	want := 0
-	switch cfg.KeySize {
-	case mlx.MLX5DV_CRYPTO_KEY_SIZE_128:
-		want = 32
-	case mlx.MLX5DV_CRYPTO_KEY_SIZE_256:
-		want = 64
-	default:
-		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.KeySize %v (128 or 256 bits)", cfg.KeySize)
-	}
-	if len(cfg.Key) != want {
-		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Key has %d bytes, %v AES-XTS needs %d", len(cfg.Key), cfg.KeySize, want)
-	}
-	d := &DEK{c: pd.c}
-	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateDEK(cfg)
-		if err != nil {
-			return "", nil, err
-		}
-		d.dek.ObjectID = b.ObjectID()
-		return fmt.Sprintf("DEK %#x", d.dek.ObjectID), b.Close, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.n = n
-	return d, nil
 }
 
 // Umem is a devx umem.

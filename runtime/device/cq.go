@@ -52,7 +52,12 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { q.poll.Close(); return b.Close() }, nil
+		if err := c.addCQ(q); err != nil {
+			q.poll.Close()
+			b.Close()
+			return "", nil, err
+		}
+		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { c.removeCQ(q); q.poll.Close(); return b.Close() }, nil
 	})
 	if err != nil {
 		return nil, err
@@ -120,7 +125,14 @@ func (q *CQ) Close() error {
 // Wait arms the CQ and waits, until ctx is done, for its completion event
 // on its channel; the event is acknowledged. Poll the CQ empty before
 // Wait, and again after: the event says completions arrived.
-func (q *CQ) Wait(ctx context.Context) error {
+func (q *CQ) Wait(ctx context.Context) error { return q.wait(ctx, false) }
+
+// WaitSolicited is Wait with the CQ armed for solicited completions only
+// (ibv_req_notify_cq with solicited_only): the event comes with a receive
+// of a message sent with IBV_SEND_SOLICITED, or an error completion.
+func (q *CQ) WaitSolicited(ctx context.Context) error { return q.wait(ctx, true) }
+
+func (q *CQ) wait(ctx context.Context, solicited bool) error {
 	if ctx == nil {
 		return errors.New("device: Wait: ctx is nil")
 	}
@@ -130,7 +142,7 @@ func (q *CQ) Wait(ctx context.Context) error {
 	if q.ch == nil {
 		return fmt.Errorf("device: %s: Wait: the CQ has no completion channel (CQConfig.Channel)", q.n.what)
 	}
-	if err := q.poll.Arm(false); err != nil {
+	if err := q.poll.Arm(solicited); err != nil {
 		return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
 	}
 	if err := q.ch.waitFor(ctx, q); err != nil {

@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -117,7 +118,18 @@ type fakeObj struct {
 func (o fakeObj) ID() uint32       { return o.id }
 func (o fakeObj) LKey() uint32     { return o.id << 8 }
 func (o fakeObj) ObjectID() uint32 { return o.id }
-func (o fakeObj) Close() error     { return o.c.closed(fmt.Sprintf("%s %#x", o.what, o.id)) }
+
+// errNoPSV is the PSVs error of the device "fake:nopsv".
+var errNoPSV = errors.New("fake: no PSVs here")
+
+// PSVs: a signature mkey's two PSVs, numbered after its id.
+func (o fakeObj) PSVs() (uint32, uint32, error) {
+	if o.c.name == "fake:nopsv" {
+		return 0, 0, errNoPSV
+	}
+	return o.id<<1 | 0x100, o.id<<1 | 0x101, nil
+}
+func (o fakeObj) Close() error { return o.c.closed(fmt.Sprintf("%s %#x", o.what, o.id)) }
 
 type fakePD struct{ c *fakeCtx }
 

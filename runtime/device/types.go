@@ -145,12 +145,31 @@ type Endpoint struct {
 	Ethernet bool
 }
 
-// DEKConfig describes a data encryption key (mlx5dv_dek_create).
+// DEKConfig describes a plaintext data encryption key (mlx5dv_dek_create,
+// struct mlx5dv_dek_init_attr).
 type DEKConfig struct {
-	KeySize mlx.CryptoKeySize // 128 or 256 bit AES-XTS
-	Key     []byte            // the two AES-XTS keys: 32 or 64 bytes
-	Opaque  [8]byte
-	Keytag  bool // the key carries a keytag
+	KeySize mlx.CryptoKeySize    // 128 or 256 bit AES-XTS
+	Purpose mlx.CryptoKeyPurpose // AES_XTS (the zero value), the only one
+	Key     []byte               // the two AES-XTS keys, key1 then key2: 32 or 64 bytes
+	// HasKeytag: the DEK has a keytag, Keytag, which every crypto mkey
+	// using it must name (mlx5dv_crypto_attr.keytag); a mismatch fails
+	// the transfer.
+	HasKeytag bool
+	Keytag    [8]byte
+	Opaque    [8]byte // plaintext metadata describing the key (not the keytag)
+}
+
+// InitAttr returns the mlx5dv_dek_init_attr of the key (PD and crypto
+// login left for the backend): its key field holds key1, key2, then the
+// keytag if there is one, as mlx5dv_dek_create(3) lays out a plaintext
+// key.
+func (c *DEKConfig) InitAttr() mlx.DEKInitAttr {
+	a := mlx.DEKInitAttr{KeySize: c.KeySize, HasKeytag: c.HasKeytag, KeyPurpose: c.Purpose, Opaque: c.Opaque}
+	n := copy(a.Key[:], c.Key)
+	if c.HasKeytag {
+		copy(a.Key[n:], c.Keytag[:])
+	}
+	return a
 }
 
 // AsyncEvent is an asynchronous event (ibv_get_async_event), already

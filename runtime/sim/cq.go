@@ -82,13 +82,21 @@ func (q *simCQ) Close() error {
 
 // armed reports (and consumes) a completion event: the CQ was armed by a
 // doorbell not answered yet, and the device wrote a CQE past the consumer
-// index armed.
+// index armed (solicited only: a solicited CQE or an error there).
 func (q *simCQ) armed() bool {
 	arm := binary.BigEndian.Uint64(q.uar[mlx.MLX5_CQ_DOORBELL:])
 	if arm == 0 || arm == q.fired {
 		return false
 	}
-	if q.cq.Written()&0xffffff == uint32(arm>>32)&0xffffff {
+	word := uint32(arm >> 32)
+	ci := word & 0xffffff
+	past := (q.cq.Written() - ci) & 0xffffff // CQEs written since the arm's consumer index
+	if word&mlx.MLX5_CQ_DB_REQ_NOT_SOL != 0 {
+		if s := (q.cq.Solicited() - ci) & 0xffffff; q.cq.Solicited() == 0 || s == 0 || s > past {
+			return false
+		}
+	}
+	if past == 0 {
 		return false
 	}
 	q.fired = arm

@@ -109,12 +109,12 @@ type simDEK struct {
 	id uint32
 }
 
-// CreateDEK loads a plaintext AES-XTS key; with Keytag the DEK's keytag is
-// the 8 opaque bytes.
+// CreateDEK loads a plaintext AES-XTS key, with its keytag if it has one
+// (the opaque bytes are metadata the engine does not read).
 func (p *simPD) CreateDEK(attr device.DEKConfig) (device.BackendDEK, error) {
 	var tag []byte
-	if attr.Keytag {
-		tag = attr.Opaque[:]
+	if attr.HasKeytag {
+		tag = attr.Keytag[:]
 	}
 	f := p.c.d.Fabric()
 	f.Lock()

@@ -13,7 +13,9 @@
 //
 // What the public libmlx5 API does not expose, this backend does not
 // guess: a DEK's DEVX object id (which a crypto work request carries) is
-// private to libmlx5, so CreateDEK fails saying so.
+// private to libmlx5, so CreateDEK fails saying so (ErrDEKObjectID); so
+// are a signature mkey's PSV indexes (which its SET_PSV work requests
+// carry), so CreateMkey with BLOCK_SIGNATURE fails (ErrSigMkeyPSV).
 //
 // Built without cgo (CGO_ENABLED=0) the package still registers itself,
 // and Open fails saying it needs cgo.

@@ -62,7 +62,12 @@ func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.Ba
 }
 
 func (m vmkey) LKey() uint32 { return m.mk.Lkey }
-func (m vmkey) Close() error { return mv.DestroyMkey(m.mk) }
+
+// ErrSigMkeyPSV is the error of a signature mkey: see the package doc.
+var ErrSigMkeyPSV = errors.New("verbs: libmlx5 keeps a signature mkey's memory and wire PSV indexes in its private struct mlx5_mkey (mlx5_sig_ctx), which its public API does not expose; the SET_PSV work requests of mlx5dv_wr_set_mkey_sig_block carry them (sq.Mkey.MemPSV, WirePSV), so this API cannot drive a signature mkey on hardware yet")
+
+func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, ErrSigMkeyPSV }
+func (m vmkey) Close() error                  { return mv.DestroyMkey(m.mk) }
 
 func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, ErrDEKObjectID }
 

@@ -30,6 +30,11 @@ type Ring struct {
 	// behind. The device reports it (IBV_EVENT_CQ_ERR) and writes no
 	// more CQEs to this CQ.
 	Overrun bool
+
+	// Solicited is the producer index just past the last CQE that
+	// answers a solicited-only arm: a responder CQE with the solicited
+	// event bit, or an error (0: none yet).
+	Solicited uint32
 }
 
 // New makes the writer of a CQ whose entries are size bytes in buf, and

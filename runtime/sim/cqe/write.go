@@ -52,6 +52,7 @@ func (r *Ring) Resp(c *Resp) bool {
 	be.PutUint16(b[60:62], c.Ctr)
 	low := uint8(0)
 	if c.SE {
+		r.Solicited = r.pi + 1
 		low = 2
 	}
 	r.commit(b, c.Op, low)
@@ -83,6 +84,7 @@ func (r *Ring) Err(c *Err) bool {
 	if c.Resp {
 		op = mlx.MLX5_CQE_RESP_ERR
 	}
+	r.Solicited = r.pi + 1
 	r.commit(b, op, 0)
 	return true
 }

@@ -178,6 +178,11 @@ func (c *CQ) CQN() uint32 { return c.cqn }
 // holds the fabric's lock).
 func (c *CQ) Written() uint32 { return c.ring.Written() }
 
+// Solicited returns the count of CQEs written up to the last one a
+// solicited-only arm waits for (a solicited responder CQE or an error),
+// 0 for none (the caller holds the fabric's lock).
+func (c *CQ) Solicited() uint32 { return c.ring.Solicited }
+
 // Overrun reports whether a CQE found the CQ full.
 func (c *CQ) Overrun() bool { return c.ring.Overrun }
 

@@ -1,0 +1,239 @@
+package device
+
+import (
+	"fmt"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// Mkey is an indirect mkey, configured by UMR work requests
+// (sq.SQ.MkeyConfigure and the setters).
+type Mkey struct {
+	mk  *sq.Mkey
+	n   *node
+	c   *Context
+	sig *sigCtx // signature mkeys (BLOCK_SIGNATURE) only
+}
+
+// LKey returns the mkey's key.
+func (m *Mkey) LKey() uint32 { return m.mk.Lkey }
+
+// Mkey returns the writer's view of the mkey, for the UMR work requests;
+// a signature mkey's carries its PSV indexes (MemPSV, WirePSV), ready
+// for mlx5dv_wr_set_mkey_sig_block.
+func (m *Mkey) Mkey() *sq.Mkey { return m.mk }
+
+// Close destroys the mkey; the context's CQs stop looking it up.
+func (m *Mkey) Close() error {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	return closeNode(m.n)
+}
+
+// CreateMkey creates an indirect mkey (mlx5dv_create_mkey) of up to
+// maxEntries entries, with flags (INDIRECT, BLOCK_SIGNATURE, CRYPTO, ...).
+// A signature mkey gets its PSV indexes from the backend, and every CQ
+// of the context, open now or created later, records the signature
+// errors of its completions on it until it is closed (Check reads them),
+// as libmlx5's context-wide mkey table does. As for QPs, create and
+// close mkeys while no other goroutine polls the context's CQs.
+func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
+	if maxEntries <= 0 || maxEntries > 1<<16 {
+		return nil, fmt.Errorf("device: CreateMkey: maxEntries %d (1 to %d)", maxEntries, 1<<16)
+	}
+	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
+		return nil, fmt.Errorf("device: CreateMkey: flags %v lack MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT (mlx5dv_create_mkey(3))", flags)
+	}
+	c := pd.c
+	mk := &Mkey{c: c}
+	n, err := c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.CreateMkey(flags, maxEntries)
+		if err != nil {
+			return "", nil, err
+		}
+		mk.mk = sq.NewMkey(b.LKey(), flags, maxEntries)
+		if mk.mk.HasSig() {
+			if mk.mk.MemPSV, mk.mk.WirePSV, err = b.PSVs(); err != nil {
+				b.Close()
+				return "", nil, fmt.Errorf("signature mkey %#x: %w", b.LKey(), err)
+			}
+			mk.sig = &sigCtx{mk: mk.mk}
+			if err := c.addSig(mk); err != nil {
+				b.Close()
+				return "", nil, err
+			}
+		}
+		return fmt.Sprintf("mkey %#x", b.LKey()), func() error { c.removeSig(mk); return b.Close() }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mk.n = n
+	return mk, nil
+}
+
+// Check reports the signature error the context's CQs recorded on the
+// mkey since the last Check, and clears it (mlx5dv_mkey_check):
+// MLX5DV_MKEY_NO_ERR when there is none. Poll the CQ of the work request
+// that used the mkey first. It fails for an mkey without a signature
+// context.
+func (m *Mkey) Check() (cq.MkeyErr, error) {
+	if err := m.n.check("Check"); err != nil {
+		return cq.MkeyErr{}, err
+	}
+	if m.sig == nil {
+		return cq.MkeyErr{}, fmt.Errorf("device: %s: Check: created without MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE", m.n.what)
+	}
+	return m.sig.check()
+}
+
+// sigCtx is a signature mkey's context as the pollers see it (libmlx5's
+// struct mlx5_sig_ctx): the last error, recorded by whichever CQ polled
+// it, and the error count the mkey's next UMR tells the device.
+type sigCtx struct {
+	mk  *sq.Mkey
+	rec cq.Mkey
+}
+
+// RecordSigErr implements cq.SigRecorder.
+func (s *sigCtx) RecordSigErr(e cq.SigErr) bool {
+	s.mk.SigError()
+	return s.rec.RecordSigErr(e)
+}
+
+// check decodes the error against the signatures the mkey was last
+// configured with.
+func (s *sigCtx) check() (cq.MkeyErr, error) {
+	mem, wire := &s.mk.Mem, &s.mk.Wire
+	s.rec.Mem = sigKind(mem.Present, mem.Domain.SigType, mem.Crc.Type)
+	s.rec.Wire = sigKind(wire.Present, wire.Domain.SigType, wire.Crc.Type)
+	e, err := s.rec.Check()
+	if err != nil {
+		return e, fmt.Errorf("device: mkey %#x: Check: %w", s.mk.Lkey, err)
+	}
+	return e, nil
+}
+
+// sigKind is how a domain was configured, as mlx5dv_mkey_check decodes
+// its guard.
+func sigKind(present bool, t mlx.SigType, crc mlx.SigCRCType) cq.SigKind {
+	switch {
+	case !present:
+		return cq.SigNone
+	case t == mlx.MLX5DV_SIG_TYPE_T10DIF:
+		return cq.SigT10DIF
+	case crc == mlx.MLX5DV_SIG_CRC_TYPE_CRC32:
+		return cq.SigCRC32
+	case crc == mlx.MLX5DV_SIG_CRC_TYPE_CRC32C:
+		return cq.SigCRC32C
+	case crc == mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10:
+		return cq.SigCRC64XP10
+	}
+	return cq.SigNone
+}
+
+// addSig registers a signature mkey with every open CQ; the caller holds
+// c.mu.
+func (c *Context) addSig(mk *Mkey) error {
+	for i, q := range c.cqs {
+		if err := q.poll.AddMkey(mk.mk.Lkey>>8, mk.sig); err != nil {
+			for _, p := range c.cqs[:i] {
+				p.poll.RemoveMkey(mk.mk.Lkey >> 8)
+			}
+			return err
+		}
+	}
+	c.sigs = append(c.sigs, mk)
+	return nil
+}
+
+// removeSig takes a signature mkey out of every CQ (nothing for another
+// mkey); the caller holds c.mu.
+func (c *Context) removeSig(mk *Mkey) {
+	for i, m := range c.sigs {
+		if m == mk {
+			c.sigs = append(c.sigs[:i], c.sigs[i+1:]...)
+			for _, q := range c.cqs {
+				q.poll.RemoveMkey(mk.mk.Lkey >> 8)
+			}
+			return
+		}
+	}
+}
+
+// addCQ registers a new CQ, and every signature mkey with its poller;
+// the caller holds c.mu.
+func (c *Context) addCQ(q *CQ) error {
+	for _, m := range c.sigs {
+		if err := q.poll.AddMkey(m.mk.Lkey>>8, m.sig); err != nil {
+			return err
+		}
+	}
+	c.cqs = append(c.cqs, q)
+	return nil
+}
+
+// removeCQ forgets a closed CQ; the caller holds c.mu.
+func (c *Context) removeCQ(q *CQ) {
+	for i, x := range c.cqs {
+		if x == q {
+			c.cqs = append(c.cqs[:i], c.cqs[i+1:]...)
+			return
+		}
+	}
+}
+
+// DEK is a data encryption key.
+type DEK struct {
+	dek sq.DEK
+	n   *node
+	c   *Context
+}
+
+// DEK returns the key as the crypto work requests name it.
+func (d *DEK) DEK() *sq.DEK { return &d.dek }
+
+// ObjectID returns the key's DEVX object id.
+func (d *DEK) ObjectID() uint32 { return d.dek.ObjectID }
+
+// Close destroys the key.
+func (d *DEK) Close() error {
+	d.c.mu.Lock()
+	defer d.c.mu.Unlock()
+	return closeNode(d.n)
+}
+
+// CreateDEK creates a data encryption key (mlx5dv_dek_create).
+func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
+	want := 0
+	switch cfg.KeySize {
+	case mlx.MLX5DV_CRYPTO_KEY_SIZE_128:
+		want = 32
+	case mlx.MLX5DV_CRYPTO_KEY_SIZE_256:
+		want = 64
+	default:
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.KeySize %v (128 or 256 bits)", cfg.KeySize)
+	}
+	if len(cfg.Key) != want {
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Key has %d bytes, %v AES-XTS needs %d", len(cfg.Key), cfg.KeySize, want)
+	}
+	if cfg.Purpose != mlx.MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS {
+		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Purpose %v (MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS)", cfg.Purpose)
+	}
+	d := &DEK{c: pd.c}
+	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
+		b, err := pd.b.CreateDEK(cfg)
+		if err != nil {
+			return "", nil, err
+		}
+		d.dek.ObjectID = b.ObjectID()
+		return fmt.Sprintf("DEK %#x", d.dek.ObjectID), b.Close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.n = n
+	return d, nil
+}
