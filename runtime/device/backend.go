@@ -165,6 +165,16 @@ type Progress interface {
 	Progress()
 }
 
+// Arming is an optional interface of a BackendCQ whose device reads the
+// CQ's doorbell register from a goroutine other than the one arming it (a
+// simulator's completion channel): CQ.Wait arms the CQ inside Arming, so
+// that the backend orders its reads of that memory after the write with
+// its own lock. On hardware the register is the device's, and no such
+// ordering is needed.
+type Arming interface {
+	Arming(arm func())
+}
+
 // BackendChannel is a completion channel.
 type BackendChannel interface {
 	// Wait waits for the next completion event of any CQ bound to the

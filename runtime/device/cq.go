@@ -142,7 +142,13 @@ func (q *CQ) wait(ctx context.Context, solicited bool) error {
 	if q.ch == nil {
 		return fmt.Errorf("device: %s: Wait: the CQ has no completion channel (CQConfig.Channel)", q.n.what)
 	}
-	if err := q.poll.Arm(solicited); err != nil {
+	var err error
+	if a, ok := q.b.(Arming); ok {
+		a.Arming(func() { err = q.poll.Arm(solicited) })
+	} else {
+		err = q.poll.Arm(solicited)
+	}
+	if err != nil {
 		return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
 	}
 	if err := q.ch.waitFor(ctx, q); err != nil {

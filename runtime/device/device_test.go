@@ -1,15 +1,12 @@
 package device_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
@@ -108,39 +105,6 @@ func lastFake() *fakeCtx {
 	fakes.Lock()
 	defer fakes.Unlock()
 	return fakes.last
-}
-
-// TestChannelSharedWaiters: two goroutines wait on two CQs of one
-// channel; each gets its own CQ's event whoever reads the channel.
-func TestChannelSharedWaiters(t *testing.T) {
-	c := openFake(t)
-	defer c.Close()
-	ch, err := c.CreateCompChannel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p1 := devicetest.RCPair(t, c, ch)
-	p2 := devicetest.RCPair(t, c, ch)
-	src, dst := devicetest.MRPair(t, p1.PD, 64)
-	src2, dst2 := devicetest.MRPair(t, p2.PD, 64)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, p := range []devicetest.Pair{p1, p2} {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = p.CQ.Wait(ctx) }()
-	}
-	time.Sleep(10 * time.Millisecond)
-	devicetest.Write(t, p2.A, 2, src2, dst2, 64)
-	time.Sleep(10 * time.Millisecond)
-	devicetest.Write(t, p1.A, 1, src, dst, 64)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("waiter %d: %v", i, err)
-		}
-	}
 }
 
 // TestQPConfigChecks: configurations the device's capabilities refuse

@@ -190,6 +190,14 @@ type fakeCQ struct {
 
 func (q *fakeCQ) Memory() device.CQMemory { return device.CQMemory{Mem: q.mem, CQN: q.cqn, UAR: q.uar} }
 func (q *fakeCQ) Progress()               { q.c.run() }
+
+// Arming arms under the context's lock, which the channel's Wait holds
+// while it reads the arm doorbell.
+func (q *fakeCQ) Arming(arm func()) {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	arm()
+}
 func (q *fakeCQ) Close() error {
 	q.c.mu.Lock()
 	delete(q.c.cqs, q.cqn)

@@ -67,6 +67,15 @@ func (q *simCQ) Memory() device.CQMemory {
 	return device.CQMemory{Mem: q.mem, CQN: q.cq.CQN(), UAR: q.uar}
 }
 
+// Arming arms the CQ under the fabric's lock, which the channel's Wait
+// holds while it reads the arm doorbell (armed).
+func (q *simCQ) Arming(arm func()) {
+	f := Fabric()
+	f.Lock()
+	defer f.Unlock()
+	arm()
+}
+
 // Progress runs the engine once: the work the doorbells announced.
 func (q *simCQ) Progress() { Fabric().Step() }
 

@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"UseAfterClose", testUseAfterClose},
 		{"BadArguments", testBadArguments},
 		{"CompChannel", testCompChannel},
+		{"SharedWaiters", testSharedWaiters},
 		{"Mkey", testMkey},
 		{"SRQPost", testSRQPost},
 		{"SRQSend", testSRQSend},
