@@ -150,11 +150,12 @@ type SQ struct {
 	// the batch
 	rbCurPost uint32
 	rbFmCache uint8
-	nreq      uint32 // work requests written in this batch, SET_PSVs included
-	inl       bool   // an inline setter or an mkey configuration ran (BlueFlame)
-	curCtrl   int    // offset of the WQE being built
-	curData   int    // where its next segment goes
-	curSize   int    // its size so far, in 16-byte units (ds)
+	nreq      uint32  // work requests written in this batch, SET_PSVs included
+	inl       bool    // an inline setter or an mkey configuration ran (BlueFlame)
+	curCtrl   int     // offset of the WQE being built
+	curData   int     // where its next segment goes
+	curSize   int     // its size so far, in 16-byte units (ds)
+	umr       umrSegs // the open mkey configuration's UMR fields, written when it finishes
 
 	// start[w & mask] is the producer index at which work request w
 	// starts, for the outstanding ones; limit is the producer index WQEs

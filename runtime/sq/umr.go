@@ -122,30 +122,45 @@ func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) e
 	return nil
 }
 
-// umrStart writes the fixed part of an mkey configuration's UMR.
-// The segments are zeroed as whole values (inline stores), not through
-// umrHeader's clear of a slice (a call to memclr each).
+// umrSegs is what the setters of an open mkey configuration gave its UMR
+// ctrl and mkey context segments; umrFinalize writes both segments once,
+// whole, when the configuration finishes (the setters only record here:
+// no read-modify-write of the ring's big-endian fields per call).
+type umrSegs struct {
+	mask   uint64
+	length uint64
+	klm    uint16
+	access mlx.WQEMkeyContextAccessFlags
+}
+
+// umrStart books an mkey configuration's UMR: its ctrl segment now, its
+// UMR ctrl and mkey context segments when it finishes (umrWrite).
 func (q *SQ) umrStart(mk *Mkey) {
 	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
 	q.ctrl().SetImm(mk.Lkey)
-	uc := q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize)
-	*uc = mlx.WQEUMRCtrlSeg{}
-	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
-	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY))
-	m := q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)
-	mc := q.mkeyCtx(m)
-	*mc = mlx.WQEMkeyContextSeg{}
-	mc.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	q.umr = umrSegs{mask: uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY)}
 	q.curSize = umrFixed / 16
+	m := q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)
 	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
 	q.fmCache = smallFence
 	q.inl = true
 }
 
-func (q *SQ) umrU() *mlx.WQEUMRCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize) }
-
-func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
-	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize))
+// umrWrite writes the UMR ctrl and mkey context segments of the finished
+// configuration, each built whole and stored at once.
+func (q *SQ) umrWrite(mk *Mkey, bsfOcto uint16, flagsPD uint32) {
+	var uc mlx.WQEUMRCtrlSeg
+	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
+	uc.SetKLMOctowords(q.umr.klm)
+	uc.SetBSFOctowords(bsfOcto)
+	uc.SetMkeyMask(q.umr.mask)
+	*q.umrU() = uc
+	var mc mlx.WQEMkeyContextSeg
+	mc.SetAccessFlags(q.umr.access)
+	mc.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	mc.SetFlagsPD(flagsPD)
+	mc.SetLen(q.umr.length)
+	*q.umrM() = mc
 }
 
 // SetMkeyAccessFlags sets the configured mkey's access flags.
@@ -167,9 +182,8 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 }
 
 func (q *SQ) access(acc uint32) {
-	u := q.umrU()
-	u.SetMkeyMask(u.MkeyMask() | accessMask)
-	q.umrM().SetAccessFlags(mkeyAccess(acc))
+	q.umr.mask |= accessMask
+	q.umr.access = mkeyAccess(acc)
 }
 
 // listLength is the length a list layout covers.
@@ -292,10 +306,9 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 	if pad > 0 {
 		clear(q.bytes(off, pad))
 	}
-	q.umrM().SetLen(length)
-	u := q.umrU()
-	u.SetMkeyMask(u.MkeyMask() | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN))
-	u.SetKLMOctowords(uint16(align64(xlat) / 16))
+	q.umr.length = length
+	q.umr.mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN)
+	q.umr.klm = uint16(align64(xlat) / 16)
 	q.curSize += align64(xlat) / 16
 }
 
@@ -377,21 +390,21 @@ func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.AccessFlags, repeat uint32, data []
 // SET_PSV work requests. rdma-core: umr_finalize.
 func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	mk := p.Mkey
-	u, m := q.umrU(), q.umrM()
-	mask := u.MkeyMask()
+	mask := q.umr.mask
+	var flagsPD uint32
 	if p.DisableBSF {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
 	}
 	if p.SigErr {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
-		m.SetFlagsPD(m.FlagsPD() | (mk.ErrCount&1)<<26)
+		flagsPD |= (mk.ErrCount & 1) << 26
 	}
+	bsz := 0
 	if p.SigBSF || p.CryptoBSF {
 		off := q.curData + p.Xlat
 		if off >= q.qend {
 			off -= q.qend
 		}
-		bsz := 0
 		if p.SigBSF {
 			sigBSF((*mlx.BSF)(q.at(off)), mk, p.CryptoBSF)
 			off = q.wrap(off + mlx.BSFSize)
@@ -402,11 +415,11 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 			bsz += mlx.CryptoBSFSize
 		}
 		q.curSize += bsz / 16
-		u.SetBSFOctowords(uint16(bsz / 16))
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
-		m.SetFlagsPD(m.FlagsPD() | 1<<30)
+		flagsPD |= 1 << 30
 	}
-	u.SetMkeyMask(mask)
+	q.umr.mask = mask
+	q.umrWrite(mk, uint16(bsz/16), flagsPD)
 	if !p.PSVs {
 		q.finalize()
 		return
@@ -425,4 +438,10 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if mk.Wire.Present {
 		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
 	}
+}
+
+func (q *SQ) umrU() *mlx.WQEUMRCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize) }
+
+func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
+	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize))
 }
