@@ -92,8 +92,10 @@ func (q *SQ) umrBegin(fn mlx.Func, layout int, u *wrcheck.UMR) error {
 
 // roomFor is room's test, inlinable: size bytes fit at the producer
 // index. room names the rule when it fails.
+// size is never negative: the WQEBBs are an unsigned shift, not a signed
+// division (which rounds towards zero in four more instructions).
 func (q *SQ) roomFor(size int) bool {
-	return int(int32(q.limit-q.curPost)) >= (size+wqebb-1)/wqebb
+	return int(int32(q.limit-q.curPost)) >= int(uint(size+wqebb-1)/wqebb)
 }
 
 // finishIfDone writes the rest of the UMR when the checks finished the
