@@ -149,20 +149,21 @@ func (q *SQ) umrStart(mk *Mkey) {
 }
 
 // umrWrite writes the UMR ctrl and mkey context segments of the finished
-// configuration, each built whole and stored at once.
+// configuration in whole big-endian words (the generated setters' field
+// offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8; access 2,
+// qpn_mkey 4, flags_pd 12, len 24), the rest zero. Both segments lie in
+// one WQEBB each: they never wrap.
 func (q *SQ) umrWrite(mk *Mkey, bsfOcto uint16, flagsPD uint32) {
-	var uc mlx.WQEUMRCtrlSeg
-	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
-	uc.SetKLMOctowords(q.umr.klm)
-	uc.SetBSFOctowords(bsfOcto)
-	uc.SetMkeyMask(q.umr.mask)
-	*q.umrU() = uc
-	var mc mlx.WQEMkeyContextSeg
-	mc.SetAccessFlags(q.umr.access)
-	mc.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
-	mc.SetFlagsPD(flagsPD)
-	mc.SetLen(q.umr.length)
-	*q.umrM() = mc
+	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
+	binary.BigEndian.PutUint64(u[0:8], uint64(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<56|uint64(q.umr.klm)<<16|uint64(bsfOcto))
+	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
+	*(*[32]byte)(u[16:48]) = [32]byte{}
+	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
+	binary.BigEndian.PutUint64(m[0:8], uint64(q.umr.access)<<40|uint64(0xffffff00|mk.Lkey&0xff))
+	binary.BigEndian.PutUint64(m[8:16], uint64(flagsPD))
+	binary.BigEndian.PutUint64(m[16:24], 0)
+	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
+	*(*[32]byte)(m[32:64]) = [32]byte{}
 }
 
 // SetMkeyAccessFlags sets the configured mkey's access flags.
@@ -440,10 +441,4 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if mk.Wire.Present {
 		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
 	}
-}
-
-func (q *SQ) umrU() *mlx.WQEUMRCtrlSeg { return q.umrCtrl(q.curCtrl + mlx.WQECtrlSegSize) }
-
-func (q *SQ) umrM() *mlx.WQEMkeyContextSeg {
-	return q.mkeyCtx(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize))
 }
