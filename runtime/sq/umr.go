@@ -133,14 +133,27 @@ type umrSegs struct {
 	length uint64
 	klm    uint16
 	access mlx.WQEMkeyContextAccessFlags
+	fcs    uint8 // the ctrl segment's fm_ce_se, from wr_flags when it began
 }
 
-// umrStart books an mkey configuration's UMR: its ctrl segment now, its
-// UMR ctrl and mkey context segments when it finishes (umrWrite).
+// umrHead writes the finished UMR's ctrl segment in two big-endian
+// stores (opcode and index, QPN and size; fm_ce_se and the immediate, the
+// mkey) and moves the producer index past the UMR: initWQE's stores and
+// finalize in one. It is the WQE's first 16 bytes: it never wraps.
+func (q *SQ) umrHead(lkey uint32, fcs uint8) {
+	c := (*[16]byte)(q.at(q.curCtrl))
+	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(q.curSize)))
+	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(lkey))
+	q.curPost += uint32(q.curSize+3) / 4
+}
+
+// umrStart books an mkey configuration's UMR (initWQE's bookkeeping and
+// fence); its segments are written when it finishes (umrWrite, umrHead).
 func (q *SQ) umrStart(mk *Mkey) {
-	q.initWQE(mlx.MLX5_OPCODE_UMR, wrDataUMR, q.wrFlags)
-	q.ctrl().SetImm(mk.Lkey)
-	q.umr = umrSegs{mask: uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY)}
+	slot := q.curPost & q.mask
+	q.book(slot, wrDataUMR)
+	q.curCtrl = int(slot) * wqebb
+	q.umr = umrSegs{mask: uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY), fcs: q.fenceCEFlags(q.wrFlags)}
 	q.curSize = umrFixed / 16
 	m := q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)
 	q.curData = q.wrap(m + mlx.WQEMkeyContextSegSize)
@@ -423,14 +436,14 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	}
 	q.umr.mask = mask
 	q.umrWrite(mk, uint16(bsz/16), flagsPD)
+	fcs := q.umr.fcs
+	if p.PSVs {
+		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
+	}
+	q.umrHead(mk.Lkey, fcs)
 	if !p.PSVs {
-		q.finalize()
 		return
 	}
-	// The last SET_PSV reports the completion, not the UMR.
-	c := q.ctrl()
-	c.SetFmCeSe(c.FmCeSe() &^ mlx.MLX5_WQE_CTRL_CQ_UPDATE)
-	q.finalize()
 	if mk.Mem.Present {
 		flags := q.wrFlags
 		if mk.Wire.Present {
