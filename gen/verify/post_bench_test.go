@@ -114,12 +114,51 @@ func TestPostLoopsAgree(t *testing.T) {
 	}
 }
 
+// cPostDoorbellEach posts n writes from producer index 0 with the C loop
+// that rings the doorbell after each, into mem's ring, doorbell record and
+// doorbell register.
+func cPostDoorbellEach(mem *qmem.Memory, off *uint32, n int) uint32 {
+	return cref.PostRDMAWriteDoorbellEach(mem.SQBase(), benchWQEBBs, unsafe.Pointer(&mem.DBR[0]), unsafe.Pointer(&mem.BF[0]),
+		uint32(mem.BFSize), off, uint64(n), 0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+}
+
+// TestDoorbellEachLoopsAgree checks that the C loop with a doorbell each
+// and the builders with one work request per batch write the same ring,
+// doorbell record and doorbell register, and leave the same half of the
+// register next, at every count up to past the ring's wrap.
+func TestDoorbellEachLoopsAgree(t *testing.T) {
+	for _, n := range []int{1, 2, 3, benchWQEBBs - 1, benchWQEBBs, benchWQEBBs + 1, 2*benchWQEBBs + 3} {
+		q, mem := newBenchSQ(t)
+		postRDMAWritesBy(t, q, n, 1)
+		cmem, err := qmem.Plain(benchWQEBBs, 0, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var off uint32
+		pi := cPostDoorbellEach(cmem, &off, n)
+		switch {
+		case pi != q.CurPost():
+			t.Errorf("n=%d: producer index: C %d, Go %d", n, pi, q.CurPost())
+		case string(cmem.SQ) != string(mem.SQ):
+			t.Errorf("n=%d: the rings differ", n)
+		case string(cmem.DBR) != string(mem.DBR):
+			t.Errorf("n=%d: doorbell records differ: C %x, Go %x", n, cmem.DBR, mem.DBR)
+		case string(cmem.BF) != string(mem.BF):
+			t.Errorf("n=%d: doorbell registers differ", n)
+		case int(off) != q.BFOffset():
+			t.Errorf("n=%d: next half of the register: C %d, Go %d", n, off, q.BFOffset())
+		}
+		cmem.Close()
+	}
+}
+
 // BenchmarkPostRDMAWrite posts unsignaled RDMA writes with one SGE,
 // ringing the doorbell every 32: C is a loop of the header's helpers that
 // writes the doorbell record (no checks, no doorbell register write); Go
 // is runtime/sq with every rule checked, the doorbell record and the
 // 8-byte doorbell; GoOneCall the same with RDMAWriteSGE (builder and SGE
-// in one call); GoDoorbellEach rings it after every work request.
+// in one call); GoDoorbellEach rings it after every work request, and
+// CDoorbellEach is the C loop doing the same with post_send_db's fences.
 // ns/op is per work request.
 func BenchmarkPostRDMAWrite(b *testing.B) {
 	b.Run("C", func(b *testing.B) {
@@ -149,6 +188,20 @@ func BenchmarkPostRDMAWrite(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		postRDMAWriteBursts(b, q, b.N)
+	})
+	// The C reference of the latency path: the helper loop writing the
+	// doorbell record and ringing the doorbell after every work request,
+	// with the fences rdma-core's post_send_db uses.
+	b.Run("CDoorbellEach", func(b *testing.B) {
+		mem, err := qmem.Plain(benchWQEBBs, 0, 256)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mem.Close()
+		var off uint32
+		b.ReportAllocs()
+		b.ResetTimer()
+		cPostDoorbellEach(mem, &off, b.N)
 	})
 	// The latency path: one work request per batch, so every work request
 	// writes the doorbell record and rings the doorbell (with the store

@@ -54,29 +54,26 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	if w == q.tail {
 		q.limit = first + q.n // the first WQE is the oldest in flight
 	}
-	// The producer index is the loop's only carried value (Go's register
-	// allocator keeps more in memory): the request, the slot and the work
-	// request counter (first's plus d) are computed from it. Slots and
-	// start have mask+1 entries (New): no bounds checks.
+	// The loop runs over chunks in which neither the WQEs and slots (index
+	// pi), the starts (index pi+d) nor the ctrl segment's 16-bit index
+	// wrap, so that each is a pointer or word stepped by its stride. Slots
+	// and start have mask+1 entries (New): no bounds checks.
 	d, end := w-first, first+uint32(n)
-	base, slots, start := unsafe.Pointer(unsafe.SliceData(reqs)), unsafe.Pointer(unsafe.SliceData(q.Slots)), unsafe.Pointer(unsafe.SliceData(q.start))
-	for pi := first; pi != end; pi++ {
-		r := (*RDMAWriteReq)(unsafe.Add(base, uintptr(pi-first)*unsafe.Sizeof(RDMAWriteReq{})))
-		slot := uintptr(pi & mask)
-		wqe := unsafe.Add(ring, slot*wqebb)
-		ctrl := uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs
-		if r.Length != 0 {
-			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.Lkey))
-			be64(unsafe.Add(wqe, 40), r.Addr)
-		} else {
-			ctrl-- // ds 2: an empty SGE adds no data segment
+	r := (*RDMAWriteReq)(unsafe.Pointer(unsafe.SliceData(reqs)))
+	slots, start := unsafe.Pointer(unsafe.SliceData(q.Slots)), unsafe.Pointer(unsafe.SliceData(q.start))
+	for pi := first; pi != end; {
+		k := min(end-pi, mask+1-pi&mask, mask+1-(pi+d)&mask, 0x10000-pi&0xffff)
+		c := burstChunk{
+			r:     r,
+			wqe:   unsafe.Add(ring, uintptr(pi&mask)*wqebb),
+			slot:  (*Slot)(unsafe.Add(slots, uintptr(pi&mask)*unsafe.Sizeof(Slot{}))),
+			start: (*uint32)(unsafe.Add(start, uintptr((pi+d)&mask)*4)),
+			ctrl:  uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs,
+			pi:    pi, d: d, word2: word2,
 		}
-		be64(wqe, ctrl)
-		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
-		be64(unsafe.Add(wqe, 16), r.Raddr)
-		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
-		*(*Slot)(unsafe.Add(slots, slot*unsafe.Sizeof(Slot{}))) = Slot{WRID: r.WRID, WQEHead: pi + d}
-		*(*uint32)(unsafe.Add(start, uintptr((pi+d)&mask)*4)) = pi
+		c.write(k)
+		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), uintptr(k)*unsafe.Sizeof(RDMAWriteReq{})))
+		pi += k
 	}
 	pi := end
 	*(*mlx.BE32)(unsafe.Add(ring, uintptr(first&mask)*wqebb+8)) = mlx.ToBE32(uint32(fcsFirst))
@@ -143,4 +140,46 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		q.done(whole) // the checks passed for every request: each is as whole as the last
 	}
 	return nil
+}
+
+// burstChunk is where RDMAWriteBurst's next WQE goes, in a stretch where
+// no index wraps: the request, the WQE, its slot and start entry, its ctrl
+// segment's first 8 bytes and its producer index.
+type burstChunk struct {
+	r     *RDMAWriteReq
+	wqe   unsafe.Pointer
+	slot  *Slot
+	start *uint32
+	ctrl  uint64
+	pi, d uint32
+	word2 mlx.BE32
+}
+
+// write writes k WQEs of the burst. It is a function of its own so that
+// the register allocator has only the chunk's values to keep in registers
+// (inside RDMAWriteBurst it spilled them around the loop).
+//
+//go:noinline
+func (c burstChunk) write(k uint32) {
+	r, wqe, slot, st, ctrl, pi, d, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.pi, c.d, c.word2
+	for ; k != 0; k-- {
+		if r.Length != 0 {
+			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.Lkey))
+			be64(unsafe.Add(wqe, 40), r.Addr)
+			be64(wqe, ctrl)
+		} else {
+			be64(wqe, ctrl-1) // ds 2: an empty SGE adds no data segment
+		}
+		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
+		be64(unsafe.Add(wqe, 16), r.Raddr)
+		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
+		*slot = Slot{WRID: r.WRID, WQEHead: pi + d}
+		*st = pi
+		ctrl += 1 << 40 // the 16-bit index (bits 40..55): it does not wrap in a chunk
+		pi++
+		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), unsafe.Sizeof(RDMAWriteReq{})))
+		wqe = unsafe.Add(wqe, wqebb)
+		slot = (*Slot)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(Slot{})))
+		st = (*uint32)(unsafe.Add(unsafe.Pointer(st), 4))
+	}
 }

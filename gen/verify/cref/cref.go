@@ -89,6 +89,54 @@ static uint32_t post_rdma_write(void *ring, uint32_t wqebbs, void *dbr, uint64_t
 	}
 	return pi;
 }
+
+// The fences rdma-core's post_send_db uses (util/udma_barrier.h), per
+// architecture: udma_to_device_barrier before the doorbell record,
+// mmio_wc_start before the doorbell register, mmio_flush_writes after.
+#if defined(__x86_64__) || defined(__i386__)
+#define CREF_TO_DEVICE() __asm__ volatile("" ::: "memory")
+#define CREF_WC_START() __asm__ volatile("sfence" ::: "memory")
+#define CREF_FLUSH() __asm__ volatile("sfence" ::: "memory")
+#elif defined(__aarch64__)
+#define CREF_TO_DEVICE() __asm__ volatile("dmb oshst" ::: "memory")
+#define CREF_WC_START() __asm__ volatile("dsb st" ::: "memory")
+#define CREF_FLUSH() __asm__ volatile("dsb st" ::: "memory")
+#else
+#define CREF_TO_DEVICE() __sync_synchronize()
+#define CREF_WC_START() __sync_synchronize()
+#define CREF_FLUSH() __sync_synchronize()
+#endif
+
+// post_rdma_write_db_each posts n unsignaled RDMA_WRITE WQEs as
+// post_rdma_write builds them, one work request per batch: after each,
+// the doorbell record, then the 8-byte doorbell (the ctrl segment's first
+// 8 bytes) to the current half of the register bf (halves of bf_size
+// bytes, alternating), with post_send_db's fences. It returns the next
+// producer index; *bf_off is the half the next doorbell goes to.
+static uint32_t post_rdma_write_db_each(void *ring, uint32_t wqebbs, void *dbr, void *bf, uint32_t bf_size,
+					uint32_t *bf_off, uint64_t n, uint32_t pi, uint32_t qpn, uint64_t raddr,
+					uint32_t rkey, uint32_t lkey, uint64_t addr, uint32_t len) {
+	uint32_t mask = wqebbs - 1, off = *bf_off;
+	volatile uint32_t *db = (volatile uint32_t *)dbr + 1;
+	for (uint64_t i = 0; i < n; i++) {
+		char *wqe = (char *)ring + ((pi & mask) << MLX5_SEND_WQE_SHIFT);
+		struct mlx5_wqe_raddr_seg *r = (void *)(wqe + sizeof(struct mlx5_wqe_ctrl_seg));
+		mlx5dv_set_ctrl_seg((void *)wqe, pi, MLX5_OPCODE_RDMA_WRITE, 0, qpn, 0, 3, 0, 0);
+		r->raddr = htobe64(raddr + i * len);
+		r->rkey = htobe32(rkey);
+		r->reserved = 0;
+		mlx5dv_set_data_seg((void *)(r + 1), len, lkey, (uintptr_t)(addr + i * len));
+		pi++;
+		CREF_TO_DEVICE();
+		*db = htobe32(pi & 0xffff);
+		CREF_WC_START();
+		*(volatile uint64_t *)((char *)bf + off) = *(uint64_t *)wqe;
+		CREF_FLUSH();
+		off ^= bf_size;
+	}
+	*bf_off = off;
+	return pi;
+}
 */
 import "C"
 
@@ -155,4 +203,18 @@ func BuildRDMAWrite(ring unsafe.Pointer, wqebbs uint32, n uint64, pi, qpn uint32
 func PostRDMAWrite(ring unsafe.Pointer, wqebbs uint32, dbr unsafe.Pointer, n uint64, batch uint32, pi, qpn uint32, raddr uint64, rkey, lkey uint32, addr uint64, length uint32) uint32 {
 	return uint32(C.post_rdma_write(ring, C.uint32_t(wqebbs), dbr, C.uint64_t(n), C.uint32_t(batch), C.uint32_t(pi), C.uint32_t(qpn),
 		C.uint64_t(raddr), C.uint32_t(rkey), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length)))
+}
+
+// PostRDMAWriteDoorbellEach posts n unsignaled RDMA_WRITE WQEs as
+// PostRDMAWrite does, but one work request per batch: each writes the
+// doorbell record and rings the doorbell (8 bytes to bf at *bfOff, then
+// the other half of bfSize bytes) with rdma-core's fences of post_send_db.
+// It returns the next producer index and updates *bfOff. bf must be
+// mmapped memory of at least 2*bfSize bytes.
+func PostRDMAWriteDoorbellEach(ring unsafe.Pointer, wqebbs uint32, dbr, bf unsafe.Pointer, bfSize uint32, bfOff *uint32, n uint64, pi, qpn uint32, raddr uint64, rkey, lkey uint32, addr uint64, length uint32) uint32 {
+	off := C.uint32_t(*bfOff)
+	pi = uint32(C.post_rdma_write_db_each(ring, C.uint32_t(wqebbs), dbr, bf, C.uint32_t(bfSize), &off, C.uint64_t(n),
+		C.uint32_t(pi), C.uint32_t(qpn), C.uint64_t(raddr), C.uint32_t(rkey), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length)))
+	*bfOff = uint32(off)
+	return pi
 }

@@ -30,6 +30,8 @@ var rows = []row{
 	{Key: "post-libmlx5", Path: "the same, libmlx5's ibv_wr_rdma_write + ibv_wr_set_sge", NotMeasured: noLib},
 	{Key: "doorbell-each", Path: "the same, one work request per batch (doorbell each)", Pkg: verify,
 		Bench: "BenchmarkPostRDMAWrite/GoDoorbellEach", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy, Target: "≤ 4×"},
+	{Key: "doorbell-each-c", Path: "the same against the C helper loop with a doorbell each (post_send_db's fences)", Pkg: verify,
+		Bench: "BenchmarkPostRDMAWrite/GoDoorbellEach", Unit: "ns/op", Ref: "BenchmarkPostRDMAWrite/CDoorbellEach", RefWhy: "C helper loop, a doorbell each"},
 	{Key: "burst", Path: "burst / prepared form (RDMAWriteBurst of 32)", Pkg: verify,
 		Bench: "BenchmarkPostRDMAWrite/GoBurst", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy, Target: "≤ 1.2×"},
 	{Key: "encoders", Path: "encoders alone (BenchmarkRDMAWriteWQE)", Pkg: verify,
