@@ -83,11 +83,18 @@ func Write(dir string, files []emit.File) (written, removed []string, err error)
 // into place and syncs the directories. A failure at any step puts the
 // previous files back, so the output stays byte-identical, and removes what
 // the run created. Go files of dir that an earlier run generated and this
-// one does not are removed in the same step.
+// one does not are removed in the same step. When every file already
+// holds its new content and nothing is to be removed or made, nothing is
+// touched (the report is the same).
 func WriteOutput(fsys FS, o Output) (*Report, error) {
 	w := &writer{fsys: fsys}
 	if err := w.plan(o); err != nil {
 		return nil, err
+	}
+	if w.unchanged() {
+		// Every file already holds its new content: an unchanged tree is
+		// left alone (no write, no sync: the warm path of go generate).
+		return w.finish(), nil
 	}
 	if err := w.stage(); err != nil {
 		return nil, errors.Join(err, w.discard())
@@ -180,6 +187,33 @@ func (w *writer) plan(o Output) error {
 		}
 	}
 	return errors.Join(problems...)
+}
+
+// unchanged says whether the run changes nothing: no directory to make, no
+// file to remove, and every target already a file of the new content (a
+// replaced file keeps its mode, so the mode does not change either).
+func (w *writer) unchanged() bool {
+	if len(w.mkdirs) > 0 {
+		return false
+	}
+	for _, t := range w.targets {
+		if t.content == nil || !t.exists || !w.holds(t.path, t.content) {
+			return false
+		}
+	}
+	return true
+}
+
+// holds says whether the file at path is exactly content (reading at most
+// one byte more).
+func (w *writer) holds(path string, content []byte) bool {
+	f, err := w.fsys.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(content))+1))
+	return err == nil && bytes.Equal(b, content)
 }
 
 func head(b []byte) []byte { return b[:min(len(b), markerWindow)] }

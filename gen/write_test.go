@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/emit"
@@ -434,5 +435,50 @@ func TestWriteRealOutput(t *testing.T) {
 		if len(r.Written) != len(res.Files)+1 {
 			t.Errorf("run %d wrote %d files, want %d", i, len(r.Written), len(res.Files)+1)
 		}
+	}
+}
+
+// TestWriteUnchangedTree: a run whose files are all already in place
+// changes nothing (no write, no sync, times kept) and reports the same
+// files; one changed byte, a stale file or a missing file is written.
+func TestWriteUnchangedTree(t *testing.T) {
+	root := t.TempDir()
+	o := inRoot(root, newOutput())
+	first, err := gen.WriteOutput(gen.OS, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, w := range first.Written {
+		if err := os.Chtimes(w, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noChange := &faultFS{FS: gen.OS, failAt: 1, sticky: true} // every change fails
+	again, err := gen.WriteOutput(noChange, o)
+	if err != nil {
+		t.Fatalf("unchanged tree: %v (after %s)", err, noChange.failed)
+	}
+	if fmt.Sprint(again) != fmt.Sprint(first) {
+		t.Fatalf("report %v, first run's %v", again, first)
+	}
+	for _, w := range first.Written {
+		if fi, err := os.Stat(w); err != nil || !fi.ModTime().Equal(old) {
+			t.Fatalf("%s was touched", w)
+		}
+	}
+	changed := inRoot(root, newOutput())
+	changed.Files[1].Content = append(changed.Files[1].Content, '\n')
+	extra := inRoot(root, newOutput())
+	writeFiles(t, root, map[string]string{"out/stale.go": goMarker + "package p\n"})
+	for name, out := range map[string]gen.Output{"changed": changed, "stale": extra} {
+		if _, err := gen.WriteOutput(&faultFS{FS: gen.OS, failAt: 1, sticky: true}, out); err == nil {
+			t.Errorf("%s: nothing written", name)
+		}
+	}
+	os.Remove(filepath.Join(root, "out", "stale.go"))
+	os.Remove(filepath.Join(root, "out", "c.go"))
+	if _, err := gen.WriteOutput(&faultFS{FS: gen.OS, failAt: 1, sticky: true}, o); err == nil {
+		t.Error("missing file: nothing written")
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
-	"github.com/mlx5gen/mlx5gen/gen/alias"
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/model"
@@ -130,33 +129,26 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else if *importPath != "" {
 		return failf(stderr, "-import is for -tables and -bindings")
 	}
-	res, err := gen.Generate(cfg)
+	e, err := produce(cfg, *verbose, verboseLog(*verbose, stderr))
 	if err != nil {
 		return failLines(stderr, err)
 	}
-	o := gen.Output{Dir: *out, Files: res.Files}
+	o := gen.Output{Dir: *out, Files: e.Files}
 	if *rules != "" {
-		o.Rules, o.RulesContent = *rules, res.Rules
+		o.Rules, o.RulesContent = *rules, e.Rules
 	}
 	if *tablesDir != "" {
-		o.More = append(o.More, gen.Package{Dir: *tablesDir, Files: res.Tables})
+		o.More = append(o.More, gen.Package{Dir: *tablesDir, Files: e.Tables})
 	}
 	if *bindings != "" {
-		o.More = append(o.More, gen.Package{Dir: *bindings, Files: res.BindingFiles})
+		o.More = append(o.More, gen.Package{Dir: *bindings, Files: e.Bindings})
 	}
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
 	}
-	p := res.Package
-	warn(stderr, p)
-	fmt.Fprintf(stdout, "read %s (%s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(res.Spec.Files))
-	fmt.Fprintf(stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
-	fmt.Fprintf(stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
-	printUncovered(stdout, "  ", p.API.Uncovered, *verbose)
-	if d := res.Alias; d != nil {
-		fmt.Fprintf(stdout, "  %d types are aliases of %s; %d are declared here (listed in %s)\n", len(d.Aliased), cfg.Alias, len(d.Local), alias.SummaryName)
-	}
+	stderr.Write(e.Stderr)
+	stdout.Write(e.Stdout)
 	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
 	}
@@ -167,6 +159,14 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mlx5gen: warning: could not remove %s, a backup of the previous output; remove it\n", l)
 	}
 	return 0
+}
+
+// verboseLog is where -v reports go: stderr with -v, else nowhere.
+func verboseLog(verbose bool, stderr io.Writer) io.Writer {
+	if verbose {
+		return stderr
+	}
+	return nil
 }
 
 // failLines prints an error of several lines (every problem found) with

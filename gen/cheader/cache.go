@@ -189,29 +189,72 @@ func compilerID() string {
 
 func (c *Cache) path(key string) string { return filepath.Join(c.Dir, key+".model") }
 
-// lookup returns the cached model of the header, or nil and why not.
-func (c *Cache) lookup(key string) (*Model, string) {
+// valid reads the entry under key and checks that every file it lists is
+// still the same; it returns the entry, its checksum (a hash of all of it)
+// and the open file, or why not.
+func (c *Cache) valid(key string) (*entry, []byte, *os.File, string) {
 	f, err := os.Open(c.path(key))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, "no entry"
+		return nil, nil, nil, "no entry"
 	}
 	if err != nil {
-		return nil, err.Error()
+		return nil, nil, nil, err.Error()
 	}
-	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxEntryBytes+1))
 	if err != nil {
-		return nil, err.Error()
+		f.Close()
+		return nil, nil, nil, err.Error()
 	}
 	e, why := parseEntry(b)
 	if why != "" {
-		return nil, "corrupt entry (" + why + ")"
+		f.Close()
+		return nil, nil, nil, "corrupt entry (" + why + ")"
 	}
 	for _, o := range e.Files {
 		if observe(o.Name) != o {
-			return nil, o.Name + " changed"
+			f.Close()
+			return nil, nil, nil, o.Name + " changed"
 		}
 	}
+	return e, b[len(cacheMagic)+8 : len(cacheMagic)+8+sha256.Size], f, ""
+}
+
+// Current identifies the model of the header under includeRoot as the
+// cache holds it, without decoding it: the entry's key and checksum, and
+// the release detected (libibverbs.pc), when the entry exists and every
+// file it lists is unchanged; else "" and why not. A cache of what is made
+// from the model (generate's output cache) keys on it.
+func (c *Cache) Current(includeRoot, header string) (id, why string) {
+	if includeRoot == "" {
+		includeRoot = DefaultIncludeRoot
+	}
+	if header == "" {
+		header = DefaultHeader
+	}
+	root, err := filepath.Abs(includeRoot)
+	if err != nil {
+		return "", err.Error()
+	}
+	key, ok := c.key(root, header)
+	if !ok {
+		return "", "cannot identify the mlx5gen build or the C compiler"
+	}
+	_, sum, f, why := c.valid(key)
+	if why != "" {
+		return "", "model " + why
+	}
+	f.Close()
+	v, src := detectVersion(root)
+	return key + ":" + hex.EncodeToString(sum) + ":" + v + ":" + src, ""
+}
+
+// lookup returns the cached model of the header, or nil and why not.
+func (c *Cache) lookup(key string) (*Model, string) {
+	e, _, f, why := c.valid(key)
+	if why != "" {
+		return nil, why
+	}
+	defer f.Close()
 	m, err := decodeModel(e.Model)
 	if err != nil {
 		return nil, "corrupt entry (" + err.Error() + ")"
