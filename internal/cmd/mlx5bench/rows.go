@@ -53,6 +53,6 @@ var rows = []row{
 		Bench: "BenchmarkGenerate", Unit: "ns/op"},
 	{Key: "generate-cold", Path: "mlx5gen generate, 44.0 header, whole process, cold (model cache miss)", Pkg: "process",
 		Bench: "mlx5gen generate", Unit: "ns/op", Target: "≤ 0.3 s"},
-	{Key: "generate-warm", Path: "the same, header set unchanged (model cache hit)", Pkg: "process",
+	{Key: "generate-warm", Path: "the same, nothing changed (output cache hit, tree up to date)", Pkg: "process",
 		Bench: "mlx5gen generate warm", Unit: "ns/op", Target: "≤ 0.08 s"},
 }

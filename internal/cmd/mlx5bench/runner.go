@@ -162,8 +162,9 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 }
 
 // runProcess times two fresh runs of `mlx5gen generate` of the 44.0
-// header with a new, empty model cache: the first is cold (a miss: it
-// parses the header and stores the model), the second warm (a hit).
+// header with new, empty caches: the first is cold (a miss: it parses the
+// header, emits, and stores the model and the output), the second warm
+// (nothing changed: an output cache hit over the tree the first wrote).
 func (r *runner) runProcess(bin string) (map[string]result, error) {
 	out, err := os.MkdirTemp(r.tmp, "gen")
 	if err != nil {
