@@ -67,9 +67,6 @@ func goRun(t *testing.T, name string, args ...string) (stdout, stderr string, co
 // TestGoRun: each example, run with no flag, opens the simulator, prints
 // what it did and exits 0.
 func TestGoRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs every example (not -short)")
-	}
 	for _, name := range examples(t) {
 		t.Run(name, func(t *testing.T) {
 			want, ok := wantOut[name]
@@ -89,9 +86,6 @@ func TestGoRun(t *testing.T) {
 // machine without RDMA (or says it needs cgo): exit 1 with that error,
 // never "no device backend registered".
 func TestGoRunHardware(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs every example (not -short)")
-	}
 	for _, name := range examples(t) {
 		t.Run(name, func(t *testing.T) {
 			out, errOut, code := goRun(t, name, "-device", "mlx5_0")
