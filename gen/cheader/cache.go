@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/mlx5gen/mlx5gen/internal/cachefile"
 )
 
 // A Cache keeps the models of headers already parsed, as the go command's
@@ -187,36 +188,31 @@ func compilerID() string {
 	return ""
 }
 
-func (c *Cache) path(key string) string { return filepath.Join(c.Dir, key+".model") }
+func (c *Cache) path(key string) string { return c.entries().File(key) }
+
+// entries is the cache's directory of entry files.
+func (c *Cache) entries() cachefile.Dir {
+	return cachefile.Dir{Path: c.Dir, Magic: cacheMagic, Suffix: ".model", Max: maxEntryBytes, Age: cacheTrimAge}
+}
 
 // valid reads the entry under key and checks that every file it lists is
-// still the same; it returns the entry, its checksum (a hash of all of it)
-// and the open file, or why not.
-func (c *Cache) valid(key string) (*entry, []byte, *os.File, string) {
-	f, err := os.Open(c.path(key))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil, "no entry"
-	}
-	if err != nil {
-		return nil, nil, nil, err.Error()
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxEntryBytes+1))
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err.Error()
-	}
-	e, why := parseEntry(b)
+// still the same; it returns the entry and its checksum (a hash of all of
+// it), or why not.
+func (c *Cache) valid(key string) (*entry, []byte, string) {
+	body, sum, why := c.entries().Read(key)
 	if why != "" {
-		f.Close()
-		return nil, nil, nil, "corrupt entry (" + why + ")"
+		return nil, nil, why
+	}
+	e, why := parseEntry(body)
+	if why != "" {
+		return nil, nil, "corrupt entry (" + why + ")"
 	}
 	for _, o := range e.Files {
 		if observe(o.Name) != o {
-			f.Close()
-			return nil, nil, nil, o.Name + " changed"
+			return nil, nil, o.Name + " changed"
 		}
 	}
-	return e, b[len(cacheMagic)+8 : len(cacheMagic)+8+sha256.Size], f, ""
+	return e, sum, ""
 }
 
 // Current identifies the model of the header under includeRoot as the
@@ -239,52 +235,29 @@ func (c *Cache) Current(includeRoot, header string) (id, why string) {
 	if !ok {
 		return "", "cannot identify the mlx5gen build or the C compiler"
 	}
-	_, sum, f, why := c.valid(key)
+	_, sum, why := c.valid(key)
 	if why != "" {
 		return "", "model " + why
 	}
-	f.Close()
 	v, src := detectVersion(root)
 	return key + ":" + hex.EncodeToString(sum) + ":" + v + ":" + src, ""
 }
 
 // lookup returns the cached model of the header, or nil and why not.
 func (c *Cache) lookup(key string) (*Model, string) {
-	e, _, f, why := c.valid(key)
+	e, _, why := c.valid(key)
 	if why != "" {
 		return nil, why
 	}
-	defer f.Close()
 	m, err := decodeModel(e.Model)
 	if err != nil {
 		return nil, "corrupt entry (" + err.Error() + ")"
 	}
-	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-		// Mark it used, for trim; it does not matter if this fails.
-		now := time.Now()
-		_ = os.Chtimes(f.Name(), now, now)
-	}
 	return m, ""
 }
 
-// parseEntry checks a cache file's header, length and checksum and reads
-// the entry.
-func parseEntry(b []byte) (*entry, string) {
-	const head = len(cacheMagic) + 8 + sha256.Size
-	if len(b) > maxEntryBytes {
-		return nil, "too large"
-	}
-	if len(b) < head || string(b[:len(cacheMagic)]) != cacheMagic {
-		return nil, "bad header"
-	}
-	n := binary.LittleEndian.Uint64(b[len(cacheMagic):])
-	body := b[head:]
-	if uint64(len(body)) != n {
-		return nil, fmt.Sprintf("%d bytes, header says %d", len(body), n)
-	}
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(cacheMagic)+8:head]) {
-		return nil, "checksum"
-	}
+// parseEntry reads the entry from a cache file's verified body.
+func parseEntry(body []byte) (*entry, string) {
 	r := bytes.NewReader(body)
 	var e entry
 	count, err := binary.ReadUvarint(r)
@@ -328,7 +301,7 @@ func (c *Cache) store(key string, files []observed, m *Model) {
 		return
 	}
 	c.logf("model cache: stored %s", c.path(key))
-	c.trim()
+	c.entries().Trim()
 }
 
 func (c *Cache) write(key string, files []observed, model []byte) error {
@@ -345,51 +318,7 @@ func (c *Cache) write(key string, files []observed, model []byte) error {
 		body.Write(o.Sum[:])
 	}
 	body.Write(model)
-	if body.Len() > maxEntryBytes-1024 {
-		return fmt.Errorf("entry of %d bytes is too large", body.Len())
-	}
-	sum := sha256.Sum256(body.Bytes())
-	var out bytes.Buffer
-	out.WriteString(cacheMagic)
-	out.Write(binary.LittleEndian.AppendUint64(nil, uint64(body.Len())))
-	out.Write(sum[:])
-	out.Write(body.Bytes())
-	if err := os.MkdirAll(c.Dir, 0o777); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(c.Dir, "tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(out.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
-
-// trim removes entries and temporary files unused for cacheTrimAge (an
-// mlx5gen build that is gone leaves its entries behind).
-func (c *Cache) trim() {
-	des, err := os.ReadDir(c.Dir)
-	if err != nil {
-		return
-	}
-	for _, d := range des {
-		n := d.Name()
-		if !strings.HasSuffix(n, ".model") && !strings.HasPrefix(n, "tmp-") {
-			continue
-		}
-		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > cacheTrimAge {
-			os.Remove(filepath.Join(c.Dir, n))
-		}
-	}
+	return c.entries().Write(key, body.Bytes())
 }
 
 // observeMissing and observeRead note, when the cache is on, a file

@@ -14,7 +14,6 @@
 package outcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -22,13 +21,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mlx5gen/mlx5gen/gen/emit"
+	"github.com/mlx5gen/mlx5gen/internal/cachefile"
 )
 
 const (
@@ -103,29 +100,22 @@ func Key(model string, fsys fs.FS, dir string, opts ...string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func (c *Cache) path(key string) string { return filepath.Join(c.Dir, key+suffix) }
+func (c *Cache) path(key string) string { return c.entries().File(key) }
+
+// entries is the cache's directory of entry files.
+func (c *Cache) entries() cachefile.Dir {
+	return cachefile.Dir{Path: c.Dir, Magic: magic, Suffix: suffix, Max: maxEntry, Age: trimAge}
+}
 
 // Lookup returns the entry under key, or nil and why not.
 func (c *Cache) Lookup(key string) (*Entry, string) {
-	f, err := os.Open(c.path(key))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, "no entry"
+	body, _, why := c.entries().Read(key)
+	if why != "" {
+		return nil, why
 	}
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEntry+1))
-	if err != nil {
-		return nil, err.Error()
-	}
-	e, why := decode(b)
+	e, why := decode(body)
 	if why != "" {
 		return nil, "corrupt entry (" + why + ")"
-	}
-	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-		now := time.Now() // mark it used, for trim
-		_ = os.Chtimes(f.Name(), now, now)
 	}
 	return e, ""
 }
@@ -140,52 +130,10 @@ func (c *Cache) Store(key string, e *Entry) {
 		return
 	}
 	c.logf("output cache: stored %s", c.path(key))
-	c.trim()
+	c.entries().Trim()
 }
 
-func (c *Cache) write(key string, body []byte) error {
-	if len(body) > maxEntry-1024 {
-		return fmt.Errorf("entry of %d bytes is too large", len(body))
-	}
-	sum := sha256.Sum256(body)
-	out := append([]byte(magic), binary.LittleEndian.AppendUint64(nil, uint64(len(body)))...)
-	out = append(append(out, sum[:]...), body...)
-	if err := os.MkdirAll(c.Dir, 0o777); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(c.Dir, "tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(out)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
-
-// trim removes entries unused for trimAge (the model cache trims its own
-// entries and the temporary files).
-func (c *Cache) trim() {
-	des, err := os.ReadDir(c.Dir)
-	if err != nil {
-		return
-	}
-	for _, d := range des {
-		if !strings.HasSuffix(d.Name(), suffix) {
-			continue
-		}
-		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > trimAge {
-			os.Remove(filepath.Join(c.Dir, d.Name()))
-		}
-	}
-}
+func (c *Cache) write(key string, body []byte) error { return c.entries().Write(key, body) }
 
 // encode lays e out as length-prefixed byte strings: three file lists
 // (a count, then name and content of each), the rules, stdout and stderr.
@@ -208,22 +156,8 @@ func encode(e *Entry) []byte {
 	return b
 }
 
-// decode checks the header, length and checksum of b and reads the entry.
-func decode(b []byte) (*Entry, string) {
-	const head = len(magic) + 8 + sha256.Size
-	if len(b) > maxEntry {
-		return nil, "too large"
-	}
-	if len(b) < head || string(b[:len(magic)]) != magic {
-		return nil, "bad header"
-	}
-	body := b[head:]
-	if n := binary.LittleEndian.Uint64(b[len(magic):]); uint64(len(body)) != n {
-		return nil, fmt.Sprintf("%d bytes, header says %d", len(body), n)
-	}
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(magic)+8:head]) {
-		return nil, "checksum"
-	}
+// decode reads the entry from a verified entry body.
+func decode(body []byte) (*Entry, string) {
 	d := decoder{b: body}
 	var e Entry
 	for _, list := range []*[]emit.File{&e.Files, &e.Tables, &e.Bindings} {

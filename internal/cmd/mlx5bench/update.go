@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mlx5gen/mlx5gen/internal/cachefile"
 )
 
 // The block of a file -update rewrites: everything between the two marker
@@ -50,33 +52,9 @@ func updateFiles(names []string, table []byte) error {
 		}
 	}
 	for k, n := range names {
-		if err := writeAtomic(n, outs[k]); err != nil {
+		if err := cachefile.WriteAtomic(filepath.Dir(n), n, outs[k], ".mlx5bench-*"); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func writeAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".mlx5bench-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		if st, err := os.Stat(name); err == nil {
-			werr = os.Chmod(f.Name(), st.Mode().Perm())
-		}
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
 }
