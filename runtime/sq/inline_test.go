@@ -25,7 +25,7 @@ func TestMkeyFastPathsInline(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GOARCH=%s go build -gcflags=-m: %v\n%s", arch, err, out)
 		}
-		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2} {
+		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2} {
 			if got := strings.Count(string(out), "inlining call to "+fn+"\n"); got < n {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}

@@ -60,16 +60,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
-	pi, mask := q.curPost, q.mask
-	w := q.head + q.nreq
-	if w == q.tail {
-		q.limit = pi + q.n // the oldest WQE in flight
-	}
-	// Both have mask+1 entries (New): no bounds checks.
-	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&mask)*4)) = pi
-	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w}
-	q.nreq++
-	off := int(pi&mask) * wqebb
+	pi, off := q.claim()
 	wqe := unsafe.Add(q.ring, off)
 	ds := 2 + hdr/16
 	// The ctrl segment: opcode and index, then qpn and ds, in one store;
