@@ -23,14 +23,7 @@ func TestDEKKeytag(t *testing.T) {
 		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE}
 	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
 	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	ea := devicetest.Must[device.Endpoint](t, "Endpoint")(a.Endpoint())
-	eb := devicetest.Must[device.Endpoint](t, "Endpoint")(b.Endpoint())
-	if err := a.Connect(eb); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Connect(ea); err != nil {
-		t.Fatal(err)
-	}
+	devicetest.ConnectPair(t, a, b)
 	src, dst := devicetest.MRPair(t, pd, 512)
 	dcfg := device.DEKConfig{KeySize: mlx.MLX5DV_CRYPTO_KEY_SIZE_128, Key: bytes.Repeat([]byte{0x3c}, 32), HasKeytag: true}
 	copy(dcfg.Keytag[:], "keytag01")

@@ -24,14 +24,7 @@ func TestCQOverrunEvent(t *testing.T) {
 	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 8, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
 	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
 	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	ea, _ := a.Endpoint()
-	eb, _ := b.Endpoint()
-	if err := a.Connect(eb); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Connect(ea); err != nil {
-		t.Fatal(err)
-	}
+	devicetest.ConnectPair(t, a, b)
 	s := a.SQ()
 	s.Start()
 	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)

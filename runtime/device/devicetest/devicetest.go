@@ -140,14 +140,7 @@ func RCPair(t *testing.T, c *device.Context, ch *device.CompChannel) Pair {
 		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_READ | mlx.IBV_QP_EX_WITH_SEND}
 	p.A = Must[*device.QP](t, "CreateQP A")(p.PD.CreateQP(cfg))
 	p.B = Must[*device.QP](t, "CreateQP B")(p.PD.CreateQP(cfg))
-	ea := Must[device.Endpoint](t, "Endpoint A")(p.A.Endpoint())
-	eb := Must[device.Endpoint](t, "Endpoint B")(p.B.Endpoint())
-	if err := p.A.Connect(eb); err != nil {
-		t.Fatalf("Connect A: %v", err)
-	}
-	if err := p.B.Connect(ea); err != nil {
-		t.Fatalf("Connect B: %v", err)
-	}
+	ConnectPair(t, p.A, p.B)
 	for _, q := range []*device.QP{p.A, p.B} {
 		if s := q.State(); s != mlx.IBV_QPS_RTS {
 			t.Fatalf("QP %#x is in %v after Connect, want IBV_QPS_RTS", q.QPN(), s)
@@ -234,5 +227,19 @@ func testCompChannel(t *testing.T, c *device.Context) {
 	other := Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 4}))
 	if err := other.Wait(ctx); err == nil {
 		t.Fatal("Wait on a CQ without a channel succeeded")
+	}
+}
+
+// ConnectPair connects two RC QPs to each other (RESET to RTS), failing
+// the test on an error.
+func ConnectPair(t *testing.T, a, b *device.QP) {
+	t.Helper()
+	ea := Must[device.Endpoint](t, "Endpoint A")(a.Endpoint())
+	eb := Must[device.Endpoint](t, "Endpoint B")(b.Endpoint())
+	if err := a.Connect(eb); err != nil {
+		t.Fatalf("Connect A: %v", err)
+	}
+	if err := b.Connect(ea); err != nil {
+		t.Fatalf("Connect B: %v", err)
 	}
 }

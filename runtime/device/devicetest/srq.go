@@ -33,14 +33,7 @@ func RCPairSRQ(t *testing.T, c *device.Context, maxWR int) SRQPair {
 	if p.B.RQ() != nil {
 		t.Fatal("a QP receiving through an SRQ has a receive queue writer of its own")
 	}
-	ea := Must[device.Endpoint](t, "Endpoint A")(p.A.Endpoint())
-	eb := Must[device.Endpoint](t, "Endpoint B")(p.B.Endpoint())
-	if err := p.A.Connect(eb); err != nil {
-		t.Fatalf("Connect A: %v", err)
-	}
-	if err := p.B.Connect(ea); err != nil {
-		t.Fatalf("Connect B: %v", err)
-	}
+	ConnectPair(t, p.A, p.B)
 	return p
 }
 
