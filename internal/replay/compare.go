@@ -138,7 +138,10 @@ func (r *run) wqe(where string, w *vectors.WQE, before snapshot) error {
 	}
 	slot := w.ProducerIndex & uint32(r.mem.WQEBBs()-1)
 	bk, sl := &w.Bookkeeping, &r.q.Slots[slot]
-	if sl.WRID != bk.WRID || sl.WRData != bk.WRData || sl.WQEHead != bk.WQEHead {
+	if len(got) > 3 && sl.Opcode != got[3] {
+		return fmt.Errorf("%s: bookkeeping records opcode %#x for a WQE of opcode %#x", where, sl.Opcode, got[3])
+	}
+	if sl.WRID != bk.WRID || uint32(sl.WRData) != bk.WRData || sl.WQEHead != bk.WQEHead {
 		return fmt.Errorf("%s: bookkeeping wr_id %#x wr_data %d wqe_head %d, want %#x %d %d", where,
 			sl.WRID, sl.WRData, sl.WQEHead, bk.WRID, bk.WRData, bk.WQEHead)
 	}

@@ -119,7 +119,7 @@ func (l *loopSide) realSQ(t *testing.T, m *qmem.Memory, f *fakeSQ) SQ {
 		t.Fatal(err)
 	}
 	for i := range q.Slots {
-		q.Slots[i] = sq.Slot{WRID: f.wrid[i], WQEHead: f.head[i], WRData: f.data[i]}
+		q.Slots[i] = sq.Slot{WRID: f.wrid[i], WQEHead: f.head[i], WRData: uint16(f.data[i])}
 	}
 	l.q = q
 	return SQ{Q: q, Mem: m}

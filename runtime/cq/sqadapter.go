@@ -20,8 +20,12 @@ func (a SQ) Slots() uint32 { return uint32(len(a.Q.Slots)) }
 // Slot returns the bookkeeping libmlx5 keeps at a slot.
 func (a SQ) Slot(i uint32) (uint64, uint32, uint32) {
 	s := &a.Q.Slots[i]
-	return s.WRID, s.WQEHead, s.WRData
+	return s.WRID, s.WQEHead, uint32(s.WRData)
 }
+
+// SlotOpcode returns the opcode (MLX5_OPCODE_*) of the WQE posted at a
+// slot: an error CQE does not say which operation failed.
+func (a SQ) SlotOpcode(i uint32) uint8 { return a.Q.Slots[i].Opcode }
 
 // Retire completes the work requests before tail. A tail that is not
 // ahead of the writer's (a CQE of a work request already retired) changes

@@ -288,7 +288,7 @@ func (q *SQ) RawWQE(wqe []byte) error {
 		return err
 	}
 	slot := q.curPost & q.mask
-	q.book(slot, wrDataRaw)
+	q.book(slot, wrDataRaw, wqe[3]) // the opcode: byte 3 of opmod_idx_opcode
 	q.fmCache = 0
 	q.curCtrl = int(slot) * wqebb
 	q.copyWrap(q.curCtrl, wqe[:ds*16])

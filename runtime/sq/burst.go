@@ -173,7 +173,7 @@ func (c burstChunk) write(k uint32) {
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
 		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
-		*slot = Slot{WRID: r.WRID, WQEHead: pi + d}
+		*slot = Slot{WRID: r.WRID, WQEHead: pi + d, Opcode: uint8(mlx.MLX5_OPCODE_RDMA_WRITE)}
 		*st = pi
 		ctrl += 1 << 40 // the 16-bit index (bits 40..55): it does not wrap in a chunk
 		pi++

@@ -32,7 +32,7 @@ func (q *SQ) post(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr ui
 		return q.postSlow(fn, opcode, hdr, rkey, raddr)
 	}
 	q.chk.Open(fn)
-	pi, off := q.claim()
+	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	be32(wqe, uint32(uint16(pi))<<8|uint32(opcode))
 	// Bytes 8..11 in one store: signature 0, stream id 0, fm_ce_se.
@@ -89,14 +89,14 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 // both with mask+1 entries since New, so no bounds checks) and returns
 // its producer index and the WQE's offset in the ring. Small enough to
 // inline into post and postSGE (TestMkeyFastPathsInline checks).
-func (q *SQ) claim() (uint32, int) {
+func (q *SQ) claim(opcode uint8) (uint32, int) {
 	pi, mask := q.curPost, q.mask
 	w := q.head + q.nreq
 	if w == q.tail {
 		q.limit = pi + q.n // the oldest WQE in flight
 	}
 	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&mask)*4)) = pi
-	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w}
+	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, Opcode: opcode}
 	q.nreq++
 	return pi, int(pi&mask) * wqebb
 }

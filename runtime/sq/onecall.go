@@ -60,7 +60,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
-	pi, off := q.claim()
+	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	ds := 2 + hdr/16
 	// The ctrl segment: opcode and index, then qpn and ds, in one store;

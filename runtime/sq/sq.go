@@ -112,7 +112,15 @@ type MWBindInfo struct {
 type Slot struct {
 	WRID    uint64 // the caller's wr_id
 	WQEHead uint32 // the work request counter: head + the WQE's place in its batch
-	WRData  uint32 // the completion opcode (ibv_wc_opcode) of work requests whose CQE does not tell it; 0 otherwise
+	// WRData is the completion opcode (ibv_wc_opcode) of work requests
+	// whose CQE does not tell it; 0 otherwise. libmlx5 keeps it in 32
+	// bits; every value it stores fits 16.
+	WRData uint16
+	// Opcode is the WQE's opcode as posted: an error CQE does not carry
+	// it (libmlx5 reports IBV_WC_SEND for every error completion), so the
+	// poller reads it here to say what failed.
+	Opcode uint8
+	_      uint8
 }
 
 // Doorbell is what the last successful Complete did to tell the device.
@@ -487,7 +495,7 @@ func (q *SQ) dbError(err error) error {
 // completion bits), and the bookkeeping. rdma-core: _common_wqe_init_op.
 func (q *SQ) initWQE(opcode mlx.Opcode, wrData uint32, flags uint32) {
 	slot := q.curPost & q.mask
-	q.book(slot, wrData)
+	q.book(slot, wrData, uint8(opcode))
 	q.curCtrl = int(slot) * wqebb
 	c := q.ctrl()
 	c.SetOpmodIdxOpcode(uint32(uint16(q.curPost))<<8 | uint32(opcode))
@@ -520,14 +528,14 @@ func (q *SQ) fenceCEFlags(flags uint32) uint8 {
 
 // book records the bookkeeping of the WQE starting at slot, and counts
 // its work request.
-func (q *SQ) book(slot, wrData uint32) {
+func (q *SQ) book(slot, wrData uint32, opcode uint8) {
 	w := q.head + q.nreq
 	if w == q.tail {
 		q.limit = q.curPost + q.n // the oldest WQE in flight
 	}
 	// Both have mask+1 entries (New): no bounds checks.
 	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&q.mask)*4)) = q.curPost
-	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: wrData}
+	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: uint16(wrData), Opcode: opcode}
 	q.nreq++
 }
 

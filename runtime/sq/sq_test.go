@@ -163,7 +163,7 @@ func TestBindMW(t *testing.T) {
 	if q.CurPost() != 5 || q.FmCache() != 0x20 {
 		t.Fatalf("producer index %d, fence cache %#x", q.CurPost(), q.FmCache())
 	}
-	if s := q.Slots[0]; s.WRID != 7 || s.WRData != uint32(mlx.IBV_WC_BIND_MW) || s.WQEHead != 0 {
+	if s := q.Slots[0]; s.WRID != 7 || s.WRData != uint16(mlx.IBV_WC_BIND_MW) || s.Opcode != uint8(mlx.MLX5_OPCODE_UMR) || s.WQEHead != 0 {
 		t.Fatalf("bookkeeping %+v", s)
 	}
 	if s := q.Slots[3]; s.WQEHead != 1 {

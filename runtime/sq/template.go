@@ -169,7 +169,7 @@ func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uin
 // (opcode and index, QPN and size, fm_ce_se) in two stores and moves the
 // producer index past it: initWQE and finalize in one.
 func (q *SQ) headWQE(off int, opcode mlx.Opcode, ds int, fcs uint8) {
-	q.book(q.curPost&q.mask, wrDataUMR)
+	q.book(q.curPost&q.mask, wrDataUMR, uint8(opcode))
 	c := (*[12]byte)(q.at(off))
 	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
 	binary.BigEndian.PutUint32(c[8:12], uint32(fcs))

@@ -151,7 +151,7 @@ func (q *SQ) umrHead(lkey uint32, fcs uint8) {
 // fence); its segments are written when it finishes (umrWrite, umrHead).
 func (q *SQ) umrStart(mk *Mkey) {
 	slot := q.curPost & q.mask
-	q.book(slot, wrDataUMR)
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
 	q.curCtrl = int(slot) * wqebb
 	q.umr = umrSegs{mask: uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY), fcs: q.fenceCEFlags(q.wrFlags)}
 	q.curSize = umrFixed / 16
