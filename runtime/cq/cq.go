@@ -26,12 +26,16 @@
 package cq
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
@@ -130,9 +134,17 @@ type Config struct {
 
 	// Log, if set, is called where libmlx5 writes to its debug file
 	// (an error CQE with its dump, a refused inline scatter). It must not
-	// keep cqe.
+	// keep cqe, nor close or reconfigure this CQ.
 	Log func(ev LogEvent, cqe []byte)
+
+	// CloseWait bounds how long Close, and the Add and Remove calls, wait
+	// for a poll in progress on another goroutine; 0 is DefaultCloseWait.
+	CloseWait time.Duration
 }
+
+// DefaultCloseWait is how long Close waits for a poll in progress when
+// Config.CloseWait is 0.
+const DefaultCloseWait = 2 * time.Second
 
 // LogEvent says why libmlx5 would write to its debug file.
 type LogEvent int
@@ -143,22 +155,37 @@ const (
 	LogScatterOpcode                 // "scatter to CQE for opcode %d" (the WQE's opcode in cqe[0])
 )
 
-// CQ is a completion queue poller. It is not safe for concurrent use.
+// CQ is a completion queue poller.
+//
+// Concurrency: one goroutine at a time polls (Poll, StartPoll, NextPoll,
+// EndPoll and the Read methods, Arm, Event, ConsIndex). It may run beside
+// the goroutines writing the send and receive queues that complete here:
+// the queues' bookkeeping is handed off through atomics (runtime/sq,
+// runtime/rq), with no lock on the poll path. Close and the Add and
+// Remove calls may be called from any goroutine at any time: they wait
+// for a poll in progress (a Poll call, a StartPoll session until EndPoll)
+// to end and keep the poller out while they run, so that no registration
+// changes under it and no memory goes while it reads. Two goroutines
+// polling at once are not supported: serialise them with a lock of your
+// own.
 type CQ struct {
-	closed bool // Close was called: polling and arming fail
-	buf    []byte
-	dbr    []byte
-	uar    []byte
-	device bool
-	sz     int    // CQE size, 64 or 128
-	mask   uint32 // ncqe-1
-	ci     uint32 // cons_index
-	armSN  uint32
-	cqn    uint32
-	v1     bool
-	dump   uint32
-	scat   Memory
-	log    func(LogEvent, []byte)
+	gate    gate.Gate  // the poller inside; Close and registration changes wait for it
+	session bool       // a StartPoll session is open (the poller is inside)
+	regMu   sync.Mutex // Add and Remove calls, one at a time
+	wait    time.Duration
+	buf     []byte
+	dbr     []byte
+	uar     []byte
+	device  bool
+	sz      int    // CQE size, 64 or 128
+	mask    uint32 // ncqe-1
+	ci      uint32 // cons_index
+	armSN   uint32
+	cqn     uint32
+	v1      bool
+	dump    uint32
+	scat    Memory
+	log     func(LogEvent, []byte)
 
 	qps   map[uint32]*QP // by QPN (v0) or user index (v1)
 	srqs  map[uint32]SharedRecvQueue
@@ -222,7 +249,21 @@ func New(c Config) (*CQ, error) {
 		sz: sz, mask: uint32(n - 1), ci: c.ConsIndex, armSN: c.ArmSN, cqn: c.CQN,
 		v1: c.CQEVersion == 1, dump: c.DumpFillLkey, scat: c.Scatter, log: c.Log,
 		qps: map[uint32]*QP{}, srqs: map[uint32]SharedRecvQueue{}, mkeys: map[uint32]SigRecorder{},
+		wait: cmp.Or(c.CloseWait, DefaultCloseWait),
 	}, nil
+}
+
+// change runs f with the poller kept out (Pause), under the registration
+// lock: f may change what the poller reads. After Close there is no
+// poller to keep out.
+func (c *CQ) change(what string, f func() error) error {
+	c.regMu.Lock()
+	defer c.regMu.Unlock()
+	if err := c.gate.Pause(c.wait); err != nil {
+		return fmt.Errorf("cq: CQ %#x: %s: %w", c.cqn, what, err)
+	}
+	defer c.gate.Resume()
+	return f()
 }
 
 // AddQP registers a QP (mlx5_store_qp or mlx5_store_uidx), by its QPN with
@@ -240,9 +281,6 @@ func (c *CQ) AddQP(qp *QP) error {
 	if key > 0xffffff {
 		return fmt.Errorf("cq: QP key %#x does not fit the CQE's 24 bits", key)
 	}
-	if _, dup := c.qps[key]; dup {
-		return fmt.Errorf("cq: QP key %#x registered twice", key)
-	}
 	if qp.SQ != nil {
 		if n := qp.SQ.Slots(); n == 0 || n&(n-1) != 0 {
 			return fmt.Errorf("cq: QP %#x: a send queue of %d slots is not a power of two", key, n)
@@ -253,10 +291,15 @@ func (c *CQ) AddQP(qp *QP) error {
 			return fmt.Errorf("cq: QP %#x: a receive queue of %d slots is not a power of two", key, n)
 		}
 	}
-	c.flushRetire()
-	c.qps[key] = qp
-	c.curQP, c.hot = nil, hot{}
-	return nil
+	return c.change("AddQP", func() error {
+		if _, dup := c.qps[key]; dup {
+			return fmt.Errorf("cq: QP key %#x registered twice", key)
+		}
+		c.flushRetire()
+		c.qps[key] = qp
+		c.curQP, c.hot = nil, hot{}
+		return nil
+	})
 }
 
 // ErrClosed is the error of Poll, StartPoll, NextPoll and Arm after
@@ -266,22 +309,34 @@ var ErrClosed = errors.New("cq: the CQ is closed")
 // Close detaches the poller from its CQ, before the CQ's memory is
 // released (runtime/device calls it when its CQ is closed): every later
 // Poll, StartPoll, NextPoll and Arm fails with ErrClosed and reads or
-// writes nothing (end a StartPoll session before Close: its Read methods
-// read the CQE in place). It is idempotent.
-func (c *CQ) Close() { c.closed = true }
+// writes nothing, and a poll in progress on another goroutine is waited
+// for. Any goroutine may call it, at any time; it is idempotent. It fails
+// only if a poll stays in progress longer than Config.CloseWait (a
+// StartPoll session not ended, perhaps by the goroutine calling Close):
+// the CQ's memory must then stay, and a later Close succeeds.
+func (c *CQ) Close() error {
+	if err := c.gate.Close(c.wait); err != nil {
+		return fmt.Errorf("cq: CQ %#x: %w", c.cqn, err)
+	}
+	return nil
+}
 
 // RemoveQP takes out the QP registered under key (its QPN, or its user
 // index with cqe_version 1), as mlx5_clear_qp does when a QP is
 // destroyed; CQEs of it polled later find no QP. It reports whether one
-// was registered.
-func (c *CQ) RemoveQP(key uint32) bool {
-	if _, ok := c.qps[key]; !ok {
-		return false
-	}
-	c.flushRetire()
-	delete(c.qps, key)
-	c.curQP, c.hot = nil, hot{}
-	return true
+// was registered. A poll in progress is waited for: when it returns, the
+// poller no longer reads the QP's queues. It fails only as Close does.
+func (c *CQ) RemoveQP(key uint32) (bool, error) {
+	found := false
+	err := c.change("RemoveQP", func() error {
+		if _, found = c.qps[key]; found {
+			c.flushRetire()
+			delete(c.qps, key)
+			c.curQP, c.hot = nil, hot{}
+		}
+		return nil
+	})
+	return found, err
 }
 
 // AddSRQ registers a shared receive queue by its number (mlx5_store_srq);
@@ -290,24 +345,29 @@ func (c *CQ) AddSRQ(srqn uint32, s SharedRecvQueue) error {
 	if s == nil || srqn == 0 || srqn > 0xffffff {
 		return fmt.Errorf("cq: SRQ %#x: needs a queue and a non-zero 24-bit number", srqn)
 	}
-	if _, dup := c.srqs[srqn]; dup {
-		return fmt.Errorf("cq: SRQ %#x registered twice", srqn)
-	}
-	c.srqs[srqn] = s
-	c.curSRQ = nil
-	return nil
+	return c.change("AddSRQ", func() error {
+		if _, dup := c.srqs[srqn]; dup {
+			return fmt.Errorf("cq: SRQ %#x registered twice", srqn)
+		}
+		c.srqs[srqn] = s
+		c.curSRQ = nil
+		return nil
+	})
 }
 
 // RemoveSRQ takes out the SRQ registered under srqn (mlx5_clear_srq);
 // CQEs of it polled later find no SRQ. It reports whether one was
 // registered.
-func (c *CQ) RemoveSRQ(srqn uint32) bool {
-	if _, ok := c.srqs[srqn]; !ok {
-		return false
-	}
-	delete(c.srqs, srqn)
-	c.curSRQ = nil
-	return true
+func (c *CQ) RemoveSRQ(srqn uint32) (bool, error) {
+	found := false
+	err := c.change("RemoveSRQ", func() error {
+		if _, found = c.srqs[srqn]; found {
+			delete(c.srqs, srqn)
+			c.curSRQ = nil
+		}
+		return nil
+	})
+	return found, err
 }
 
 // AddMkey registers an mkey with a signature context by its index
@@ -316,22 +376,27 @@ func (c *CQ) AddMkey(index uint32, m SigRecorder) error {
 	if m == nil || index > 0xffffff {
 		return fmt.Errorf("cq: mkey index %#x: needs an mkey and 24 bits", index)
 	}
-	if _, dup := c.mkeys[index]; dup {
-		return fmt.Errorf("cq: mkey index %#x registered twice", index)
-	}
-	c.mkeys[index] = m
-	return nil
+	return c.change("AddMkey", func() error {
+		if _, dup := c.mkeys[index]; dup {
+			return fmt.Errorf("cq: mkey index %#x registered twice", index)
+		}
+		c.mkeys[index] = m
+		return nil
+	})
 }
 
 // RemoveMkey takes out the mkey registered under index (mlx5_clear_mkey);
 // a signature-error CQE naming it later is unknown. It reports whether one
 // was registered.
-func (c *CQ) RemoveMkey(index uint32) bool {
-	if _, ok := c.mkeys[index]; !ok {
-		return false
-	}
-	delete(c.mkeys, index)
-	return true
+func (c *CQ) RemoveMkey(index uint32) (bool, error) {
+	found := false
+	err := c.change("RemoveMkey", func() error {
+		if _, found = c.mkeys[index]; found {
+			delete(c.mkeys, index)
+		}
+		return nil
+	})
+	return found, err
 }
 
 // ConsIndex returns the software consumer index.
@@ -371,8 +436,11 @@ func (c *CQ) updateConsIndex() {
 // false) or the next solicited one: the arm doorbell record, then the CQ
 // doorbell. rdma-core: mlx5_arm_cq.
 func (c *CQ) Arm(solicited bool) error {
-	if c.closed {
-		return ErrClosed
+	if !c.session { // in a session the poller is inside already
+		if !c.gate.Enter() {
+			return ErrClosed
+		}
+		defer c.gate.Leave()
 	}
 	sn := c.armSN & 3
 	ci := c.ci & 0xffffff

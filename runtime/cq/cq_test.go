@@ -419,8 +419,8 @@ func TestRemoveQP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.RemoveQP(5) {
-		t.Fatal("RemoveQP of an unregistered QP reported one")
+	if ok, err := c.RemoveQP(5); ok || err != nil {
+		t.Fatalf("RemoveQP of an unregistered QP: %v %v", ok, err)
 	}
 	if err := c.AddQP(&QP{QPN: 5}); err != nil {
 		t.Fatal(err)
@@ -428,7 +428,10 @@ func TestRemoveQP(t *testing.T) {
 	if err := c.AddQP(&QP{QPN: 5}); err == nil {
 		t.Fatal("a QPN registered twice was accepted")
 	}
-	if !c.RemoveQP(5) || c.RemoveQP(5) {
+	if ok1, _ := c.RemoveQP(5); !ok1 {
+		t.Fatal("RemoveQP did not remove")
+	}
+	if ok2, _ := c.RemoveQP(5); ok2 {
 		t.Fatal("RemoveQP did not remove exactly once")
 	}
 	if err := c.AddQP(&QP{QPN: 5}); err != nil {

@@ -30,23 +30,39 @@ type exState struct {
 // open), or an *UnknownError (its CQE is consumed; no session is open).
 // The doorbell record is written by EndPoll only. rdma-core:
 // mlx5_start_poll.
+//
+// A session is the poller inside its CQ, as a Poll call is: Close waits
+// for EndPoll.
 func (c *CQ) StartPoll() error {
-	if c.closed {
+	if !c.session && !c.gate.Enter() {
 		return ErrClosed
 	}
+	c.session = true
 	c.curQP, c.curSRQ = nil, nil
 	off, cqe := c.nextCQE()
 	if cqe == nil {
+		c.endSession()
 		return ErrEmpty
 	}
-	return c.lazy(off, cqe)
+	if err := c.lazy(off, cqe); err != nil {
+		c.endSession()
+		return err
+	}
+	return nil
+}
+
+// endSession leaves the CQ at the end of a session, or where StartPoll
+// opened none.
+func (c *CQ) endSession() {
+	c.session = false
+	c.gate.Leave()
 }
 
 // NextPoll moves the session to the next completion: nil, ErrEmpty or an
 // *UnknownError. rdma-core: mlx5_next_poll.
 func (c *CQ) NextPoll() error {
-	if c.closed {
-		return ErrClosed
+	if !c.session {
+		return c.StartPoll()
 	}
 	off, cqe := c.nextCQE()
 	if cqe == nil {
@@ -68,7 +84,11 @@ func (c *CQ) lazy(off int, cqe []byte) error {
 // EndPoll closes the session and writes the consumer index to the
 // doorbell record. rdma-core: _mlx5_end_poll.
 func (c *CQ) EndPoll() {
+	if !c.session {
+		return // StartPoll opened none: nothing to end
+	}
 	c.updateConsIndex()
+	c.endSession()
 }
 
 // WRID returns the current completion's wr_id (ibv_cq_ex.wr_id).

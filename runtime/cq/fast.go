@@ -44,6 +44,7 @@ type hot struct {
 	key     uint32
 	sq      SendQueue
 	slots   []sq.Slot // sq's Slots when sq is the SQ adapter
+	acq     *sq.SQ    // the writer whose Slots those are
 	mask    uint32
 	tail    uint32
 	pending bool
@@ -84,6 +85,7 @@ func (c *CQ) pollFast(wc []WC) int {
 	i := 0
 	for i < k {
 		if h := &c.hot; h.qp != nil && len(h.slots) > 0 && c.sz == 64 && !c.v1 {
+			h.acq.Acquire() // the writer's slots as of its published head
 			n, tail := hotRun(wc[i:k], buf, ci, mask, h.key, h.slots)
 			if n > 0 {
 				h.tail, h.pending = tail, true
@@ -174,7 +176,7 @@ func (c *CQ) hotFor(key uint32) bool {
 	c.flushRetire()
 	c.hot = hot{qp: qp, key: key, sq: qp.SQ, mask: qp.SQ.Slots() - 1}
 	if a, ok := qp.SQ.(SQ); ok && len(a.Q.Slots) == int(c.hot.mask)+1 {
-		c.hot.slots = a.Q.Slots // runtime/sq's bookkeeping, read without a call
+		c.hot.slots, c.hot.acq = a.Q.Slots, a.Q // runtime/sq's bookkeeping, read without a call
 	}
 	return true
 }

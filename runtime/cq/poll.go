@@ -2,6 +2,7 @@ package cq
 
 import (
 	"encoding/binary"
+	"errors"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
@@ -40,8 +41,8 @@ var be = binary.BigEndian
 // the CQE is consumed. Every call writes the consumer index to the
 // doorbell record, as ibv_poll_cq does. rdma-core: poll_cq, mlx5_poll_one.
 func (c *CQ) Poll(wc []WC) (int, error) {
-	if c.closed {
-		return 0, ErrClosed
+	if c.session || !c.gate.Enter() {
+		return 0, c.refused()
 	}
 	c.curQP, c.curSRQ = nil, nil
 	n := 0
@@ -69,7 +70,19 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	}
 	c.flushRetire()
 	c.updateConsIndex()
+	c.gate.Leave()
 	return n, err
+}
+
+// refused is the error of a poll that could not enter: the CQ is closed,
+// or a StartPoll session is open (Poll would consume its CQEs).
+//
+//go:noinline
+func (c *CQ) refused() error {
+	if c.session {
+		return errors.New("cq: Poll during a StartPoll session (EndPoll first)")
+	}
+	return ErrClosed
 }
 
 // unknown records an unattributable CQE for the error Poll returns.

@@ -221,7 +221,10 @@ func TestRemoveSRQ(t *testing.T) {
 	if n, err := c.Poll(wc); n != 1 || err != nil || wc[0].WRID != 7 {
 		t.Fatalf("before RemoveSRQ: %d %v %+v", n, err, wc[0])
 	}
-	if !c.RemoveSRQ(5) || c.RemoveSRQ(5) {
+	if ok1, _ := c.RemoveSRQ(5); !ok1 {
+		t.Fatal("RemoveSRQ did not remove")
+	}
+	if ok2, _ := c.RemoveSRQ(5); ok2 {
 		t.Fatal("RemoveSRQ: want true once, then false")
 	}
 	if err := s.Post(8, []rq.Sge{{Addr: 0x1000, Length: 8, Lkey: 3}}); err != nil {

@@ -2,6 +2,7 @@ package cq
 
 import (
 	"encoding/binary"
+	"sync"
 	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -66,8 +67,13 @@ const (
 
 // Mkey is an mkey's signature context as the poller and MkeyCheck see it
 // (libmlx5's struct mlx5_sig_ctx): the signature of each domain, and the
-// last error recorded.
+// last error recorded. RecordSigErr (the poller's) and Check may run on
+// different goroutines: they take the mkey's lock, as libmlx5 takes the
+// signature context's (sig->lock). Set the domains before the mkey is
+// registered with a CQ, or under its lock (Lock, Unlock).
 type Mkey struct {
+	mu sync.Mutex
+
 	// NoContext says the mkey was created without a signature context:
 	// Check fails with EINVAL and a signature-error CQE naming it is
 	// unknown (libmlx5 would crash on it).
@@ -80,9 +86,18 @@ type Mkey struct {
 	ErrCountUpdated bool
 }
 
+// Lock and Unlock take the mkey's lock, to change its domains while it is
+// registered with a CQ that is being polled.
+func (m *Mkey) Lock() { m.mu.Lock() }
+
+// Unlock releases the lock Lock took.
+func (m *Mkey) Unlock() { m.mu.Unlock() }
+
 // RecordSigErr records a signature error (the SIG_ERR case of
 // mlx5_parse_cqe).
 func (m *Mkey) RecordSigErr(e SigErr) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.NoContext {
 		return false
 	}
@@ -110,6 +125,8 @@ type MkeyErr struct {
 // CRC32C, 64 for CRC64-XP10. rdma-core: _mlx5dv_mkey_check,
 // mlx5_decode_sigerr.
 func (m *Mkey) Check() (MkeyErr, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.NoContext {
 		return MkeyErr{}, syscall.EINVAL
 	}

@@ -7,8 +7,9 @@ import (
 
 // SQ adapts runtime/sq's writer to SendQueue: the poller reads the
 // writer's per-slot bookkeeping (sq.SQ.Slots) and gives ring room back
-// through sq.SQ.Completed, so posting resumes on a full ring once its
-// completions are polled.
+// through sq.SQ.Retire, so posting resumes on a full ring once its
+// completions are polled. Both hand off through atomics: the writer may
+// post on another goroutine while the CQ is polled.
 type SQ struct {
 	Q   *sq.SQ
 	Mem *qmem.Memory // the send ring, for requester inline scatter
@@ -17,8 +18,10 @@ type SQ struct {
 // Slots returns the ring's WQEBBs.
 func (a SQ) Slots() uint32 { return uint32(len(a.Q.Slots)) }
 
-// Slot returns the bookkeeping libmlx5 keeps at a slot.
+// Slot returns the bookkeeping libmlx5 keeps at a slot, as the writer
+// published it.
 func (a SQ) Slot(i uint32) (uint64, uint32, uint32) {
+	a.Q.Acquire()
 	s := &a.Q.Slots[i]
 	return s.WRID, s.WQEHead, uint32(s.WRData)
 }
@@ -30,12 +33,7 @@ func (a SQ) SlotOpcode(i uint32) uint8 { return a.Q.Slots[i].Opcode }
 // Retire completes the work requests before tail. A tail that is not
 // ahead of the writer's (a CQE of a work request already retired) changes
 // nothing.
-func (a SQ) Retire(tail uint32) {
-	cur := a.Q.Head() - a.Q.Outstanding()
-	if n := tail - cur; n != 0 && n <= a.Q.Outstanding() {
-		_ = a.Q.Completed(n) // cannot fail: n is outstanding
-	}
-}
+func (a SQ) Retire(tail uint32) { a.Q.Retire(tail) }
 
 // Ring returns the send ring.
 func (a SQ) Ring() []byte {

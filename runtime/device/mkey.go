@@ -107,8 +107,10 @@ func (s *sigCtx) RecordSigErr(e cq.SigErr) bool {
 // configured with.
 func (s *sigCtx) check() (cq.MkeyErr, error) {
 	mem, wire := &s.mk.Mem, &s.mk.Wire
+	s.rec.Lock() // the poller may be recording an error
 	s.rec.Mem = sigKind(mem.Present, mem.Domain.SigType, mem.Crc.Type)
 	s.rec.Wire = sigKind(wire.Present, wire.Domain.SigType, wire.Crc.Type)
+	s.rec.Unlock()
 	e, err := s.rec.Check()
 	if err != nil {
 		return e, fmt.Errorf("device: mkey %#x: Check: %w", s.mk.Lkey, err)

@@ -3,9 +3,11 @@ package rq
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 )
 
 const (
@@ -42,13 +44,29 @@ type Config struct {
 	// nil: 0).
 	Head, Tail uint32
 	WRIDs      []uint64
+
+	// CloseWait bounds how long Close waits for a post in progress on
+	// another goroutine; 0 is DefaultCloseWait.
+	CloseWait time.Duration
 }
 
-// RQ writes receive WQEs into a QP's receive queue. It is not safe for
-// concurrent use: libmlx5 holds the receive queue's lock around posting,
-// and the poller's Retire runs under the CQ's.
+// DefaultCloseWait is how long Close waits for a post in progress when
+// Config.CloseWait is 0.
+const DefaultCloseWait = 2 * time.Second
+
+// RQ writes receive WQEs into a QP's receive queue.
+//
+// Concurrency: one goroutine at a time posts (Post, PostList); one other
+// may poll the CQ it completes to at the same time (the poller's calls:
+// Retire, Completed, WRID, TailIndex, Scatter). They hand off through
+// atomics, not a lock (libmlx5 takes the receive queue's lock around
+// posting and the CQ's around polling): the writer publishes its head
+// before the doorbell record, the poller its tail, and the writer reads
+// the tail again only when the queue looks full. Head, Tail and
+// Outstanding may be called from any goroutine; Close too, at any time:
+// it waits for a post in progress. Two goroutines posting at once are not
+// supported.
 type RQ struct {
-	closed bool // Close was called: every post fails
 	ring   []byte
 	dbr    *[4]byte
 	stride int
@@ -57,9 +75,22 @@ type RQ struct {
 	max    uint32 // max_post
 	sig    bool
 	qpnSig byte // calc_sig's XOR of the QP number's bytes, not inverted
+	qpnNum uint32
 
-	head, tail uint32
+	head, tail uint32   // the writer's: posted, and the poller's tail as last read
 	wrid       []uint64 // rq.wrid: the wr_id of the WQE at each index
+	wait       time.Duration
+
+	// The writer's published head and the poller's tail, each on a cache
+	// line of its own, and the gate Close waits at.
+	pub struct {
+		_    [64]byte
+		head gate.Word
+		_    [60]byte
+		tail gate.Word
+		_    [60]byte
+	}
+	gate gate.Gate
 
 	errv mlx.RuleError
 	rerr RetireError
@@ -80,9 +111,14 @@ func New(c Config) (*RQ, error) {
 	}
 	q := &RQ{
 		ring: c.Mem.Ring, dbr: c.Mem.DBR, stride: c.Stride, mask: uint32(n - 1),
-		maxGS: c.Stride / segSize, max: uint32(c.MaxPost), sig: c.WQSig,
-		head: c.Head, tail: c.Tail, wrid: make([]uint64, n),
+		maxGS: c.Stride / segSize, max: uint32(c.MaxPost), sig: c.WQSig, qpnNum: c.QPN,
+		head: c.Head, tail: c.Tail, wrid: make([]uint64, n), wait: c.CloseWait,
 	}
+	if q.wait <= 0 {
+		q.wait = DefaultCloseWait
+	}
+	q.pub.head.Publish(c.Head)
+	q.pub.tail.Publish(c.Tail)
 	if q.max == 0 {
 		q.max = uint32(n)
 	}
@@ -110,32 +146,48 @@ func (q *RQ) MaxGS() int { return q.maxGS }
 func (q *RQ) MaxPost() uint32 { return q.max }
 
 // Head returns the number of work requests posted so far (rq.head).
-func (q *RQ) Head() uint32 { return q.head }
+func (q *RQ) Head() uint32 { return q.pub.head.Load() }
 
 // Tail returns the number retired so far (rq.tail).
-func (q *RQ) Tail() uint32 { return q.tail }
+func (q *RQ) Tail() uint32 { return q.pub.tail.Load() }
 
 // Outstanding returns the work requests posted and not yet retired.
-func (q *RQ) Outstanding() uint32 { return q.head - q.tail }
+func (q *RQ) Outstanding() uint32 { return q.pub.head.Load() - q.pub.tail.Load() }
 
 // ErrClosed is the error of a post after Close.
 var ErrClosed = errors.New("rq: the receive queue is closed")
 
 // Close detaches the writer from its queue, before the queue's memory is
 // released (runtime/device calls it when its QP is closed): every later
-// Post and PostList fails with ErrClosed and writes nothing. It is
-// idempotent.
-func (q *RQ) Close() { q.closed = true }
+// Post and PostList fails with ErrClosed and writes nothing, and a post in
+// progress on another goroutine is waited for. Any goroutine may call it,
+// at any time; it is idempotent. It fails only if a post stays in
+// progress longer than Config.CloseWait: the memory must then stay.
+func (q *RQ) Close() error {
+	if err := q.gate.Close(q.wait); err != nil {
+		return fmt.Errorf("rq: QP %#x receive queue: %w", q.qpn(), err)
+	}
+	return nil
+}
+
+// qpn is for messages only.
+func (q *RQ) qpn() uint32 { return q.qpnNum }
 
 // Post posts one receive work request: all of it, or nothing and an
 // error. rdma-core: mlx5_post_recv with a one-element list.
 func (q *RQ) Post(wrID uint64, sges []Sge) error {
+	if !q.gate.Enter() {
+		return ErrClosed
+	}
 	if err := q.check(0, 0, sges); err != nil {
+		q.gate.Leave()
 		return err
 	}
 	q.write(q.head, wrID, sges, uint16(q.head))
 	q.head++
+	q.pub.head.Publish(q.head)
 	ringDBR(q.dbr, q.head&0xffff)
+	q.gate.Leave()
 	return nil
 }
 
@@ -145,6 +197,10 @@ func (q *RQ) Post(wrID uint64, sges []Sge) error {
 // request, as bad_wr names it) and the error; the doorbell record is
 // updated once, for the ones posted. rdma-core: mlx5_post_recv.
 func (q *RQ) PostList(wrs []RecvWR) (int, error) {
+	if !q.gate.Enter() {
+		return 0, ErrClosed
+	}
+	defer q.gate.Leave()
 	var err error
 	n := 0
 	for i := range wrs {
@@ -157,6 +213,7 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 	}
 	if n > 0 {
 		q.head += uint32(n)
+		q.pub.head.Publish(q.head)
 		ringDBR(q.dbr, q.head&0xffff)
 	}
 	return n, err
@@ -165,10 +222,10 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 // check is libmlx5's order of checks for the nreq-th work request of a
 // list: room first (mlx5_wq_overflow), then the SGE count.
 func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
-	if q.closed {
-		return ErrClosed
-	}
 	if cur := q.head - q.tail; cur+nreq >= q.max {
+		if q.refresh() {
+			return q.check(nreq, wr, sges)
+		}
 		return ruleErr(&q.errv, mlx5rules.ChainRQRoom, mlx.FnPostRecv, wr,
 			"outstanding", mlx.TestMax, uint64(cur)+uint64(nreq)+1, uint64(q.max), "max_post")
 	}
@@ -221,23 +278,36 @@ func (q *RQ) write(idx uint32, wrID uint64, sges []Sge, sigIdx uint16) {
 // queue (v44: wr_id = rq.wrid[rq.tail & (wqe_cnt - 1)], then ++rq.tail).
 // It fails, changing nothing, when none is outstanding.
 func (q *RQ) Retire() (uint64, error) {
-	if q.head == q.tail {
+	t := q.pub.tail.Load()
+	if q.pub.head.Load() == t {
 		return 0, errNoOutstanding
 	}
-	id := q.wrid[q.tail&q.mask]
-	q.tail++
+	id := q.wrid[t&q.mask]
+	q.pub.tail.Publish(t + 1)
 	return id, nil
 }
 
 // Completed retires the n oldest outstanding work requests at once. It
 // fails, changing nothing, if fewer are outstanding.
 func (q *RQ) Completed(n uint32) error {
-	if n > q.head-q.tail {
-		q.rerr = RetireError{N: n, Outstanding: q.head - q.tail}
+	t := q.pub.tail.Load()
+	if out := q.pub.head.Load() - t; n > out {
+		q.rerr = RetireError{N: n, Outstanding: out}
 		return &q.rerr
 	}
-	q.tail += n
+	q.pub.tail.Publish(t + n)
 	return nil
+}
+
+// refresh reads the poller's tail again; it reports whether work
+// requests were retired since the last read.
+func (q *RQ) refresh() bool {
+	t := q.pub.tail.Load()
+	if t == q.tail {
+		return false
+	}
+	q.tail = t
+	return true
 }
 
 // WRID returns the wr_id kept for the WQE at ring index ind (masked).
@@ -246,7 +316,7 @@ func (q *RQ) WRID(ind uint32) uint64 { return q.wrid[ind&q.mask] }
 // TailIndex returns the ring index of the oldest outstanding work
 // request: the WQE the next receive completion consumes (v44's wqe_ctr =
 // rq.tail & (wqe_cnt - 1)).
-func (q *RQ) TailIndex() uint32 { return q.tail & q.mask }
+func (q *RQ) TailIndex() uint32 { return q.pub.tail.Load() & q.mask }
 
 // Scatter returns the data segments of the WQE at ring index ind
 // (masked): max_gs segments of 16 bytes, after the signature segment of a

@@ -3,9 +3,12 @@ package rq
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
+	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 )
 
 const (
@@ -44,6 +47,10 @@ type SRQConfig struct {
 	// posted.
 	Init      bool
 	WaitQueue bool
+
+	// CloseWait bounds how long Close waits for a call in progress on
+	// another goroutine; 0 is DefaultCloseWait.
+	CloseWait time.Duration
 }
 
 // SRQ writes receive WQEs into a shared receive queue and keeps its free
@@ -67,7 +74,13 @@ type SRQ struct {
 	waitq              bool
 	waitqHead, waitqTl uint16
 
-	closed bool // Close was called: every post fails
+	// mu serialises the writer and the pollers of the CQs whose QPs
+	// receive through the SRQ (several, possibly, each on its goroutine),
+	// as libmlx5's SRQ lock does: both change the free list. gate lets
+	// Close wait for a call in progress.
+	mu   sync.Mutex
+	gate gate.Gate
+	wait time.Duration
 
 	errv mlx.RuleError
 	rerr RetireError
@@ -97,7 +110,10 @@ func NewSRQ(c SRQConfig) (*SRQ, error) {
 	s := &SRQ{
 		ring: c.Mem.Ring, dbr: c.Mem.DBR, stride: c.Stride, n: n,
 		maxGS: (c.Stride - nextSize) / segSize, head: c.Head, tail: c.Tail, counter: c.Counter,
-		wrid: make([]uint64, n), state: make([]uint8, n),
+		wrid: make([]uint64, n), state: make([]uint8, n), wait: c.CloseWait,
+	}
+	if s.wait <= 0 {
+		s.wait = DefaultCloseWait
 	}
 	if c.Init {
 		if c.Head > c.Tail {
@@ -187,13 +203,41 @@ func (s *SRQ) Counter() uint16 { return s.counter }
 
 // Close detaches the writer from its SRQ, before the SRQ's memory is
 // released (runtime/device calls it when its SRQ is closed): every later
-// Post and PostList fails with ErrClosed and writes nothing. It is
-// idempotent.
-func (s *SRQ) Close() { s.closed = true }
+// Post, PostList and poller call fails (ErrClosed; the poller's calls
+// report nothing posted) and writes nothing, and a call in progress on
+// another goroutine is waited for. Any goroutine may call it, at any
+// time; it is idempotent. It fails only if a call stays in progress
+// longer than SRQConfig.CloseWait: the memory must then stay.
+func (s *SRQ) Close() error {
+	if err := s.gate.Close(s.wait); err != nil {
+		return fmt.Errorf("rq: SRQ: %w", err)
+	}
+	return nil
+}
+
+// enter takes the SRQ for a call: its lock, then the gate (false once
+// closed, with neither held).
+func (s *SRQ) enter() bool {
+	s.mu.Lock()
+	if !s.gate.Enter() {
+		s.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+func (s *SRQ) leave() {
+	s.gate.Leave()
+	s.mu.Unlock()
+}
 
 // Post posts one work request: all of it, or nothing and an error.
 // rdma-core: mlx5_post_srq_recv with a one-element list.
 func (s *SRQ) Post(wrID uint64, sges []Sge) error {
+	if !s.enter() {
+		return ErrClosed
+	}
+	defer s.leave()
 	next, err := s.check(0, sges)
 	if err != nil {
 		return err
@@ -209,6 +253,10 @@ func (s *SRQ) Post(wrID uint64, sges []Sge) error {
 // returns how many were posted and the error; the doorbell record is
 // updated once, for the ones posted. rdma-core: mlx5_post_srq_recv.
 func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
+	if !s.enter() {
+		return 0, ErrClosed
+	}
+	defer s.leave()
 	var err error
 	n := 0
 	for i := range wrs {
@@ -231,9 +279,6 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // the head's WQE holds, which the device could not have changed but
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
-	if s.closed {
-		return 0, ErrClosed
-	}
 	if len(sges) > s.maxGS {
 		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
@@ -273,6 +318,10 @@ func (s *SRQ) write(wrID uint64, sges []Sge, next uint16) {
 // mlx5_free_srq_wqe). It fails, changing nothing, for a WQE that is not
 // posted.
 func (s *SRQ) Retire(ind uint16) (uint64, error) {
+	if !s.enter() {
+		return 0, ErrClosed
+	}
+	defer s.leave()
 	if int(ind) >= s.n || s.state[ind] != wqePosted {
 		s.rerr = RetireError{SRQ: true, WQE: uint32(ind), WQEs: uint32(s.n)}
 		return 0, &s.rerr
@@ -288,6 +337,8 @@ func (s *SRQ) WRID(ind uint16) uint64 {
 	if int(ind) >= s.n {
 		return 0
 	}
+	s.mu.Lock() // written by Post, maybe on another goroutine
+	defer s.mu.Unlock()
 	return s.wrid[ind]
 }
 
@@ -324,6 +375,10 @@ func (s *SRQ) WQE(ind uint16) []byte {
 // record move on. It fails, changing nothing, for a WQE that is not posted
 // or a free list whose head links to a WQE that is not free.
 func (s *SRQ) RepostODP(ind uint16) error {
+	if !s.enter() {
+		return ErrClosed
+	}
+	defer s.leave()
 	if int(ind) >= s.n || s.state[ind] != wqePosted {
 		s.rerr = RetireError{SRQ: true, WQE: uint32(ind), WQEs: uint32(s.n)}
 		return &s.rerr

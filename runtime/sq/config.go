@@ -2,6 +2,7 @@ package sq
 
 import (
 	"fmt"
+	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
@@ -49,6 +50,10 @@ type Config struct {
 	// newest ending at CurPost (the least room they can hold; libmlx5
 	// itself counts only work requests, not WQEBBs).
 	Starts []uint32
+
+	// CloseWait bounds how long Close waits for a batch in progress on
+	// another goroutine; 0 is DefaultCloseWait.
+	CloseWait time.Duration
 }
 
 // maxDS is the largest WQE size a control segment can state: 6 bits of

@@ -25,10 +25,12 @@ package sq
 import (
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
@@ -131,10 +133,20 @@ type Doorbell struct {
 	Length    int  // bytes written there
 }
 
-// SQ is a send queue writer. It is not safe for concurrent use: like
-// ibv_wr_start's lock, one goroutine owns a batch.
+// SQ is a send queue writer.
+//
+// Concurrency: one goroutine at a time writes (Start, the builders and
+// setters, Complete, Abort, SetWRID, SetWRFlags, and the accessors of the
+// writer's own state: CurPost, FmCache, BFOffset, Last, Slots). While it
+// does, one other goroutine may poll the CQ this queue completes to: the
+// poller's calls (Completed, Retire, Head, Outstanding, and reading Slots
+// of posted work requests) hand off through atomics, not a lock: the
+// writer publishes its head before the doorbell, the poller its tail; the
+// writer reads the tail again only when the ring looks full. Close may be
+// called from any goroutine at any time: it waits for a batch in
+// progress (Start to Complete or Abort) to end. Two goroutines writing at
+// once are not supported: serialise them with a lock of your own.
 type SQ struct {
-	closed  bool // Close was called: Start refuses every batch
 	ring    unsafe.Pointer
 	mem     *qmem.Memory
 	qend    int
@@ -149,8 +161,12 @@ type SQ struct {
 	bfOff   int
 	pd      PD
 
+	// head and tail are the writer's: the work requests it posted, and
+	// the poller's tail as the writer last read it (pub.tail is ahead of
+	// it or equal: the writer reads it again when the ring looks full).
 	curPost, head, tail uint32
 	fmCache             uint8
+	closeWait           time.Duration
 
 	wrID    uint64
 	wrFlags uint32
@@ -186,6 +202,18 @@ type SQ struct {
 	oneCall     uint8          // the builders with a one-call form on this QP (onecall.go)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
+
+	// What the writer and the poller hand each other, each word on a
+	// cache line of its own: the writer's published head, the poller's
+	// tail; and the gate Close waits at.
+	pub struct {
+		_    [64]byte
+		head gate.Word
+		_    [60]byte
+		tail gate.Word
+		_    [60]byte
+	}
+	gate gate.Gate
 }
 
 // New makes a writer for a send queue, empty or with outstanding work
@@ -228,9 +256,15 @@ func New(c Config) (*SQ, error) {
 		maxPost: c.QP.MaxPost,
 		qpn:     c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
-		start: make([]uint32, n),
-		Slots: make([]Slot, n),
+		start:     make([]uint32, n),
+		Slots:     make([]Slot, n),
+		closeWait: c.CloseWait,
 	}
+	if q.closeWait <= 0 {
+		q.closeWait = DefaultCloseWait
+	}
+	q.pub.head.Publish(c.Head)
+	q.pub.tail.Publish(c.Tail)
 	if q.maxPost == 0 {
 		q.maxPost = int(^uint(0) >> 1)
 	}
@@ -250,23 +284,6 @@ func New(c Config) (*SQ, error) {
 
 // CurPost returns the producer index in WQEBBs (unmasked, 32-bit).
 func (q *SQ) CurPost() uint32 { return q.curPost }
-
-// Head returns the number of work requests posted so far.
-func (q *SQ) Head() uint32 { return q.head }
-
-// Outstanding returns the work requests posted and not yet completed.
-func (q *SQ) Outstanding() uint32 { return q.head - q.tail }
-
-// Completed records that n posted work requests completed (the CQ poller
-// calls it), freeing their room. It fails if fewer are outstanding.
-func (q *SQ) Completed(n uint32) error {
-	if n > q.head-q.tail {
-		return fmt.Errorf("sq: %d completions with %d work requests outstanding", n, q.head-q.tail)
-	}
-	q.tail += n
-	q.resetLimit()
-	return nil
-}
 
 // FmCache returns the fence cached for the next WQE.
 func (q *SQ) FmCache() uint8 { return q.fmCache }
@@ -327,6 +344,9 @@ func (q *SQ) ctrl() *mlx.WQECtrlSeg { return (*mlx.WQECtrlSeg)(q.at(q.curCtrl)) 
 // it safe for every WQE.
 func (q *SQ) room(fn mlx.Func, size int) error {
 	if free, need := int(int32(q.limit-q.curPost)), (size+wqebb-1)/wqebb; free < need {
+		if q.refresh() {
+			return q.room(fn, size)
+		}
 		return q.chk.NoRoom(fn, need, free)
 	}
 	return nil
@@ -347,6 +367,9 @@ func (q *SQ) budget(fn mlx.Func, n int) error {
 //
 //go:noinline
 func (q *SQ) overBudget(fn mlx.Func, n int) error {
+	if q.refresh() && q.fits(n) {
+		return nil
+	}
 	return q.chk.TooMany(fn, q.used(n), q.maxPost)
 }
 
@@ -370,10 +393,14 @@ func (q *SQ) resetLimit() {
 
 // Start opens a batch. rdma-core: mlx5_send_wr_start.
 func (q *SQ) Start() error {
-	if q.closed {
+	if q.chk.IsOpen() {
+		return q.chk.Start() // the batch is open: the checker's error
+	}
+	if !q.gate.Enter() {
 		return ErrClosed
 	}
 	if err := q.chk.Start(); err != nil {
+		q.gate.Leave()
 		return err
 	}
 	q.nreq, q.inl = 0, false
@@ -381,23 +408,11 @@ func (q *SQ) Start() error {
 	return nil
 }
 
-// ErrClosed is the error of Start after Close; it matches qmem.ErrClosed.
-var ErrClosed = fmt.Errorf("sq: the writer is closed: %w", qmem.ErrClosed)
-
-// Close detaches the writer from its queue, before the queue's memory is
-// released (runtime/device calls it when its QP is closed): the open
-// batch, if any, is aborted and every later Start returns ErrClosed, so
-// no work request is written into memory that is no longer the queue's.
-// It is idempotent.
-func (q *SQ) Close() {
-	q.Abort()
-	q.closed = true
-}
-
 // Abort discards the batch. rdma-core: mlx5_send_wr_abort.
 func (q *SQ) Abort() {
 	if q.chk.Abort() {
 		q.rollback()
+		q.gate.Leave()
 	}
 }
 
@@ -420,32 +435,46 @@ func (q *SQ) rollback() {
 // the doorbell register cannot be written (runtime/mmio); the batch is
 // posted in the ring and the doorbell record by then.
 func (q *SQ) Complete() error {
+	if q.gate.Closed() && q.chk.IsOpen() {
+		q.Abort() // closed since Start: post nothing
+		q.Last = Doorbell{}
+		return ErrClosed
+	}
 	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
 		return q.completeFailed(open, err)
 	}
 	nreq := q.nreq
 	if nreq == 0 {
 		q.Last = Doorbell{}
+		q.gate.Leave()
 		return nil
 	}
 	q.head += nreq
 	q.nreq = 0
+	// The poller may see the batch's completions as soon as the doorbell
+	// is rung: the head goes first.
+	q.pub.head.Publish(q.head)
 	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
 	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
 	barrier.MMIOWCStart()
 	if !q.bf.ShutUpBF && nreq == 1 && q.bf.UUARN != 0 && (q.inl || q.bf.PreferBF) &&
 		q.curSize > 1 && q.curSize <= q.bf.Size/16 {
-		return q.blueFlame()
+		err := q.blueFlame()
+		q.gate.Leave()
+		return err
 	}
 	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
 	off := q.bfOff
 	if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
 		q.Last = Doorbell{Rung: true, Offset: off}
-		return q.dbError(err)
+		err = q.dbError(err)
+		q.gate.Leave()
+		return err
 	}
 	barrier.MMIOFlushWrites()
 	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
 	q.bfOff = off ^ q.bf.Size
+	q.gate.Leave()
 	return nil
 }
 
@@ -453,6 +482,7 @@ func (q *SQ) Complete() error {
 func (q *SQ) completeFailed(open bool, err error) error {
 	if open {
 		q.rollback()
+		q.gate.Leave()
 	}
 	q.Last = Doorbell{}
 	return err

@@ -82,7 +82,7 @@ func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	// the checker's answer has a signature BSF exactly when the template
 	// has a signature, and no crypto BSF.
 	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + bsfBytes(t)
-	if int(int32(q.limit-q.curPost)) < need/wqebb {
+	if int(int32(q.limit-q.curPost)) < need/wqebb && (!q.refresh() || int(int32(q.limit-q.curPost)) < need/wqebb) {
 		return q.umrRing(fn, u) // the error, named as umrRing names it
 	}
 	// The whole of it before the ring's end: the image, straight.

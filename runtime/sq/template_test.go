@@ -107,7 +107,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 							t.Fatalf("%s: bookkeeping of slot %d differs", where(), j)
 						}
 					}
-					if *a.mk != *b.mk || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
+					if !a.mk.SameState(b.mk) || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
 						t.Fatalf("%s round %d: state differs:\n%+v\n%+v", where(), round, *a.mk, *b.mk)
 					}
 				}

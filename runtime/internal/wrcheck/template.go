@@ -111,6 +111,7 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	if m == nil || t == nil {
 		return nil // the calls one by one name the rule
 	}
+	m.takeSigErrs()
 	w := &c.wr
 	sig := 0
 	wantFlags := mlx.MkeyInitAttrFlags(0)

@@ -30,6 +30,7 @@ package wrcheck
 import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
+	"sync/atomic"
 )
 
 // QP is what the queue pair was created with, and what the device offers
@@ -117,6 +118,12 @@ type Mkey struct {
 	CheckMask, CopyMask uint8
 	ErrCount            uint32
 	ErrCountUpdated     bool
+	// sigErrs counts the signature errors the poller recorded (SigError,
+	// on the poller's goroutine); taken is how many of them the writer
+	// has added to ErrCount. A pointer, so that the copies a batch keeps
+	// to roll back share the poller's counter.
+	sigErrs *uint32
+	taken   uint32
 
 	// Crypto context (Flags has CRYPTO).
 	Crypto     CryptoState
@@ -130,7 +137,7 @@ type Mkey struct {
 
 // NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
 func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
-	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3}
+	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3, sigErrs: new(uint32)}
 	if m.HasSig() {
 		// A fresh signature mkey has one pending error-count update.
 		m.ErrCount, m.ErrCountUpdated = 1, true
@@ -306,6 +313,10 @@ func (c *Chain) Start() error {
 	return nil
 }
 
+// IsOpen reports whether a batch is open (Start without Complete or
+// Abort yet).
+func (c *Chain) IsOpen() bool { return c.open }
+
 // Complete closes the batch (ibv_wr_complete): the open work request must
 // be whole. It reports whether a batch was open, and returns the latched
 // error, if any; then the batch must post nothing, and the mkeys it
@@ -391,7 +402,44 @@ func (c *Chain) succeed() {
 // SigError records a signature-error completion of the mkey, as the CQ
 // poller sees it: the error count moves on, and the mkey's next
 // configuration tells the device (SIG_ERR in the UMR).
+//
+// It is the poller's call and may run beside the writer: it only counts;
+// the writer adds the count to ErrCount when it next configures the mkey
+// (takeSigErrs).
 func (m *Mkey) SigError() {
-	m.ErrCount++
-	m.ErrCountUpdated = true
+	if m.sigErrs == nil {
+		m.sigErrs = new(uint32) // an Mkey made without NewMkey, before use
+	}
+	atomic.AddUint32(m.sigErrs, 1)
+}
+
+// PendingSigErrs returns the signature errors the poller recorded that
+// the writer has not yet added to ErrCount (it does when it next
+// configures the mkey).
+func (m *Mkey) PendingSigErrs() uint32 {
+	if m.sigErrs == nil {
+		return 0
+	}
+	return atomic.LoadUint32(m.sigErrs) - m.taken
+}
+
+// SameState reports whether m and o hold the same state: every field
+// but the poller's counter, which is each mkey's own.
+func (m *Mkey) SameState(o *Mkey) bool {
+	a, b := *m, *o
+	a.sigErrs, b.sigErrs = nil, nil
+	return a == b && m.PendingSigErrs() == o.PendingSigErrs()
+}
+
+// takeSigErrs adds the signature errors the poller recorded since the
+// last call to ErrCount (the writer's side of SigError).
+func (m *Mkey) takeSigErrs() {
+	if m.sigErrs == nil {
+		return
+	}
+	if n := atomic.LoadUint32(m.sigErrs); n != m.taken {
+		m.ErrCount += n - m.taken
+		m.taken = n
+		m.ErrCountUpdated = true
+	}
 }

@@ -107,7 +107,7 @@ func TestSigExample1(t *testing.T) {
 	if _, ok := r.tab.SigError(mk.Lkey); ok {
 		t.Fatal("SigError did not clear the error")
 	}
-	checkCQE(t, e, cq.Mkey{Mem: cq.SigCRC32}, cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+	checkCQE(t, e, &cq.Mkey{Mem: cq.SigCRC32}, cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
 		Expected: uint64(want ^ 0x80000000), Actual: uint64(want), Offset: 2 * 516})
 }
 
@@ -175,14 +175,14 @@ func TestSigExample2(t *testing.T) {
 		if !ok || e.Domain != mkey.DomainWire || e.Syndrome != c.syn || e.Offset != 4104 {
 			t.Fatalf("%s: %+v (ok %v), want syndrome %#x in the wire domain at 4104", c.name, e, ok, c.syn)
 		}
-		checkCQE(t, e, cq.Mkey{Wire: cq.SigT10DIF}, cq.MkeyErr{Type: c.typ, Expected: c.exp, Actual: c.ac, Offset: 4104})
+		checkCQE(t, e, &cq.Mkey{Wire: cq.SigT10DIF}, cq.MkeyErr{Type: c.typ, Expected: c.exp, Actual: c.ac, Offset: 4104})
 	}
 }
 
 // checkCQE writes e as a signature-error CQE into a CQ, polls it with
 // runtime/cq (the CQE is absorbed by the mkey, not returned) and checks
 // what mlx5dv_mkey_check reports.
-func checkCQE(t *testing.T, e mkey.SigErr, m cq.Mkey, want cq.MkeyErr) {
+func checkCQE(t *testing.T, e mkey.SigErr, m *cq.Mkey, want cq.MkeyErr) {
 	t.Helper()
 	qm, err := qmem.New(qmem.Options{WQEBBs: 1, CQEs: 8, Lock: dma.LockBestEffort})
 	if err != nil {
@@ -196,7 +196,7 @@ func checkCQE(t *testing.T, e mkey.SigErr, m cq.Mkey, want cq.MkeyErr) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.AddMkey(e.Key>>8, &m); err != nil {
+	if err := c.AddMkey(e.Key>>8, m); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.PutCQE(qm.CQ[:64], false); err != nil {
