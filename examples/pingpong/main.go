@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -152,16 +153,10 @@ func exchange(from, to *end, msg string, round uint32) error {
 
 // poll waits for the next completion of the side's CQ (5 s at most).
 func (e *end) poll() (cq.WC, error) {
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		n, err := e.cq.Poll(e.wc)
-		if err != nil {
-			return cq.WC{}, err
-		}
-		if n == 1 {
-			return e.wc[0], e.wc[0].Status.Err()
-		}
-		if time.Now().After(deadline) {
-			return cq.WC{}, errors.New("no completion within 5s")
-		}
+	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := e.cq.PollWait(wait, e.wc); err != nil {
+		return cq.WC{}, err
 	}
+	return e.wc[0], e.wc[0].Status.Err()
 }
