@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -106,13 +107,17 @@ func run(devName, peerName string, rounds int) (time.Duration, error) {
 	if err := errors.Join(b.recv(), a.recv()); err != nil {
 		return 0, err
 	}
+	// One deadline for the whole run (5 s, and 1 ms a round): a context
+	// per wait would cost more than the round trip it times.
+	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second+time.Duration(rounds)*time.Millisecond)
+	defer cancel()
 	start := time.Now()
 	for i := range rounds {
 		msg := fmt.Sprintf("ping %d", i)
-		if err := exchange(a, b, msg, uint32(i)); err != nil {
+		if err := exchange(wait, a, b, msg, uint32(i)); err != nil {
 			return 0, err
 		}
-		if err := exchange(b, a, "pong"+msg[4:], uint32(i)); err != nil {
+		if err := exchange(wait, b, a, "pong"+msg[4:], uint32(i)); err != nil {
 			return 0, err
 		}
 	}
@@ -124,7 +129,7 @@ func (e *end) recv() error { return e.qp.RQ().Post(0, []rq.Sge{}) }
 
 // exchange writes msg from one side into the other's buffer with the
 // round as immediate data, and waits for both completions.
-func exchange(from, to *end, msg string, round uint32) error {
+func exchange(wait context.Context, from, to *end, msg string, round uint32) error {
 	n := copy(from.mr.Bytes(), msg)
 	s := from.qp.SQ()
 	s.SetWRID(uint64(round))
@@ -137,10 +142,10 @@ func exchange(from, to *end, msg string, round uint32) error {
 	if err := s.Complete(); err != nil {
 		return err
 	}
-	if _, err := from.poll(); err != nil {
+	if _, err := from.poll(wait); err != nil {
 		return err
 	}
-	wc, err := to.poll()
+	wc, err := to.poll(wait)
 	if err != nil {
 		return err
 	}
@@ -150,18 +155,10 @@ func exchange(from, to *end, msg string, round uint32) error {
 	return to.recv()
 }
 
-// poll waits for the next completion of the side's CQ (5 s at most).
-func (e *end) poll() (cq.WC, error) {
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		n, err := e.cq.Poll(e.wc)
-		if err != nil {
-			return cq.WC{}, err
-		}
-		if n == 1 {
-			return e.wc[0], e.wc[0].Status.Err()
-		}
-		if time.Now().After(deadline) {
-			return cq.WC{}, errors.New("no completion within 5s")
-		}
+// poll waits for the next completion of the side's CQ, until wait ends.
+func (e *end) poll(wait context.Context) (cq.WC, error) {
+	if _, err := e.cq.PollWait(wait, e.wc); err != nil {
+		return cq.WC{}, err
 	}
+	return e.wc[0], e.wc[0].Status.Err()
 }

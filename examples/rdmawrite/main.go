@@ -1,7 +1,7 @@
 // Command rdmawrite is the README's complete program: it opens a device,
 // registers two buffers, creates a CQ and two RC QPs, connects them to
-// each other, posts an RDMA write from one buffer to the other and polls
-// its completion.
+// each other, posts an RDMA write from one buffer to the other and waits
+// for its completion.
 //
 //	go run ./examples/rdmawrite [-device NAME]
 //
@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,33 +116,18 @@ func run(name string) error {
 		return err
 	}
 
-	// Poll its completion.
-	wc, err := pollOne(q)
-	if err != nil {
+	// Wait for its completion, 5 seconds at most: PollWait polls, then
+	// backs off (or sleeps on the CQ's completion channel, if it has one)
+	// until a completion comes.
+	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	wc := make([]cq.WC, 1)
+	if _, err := q.PollWait(wait, wc); err != nil {
 		return err
 	}
-	fmt.Printf("wr_id %d: %v: %q\n", wc.WRID, wc.Opcode, dst.Bytes[:msg])
-	return nil
-}
-
-// pollOne polls q until a completion comes (5 seconds at most), and
-// returns it if it succeeded.
-func pollOne(q *device.CQ) (cq.WC, error) {
-	wc := make([]cq.WC, 1)
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		n, err := q.Poll(wc)
-		if err != nil {
-			return cq.WC{}, err
-		}
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return cq.WC{}, errors.New("no completion within 5s")
-		}
-	}
 	if err := wc[0].Status.Err(); err != nil {
-		return wc[0], fmt.Errorf("wr_id %d: %w", wc[0].WRID, err)
+		return fmt.Errorf("wr_id %d: %w", wc[0].WRID, err)
 	}
-	return wc[0], nil
+	fmt.Printf("wr_id %d: %v: %q\n", wc[0].WRID, wc[0].Opcode, dst.Bytes[:msg])
+	return nil
 }

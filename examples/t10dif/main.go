@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -202,20 +203,16 @@ func (s *setup) writeOn(qp *device.QP, c *device.CQ) error {
 
 func (s *setup) poll() error { return poll(s.cq) }
 
+// poll waits for c's next completion (5 s at most) and returns its
+// error.
 func poll(c *device.CQ) error {
+	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	wc := make([]cq.WC, 1)
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		n, err := c.Poll(wc)
-		if err != nil {
-			return err
-		}
-		if n == 1 {
-			return wc[0].Status.Err()
-		}
-		if time.Now().After(deadline) {
-			return errors.New("no completion within 5s")
-		}
+	if _, err := c.PollWait(wait, wc); err != nil {
+		return err
 	}
+	return wc[0].Status.Err()
 }
 
 // protect lays data out as it travels: each 4 KiB block followed by its

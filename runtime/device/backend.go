@@ -33,6 +33,15 @@ import (
 //   - A completion channel whose Wait reports the CQN of an armed CQ that
 //     got a CQE, and Close on every object (the API calls each once, and
 //     never on an object whose users are still open).
+//   - Blocking calls (BackendChannel.Wait, BackendContext.AsyncEvent)
+//     that return promptly (well under 10 ms) once their ctx is done,
+//     with ctx's error, and start no goroutine that outlives them. The
+//     API ends them that way on Close: it cancels the ctx of every call
+//     in progress on the object being closed (or on a CQ of the channel,
+//     or on the context), waits for the calls to return, and only then
+//     calls the backend's Close; so a backend never sees Close of a
+//     channel or a context while a Wait or AsyncEvent on it runs, and
+//     needs no guard of its own against that.
 //
 // Backend is what a device implementation registers (Register): the
 // hardware over libibverbs and libmlx5 (runtime/device/verbs), or the
@@ -65,7 +74,8 @@ type BackendContext interface {
 	// devx umem.
 	RegUmem(buf []byte, access mlx.AccessFlags) (BackendUmem, error)
 	// AsyncEvent waits for the next asynchronous event (and acknowledges
-	// it) until ctx is done.
+	// it) until ctx is done; then it returns promptly with ctx's error
+	// (the API cancels ctx to end it before Close).
 	AsyncEvent(ctx context.Context) (AsyncEvent, error)
 	Close() error
 }
@@ -178,7 +188,9 @@ type Arming interface {
 // BackendChannel is a completion channel.
 type BackendChannel interface {
 	// Wait waits for the next completion event of any CQ bound to the
-	// channel (ibv_get_cq_event) until ctx is done, and returns its CQN.
+	// channel (ibv_get_cq_event) until ctx is done, and returns its CQN;
+	// once ctx is done it returns promptly with ctx's error (the API
+	// cancels ctx to end it before closing the channel or its CQs).
 	Wait(ctx context.Context) (cqn uint32, err error)
 	// Ack acknowledges n events of the CQ (ibv_ack_cq_events).
 	Ack(cq BackendCQ, n int)

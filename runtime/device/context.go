@@ -117,14 +117,26 @@ func (c *Context) RegUmem(buf []byte, access mlx.AccessFlags) (*Umem, error) {
 
 // AsyncEvent waits for the device's next asynchronous event (port
 // changes, QP and CQ errors) until ctx is done. The event is acknowledged.
+// AsyncEvent blocks: it ends with an error wrapping ErrClosed as soon as
+// the context is closed from another goroutine, and with ctx's error
+// (naming the context) when ctx is done. With an error the event is the
+// zero AsyncEvent, which prints as "no event" (AsyncEvent.String).
 func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 	if ctx == nil {
 		return AsyncEvent{}, errors.New("device: AsyncEvent: ctx is nil")
 	}
-	if err := c.root.check("AsyncEvent"); err != nil {
+	if err := c.root.enter("AsyncEvent"); err != nil {
 		return AsyncEvent{}, err
 	}
-	return c.b.AsyncEvent(ctx)
+	defer c.root.leave()
+	wctx, stop := c.root.watch(ctx)
+	defer stop()
+	ev, err := c.b.AsyncEvent(wctx)
+	if err != nil {
+		return AsyncEvent{}, c.root.waitErr(ctx, "AsyncEvent", err)
+	}
+	ev.ok = true
+	return ev, nil
 }
 
 // PD is a protection domain.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 )
@@ -57,13 +58,29 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("CQ %#x", q.mem.CQN), func() error { c.removeCQ(q); q.poll.Close(); return b.Close() }, nil
+		if q.ch != nil {
+			q.ch.bind(q.mem.CQN, b)
+		}
+		return fmt.Sprintf("CQ %#x", q.mem.CQN), q.closeFn, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	q.n = n
 	return q, nil
+}
+
+// closeFn destroys the CQ: its waiters have left (closeOne).
+func (q *CQ) closeFn() error {
+	q.c.removeCQ(q)
+	q.poll.Close()
+	if q.ch == nil {
+		return q.b.Close()
+	}
+	q.ch.closing(q.mem.CQN)
+	err := q.b.Close()
+	q.ch.unbind(q.mem.CQN)
+	return err
 }
 
 // build makes the poller over the backend's CQ memory.
@@ -124,24 +141,36 @@ func (q *CQ) Close() error {
 
 // Wait arms the CQ and waits, until ctx is done, for its completion event
 // on its channel; the event is acknowledged. Poll the CQ empty before
-// Wait, and again after: the event says completions arrived.
-func (q *CQ) Wait(ctx context.Context) error { return q.wait(ctx, false) }
+// Wait, and again after: the event says completions arrived (PollWait
+// does all three). Wait blocks: it ends with an error wrapping ErrClosed
+// as soon as the CQ, its channel or the context is closed from another
+// goroutine, and with ctx's error (naming the CQ) when ctx is done.
+func (q *CQ) Wait(ctx context.Context) error { return q.wait(ctx, "Wait", false) }
 
 // WaitSolicited is Wait with the CQ armed for solicited completions only
 // (ibv_req_notify_cq with solicited_only): the event comes with a receive
 // of a message sent with IBV_SEND_SOLICITED, or an error completion.
-func (q *CQ) WaitSolicited(ctx context.Context) error { return q.wait(ctx, true) }
+func (q *CQ) WaitSolicited(ctx context.Context) error { return q.wait(ctx, "WaitSolicited", true) }
 
-func (q *CQ) wait(ctx context.Context, solicited bool) error {
+func (q *CQ) wait(ctx context.Context, op string, solicited bool) error {
 	if ctx == nil {
-		return errors.New("device: Wait: ctx is nil")
+		return fmt.Errorf("device: %s: ctx is nil", op)
 	}
-	if err := q.n.check("Wait"); err != nil {
+	if err := q.n.enter(op); err != nil {
 		return err
 	}
+	defer q.n.leave()
 	if q.ch == nil {
-		return fmt.Errorf("device: %s: Wait: the CQ has no completion channel (CQConfig.Channel)", q.n.what)
+		return fmt.Errorf("device: %s: %s: the CQ has no completion channel (CQConfig.Channel)", q.n.what, op)
 	}
+	if err := q.arm(op, solicited); err != nil {
+		return err
+	}
+	return q.event(ctx, op)
+}
+
+// arm requests the CQ's next completion event (ibv_req_notify_cq).
+func (q *CQ) arm(op string, solicited bool) error {
 	var err error
 	if a, ok := q.b.(Arming); ok {
 		a.Arming(func() { err = q.poll.Arm(solicited) })
@@ -149,10 +178,19 @@ func (q *CQ) wait(ctx context.Context, solicited bool) error {
 		err = q.poll.Arm(solicited)
 	}
 	if err != nil {
-		return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
+		return fmt.Errorf("device: %s: %s: %w", q.n.what, op, err)
 	}
-	if err := q.ch.waitFor(ctx, q); err != nil {
-		return err
+	return nil
+}
+
+// event waits for the armed CQ's event and acknowledges it. The caller
+// has entered q.n: the CQ closes (and before it its channel cannot) only
+// once event has returned, and its close cancels the wait.
+func (q *CQ) event(ctx context.Context, op string) error {
+	wctx, stop := q.n.watch(ctx)
+	defer stop()
+	if err := q.ch.waitFor(wctx, q); err != nil {
+		return q.n.waitErr(ctx, op, err)
 	}
 	q.poll.Event()
 	q.ch.b.Ack(q.b, 1)
@@ -164,17 +202,28 @@ func (q *CQ) wait(ctx context.Context, solicited bool) error {
 // CQs of one channel: whoever reads the channel keeps the events of the
 // others for them.
 type CompChannel struct {
-	c       *Context
-	b       BackendChannel
-	n       *node
-	turn    chan struct{} // held by the goroutine reading the backend
-	pending map[uint32]int
-	mu      chan struct{} // guards pending
+	c    *Context
+	b    BackendChannel
+	n    *node
+	turn chan struct{} // held by the goroutine reading the backend
+	mu   sync.Mutex    // guards cqs
+	cqs  map[uint32]*chanCQ
+}
+
+// chanCQ is a CQ of the channel: the events read for it by another CQ's
+// waiter and not taken yet. Those are read from the backend but not
+// acknowledged, and ibv_destroy_cq waits until every event read is: the
+// CQ's close acknowledges them (closing), and so does a waiter that reads
+// one for it while it closes.
+type chanCQ struct {
+	b       BackendCQ
+	pending int
+	closing bool
 }
 
 // CreateCompChannel creates a completion channel.
 func (c *Context) CreateCompChannel() (*CompChannel, error) {
-	ch := &CompChannel{c: c, turn: make(chan struct{}, 1), mu: make(chan struct{}, 1), pending: map[uint32]int{}}
+	ch := &CompChannel{c: c, turn: make(chan struct{}, 1), cqs: map[uint32]*chanCQ{}}
 	n, err := c.create("CreateCompChannel", []*node{c.root}, func() (string, func() error, error) {
 		b, err := c.b.CreateCompChannel()
 		if err != nil {
@@ -197,25 +246,61 @@ func (ch *CompChannel) Close() error {
 	return closeNode(ch.n)
 }
 
+// bind registers a new CQ of the channel.
+func (ch *CompChannel) bind(cqn uint32, b BackendCQ) {
+	ch.mu.Lock()
+	ch.cqs[cqn] = &chanCQ{b: b}
+	ch.mu.Unlock()
+}
+
+// closing acknowledges the events kept for the CQ, which is about to be
+// destroyed; unbind forgets it once it is.
+func (ch *CompChannel) closing(cqn uint32) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if e := ch.cqs[cqn]; e != nil {
+		e.closing = true
+		if e.pending > 0 {
+			ch.b.Ack(e.b, e.pending)
+			e.pending = 0
+		}
+	}
+}
+
+func (ch *CompChannel) unbind(cqn uint32) {
+	ch.mu.Lock()
+	delete(ch.cqs, cqn)
+	ch.mu.Unlock()
+}
+
 // take consumes one pending event of cqn.
 func (ch *CompChannel) take(cqn uint32) bool {
-	ch.mu <- struct{}{}
-	defer func() { <-ch.mu }()
-	if ch.pending[cqn] > 0 {
-		ch.pending[cqn]--
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if e := ch.cqs[cqn]; e != nil && e.pending > 0 {
+		e.pending--
 		return true
 	}
 	return false
 }
 
+// put keeps an event of cqn for its waiter (acknowledged at once when
+// the CQ is closing: nobody will take it).
 func (ch *CompChannel) put(cqn uint32) {
-	ch.mu <- struct{}{}
-	ch.pending[cqn]++
-	<-ch.mu
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	switch e := ch.cqs[cqn]; {
+	case e == nil:
+	case e.closing:
+		ch.b.Ack(e.b, 1)
+	default:
+		e.pending++
+	}
 }
 
 // waitFor waits for an event of q, reading the backend in turn with the
-// other waiters and keeping their events for them.
+// other waiters and keeping their events for them. It returns ctx's
+// error or the backend's.
 func (ch *CompChannel) waitFor(ctx context.Context, q *CQ) error {
 	for {
 		if ch.take(q.mem.CQN) {
@@ -224,20 +309,16 @@ func (ch *CompChannel) waitFor(ctx context.Context, q *CQ) error {
 		select {
 		case ch.turn <- struct{}{}:
 		case <-ctx.Done():
-			return fmt.Errorf("device: %s: Wait: %w", q.n.what, ctx.Err())
+			return ctx.Err()
 		}
 		if ch.take(q.mem.CQN) { // kept by the previous reader
 			<-ch.turn
 			return nil
 		}
-		if err := ch.n.check("Wait"); err != nil {
-			<-ch.turn
-			return err
-		}
 		cqn, err := ch.b.Wait(ctx)
 		<-ch.turn
 		if err != nil {
-			return fmt.Errorf("device: %s: Wait: %w", q.n.what, err)
+			return err
 		}
 		if cqn == q.mem.CQN {
 			return nil

@@ -21,6 +21,16 @@
 // device's memory directly; closing their object closes them first, so
 // that they refuse work (sq.ErrClosed, rq.ErrClosed, cq.ErrClosed) before
 // the backend frees that memory.
+//
+// Four calls block: CQ.Wait, CQ.WaitSolicited, CQ.PollWait and
+// Context.AsyncEvent. Each takes a context.Context and ends with its
+// error when it is done, and ends promptly (within 10 ms) with an error
+// wrapping ErrClosed when what it waits on is closed from another
+// goroutine: the CQ, its completion channel or the context. Close waits
+// for them to leave before the backend destroys anything, and leaves no
+// goroutine behind. A call that fails returns the zero value (an
+// AsyncEvent prints "no event"). Every other call returns without
+// waiting for the device.
 package device
 
 import (

@@ -1,6 +1,8 @@
 package device
 
 import (
+	"fmt"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 )
 
@@ -173,10 +175,32 @@ func (c *DEKConfig) InitAttr() mlx.DEKInitAttr {
 }
 
 // AsyncEvent is an asynchronous event (ibv_get_async_event), already
-// acknowledged.
+// acknowledged. Context.AsyncEvent returns the zero AsyncEvent with an
+// error: its Type field reads IBV_EVENT_CQ_ERR (the enum's 0) but it is
+// no event; IsZero tells it apart and String prints it as "no event".
 type AsyncEvent struct {
 	Type mlx.EventType
 	QPN  uint32 // for QP events
 	CQN  uint32 // for CQ events
 	Port int    // for port events
+
+	ok bool // set by Context.AsyncEvent on an event the device reported
+}
+
+// IsZero reports whether e is the zero AsyncEvent: not an event.
+func (e AsyncEvent) IsZero() bool { return e == AsyncEvent{} }
+
+// String names the event's type and the object it is about.
+func (e AsyncEvent) String() string {
+	switch {
+	case !e.ok:
+		return "no event"
+	case e.QPN != 0:
+		return fmt.Sprintf("%v (QP %#x)", e.Type, e.QPN)
+	case e.Type == mlx.IBV_EVENT_CQ_ERR:
+		return fmt.Sprintf("%v (CQ %#x)", e.Type, e.CQN)
+	case e.Port != 0:
+		return fmt.Sprintf("%v (port %d)", e.Type, e.Port)
+	}
+	return e.Type.String()
 }

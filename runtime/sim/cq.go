@@ -114,12 +114,16 @@ func (q *simCQ) armed() bool {
 
 // simChan is a completion channel.
 type simChan struct {
-	c   *simCtx
-	mu  sync.Mutex
-	cqs []*simCQ
+	c    *simCtx
+	mu   sync.Mutex
+	cqs  []*simCQ
+	done chan struct{} // closed by Close: a Wait in progress ends
+	once sync.Once
 }
 
-func (c *simCtx) CreateCompChannel() (device.BackendChannel, error) { return &simChan{c: c}, nil }
+func (c *simCtx) CreateCompChannel() (device.BackendChannel, error) {
+	return &simChan{c: c, done: make(chan struct{})}, nil
+}
 
 func (ch *simChan) add(q *simCQ) {
 	ch.mu.Lock()
@@ -138,33 +142,75 @@ func (ch *simChan) remove(q *simCQ) {
 	}
 }
 
+// chanIdle is how long Wait sleeps between steps of an idle engine: the
+// latency of an event whose work was posted while it slept.
+const chanIdle = 50 * time.Microsecond
+
 // Wait runs the engine and returns the CQN of the first armed CQ of the
-// channel with a new completion, until ctx is done.
+// channel with a new completion, until ctx is done or the channel is
+// closed (device.ErrClosed: the API never closes a channel under a Wait,
+// but a backend's own users might).
 func (ch *simChan) Wait(ctx context.Context) (uint32, error) {
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
 	for {
 		busy := Fabric().Step()
-		f := Fabric()
-		f.Lock()
-		ch.mu.Lock()
-		for _, q := range ch.cqs {
-			if q.armed() {
-				ch.mu.Unlock()
-				f.Unlock()
-				return q.cq.CQN(), nil
-			}
+		if cqn, ok := ch.fired(); ok {
+			return cqn, nil
 		}
-		ch.mu.Unlock()
-		f.Unlock()
 		if busy {
+			if err := ch.ended(ctx); err != nil {
+				return 0, err
+			}
 			continue
+		}
+		if t == nil {
+			t = time.NewTimer(chanIdle)
+		} else {
+			t.Reset(chanIdle)
 		}
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
-		case <-time.After(50 * time.Microsecond):
+		case <-ch.done:
+			return 0, fmt.Errorf("sim: completion channel: Wait: %w", device.ErrClosed)
+		case <-t.C:
 		}
 	}
 }
 
+// ended is the error of a Wait whose ctx is done or channel closed.
+func (ch *simChan) ended(ctx context.Context) error {
+	select {
+	case <-ch.done:
+		return fmt.Errorf("sim: completion channel: Wait: %w", device.ErrClosed)
+	default:
+	}
+	return ctx.Err()
+}
+
+// fired returns the CQN of a CQ of the channel with an event, if any.
+func (ch *simChan) fired() (uint32, bool) {
+	f := Fabric()
+	f.Lock()
+	defer f.Unlock()
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for _, q := range ch.cqs {
+		if q.armed() {
+			return q.cq.CQN(), true
+		}
+	}
+	return 0, false
+}
+
 func (ch *simChan) Ack(device.BackendCQ, int) {}
-func (ch *simChan) Close() error              { return nil }
+
+func (ch *simChan) Close() error {
+	ch.once.Do(func() { close(ch.done) })
+	return nil
+}

@@ -55,6 +55,11 @@ func Run(t *testing.T, open Opener) {
 		{"SRQPost", testSRQPost},
 		{"SRQSend", testSRQSend},
 		{"SRQQPs", testSRQQPs},
+		{"WaitCQClose", testWaitCQClose},
+		{"WaitChannelClose", testWaitChannelClose},
+		{"WaitContextClose", testWaitContextClose},
+		{"WaitTimeout", testWaitTimeout},
+		{"PollWait", testPollWait},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,11 +4,12 @@ package verbs
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -103,29 +104,67 @@ func (c *vctx) CreateCompChannel() (device.BackendChannel, error) {
 	return &vchan{c: c, ch: ch}, nil
 }
 
-// pollStep bounds how long a wait sleeps in poll(2) before it looks at
-// its context again.
-const pollStep = 20 * time.Millisecond
-
-// waitFD waits until fd is readable or ctx is done.
+// waitFD waits until fd is readable or ctx is done. It sleeps in poll(2)
+// on fd and an eventfd that ctx's end writes (context.AfterFunc), so it
+// wakes at once when ctx is canceled: the API cancels it to end a wait
+// before it closes the channel or the context whose fd this is.
 func waitFD(ctx context.Context, fd int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w, err := newWaker()
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	stop := context.AfterFunc(ctx, w.wake)
+	defer stop()
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		step := pollStep
-		if d, ok := ctx.Deadline(); ok && time.Until(d) < step {
-			step = max(time.Until(d), time.Millisecond)
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, int(step/time.Millisecond))
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(w.fd), Events: unix.POLLIN}}
+		_, err := unix.Poll(fds, -1)
 		if err != nil && !errors.Is(err, syscall.EINTR) {
 			return fmt.Errorf("verbs: poll: %w", err)
 		}
-		if n > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if fds[0].Revents != 0 {
 			return nil
 		}
 	}
+}
+
+// waker is an eventfd a context's end writes to wake a poll(2). Its lock
+// orders that write with the close of the fd, so that a late wake never
+// writes to a closed (or reused) descriptor.
+type waker struct {
+	mu sync.Mutex
+	fd int
+}
+
+func newWaker() (*waker, error) {
+	fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("verbs: eventfd: %w", err)
+	}
+	return &waker{fd: fd}, nil
+}
+
+func (w *waker) wake() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		var one [8]byte // the eventfd counter's increment, a native uint64
+		binary.NativeEndian.PutUint64(one[:], 1)
+		unix.Write(w.fd, one[:])
+	}
+}
+
+func (w *waker) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	unix.Close(w.fd)
+	w.fd = -1
 }
 
 func (ch *vchan) Wait(ctx context.Context) (uint32, error) {
