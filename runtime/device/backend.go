@@ -220,3 +220,24 @@ type BackendQP interface {
 	Modify(state mlx.QPState, attr QPAttr) error
 	Close() error
 }
+
+// QPQuerier is an optional interface of a BackendQP: Query reads the QP's
+// state and attributes from the device (ibv_query_qp). QP.Query needs it,
+// and QP.State and QP.Modify use it to learn that the device moved the QP
+// to error (after an error completion); without it a QP's state is the
+// one its last transition left. The simulator answers from its engine,
+// the hardware backend with ibv_query_qp.
+type QPQuerier interface {
+	Query() (QPInfo, error)
+}
+
+// Overrunner is an optional interface of a BackendCQ: Overrun reports
+// whether the device found the CQ full when it had a CQE to write (a CQ
+// overrun, which ends the CQ: the device writes no more CQEs to it). CQ.
+// Poll asks it when a poll finds no completion, and then fails with
+// ErrCQOverrun. The simulator's engine knows at once; on hardware the
+// overrun is the IBV_EVENT_CQ_ERR asynchronous event, which the verbs
+// backend records for the CQ when Context.AsyncEvent reads it.
+type Overrunner interface {
+	Overrun() bool
+}

@@ -112,7 +112,11 @@ func (q *CQ) Poll(wc []cq.WC) (int, error) {
 	if q.prog != nil {
 		q.prog.Progress()
 	}
-	return q.poll.Poll(wc)
+	n, err := q.poll.Poll(wc)
+	if n == 0 && err == nil {
+		err = q.overrunErr()
+	}
+	return n, err
 }
 
 // Close destroys the CQ, and first the QPs completing to it.

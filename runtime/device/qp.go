@@ -24,8 +24,11 @@ type QP struct {
 	rq   *rq.RQ
 	psn  uint32
 
-	mu    sync.Mutex // state transitions
+	mu    sync.Mutex // state transitions, queries and Close
 	state mlx.QPState
+	// The CQs the QP completes to (the same one, possibly), cleaned of
+	// its CQEs when it moves to RESET.
+	scq, rcq *CQ
 }
 
 // checkQPConfig refuses what no backend could create, naming the field.
@@ -87,7 +90,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 	if cfg.RecvCQ == nil {
 		cfg.RecvCQ = cfg.SendCQ
 	}
-	q := &QP{c: pd.c, kind: cfg.Kind, state: mlx.IBV_QPS_RESET, psn: rand.Uint32() & 0xffffff}
+	q := &QP{c: pd.c, kind: cfg.Kind, state: mlx.IBV_QPS_RESET, psn: rand.Uint32() & 0xffffff, scq: cfg.SendCQ, rcq: cfg.RecvCQ}
 	parents := []*node{pd.n, cfg.SendCQ.n}
 	if cfg.RecvCQ != cfg.SendCQ {
 		parents = append(parents, cfg.RecvCQ.n)
@@ -106,7 +109,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), func() error { unreg(); q.detach(); return b.Close() }, nil
+		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), q.closer(unreg, b), nil
 	})
 	if err != nil {
 		return nil, err
@@ -192,6 +195,19 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
 	return unreg, nil
 }
 
+// closer is the QP's close: it holds the QP's lock, so that a Modify,
+// State or Query running meanwhile finishes before the backend's QP is
+// destroyed (and later ones see the QP closed).
+func (q *QP) closer(unreg func(), b BackendQP) func() error {
+	return func() error {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		unreg()
+		q.detach()
+		return b.Close()
+	}
+}
+
 // detach makes the writers refuse work before the backend frees their
 // memory.
 func (q *QP) detach() {
@@ -214,13 +230,6 @@ func (q *QP) SQ() *sq.SQ { return q.sq }
 
 // RQ returns the receive queue writer (nil without a receive queue).
 func (q *QP) RQ() *rq.RQ { return q.rq }
-
-// State returns the state the last successful transition left.
-func (q *QP) State() mlx.QPState {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.state
-}
 
 // Close destroys the QP.
 func (q *QP) Close() error {
