@@ -55,6 +55,10 @@ func Run(t *testing.T, open Opener) {
 		{"SRQPost", testSRQPost},
 		{"SRQSend", testSRQSend},
 		{"SRQQPs", testSRQQPs},
+		{"ErrorState", testErrorState},
+		{"Query", testQuery},
+		{"Recovery", testRecovery},
+		{"CQOverrun", testCQOverrun},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
