@@ -17,11 +17,14 @@ import (
 //     LID or a GID.
 //   - CQs: memory (CQ ring initialised with cq.InitBuffer, its doorbell
 //     record) the backend writes CQEs into, a CQN unique in the context, a
-//     UAR to learn of arming (CQMemory.UAR), optionally Progress.
+//     UAR to learn of arming (CQMemory.UAR), optionally Progress and
+//     Overrunner (what the device knows of an overrun).
 //   - QPs: send ring, doorbell record and register (qmem.Memory) the
 //     backend reads WQEs from, a QPN unique on its fabric, sq.QP with the
 //     capabilities granted, for RC a receive ring with its stride; Modify
-//     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses.
+//     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses;
+//     QPQuerier to report the device's state (ERR after an error
+//     completion) and attributes.
 //   - SRQs: a ring, its stride and doorbell record, the free list's head
 //     and tail, and an SRQN unique in the context; the backend takes
 //     receive WQEs from the ring in the order of the free list linked in
