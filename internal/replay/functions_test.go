@@ -29,7 +29,7 @@ func TestDrivesEverySQBuilder(t *testing.T) {
 		// Not calls: state accessors, and compositions of the calls
 		// above, checked byte for byte against them in runtime/sq
 		// (TestBurstMatchesCalls, the template tests).
-		"Chain": "", "CurPost": "", "Head": "", "Outstanding": "", "Retire": "", "Acquire": "", "FmCache": "", "BFOffset": "",
+		"Chain": "", "CurPost": "", "Head": "", "Outstanding": "", "Retire": "", "Acquire": "", "Reset": "", "FmCache": "", "BFOffset": "",
 		"RDMAWriteBurst": "", "ConfigureMkey": "",
 		// Not a call: detaches the writer when its QP is destroyed.
 		"Close": "",

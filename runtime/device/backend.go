@@ -17,11 +17,14 @@ import (
 //     LID or a GID.
 //   - CQs: memory (CQ ring initialised with cq.InitBuffer, its doorbell
 //     record) the backend writes CQEs into, a CQN unique in the context, a
-//     UAR to learn of arming (CQMemory.UAR), optionally Progress.
+//     UAR to learn of arming (CQMemory.UAR), optionally Progress and
+//     Overrunner (what the device knows of an overrun).
 //   - QPs: send ring, doorbell record and register (qmem.Memory) the
 //     backend reads WQEs from, a QPN unique on its fabric, sq.QP with the
 //     capabilities granted, for RC a receive ring with its stride; Modify
-//     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses.
+//     for RESET/INIT/RTR/RTS/ERR with what QPAttr says each uses;
+//     QPQuerier to report the device's state (ERR after an error
+//     completion) and attributes.
 //   - SRQs: a ring, its stride and doorbell record, the free list's head
 //     and tail, and an SRQN unique in the context; the backend takes
 //     receive WQEs from the ring in the order of the free list linked in
@@ -231,4 +234,25 @@ type BackendQP interface {
 	// backend picks: see QPAttr).
 	Modify(state mlx.QPState, attr QPAttr) error
 	Close() error
+}
+
+// QPQuerier is an optional interface of a BackendQP: Query reads the QP's
+// state and attributes from the device (ibv_query_qp). QP.Query needs it,
+// and QP.State and QP.Modify use it to learn that the device moved the QP
+// to error (after an error completion); without it a QP's state is the
+// one its last transition left. The simulator answers from its engine,
+// the hardware backend with ibv_query_qp.
+type QPQuerier interface {
+	Query() (QPInfo, error)
+}
+
+// Overrunner is an optional interface of a BackendCQ: Overrun reports
+// whether the device found the CQ full when it had a CQE to write (a CQ
+// overrun, which ends the CQ: the device writes no more CQEs to it). CQ.
+// Poll asks it when a poll finds no completion, and then fails with
+// ErrCQOverrun. The simulator's engine knows at once; on hardware the
+// overrun is the IBV_EVENT_CQ_ERR asynchronous event, which the verbs
+// backend records for the CQ when Context.AsyncEvent reads it.
+type Overrunner interface {
+	Overrun() bool
 }

@@ -24,13 +24,29 @@ func legal(from, to mlx.QPState) bool {
 
 // Modify moves the QP to state with attr (see QPAttr for what each
 // transition uses). A transition the state machine does not allow is
-// refused before the backend sees it.
+// refused before the backend sees it (from the state the device has the
+// QP in: see State).
+//
+// Moving to RESET is how a QP the device moved to error is used again:
+// Modify(IBV_QPS_RESET), then Connect (or Activate) as for a new QP, then
+// post. As libmlx5 does, the move to RESET also starts the program's side
+// over: the QP's CQEs not yet polled leave its CQs (a receive through an
+// SRQ gives its WQE back), the send and receive queue writers go back to
+// index 0 with zeroed doorbell records, and the work requests posted
+// before are forgotten without completions. Do not post on the QP or
+// poll its CQs while it moves to RESET.
 func (q *QP) Modify(state mlx.QPState, attr QPAttr) error {
 	if err := q.n.check("Modify"); err != nil {
 		return err
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.n.check("Modify"); err != nil { // closed while we waited
+		return err
+	}
+	if !legal(q.state, state) {
+		q.refresh() // the device may have moved the QP to error
+	}
 	if !legal(q.state, state) {
 		return fmt.Errorf("device: %s: Modify %v -> %v: not a transition ibv_modify_qp(3) allows", q.n.what, q.state, state)
 	}
@@ -48,6 +64,11 @@ func (q *QP) Modify(state mlx.QPState, attr QPAttr) error {
 		return fmt.Errorf("device: %s: Modify %v -> %v: %w", q.n.what, q.state, state, err)
 	}
 	q.state = state
+	if state == mlx.IBV_QPS_RESET {
+		if err := q.resetQueues(); err != nil {
+			return fmt.Errorf("device: %s: Modify -> RESET: %w", q.n.what, err)
+		}
+	}
 	return nil
 }
 

@@ -54,7 +54,7 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 			return "", nil, err
 		}
 		if err := c.addCQ(q); err != nil {
-			q.poll.Close()
+			_ = q.poll.Close() // nothing polled it yet: it cannot wait
 			b.Close()
 			return "", nil, err
 		}
@@ -73,7 +73,9 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 // closeFn destroys the CQ: its waiters have left (closeOne).
 func (q *CQ) closeFn() error {
 	q.c.removeCQ(q)
-	q.poll.Close()
+	if err := q.poll.Close(); err != nil {
+		return fmt.Errorf("%w; the CQ stays allocated", err)
+	}
 	if q.ch == nil {
 		return q.b.Close()
 	}
@@ -129,7 +131,11 @@ func (q *CQ) Poll(wc []cq.WC) (int, error) {
 	if q.prog != nil {
 		q.prog.Progress()
 	}
-	return q.poll.Poll(wc)
+	n, err := q.poll.Poll(wc)
+	if n == 0 && err == nil {
+		err = q.overrunErr()
+	}
+	return n, err
 }
 
 // Close destroys the CQ, and first the QPs completing to it.

@@ -31,6 +31,14 @@
 // goroutine behind. A call that fails returns the zero value (an
 // AsyncEvent prints "no event"). Every other call returns without
 // waiting for the device.
+//
+// A QP's state is the device's: after an error completion QP.State and
+// QP.Query report IBV_QPS_ERR, and Modify(IBV_QPS_RESET) then Connect
+// makes it usable again (the move to RESET cleans its CQEs from its CQs
+// and starts its writers over, as libmlx5 does). A CQ the device overran
+// fails Poll with ErrCQOverrun once its completions are polled; size a CQ
+// for the signaled sends outstanding plus the receives posted of every QP
+// on it (docs/design.md).
 package device
 
 import (

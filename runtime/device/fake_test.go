@@ -186,6 +186,16 @@ type fakeCQ struct {
 	ch    *fakeChan
 	uar   []byte // the arm doorbell at MLX5_CQ_DOORBELL
 	fired uint64 // the arm doorbell's value the last event answered
+	// overrun: a CQE found the CQ full; the CQ takes no more, as the
+	// device's.
+	overrun bool
+}
+
+// Overrun reports a CQE that found the CQ full.
+func (q *fakeCQ) Overrun() bool {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	return q.overrun
 }
 
 func (q *fakeCQ) Memory() device.CQMemory { return device.CQMemory{Mem: q.mem, CQN: q.cqn, UAR: q.uar} }
@@ -215,7 +225,8 @@ func (q *fakeCQ) write(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn 
 // writeResp is write with a responder's SRQ number and byte count.
 func (q *fakeCQ) writeResp(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn uint32, idx uint16, srqn, byteCnt uint32) bool {
 	n := uint32(len(q.mem.CQ) / 64)
-	if q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff >= n {
+	if q.overrun || q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff >= n {
+		q.overrun = true
 		return false
 	}
 	e := q.mem.CQ[(q.pi&(n-1))*64:][:64]

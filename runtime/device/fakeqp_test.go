@@ -27,6 +27,7 @@ type fakeQP struct {
 	done   uint32 // WQEBBs executed (unmasked)
 	access mlx.AccessFlags
 	modify []mlx.QPState // the transitions asked, for the tests
+	info   device.QPInfo // what Query reports: the attributes the transitions set
 }
 
 func pow2(n int) int {
@@ -40,6 +41,8 @@ func pow2(n int) int {
 func (p *fakePD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq device.BackendSRQ) (device.BackendQP, error) {
 	c := p.c
 	q := &fakeQP{c: c, kind: cfg.Kind, send: send.(*fakeCQ), recv: recv.(*fakeCQ), sigAll: cfg.SigAll, state: mlx.IBV_QPS_RESET}
+	q.info.Caps = device.QPCaps{MaxSendWR: cfg.MaxSendWR, MaxRecvWR: cfg.MaxRecvWR, MaxSendSGE: cfg.MaxSendSGE,
+		MaxRecvSGE: cfg.MaxRecvSGE, MaxInlineData: cfg.MaxInlineData}
 	if srq != nil {
 		q.srq = srq.(*fakeSRQ)
 	}
@@ -83,17 +86,36 @@ func (q *fakeQP) Modify(state mlx.QPState, attr device.QPAttr) error {
 	q.c.mu.Lock()
 	defer q.c.mu.Unlock()
 	q.modify = append(q.modify, state)
+	a := &q.info.Attr
 	switch state {
+	case mlx.IBV_QPS_RESET:
+		// The device forgets the queues and the attributes; the send
+		// ring starts over at 0.
+		q.info.Attr, q.info.DestRdAtomic, q.done = device.QPAttr{}, 0, 0
 	case mlx.IBV_QPS_INIT:
 		q.access = attr.Access
+		a.Access, a.PKeyIdx = attr.Access, attr.PKeyIdx
 	case mlx.IBV_QPS_RTR:
 		if q.kind == device.RC && q.c.qps[attr.Remote.QPN] == nil {
 			return fmt.Errorf("fake: RTR: no QP %#x", attr.Remote.QPN)
 		}
 		q.remote = attr.Remote.QPN
+		a.MTU, a.Remote, a.MinRNR, q.info.DestRdAtomic = attr.MTU, attr.Remote, attr.MinRNR, attr.RdAtomic
+	case mlx.IBV_QPS_RTS:
+		a.SQPSN, a.Timeout, a.Retry, a.RNRRetry, a.RdAtomic = attr.SQPSN, attr.Timeout, attr.Retry, attr.RNRRetry, attr.RdAtomic
 	}
 	q.state = state
 	return nil
+}
+
+// Query reports the state, which an error completion changes, and what
+// the transitions set.
+func (q *fakeQP) Query() (device.QPInfo, error) {
+	q.c.mu.Lock()
+	defer q.c.mu.Unlock()
+	info := q.info
+	info.State = q.state
+	return info, nil
 }
 
 func (q *fakeQP) Close() error {
@@ -105,12 +127,13 @@ func (q *fakeQP) Close() error {
 	return q.c.closed(fmt.Sprintf("QP %#x", q.qpn))
 }
 
-// run executes what the doorbell records of the QPs in RTS announce.
+// run executes what the doorbell records of the QPs in RTS announce, and
+// flushes what those of the QPs in ERR do.
 func (c *fakeCtx) run() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, q := range c.qps {
-		if q.state != mlx.IBV_QPS_RTS || q.mem.Closed() {
+		if (q.state != mlx.IBV_QPS_RTS && q.state != mlx.IBV_QPS_ERR) || q.mem.Closed() {
 			continue
 		}
 		for uint16(q.done) != uint16(be.Uint32(q.mem.DBR[4:8])) {
@@ -121,9 +144,27 @@ func (c *fakeCtx) run() {
 	}
 }
 
+// flush completes the WQE at q.done of a QP in error with
+// IBV_WC_WR_FLUSH_ERR, signaled or not, as the device does; false when
+// its CQE finds the CQ full.
+func (q *fakeQP) flush() bool {
+	w := q.mem.SQ[(q.done&uint32(q.mem.WQEBBs()-1))*64:][:64]
+	ctrl := be.Uint32(w[0:4])
+	ds := max(be.Uint32(w[4:8])&0x3f, 1)
+	if !q.send.write(mlx.MLX5_CQE_REQ_ERR, mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, uint8(ctrl), q.qpn, uint16(ctrl>>8)) {
+		return false
+	}
+	q.done += (ds*16 + 63) / 64
+	return true
+}
+
 // step executes the WQE at q.done: an RDMA write of one SGE, or else an
-// error CQE; false when its CQE finds the CQ full.
+// error CQE, which moves the QP to error; false when its CQE finds the CQ
+// full.
 func (q *fakeQP) step() bool {
+	if q.state == mlx.IBV_QPS_ERR {
+		return q.flush()
+	}
 	n := uint32(q.mem.WQEBBs())
 	w := q.mem.SQ[(q.done&(n-1))*64:][:64]
 	ctrl := be.Uint32(w[0:4])
@@ -155,6 +196,7 @@ func (q *fakeQP) step() bool {
 		if !q.send.write(mlx.MLX5_CQE_REQ_ERR, status, op, q.qpn, idx) {
 			return false
 		}
+		q.state = mlx.IBV_QPS_ERR
 	} else if signaled && !q.send.write(mlx.MLX5_CQE_REQ, 0, op, q.qpn, idx) {
 		return false
 	}

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"errors"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -65,7 +66,12 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 				return "", nil, err
 			}
 		}
-		return fmt.Sprintf("mkey %#x", b.LKey()), func() error { c.removeSig(mk); return b.Close() }, nil
+		return fmt.Sprintf("mkey %#x", b.LKey()), func() error {
+			if err := c.removeSig(mk); err != nil {
+				return fmt.Errorf("%w; the mkey stays allocated", err)
+			}
+			return b.Close()
+		}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -142,7 +148,8 @@ func (c *Context) addSig(mk *Mkey) error {
 	for i, q := range c.cqs {
 		if err := q.poll.AddMkey(mk.mk.Lkey>>8, mk.sig); err != nil {
 			for _, p := range c.cqs[:i] {
-				p.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				_, rerr := p.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				err = errors.Join(err, rerr)
 			}
 			return err
 		}
@@ -153,16 +160,19 @@ func (c *Context) addSig(mk *Mkey) error {
 
 // removeSig takes a signature mkey out of every CQ (nothing for another
 // mkey); the caller holds c.mu.
-func (c *Context) removeSig(mk *Mkey) {
+func (c *Context) removeSig(mk *Mkey) error {
 	for i, m := range c.sigs {
 		if m == mk {
 			c.sigs = append(c.sigs[:i], c.sigs[i+1:]...)
+			var errs []error
 			for _, q := range c.cqs {
-				q.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				_, err := q.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				errs = append(errs, err)
 			}
-			return
+			return errors.Join(errs...)
 		}
 	}
+	return nil
 }
 
 // addCQ registers a new CQ, and every signature mkey with its poller;

@@ -24,8 +24,11 @@ type QP struct {
 	rq   *rq.RQ
 	psn  uint32
 
-	mu    sync.Mutex // state transitions
+	mu    sync.Mutex // state transitions, queries and Close
 	state mlx.QPState
+	// The CQs the QP completes to (the same one, possibly), cleaned of
+	// its CQEs when it moves to RESET.
+	scq, rcq *CQ
 }
 
 // checkQPConfig refuses what no backend could create, naming the field.
@@ -87,7 +90,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 	if cfg.RecvCQ == nil {
 		cfg.RecvCQ = cfg.SendCQ
 	}
-	q := &QP{c: pd.c, kind: cfg.Kind, state: mlx.IBV_QPS_RESET, psn: rand.Uint32() & 0xffffff}
+	q := &QP{c: pd.c, kind: cfg.Kind, state: mlx.IBV_QPS_RESET, psn: rand.Uint32() & 0xffffff, scq: cfg.SendCQ, rcq: cfg.RecvCQ}
 	parents := []*node{pd.n, cfg.SendCQ.n}
 	if cfg.RecvCQ != cfg.SendCQ {
 		parents = append(parents, cfg.RecvCQ.n)
@@ -106,7 +109,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), func() error { unreg(); q.detach(); return b.Close() }, nil
+		return fmt.Sprintf("%v QP %#x", cfg.Kind, q.mem.QPN), q.closer(unreg, b), nil
 	})
 	if err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 
 // build makes the writers over the backend's QP memory and registers them
 // with the CQs; unreg takes them out again.
-func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(), err error) {
+func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func() error, err error) {
 	m := b.Memory()
 	q.b, q.mem = b, m
 	if cfg.Kind != DCT {
@@ -143,7 +146,7 @@ func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(), err e
 
 // register adds the QP (and its SRQ) to the CQs it completes to; the
 // returned func takes them out again.
-func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
+func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) {
 	send := &cq.QP{QPN: m.QPN, UIdx: m.UIdx, RC: cfg.Kind == RC}
 	if q.sq != nil {
 		send.SQ = cq.SQ{Q: q.sq, Mem: m.SQ}
@@ -156,11 +159,13 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
 	if cfg.SRQ != nil {
 		recv.SRQ = cq.SRQ{Q: cfg.SRQ.w}
 	}
-	var undo []func()
-	unreg = func() {
+	var undo []func() error
+	unreg = func() error {
+		var errs []error
 		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
+			errs = append(errs, undo[i]())
 		}
+		return errors.Join(errs...)
 	}
 	add := func(c *CQ, qp *cq.QP) error {
 		key := m.QPN
@@ -170,7 +175,7 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
 		if err := c.poll.AddQP(qp); err != nil {
 			return err
 		}
-		undo = append(undo, func() { c.poll.RemoveQP(key) })
+		undo = append(undo, func() error { _, err := c.poll.RemoveQP(key); return err })
 		return nil
 	}
 	if cfg.SendCQ == cfg.RecvCQ {
@@ -180,27 +185,49 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(), err error) {
 		err = add(cfg.RecvCQ, &recv)
 	}
 	if err == nil && cfg.SRQ != nil {
-		var detach func()
+		var detach func() error
 		if detach, err = cfg.SRQ.attach(cfg.RecvCQ); err == nil {
 			undo = append(undo, detach)
 		}
 	}
 	if err != nil {
-		unreg()
-		return nil, err
+		return nil, errors.Join(err, unreg())
 	}
 	return unreg, nil
 }
 
-// detach makes the writers refuse work before the backend frees their
-// memory.
-func (q *QP) detach() {
+// closer is the QP's close: it holds the QP's lock, so that a Modify,
+// State or Query running meanwhile finishes before the backend's QP is
+// destroyed (and later ones see the QP closed).
+//
+// Unregistering waits for a poll in progress on the QP's CQs, and
+// detaching for a batch or post in progress on its queues: only then may
+// the backend free their memory. If one of them does not end (a batch
+// left open by the goroutine closing the QP, say), the backend's QP is
+// not destroyed and the error says so: its memory stays rather than be
+// written after it is freed.
+func (q *QP) closer(unreg func() error, b BackendQP) func() error {
+	return func() error {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if err := errors.Join(unreg(), q.detach()); err != nil {
+			return fmt.Errorf("%w; the QP stays allocated", err)
+		}
+		return b.Close()
+	}
+}
+
+// detach makes the writers refuse work, waiting for a batch or post in
+// progress, before the backend frees their memory.
+func (q *QP) detach() error {
+	var errs []error
 	if q.sq != nil {
-		q.sq.Close()
+		errs = append(errs, q.sq.Close())
 	}
 	if q.rq != nil {
-		q.rq.Close()
+		errs = append(errs, q.rq.Close())
 	}
+	return errors.Join(errs...)
 }
 
 // QPN returns the QP's number.
@@ -214,13 +241,6 @@ func (q *QP) SQ() *sq.SQ { return q.sq }
 
 // RQ returns the receive queue writer (nil without a receive queue).
 func (q *QP) RQ() *rq.RQ { return q.rq }
-
-// State returns the state the last successful transition left.
-func (q *QP) State() mlx.QPState {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.state
-}
 
 // Close destroys the QP.
 func (q *QP) Close() error {

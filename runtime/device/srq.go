@@ -79,7 +79,12 @@ func (pd *PD) CreateSRQ(cfg SRQConfig) (*SRQ, error) {
 			b.Close()
 			return "", nil, err
 		}
-		return fmt.Sprintf("SRQ %#x", s.mem.SRQN), func() error { s.w.Close(); return b.Close() }, nil
+		return fmt.Sprintf("SRQ %#x", s.mem.SRQN), func() error {
+			if err := s.w.Close(); err != nil {
+				return fmt.Errorf("%w; the SRQ stays allocated", err)
+			}
+			return b.Close()
+		}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -131,19 +136,21 @@ func (s *SRQ) Close() error {
 
 // attach registers the SRQ for a QP completing its receives to c; the
 // returned func undoes it. The caller holds the context's lock.
-func (s *SRQ) attach(c *CQ) (func(), error) {
+func (s *SRQ) attach(c *CQ) (func() error, error) {
 	if c.mem.CQEVersion == 0 && s.cqs[c] == 0 {
 		if err := c.poll.AddSRQ(s.mem.SRQN, cq.SRQ{Q: s.w}); err != nil {
 			return nil, err
 		}
 	}
 	s.cqs[c]++
-	return func() {
+	return func() error {
 		if s.cqs[c]--; s.cqs[c] == 0 {
 			delete(s.cqs, c)
 			if c.mem.CQEVersion == 0 {
-				c.poll.RemoveSRQ(s.mem.SRQN)
+				_, err := c.poll.RemoveSRQ(s.mem.SRQN)
+				return err
 			}
 		}
+		return nil
 	}, nil
 }

@@ -204,3 +204,30 @@ func (e AsyncEvent) String() string {
 	}
 	return e.Type.String()
 }
+
+// QPCaps are the sizes a QP got (ibv_qp_cap): at least what QPConfig
+// asked; a device may round up.
+type QPCaps struct {
+	MaxSendWR, MaxRecvWR   int
+	MaxSendSGE, MaxRecvSGE int
+	MaxInlineData          int
+}
+
+// QPInfo is what QP.Query reports (ibv_query_qp): the state the device
+// has the QP in, and the attributes the transitions set, as the device
+// keeps them. As ibv_query_qp(3) says, an attribute is meaningful only
+// once a transition set it (Access and PKeyIdx from INIT, MTU, Remote and
+// MinRNR from RTR, SQPSN, Timeout, Retry and RNRRetry from RTS), and a
+// QP moved to RESET forgets them.
+type QPInfo struct {
+	State mlx.QPState
+	// Attr holds the transitions' attributes: Remote.QPN is dest_qp_num,
+	// Remote.PSN rq_psn (the first PSN expected from the peer), Remote.LID
+	// and Remote.GID the primary path's destination, Remote.GIDIndex its
+	// source GID index and Remote.Ethernet whether it routes by GID (a
+	// global route); RdAtomic is max_rd_atomic.
+	Attr QPAttr
+	// DestRdAtomic is max_dest_rd_atomic (QPAttr.RdAtomic sets both).
+	DestRdAtomic uint8
+	Caps         QPCaps
+}

@@ -23,6 +23,13 @@ type simQP struct {
 	mem   *qmem.Memory
 	rqReg *dma.Region
 	qpMem device.QPMemory
+	// What the transitions since the last RESET set that the engine does
+	// not model (PSNs, MTU, timeouts), and the last state they reached,
+	// for Query; caps are what the QP was created with.
+	set     device.QPAttr
+	destRd  uint8
+	reached mlx.QPState
+	caps    device.QPCaps
 }
 
 // wqeBBs is how many WQEBBs the largest work request of cfg takes, at
@@ -69,6 +76,8 @@ func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq d
 	}
 	q.qp = e
 	q.memory(cfg)
+	q.caps = device.QPCaps{MaxSendWR: cfg.MaxSendWR, MaxRecvWR: cfg.MaxRecvWR, MaxSendSGE: cfg.MaxSendSGE,
+		MaxRecvSGE: cfg.MaxRecvSGE, MaxInlineData: cfg.MaxInlineData}
 	return q, nil
 }
 
@@ -136,7 +145,49 @@ func (q *simQP) Modify(state mlx.QPState, attr device.QPAttr) error {
 		e := attr.Remote
 		r = &engine.Remote{LID: e.LID, GID: e.GID, GRH: e.Ethernet, QPN: e.QPN, RNRRetry: attr.RNRRetry}
 	}
-	return q.qp.Modify(state, r)
+	if err := q.qp.Modify(state, r); err != nil {
+		return err
+	}
+	q.record(state, attr)
+	return nil
+}
+
+// record keeps what a transition to state set, as ibv_modify_qp's mask
+// for it (runtime/device/verbs) names; a move to RESET forgets all.
+func (q *simQP) record(state mlx.QPState, a device.QPAttr) {
+	s := &q.set
+	switch state {
+	case mlx.IBV_QPS_RESET:
+		*s, q.destRd = device.QPAttr{}, 0
+	case mlx.IBV_QPS_INIT:
+		s.Access, s.PKeyIdx = a.Access, a.PKeyIdx
+	case mlx.IBV_QPS_RTR:
+		s.MTU, s.MinRNR, q.destRd = a.MTU, a.MinRNR, a.RdAtomic
+		if q.qp.Type() == engine.RC {
+			s.Remote = a.Remote
+		}
+	case mlx.IBV_QPS_RTS:
+		s.SQPSN, s.Timeout, s.Retry, s.RNRRetry, s.RdAtomic = a.SQPSN, a.Timeout, a.Retry, a.RNRRetry, a.RdAtomic
+	}
+	if state != mlx.IBV_QPS_ERR {
+		q.reached = state
+	}
+}
+
+// Query answers ibv_query_qp from the engine's QP: its state (an error
+// completion moved it to IBV_QPS_ERR), the remote access it accepts and
+// its peer; the rest is what the transitions set.
+func (q *simQP) Query() (device.QPInfo, error) {
+	e := q.qp.Attrs()
+	info := device.QPInfo{State: e.State, Attr: q.set, DestRdAtomic: q.destRd, Caps: q.caps}
+	if q.reached != mlx.IBV_QPS_RESET {
+		info.Attr.Access = e.Access
+	}
+	if q.qp.Type() == engine.RC && (q.reached == mlx.IBV_QPS_RTR || q.reached == mlx.IBV_QPS_RTS) {
+		r := &info.Attr.Remote
+		r.QPN, r.LID, r.GID, r.Ethernet = e.Remote.QPN, e.Remote.LID, e.Remote.GID, e.Remote.GRH
+	}
+	return info, nil
 }
 
 func (q *simQP) Close() error {

@@ -75,7 +75,7 @@ var entryPoints = map[string]entryPoint{
 // writer detached when its QP is destroyed).
 var stateMethods = map[string]bool{
 	"Chain": true, "CurPost": true, "Head": true, "Outstanding": true, "Completed": true,
-	"FmCache": true, "BFOffset": true, "Close": true, "Retire": true, "Acquire": true,
+	"FmCache": true, "BFOffset": true, "Close": true, "Retire": true, "Acquire": true, "Reset": true,
 }
 
 // packageFuncs are the entry points that are functions, not methods (the

@@ -60,6 +60,10 @@ func Run(t *testing.T, open Opener) {
 		{"WaitContextClose", testWaitContextClose},
 		{"WaitTimeout", testWaitTimeout},
 		{"PollWait", testPollWait},
+		{"ErrorState", testErrorState},
+		{"Query", testQuery},
+		{"Recovery", testRecovery},
+		{"CQOverrun", testCQOverrun},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

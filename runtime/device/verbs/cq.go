@@ -81,6 +81,7 @@ func (q *vcq) Memory() device.CQMemory { return q.mem }
 func (q *vcq) Close() error {
 	q.c.mu.Lock()
 	delete(q.c.cqs, q.cq.Ptr())
+	overruns.Delete(q.cq.Ptr())
 	q.c.mu.Unlock()
 	return mv.DestroyCQ(q.cq)
 }

@@ -50,6 +50,7 @@ func decodeEvent(c *vctx, ev *mlx.AsyncEvent) device.AsyncEvent {
 	case mlx.IBV_EVENT_CQ_ERR:
 		c.mu.Lock()
 		out.CQN = c.cqs[ptr]
+		c.markOverrun(ptr)
 		c.mu.Unlock()
 	case mlx.IBV_EVENT_PORT_ACTIVE, mlx.IBV_EVENT_PORT_ERR, mlx.IBV_EVENT_LID_CHANGE, mlx.IBV_EVENT_PKEY_CHANGE,
 		mlx.IBV_EVENT_SM_CHANGE, mlx.IBV_EVENT_CLIENT_REREGISTER, mlx.IBV_EVENT_GID_CHANGE:

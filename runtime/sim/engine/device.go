@@ -183,7 +183,9 @@ func (c *CQ) Written() uint32 { return c.ring.Written() }
 // 0 for none (the caller holds the fabric's lock).
 func (c *CQ) Solicited() uint32 { return c.ring.Solicited }
 
-// Overrun reports whether a CQE found the CQ full.
+// Overrun reports whether a CQE found the CQ full (the caller holds the
+// fabric's lock). The CQ then takes no more CQEs: the overrun is for
+// good.
 func (c *CQ) Overrun() bool { return c.ring.Overrun }
 
 // CreateCQ makes a CQ over mem's CQ buffer (CQESize bytes per entry) and

@@ -252,13 +252,15 @@ func (q *QP) Modify(state mlx.QPState, r *Remote) error {
 	return nil
 }
 
-// reset forgets what the device knew of the queues (ibv_modify_qp to
-// RESET): the program starts its rings over too.
+// reset forgets what the device knew of the queues and the peer
+// (ibv_modify_qp to RESET): the program starts its rings over too, and
+// RTR names the peer again.
 func (q *QP) reset() {
 	q.sq.reset()
 	q.rq.reset()
 	q.comps.reset()
 	q.peer, q.rnrCount = nil, 0
+	q.remLID, q.remGID, q.remGRH, q.remQPN = 0, [16]byte{}, false, 0
 	clear(q.errStr)
 	q.nErr = 0
 }
@@ -296,4 +298,21 @@ func (q *QP) resolve() *QP {
 // receiving reports whether a QP accepts messages (RTR or RTS).
 func (q *QP) receiving() bool {
 	return !q.closed && (q.state == mlx.IBV_QPS_RTR || q.state == mlx.IBV_QPS_RTS)
+}
+
+// Attrs is what the engine keeps of a QP that ibv_query_qp reports: its
+// state (which an error completion moves to IBV_QPS_ERR), the remote
+// operations it accepts and, for RC, its peer (zero until RTR names it).
+type Attrs struct {
+	State  mlx.QPState
+	Access mlx.AccessFlags
+	Remote Remote
+}
+
+// Attrs returns the QP's attributes as the device has them now.
+func (q *QP) Attrs() Attrs {
+	q.dev.fab.mu.Lock()
+	defer q.dev.fab.mu.Unlock()
+	return Attrs{State: q.state, Access: q.access,
+		Remote: Remote{LID: q.remLID, GID: q.remGID, GRH: q.remGRH, QPN: q.remQPN, RNRRetry: q.rnrRetry}}
 }

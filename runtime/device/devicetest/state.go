@@ -1,0 +1,226 @@
+package devicetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+)
+
+// The QP state, query, recovery and CQ overrun cases of the suite (Run
+// lists them).
+
+// noRemoteWrite registers n zeroed bytes a peer may not write: an RDMA
+// write to them fails at the requester with an error completion.
+func noRemoteWrite(t *testing.T, pd *device.PD, n int) *device.MR {
+	t.Helper()
+	return Must[*device.MR](t, "RegMR without remote write")(pd.RegMR(Buffer(t, n), mlx.IBV_ACCESS_LOCAL_WRITE))
+}
+
+// failWrite posts an RDMA write from src to a region without remote
+// write on p.A and polls its error completion.
+func failWrite(t *testing.T, p Pair, src *device.MR, wrid uint64) {
+	t.Helper()
+	bad := noRemoteWrite(t, p.PD, 64)
+	Write(t, p.A, wrid, src, bad, 64)
+	if wc := PollOne(t, p.CQ); wc.WRID != wrid || wc.Status == cq.Success {
+		t.Fatalf("write to an MR without remote write: completion %+v, want wr_id %d with an error status", wc, wrid)
+	}
+}
+
+// testErrorState: after an error completion the QP is in IBV_QPS_ERR, as
+// State and Query report it, and what is posted then is flushed.
+func testErrorState(t *testing.T, c *device.Context) {
+	p := RCPair(t, c, nil)
+	src, dst := MRPair(t, p.PD, 64)
+	failWrite(t, p, src, 1)
+	if s := p.A.State(); s != mlx.IBV_QPS_ERR {
+		t.Fatalf("State after an error completion: %v, want IBV_QPS_ERR", s)
+	}
+	info, err := p.A.Query()
+	if err != nil {
+		t.Fatalf("Query after an error completion: %v", err)
+	}
+	if info.State != mlx.IBV_QPS_ERR {
+		t.Fatalf("Query after an error completion: state %v, want IBV_QPS_ERR", info.State)
+	}
+	Write(t, p.A, 2, src, dst, 64)
+	if wc := PollOne(t, p.CQ); wc.WRID != 2 || wc.Status != cq.WRFlushErr {
+		t.Fatalf("a write posted on a QP in error: completion %+v (%v), want wr_id 2 flushed", wc, wc.Status.Err())
+	}
+	if err := p.A.Modify(mlx.IBV_QPS_RTS, device.QPAttr{}); err == nil || !strings.Contains(err.Error(), "IBV_QPS_ERR") {
+		t.Fatalf("Modify ERR -> RTS: %v, want a refusal naming IBV_QPS_ERR", err)
+	}
+}
+
+// testQuery: Query reports what Connect set, and RESET on a new QP.
+func testQuery(t *testing.T, c *device.Context) {
+	p := RCPair(t, c, nil)
+	ea := Must[device.Endpoint](t, "Endpoint A")(p.A.Endpoint())
+	eb := Must[device.Endpoint](t, "Endpoint B")(p.B.Endpoint())
+	port := Must[device.Port](t, "Port")(c.Port())
+	mtu := port.MTU
+	if mtu == 0 {
+		mtu = mlx.IBV_MTU_1024
+	}
+	info := Must[device.QPInfo](t, "Query")(p.A.Query())
+	a := info.Attr
+	var bad []string
+	check := func(what string, ok bool, got, want any) {
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s %v, want %v", what, got, want))
+		}
+	}
+	check("state", info.State == mlx.IBV_QPS_RTS, info.State, mlx.IBV_QPS_RTS)
+	check("Remote.QPN", a.Remote.QPN == eb.QPN, a.Remote.QPN, eb.QPN)
+	check("Remote.PSN (rq_psn)", a.Remote.PSN == eb.PSN, a.Remote.PSN, eb.PSN)
+	check("SQPSN", a.SQPSN == ea.PSN, a.SQPSN, ea.PSN)
+	// The remote rights: mlx5 keeps no local-write bit in the QP context.
+	const remote = mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_ATOMIC
+	check("Access", a.Access&remote == remote, a.Access, device.DefaultAccess)
+	check("MTU", a.MTU == mtu, a.MTU, mtu)
+	check("MinRNR", a.MinRNR == 12, a.MinRNR, 12)
+	check("Timeout", a.Timeout == 14, a.Timeout, 14)
+	check("Retry", a.Retry == 7, a.Retry, 7)
+	check("RNRRetry", a.RNRRetry == 7, a.RNRRetry, 7)
+	check("RdAtomic", a.RdAtomic >= 1, a.RdAtomic, "at least 1")
+	check("DestRdAtomic", info.DestRdAtomic >= 1, info.DestRdAtomic, "at least 1")
+	if port.LID != 0 {
+		check("Remote.LID", a.Remote.LID == eb.LID, a.Remote.LID, eb.LID)
+	} else {
+		check("Remote.GID", a.Remote.GID == eb.GID, a.Remote.GID, eb.GID)
+	}
+	cp := info.Caps
+	check("Caps", cp.MaxSendWR >= 8 && cp.MaxRecvWR >= 8 && cp.MaxSendSGE >= 1 && cp.MaxRecvSGE >= 1, cp, "at least RCPair's 8, 8, 1, 1")
+	if len(bad) > 0 {
+		t.Fatalf("Query after Connect: %s", strings.Join(bad, "; "))
+	}
+	qp := Must[*device.QP](t, "CreateQP")(p.PD.CreateQP(device.QPConfig{Kind: device.RC, SendCQ: p.CQ, MaxSendWR: 2, MaxSendSGE: 1,
+		SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}))
+	if info, err := qp.Query(); err != nil || info.State != mlx.IBV_QPS_RESET {
+		t.Fatalf("Query of a new QP: %v, state %v, want IBV_QPS_RESET", err, info.State)
+	}
+	if err := qp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := qp.Query(); !errors.Is(err, device.ErrClosed) {
+		t.Fatalf("Query after Close: %v, want ErrClosed", err)
+	}
+}
+
+// testRecovery: a QP the device moved to error is used again after
+// RESET → INIT → RTR → RTS (both ends of the connection, as on a real
+// link the peer's PSNs moved on); completions of before the reset left
+// in the CQ are gone, and a new RDMA write completes and lands.
+func testRecovery(t *testing.T, c *device.Context) {
+	p := RCPair(t, c, nil)
+	src, dst := MRPair(t, p.PD, 64)
+	failWrite(t, p, src, 1)
+	Write(t, p.A, 2, src, dst, 64) // flushed, and left in the CQ
+	for range 4 {
+		p.CQ.Progress()
+	}
+	for _, q := range []*device.QP{p.A, p.B} {
+		if err := q.Modify(mlx.IBV_QPS_RESET, device.QPAttr{}); err != nil {
+			t.Fatalf("Modify -> RESET: %v", err)
+		}
+	}
+	if s := p.A.State(); s != mlx.IBV_QPS_RESET {
+		t.Fatalf("after Modify -> RESET: %v", s)
+	}
+	if o, cur := p.A.SQ().Outstanding(), p.A.SQ().CurPost(); o != 0 || cur != 0 {
+		t.Fatalf("after RESET the send queue has %d work requests outstanding at producer index %d, want 0 and 0", o, cur)
+	}
+	ConnectPair(t, p.A, p.B)
+	for i := range 3 { // more than the one slot the flushed write held
+		clear(dst.Bytes())
+		Write(t, p.A, uint64(10+i), src, dst, 64)
+		wc := PollOne(t, p.CQ)
+		if wc.WRID != uint64(10+i) || wc.Status != cq.Success {
+			t.Fatalf("write %d after recovery: completion %+v (%v), want wr_id %d, IBV_WC_SUCCESS", i, wc, wc.Status.Err(), 10+i)
+		}
+		if string(dst.Bytes()) != string(src.Bytes()) {
+			t.Fatalf("write %d after recovery: the destination does not hold the source's bytes", i)
+		}
+	}
+	if n, err := p.CQ.Poll(make([]cq.WC, 4)); n != 0 || err != nil {
+		t.Fatalf("after recovery the CQ still yields %d completions (%v)", n, err)
+	}
+}
+
+// testCQOverrun: more signaled completions than a CQ holds, unpolled, are
+// an overrun; Poll gives what the CQ held, then fails with an error
+// matching ErrCQOverrun that names the CQ and its size. On hardware the
+// overrun is known once its IBV_EVENT_CQ_ERR was read, so the test reads
+// asynchronous events while Poll finds nothing.
+func testCQOverrun(t *testing.T, c *device.Context) {
+	pd := Must[*device.PD](t, "AllocPD")(c.AllocPD())
+	q := Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 2}))
+	n := q.CQEs()
+	if maxWR := c.Caps().MaxQPWR; n+1 > maxWR {
+		t.Fatalf("a CQ of %d CQEs: a QP cannot post %d (Caps.MaxQPWR %d)", n, n+1, maxWR)
+	}
+	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: n + 1, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
+	a := Must[*device.QP](t, "CreateQP A")(pd.CreateQP(cfg))
+	b := Must[*device.QP](t, "CreateQP B")(pd.CreateQP(cfg))
+	ConnectPair(t, a, b)
+	src, dst := MRPair(t, pd, 64)
+	s := a.SQ()
+	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n + 1 {
+		s.SetWRID(uint64(i))
+		s.RDMAWrite(dst.RKey, dst.Addr)
+		s.SetSGE(src.LKey, src.Addr, 8)
+	}
+	if err := s.Complete(); err != nil {
+		t.Fatalf("posting %d writes: %v", n+1, err)
+	}
+	err := pollToOverrun(t, c, q, n)
+	if !errors.Is(err, device.ErrCQOverrun) {
+		t.Fatalf("Poll of an overrun CQ: %v, want an error matching ErrCQOverrun", err)
+	}
+	for _, want := range []string{fmt.Sprintf("CQ %#x", q.CQN()), fmt.Sprintf("%d CQEs", n)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the overrun error %q does not say %q", err, want)
+		}
+	}
+	if _, err := q.Poll(make([]cq.WC, 1)); !errors.Is(err, device.ErrCQOverrun) {
+		t.Fatalf("a second Poll of an overrun CQ: %v, want ErrCQOverrun again", err)
+	}
+}
+
+// pollToOverrun polls q until Poll fails (or PollTimeout passes), reading
+// asynchronous events while it finds nothing, and checks that it got no
+// more than the n completions the CQ holds.
+func pollToOverrun(t *testing.T, c *device.Context, q *device.CQ, n int) error {
+	t.Helper()
+	wc := make([]cq.WC, 8)
+	got := 0
+	deadline := time.Now().Add(PollTimeout)
+	for time.Now().Before(deadline) {
+		k, err := q.Poll(wc)
+		got += k
+		if err != nil {
+			if got > n {
+				t.Fatalf("%d completions from a CQ of %d", got, n)
+			}
+			return err
+		}
+		if k == 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+			c.AsyncEvent(ctx) // hardware: the CQ_ERR event records the overrun
+			cancel()
+		}
+	}
+	t.Fatalf("no overrun error within %v (%d completions from a CQ of %d)", PollTimeout, got, n)
+	return nil
+}

@@ -1,0 +1,52 @@
+package sim_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/device"
+	"github.com/mlx5gen/mlx5gen/runtime/device/devicetest"
+)
+
+// TestCQOverrunPoll: on the simulator the overrun error comes without the
+// program reading the IBV_EVENT_CQ_ERR event: Poll returns the CQEs the
+// CQ holds, then fails with ErrCQOverrun naming the CQ, every time after.
+func TestCQOverrunPoll(t *testing.T) {
+	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:overrunpoll"))
+	defer c.Close()
+	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
+	buf := devicetest.Buffer(t, 4096)
+	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
+	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 4}))
+	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 8, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
+	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
+	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
+	devicetest.ConnectPair(t, a, b)
+	wc := make([]cq.WC, 8)
+	if n, err := q.Poll(wc); n != 0 || err != nil {
+		t.Fatalf("Poll of a healthy empty CQ: %d, %v", n, err)
+	}
+	s := a.SQ()
+	s.Start()
+	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+	for i := range q.CQEs() + 1 {
+		s.SetWRID(uint64(i))
+		s.RDMAWrite(mr.RKey, mr.Addr+2048)
+		s.SetSGE(mr.LKey, mr.Addr, 8)
+	}
+	if err := s.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.Poll(wc); n != q.CQEs() || err != nil {
+		t.Fatalf("first Poll of an overrun CQ: %d, %v, want its %d CQEs and no error yet", n, err, q.CQEs())
+	}
+	for range 2 {
+		n, err := q.Poll(wc)
+		if n != 0 || !errors.Is(err, device.ErrCQOverrun) || !strings.Contains(err.Error(), "CQ 0x") {
+			t.Fatalf("Poll after the CQ's CQEs: %d, %v, want ErrCQOverrun naming the CQ", n, err)
+		}
+	}
+}
