@@ -6,6 +6,7 @@
 //	mlx5gen diff [-json] OLD NEW
 //	mlx5gen names [-I dir | -rdma-core version] [-header file] [-spec dir] [C name...]
 //	mlx5gen wqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [-dci] [HEX...]
+//	mlx5gen cqe decode [-I dir | -rdma-core version] [-header file] [-spec dir] [HEX...]
 //	mlx5gen replay [-v] FILE.json...
 //	mlx5gen devices
 //	mlx5gen version
@@ -45,6 +46,7 @@ commands:
   diff       compare two rdma-core headers: functions, structs, fields, layouts, constants
   names      print the Go name of each C type and member (C name → Go name)
   wqe        wqe decode: print a WQE's segments and fields by name, from the header's model
+  cqe        cqe decode: print a CQE's fields by name; an error CQE's syndrome with its meaning
   replay     replay reference WQE vectors through the send-queue writer; runs
              mlx5gen-replay: next to mlx5gen, else built from the mlx5gen checkout
              around the current directory, else from PATH
@@ -69,6 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"diff":     diffCmd,
 		"names":    namesCmd,
 		"wqe":      wqeCmd,
+		"cqe":      cqeCmd,
 		"replay":   replayCmd,
 		"devices":  devicesCmd,
 		"version":  versionCmd,

@@ -28,6 +28,9 @@ func enumsFile(p *model.Package, f *jen.File) {
 		if len(e.Members) > 0 {
 			var defs []jen.Code
 			for _, m := range e.Members {
+				if m.Meaning != "" {
+					defs = append(defs, jen.Comment(m.Name+": "+m.Meaning))
+				}
 				defs = append(defs, jen.Id(m.Name).Id(e.GoName).Op("=").Add(num(m.Value.Int64(), m.Value.Signed)))
 			}
 			comment(f, "The members of "+e.CName+".")
@@ -38,6 +41,7 @@ func enumsFile(p *model.Package, f *jen.File) {
 			flagsString(f, e)
 		} else {
 			valueString(f, e)
+			valueMeaning(f, e)
 		}
 	}
 }
@@ -78,5 +82,32 @@ func valueString(f *jen.File, e *model.Enum) {
 	}
 	body = append(body, jen.Return(conv))
 	f.Func().Params(jen.Id("v").Id(e.GoName)).Id("String").Params().String().Block(body...)
+	f.Line()
+}
+
+// valueMeaning writes Meaning for a value enum whose spec gives members a
+// meaning: a raw value (an error CQE's syndrome) can then explain itself
+// without the reader looking it up.
+func valueMeaning(f *jen.File, e *model.Enum) {
+	var cases []jen.Code
+	seen := map[uint64]bool{}
+	for _, m := range e.Members {
+		if seen[m.Value.Bits] {
+			continue // an alias: the first name wins, as in String
+		}
+		seen[m.Value.Bits] = true
+		if m.Meaning != "" {
+			cases = append(cases, jen.Case(jen.Id(m.Name)).Block(jen.Return(jen.Lit(m.Meaning))))
+		}
+	}
+	if len(cases) == 0 {
+		return
+	}
+	f.Comment("Meaning says in one line what the value means, or \"\" for a value the spec")
+	f.Comment("gives no meaning.")
+	f.Func().Params(jen.Id("v").Id(e.GoName)).Id("Meaning").Params().String().Block(
+		jen.Switch(jen.Id("v")).Block(cases...),
+		jen.Return(jen.Lit("")),
+	)
 	f.Line()
 }

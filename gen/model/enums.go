@@ -6,7 +6,9 @@ type Const struct {
 	Value Value
 	Enum  *Enum  // the named type it belongs to; nil for an untyped constant
 	CEnum *CEnum // the C enum it is a member of; nil for a macro
-	Src   Source
+	// Meaning is what the value says, from the spec (enum members).
+	Meaning string
+	Src     Source
 }
 
 // CEnum is the C enum of a constant: where it is declared and its first

@@ -46,6 +46,7 @@ type builder struct {
 
 	enumByC   map[*cheader.Enum]*model.Enum
 	enumByGo  map[string]*model.Enum
+	enumSpec  map[*model.Enum]*spec.Enum // the spec that describes an enum
 	consts    map[string]*model.Const
 	segs      map[string]*model.Segment
 	idents    map[string]declared // Go identifier -> what declared it
@@ -109,6 +110,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 		p:        &model.Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Rel},
 		enumByC:  map[*cheader.Enum]*model.Enum{},
 		enumByGo: map[string]*model.Enum{},
+		enumSpec: map[*model.Enum]*spec.Enum{},
 		consts:   map[string]*model.Const{},
 		segs:     map[string]*model.Segment{},
 		idents:   map[string]declared{},
@@ -123,6 +125,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	b.funcNames = model.NewNamer(funcNames(c, s))
 	b.enums()
 	b.constants()
+	b.meanings()
 	b.segments()
 	b.formats()
 	b.splitNeeds()

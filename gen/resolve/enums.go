@@ -40,6 +40,7 @@ func (b *builder) enum(ce *cheader.Enum, se *spec.Enum) {
 	if se != nil {
 		e.Flags, e.Man, e.Doc = se.Flags(), se.Man, strings.TrimSpace(se.Doc)
 		e.Src.Spec = se.Pos
+		b.enumSpec[e] = se
 		if se.Go != "" {
 			e.GoName = se.Go
 		}
@@ -161,5 +162,30 @@ func (b *builder) constants() {
 		}
 		b.consts[k.Name] = k
 		b.p.Consts = append(b.p.Consts, k)
+	}
+}
+
+// meanings gives the members of described enums their spec meanings. A
+// meaning for a name that is not a member of the enum is an error: it is
+// a typo, or the header moved the enumerator elsewhere.
+func (b *builder) meanings() {
+	for _, e := range b.p.Enums {
+		se := b.enumSpec[e]
+		if se == nil {
+			continue
+		}
+		for _, sm := range se.Members {
+			var k *model.Const
+			for _, m := range e.Members {
+				if m.Name == sm.Name {
+					k = m
+				}
+			}
+			if k == nil {
+				b.errorf(sm.Pos, "%s: %s is not one of its members", e.CName, sm.Name)
+				continue
+			}
+			k.Meaning = sm.Meaning
+		}
 	}
 }

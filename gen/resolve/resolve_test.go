@@ -111,6 +111,7 @@ func TestBuildErrors(t *testing.T) {
 		{"no such enum", "enums:\n  - {c: ibv_nonsense, kind: flags}\n", "spec/x.yaml:2:5: enum ibv_nonsense: not in infiniband/mlx5dv.h (rdma-core 44.0)"},
 		{"no such enumerator", "enums:\n  - {anonymous: NOPE, go: Nope, kind: values}\n", "spec/x.yaml:2:5: an enum with enumerator NOPE: not in"},
 		{"described twice", "enums:\n  - {c: ibv_send_flags, kind: values}\n", "spec/x.yaml:2:5: enum ibv_send_flags described twice (first at spec/enums/verbs.yaml:9:5)"},
+		{"meaning of a non-member", "enums:\n  - {c: mlx5dv_dc_type, kind: values, members: [{name: MLX5DV_DCTYPE_DCT, meaning: ok}, {name: MLX5_OPCODE_NOP, meaning: not ours}]}\n", "spec/x.yaml:2:89: enum mlx5dv_dc_type: MLX5_OPCODE_NOP is not one of its members"},
 		{"no such segment", "segments:\n  - c: mlx5_nonsense\n", "spec/x.yaml:2:5: segment mlx5_nonsense: no struct mlx5_nonsense in infiniband/mlx5dv.h"},
 		{"no such field", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: colour\n", "spec/x.yaml:4:9: segment mlx5_wqe_srq_next_seg: struct mlx5_wqe_srq_next_seg has no field colour"},
 		{"part too wide", "segments:\n  - c: mlx5_wqe_srq_next_seg\n    fields:\n      - name: next_wqe_index\n        parts: [{name: k, shift: 14, width: 4}]\n", "spec/x.yaml:5:17: struct mlx5_wqe_srq_next_seg.next_wqe_index: part k (bits 14..17) does not fit the 16-bit field"},

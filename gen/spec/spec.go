@@ -61,7 +61,17 @@ type Enum struct {
 	Kind      string `yaml:"kind,required"` // "flags" or "values"
 	Man       string `yaml:"man"`           // man page that documents it
 	Doc       string `yaml:"doc"`
-	Gate      `yaml:",inline"`
+	// Members gives some enumerators a meaning: what the value says, for
+	// a reader of a raw value (an error CQE's syndrome) who has no manual.
+	Members []*EnumMember `yaml:"members"`
+	Gate    `yaml:",inline"`
+}
+
+// EnumMember is the meaning of one enumerator of an enum.
+type EnumMember struct {
+	Pos     Pos    `yaml:"-"`
+	Name    string `yaml:"name,required"`    // the C enumerator
+	Meaning string `yaml:"meaning,required"` // one line, our own words
 }
 
 // Flags reports whether the enum is a flag set.
@@ -218,6 +228,7 @@ func (s *Spec) check() diag.List {
 		}
 		seen[key] = e.Pos
 		errs = append(errs, checkGate(e.Pos, e.Gate)...)
+		errs = append(errs, checkMembers(e)...)
 	}
 	errs = append(errs, checkSegments(s.Segments, seen)...)
 	for _, w := range s.Formats {
@@ -228,6 +239,23 @@ func (s *Spec) check() diag.List {
 		}
 	}
 	errs = append(errs, s.checkAPI()...)
+	return errs
+}
+
+// checkMembers validates an enum's member meanings: each names an
+// enumerator once and is one line (it is printed inside error messages).
+func checkMembers(e *Enum) diag.List {
+	var errs diag.List
+	seen := map[string]Pos{}
+	for _, m := range e.Members {
+		if p, dup := seen[m.Name]; dup {
+			errs = append(errs, &diag.Error{Pos: m.Pos, Msg: sprintf("enum %s: member %s given twice (first at %s)", e.C+e.Anonymous, m.Name, p)})
+		}
+		seen[m.Name] = m.Pos
+		if m.Meaning = strings.TrimSpace(m.Meaning); m.Meaning == "" || strings.Contains(m.Meaning, "\n") {
+			errs = append(errs, &diag.Error{Pos: m.Pos, Msg: sprintf("enum %s: member %s: the meaning must be one non-empty line", e.C+e.Anonymous, m.Name)})
+		}
+	}
 	return errs
 }
 

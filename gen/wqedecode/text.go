@@ -26,35 +26,39 @@ func writeSegment(w *strings.Builder, sg *model.Segment, b []byte) {
 			w.WriteString(", ")
 		}
 		w.WriteString(f.CName + ": ")
-		fb := b[f.Offset : f.Offset+f.Size()]
-		switch f.Kind {
-		case model.IntField:
-			v := readInt(fb, f.Int.Bits, f.Endian)
-			writeValue(w, v, f.Enum)
-			for j, p := range f.Parts {
-				w.WriteString(map[bool]string{true: " (", false: ", "}[j == 0] + p.Name + ": ")
-				writeValue(w, part(v, p), p.Enum)
-			}
-			if len(f.Parts) > 0 {
-				w.WriteString(")")
-			}
-		case model.IntArray:
-			n := f.Int.Bits / 8
-			w.WriteString("[")
-			for i := 0; i < f.Len; i++ {
-				if i > 0 {
-					w.WriteString(" ")
-				}
-				w.WriteString("0x" + strconv.FormatUint(readInt(fb[n*i:n*i+n], f.Int.Bits, f.Endian), 16))
-			}
-			w.WriteString("]")
-		case model.BytesField:
-			w.WriteString(hexOf(fb))
-		case model.NestedField:
-			writeSegment(w, f.Nested, fb)
-		}
+		writeField(w, f, b[f.Offset:f.Offset+f.Size()])
 	}
 	w.WriteString("}")
+}
+
+// writeField prints the value of field f, whose bytes are fb.
+func writeField(w *strings.Builder, f *model.Field, fb []byte) {
+	switch f.Kind {
+	case model.IntField:
+		v := readInt(fb, f.Int.Bits, f.Endian)
+		writeValue(w, v, f.Enum)
+		for j, p := range f.Parts {
+			w.WriteString(map[bool]string{true: " (", false: ", "}[j == 0] + p.Name + ": ")
+			writeValue(w, part(v, p), p.Enum)
+		}
+		if len(f.Parts) > 0 {
+			w.WriteString(")")
+		}
+	case model.IntArray:
+		n := f.Int.Bits / 8
+		w.WriteString("[")
+		for i := 0; i < f.Len; i++ {
+			if i > 0 {
+				w.WriteString(" ")
+			}
+			w.WriteString("0x" + strconv.FormatUint(readInt(fb[n*i:n*i+n], f.Int.Bits, f.Endian), 16))
+		}
+		w.WriteString("]")
+	case model.BytesField:
+		w.WriteString(hexOf(fb))
+	case model.NestedField:
+		writeSegment(w, f.Nested, fb)
+	}
 }
 
 // intAt reads the integer field or part of sg named name (its C name) from

@@ -1042,24 +1042,37 @@ func (v Opcode) String() string {
 }
 
 // CQESyndrome is the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR (infiniband/mlx5dv.h), a value enum.
-// Error CQE syndrome.
+// Error CQE syndrome: byte 55 of an error CQE, why the work request failed.
 type CQESyndrome uint32
 
 // The members of the anonymous enum that starts with MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR.
 const (
-	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR        CQESyndrome = 1
-	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR         CQESyndrome = 2
-	MLX5_CQE_SYNDROME_LOCAL_PROT_ERR          CQESyndrome = 4
-	MLX5_CQE_SYNDROME_WR_FLUSH_ERR            CQESyndrome = 5
-	MLX5_CQE_SYNDROME_MW_BIND_ERR             CQESyndrome = 6
-	MLX5_CQE_SYNDROME_BAD_RESP_ERR            CQESyndrome = 0x10
-	MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR        CQESyndrome = 0x11
-	MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR    CQESyndrome = 0x12
-	MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR       CQESyndrome = 0x13
-	MLX5_CQE_SYNDROME_REMOTE_OP_ERR           CQESyndrome = 0x14
+	// MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR: local length error: the message does not fit: a receive buffer smaller than the incoming message, or a send longer than the QP allows
+	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR CQESyndrome = 1
+	// MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR: local QP operation error: the WQE is malformed or asks for something this QP cannot do (opcode, segment count, size)
+	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR CQESyndrome = 2
+	// MLX5_CQE_SYNDROME_LOCAL_PROT_ERR: local protection error: a local buffer is not covered by its lkey (wrong key, range outside the MR, or another PD)
+	MLX5_CQE_SYNDROME_LOCAL_PROT_ERR CQESyndrome = 4
+	// MLX5_CQE_SYNDROME_WR_FLUSH_ERR: work request flushed: the QP was already in the error state, so the request was never executed
+	MLX5_CQE_SYNDROME_WR_FLUSH_ERR CQESyndrome = 5
+	// MLX5_CQE_SYNDROME_MW_BIND_ERR: memory window bind error: the window, the MR under it or the requested rights do not allow the bind
+	MLX5_CQE_SYNDROME_MW_BIND_ERR CQESyndrome = 6
+	// MLX5_CQE_SYNDROME_BAD_RESP_ERR: bad response: the responder answered with something the requester did not expect
+	MLX5_CQE_SYNDROME_BAD_RESP_ERR CQESyndrome = 0x10
+	// MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR: local access error: incoming data (a receive or a read response) hit local memory whose key does not allow writing it
+	MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR CQESyndrome = 0x11
+	// MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR: remote invalid request: the responder rejected the request (an operation its QP does not enable, or a message longer than it accepts)
+	MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR CQESyndrome = 0x12
+	// MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR: remote access error: the remote key lacks the access rights for this operation, or the range is outside its memory
+	MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR CQESyndrome = 0x13
+	// MLX5_CQE_SYNDROME_REMOTE_OP_ERR: remote operation error: the responder failed while carrying the request out (its receive WQE was bad, say)
+	MLX5_CQE_SYNDROME_REMOTE_OP_ERR CQESyndrome = 0x14
+	// MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR: transport retries exhausted: the peer never acknowledged (unreachable, or its QP is not ready to receive)
 	MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR CQESyndrome = 0x15
-	MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR       CQESyndrome = 0x16
-	MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR      CQESyndrome = 0x22
+	// MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR: receiver-not-ready retries exhausted: the peer kept having no receive WQE posted for the message
+	MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR CQESyndrome = 0x16
+	// MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR: remote aborted: the responder abandoned the operation (on an SRQ with ODP, a page fault; the vendor syndrome tells)
+	MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR CQESyndrome = 0x22
 )
 
 // String prints the name of the value, or CQESyndrome(n) for an unknown one.
@@ -1093,6 +1106,40 @@ func (v CQESyndrome) String() string {
 		return "MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR"
 	}
 	return formatUnknown("CQESyndrome", uint64(v))
+}
+
+// Meaning says in one line what the value means, or "" for a value the spec
+// gives no meaning.
+func (v CQESyndrome) Meaning() string {
+	switch v {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+		return "local length error: the message does not fit: a receive buffer smaller than the incoming message, or a send longer than the QP allows"
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+		return "local QP operation error: the WQE is malformed or asks for something this QP cannot do (opcode, segment count, size)"
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+		return "local protection error: a local buffer is not covered by its lkey (wrong key, range outside the MR, or another PD)"
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+		return "work request flushed: the QP was already in the error state, so the request was never executed"
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR:
+		return "memory window bind error: the window, the MR under it or the requested rights do not allow the bind"
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+		return "bad response: the responder answered with something the requester did not expect"
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+		return "local access error: incoming data (a receive or a read response) hit local memory whose key does not allow writing it"
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:
+		return "remote invalid request: the responder rejected the request (an operation its QP does not enable, or a message longer than it accepts)"
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return "remote access error: the remote key lacks the access rights for this operation, or the range is outside its memory"
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+		return "remote operation error: the responder failed while carrying the request out (its receive WQE was bad, say)"
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+		return "transport retries exhausted: the peer never acknowledged (unreachable, or its QP is not ready to receive)"
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+		return "receiver-not-ready retries exhausted: the peer kept having no receive WQE posted for the message"
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR:
+		return "remote aborted: the responder abandoned the operation (on an SRQ with ODP, a page fault; the vendor syndrome tells)"
+	}
+	return ""
 }
 
 // CQEOpcode is the anonymous enum that starts with MLX5_CQE_OWNER_MASK (infiniband/mlx5dv.h), a value enum.

@@ -204,3 +204,35 @@ func (c *CQ) ReadCompletionTS() uint64 { return be.Uint64(c.cur()[48:56]) }
 // ReadCVLAN returns the CQE's VLAN field. rdma-core:
 // mlx5_cq_read_wc_cvlan.
 func (c *CQ) ReadCVLAN() uint16 { return be.Uint16(c.cur()[30:32]) }
+
+// ReadSyndrome returns the syndrome of an error completion
+// (MLX5_CQE_SYNDROME_*; its Meaning says why the request failed), or 0
+// for a completion without an error CQE.
+func (c *CQ) ReadSyndrome() mlx.CQESyndrome {
+	cqe := c.cur()
+	if !isErrCQE(cqe) {
+		return 0
+	}
+	return mlx.CQESyndrome(cqe[55])
+}
+
+// ReadPostedOpcode returns the opcode (MLX5_OPCODE_*) the failed send
+// work request of a requester error completion was posted with, read from
+// the send queue's bookkeeping (SlotOpcoder) now: call it before posting
+// into the slot again. 0 when not known: a receive error, a success, or a
+// send queue that does not keep opcodes.
+func (c *CQ) ReadPostedOpcode() mlx.Opcode {
+	cqe := c.cur()
+	if cqe[63]>>4 != opReqErr {
+		return 0
+	}
+	key := be.Uint32(cqe[56:60]) & 0xffffff
+	if c.v1 {
+		key = be.Uint32(cqe[32:36]) & 0xffffff
+	}
+	qp := c.lookupQP(key)
+	if qp == nil || qp.SQ == nil {
+		return 0
+	}
+	return mlx.Opcode(slotOpcode(qp.SQ, uint32(be.Uint16(cqe[60:62]))&(qp.SQ.Slots()-1)))
+}

@@ -119,7 +119,7 @@ func (c *CQ) errCQE(cqe []byte, qpn uint32, wc *WC, lazy bool) (r result, again 
 	if lazy {
 		c.ex.status = st
 	} else {
-		wc.Status, wc.VendorErr = st, uint32(vendor)
+		wc.Status, wc.VendorErr, wc.Syndrome = st, uint32(vendor), synd
 	}
 	odp := mlx.CQESyndrome(synd) == mlx.MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR && vendor == mlx.MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT
 	if mlx.CQESyndrome(synd) != mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR &&
@@ -136,8 +136,13 @@ func (c *CQ) errCQE(cqe []byte, qpn uint32, wc *WC, lazy bool) (r result, again 
 		if qp == nil || qp.SQ == nil {
 			return c.unknown(cqe, c.keyName(), key), false
 		}
-		id, head, _ := qp.SQ.Slot(uint32(be.Uint16(cqe[60:62])) & (qp.SQ.Slots() - 1))
+		idx := uint32(be.Uint16(cqe[60:62])) & (qp.SQ.Slots() - 1)
+		id, head, _ := qp.SQ.Slot(idx)
 		wrID = id
+		if !lazy {
+			// Read before Retire, which may free the slot.
+			wc.PostedOpcode = slotOpcode(qp.SQ, idx)
+		}
 		qp.SQ.Retire(head + 1)
 	} else {
 		qp, srq, r := c.getCurRsc(cqe, qpn, srqnUidx)

@@ -57,7 +57,8 @@ func (s Status) Errno() syscall.Errno {
 	return syscall.EIO
 }
 
-// Err returns nil for success and a *StatusError otherwise.
+// Err returns nil for success and a *StatusError otherwise. It knows the
+// status only; WC.Err says which work request failed and why.
 func (s Status) Err() error {
 	if s == Success {
 		return nil
@@ -66,20 +67,60 @@ func (s Status) Err() error {
 }
 
 // StatusError is a failed work completion as an error; errors.Is matches
-// its Errno.
+// its Errno. From WC.Err it names the work request (wr_id, QPN, the
+// opcode it was posted with) and the CQE's syndrome with its meaning: the
+// status alone (IBV_WC_REM_ACCESS_ERR) does not say which request failed,
+// and libmlx5's opcode of an error completion is always IBV_WC_SEND.
 type StatusError struct {
 	Status    Status
 	VendorErr uint32
+	// What WC.Err adds; zero from Status.Err.
+	WRID     uint64
+	QPNum    uint32
+	Syndrome mlx.CQESyndrome // 0: the completion had no error CQE
+	// PostedOpcode is the send WQE's opcode; 0 when not known (a receive
+	// error), in which case Error leaves it out.
+	PostedOpcode mlx.Opcode
+	fromWC       bool
 }
 
+// Error formats only here, so that polling never allocates for it.
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("work completion %v (vendor error %#x)", e.Status, e.VendorErr)
+	if !e.fromWC {
+		return fmt.Sprintf("work completion %v (vendor error %#x)", e.Status, e.VendorErr)
+	}
+	b := make([]byte, 0, 256)
+	b = fmt.Appendf(b, "work completion %v: wr_id %#x on QPN %#x", e.Status, e.WRID, e.QPNum)
+	if e.PostedOpcode != 0 {
+		b = fmt.Appendf(b, ", posted as %v", e.PostedOpcode)
+	}
+	if e.Syndrome != 0 {
+		b = fmt.Appendf(b, ": syndrome %v", e.Syndrome)
+		if m := e.Syndrome.Meaning(); m != "" {
+			b = fmt.Appendf(b, " (%s)", m)
+		}
+	}
+	b = fmt.Appendf(b, ", vendor error %#x", e.VendorErr)
+	return string(b)
 }
 
 // Is reports whether target is the status's errno.
 func (e *StatusError) Is(target error) bool {
 	errno, ok := target.(syscall.Errno)
 	return ok && errno == e.Status.Errno()
+}
+
+// Err returns nil for a successful completion, else a *StatusError that
+// names the work request, the opcode it was posted with and the syndrome.
+// It allocates only for a failed completion.
+func (wc *WC) Err() error {
+	if wc.Status == Success {
+		return nil
+	}
+	return &StatusError{
+		Status: wc.Status, VendorErr: wc.VendorErr, WRID: wc.WRID, QPNum: wc.QPNum,
+		Syndrome: mlx.CQESyndrome(wc.Syndrome), PostedOpcode: mlx.Opcode(wc.PostedOpcode), fromWC: true,
+	}
 }
 
 // WC is a work completion (struct ibv_wc). A field libmlx5 does not write
@@ -104,6 +145,15 @@ type WC struct {
 	SLID         uint16
 	SL           uint8
 	DLIDPathBits uint8
+	// Syndrome is the error CQE's syndrome (an mlx.CQESyndrome:
+	// MLX5_CQE_SYNDROME_*), 0 for a completion without one.
+	Syndrome uint8
+	// PostedOpcode is the opcode (an mlx.Opcode: MLX5_OPCODE_*) the failed
+	// send work request was posted with, from the send queue's bookkeeping
+	// (see SlotOpcoder); 0 when not known, as for a receive error. Opcode
+	// stays IBV_WC_SEND for every error, as libmlx5 reports it. Both fit
+	// the padding that ended WC, which stays 48 bytes.
+	PostedOpcode uint8
 }
 
 // UnknownError is a CQE the poller could not attribute: its QPN, user

@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,10 +98,29 @@ func TestRemoteAccessFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.RDMAWrite(ro, b.addr(0)); return q.SetSGE(a.key, a.addr(0), 8) })
+	a.post(0x5eed, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.RDMAWrite(ro, b.addr(0)); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
-	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemAccessErr {
+	wc := a.poll()
+	if len(wc) != 1 || wc[0].Status != cq.RemAccessErr {
 		t.Fatalf("%+v", wc)
+	}
+	// The error says which work request failed, how it was posted and
+	// why; libmlx5's opcode stays IBV_WC_SEND.
+	w := wc[0]
+	if w.Opcode != mlx.IBV_WC_SEND || mlx.Opcode(w.PostedOpcode) != mlx.MLX5_OPCODE_RDMA_WRITE ||
+		mlx.CQESyndrome(w.Syndrome) != mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR {
+		t.Errorf("opcode %v, posted %v, syndrome %v", w.Opcode, mlx.Opcode(w.PostedOpcode), mlx.CQESyndrome(w.Syndrome))
+	}
+	err = w.Err()
+	msg := fmt.Sprint(err)
+	for _, want := range []string{"wr_id 0x5eed", fmt.Sprintf("QPN %#x", a.qp.QPN()), "RDMA_WRITE",
+		"MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR", "the remote key lacks the access rights for this operation", "vendor error 0x"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if !errors.Is(err, syscall.EACCES) {
+		t.Errorf("errors.Is(%v, EACCES) = false", err)
 	}
 }
 
