@@ -19,9 +19,11 @@ CGO_ENABLED=0 go test -count=1 ./generated/... ./runtime/...
 # Every example through go run, on the simulator and (failing, saying it
 # needs cgo) with -device mlx5_0, built without cgo.
 CGO_ENABLED=0 go test -count=1 ./examples/
-# The device API and the simulator's completion channels under the race
-# detector: several goroutines arm, wait and post on one context.
-go test -count=1 -race ./runtime/device/... ./runtime/sim/ ./examples/...
+# The device API, the simulator and the queues under the race detector:
+# a writer and a poller on different goroutines (devicetest's
+# PostPollSplit), Close racing post, poll and wait (CloseRace, the gate's
+# own tests), several goroutines arming and waiting on one channel.
+go test -count=1 -race ./runtime/device/... ./runtime/sim/ ./runtime/internal/gate ./runtime/sq ./runtime/cq ./runtime/rq ./examples/...
 # Every reference vector through the send-queue writer.
 go run ./cmd/mlx5gen replay testdata/vectors/*.json
 # Every CQE reference vector through the CQ poller.

@@ -304,7 +304,7 @@ func (c *CQ) AddQP(qp *QP) error {
 
 // ErrClosed is the error of Poll, StartPoll, NextPoll and Arm after
 // Close.
-var ErrClosed = errors.New("cq: the CQ is closed")
+var ErrClosed = gate.Closed("cq: the CQ is closed")
 
 // Close detaches the poller from its CQ, before the CQ's memory is
 // released (runtime/device calls it when its CQ is closed): every later
@@ -330,6 +330,32 @@ func (c *CQ) RemoveQP(key uint32) (bool, error) {
 	found := false
 	err := c.change("RemoveQP", func() error {
 		if _, found = c.qps[key]; found {
+			c.flushRetire()
+			delete(c.qps, key)
+			c.curQP, c.hot = nil, hot{}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// RemoveQPAfter is how a QP leaves its CQ when it is destroyed, in
+// libmlx5's order (mlx5_destroy_qp): with the poller kept out (a poll in
+// progress is waited for), destroy runs (the device's destruction of the
+// QP: no CQE of it is written after), then the QP's CQEs still in the
+// ring are removed (Clean) and the QP is unregistered (RemoveQP). If
+// destroy fails, the QP stays registered and its error is returned.
+// destroy may nest another CQ's RemoveQPAfter, for a QP on two CQs.
+func (c *CQ) RemoveQPAfter(key uint32, destroy func() error) (bool, error) {
+	found := false
+	err := c.change("RemoveQP", func() error {
+		if err := destroy(); err != nil {
+			return err
+		}
+		if _, found = c.qps[key]; found && !c.gate.Closed() {
+			c.clean(key)
+		}
+		if found {
 			c.flushRetire()
 			delete(c.qps, key)
 			c.curQP, c.hot = nil, hot{}
@@ -437,7 +463,13 @@ func (c *CQ) updateConsIndex() {
 // doorbell. rdma-core: mlx5_arm_cq.
 func (c *CQ) Arm(solicited bool) error {
 	if !c.session { // in a session the poller is inside already
-		if !c.gate.Enter() {
+		// Not Enter: a caller may arm under a lock (the simulator's) that
+		// a registration change waiting for the poller needs.
+		ok, paused := c.gate.TryEnter()
+		if !ok && paused {
+			return ErrBusy
+		}
+		if !ok {
 			return ErrClosed
 		}
 		defer c.gate.Leave()
@@ -463,6 +495,10 @@ func (c *CQ) Arm(solicited bool) error {
 	barrier.MMIOFlushWrites()
 	return nil
 }
+
+// ErrBusy is Arm's error while a registration change (AddQP, RemoveQP,
+// Clean, ...) keeps the poller out: nothing was written; arm again.
+var ErrBusy = errors.New("cq: the CQ's registrations are changing: arm again")
 
 // Event counts a completion event the channel delivered for this CQ, so
 // that the next Arm uses the next sequence number. rdma-core:

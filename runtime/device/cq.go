@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"time"
 
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 )
@@ -176,12 +178,26 @@ func (q *CQ) wait(ctx context.Context, op string, solicited bool) error {
 }
 
 // arm requests the CQ's next completion event (ibv_req_notify_cq).
+//
+// The poller refuses to arm (cq.ErrBusy) while a QP is being added to or
+// removed from the CQ: that change may need the lock Arming holds, so
+// arm lets it go and tries again.
 func (q *CQ) arm(op string, solicited bool) error {
 	var err error
-	if a, ok := q.b.(Arming); ok {
-		a.Arming(func() { err = q.poll.Arm(solicited) })
-	} else {
-		err = q.poll.Arm(solicited)
+	for i := 0; ; i++ {
+		if a, ok := q.b.(Arming); ok {
+			a.Arming(func() { err = q.poll.Arm(solicited) })
+		} else {
+			err = q.poll.Arm(solicited)
+		}
+		if !errors.Is(err, cq.ErrBusy) {
+			break
+		}
+		if i < 64 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("device: %s: %s: %w", q.n.what, op, err)

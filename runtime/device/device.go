@@ -44,6 +44,7 @@ package device
 import (
 	"errors"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"sort"
 	"strings"
 	"sync"
@@ -56,7 +57,7 @@ var (
 	// /sys/class/infiniband and fails with ENOSYS).
 	ErrNoDevice = errors.New("no RDMA device")
 	// ErrClosed: the object, or the context it belongs to, is closed.
-	ErrClosed = errors.New("closed")
+	ErrClosed = gate.Closed("closed")
 	// ErrNoBackend: no backend is registered for the name given to Open.
 	ErrNoBackend = errors.New("no device backend registered")
 )

@@ -2,6 +2,8 @@ package device_test
 
 import (
 	"fmt"
+	"sync/atomic"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -25,6 +27,7 @@ type fakeQP struct {
 	state  mlx.QPState
 	remote uint32
 	done   uint32 // WQEBBs executed (unmasked)
+	posted uint32 // the doorbell record as of the last doorbell
 	access mlx.AccessFlags
 	modify []mlx.QPState // the transitions asked, for the tests
 	info   device.QPInfo // what Query reports: the attributes the transitions set
@@ -91,7 +94,7 @@ func (q *fakeQP) Modify(state mlx.QPState, attr device.QPAttr) error {
 	case mlx.IBV_QPS_RESET:
 		// The device forgets the queues and the attributes; the send
 		// ring starts over at 0.
-		q.info.Attr, q.info.DestRdAtomic, q.done = device.QPAttr{}, 0, 0
+		q.info.Attr, q.info.DestRdAtomic, q.done, q.posted = device.QPAttr{}, 0, 0, 0
 	case mlx.IBV_QPS_INIT:
 		q.access = attr.Access
 		a.Access, a.PKeyIdx = attr.Access, attr.PKeyIdx
@@ -136,12 +139,29 @@ func (c *fakeCtx) run() {
 		if (q.state != mlx.IBV_QPS_RTS && q.state != mlx.IBV_QPS_ERR) || q.mem.Closed() {
 			continue
 		}
-		for uint16(q.done) != uint16(be.Uint32(q.mem.DBR[4:8])) {
+		// The doorbell first, as a device: its write (atomic under the
+		// race detector) orders the ring and the record before it.
+		if q.rung() {
+			q.posted = be.Uint32(q.mem.DBR[4:8])
+		}
+		for uint16(q.done) != uint16(q.posted) {
 			if !q.step() {
 				break
 			}
 		}
 	}
+}
+
+// rung reports (and consumes) a doorbell written to either half of the
+// QP's register.
+func (q *fakeQP) rung() bool {
+	rung := false
+	for h := 0; h+8 <= len(q.mem.BF); h += max(q.mem.BFSize, 8) {
+		if atomic.SwapUint64((*uint64)(unsafe.Pointer(&q.mem.BF[h])), 0) != 0 {
+			rung = true
+		}
+	}
+	return rung
 }
 
 // flush completes the WQE at q.done of a QP in error with

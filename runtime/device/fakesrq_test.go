@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -53,7 +54,7 @@ func (s *fakeSRQ) Close() error {
 // take returns the data segments of the next posted WQE and its index;
 // false when none is posted.
 func (s *fakeSRQ) take() ([]byte, uint16, bool) {
-	if s.closed || uint16(be.Uint32(s.mem.Mem.DBR[:])) == s.taken {
+	if s.closed || uint16(mmio.LoadRecord32(s.mem.Mem.DBR)) == s.taken {
 		return nil, 0, false
 	}
 	i := int(s.head)
@@ -65,7 +66,8 @@ func (s *fakeSRQ) take() ([]byte, uint16, bool) {
 
 // sendTo delivers msg (nil: the local SGE is not registered) to the
 // remote QP's SRQ and writes its responder CQE; false when that CQE finds
-// the CQ full. The fake has no RNR: a SEND with nothing posted fails.
+// the CQ full, or when the SRQ has nothing posted (the fake retries for
+// ever, as rnr_retry 7 does).
 func (q *fakeQP) sendTo(msg []byte) (mlx.CQESyndrome, bool) {
 	r := q.c.qps[q.remote]
 	if msg == nil {
@@ -79,7 +81,7 @@ func (q *fakeQP) sendTo(msg []byte) (mlx.CQESyndrome, bool) {
 	}
 	segs, idx, ok := r.srq.take()
 	if !ok {
-		return mlx.MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, true
+		return 0, false // receiver not ready: the WQE waits, as with infinite RNR retries
 	}
 	left := msg
 	for len(left) > 0 && len(segs) >= 16 {

@@ -120,7 +120,7 @@ func (pd *PD) CreateQP(cfg QPConfig) (*QP, error) {
 
 // build makes the writers over the backend's QP memory and registers them
 // with the CQs; unreg takes them out again.
-func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func() error, err error) {
+func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(destroy func() error) error, err error) {
 	m := b.Memory()
 	q.b, q.mem = b, m
 	if cfg.Kind != DCT {
@@ -145,8 +145,8 @@ func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func() error,
 }
 
 // register adds the QP (and its SRQ) to the CQs it completes to; the
-// returned func takes them out again.
-func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) {
+// returned func takes them out again, around destroy (see unregister).
+func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func(destroy func() error) error, err error) {
 	send := &cq.QP{QPN: m.QPN, UIdx: m.UIdx, RC: cfg.Kind == RC}
 	if q.sq != nil {
 		send.SQ = cq.SQ{Q: q.sq, Mem: m.SQ}
@@ -159,14 +159,9 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) 
 	if cfg.SRQ != nil {
 		recv.SRQ = cq.SRQ{Q: cfg.SRQ.w}
 	}
-	var undo []func() error
-	unreg = func() error {
-		var errs []error
-		for i := len(undo) - 1; i >= 0; i-- {
-			errs = append(errs, undo[i]())
-		}
-		return errors.Join(errs...)
-	}
+	var regs []qpReg
+	var detach func() error
+	unreg = func(destroy func() error) error { return unregister(regs, detach, destroy) }
 	add := func(c *CQ, qp *cq.QP) error {
 		key := m.QPN
 		if c.mem.CQEVersion == 1 {
@@ -175,7 +170,7 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) 
 		if err := c.poll.AddQP(qp); err != nil {
 			return err
 		}
-		undo = append(undo, func() error { _, err := c.poll.RemoveQP(key); return err })
+		regs = append(regs, qpReg{c, key})
 		return nil
 	}
 	if cfg.SendCQ == cfg.RecvCQ {
@@ -185,15 +180,39 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) 
 		err = add(cfg.RecvCQ, &recv)
 	}
 	if err == nil && cfg.SRQ != nil {
-		var detach func() error
-		if detach, err = cfg.SRQ.attach(cfg.RecvCQ); err == nil {
-			undo = append(undo, detach)
-		}
+		detach, err = cfg.SRQ.attach(cfg.RecvCQ)
 	}
 	if err != nil {
-		return nil, errors.Join(err, unreg())
+		return nil, errors.Join(err, unreg(func() error { return nil }))
 	}
 	return unreg, nil
+}
+
+// qpReg is a QP's registration with one of its CQs.
+type qpReg struct {
+	c   *CQ
+	key uint32
+}
+
+// unregister takes a QP out of its CQs around destroy, as libmlx5's
+// mlx5_destroy_qp: the pollers of its CQs kept out, destroy (the
+// backend's), then its CQEs cleaned from each CQ and its registrations
+// removed (cq.RemoveQPAfter, nested for a QP on two CQs); then its SRQ's
+// registration (detach, if any). If destroy fails, or a poll does not
+// end, the QP stays registered and the error is returned.
+func unregister(regs []qpReg, detach, destroy func() error) error {
+	f := destroy
+	for _, r := range regs {
+		inner := f
+		f = func() error { _, err := r.c.poll.RemoveQPAfter(r.key, inner); return err }
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if detach != nil {
+		return detach()
+	}
+	return nil
 }
 
 // closer is the QP's close: it holds the QP's lock, so that a Modify,
@@ -206,14 +225,14 @@ func (q *QP) register(cfg QPConfig, m QPMemory) (unreg func() error, err error) 
 // left open by the goroutine closing the QP, say), the backend's QP is
 // not destroyed and the error says so: its memory stays rather than be
 // written after it is freed.
-func (q *QP) closer(unreg func() error, b BackendQP) func() error {
+func (q *QP) closer(unreg func(destroy func() error) error, b BackendQP) func() error {
 	return func() error {
 		q.mu.Lock()
 		defer q.mu.Unlock()
-		if err := errors.Join(unreg(), q.detach()); err != nil {
+		if err := q.detach(); err != nil {
 			return fmt.Errorf("%w; the QP stays allocated", err)
 		}
-		return b.Close()
+		return unreg(b.Close)
 	}
 }
 

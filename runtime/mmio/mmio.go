@@ -6,7 +6,12 @@
 // as in rdma-core's util/mmio.h.
 //
 // Plain memory that stands in for a register (qmem.Plain: tests, the
-// simulator) is written with copy on every architecture.
+// simulator) is written with copy on every architecture. Under the race
+// detector the doorbell's first word (and a doorbell record, Record32)
+// is stored atomically there, last: the simulated device reads it
+// atomically before the ring, so that the race detector sees the
+// hand-off a device's DMA makes between a writer on one goroutine and
+// the simulated device stepping on another.
 package mmio
 
 import (
@@ -19,6 +24,11 @@ import (
 // multiple of 8. It does not allocate unless it fails.
 func Write(dst, src []byte, device bool) error {
 	if !device {
+		if raceEnabled && len(src) >= 8 && len(dst) >= 8 && aligned(dst) {
+			copy(dst[8:], src[8:])
+			publish8(dst, src) // the first word last, as a release
+			return nil
+		}
 		copy(dst, src)
 		return nil
 	}
@@ -37,6 +47,10 @@ func Write(dst, src []byte, device bool) error {
 func Write8(dst []byte, src *[8]byte, device bool) error {
 	if len(dst) != 8 || !aligned(dst) || !aligned(src[:]) || !store8 {
 		return Write(dst, src[:], device)
+	}
+	if raceEnabled && !device {
+		publish8(dst, src[:])
+		return nil
 	}
 	*(*uint64)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*uint64)(unsafe.Pointer(src))
 	return nil

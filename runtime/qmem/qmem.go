@@ -11,6 +11,7 @@ package qmem
 import (
 	"errors"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"math/bits"
 	"unsafe"
 
@@ -59,7 +60,7 @@ type Memory struct {
 }
 
 // ErrClosed is the error of Check on memory after Close.
-var ErrClosed = errors.New("qmem: the queue memory is closed")
+var ErrClosed = gate.Closed("qmem: the queue memory is closed")
 
 // Options describe queue memory for New.
 type Options struct {

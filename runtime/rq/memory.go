@@ -35,13 +35,13 @@
 package rq
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 )
 
 // Sge is one scatter/gather element: struct ibv_sge.
@@ -90,7 +90,7 @@ func (m *Memory) check(what string, stride, min, maxWQEs int) (int, error) {
 // libmlx5 does: udma_to_device_barrier, then a big-endian 32-bit store.
 func ringDBR(dbr *[4]byte, v uint32) {
 	barrier.UDMAToDeviceBarrier()
-	binary.BigEndian.PutUint32(dbr[:], v)
+	mmio.Record32(dbr, v)
 }
 
 // dataSeg writes one data segment.

@@ -1,7 +1,6 @@
 package rq
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -155,7 +154,7 @@ func (q *RQ) Tail() uint32 { return q.pub.tail.Load() }
 func (q *RQ) Outstanding() uint32 { return q.pub.head.Load() - q.pub.tail.Load() }
 
 // ErrClosed is the error of a post after Close.
-var ErrClosed = errors.New("rq: the receive queue is closed")
+var ErrClosed = gate.Closed("rq: the receive queue is closed")
 
 // Close detaches the writer from its queue, before the queue's memory is
 // released (runtime/device calls it when its QP is closed): every later

@@ -72,8 +72,9 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 			pi:    pi, d: d, word2: word2,
 		}
 		c.write(k)
-		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), uintptr(k)*unsafe.Sizeof(RDMAWriteReq{})))
-		pi += k
+		if pi += k; pi != end { // never past the last request (checkptr)
+			r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), uintptr(k)*unsafe.Sizeof(RDMAWriteReq{})))
+		}
 	}
 	pi := end
 	*(*mlx.BE32)(unsafe.Add(ring, uintptr(first&mask)*wqebb+8)) = mlx.ToBE32(uint32(fcsFirst))
@@ -162,7 +163,7 @@ type burstChunk struct {
 //go:noinline
 func (c burstChunk) write(k uint32) {
 	r, wqe, slot, st, ctrl, pi, d, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.pi, c.d, c.word2
-	for ; k != 0; k-- {
+	for {
 		if r.Length != 0 {
 			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.Lkey))
 			be64(unsafe.Add(wqe, 40), r.Addr)
@@ -175,6 +176,11 @@ func (c burstChunk) write(k uint32) {
 		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
 		*slot = Slot{WRID: r.WRID, WQEHead: pi + d, Opcode: uint8(mlx.MLX5_OPCODE_RDMA_WRITE)}
 		*st = pi
+		// Stop before stepping past the last: a pointer past the end of
+		// the requests (or the ring) is invalid even unused (checkptr).
+		if k--; k == 0 {
+			return
+		}
 		ctrl += 1 << 40 // the 16-bit index (bits 40..55): it does not wrap in a chunk
 		pi++
 		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), unsafe.Sizeof(RDMAWriteReq{})))

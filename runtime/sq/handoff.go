@@ -2,9 +2,8 @@ package sq
 
 import (
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"time"
-
-	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
 // The hand-off between the writer and the poller, and Close: the writer
@@ -65,7 +64,7 @@ func (q *SQ) refresh() bool {
 }
 
 // ErrClosed is the error of Start after Close; it matches qmem.ErrClosed.
-var ErrClosed = fmt.Errorf("sq: the writer is closed: %w", qmem.ErrClosed)
+var ErrClosed = gate.Closed("sq: the writer is closed")
 
 // DefaultCloseWait is how long Close waits for a batch in progress when
 // Config.CloseWait is 0.

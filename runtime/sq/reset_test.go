@@ -68,8 +68,3 @@ func TestReset(t *testing.T) {
 		t.Fatalf("Start after Close and Reset: %v, want ErrClosed", err)
 	}
 }
-
-// Reset is writer state, no C function of its own (libmlx5 runs
-// mlx5_init_qp_indices inside ibv_modify_qp): listed with the state
-// methods from here, so that entry_test.go, which another change is
-// rewriting, needs no edit.

@@ -64,6 +64,8 @@ func Run(t *testing.T, open Opener) {
 		{"Query", testQuery},
 		{"Recovery", testRecovery},
 		{"CQOverrun", testCQOverrun},
+		{"PostPollSplit", testPostPollSplit},
+		{"CloseRace", testCloseRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

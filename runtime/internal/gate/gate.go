@@ -21,7 +21,6 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -42,8 +41,23 @@ type Gate struct {
 	ctl uint32 // closed | paused (atomics)
 }
 
-// ErrClosed is what Enter reports after Close.
-var ErrClosed = errors.New("gate: closed")
+// ClosedError is the error of a call on a closed object, in every
+// runtime package: each package has its own message (sq.ErrClosed,
+// cq.ErrClosed, device.ErrClosed, ...), and all of them match each other
+// with errors.Is, so that a program tests for any one of them, whichever
+// layer refused its call.
+type ClosedError struct{ msg string }
+
+// Closed returns a ClosedError saying msg.
+func Closed(msg string) error { return &ClosedError{msg: msg} }
+
+func (e *ClosedError) Error() string { return e.msg }
+
+// Is matches every ClosedError.
+func (e *ClosedError) Is(target error) bool {
+	_, ok := target.(*ClosedError)
+	return ok
+}
 
 // Enter marks the owner inside. It fails, leaving the owner outside, once
 // Close has begun; while paused it waits for Resume.
@@ -64,6 +78,23 @@ func (g *Gate) Enter() bool {
 		}
 		waitResume(&g.ctl)
 	}
+}
+
+// TryEnter is Enter without waiting: it fails, leaving the owner
+// outside, when the gate is closed or paused (paused reports which), for
+// an owner that holds a lock the pausing side may need.
+func (g *Gate) TryEnter() (ok, paused bool) {
+	if asymmetric() {
+		publish(&g.in, 1)
+	} else {
+		atomic.StoreUint32(&g.in, 1)
+	}
+	c := atomic.LoadUint32(&g.ctl)
+	if c == 0 {
+		return true, false
+	}
+	publish(&g.in, 0)
+	return false, c&closed == 0
 }
 
 // Inside reports whether the owner is inside (for the owner's own checks).

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
@@ -13,7 +13,7 @@ import (
 )
 
 // ErrClosed is the error of a call on a closed device or object.
-var ErrClosed = errors.New("engine: closed")
+var ErrClosed = gate.Closed("engine: closed")
 
 // mrKeyBase is the first key index of MRs and MWs (keys from 0x01000000:
 // never key 0x400, which a UMR translation reads as a repeat block);

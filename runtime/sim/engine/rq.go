@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
@@ -38,7 +39,7 @@ func (r *recvQueue) pending() uint32 {
 	if r.ring == nil {
 		return 0
 	}
-	return (be.Uint32(r.dbr) - r.ci) & 0xffff
+	return (mmio.LoadRecord32((*[4]byte)(r.dbr)) - r.ci) & 0xffff
 }
 
 // take consumes the next receive WQE: its data segments and its index.
@@ -104,7 +105,7 @@ func (d *Device) DestroySRQ(s *SRQ) error {
 	return nil
 }
 
-func (s *SRQ) pending() uint16 { return uint16(be.Uint32(s.dbr)) - s.ci }
+func (s *SRQ) pending() uint16 { return uint16(mmio.LoadRecord32((*[4]byte)(s.dbr))) - s.ci }
 
 // take consumes the WQE at the head of the list: its data segments and
 // its index.

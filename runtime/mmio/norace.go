@@ -1,0 +1,5 @@
+//go:build !race
+
+package mmio
+
+const raceEnabled = false
