@@ -15,7 +15,7 @@ package rq
 // CQ it completes to (runtime/device calls it from QP.Modify to RESET,
 // after the backend moved the QP there and its CQEs were cleaned).
 func (q *RQ) Reset() {
-	if !q.gate.Enter() {
+	if !q.pub.gate.Enter() {
 		return // closed: the memory may be gone
 	}
 	q.head, q.tail = 0, 0
@@ -24,5 +24,5 @@ func (q *RQ) Reset() {
 	if q.dbr != nil {
 		clear(q.dbr[:])
 	}
-	q.gate.Leave()
+	q.pub.gate.Leave()
 }

@@ -83,13 +83,12 @@ type RQ struct {
 	// The writer's published head and the poller's tail, each on a cache
 	// line of its own, and the gate Close waits at.
 	pub struct {
-		_    [64]byte
-		head gate.Word
-		_    [60]byte
-		tail gate.Word
+		head gate.Word // the writer's, beside its gate mark
+		gate gate.Gate
+		_    [52]byte
+		tail gate.Word // the poller's, on a line of its own
 		_    [60]byte
 	}
-	gate gate.Gate
 
 	errv mlx.RuleError
 	rerr RetireError
@@ -163,7 +162,7 @@ var ErrClosed = gate.Closed("rq: the receive queue is closed")
 // at any time; it is idempotent. It fails only if a post stays in
 // progress longer than Config.CloseWait: the memory must then stay.
 func (q *RQ) Close() error {
-	if err := q.gate.Close(q.wait); err != nil {
+	if err := q.pub.gate.Close(q.wait); err != nil {
 		return fmt.Errorf("rq: QP %#x receive queue: %w", q.qpn(), err)
 	}
 	return nil
@@ -175,18 +174,18 @@ func (q *RQ) qpn() uint32 { return q.qpnNum }
 // Post posts one receive work request: all of it, or nothing and an
 // error. rdma-core: mlx5_post_recv with a one-element list.
 func (q *RQ) Post(wrID uint64, sges []Sge) error {
-	if !q.gate.Enter() {
+	if !q.pub.gate.EnterFast() && !q.pub.gate.Enter() {
 		return ErrClosed
 	}
 	if err := q.check(0, 0, sges); err != nil {
-		q.gate.Leave()
+		q.pub.gate.Leave()
 		return err
 	}
 	q.write(q.head, wrID, sges, uint16(q.head))
 	q.head++
 	q.pub.head.Publish(q.head)
 	ringDBR(q.dbr, q.head&0xffff)
-	q.gate.Leave()
+	q.pub.gate.Leave()
 	return nil
 }
 
@@ -196,10 +195,10 @@ func (q *RQ) Post(wrID uint64, sges []Sge) error {
 // request, as bad_wr names it) and the error; the doorbell record is
 // updated once, for the ones posted. rdma-core: mlx5_post_recv.
 func (q *RQ) PostList(wrs []RecvWR) (int, error) {
-	if !q.gate.Enter() {
+	if !q.pub.gate.Enter() {
 		return 0, ErrClosed
 	}
-	defer q.gate.Leave()
+	defer q.pub.gate.Leave()
 	var err error
 	n := 0
 	for i := range wrs {

@@ -92,7 +92,7 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 
 // burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post.
 func (q *SQ) burstRoom(n int) bool {
-	return n <= int(int32(q.limit-q.curPost)) && q.fits(n)
+	return n <= int(int32(q.limit-q.curPost)) && q.fits(n) || q.refresh() && n <= int(int32(q.limit-q.curPost)) && q.fits(n)
 }
 
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every

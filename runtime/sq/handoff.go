@@ -73,15 +73,15 @@ const DefaultCloseWait = 2 * time.Second
 // Close detaches the writer from its queue, before the queue's memory is
 // released (runtime/device calls it when its QP is closed): every later
 // Start returns ErrClosed, and a batch in progress on another goroutine
-// is waited for (its Complete returns ErrClosed and posts nothing if it
-// had not begun yet), so that no work request is written into memory
+// is waited for (it completes: the memory is the queue's until Close
+// returns), so that no work request is written into memory
 // that is no longer the queue's. Any goroutine may call it, at any time;
 // it is idempotent. It fails only if a batch stays open longer than
 // Config.CloseWait (the writer blocked mid-batch, or Close called by the
 // writer itself between Start and Complete): the queue's memory must
 // then stay, and a later Close, once the batch ended, succeeds.
 func (q *SQ) Close() error {
-	if err := q.gate.Close(q.closeWait); err != nil {
+	if err := q.pub.gate.Close(q.closeWait); err != nil {
 		return fmt.Errorf("sq: QP %#x: %w", q.qpn, err)
 	}
 	return nil

@@ -19,7 +19,7 @@ package sq
 // after the backend moved the QP there and its CQEs were cleaned).
 func (q *SQ) Reset() {
 	q.Abort()
-	if !q.gate.Enter() {
+	if !q.pub.gate.Enter() {
 		return // closed: the memory may be gone
 	}
 	q.curPost, q.head, q.tail = 0, 0, 0
@@ -29,5 +29,5 @@ func (q *SQ) Reset() {
 	if len(q.mem.DBR) >= 8 {
 		clear(q.mem.DBR[4:8])
 	}
-	q.gate.Leave()
+	q.pub.gate.Leave()
 }

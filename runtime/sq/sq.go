@@ -207,13 +207,12 @@ type SQ struct {
 	// cache line of its own: the writer's published head, the poller's
 	// tail; and the gate Close waits at.
 	pub struct {
-		_    [64]byte
-		head gate.Word
-		_    [60]byte
-		tail gate.Word
+		head gate.Word // the writer's, beside its gate mark
+		gate gate.Gate
+		_    [52]byte
+		tail gate.Word // the poller's, on a line of its own
 		_    [60]byte
 	}
-	gate gate.Gate
 }
 
 // New makes a writer for a send queue, empty or with outstanding work
@@ -393,16 +392,14 @@ func (q *SQ) resetLimit() {
 
 // Start opens a batch. rdma-core: mlx5_send_wr_start.
 func (q *SQ) Start() error {
-	if q.chk.IsOpen() {
-		return q.chk.Start() // the batch is open: the checker's error
+	if err := q.chk.Start(); err != nil {
+		return err // a batch is open (and inside): the checker's error
 	}
-	if !q.gate.Enter() {
+	if !q.pub.gate.EnterFast() && !q.pub.gate.Enter() {
+		q.chk.Abort()
 		return ErrClosed
 	}
-	if err := q.chk.Start(); err != nil {
-		q.gate.Leave()
-		return err
-	}
+	q.refresh() // the room the poller returned, once per batch: the fast paths see it
 	q.nreq, q.inl = 0, false
 	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
 	return nil
@@ -412,7 +409,7 @@ func (q *SQ) Start() error {
 func (q *SQ) Abort() {
 	if q.chk.Abort() {
 		q.rollback()
-		q.gate.Leave()
+		q.pub.gate.Leave()
 	}
 }
 
@@ -435,18 +432,13 @@ func (q *SQ) rollback() {
 // the doorbell register cannot be written (runtime/mmio); the batch is
 // posted in the ring and the doorbell record by then.
 func (q *SQ) Complete() error {
-	if q.gate.Closed() && q.chk.IsOpen() {
-		q.Abort() // closed since Start: post nothing
-		q.Last = Doorbell{}
-		return ErrClosed
-	}
 	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
 		return q.completeFailed(open, err)
 	}
 	nreq := q.nreq
 	if nreq == 0 {
 		q.Last = Doorbell{}
-		q.gate.Leave()
+		q.pub.gate.Leave()
 		return nil
 	}
 	q.head += nreq
@@ -460,7 +452,7 @@ func (q *SQ) Complete() error {
 	if !q.bf.ShutUpBF && nreq == 1 && q.bf.UUARN != 0 && (q.inl || q.bf.PreferBF) &&
 		q.curSize > 1 && q.curSize <= q.bf.Size/16 {
 		err := q.blueFlame()
-		q.gate.Leave()
+		q.pub.gate.Leave()
 		return err
 	}
 	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
@@ -468,13 +460,13 @@ func (q *SQ) Complete() error {
 	if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
 		q.Last = Doorbell{Rung: true, Offset: off}
 		err = q.dbError(err)
-		q.gate.Leave()
+		q.pub.gate.Leave()
 		return err
 	}
 	barrier.MMIOFlushWrites()
 	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
 	q.bfOff = off ^ q.bf.Size
-	q.gate.Leave()
+	q.pub.gate.Leave()
 	return nil
 }
 
@@ -482,7 +474,7 @@ func (q *SQ) Complete() error {
 func (q *SQ) completeFailed(open bool, err error) error {
 	if open {
 		q.rollback()
-		q.gate.Leave()
+		q.pub.gate.Leave()
 	}
 	q.Last = Doorbell{}
 	return err

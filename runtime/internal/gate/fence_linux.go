@@ -15,25 +15,21 @@ const (
 	mbRegisterPrivateExpedited = 1 << 4
 )
 
-// asym is 0 before the first use, 1 when the process is registered for
-// private expedited membarriers, 2 when it cannot be.
+// asym is 1 when the process is registered for private expedited
+// membarriers (at init: one system call), 2 when it cannot be.
 var asym atomic.Uint32
 
-// asymmetric reports whether the closer's membarrier orders the owner's
-// plain stores, registering the process the first time.
-func asymmetric() bool {
-	s := asym.Load()
-	if s == 0 {
-		s = 2
-		if _, _, e := unix.Syscall(unix.SYS_MEMBARRIER, mbRegisterPrivateExpedited, 0, 0); e == 0 {
-			s = 1
-		}
-		// Registration is idempotent: goroutines racing here agree.
-		asym.CompareAndSwap(0, s)
-		s = asym.Load()
+func init() {
+	s := uint32(2)
+	if _, _, e := unix.Syscall(unix.SYS_MEMBARRIER, mbRegisterPrivateExpedited, 0, 0); e == 0 {
+		s = 1
 	}
-	return s == 1
+	asym.Store(s)
 }
+
+// asymmetric reports whether the closer's membarrier orders the owner's
+// plain stores.
+func asymmetric() bool { return asym.Load() == 1 }
 
 // heavyBarrier makes every running thread of the process execute a full
 // memory barrier, when Enter relies on it. Registered, the call cannot

@@ -35,9 +35,13 @@ const (
 
 // Gate is one owner's mark and the flags of those who close it or pause
 // it. The zero value is open.
+//
+// Both words sit together: the owner writes in and reads ctl on every
+// call, the others write ctl only to close or pause; place the gate
+// beside the owner's other hot fields, away from what another goroutine
+// writes.
 type Gate struct {
 	in  uint32 // the owner's: 1 inside, 0 outside (plain release stores)
-	_   [60]byte
 	ctl uint32 // closed | paused (atomics)
 }
 
@@ -60,23 +64,46 @@ func (e *ClosedError) Is(target error) bool {
 }
 
 // Enter marks the owner inside. It fails, leaving the owner outside, once
-// Close has begun; while paused it waits for Resume.
+// Close has begun; while paused it waits for Resume. Its common case is
+// two stores and a load, inlined into the owner's call.
 func (g *Gate) Enter() bool {
+	if g.EnterFast() {
+		return true
+	}
+	return g.enterSlow()
+}
+
+// EnterFast is Enter's common case, small enough to inline into an
+// owner's hot call: true, the owner is inside; false, the gate is closed
+// or paused and the owner must call Enter (which says which).
+func (g *Gate) EnterFast() bool {
+	mark(&g.in)
+	return atomic.LoadUint32(&g.ctl) == 0
+}
+
+// mark stores the owner's inside mark: plainly where the closer's
+// membarrier orders it, else sequentially consistent.
+func mark(p *uint32) {
+	if asymmetric() {
+		publish(p, 1)
+	} else {
+		atomic.StoreUint32(p, 1)
+	}
+}
+
+// enterSlow is Enter's case of a gate closed or paused: out, then wait
+// for Resume and try again, or fail.
+func (g *Gate) enterSlow() bool {
 	for {
-		if asymmetric() {
-			publish(&g.in, 1)
-		} else {
-			atomic.StoreUint32(&g.in, 1)
-		}
-		c := atomic.LoadUint32(&g.ctl)
-		if c == 0 {
-			return true
-		}
 		publish(&g.in, 0)
+		c := atomic.LoadUint32(&g.ctl)
 		if c&closed != 0 {
 			return false
 		}
 		waitResume(&g.ctl)
+		if g.EnterFast() {
+			return true
+		}
 	}
 }
 
@@ -84,11 +111,7 @@ func (g *Gate) Enter() bool {
 // outside, when the gate is closed or paused (paused reports which), for
 // an owner that holds a lock the pausing side may need.
 func (g *Gate) TryEnter() (ok, paused bool) {
-	if asymmetric() {
-		publish(&g.in, 1)
-	} else {
-		atomic.StoreUint32(&g.in, 1)
-	}
+	mark(&g.in)
 	c := atomic.LoadUint32(&g.ctl)
 	if c == 0 {
 		return true, false
