@@ -22,6 +22,16 @@
 // that they refuse work (sq.ErrClosed, rq.ErrClosed, cq.ErrClosed) before
 // the backend frees that memory.
 //
+// Goroutines: one goroutine may post on a QP (QP.SQ, QP.RQ) while
+// another polls the CQ it completes to (CQ.Poll, PollWait, Wait), with no
+// lock between them; SRQ posting and polling take the SRQ's lock. Two
+// goroutines posting on one queue, or polling one CQ, at once are not
+// supported. Close of any object may come from any goroutine at any
+// moment: it waits for a batch, post or poll in progress to end (at most
+// the writers' and poller's CloseWait) before the backend frees anything,
+// and calls that lose the race return an error matching ErrClosed
+// (docs/design.md, "Goroutines").
+//
 // Four calls block: CQ.Wait, CQ.WaitSolicited, CQ.PollWait and
 // Context.AsyncEvent. Each takes a context.Context and ends with its
 // error when it is done, and ends promptly (within 10 ms) with an error
@@ -44,10 +54,11 @@ package device
 import (
 	"errors"
 	"fmt"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 )
 
 // Errors an error of this package matches with errors.Is.

@@ -118,9 +118,10 @@ func (s *SRQ) build(b BackendSRQ, cfg SRQConfig) error {
 // SRQN returns the SRQ's number.
 func (s *SRQ) SRQN() uint32 { return s.mem.SRQN }
 
-// RQ returns the writer that posts to the SRQ (ibv_post_srq_recv). Like
-// the QPs' writers it is not safe for concurrent use, and refuses work
-// (rq.ErrClosed) once the SRQ is closed.
+// RQ returns the writer that posts to the SRQ (ibv_post_srq_recv). It
+// takes the SRQ's lock, so posting may run beside the pollers of the CQs
+// its QPs complete to; it refuses work (rq.ErrClosed) once the SRQ is
+// closed.
 func (s *SRQ) RQ() *rq.SRQ { return s.w }
 
 // MaxWR returns how many work requests may be outstanding: the free

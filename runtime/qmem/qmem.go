@@ -11,13 +11,12 @@ package qmem
 import (
 	"errors"
 	"fmt"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"math/bits"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
+	"golang.org/x/sys/unix"
 )
 
 // WQEBB is the size of a send queue building block.

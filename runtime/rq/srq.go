@@ -54,8 +54,10 @@ type SRQConfig struct {
 }
 
 // SRQ writes receive WQEs into a shared receive queue and keeps its free
-// list. It is not safe for concurrent use: libmlx5 holds the SRQ's lock
-// around posting and freeing.
+// list. Posting (Post, PostList) and the pollers' calls (Retire,
+// RepostODP, WRID) take the SRQ's lock, as libmlx5 holds its SRQ lock
+// around posting and freeing: several CQs may complete its receives, each
+// polled on its own goroutine. Close waits for a call in progress.
 type SRQ struct {
 	ring    []byte
 	dbr     *[4]byte

@@ -2,8 +2,9 @@ package sq
 
 import (
 	"fmt"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"time"
+
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 )
 
 // The hand-off between the writer and the poller, and Close: the writer

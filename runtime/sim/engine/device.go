@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/cqe"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/keys"
