@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"Query", testQuery},
 		{"Recovery", testRecovery},
 		{"CQOverrun", testCQOverrun},
+		{"ErrorExplains", testErrorExplains},
 		{"PostPollSplit", testPostPollSplit},
 		{"CloseRace", testCloseRace},
 	}

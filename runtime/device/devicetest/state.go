@@ -224,3 +224,34 @@ func pollToOverrun(t *testing.T, c *device.Context, q *device.CQ, n int) error {
 	t.Fatalf("no overrun error within %v (%d completions from a CQ of %d)", PollTimeout, got, n)
 	return nil
 }
+
+// testErrorExplains: an error completion's Err names the work request
+// (wr_id, QPN), the opcode it was posted with (the CQE says IBV_WC_SEND
+// for every error, as libmlx5 reports it) and the syndrome with its
+// meaning, and matches the status's errno.
+func testErrorExplains(t *testing.T, c *device.Context) {
+	p := RCPair(t, c, nil)
+	src, _ := MRPair(t, p.PD, 64)
+	bad := noRemoteWrite(t, p.PD, 64)
+	Write(t, p.A, 0x5eed, src, bad, 64)
+	wc := PollOne(t, p.CQ)
+	err := wc.Err()
+	if err == nil {
+		t.Fatalf("a write to an MR without remote write completed %v", wc.Status)
+	}
+	if wc.Opcode != mlx.IBV_WC_SEND || wc.PostedOpcode != uint8(mlx.MLX5_OPCODE_RDMA_WRITE) {
+		t.Errorf("opcode %v, posted %#x: want IBV_WC_SEND (as libmlx5) and MLX5_OPCODE_RDMA_WRITE", wc.Opcode, wc.PostedOpcode)
+	}
+	msg := err.Error()
+	for _, want := range []string{"wr_id 0x5eed", fmt.Sprintf("QPN %#x", p.A.QPN()), "RDMA_WRITE", "MLX5_CQE_SYNDROME_", wc.Status.String()} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error completion %q does not say %q", msg, want)
+		}
+	}
+	if !strings.Contains(msg, "(") {
+		t.Errorf("error completion %q gives no meaning for its syndrome", msg)
+	}
+	if !errors.Is(err, wc.Status.Errno()) {
+		t.Errorf("errors.Is(%v, %v) is false", err, wc.Status.Errno())
+	}
+}
