@@ -37,14 +37,14 @@ var ChainChecks = []string{
 	"inline_size", "layout_entries", "mkey_entries", "mkey_signature", "mkey_crypto",
 	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
-	"single_block", "bsf_room", "sq_room", "raw_wqe_size",
-	"rq_room", "rq_sge_count",
+	"single_block", "bsf_room", "sq_room", "raw_wqe_size", "sge_length", "msg_size",
+	"rq_room", "rq_sge_count", "rq_sge_length",
 }
 
 // ReceiveChecks are the checks of ChainChecks that the receive-queue
 // writer (runtime/rq) makes on ibv_post_recv and ibv_post_srq_recv: the
-// room in the queue and the SGE count.
-var ReceiveChecks = []string{"rq_room", "rq_sge_count"}
+// room in the queue, the SGE count and the SGE lengths.
+var ReceiveChecks = []string{"rq_room", "rq_sge_count", "rq_sge_length"}
 
 // Byte orders of a private segment's integer field types.
 const (

@@ -9,11 +9,12 @@
 // ring, not the doorbell record, not the bookkeeping), and a full queue is
 // such a failure. A check that fails returns a *mlx5dv.RuleError naming
 // its rule of spec/api/post_recv.yaml (post_recv.rq_room,
-// post_recv.sge_count, post_recv.srq_room, post_recv.srq_sge_count) and
+// post_recv.sge_count, post_recv.sge_length, post_recv.srq_room,
+// post_recv.srq_sge_count, post_recv.srq_sge_length) and
 // wrapping libmlx5's errno (ENOMEM for a full queue, EINVAL for too many
-// SGEs). Errors that are not the man pages' (bad configuration, retiring
-// more than is outstanding, freeing a WQE that is not posted) are plain
-// errors.
+// SGEs or an SGE length with bit 31 set). Errors that are not the man
+// pages' (bad configuration, retiring more than is outstanding, freeing a
+// WQE that is not posted) are plain errors.
 //
 // Lists: PostList follows ibv_post_recv's bad_wr semantics, as libmlx5
 // does: the work requests before the first bad one are posted (and the
@@ -41,6 +42,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 )
 
@@ -111,6 +113,21 @@ func ruleErr(e *mlx.RuleError, c mlx5rules.ChainCheck, fn mlx.Func, wr int, fiel
 	*e = *mlx5rules.ChainError(c, fn)
 	e.WR, e.Field, e.Test, e.Value, e.Limit, e.LimitName = wr, field, test, v, limit, limitName
 	return e
+}
+
+// sgeLengths refuses an SGE whose length has bit 31 set (rules
+// post_recv.sge_length and post_recv.srq_sge_length): the receive data
+// segment's byte_count cannot state it (bit 31 is MLX5_INLINE_SEG), and
+// the device would fail the receive with a protection error. libmlx5
+// writes it unchecked.
+func sgeLengths(e *mlx.RuleError, fn mlx.Func, wr int, sges []Sge) error {
+	for i := range sges {
+		if l := sges[i].Length; l > wrcheck.MaxSGELength {
+			return ruleErr(e, mlx5rules.ChainRQSGELength, fn, wr, wrcheck.SGEField(i), mlx.TestMax, uint64(l),
+				wrcheck.MaxSGELength, "2^31 - 1: bit 31 of byte_count is MLX5_INLINE_SEG")
+		}
+	}
+	return nil
 }
 
 var errNoOutstanding = errors.New("rq: no receive work request is outstanding")

@@ -218,7 +218,8 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 }
 
 // check is libmlx5's order of checks for the nreq-th work request of a
-// list: room first (mlx5_wq_overflow), then the SGE count.
+// list: room first (mlx5_wq_overflow), then the SGE count; then the SGE
+// lengths, which libmlx5 does not check.
 func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
 	if cur := q.head - q.tail; cur+nreq >= q.max {
 		if q.refresh() {
@@ -231,7 +232,7 @@ func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
 		return ruleErr(&q.errv, mlx5rules.ChainRQSGECount, mlx.FnPostRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(q.maxGS), "max_gs")
 	}
-	return nil
+	return sgeLengths(&q.errv, mlx.FnPostRecv, wr, sges)
 }
 
 // write writes the WQE of work request number idx: its data segments

@@ -276,14 +276,18 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 	return n, err
 }
 
-// check is libmlx5's order of checks: the SGE count, then a WQE left on
-// the free list (head reaching tail means full). It also checks the link
+// check is libmlx5's order of checks: the SGE count (then the SGE
+// lengths, which libmlx5 does not check), then a WQE left on the free
+// list (head reaching tail means full). It also checks the link
 // the head's WQE holds, which the device could not have changed but
 // memory shared with other code could; it returns that link.
 func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 	if len(sges) > s.maxGS {
 		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
+	}
+	if err := sgeLengths(&s.errv, mlx.FnPostSRQRecv, wr, sges); err != nil {
+		return 0, err
 	}
 	if s.head == s.tail {
 		return 0, ruleErr(&s.errv, mlx5rules.ChainRQRoom, mlx.FnPostSRQRecv, wr,

@@ -28,7 +28,7 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
+	if q.dci || !q.burstRoom(n) || !q.burstLengths(reqs) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
 		return q.rdmaWriteChecked(reqs)
 	}
 	flags := q.wrFlags
@@ -95,6 +95,21 @@ func (q *SQ) burstRoom(n int) bool {
 	return n <= int(int32(q.limit-q.curPost)) && q.fits(n) || q.refresh() && n <= int(int32(q.limit-q.curPost)) && q.fits(n)
 }
 
+// burstLengths reports whether every request's length is within
+// SGELimit (0 included): the burst's WQEs are written in one pass that
+// cannot stop, so a length the rules refuse (bit 31 set, above
+// max_msg_sz) sends the whole burst to rdmaWriteChecked before anything
+// is written, and that names the request.
+func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
+	lim := q.chk.SGELimit()
+	for i := range reqs {
+		if reqs[i].Length > lim {
+			return false
+		}
+	}
+	return true
+}
+
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every
 // RDMAWrite and SetSGE call first, then the room for all the WQEs, then
 // the WQEs as those calls write them.
@@ -112,6 +127,9 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		}
 		var err error
 		if whole, err = q.chk.Data(set, 1, 0); err != nil {
+			return err
+		}
+		if err := q.chk.SGE(set, reqs[i].Length); err != nil {
 			return err
 		}
 		size := 16 + t + mlx.WQERaddrSegSize

@@ -24,6 +24,9 @@ func (q *SQ) setSGE(lkey uint32, addr uint64, length uint32) error {
 	if err != nil {
 		return err
 	}
+	if err := q.chk.SGE(fn, length); err != nil {
+		return err
+	}
 	if length != 0 {
 		// Only a segment that starts a WQEBB can reach the ring's limit.
 		if q.curSize&3 == 0 {
@@ -48,6 +51,9 @@ func (q *SQ) SetSGEList(sges []mlx.SGE) error {
 	fn := mlx.FnWRSetSGEList
 	whole, err := q.chk.Data(fn, len(sges), 0)
 	if err != nil {
+		return err
+	}
+	if err := q.chk.SGEList(fn, sges); err != nil {
 		return err
 	}
 	n := 0
@@ -98,6 +104,9 @@ func (q *SQ) SetInlineData(data []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := q.chk.Inline(fn, len(data)); err != nil {
+		return err
+	}
 	if err := q.room(fn, q.curSize*16+4+len(data)); err != nil {
 		return err
 	}
@@ -119,6 +128,9 @@ func (q *SQ) SetInlineDataList(bufs [][]byte) error {
 	}
 	whole, err := q.chk.Data(fn, 0, total)
 	if err != nil {
+		return err
+	}
+	if err := q.chk.Inline(fn, total); err != nil {
 		return err
 	}
 	if err := q.room(fn, q.curSize*16+4+total); err != nil {

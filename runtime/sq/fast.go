@@ -63,10 +63,12 @@ func (q *SQ) postSlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, radd
 // length sends nothing. ibv_wr_set_sge; rdma-core: mlx5_send_wr_set_sge.
 // Its fast path: a data segment that does not start a WQEBB (the builder
 // checked the ring's room for it) of a work request that takes it on the
-// checker's fast path.
+// checker's fast path, with a length from 1 to SGELimit (the test that
+// was length == 0 also sends a length with bit 31 set, or above
+// max_msg_sz, to the general path, which refuses it).
 func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	n := q.curSize
-	if length == 0 || n&3 == 0 {
+	if length-1 >= q.chk.SGELimit() || n&3 == 0 {
 		return q.setSGE(lkey, addr, length)
 	}
 	ok, whole := q.chk.TryData(mlx.FnWRSetSGE, 1)

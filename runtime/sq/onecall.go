@@ -54,9 +54,10 @@ func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 
 // postSGE writes a one-call work request: on the fast path (an RC QP, the
 // checks on the checker's fast path, room for a WQEBB, a non-empty SGE)
-// the whole WQE in one go, else through postSGESlow.
+// the whole WQE in one go, else through postSGESlow. A length of 0, or
+// one the length rules refuse, fails the one compare with SGELimit.
 func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	if q.oneCall&bit == 0 || length == 0 || !q.quick(fn) {
+	if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
 		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
@@ -101,6 +102,9 @@ func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, r
 	}
 	whole, err := q.chk.Data(set, 1, 0)
 	if err != nil {
+		return err
+	}
+	if err := q.chk.SGE(set, length); err != nil {
 		return err
 	}
 	if length != 0 {

@@ -8,6 +8,7 @@ package ruletest
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/model"
 	"github.com/mlx5gen/mlx5gen/gen/spec"
+	"github.com/mlx5gen/mlx5gen/gen/vocab"
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
@@ -70,7 +72,7 @@ func Enforced(res *gen.Result) []*spec.Rule {
 // (runtime/rq) rather than the work-request chain: its check is one of
 // the receive checks.
 func IsReceive(r *spec.Rule) bool {
-	return r.Check != nil && (r.Check.Chain == "rq_room" || r.Check.Chain == "rq_sge_count")
+	return r.Check != nil && slices.Contains(vocab.ReceiveChecks, r.Check.Chain)
 }
 
 // Receive returns the receive-queue rules with examples that apply to the
@@ -290,6 +292,8 @@ func (x Values) QP(n *yaml.Node) (*sq.QP, map[string]*sq.Mkey) {
 			qp.Streams, qp.LogNumConcurent = true, int(x.Value(v))
 		case "max_memcpy":
 			qp.MaxMemcpy = x.Value(v)
+		case "max_msg_sz":
+			qp.MaxMsgSize = x.Value(v)
 		case "single_block_crypto":
 			qp.CryptoSingleBlock, qp.CryptoMultiBlock = x.Value(v) != 0, x.Value(v) == 0
 		case "mkey_tag_supported":

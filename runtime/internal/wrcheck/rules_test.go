@@ -244,18 +244,33 @@ func (d *driver) setter(fn mlx.Func, a *callArgs) error {
 	x := d.x
 	switch mlx5rules.Funcs[fn].Group {
 	case mlx5rules.GroupData:
+		// Data's checks, then the lengths', as runtime/sq calls them.
 		var err error
 		switch a.name {
 		case "ibv_wr_set_sge":
-			_, err = d.c.Data(fn, 1, 0)
+			if _, err = d.c.Data(fn, 1, 0); err == nil {
+				err = d.c.SGE(fn, uint32(a.arg("length", 64)))
+			}
 		case "ibv_wr_set_sge_list":
-			k, _ := a.count("sg_list", "num_sge")
-			_, err = d.c.Data(fn, k, 0)
+			k, list := a.count("sg_list", "num_sge")
+			sges := make([]mlx.SGE, k)
+			for i, e := range list {
+				sges[i].Length = uint32(x.v.Value(x.v.Mapping(e)["length"]))
+			}
+			if _, err = d.c.Data(fn, k, 0); err == nil {
+				err = d.c.SGEList(fn, sges)
+			}
 		case "ibv_wr_set_inline_data":
-			_, err = d.c.Data(fn, 0, int(a.arg("length", 0)))
+			n := int(a.arg("length", 0))
+			if _, err = d.c.Data(fn, 0, n); err == nil {
+				err = d.c.Inline(fn, n)
+			}
 		case "ibv_wr_set_inline_data_list":
 			_, list := a.count("buf_list", "num_buf")
-			_, err = d.c.Data(fn, 0, int(x.v.Sum(list, "length", a.arg("length", 0))))
+			n := int(x.v.Sum(list, "length", a.arg("length", 0)))
+			if _, err = d.c.Data(fn, 0, n); err == nil {
+				err = d.c.Inline(fn, n)
+			}
 		default:
 			_, err = d.c.Data(fn, 1, 0)
 		}

@@ -49,6 +49,7 @@ type QP struct {
 	LogNumConcurent int  // its dci_streams.log_num_concurent
 
 	MaxMemcpy         uint64 // mlx5dv_context.max_wr_memcpy_length; 0: memcpy unsupported
+	MaxMsgSize        uint64 // the port's max_msg_sz (ibv_query_port); 0: unknown, not checked (rule ibv_wr.msg_size)
 	MkeyTagSupported  bool   // the device can update an mkey's tag byte
 	CryptoSingleBlock bool   // the AES-XTS engine handles a single data unit per mkey
 	CryptoMultiBlock  bool   // the AES-XTS engine handles many
@@ -267,6 +268,7 @@ type Chain struct {
 	tmplEntries [2]int
 	fast        [mlx.NumFuncs]fastFn // the same, for the fast paths (fast.go)
 	maxSGE      int                  // qp.MaxSendSGE
+	sgeLimit    uint32               // the longest SGE a message may have here (SGELimit)
 }
 
 // New returns a state machine for a QP. The QP must not change
@@ -282,6 +284,10 @@ func New(qp *QP) *Chain {
 // path.
 func (c *Chain) Init(qp *QP) {
 	c.qp, c.maxSGE = qp, qp.MaxSendSGE
+	c.sgeLimit = MaxSGELength
+	if qp.MaxMsgSize != 0 && qp.MaxMsgSize < MaxSGELength {
+		c.sgeLimit = uint32(qp.MaxMsgSize)
+	}
 	for b := range mlx.NumFuncs {
 		info := &mlx5rules.Funcs[b]
 		c.offered[b] = info.QPTypes&qp.Type != 0 &&
