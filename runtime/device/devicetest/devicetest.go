@@ -64,6 +64,8 @@ func Run(t *testing.T, open Opener) {
 		{"Query", testQuery},
 		{"Recovery", testRecovery},
 		{"CQOverrun", testCQOverrun},
+		{"MRPinsRegion", testMRPinsRegion},
+		{"UmemClose", testUmemClose},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +95,13 @@ func Buffer(t *testing.T, n int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
+	t.Cleanup(func() {
+		// The suite closes the context first: an MR left registered
+		// over the buffer would be a lifetime bug.
+		if err := r.Close(); err != nil {
+			t.Errorf("closing a test buffer: %v", err)
+		}
+	})
 	b, err := r.Alloc(size, 64)
 	if err != nil {
 		t.Fatal(err)
