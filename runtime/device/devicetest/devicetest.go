@@ -66,6 +66,7 @@ func Run(t *testing.T, open Opener) {
 		{"CQOverrun", testCQOverrun},
 		{"MRPinsRegion", testMRPinsRegion},
 		{"UmemClose", testUmemClose},
+		{"WrongPeer", testWrongPeer},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
