@@ -104,7 +104,10 @@ type BackendPD interface {
 	Close() error
 }
 
-// BackendMR is a registered memory region.
+// BackendMR is a registered memory region. It keeps the bytes it was
+// registered with reachable until its Close deregisters them (the device
+// writes them by address, which the collector does not see); the API
+// pins a runtime/dma region's memory itself.
 type BackendMR interface {
 	Keys() (lkey, rkey uint32)
 	Close() error
@@ -127,7 +130,8 @@ type BackendDEK interface {
 	Close() error
 }
 
-// BackendUmem is a devx umem (mlx5dv_devx_umem_reg).
+// BackendUmem is a devx umem (mlx5dv_devx_umem_reg); like a BackendMR it
+// keeps its bytes reachable until Close (mlx5dv_devx_umem_dereg).
 type BackendUmem interface {
 	ID() uint32
 	Close() error

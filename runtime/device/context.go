@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/dma"
 )
 
 // Context is an open device.
@@ -92,27 +93,54 @@ func (c *Context) AllocPD() (*PD, error) {
 	return pd, nil
 }
 
-// RegUmem registers buf as a devx umem. buf must be memory the collector
-// does not move (a runtime/dma buffer) and stay mapped until the umem is
-// closed.
+// RegUmem registers buf as a devx umem (mlx5dv_devx_umem_reg) until
+// Umem.Close or the context's Close. buf must be memory the collector
+// does not move and that stays mapped until then: the device reads and
+// writes it behind Go's back. A runtime/dma buffer is held so: its
+// region refuses to close while the umem is registered (dma.PinBytes).
+// Other memory (C memory) is the caller's to keep mapped; the backend
+// keeps buf reachable, so that Go memory is not collected under the
+// device either.
 func (c *Context) RegUmem(buf []byte, access mlx.AccessFlags) (*Umem, error) {
 	if len(buf) == 0 {
 		return nil, errors.New("device: RegUmem: buf is empty")
 	}
-	u := &Umem{}
+	u := &Umem{c: c}
 	n, err := c.create("RegUmem", []*node{c.root}, func() (string, func() error, error) {
-		b, err := c.b.RegUmem(buf, access)
+		pin, err := dma.PinBytes(buf, fmt.Sprintf("umem of %q (registering)", c.name))
 		if err != nil {
 			return "", nil, err
 		}
+		b, err := c.b.RegUmem(buf, access)
+		if err != nil {
+			pin.Release()
+			return "", nil, err
+		}
 		u.id = b.ID()
-		return fmt.Sprintf("umem %#x", u.id), b.Close, nil
+		what := fmt.Sprintf("umem %#x", u.id)
+		pin.Rename(fmt.Sprintf("%s of %q", what, c.name))
+		return what, unpinAfter(b.Close, pin), nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	u.n = n
 	return u, nil
+}
+
+// unpinAfter is the close of a registration over pinned memory: the
+// backend's deregistration, then the pin's release. A deregistration that
+// failed leaves the memory registered with the device, so the pin stays
+// and the region never closes: a leak, where releasing it would let the
+// region unmap memory the device may still write.
+func unpinAfter(closeFn func() error, pin *dma.Pin) func() error {
+	return func() error {
+		if err := closeFn(); err != nil {
+			return err
+		}
+		pin.Release()
+		return nil
+	}
 }
 
 // AsyncEvent waits for the device's next asynchronous event (port
@@ -168,28 +196,43 @@ func (m *MR) Bytes() []byte { return m.buf }
 // Len returns the registered length.
 func (m *MR) Len() int { return len(m.buf) }
 
-// Close deregisters the MR.
+// Close deregisters the MR: its memory is the program's again, and a
+// runtime/dma region holding it may close. It is idempotent.
 func (m *MR) Close() error {
 	m.c.mu.Lock()
 	defer m.c.mu.Unlock()
 	return closeNode(m.n)
 }
 
-// RegMR registers buf with access. buf must be memory the collector does
-// not move and that stays mapped while the MR is open: a runtime/dma
-// buffer (or C memory); the device reads and writes it behind Go's back.
+// RegMR registers buf with access until MR.Close (or the PD's or the
+// context's Close). buf must be memory the collector does not move and
+// that stays mapped while the MR is open: the device reads and writes it
+// behind Go's back. A runtime/dma buffer is held so: its region refuses
+// to close while the MR is registered (dma.PinBytes). Other memory (C
+// memory) is the caller's to keep mapped until the MR is closed; the
+// backend keeps buf reachable, so that Go memory is not collected under
+// the device either.
 func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
 	if len(buf) == 0 {
 		return nil, errors.New("device: RegMR: buf is empty")
 	}
 	mr := &MR{buf: buf, c: pd.c, Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))}
 	n, err := pd.c.create("RegMR", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.RegMR(buf, access)
+		// Pinned before the device sees buf, so that the region cannot
+		// close between the registration and the pin.
+		pin, err := dma.PinBytes(buf, fmt.Sprintf("MR of %q (registering)", pd.c.name))
 		if err != nil {
 			return "", nil, err
 		}
+		b, err := pd.b.RegMR(buf, access)
+		if err != nil {
+			pin.Release()
+			return "", nil, err
+		}
 		mr.LKey, mr.RKey = b.Keys()
-		return fmt.Sprintf("MR lkey %#x", mr.LKey), b.Close, nil
+		what := fmt.Sprintf("MR lkey %#x", mr.LKey)
+		pin.Rename(fmt.Sprintf("%s of %q", what, pd.c.name))
+		return what, unpinAfter(b.Close, pin), nil
 	})
 	if err != nil {
 		return nil, err
@@ -202,7 +245,17 @@ func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
 type Umem struct {
 	id uint32
 	n  *node
+	c  *Context
 }
 
 // ID returns the umem's id.
 func (u *Umem) ID() uint32 { return u.id }
+
+// Close deregisters the umem (mlx5dv_devx_umem_dereg): its memory is the
+// program's again, and a runtime/dma region holding it may close. It is
+// idempotent; the context's Close closes an open umem too.
+func (u *Umem) Close() error {
+	u.c.mu.Lock()
+	defer u.c.mu.Unlock()
+	return closeNode(u.n)
+}

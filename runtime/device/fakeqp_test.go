@@ -164,6 +164,17 @@ func (q *fakeQP) rung() bool {
 	return rung
 }
 
+// peerAccepts reports whether q's remote takes q's requests: it is ready
+// (RTR or RTS) and connected back to q. Otherwise the device drops them
+// and q's transport retries run out (IBV_WC_RETRY_EXC_ERR), as the
+// simulator and hardware do. The fake has one port, so the QPN is all
+// there is to compare.
+func (q *fakeQP) peerAccepts() bool {
+	r := q.c.qps[q.remote]
+	return q.kind != device.RC || r != nil && r.remote == q.qpn &&
+		(r.state == mlx.IBV_QPS_RTR || r.state == mlx.IBV_QPS_RTS)
+}
+
 // flush completes the WQE at q.done of a QP in error with
 // IBV_WC_WR_FLUSH_ERR, signaled or not, as the device does; false when
 // its CQE finds the CQ full.
@@ -193,6 +204,8 @@ func (q *fakeQP) step() bool {
 	signaled := w[11]&0x08 != 0
 	status := mlx.CQESyndrome(0)
 	switch {
+	case (op == uint8(mlx.MLX5_OPCODE_SEND) || op == uint8(mlx.MLX5_OPCODE_RDMA_WRITE)) && !q.peerAccepts():
+		status = mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR
 	case op == uint8(mlx.MLX5_OPCODE_SEND) && ds == 2:
 		length, lkey, addr := be.Uint32(w[16:20]), be.Uint32(w[20:24]), be.Uint64(w[24:32])
 		var ok bool

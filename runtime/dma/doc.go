@@ -29,7 +29,13 @@
 // nor frees a mapping, and only Close unmaps it. Close is idempotent; after
 // it Alloc and Free return ErrClosed. Buffers handed out before Close point
 // into unmapped memory afterwards and must not be used: touching them
-// faults. Bytes has its capacity cut to its length so that append cannot
+// faults. A device must not write a region after it is unmapped either:
+// PinBytes, called by the device API when it registers memory of a region
+// (device.PD.RegMR, device.Context.RegUmem), holds the region open until
+// the registration is closed, and Close refuses (ErrPinned, naming the
+// registrations) meanwhile. Memory that is no region's (C memory) is not
+// tracked: keeping it mapped while registered is its owner's business.
+// Bytes has its capacity cut to its length so that append cannot
 // write past it (append copies to the Go heap instead, which the device
 // never sees). A Region is not safe for concurrent use; the hot loop that
 // posts and polls owns it, or callers guard it.

@@ -75,6 +75,7 @@ type Region struct {
 	alloc    *buddy
 	unmap    func([]byte) error
 	closed   bool
+	pins     []*Pin // device registrations over the region (guarded by registry.mu)
 }
 
 // Buffer is memory handed out by Region.Alloc: Bytes (capacity cut to the
@@ -182,9 +183,26 @@ func (r *Region) Free(b Buffer) error {
 
 // Close unmaps the region (a nil Region is closed). It is idempotent; afterwards Alloc and Free
 // return ErrClosed, and buffers handed out before must not be touched.
+//
+// While a device registration over the region is held (a Pin: the device
+// API pins a region when it registers a memory region or umem of its
+// memory, and releases it when that is deregistered), Close refuses with
+// an error matching ErrPinned that names the registrations, and the
+// region stays open and usable; close them and Close again. It refuses
+// rather than unmapping later, when the last registration goes: the
+// region has one owner, who learns of a close in the wrong order where
+// it is made, instead of a Close that reports success while the memory
+// stays mapped and locked, and a munmap run (and its error returned) by
+// whoever deregisters last.
 func (r *Region) Close() error {
 	if r == nil || r.closed {
 		return nil
+	}
+	registry.mu.Lock()
+	err := unregister(r)
+	registry.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	r.closed = true
 	mem := r.mem
@@ -205,6 +223,7 @@ func newRegion(mem []byte, page, minBlock int, unmap func([]byte) error) (*Regio
 	r := &Region{mem: mem, page: page, minBlock: minBlock, unmap: unmap,
 		addr:  uint64(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))),
 		alloc: newBuddy(len(mem)/minBlock, uint(bits.TrailingZeros(uint(minBlock))))}
+	register(r)
 	return r, nil
 }
 

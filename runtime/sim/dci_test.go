@@ -20,10 +20,13 @@ type dcTarget struct {
 }
 
 func newTarget(t *testing.T, name string, key uint64) dcTarget {
+	// The buffer first: cleanups run last-in first-out, so the context
+	// (and its MR) closes before the buffer's region, which refuses to
+	// close under a registered MR.
+	buf := devicetest.Buffer(t, 4096)
 	c := devicetest.Must[*device.Context](t, "Open")(device.Open(name))
 	t.Cleanup(func() { c.Close() })
 	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
-	buf := devicetest.Buffer(t, 4096)
 	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
 	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 16}))
 	srq := devicetest.Must[*device.SRQ](t, "CreateSRQ")(pd.CreateSRQ(device.SRQConfig{MaxWR: 4, MaxSGE: 1}))

@@ -67,6 +67,9 @@ func Run(t *testing.T, open Opener) {
 		{"ErrorExplains", testErrorExplains},
 		{"PostPollSplit", testPostPollSplit},
 		{"CloseRace", testCloseRace},
+		{"MRPinsRegion", testMRPinsRegion},
+		{"UmemClose", testUmemClose},
+		{"WrongPeer", testWrongPeer},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,7 +99,13 @@ func Buffer(t *testing.T, n int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
+	t.Cleanup(func() {
+		// The suite closes the context first: an MR left registered
+		// over the buffer would be a lifetime bug.
+		if err := r.Close(); err != nil {
+			t.Errorf("closing a test buffer: %v", err)
+		}
+	})
 	b, err := r.Alloc(size, 64)
 	if err != nil {
 		t.Fatal(err)

@@ -35,21 +35,48 @@ func (p *vpd) Opaque() sq.PD { return sq.PD{} }
 
 func (p *vpd) Close() error { return mv.DeallocPD(p.pd) }
 
-type vmr struct{ mr *mlx.MR }
+// The registration calls of MRs and umems: variables so that a test
+// without hardware can stand in for libibverbs (life_test.go checks that
+// a registered buffer stays reachable).
+var (
+	regMR     = mv.RegMR
+	deregMR   = mv.DeregMR
+	umemReg   = mv.DevxUmemReg
+	umemDereg = mv.DevxUmemDereg
+)
+
+// vmr is a registered MR. It holds buf until it is deregistered: the
+// device reads and writes that memory by address, which the collector
+// does not see, so were buf Go memory (against cgo's rules, which forbid
+// C keeping a Go pointer, but a mistake that must not turn into the
+// device writing freed memory) nothing else might keep it alive.
+type vmr struct {
+	mr  *mlx.MR
+	buf []byte
+}
 
 // RegMR registers buf at its own address. buf is mmapped memory (a
 // runtime/dma buffer) or C memory: the kernel pins its pages, and cgo's
 // rules allow passing it since it holds no Go pointers.
 func (p *vpd) RegMR(buf []byte, access mlx.AccessFlags) (device.BackendMR, error) {
-	mr, err := mv.RegMR(p.pd, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
+	mr, err := regMR(p.pd, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
 	if err != nil {
 		return nil, err
 	}
-	return vmr{mr}, nil
+	return &vmr{mr: mr, buf: buf}, nil
 }
 
-func (m vmr) Keys() (uint32, uint32) { return m.mr.Lkey, m.mr.Rkey }
-func (m vmr) Close() error           { return mv.DeregMR(m.mr) }
+func (m *vmr) Keys() (uint32, uint32) { return m.mr.Lkey, m.mr.Rkey }
+
+// Close deregisters the MR, and only then lets buf go (a failed
+// deregistration leaves the device with the memory, so buf stays held).
+func (m *vmr) Close() error {
+	if err := deregMR(m.mr); err != nil {
+		return err
+	}
+	m.buf = nil
+	return nil
+}
 
 type vmkey struct{ mk *mlx.Mkey }
 
@@ -71,7 +98,12 @@ func (m vmkey) Close() error                  { return mv.DestroyMkey(m.mk) }
 
 func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, ErrDEKObjectID }
 
-type vumem struct{ u *mlx.DevxUmem }
+// vumem is a registered devx umem; it holds buf until deregistered, as
+// vmr does.
+type vumem struct {
+	u   *mlx.DevxUmem
+	buf []byte
+}
 
 // RegUmem registers buf as a devx umem (mlx5dv_devx_umem_reg); the
 // context must have been opened with DEVX.
@@ -79,12 +111,20 @@ func (c *vctx) RegUmem(buf []byte, access mlx.AccessFlags) (device.BackendUmem, 
 	if !c.devx {
 		return nil, errors.New("verbs: RegUmem: the device was opened without MLX5DV_CONTEXT_FLAGS_DEVX (the kernel refused DEVX)")
 	}
-	u, err := mv.DevxUmemReg(c.ctx, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
+	u, err := umemReg(c.ctx, unsafe.Pointer(unsafe.SliceData(buf)), uint64(len(buf)), access)
 	if err != nil {
 		return nil, err
 	}
-	return vumem{u}, nil
+	return &vumem{u: u, buf: buf}, nil
 }
 
-func (u vumem) ID() uint32   { return u.u.UmemID }
-func (u vumem) Close() error { return mv.DevxUmemDereg(u.u) }
+func (u *vumem) ID() uint32 { return u.u.UmemID }
+
+// Close deregisters the umem (mlx5dv_devx_umem_dereg), then lets buf go.
+func (u *vumem) Close() error {
+	if err := umemDereg(u.u); err != nil {
+		return err
+	}
+	u.buf = nil
+	return nil
+}

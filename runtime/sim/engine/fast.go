@@ -13,7 +13,7 @@ func (q *QP) fastWrite(w []byte, ctrl *mlx.WQECtrlSeg) bool {
 	const size = mlx.WQECtrlSegSize + mlx.WQERaddrSegSize + mlx.WQEDataSegSize
 	p := q.peer
 	if len(w) != size || ctrl.Opcode() != mlx.MLX5_OPCODE_RDMA_WRITE || q.typ != RC || q.sq.nflight != 0 ||
-		!q.comps.empty() || p == nil || !p.receiving() || p.access&mlx.IBV_ACCESS_REMOTE_WRITE == 0 {
+		!q.comps.empty() || p == nil || !p.receiving() || !p.accepts(q) || p.access&mlx.IBV_ACCESS_REMOTE_WRITE == 0 {
 		return false
 	}
 	ra := (*mlx.WQERaddrSeg)(w[mlx.WQECtrlSegSize : mlx.WQECtrlSegSize+mlx.WQERaddrSegSize])

@@ -73,11 +73,17 @@ func needs(op mlx.Opcode) mlx.AccessFlags {
 }
 
 // target returns an RC QP's peer: a QP of the fabric at the address
-// Modify gave, ready to receive; else the transport retries are exhausted.
+// Modify gave, ready to receive and connected to q; else the requests go
+// unanswered (dropped, see accepts) and the transport retries are
+// exhausted.
 func (q *QP) target() (*QP, status) {
 	p := q.resolve()
 	if p == nil || !p.receiving() {
 		return nil, fail(mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, "no QP at the peer's address, or not ready")
+	}
+	if !p.accepts(q) {
+		return nil, fail(mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+			"the QP at the peer's address is connected to another QP (its remote QPN, LID or GID): it drops the requests")
 	}
 	return p, ok
 }

@@ -295,6 +295,30 @@ func (q *QP) resolve() *QP {
 	return p
 }
 
+// accepts reports whether RC responder p takes requests from q: q must be
+// the peer p's context names, the QPN and the address (LID, or GID when
+// routed by GRH) RTR gave p. Hardware checks a request's source address
+// against the QP context and silently drops one that does not match (IBA
+// 9.6.1.5; rxe's check_addr), and a request from another QP behind the
+// right address fails the PSN check (its PSNs are not the ones p
+// expects) or, if it passes, its acknowledgements go to p's peer, never
+// to q: either way q hears nothing, retransmits, and ends with a
+// transport retry error. The engine drops every such request, so a wrong
+// connection never moves data. A DCT has no peer (it checks the DC key
+// of each request instead): it accepts any DCI.
+func (p *QP) accepts(q *QP) bool {
+	if p.typ != RC {
+		return true
+	}
+	if p.remQPN != q.qpn {
+		return false
+	}
+	if p.remGRH {
+		return p.remGID == q.dev.gid
+	}
+	return p.remLID == q.dev.lid
+}
+
 // receiving reports whether a QP accepts messages (RTR or RTS).
 func (q *QP) receiving() bool {
 	return !q.closed && (q.state == mlx.IBV_QPS_RTR || q.state == mlx.IBV_QPS_RTS)

@@ -127,7 +127,9 @@ func (q *QP) land() {
 		x.begin()
 		var st status
 		switch {
-		case !f.peer.receiving():
+		case !f.peer.receiving() || !f.peer.accepts(q):
+			// Gone, or reconnected to another QP since: the request is
+			// dropped (see accepts).
 			st = fail(mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, "the peer went away")
 		case ctrl.Opcode() == mlx.MLX5_OPCODE_RDMA_READ:
 			st = q.read(w[:int(ctrl.DS())*16], off, f.peer, c)
