@@ -96,8 +96,11 @@ func (c *Context) AllocPD() (*PD, error) {
 // does not move (a runtime/dma buffer) and stay mapped until the umem is
 // closed.
 func (c *Context) RegUmem(buf []byte, access mlx.AccessFlags) (*Umem, error) {
+	if err := mlx.ValidateArgsDevxUmemReg(access); err != nil {
+		return nil, fmt.Errorf("device: RegUmem: %w", named(err))
+	}
 	if len(buf) == 0 {
-		return nil, errors.New("device: RegUmem: buf is empty")
+		return nil, fmt.Errorf("device: RegUmem: %w", cfgErr("buf", nil, "empty"))
 	}
 	u := &Umem{}
 	n, err := c.create("RegUmem", []*node{c.root}, func() (string, func() error, error) {
@@ -179,8 +182,11 @@ func (m *MR) Close() error {
 // not move and that stays mapped while the MR is open: a runtime/dma
 // buffer (or C memory); the device reads and writes it behind Go's back.
 func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
+	if err := mlx.ValidateArgsRegMR(access); err != nil {
+		return nil, fmt.Errorf("device: RegMR: %w", named(err))
+	}
 	if len(buf) == 0 {
-		return nil, errors.New("device: RegMR: buf is empty")
+		return nil, fmt.Errorf("device: RegMR: %w", cfgErr("buf", nil, "empty"))
 	}
 	mr := &MR{buf: buf, c: pd.c, Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))}
 	n, err := pd.c.create("RegMR", []*node{pd.n}, func() (string, func() error, error) {

@@ -133,9 +133,9 @@ func TestQPConfigChecks(t *testing.T) {
 		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "LogNumConcurent"},
 		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "DCI streams"},
 		{device.QPConfig{Kind: device.DCT, SendCQ: q, SendOps: mlx.IBV_QP_EX_WITH_SEND}, "SendOps"},
-		{device.QPConfig{Kind: device.DCT, SendCQ: q}, "QPConfig.SRQ is nil"},
-		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: osrq}, "SRQ belongs to another context"},
-		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: &device.SRQ{}}, "SRQ belongs to another context"},
+		{device.QPConfig{Kind: device.DCT, SendCQ: q}, "QPConfig.SRQ: nil"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: osrq}, "QPConfig.SRQ: belongs to another context"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: &device.SRQ{}}, "QPConfig.SRQ: belongs to another context"},
 		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxRecvSGE: 1, SRQ: srq}, "MaxRecvSGE"},
 		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, SRQ: srq}, "a DCI has no receive side"},
 	} {
