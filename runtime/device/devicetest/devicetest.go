@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"Query", testQuery},
 		{"Recovery", testRecovery},
 		{"CQOverrun", testCQOverrun},
+		{"Rules", testRules},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
