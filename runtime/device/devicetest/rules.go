@@ -112,8 +112,8 @@ var RuleCases = map[string]RuleCase{
 		}
 		return err
 	},
-	"dek.key_size":    dekCase(func(cfg *device.DEKConfig) { cfg.KeySize = 7 }),
-	"dek.key_purpose": dekCase(func(cfg *device.DEKConfig) { cfg.Purpose = 7 }),
+	"dek.key_size":       dekCase(func(cfg *device.DEKConfig) { cfg.KeySize = 7 }),
+	"dek.key_purpose":    dekCase(func(cfg *device.DEKConfig) { cfg.Purpose = 7 }),
 	"modify_qp.qp_state": modifyCase(func(s *mlx.QPState, a *device.QPAttr) { *s = 99 }),
 	"modify_qp.access_flags": modifyCase(func(s *mlx.QPState, a *device.QPAttr) {
 		a.Access |= 1 << 12
