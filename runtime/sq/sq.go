@@ -300,8 +300,8 @@ func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 const sendFlags = mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SIGNALED | mlx.IBV_SEND_SOLICITED | mlx.IBV_SEND_INLINE | mlx.IBV_SEND_IP_CSUM
 
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
-// builders. A bit outside enum ibv_send_flags (ibv_wr_post(3), rule
-// ibv_wr.flags) is refused with a *mlx5dv.RuleError and the flags stay as
+// builders. A bit outside enum ibv_send_flags (rule ibv_wr.flags of the
+// man page of the work-request API) is refused with a *mlx5dv.RuleError and the flags stay as
 // they were; inside a batch the error is latched too, so the batch fails
 // at Complete as after a failing builder, even if the caller drops it.
 func (q *SQ) SetWRFlags(f mlx.SendFlags) error {
