@@ -30,6 +30,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -281,6 +282,16 @@ func (c *CQ) AddQP(qp *QP) error {
 	if key > 0xffffff {
 		return fmt.Errorf("cq: QP key %#x does not fit the CQE's 24 bits", key)
 	}
+	// A queue that is an interface holding nil (a nil *rq.RQ in the RQ
+	// adapter, say) would panic at the first completion: refuse it now.
+	switch {
+	case qp.SQ != nil && nilQueue(qp.SQ):
+		return fmt.Errorf("cq: QP %#x: the send queue (QP.SQ) is a nil queue; leave QP.SQ nil for none", key)
+	case qp.RQ != nil && nilQueue(qp.RQ):
+		return fmt.Errorf("cq: QP %#x: the receive queue (QP.RQ) is a nil queue; leave QP.RQ nil for none", key)
+	case qp.SRQ != nil && nilQueue(qp.SRQ):
+		return fmt.Errorf("cq: QP %#x: the shared receive queue (QP.SRQ) is a nil queue; leave QP.SRQ nil for none", key)
+	}
 	if qp.SQ != nil {
 		if n := qp.SQ.Slots(); n == 0 || n&(n-1) != 0 {
 			return fmt.Errorf("cq: QP %#x: a send queue of %d slots is not a power of two", key, n)
@@ -300,6 +311,21 @@ func (c *CQ) AddQP(qp *QP) error {
 		c.curQP, c.hot = nil, hot{}
 		return nil
 	})
+}
+
+// nilQueue reports whether a queue interface holds nothing usable: one
+// of this package's adapters over a nil writer, or a nil pointer.
+func nilQueue(q any) bool {
+	switch a := q.(type) {
+	case SQ:
+		return a.Q == nil
+	case RQ:
+		return a.Q == nil
+	case SRQ:
+		return a.Q == nil
+	}
+	v := reflect.ValueOf(q)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // ErrClosed is the error of Poll, StartPoll, NextPoll and Arm after

@@ -22,6 +22,28 @@ func legal(from, to mlx.QPState) bool {
 	return false
 }
 
+// checkQPAttr runs ibv_modify_qp's validators on the transition, then
+// checks what the Go fields hold that the C ones cannot, one field at a
+// time.
+func checkQPAttr(kind QPKind, state mlx.QPState, attr QPAttr) error {
+	if err := validateModify(kind, state, attr); err != nil {
+		return err
+	}
+	const max24 = 0xffffff // PSNs and QPNs are 24-bit
+	switch {
+	case attr.MTU != 0 && (attr.MTU < mlx.IBV_MTU_256 || attr.MTU > mlx.IBV_MTU_4096):
+		return cfgErr("QPAttr.MTU", int(attr.MTU), "IBV_MTU_256 to IBV_MTU_4096")
+	case attr.Remote.PSN > max24:
+		return cfgErr("QPAttr.Remote.PSN", attr.Remote.PSN, "24 bits (0 to %#x)", max24)
+	case attr.SQPSN > max24:
+		return cfgErr("QPAttr.SQPSN", attr.SQPSN, "24 bits (0 to %#x)", max24)
+	case attr.Remote.QPN > max24:
+		return cfgErr("QPAttr.Remote.QPN", attr.Remote.QPN, "24 bits (0 to %#x)", max24)
+	}
+	// ibv_global_route.sgid_index is a uint8_t.
+	return inRange("QPAttr.Remote.GIDIndex", attr.Remote.GIDIndex, 0, 255, "")
+}
+
 // Modify moves the QP to state with attr (see QPAttr for what each
 // transition uses). A transition the state machine does not allow is
 // refused before the backend sees it (from the state the device has the
@@ -44,21 +66,18 @@ func (q *QP) Modify(state mlx.QPState, attr QPAttr) error {
 	if err := q.n.check("Modify"); err != nil { // closed while we waited
 		return err
 	}
+	if err := checkQPAttr(q.kind, state, attr); err != nil {
+		return fmt.Errorf("device: %s: Modify %v -> %v: %w", q.n.what, q.state, state, err)
+	}
 	if !legal(q.state, state) {
 		q.refresh() // the device may have moved the QP to error
 	}
 	if !legal(q.state, state) {
-		return fmt.Errorf("device: %s: Modify %v -> %v: not a transition ibv_modify_qp(3) allows", q.n.what, q.state, state)
+		return fmt.Errorf("device: %s: Modify %v -> %v: %w", q.n.what, q.state, state,
+			cfgErr("state", state, "not a transition ibv_modify_qp(3) allows from %v", q.state))
 	}
 	if q.kind == DCT && state == mlx.IBV_QPS_RTS {
-		return fmt.Errorf("device: %s: Modify -> RTS: a DCT stops at RTR", q.n.what)
-	}
-	if attr.MTU != 0 && (attr.MTU < mlx.IBV_MTU_256 || attr.MTU > mlx.IBV_MTU_4096) {
-		return fmt.Errorf("device: %s: Modify: QPAttr.MTU %d (IBV_MTU_256 to IBV_MTU_4096)", q.n.what, attr.MTU)
-	}
-	if attr.Remote.PSN > 0xffffff || attr.SQPSN > 0xffffff || attr.Remote.QPN > 0xffffff {
-		return fmt.Errorf("device: %s: Modify: a PSN or QPN over 24 bits (QPAttr.Remote.PSN %#x, SQPSN %#x, Remote.QPN %#x)",
-			q.n.what, attr.Remote.PSN, attr.SQPSN, attr.Remote.QPN)
+		return fmt.Errorf("device: %s: Modify -> RTS: %w", q.n.what, cfgErr("state", state, "a DCT stops at RTR"))
 	}
 	if err := q.b.Modify(state, attr); err != nil {
 		return fmt.Errorf("device: %s: Modify %v -> %v: %w", q.n.what, q.state, state, err)

@@ -102,8 +102,11 @@ func (c *Context) AllocPD() (*PD, error) {
 // keeps buf reachable, so that Go memory is not collected under the
 // device either.
 func (c *Context) RegUmem(buf []byte, access mlx.AccessFlags) (*Umem, error) {
+	if err := mlx.ValidateArgsDevxUmemReg(access); err != nil {
+		return nil, fmt.Errorf("device: RegUmem: %w", named(err))
+	}
 	if len(buf) == 0 {
-		return nil, errors.New("device: RegUmem: buf is empty")
+		return nil, fmt.Errorf("device: RegUmem: %w", cfgErr("buf", nil, "empty"))
 	}
 	u := &Umem{c: c}
 	n, err := c.create("RegUmem", []*node{c.root}, func() (string, func() error, error) {
@@ -213,8 +216,11 @@ func (m *MR) Close() error {
 // backend keeps buf reachable, so that Go memory is not collected under
 // the device either.
 func (pd *PD) RegMR(buf []byte, access mlx.AccessFlags) (*MR, error) {
+	if err := mlx.ValidateArgsRegMR(access); err != nil {
+		return nil, fmt.Errorf("device: RegMR: %w", named(err))
+	}
 	if len(buf) == 0 {
-		return nil, errors.New("device: RegMR: buf is empty")
+		return nil, fmt.Errorf("device: RegMR: %w", cfgErr("buf", nil, "empty"))
 	}
 	mr := &MR{buf: buf, c: pd.c, Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))}
 	n, err := pd.c.create("RegMR", []*node{pd.n}, func() (string, func() error, error) {

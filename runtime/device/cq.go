@@ -25,23 +25,15 @@ type CQ struct {
 
 // CreateCQ creates a completion queue of at least cfg.CQEs entries.
 func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
-	switch {
-	case cfg.CQEs <= 0 || cfg.CQEs > cq.MaxCQEs:
-		return nil, fmt.Errorf("device: CreateCQ: CQConfig.CQEs %d (1 to %d)", cfg.CQEs, cq.MaxCQEs)
-	case cfg.CQESize == 0:
+	if cfg.CQESize == 0 {
 		cfg.CQESize = 64
-	case cfg.CQESize != 64 && cfg.CQESize != 128:
-		return nil, fmt.Errorf("device: CreateCQ: CQConfig.CQESize %d (64 or 128)", cfg.CQESize)
 	}
-	if cfg.CQESize == 128 && !c.info.Caps.CQE128 {
-		return nil, errors.New("device: CreateCQ: CQConfig.CQESize 128: the device has no 128-byte CQEs (Caps.CQE128)")
+	if err := c.checkCQConfig(cfg); err != nil {
+		return nil, fmt.Errorf("device: CreateCQ: %w", err)
 	}
 	parents := []*node{c.root}
 	var bch BackendChannel
 	if cfg.Channel != nil {
-		if cfg.Channel.c != c {
-			return nil, errors.New("device: CreateCQ: CQConfig.Channel belongs to another context")
-		}
 		parents = append(parents, cfg.Channel.n)
 		bch = cfg.Channel.b
 	}
@@ -70,6 +62,28 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 	}
 	q.n = n
 	return q, nil
+}
+
+// checkCQConfig checks the ranges the C fields hold, then runs the
+// validators of ibv_create_cq_ex and mlx5dv_create_cq (cqe_size), then
+// checks the device's capabilities.
+func (c *Context) checkCQConfig(cfg CQConfig) error {
+	if err := inRange("CQConfig.CQEs", cfg.CQEs, 1, cq.MaxCQEs, "cq.MaxCQEs"); err != nil {
+		return err
+	}
+	if err := inRange("CQConfig.CQESize", cfg.CQESize, 0, 1<<16-1, ""); err != nil {
+		return err // mlx5dv_cq_init_attr.cqe_size is a uint16_t
+	}
+	if err := validateCQ(cfg); err != nil {
+		return err
+	}
+	if cfg.CQESize == 128 && !c.info.Caps.CQE128 {
+		return cfgErr("CQConfig.CQESize", 128, "the device has no 128-byte CQEs (Caps.CQE128)")
+	}
+	if cfg.Channel != nil && cfg.Channel.c != c {
+		return cfgErr("CQConfig.Channel", nil, "belongs to another context")
+	}
+	return nil
 }
 
 // closeFn destroys the CQ: its waiters have left (closeOne).

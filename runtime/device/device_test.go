@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -133,14 +134,25 @@ func TestQPConfigChecks(t *testing.T) {
 		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "LogNumConcurent"},
 		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumConcurent: 1}, "DCI streams"},
 		{device.QPConfig{Kind: device.DCT, SendCQ: q, SendOps: mlx.IBV_QP_EX_WITH_SEND}, "SendOps"},
-		{device.QPConfig{Kind: device.DCT, SendCQ: q}, "QPConfig.SRQ is nil"},
-		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: osrq}, "SRQ belongs to another context"},
-		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: &device.SRQ{}}, "SRQ belongs to another context"},
+		{device.QPConfig{Kind: device.DCT, SendCQ: q}, "QPConfig.SRQ: nil"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: osrq}, "QPConfig.SRQ: belongs to another context"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, SRQ: &device.SRQ{}}, "QPConfig.SRQ: belongs to another context"},
 		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxRecvSGE: 1, SRQ: srq}, "MaxRecvSGE"},
 		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, SRQ: srq}, "a DCI has no receive side"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, DCAccessKey: 7}, "QPConfig.DCAccessKey"},
+		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumErrored: -1}, "QPConfig.LogNumErrored -1"},
+		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumConcurent: -1}, "QPConfig.LogNumConcurent -1"},
+		{device.QPConfig{Kind: device.DCI, SendCQ: q, MaxSendWR: 1, LogNumErrored: 100}, "QPConfig.LogNumErrored 100"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxSendSGE: 1000}, "QPConfig.MaxSendSGE 1000: 0 to Caps.MaxSGE 16"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, MaxRecvSGE: 1000}, "QPConfig.MaxRecvSGE 1000: 0 to Caps.MaxSGE 16"},
+		{device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 1, CreateFlags: 0x100}, "QPConfig.CreateFlags: mlx5dv_create_qp"},
 	} {
-		if _, err := pd.CreateQP(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("CreateQP(%+v): %v, want an error naming %s", tc.cfg, err, tc.field)
+		_, err := pd.CreateQP(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("CreateQP(%+v): %v, want an error naming %s, wrapping EINVAL", tc.cfg, err, tc.field)
+		}
+		if err != nil && strings.Count(err.Error(), "MaxSendSGE")+strings.Count(err.Error(), "MaxRecvSGE") > 1 {
+			t.Errorf("CreateQP(%+v): %v names more than one SGE field", tc.cfg, err)
 		}
 	}
 	if len(lastFake().qps) != 0 {

@@ -41,11 +41,15 @@ func (m *Mkey) Close() error {
 // as libmlx5's context-wide mkey table does. As for QPs, create and
 // close mkeys while no other goroutine polls the context's CQs.
 func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
-	if maxEntries <= 0 || maxEntries > 1<<16 {
-		return nil, fmt.Errorf("device: CreateMkey: maxEntries %d (1 to %d)", maxEntries, 1<<16)
+	// mlx5dv_mkey_init_attr.max_entries is a uint16_t.
+	if err := inRange("maxEntries", maxEntries, 1, 1<<16-1, ""); err != nil {
+		return nil, fmt.Errorf("device: CreateMkey: %w", err)
+	}
+	if err := validateMkey(flags, maxEntries); err != nil {
+		return nil, fmt.Errorf("device: CreateMkey: %w", err)
 	}
 	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
-		return nil, fmt.Errorf("device: CreateMkey: flags %v lack MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT (mlx5dv_create_mkey(3))", flags)
+		return nil, fmt.Errorf("device: CreateMkey: %w", cfgErr("flags", flags, "lacks MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, the only mkey the API creates (mlx5dv_create_mkey(3))"))
 	}
 	c := pd.c
 	mk := &Mkey{c: c}
@@ -219,20 +223,15 @@ func (d *DEK) Close() error {
 
 // CreateDEK creates a data encryption key (mlx5dv_dek_create).
 func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
-	want := 0
-	switch cfg.KeySize {
-	case mlx.MLX5DV_CRYPTO_KEY_SIZE_128:
-		want = 32
-	case mlx.MLX5DV_CRYPTO_KEY_SIZE_256:
+	if err := validateDEK(&cfg); err != nil {
+		return nil, fmt.Errorf("device: CreateDEK: %w", err)
+	}
+	want := 32
+	if cfg.KeySize == mlx.MLX5DV_CRYPTO_KEY_SIZE_256 {
 		want = 64
-	default:
-		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.KeySize %v (128 or 256 bits)", cfg.KeySize)
 	}
 	if len(cfg.Key) != want {
-		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Key has %d bytes, %v AES-XTS needs %d", len(cfg.Key), cfg.KeySize, want)
-	}
-	if cfg.Purpose != mlx.MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS {
-		return nil, fmt.Errorf("device: CreateDEK: DEKConfig.Purpose %v (MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS)", cfg.Purpose)
+		return nil, fmt.Errorf("device: CreateDEK: %w", cfgErr("DEKConfig.Key", nil, "%d bytes, %v AES-XTS needs %d (key1 and key2)", len(cfg.Key), cfg.KeySize, want))
 	}
 	d := &DEK{c: pd.c}
 	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {

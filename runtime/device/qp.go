@@ -31,35 +31,130 @@ type QP struct {
 	scq, rcq *CQ
 }
 
-// checkQPConfig refuses what no backend could create, naming the field.
+// checkQPConfig refuses what no backend could create, naming the one
+// field that is wrong: the Go values first (kinds, counts, ranges the C
+// fields hold), then mlx5dv_create_qp's validators on the mirror of cfg,
+// then the device's capabilities and the objects cfg names.
 func (pd *PD) checkQPConfig(cfg *QPConfig) error {
-	caps := pd.c.info.Caps
-	switch {
-	case cfg.Kind != RC && cfg.Kind != DCI && cfg.Kind != DCT:
-		return fmt.Errorf("QPConfig.Kind %d (RC, DCI or DCT)", int(cfg.Kind))
-	case (cfg.Kind == DCI || cfg.Kind == DCT) && !caps.DC:
-		return fmt.Errorf("QPConfig.Kind %v: the device has no DC transport (Caps.DC)", cfg.Kind)
-	case cfg.SendCQ == nil:
-		return errors.New("QPConfig.SendCQ is nil")
-	case cfg.SendCQ.c != pd.c || (cfg.RecvCQ != nil && cfg.RecvCQ.c != pd.c):
-		return errors.New("QPConfig.SendCQ or RecvCQ belongs to another context")
-	case cfg.Kind != DCT && (cfg.MaxSendWR <= 0 || (caps.MaxQPWR > 0 && cfg.MaxSendWR > caps.MaxQPWR)):
-		return fmt.Errorf("QPConfig.MaxSendWR %d (1 to Caps.MaxQPWR %d)", cfg.MaxSendWR, caps.MaxQPWR)
-	case cfg.Kind == RC && (cfg.MaxRecvWR < 0 || (caps.MaxQPWR > 0 && cfg.MaxRecvWR > caps.MaxQPWR)):
-		return fmt.Errorf("QPConfig.MaxRecvWR %d (0 to Caps.MaxQPWR %d)", cfg.MaxRecvWR, caps.MaxQPWR)
-	case cfg.MaxSendSGE < 0 || cfg.MaxRecvSGE < 0 || (caps.MaxSGE > 0 && max(cfg.MaxSendSGE, cfg.MaxRecvSGE) > caps.MaxSGE):
-		return fmt.Errorf("QPConfig.MaxSendSGE %d or MaxRecvSGE %d (0 to Caps.MaxSGE %d)", cfg.MaxSendSGE, cfg.MaxRecvSGE, caps.MaxSGE)
-	case cfg.MaxInlineData < 0 || (caps.MaxInlineData > 0 && cfg.MaxInlineData > caps.MaxInlineData):
-		return fmt.Errorf("QPConfig.MaxInlineData %d (0 to Caps.MaxInlineData %d)", cfg.MaxInlineData, caps.MaxInlineData)
-	case cfg.Kind != DCI && (cfg.LogNumConcurent != 0 || cfg.LogNumErrored != 0):
-		return fmt.Errorf("QPConfig.LogNumConcurent/LogNumErrored: DCI streams on a %v QP", cfg.Kind)
-	case cfg.LogNumConcurent != 0 && (!caps.DCIStreams || cfg.LogNumConcurent > caps.MaxLogNumConcurent || cfg.LogNumErrored > caps.MaxLogNumErrored):
-		return fmt.Errorf("QPConfig.LogNumConcurent %d, LogNumErrored %d: the device offers DCI streams %v up to %d and %d",
-			cfg.LogNumConcurent, cfg.LogNumErrored, caps.DCIStreams, caps.MaxLogNumConcurent, caps.MaxLogNumErrored)
-	case cfg.Kind == DCT && (cfg.SendOps != 0 || cfg.MlxSendOps != 0):
-		return errors.New("QPConfig.SendOps: a DCT has no send queue")
+	if cfg.Kind != RC && cfg.Kind != DCI && cfg.Kind != DCT {
+		return cfgErr("QPConfig.Kind", int(cfg.Kind), "RC, DCI or DCT")
+	}
+	if err := checkQPCounts(cfg); err != nil {
+		return err
+	}
+	if err := pd.checkQPStreams(cfg); err != nil {
+		return err
+	}
+	dv := cfg.InitAttr()
+	if err := dv.Validate(); err != nil {
+		return named(err)
+	}
+	if err := pd.checkQPCaps(cfg); err != nil {
+		return err
+	}
+	if err := pd.checkQPKind(cfg); err != nil {
+		return err
 	}
 	return pd.checkQPSRQ(cfg)
+}
+
+// checkQPCounts refuses negative counts and counts a 32-bit ibv_qp_cap
+// field cannot hold.
+func checkQPCounts(cfg *QPConfig) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"QPConfig.MaxSendWR", cfg.MaxSendWR}, {"QPConfig.MaxRecvWR", cfg.MaxRecvWR},
+		{"QPConfig.MaxSendSGE", cfg.MaxSendSGE}, {"QPConfig.MaxRecvSGE", cfg.MaxRecvSGE},
+		{"QPConfig.MaxInlineData", cfg.MaxInlineData},
+	} {
+		if err := inRange(f.name, f.v, 0, maxU32, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkQPStreams checks the DCI streams: shifts the backends make, so
+// never negative, and within the device's dci_streams_caps (libmlx5
+// fails the creation otherwise: mlx5dv_create_qp(3), create_qp.dci_streams).
+func (pd *PD) checkQPStreams(cfg *QPConfig) error {
+	caps := pd.c.info.Caps
+	c, e := cfg.LogNumConcurent, cfg.LogNumErrored
+	switch {
+	case c < 0:
+		return cfgErr("QPConfig.LogNumConcurent", c, "a log2, not negative")
+	case e < 0:
+		return cfgErr("QPConfig.LogNumErrored", e, "a log2, not negative")
+	case c == 0 && e == 0:
+		return nil
+	case cfg.Kind == RC:
+		if c != 0 {
+			return cfgErr("QPConfig.LogNumConcurent", c, "DCI streams on an RC QP (0)")
+		}
+		return cfgErr("QPConfig.LogNumErrored", e, "DCI streams on an RC QP (0)")
+	case cfg.Kind == DCT:
+		return nil // the mirror carries them: rule create_qp.dci_streams.dci_only refuses them
+	case c == 0:
+		return cfgErr("QPConfig.LogNumErrored", e, "errored streams without streams (QPConfig.LogNumConcurent 0)")
+	case !caps.DCIStreams:
+		return cfgErr("QPConfig.LogNumConcurent", c, "the device has no DCI streams (Caps.DCIStreams)")
+	}
+	if err := inRange("QPConfig.LogNumConcurent", c, 1, min(caps.MaxLogNumConcurent, 30), "Caps.MaxLogNumConcurent"); err != nil {
+		return err
+	}
+	// More channels allowed to fail than there are streams means nothing
+	// the device could do; the backends size the errored set by it.
+	return inRange("QPConfig.LogNumErrored", e, 0, min(c, caps.MaxLogNumErrored), "QPConfig.LogNumConcurent and Caps.MaxLogNumErrored")
+}
+
+// checkQPCaps checks the sizes against the device's capabilities, one
+// field at a time.
+func (pd *PD) checkQPCaps(cfg *QPConfig) error {
+	caps := pd.c.info.Caps
+	maxWR, maxSGE := capOr(caps.MaxQPWR, maxU32), capOr(caps.MaxSGE, maxU32)
+	if cfg.Kind != DCT {
+		if err := inRange("QPConfig.MaxSendWR", cfg.MaxSendWR, 1, maxWR, "Caps.MaxQPWR"); err != nil {
+			return err
+		}
+	}
+	if cfg.Kind == RC {
+		if err := inRange("QPConfig.MaxRecvWR", cfg.MaxRecvWR, 0, maxWR, "Caps.MaxQPWR"); err != nil {
+			return err
+		}
+	}
+	if err := inRange("QPConfig.MaxSendSGE", cfg.MaxSendSGE, 0, maxSGE, "Caps.MaxSGE"); err != nil {
+		return err
+	}
+	if err := inRange("QPConfig.MaxRecvSGE", cfg.MaxRecvSGE, 0, maxSGE, "Caps.MaxSGE"); err != nil {
+		return err
+	}
+	return inRange("QPConfig.MaxInlineData", cfg.MaxInlineData, 0, capOr(caps.MaxInlineData, maxU32), "Caps.MaxInlineData")
+}
+
+// checkQPKind checks what cfg gives against what its kind can use, and
+// the CQs it names.
+func (pd *PD) checkQPKind(cfg *QPConfig) error {
+	switch {
+	case (cfg.Kind == DCI || cfg.Kind == DCT) && !pd.c.info.Caps.DC:
+		return cfgErr("QPConfig.Kind", cfg.Kind, "the device has no DC transport (Caps.DC)")
+	case cfg.SendCQ == nil:
+		return cfgErr("QPConfig.SendCQ", nil, "nil")
+	case cfg.SendCQ.c != pd.c:
+		return cfgErr("QPConfig.SendCQ", nil, "belongs to another context")
+	case cfg.RecvCQ != nil && cfg.RecvCQ.c != pd.c:
+		return cfgErr("QPConfig.RecvCQ", nil, "belongs to another context")
+	case cfg.Kind == DCT && cfg.SendOps != 0:
+		return cfgErr("QPConfig.SendOps", cfg.SendOps, "a DCT has no send queue (0)")
+	case cfg.Kind == DCT && cfg.MlxSendOps != 0:
+		return cfgErr("QPConfig.MlxSendOps", cfg.MlxSendOps, "a DCT has no send queue (0)")
+	case cfg.Kind == RC && cfg.DCAccessKey != 0:
+		// mlx5dv_create_qp(3): dct_access_key is used only when creating
+		// a DC target; an RC QP would silently drop it.
+		return cfgErr("QPConfig.DCAccessKey", cfg.DCAccessKey, "the access key of a DC QP; an RC QP has none (0)")
+	}
+	return nil
 }
 
 // checkQPSRQ checks the SRQ of cfg: a DCT needs one, a DCI cannot have
@@ -67,16 +162,17 @@ func (pd *PD) checkQPConfig(cfg *QPConfig) error {
 func (pd *PD) checkQPSRQ(cfg *QPConfig) error {
 	switch {
 	case cfg.SRQ == nil && cfg.Kind == DCT:
-		return errors.New("QPConfig.SRQ is nil: a DCT receives through a shared receive queue (mlx5dv_create_qp(3))")
+		return cfgErr("QPConfig.SRQ", nil, "nil: a DCT receives through a shared receive queue (mlx5dv_create_qp(3))")
 	case cfg.SRQ == nil:
 		return nil
 	case cfg.Kind == DCI:
-		return errors.New("QPConfig.SRQ: a DCI has no receive side")
+		return cfgErr("QPConfig.SRQ", nil, "a DCI has no receive side (nil)")
 	case cfg.SRQ.c != pd.c:
-		return errors.New("QPConfig.SRQ belongs to another context")
-	case cfg.MaxRecvWR != 0 || cfg.MaxRecvSGE != 0:
-		return fmt.Errorf("QPConfig.MaxRecvWR %d, MaxRecvSGE %d: a QP receiving through QPConfig.SRQ has no receive queue of its own (0 and 0)",
-			cfg.MaxRecvWR, cfg.MaxRecvSGE)
+		return cfgErr("QPConfig.SRQ", nil, "belongs to another context")
+	case cfg.MaxRecvWR != 0:
+		return cfgErr("QPConfig.MaxRecvWR", cfg.MaxRecvWR, "a QP receiving through QPConfig.SRQ has no receive queue of its own (0)")
+	case cfg.MaxRecvSGE != 0:
+		return cfgErr("QPConfig.MaxRecvSGE", cfg.MaxRecvSGE, "a QP receiving through QPConfig.SRQ has no receive queue of its own (0)")
 	}
 	return nil
 }

@@ -54,13 +54,14 @@ type SRQ struct {
 // checkSRQConfig refuses what no backend could create, naming the field.
 func (pd *PD) checkSRQConfig(cfg SRQConfig) error {
 	caps := pd.c.info.Caps
-	switch {
-	case cfg.MaxWR <= 0 || cfg.MaxWR >= rq.MaxSRQWQEs/2 || (caps.MaxSRQWR > 0 && cfg.MaxWR > caps.MaxSRQWR):
-		return fmt.Errorf("SRQConfig.MaxWR %d (1 to Caps.MaxSRQWR %d, below %d)", cfg.MaxWR, caps.MaxSRQWR, rq.MaxSRQWQEs/2)
-	case cfg.MaxSGE <= 0 || (caps.MaxSRQSGE > 0 && cfg.MaxSGE > caps.MaxSRQSGE):
-		return fmt.Errorf("SRQConfig.MaxSGE %d (1 to Caps.MaxSRQSGE %d)", cfg.MaxSGE, caps.MaxSRQSGE)
+	// The writer's ring holds below rq.MaxSRQWQEs/2 work requests.
+	if err := inRange("SRQConfig.MaxWR", cfg.MaxWR, 1, min(capOr(caps.MaxSRQWR, maxU32), rq.MaxSRQWQEs/2-1), "Caps.MaxSRQWR"); err != nil {
+		return err
 	}
-	return nil
+	if err := inRange("SRQConfig.MaxSGE", cfg.MaxSGE, 1, capOr(caps.MaxSRQSGE, maxU32), "Caps.MaxSRQSGE"); err != nil {
+		return err
+	}
+	return validateSRQ(cfg)
 }
 
 // CreateSRQ creates a shared receive queue (ibv_create_srq) with its

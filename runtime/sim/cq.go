@@ -27,9 +27,12 @@ type simCQ struct {
 	fired uint64 // the arm doorbell the last event answered
 }
 
+// pow2 rounds n up to a power of two, stopping at 2^30 so that a count
+// the API let through cannot loop past the int's top bit; the caps checks
+// refuse it later.
 func pow2(n int) int {
 	p := 1
-	for p < n {
+	for p < n && p < 1<<30 {
 		p <<= 1
 	}
 	return p

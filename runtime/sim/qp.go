@@ -58,6 +58,13 @@ func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq d
 	case device.DCI:
 		ec.Type, ec.RecvCQ = engine.DCI, nil
 		if cfg.LogNumConcurent != 0 || cfg.LogNumErrored != 0 {
+			// The API checks the streams against the caps; a shift out of
+			// range here would panic, so refuse it rather than trust that.
+			lc, le := log2(caps.MaxDCIStreams), log2(caps.MaxErrStreams)
+			if cfg.LogNumConcurent < 0 || cfg.LogNumConcurent > lc || cfg.LogNumErrored < 0 || cfg.LogNumErrored > min(cfg.LogNumConcurent, le) {
+				return nil, fmt.Errorf("sim: create_qp: DCI streams log %d, errored log %d (0 to %d, errored at most the streams and %d)",
+					cfg.LogNumConcurent, cfg.LogNumErrored, lc, le)
+			}
 			ec.DCIStreams, ec.DCIErrStreams = 1<<cfg.LogNumConcurent, 1<<cfg.LogNumErrored
 		}
 	case device.DCT:

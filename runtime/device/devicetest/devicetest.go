@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"MRPinsRegion", testMRPinsRegion},
 		{"UmemClose", testUmemClose},
 		{"WrongPeer", testWrongPeer},
+		{"Rules", testRules},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
