@@ -73,7 +73,7 @@ func (c *fakeCtx) closed(what string) error {
 
 func (c *fakeCtx) Info() device.Info { return fakeInfo(c.name) }
 func (c *fakeCtx) Port() (device.Port, error) {
-	return device.Port{State: mlx.IBV_PORT_ACTIVE, MTU: mlx.IBV_MTU_1024, LID: 7}, nil
+	return device.Port{State: mlx.IBV_PORT_ACTIVE, MTU: mlx.IBV_MTU_1024, LID: 7, MaxMsgSize: 1 << 20}, nil
 }
 func (c *fakeCtx) AllocPD() (device.BackendPD, error) { return &fakePD{c: c}, nil }
 func (c *fakeCtx) Close() error                       { return c.closed("context") }

@@ -223,7 +223,11 @@ func (q *QP) build(b BackendQP, opaque sq.PD, cfg QPConfig) (unreg func(destroy 
 		if m.SQ == nil {
 			return nil, errors.New("the backend's QP has no send queue memory (QPMemory.SQ)")
 		}
-		q.sq, err = sq.New(sq.Config{Mem: m.SQ, QPN: m.QPN, QP: m.QP, SigAll: m.SigAll, BF: m.BF, PD: opaque})
+		qp := m.QP
+		if p, perr := q.c.b.Port(); perr == nil && qp.MaxMsgSize == 0 {
+			qp.MaxMsgSize = uint64(p.MaxMsgSize) // rule ibv_wr.msg_size: the writer refuses longer messages
+		}
+		q.sq, err = sq.New(sq.Config{Mem: m.SQ, QPN: m.QPN, QP: qp, SigAll: m.SigAll, BF: m.BF, PD: opaque})
 		if err != nil {
 			return nil, err
 		}

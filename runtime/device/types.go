@@ -60,6 +60,9 @@ type Port struct {
 	GID      [16]byte // GID index GIDIndex
 	GIDIndex int
 	Ethernet bool // RoCE: the link layer is Ethernet, the GID routes
+	// MaxMsgSize is the largest message the port carries (max_msg_sz); 0
+	// unknown. The send queue writers refuse a work request over it.
+	MaxMsgSize uint32
 }
 
 // CQConfig describes a CQ to create.

@@ -126,7 +126,8 @@ type simCtx struct {
 func (c *simCtx) Info() device.Info { return info(c.name, c.d.Caps(), c.d.LID()) }
 
 func (c *simCtx) Port() (device.Port, error) {
-	return device.Port{State: mlx.IBV_PORT_ACTIVE, MTU: mlx.IBV_MTU_4096, LID: c.d.LID(), GID: c.d.GID()}, nil
+	return device.Port{State: mlx.IBV_PORT_ACTIVE, MTU: mlx.IBV_MTU_4096, LID: c.d.LID(), GID: c.d.GID(),
+		MaxMsgSize: c.d.Caps().MaxMsgSize}, nil
 }
 
 func (c *simCtx) Close() error { return nil }

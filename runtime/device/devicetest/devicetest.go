@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"Recovery", testRecovery},
 		{"CQOverrun", testCQOverrun},
 		{"ErrorExplains", testErrorExplains},
+		{"MessageSize", testMessageSize},
 		{"PostPollSplit", testPostPollSplit},
 		{"CloseRace", testCloseRace},
 		{"MRPinsRegion", testMRPinsRegion},

@@ -255,3 +255,36 @@ func testErrorExplains(t *testing.T, c *device.Context) {
 		t.Errorf("errors.Is(%v, %v) is false", err, wc.Status.Errno())
 	}
 }
+
+// testMessageSize: the send queue writers know the port's max_msg_sz and
+// refuse a work request over it at post (rule ibv_wr.msg_size), and an
+// SGE length with bit 31 set (ibv_wr.sge_length), writing nothing.
+func testMessageSize(t *testing.T, c *device.Context) {
+	port := Must[device.Port](t, "Port")(c.Port())
+	p := RCPair(t, c, nil)
+	src, dst := MRPair(t, p.PD, 64)
+	s := p.A.SQ()
+	try := func(n uint32) error {
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		err := s.RDMAWriteSGE(dst.RKey, dst.Addr, src.LKey, src.Addr, n)
+		if cerr := s.Complete(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	var re *mlx.RuleError
+	if err := try(0x8000000c); !errors.As(err, &re) || re.Rule != "ibv_wr.sge_length" {
+		t.Errorf("an SGE of %#x bytes: %v, want rule ibv_wr.sge_length", 0x8000000c, err)
+	}
+	if port.MaxMsgSize == 0 || port.MaxMsgSize >= 1<<31 {
+		return // the port sets no limit below the SGE's
+	}
+	if err := try(port.MaxMsgSize + 1); !errors.As(err, &re) || re.Rule != "ibv_wr.msg_size" {
+		t.Errorf("a message of max_msg_sz %d + 1 bytes: %v, want rule ibv_wr.msg_size", port.MaxMsgSize, err)
+	}
+	if s.Head() != 0 {
+		t.Errorf("%d work requests posted by refused calls", s.Head())
+	}
+}

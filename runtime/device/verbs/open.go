@@ -184,7 +184,7 @@ func (c *vctx) Port() (device.Port, error) {
 	if err := mv.IBVQueryPort(c.ctx, 1, &a); err != nil {
 		return device.Port{}, err
 	}
-	p := device.Port{State: a.State, MTU: a.ActiveMTU, LID: a.LID, Ethernet: a.LinkLayer == linkLayerEthernet}
+	p := device.Port{State: a.State, MTU: a.ActiveMTU, LID: a.LID, Ethernet: a.LinkLayer == linkLayerEthernet, MaxMsgSize: a.MaxMsgSz}
 	if _, err := mv.QueryGID(c.ctx, 1, 0, unsafe.Pointer(&p.GID)); err != nil {
 		return device.Port{}, err
 	}
