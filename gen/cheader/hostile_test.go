@@ -17,8 +17,14 @@ import (
 )
 
 // Bounds every header set under 1 MB must be modelled or refused within.
+// The CPU bound is issue 22's, 10 s: the slowest case (960 kB of short
+// lines, its time mostly cc/v4's preprocessing and the collector) takes
+// 2.8 s on the machines the 5 s bound was set on and 4.7 to 5.1 s on
+// today's CI machines, a bound no longer with room for the collector's
+// variance; an exponential case still runs past it by orders of
+// magnitude.
 const (
-	hostileCPU    = 5 * time.Second
+	hostileCPU    = 10 * time.Second
 	hostileMemory = 1 << 30 // peak resident set
 	hostileWall   = 60 * time.Second
 	// hostileAS caps the child's address space so that a runaway fails
