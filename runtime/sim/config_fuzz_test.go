@@ -16,15 +16,16 @@ import (
 // errno. `go test` runs the seeds; `go test -fuzz FuzzConfigs` explores.
 func FuzzConfigs(f *testing.F) {
 	f.Add(uint8(1), 4, 4, 1, 1, 0, 0, 0, uint32(0), 16, 64)
-	f.Add(uint8(2), 4, 0, 1, 0, 0, -1, 0, uint32(0), 16, 64)                          // DCI, LogNumErrored -1 (the issue's panic)
-	f.Add(uint8(2), 4, 0, 1, 0, 0, 0, -1, uint32(0), 16, 64)                          // DCI, LogNumConcurent -1
-	f.Add(uint8(2), 4, 0, 1, 0, 0, 100, 0, uint32(0), 16, 64)                         // LogNumErrored 100 without streams
-	f.Add(uint8(2), 4, 0, 1, 0, 0, 3, 1, uint32(0), 16, 64)                           // more errored than streams
-	f.Add(uint8(2), 4, 0, 1, 0, 0, 1, 2, uint32(0), 16, 64)                           // streams within the caps
-	f.Add(uint8(1), 4, 4, 1000, 0, 0, 0, 0, uint32(0), 16, 64)                        // MaxSendSGE above the caps
-	f.Add(uint8(1), -1, -5, -1, -1, -1, 0, 0, uint32(0x100), -1, -64)                 // negatives
-	f.Add(uint8(1), 1<<40, 1<<40, 1<<40, 1<<40, 1<<40, 0, 0, uint32(0), 1<<40, 1<<40) // oversized
-	f.Add(uint8(3), 0, 0, 0, 0, 0, 0, 0, uint32(0x20), 4, 96)                         // DCT, bad CQE size
+	f.Add(uint8(2), 4, 0, 1, 0, 0, -1, 0, uint32(0), 16, 64)            // DCI, LogNumErrored -1 (the issue's panic)
+	f.Add(uint8(2), 4, 0, 1, 0, 0, 0, -1, uint32(0), 16, 64)            // DCI, LogNumConcurent -1
+	f.Add(uint8(2), 4, 0, 1, 0, 0, 100, 0, uint32(0), 16, 64)           // LogNumErrored 100 without streams
+	f.Add(uint8(2), 4, 0, 1, 0, 0, 3, 1, uint32(0), 16, 64)             // more errored than streams
+	f.Add(uint8(2), 4, 0, 1, 0, 0, 1, 2, uint32(0), 16, 64)             // streams within the caps
+	f.Add(uint8(1), 4, 4, 1000, 0, 0, 0, 0, uint32(0), 16, 64)          // MaxSendSGE above the caps
+	f.Add(uint8(1), -1, -5, -1, -1, -1, 0, 0, uint32(0x100), -1, -64)   // negatives
+	big := int(^uint(0) >> 1)                                           // the largest int: oversized on 32 and 64 bits
+	f.Add(uint8(1), big, big, big, big, big, 0, 0, uint32(0), big, big) // oversized
+	f.Add(uint8(3), 0, 0, 0, 0, 0, 0, 0, uint32(0x20), 4, 96)           // DCT, bad CQE size
 	f.Add(uint8(0), 4, 4, 1, 1, 0, 0, 0, uint32(0), 16, 128)
 	f.Add(uint8(3), 0, 0, 0, 76, 0, 0, 0, uint32(0), 56, 64) // an SRQ above the caps
 	c, err := device.Open("sim:fuzzconfigs")

@@ -28,7 +28,7 @@ func TestLengthBit31Refused(t *testing.T) {
 	src, dst := devicetest.MRPair(t, p.PD, 4096)
 	s := p.A.SQ()
 	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-	const bad = 0x8000000c
+	const bad uint32 = 0x8000000c
 	forms := map[string]func() error{
 		"calls": func() error {
 			if err := s.RDMAWrite(dst.RKey, dst.Addr); err != nil {
@@ -48,7 +48,7 @@ func TestLengthBit31Refused(t *testing.T) {
 		}
 		err := post()
 		var re *mlx.RuleError
-		if !errors.As(err, &re) || re.Rule != "ibv_wr.sge_length" || !errors.Is(err, syscall.EINVAL) || re.Value != bad {
+		if !errors.As(err, &re) || re.Rule != "ibv_wr.sge_length" || !errors.Is(err, syscall.EINVAL) || re.Value != uint64(bad) {
 			t.Fatalf("%s: %v, want rule ibv_wr.sge_length for length %#x", name, err, bad)
 		}
 		if cerr := s.Complete(); cerr != err {

@@ -276,7 +276,7 @@ func testMessageSize(t *testing.T, c *device.Context) {
 	}
 	var re *mlx.RuleError
 	if err := try(0x8000000c); !errors.As(err, &re) || re.Rule != "ibv_wr.sge_length" {
-		t.Errorf("an SGE of %#x bytes: %v, want rule ibv_wr.sge_length", 0x8000000c, err)
+		t.Errorf("an SGE of %#x bytes: %v, want rule ibv_wr.sge_length", uint32(0x8000000c), err)
 	}
 	if port.MaxMsgSize == 0 || port.MaxMsgSize >= 1<<31 {
 		return // the port sets no limit below the SGE's
