@@ -3,6 +3,7 @@ package gen
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 )
@@ -93,12 +94,19 @@ func (w *writer) commit() error {
 	if err == nil {
 		return nil
 	}
-	return errors.Join(err, w.rollback())
+	if rerr := w.rollback(); rerr != nil {
+		// The journal stays: the next run finishes the rollback.
+		return errors.Join(err, rerr)
+	}
+	if rerr := w.fsys.Remove(w.journal); rerr != nil {
+		return errors.Join(err, fmt.Errorf("could not remove the journal %s: %w", w.journal, rerr))
+	}
+	return err
 }
 
 func (w *writer) syncDirs() error {
 	for _, d := range w.dirs {
-		if err := w.fsys.SyncDir(d); err != nil {
+		if err := w.fsys.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("syncing directory %s: %w", d, err)
 		}
 	}

@@ -143,9 +143,15 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *bindings != "" {
 		o.More = append(o.More, gen.Package{Dir: *bindings, Files: e.Bindings})
 	}
+	o.Wait = func(lock string) {
+		fmt.Fprintf(stderr, "mlx5gen: another mlx5gen run is writing %s; waiting for it (at most %v; lock %s)\n", o.Dir, gen.LockTimeout, lock)
+	}
 	rep, err := gen.WriteOutput(gen.OS, o)
 	if err != nil {
 		return failLines(stderr, err)
+	}
+	if rep.Repaired != "" {
+		fmt.Fprintf(stderr, "mlx5gen: %s\n", rep.Repaired)
 	}
 	stderr.Write(e.Stderr)
 	stdout.Write(e.Stdout)

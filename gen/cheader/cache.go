@@ -75,7 +75,7 @@ func (c *Cache) logf(format string, args ...any) {
 // The limits of an entry: what a model of rdma-core's headers needs is
 // about a megabyte.
 const (
-	cacheMagic    = "mlx5gen model cache 1\n"
+	cacheMagic    = "mlx5gen model cache 2\n"
 	maxEntryBytes = 64 << 20
 	maxObserved   = 10000 // files an entry may list
 	cacheTrimAge  = 14 * 24 * time.Hour

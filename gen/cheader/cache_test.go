@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
 )
@@ -259,4 +261,62 @@ func gobOf(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestCacheSwappedEntries: the entry of every header copied over every
+// other header's key is a miss saying so, never the other model; the
+// header is parsed again and its own model stored. A named pipe or a
+// symbolic link at the entry's path is a miss too, without hanging.
+func TestCacheSwappedEntries(t *testing.T) {
+	c, lines := logCache(t)
+	var roots, keys []string
+	models := map[string]*Model{}
+	raw := map[string][]byte{}
+	for i, field := range []string{"uint32_t b;", "uint64_t b;", "uint8_t b[3];"} {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, "infiniband", "mlx5dv.h"), fmt.Sprintf("#include <stdint.h>\nstruct s%d { %s };\n", i, field))
+		models[root], _ = loadLogged(t, c, lines, root)
+		key, _ := c.key(root, DefaultHeader)
+		raw[key], _ = os.ReadFile(c.path(key))
+		roots, keys = append(roots, root), append(keys, key)
+	}
+	for i, to := range keys {
+		for j, from := range keys {
+			if i == j {
+				continue
+			}
+			if err := os.WriteFile(c.path(to), raw[from], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, log := loadLogged(t, c, lines, roots[i])
+			wantLog(t, log, "model cache: miss (entry of another key")
+			wantLog(t, log, "model cache: stored")
+			sameModel(t, models[roots[i]], m)
+			if _, log = loadLogged(t, c, lines, roots[i]); !strings.Contains(log, "model cache: hit") {
+				t.Errorf("not stored again: %s", log)
+			}
+		}
+	}
+	for name, mk := range map[string]func(string) error{
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"link":      func(p string) error { return os.Symlink(c.path(keys[1]), p) },
+		"/dev/null": func(p string) error { return os.Symlink("/dev/null", p) },
+	} {
+		os.Remove(c.path(keys[0]))
+		if err := mk(c.path(keys[0])); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		*lines = (*lines)[:0]
+		go func() {
+			_, err := Load(Config{IncludeRoot: roots[0], Cache: c})
+			done <- fmt.Sprint(strings.Join(*lines, "\n"), err)
+		}()
+		select {
+		case log := <-done:
+			wantLog(t, log, "model cache: miss (not a regular file (")
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still loading after 10 s", name)
+		}
+	}
 }

@@ -29,7 +29,7 @@ import (
 )
 
 const (
-	magic        = "mlx5gen output cache 1\n"
+	magic        = "mlx5gen output cache 2\n"
 	maxEntry     = 64 << 20 // bytes of an entry; the 44.0 output is about 1 MiB
 	maxSpecFiles = 10000
 	maxSpecBytes = 64 << 20 // of all spec files together

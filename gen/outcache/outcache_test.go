@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/mlx5gen/mlx5gen/gen/emit"
 )
@@ -163,5 +165,60 @@ func TestUnwritable(t *testing.T) {
 	}
 	if e, _ := c.Lookup("k"); e != nil {
 		t.Fatal("a hit from an unwritable cache")
+	}
+}
+
+// TestSwappedEntries: every entry copied over every other key's file is a
+// miss saying so (never the other key's output), and a store after the
+// miss puts the right entry back; a named pipe, a symbolic link and a
+// device link at an entry's path are misses too, without hanging.
+func TestSwappedEntries(t *testing.T) {
+	c, _ := logged(t)
+	keys := []string{"k44", "k56", "k65"}
+	raw := map[string][]byte{}
+	for _, k := range keys {
+		e := sample()
+		e.Stdout = []byte("rdma-core " + k + "\n")
+		c.Store(k, e)
+		raw[k], _ = os.ReadFile(c.Path(k))
+	}
+	for _, from := range keys {
+		for _, to := range keys {
+			if from == to {
+				continue
+			}
+			if err := os.WriteFile(c.Path(to), raw[from], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if e, why := c.Lookup(to); e != nil || !strings.Contains(why, "entry of another key") {
+				t.Errorf("%s's entry under %s: %v, %q; want a miss", from, to, e, why)
+			}
+			e := sample()
+			e.Stdout = []byte("rdma-core " + to + "\n")
+			c.Store(to, e)
+			if e, why := c.Lookup(to); e == nil || string(e.Stdout) != "rdma-core "+to+"\n" {
+				t.Errorf("%s after the miss: %v, %q", to, e, why)
+			}
+		}
+	}
+	for name, mk := range map[string]func(string) error{
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"link":      func(p string) error { return os.Symlink(c.Path("k44"), p) },
+		"/dev/null": func(p string) error { return os.Symlink("/dev/null", p) },
+	} {
+		os.Remove(c.Path("x"))
+		if err := mk(c.Path("x")); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() { e, why := c.Lookup("x"); done <- fmt.Sprint(e, " ", why) }()
+		select {
+		case got := <-done:
+			if !strings.Contains(got, "<nil> not a regular file") {
+				t.Errorf("%s: %s; want a not-a-regular-file miss", name, got)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: lookup still running after 5 s", name)
+		}
 	}
 }
