@@ -35,6 +35,9 @@ type Package struct {
 // Report says what WriteOutput did.
 type Report struct {
 	Written, Removed []string
+	// Unchanged are the files left untouched because they already held
+	// their new content (then Written is empty: a run writes all or none).
+	Unchanged []string
 	// Leftover are hidden backups of the previous output that could not be
 	// removed once the new output was in place.
 	Leftover []string
@@ -85,7 +88,7 @@ func Write(dir string, files []emit.File) (written, removed []string, err error)
 // the run created. Go files of dir that an earlier run generated and this
 // one does not are removed in the same step. When every file already
 // holds its new content and nothing is to be removed or made, nothing is
-// touched (the report is the same).
+// touched (the report lists the files as Unchanged).
 func WriteOutput(fsys FS, o Output) (*Report, error) {
 	w := &writer{fsys: fsys}
 	if err := w.plan(o); err != nil {
@@ -94,7 +97,9 @@ func WriteOutput(fsys FS, o Output) (*Report, error) {
 	if w.unchanged() {
 		// Every file already holds its new content: an unchanged tree is
 		// left alone (no write, no sync: the warm path of go generate).
-		return w.finish(), nil
+		r := w.finish()
+		r.Written, r.Unchanged = nil, r.Written
+		return r, nil
 	}
 	if err := w.stage(); err != nil {
 		return nil, errors.Join(err, w.discard())

@@ -77,8 +77,10 @@ func load(c Config) (*Model, *parser, error) {
 	if c.Header == "" {
 		c.Header = DefaultHeader
 	}
-	if fi, err := os.Stat(c.IncludeRoot); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(c.IncludeRoot); err != nil {
 		return nil, nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("include root %s is not a directory (the include root is the directory holding %s)", c.IncludeRoot, filepath.ToSlash(c.Header))
 	}
 	if _, err := os.Stat(filepath.Join(c.IncludeRoot, c.Header)); err != nil {
 		return nil, nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
