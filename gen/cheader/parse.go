@@ -277,20 +277,49 @@ func (p *parser) parseError(err error) error {
 		if line == "" {
 			continue
 		}
+		limit := strings.Contains(line, expansionLimitMsg)
 		if m := errPosRE.FindStringSubmatch(line); m != nil {
 			where := p.rel(m[1]) + ":" + m[2] + ":" + m[3]
 			if im := includeMissRE.FindStringSubmatch(m[4]); im != nil {
 				name := strings.Trim(im[1], `<>"`)
 				return &MissingError{Path: name, What: "include file", Package: packageFor(name), Where: where}
 			}
-			line = where + ": " + m[4]
+			line = where + ": " + ccMessage(m[1], m[4])
+			if strings.HasPrefix(m[1], "<") && strings.Contains(m[4], expansionLimitMsg) {
+				line = ccMessage(m[1], m[4]) // no position of the header's to give
+			}
 		}
 		msgs = append(msgs, line)
+		if limit {
+			break // what follows cascades from it (internal errors, unbalanced parentheses)
+		}
 	}
 	if len(msgs) == 0 {
 		msgs = []string{err.Error()}
 	}
 	return &ParseError{Messages: msgs}
+}
+
+// expansionLimitMsg is how cc/v4 says it reached Config.ExpansionLimit.
+const expansionLimitMsg = "macro expansion limit exceeded"
+
+var limitRE = regexp.MustCompile(`ExpansionLimit (\d+)`)
+
+// ccMessage rewrites a cc/v4 message: its misspelling fixed, and its
+// expansion limit reported at <predefined> (cc counts every token it
+// preprocesses, so a header long enough reaches it with no macro in sight)
+// said for what it is.
+func ccMessage(file, msg string) string {
+	msg = strings.ReplaceAll(msg, "unabalanced", "unbalanced")
+	if strings.Contains(msg, expansionLimitMsg) && strings.HasPrefix(file, "<") {
+		limit := "its limit"
+		if l := limitRE.FindStringSubmatch(msg); l != nil {
+			limit = l[1] + " tokens"
+		}
+		return "the header is too large: the C front end (cc/v4) preprocesses at most " + limit + " (its Config.ExpansionLimit) and the header holds more " +
+			"(a declaration of hundreds of thousands of members, megabytes of enumerators); no macro is involved"
+	}
+	return msg
 }
 
 // rel makes a header path relative to the include directory it was found in.
