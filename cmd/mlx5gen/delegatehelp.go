@@ -9,7 +9,7 @@ import (
 
 // The usages of the programs mlx5gen runs, printed by mlx5gen itself so
 // that "replay -h" and "devices -h" work (status 0) where the program is
-// not found. TestScripts (help.txtar) holds each to the program's own.
+// not found. TestScripts (honest.txtar) holds each to the program's own.
 
 const replayUsage = "usage: mlx5gen replay [-v] FILE.json...\n\n" +
 	"Replays reference vectors (testdata/vectors) through mlx5gen's send-queue writer and\n" +
