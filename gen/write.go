@@ -50,6 +50,9 @@ type Package struct {
 // Report says what WriteOutput did.
 type Report struct {
 	Written, Removed []string
+	// Unchanged are the files left untouched because they already held
+	// their new content (then Written is empty: a run writes all or none).
+	Unchanged []string
 	// Leftover are hidden backups of the previous output (or the journal)
 	// that could not be removed once the new output was in place.
 	Leftover []string
@@ -104,7 +107,7 @@ func Write(dir string, files []emit.File) (written, removed []string, err error)
 // the run created. Go files of dir that an earlier run generated and this
 // one does not are removed in the same step. When every file already
 // holds its new content and nothing is to be removed or made, nothing is
-// touched (the report is the same).
+// touched (the report lists the files as Unchanged).
 //
 // Runs into one Dir are serialised by an advisory lock (flock on
 // Dir/.mlx5gen.lock; a second run waits at most LockTimeout, telling
@@ -137,6 +140,7 @@ func WriteOutput(fsys FS, o Output) (rep *Report, err error) {
 		// left alone (no write, no sync: the warm path of go generate).
 		r := w.finish()
 		r.Repaired = repaired
+		r.Written, r.Unchanged = nil, r.Written
 		return r, nil
 	}
 	if err := w.stage(); err != nil {

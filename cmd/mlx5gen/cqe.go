@@ -58,7 +58,7 @@ func cqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg, err := in.config("mlx5dv")
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return configFail(fs, stderr, err)
 	}
 	res, err := gen.Load(cfg)
 	if err != nil {

@@ -23,10 +23,12 @@ import (
 type inputs struct {
 	root, header, version, specDir *string
 	release                        *string // -rdma-core-version
+	fs                             *flag.FlagSet
 }
 
 func inputFlags(fs *flag.FlagSet) inputs {
 	return inputs{
+		fs:      fs,
 		root:    fs.String("I", cheader.DefaultIncludeRoot, "include root holding infiniband/"),
 		header:  fs.String("header", cheader.DefaultHeader, "header to read, relative to the include root"),
 		version: fs.String("rdma-core", "", "read this rdma-core release (44.0, 56.1, 65.0) from the project's header cache instead of -I, fetching it if needed"),
@@ -35,8 +37,32 @@ func inputFlags(fs *flag.FlagSet) inputs {
 	}
 }
 
+// errConflict is a usage error: flags that exclude each other.
+type errConflict struct{ msg string }
+
+func (e errConflict) Error() string { return e.msg }
+
+// configFail reports an error of config: a usage error (status 2, with the
+// usage) or a failure (status 1).
+func configFail(fs *flag.FlagSet, stderr io.Writer, err error) int {
+	var c errConflict
+	if errors.As(err, &c) {
+		fmt.Fprintf(stderr, "mlx5gen: %v\n", err)
+		fs.Usage()
+		return 2
+	}
+	return failf(stderr, "%v", err)
+}
+
 // config turns the flags into a generator configuration.
 func (in inputs) config(pkg string) (gen.Config, error) {
+	if *in.version != "" {
+		set := false
+		in.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "I" })
+		if set {
+			return gen.Config{}, errConflict{"-I and -rdma-core exclude each other: -rdma-core " + *in.version + " reads the header cache's include root, not " + *in.root}
+		}
+	}
 	cfg := gen.Config{IncludeRoot: *in.root, Header: *in.header, Package: pkg,
 		Version: *in.release, VersionSource: "-rdma-core-version"}
 	if *in.version != "" {
@@ -109,7 +135,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg, err := in.config(*pkg)
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return configFail(fs, stderr, err)
 	}
 	cfg.Alias = *aliasOf
 	if *verbose {
@@ -157,6 +183,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	stdout.Write(e.Stdout)
 	for _, w := range rep.Written {
 		fmt.Fprintf(stdout, "wrote %s\n", w)
+	}
+	for _, u := range rep.Unchanged {
+		fmt.Fprintf(stdout, "unchanged %s\n", u)
 	}
 	for _, r := range rep.Removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
@@ -226,7 +255,7 @@ func checkCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg, err := in.config("mlx5dv")
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return configFail(fs, stderr, err)
 	}
 	if *verbose {
 		cfg.ModelCache = modelCache(stderr)

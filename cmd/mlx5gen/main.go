@@ -59,8 +59,17 @@ commands:
 Run "mlx5gen <command> -h" for a command's flags.
 `
 
-// run is main without the process: it returns the exit status.
+// run is main without the process: it returns the exit status. Every
+// write to stdout and stderr is checked: a command whose output could not
+// be written exits 1.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runChecked(func(stdout, stderr io.Writer) int {
+		return dispatch(args, stdin, stdout, stderr)
+	}, stdout, stderr)
+}
+
+// dispatch runs the command args name.
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -30,7 +30,7 @@ func namesCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg, err := in.config("")
 	if err != nil {
-		return failf(stderr, "%v", err)
+		return configFail(fs, stderr, err)
 	}
 	res, err := gen.Load(cfg)
 	if err != nil {

@@ -28,13 +28,16 @@ type delegate struct {
 	cmd     string // the mlx5gen command
 	program string // the program's name
 	dir     string // its directory in the module
+	// help prints the program's usage, and says so, when args ask for it:
+	// that is answered before the program is looked for.
+	help func(args []string, stderr io.Writer) bool
 }
 
 func (d delegate) pkg() string { return "github.com/mlx5gen/mlx5gen/" + d.dir }
 
 var (
-	replayDelegate  = delegate{"replay", replayProgram, replayDir}
-	devicesDelegate = delegate{"devices", "mlx5gen-devices", "internal/cmd/mlx5gen-devices"}
+	replayDelegate  = delegate{"replay", replayProgram, replayDir, replayHelp}
+	devicesDelegate = delegate{"devices", "mlx5gen-devices", "internal/cmd/mlx5gen-devices", devicesHelp}
 )
 
 // replayHow is what replayCmd runs: a program, or a checkout to build it in.
@@ -93,6 +96,9 @@ func devicesCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runDelegate runs d's program with the arguments and returns its status.
 func runDelegate(d delegate, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if d.help(args, stderr) {
+		return 0
+	}
 	how, err := osReplayEnv.findProgram(d)
 	if err != nil {
 		return failf(stderr, "%v", err)

@@ -1,8 +1,9 @@
 // Package cdiff compares two C models of mlx5dv.h (two rdma-core releases):
 // the functions, structs and unions, their fields and layouts, the enum
-// types and the integer constants (enumerators, flags among them, and
-// macros) that were added, removed or changed. It is what a user reads
-// when rdma-core moves.
+// types, the integer constants (enumerators, flags among them, and
+// macros) and the other macros (by their replacement tokens) that were
+// added, removed or changed. Fields that only moved, all of one struct
+// together, are one change. It is what a user reads when rdma-core moves.
 package cdiff
 
 import (
@@ -12,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 )
@@ -73,13 +73,15 @@ func (r *Report) Count(kind, change string) int {
 // models.
 func Compare(old, new *cheader.Model) *Report {
 	r := &Report{
-		Old: Side{old.Version, old.IncludeRoot},
-		New: Side{new.Version, new.IncludeRoot},
+		Old:     Side{old.Version, old.IncludeRoot},
+		New:     Side{new.Version, new.IncludeRoot},
+		Changes: []Change{}, // JSON: [] when nothing changed
 	}
 	r.funcs(old, new)
 	r.records(old, new)
 	r.enums(old, new)
 	r.constants(old, new)
+	r.macros(old, new)
 	slices.SortStableFunc(r.Changes, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Change, b.Change))
 	})
@@ -87,7 +89,7 @@ func Compare(old, new *cheader.Model) *Report {
 }
 
 func kindOrder(k string) int {
-	return slices.Index([]string{KindFunction, KindRecord, KindLayout, KindField, KindEnum, KindConstant}, k)
+	return slices.Index([]string{KindFunction, KindRecord, KindLayout, KindOffsets, KindField, KindEnum, KindConstant, KindMacro}, k)
 }
 
 func (r *Report) add(kind, change, name, old, new string, pos cheader.Pos) {
@@ -237,14 +239,12 @@ func (r *Report) records(old, new *cheader.Model) {
 				}
 				return out
 			}
+			var both [][2]cheader.Member
 			diffMaps(fields(a), fields(b),
 				func(p string, m cheader.Member) { r.add(KindField, Removed, n+"."+p, member(m), "", m.Field.Pos) },
 				func(p string, m cheader.Member) { r.add(KindField, Added, n+"."+p, "", member(m), m.Field.Pos) },
-				func(p string, x, y cheader.Member) {
-					if mx, my := member(x), member(y); mx != my {
-						r.add(KindField, Changed, n+"."+p, mx, my, y.Field.Pos)
-					}
-				})
+				func(p string, x, y cheader.Member) { both = append(both, [2]cheader.Member{x, y}) })
+			r.fieldChanges(n, both)
 		})
 }
 
@@ -309,20 +309,22 @@ func (r *Report) constants(old, new *cheader.Model) {
 		})
 }
 
-// WriteTable prints the report as a table, a line per change.
+// WriteTable prints the releases and the counts of changes, the include
+// roots compared (old:, new:), and a table, a row per change, lines about
+// MaxWidth columns wide at most: a declaration longer than the OLD or NEW
+// column is marked there with "↓" and printed whole on the lines under
+// its row, wrapped between words; a name or file longer than its column
+// keeps its start and end around an ellipsis.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "rdma-core %s (%s) -> %s (%s): %d added, %d removed, %d changed\n",
-		orUnknown(r.Old.Version), r.Old.IncludeRoot, orUnknown(r.New.Version), r.New.IncludeRoot,
-		r.Count("", Added), r.Count("", Removed), r.Count("", Changed))
+	if _, err := fmt.Fprintf(w, "rdma-core %s -> %s: %d added, %d removed, %d changed\nold: %s\nnew: %s\n",
+		orUnknown(r.Old.Version), orUnknown(r.New.Version),
+		r.Count("", Added), r.Count("", Removed), r.Count("", Changed), r.Old.IncludeRoot, r.New.IncludeRoot); err != nil {
+		return err
+	}
 	if len(r.Changes) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tCHANGE\tNAME\tOLD\tNEW\tFILE")
-	for _, c := range r.Changes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Kind, c.Change, c.Name, dash(c.Old), dash(c.New), c.File)
-	}
-	return tw.Flush()
+	return r.writeRows(w)
 }
 
 func dash(s string) string {

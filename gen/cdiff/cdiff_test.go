@@ -3,8 +3,10 @@ package cdiff
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mlx5gen/mlx5gen/gen/cheader"
 	"github.com/mlx5gen/mlx5gen/internal/rdmacore"
@@ -56,6 +58,14 @@ func TestTiny(t *testing.T) {
 		{KindConstant, Added, "TINY_X", "", ""},
 		{KindConstant, Removed, "TINY_GONE", "0x1 int (macro)", ""},
 		{KindConstant, Changed, "TINY_MAX", "0x10 int (macro)", "0x20 int (macro)"},
+		// One inserted member: the members after it are one change.
+		{KindLayout, Changed, "struct tiny_ctx", "size 16, align 4", "size 20, align 4"},
+		{KindField, Added, "struct tiny_ctx.ins", "", "int at 4"},
+		{KindOffsets, Changed, "struct tiny_ctx", "3 fields, .b to .d", "moved +4 bytes"},
+		// Macros by their tokens (tiny_ws only gained spaces).
+		{KindMacro, Changed, "tiny_reg", "#define tiny_reg(...) _tiny_reg(pd, a, 0)", "#define tiny_reg(...) _tiny_reg(pd, a, 1)"},
+		{KindMacro, Changed, "TINY_STR", `#define TINY_STR "old"`, `#define TINY_STR "new"`},
+		{KindMacro, Added, "tiny_new_macro", "", "#define tiny_new_macro(...) (x)"},
 	}
 	for _, w := range want {
 		c := find(t, r, w.kind, w.name)
@@ -76,7 +86,8 @@ func TestTiny(t *testing.T) {
 		t.Errorf("bits: %q -> %q", c.Old, c.New)
 	}
 	for _, c := range r.Changes {
-		if c.Name == "tiny_renamed_param" || c.Name == "TINY_A" || c.Name == "enum tiny_flags" {
+		if c.Name == "tiny_renamed_param" || c.Name == "TINY_A" || c.Name == "enum tiny_flags" || c.Name == "tiny_ws" ||
+			strings.HasPrefix(c.Name, "struct tiny_ctx.") && c.Name != "struct tiny_ctx.ins" {
 			t.Errorf("reported an unchanged declaration: %+v", c)
 		}
 	}
@@ -114,7 +125,20 @@ func TestReleases(t *testing.T) {
 			t.Errorf("%s: %s", f, c.Change)
 		}
 	}
+	// ibv_reg_mr's body changed (as from 44.0 to 44.12): its tokens.
+	if c := find(t, r, KindMacro, "ibv_reg_mr"); c.Change != Changed || !strings.Contains(c.New, "(int)(access)") {
+		t.Errorf("ibv_reg_mr: %+v", c)
+	}
 	r = Compare(models["56.1"], models["65.0"])
+	// The members 65.0 adds to verbs_context move the 41 others: one line.
+	if c := find(t, r, KindOffsets, "struct verbs_context"); c.Old != "41 fields, .query_port to .context" || c.New != "moved +48 bytes" {
+		t.Errorf("verbs_context: %+v", c)
+	}
+	for _, c := range r.Changes {
+		if c.Kind == KindField && c.Change == Changed && strings.HasPrefix(c.Name, "struct verbs_context.") {
+			t.Errorf("a moved member on a line of its own: %+v", c)
+		}
+	}
 	for _, f := range []string{"mlx5dv_devx_obj_export", "mlx5dv_devx_obj_import", "mlx5dv_devx_obj_unimport",
 		"mlx5dv_devx_umem_export", "mlx5dv_devx_umem_import", "mlx5dv_var_export", "mlx5dv_var_import"} {
 		if c := find(t, r, KindFunction, f); c.Change != Added {
@@ -123,5 +147,45 @@ func TestReleases(t *testing.T) {
 	}
 	if r := Compare(models["65.0"], models["65.0"]); len(r.Changes) != 0 {
 		t.Errorf("a header differs from itself:\n%s", table(r))
+	}
+}
+
+// TestNoChangesJSON: a header compared with itself has no changes, and the
+// JSON says so with [] (not null).
+func TestNoChangesJSON(t *testing.T) {
+	m := load(t, "testdata/old")
+	b, err := json.Marshal(Compare(m, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"changes":[]`) {
+		t.Errorf("no changes: %s", b)
+	}
+}
+
+// TestTableWidth: every line of the table of a release upgrade stays near
+// MaxWidth, and a declaration too long for its column is printed whole
+// under its row.
+func TestTableWidth(t *testing.T) {
+	long := strings.Repeat("struct mlx5dv_flow_match_parameters * match_value, ", 10)
+	r := &Report{Changes: []Change{
+		{Kind: KindFunction, Change: Added, Name: "f", New: "int f(" + long + "int x)", File: "infiniband/mlx5dv.h:1:1"},
+		{Kind: KindConstant, Change: Added, Name: "C", New: "0x1 int (macro)", File: "infiniband/mlx5dv.h:2:1"},
+		{Kind: KindField, Change: Changed, Name: "struct " + strings.Repeat("x", 90) + ".y", Old: "int at 0", New: "long at 0", File: "infiniband/mlx5dv.h:3:1"},
+	}}
+	tb := table(r)
+	for _, l := range strings.Split(strings.TrimSuffix(tb, "\n"), "\n")[1:] {
+		if n := utf8.RuneCountInString(l); n > MaxWidth+20 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if got := strings.Join(strings.Fields(tb), " "); !strings.Contains(got, strings.Join(strings.Fields(long), " ")) {
+		t.Errorf("the long declaration is not printed whole:\n%s", tb)
+	}
+	if !regexp.MustCompile(`(?m)^constant +added +C +- +0x1 int \(macro\) +infiniband/mlx5dv.h:2:1$`).MatchString(tb) {
+		t.Errorf("a short row is not one line:\n%s", tb)
+	}
+	if !strings.Contains(tb, "…") {
+		t.Errorf("the long name is not elided:\n%s", tb)
 	}
 }

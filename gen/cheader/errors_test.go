@@ -96,7 +96,9 @@ func TestRefusals(t *testing.T) {
 		{"pack inside a record", "struct q { char a;\n#pragma pack(1)\n int b; };\n",
 			[]string{"infiniband/mlx5dv.h:1:1", "struct q", "#pragma pack changes between the marked lines"}},
 		{"pack value from a macro", "#define V 1\n#pragma pack(push, V)\nstruct v { char a; int b; };\n",
-			[]string{"infiniband/mlx5dv.h:3:1", "struct v", "V, which is a macro"}},
+			[]string{"infiniband/mlx5dv.h:2:9: #pragma pack: ", "uses V, which is a macro", "struct v at infiniband/mlx5dv.h:3:1"}},
+		{"pack value from a macro, record in another header", "#include \"other.h\"\n#define PK 1\n#pragma pack(push, PK)\nstruct v { char a; int b; };\n",
+			[]string{"infiniband/mlx5dv.h:3:9: #pragma pack: ", "uses PK, which is a macro", "struct o at infiniband/other.h:1:1"}},
 		{"pack form not known", "#pragma pack(push, 1, 2, 3)\nstruct u { char a; int b; };\n",
 			[]string{"infiniband/mlx5dv.h:2:1", "struct u", "#pragma pack at infiniband/mlx5dv.h:1:9"}},
 		{"pack expression", "#pragma pack(1 + 1)\nstruct e { char a; int b; };\n",
@@ -113,6 +115,11 @@ func TestRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			root := writeHeader(t, "mlx5dv.h", c.src)
+			if strings.Contains(c.src, "other.h") { // a record laid out before the pragma, in another header
+				if err := os.WriteFile(filepath.Join(root, "infiniband", "other.h"), []byte("struct o { char c; };\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			_, err := cheader.Load(cheader.Config{IncludeRoot: root})
 			t.Log(err)
 			var le *cheader.LayoutError

@@ -58,9 +58,9 @@ type packTracker struct {
 	value   int64 // 0: no #pragma pack in force
 	saved   []packSaved
 	changes int
-	seen    bool     // any #pragma pack at all
-	unknown Pos      // where the value became packUnknown
-	idents  []string // identifiers in pack pragmas: gcc expands macros there
+	seen    bool        // any #pragma pack at all
+	unknown Pos         // where the value became packUnknown
+	idents  []packIdent // identifiers in pack pragmas: gcc expands macros there
 	lines   map[lineKey]lineMark
 	sorted  map[string][]int // markedLines
 }
@@ -231,7 +231,7 @@ func (p *parser) packPragma(toks []cc.Token, pos Pos) {
 			p.packUnknownAt(pos)
 			return
 		}
-		t.idents = append(t.idents, id)
+		t.idents = append(t.idents, packIdent{id, pos})
 		p.packPop(id)
 	default:
 		p.packUnknownAt(pos)
@@ -260,7 +260,7 @@ func (p *parser) packPush(parts [][]string, pos Pos) {
 			p.packUnknownAt(pos)
 			return
 		}
-		t.idents = append(t.idents, id)
+		t.idents = append(t.idents, packIdent{id, pos})
 	}
 	n := t.value
 	if nstr != "" {
@@ -384,8 +384,10 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 		return 0, &LayoutError{Pos: r.Pos, Decl: r.CName(), Reason: why}
 	}
 	for _, id := range t.idents {
-		if m := p.ast.Macros[id]; m != nil {
-			return refuse(fmt.Sprintf("#pragma pack uses %s, which is a macro (gcc expands it; the model does not)", id))
+		if m := p.ast.Macros[id.name]; m != nil {
+			// The pragma is the cause, wherever the first record is.
+			return 0, &LayoutError{Pos: id.pos, Decl: "#pragma pack", Reason: fmt.Sprintf(
+				"it uses %s, which is a macro (gcc expands it; the model does not), so no record's pack is certain (the first refused: %s at %s)", id.name, r.CName(), r.Pos)}
 		}
 	}
 	start := spec.Position()
@@ -419,6 +421,12 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 		return refuse(fmt.Sprintf("the #pragma pack at %s is a form the model does not know", t.unknown))
 	}
 	return first.value, nil
+}
+
+// packIdent is an identifier of a pack pragma and the pragma's position.
+type packIdent struct {
+	name string
+	pos  Pos
 }
 
 // IncludeError is a header set the model does not follow to the end: one

@@ -77,8 +77,10 @@ func load(c Config) (*Model, *parser, error) {
 	if c.Header == "" {
 		c.Header = DefaultHeader
 	}
-	if fi, err := os.Stat(c.IncludeRoot); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(c.IncludeRoot); err != nil {
 		return nil, nil, &MissingError{Path: c.IncludeRoot, What: "include root", Package: packageFor(c.Header)}
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("include root %s is not a directory (the include root is the directory holding %s)", c.IncludeRoot, filepath.ToSlash(c.Header))
 	}
 	if _, err := os.Stat(filepath.Join(c.IncludeRoot, c.Header)); err != nil {
 		return nil, nil, &MissingError{Path: filepath.Join(c.IncludeRoot, c.Header), What: "header", Package: packageFor(c.Header)}
@@ -275,15 +277,22 @@ func (p *parser) parseError(err error) error {
 		if line == "" {
 			continue
 		}
+		limit := strings.Contains(line, expansionLimitMsg)
 		if m := errPosRE.FindStringSubmatch(line); m != nil {
 			where := p.rel(m[1]) + ":" + m[2] + ":" + m[3]
 			if im := includeMissRE.FindStringSubmatch(m[4]); im != nil {
 				name := strings.Trim(im[1], `<>"`)
 				return &MissingError{Path: name, What: "include file", Package: packageFor(name), Where: where}
 			}
-			line = where + ": " + m[4]
+			line = where + ": " + ccMessage(m[1], m[4])
+			if strings.HasPrefix(m[1], "<") && strings.Contains(m[4], expansionLimitMsg) {
+				line = ccMessage(m[1], m[4]) // no position of the header's to give
+			}
 		}
 		msgs = append(msgs, line)
+		if limit {
+			break // what follows cascades from it (internal errors, unbalanced parentheses)
+		}
 	}
 	if len(msgs) == 0 {
 		msgs = []string{err.Error()}

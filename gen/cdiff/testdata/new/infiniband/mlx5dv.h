@@ -31,4 +31,17 @@ int _tiny_close(int fd, int how);
 #define tiny_close(fd) _tiny_close(fd, 0)
 void tiny_renamed_param(int b);
 int tiny_added(void);
+/* One member is inserted before b: b, c and d move together. */
+struct tiny_ctx {
+	int a;
+	int ins;
+	int b;
+	int c;
+	int d;
+};
+
+#define tiny_reg(pd, a) _tiny_reg(pd, a, 1)
+#define tiny_ws(x) ( ( x ) + 1 )
+#define TINY_STR "new"
+#define tiny_new_macro(x) (x)
 #endif

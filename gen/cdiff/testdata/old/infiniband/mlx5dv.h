@@ -24,4 +24,15 @@ struct tiny_old_only {
 int tiny_open(int fd, unsigned flags);
 int tiny_close(int fd);
 void tiny_renamed_param(int a);
+/* One member is inserted before b: b, c and d move together. */
+struct tiny_ctx {
+	int a;
+	int b;
+	int c;
+	int d;
+};
+
+#define tiny_reg(pd, a) _tiny_reg(pd, a, 0)
+#define tiny_ws(x) ((x)+1)
+#define TINY_STR "old"
 #endif
