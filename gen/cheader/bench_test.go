@@ -1,8 +1,10 @@
 package cheader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"modernc.org/cc/v4"
@@ -53,4 +55,40 @@ func BenchmarkCCParseOnly(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkManyMacros models a header of 30,000 integer macros (under
+// maxDefines) and reports the bytes allocated and the peak heap per
+// 100,000 macros, the figure issue 22 gave as 6.5 KB a macro.
+func BenchmarkManyMacros(b *testing.B) {
+	const n = 30000
+	root := b.TempDir()
+	var src []byte
+	for i := 0; i < n; i++ {
+		src = fmt.Appendf(src, "#define K%d (%d << 2 | 1)\n", i, i)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "infiniband"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, DefaultHeader), src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak uint64
+	for b.Loop() {
+		m, err := Load(Config{IncludeRoot: root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(m.Macros) < n {
+			b.Fatalf("%d macros modelled, want %d", len(m.Macros), n)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)*100000/n, "B-alloc/100k-macros")
+	b.ReportMetric(float64(peak)*100000/n, "B-heap/100k-macros")
 }

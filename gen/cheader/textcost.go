@@ -17,6 +17,10 @@ type costTable struct {
 	macros map[string]*costMacro
 	total  int64
 	names  map[string]string // interned token spellings
+
+	ntokens int // tokens of the headers so far (maxHeaderTokens)
+	defines int // #define directives so far (maxDefines)
+	longest int // the most tokens of a line so far
 }
 
 type costMacro struct {
@@ -36,9 +40,6 @@ const maxMacroTokens = 10000
 func (t *costTable) line(toks []string, clean []byte, directive bool) string {
 	if directive {
 		if len(toks) >= 3 && toks[0] == "#" && toks[1] == "define" {
-			if len(toks) > maxMacroTokens {
-				return fmt.Sprintf("macro %s has more than %d tokens", toks[2], maxMacroTokens)
-			}
 			t.define(toks[2], clean, toks[3:])
 		}
 		return ""
@@ -132,11 +133,13 @@ func identByte(c byte) bool {
 }
 
 // tokens splits a line into identifiers, numbers and one-character
-// punctuators (close enough to C's tokens for counting), appended to out.
+// punctuators (close enough to C's tokens for counting), appended to out;
+// it stops after limit+1 tokens, so that a line over its limit is refused
+// without all its tokens being kept.
 // The spellings are interned: libc's headers repeat a few thousand names
 // hundreds of thousands of times.
-func (t *costTable) tokens(b []byte, out []string) []string {
-	for i := 0; i < len(b); {
+func (t *costTable) tokens(b []byte, out []string, limit int) []string {
+	for i, n := 0, len(out)+limit+1; i < len(b) && len(out) < n; {
 		c := b[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
