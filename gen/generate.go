@@ -102,6 +102,9 @@ func Generate(c Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := typeCheck(res, c); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
