@@ -27,8 +27,7 @@ type memPackage struct {
 
 // typeChecker type-checks the packages of a run from memory before any is
 // written: the standard library is read from source (GOROOT), the
-// packages of the run by their import paths from memory, and any other
-// import (the committed package of -alias) from source through go/build.
+// packages of the run by their import paths from memory.
 type typeChecker struct {
 	fset *token.FileSet
 	mem  map[string]*memPackage // by import path
