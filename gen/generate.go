@@ -97,6 +97,13 @@ func Generate(c Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The packages are type-checked before -alias rewrites them: the
+	// rewrite only turns declarations into aliases of the committed
+	// package's identical types (gen/alias), which may not be on this
+	// machine's module path.
+	if err := typeCheck(res, c); err != nil {
+		return nil, err
+	}
 	if c.Alias != "" {
 		if err := aliasBase(res, c.Alias); err != nil {
 			return nil, err

@@ -229,7 +229,7 @@ func TestCodecCoversEveryField(t *testing.T) {
 	want := map[reflect.Type]string{
 		reflect.TypeFor[Model]():      "ExternEnums External Enums Files Funcs Header IncludeRoot Macros Records Skipped Typedefs Version VersionSource consts enums funcs records tdefs",
 		reflect.TypeFor[Type]():       "Align Const Elem Endian Enum Func Kind Len Name Record Size Typedefs Volatile",
-		reflect.TypeFor[Record]():     "Align Aligned Fields Incomplete Kind Pack Packed Parent Path Pos Size Tag Typedef External ccDiffers",
+		reflect.TypeFor[Record]():     "Align Aligned Fields Incomplete Kind Pack PackPos Packed Parent Path Pos Size Tag Typedef External ccDiffers",
 		reflect.TypeFor[Field]():      "Aligned BitOffset BitWidth Bitfield Name Pos Record Type",
 		reflect.TypeFor[Enum]():       "Enumerators External Pos Tag Typedef Underlying",
 		reflect.TypeFor[Enumerator](): "Enum Name Pos Type Value",

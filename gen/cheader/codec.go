@@ -51,6 +51,7 @@ type fRecord struct {
 	Size, Align          int64
 	Packed               bool
 	Aligned, Pack        int64
+	PackPos              Pos
 	Fields               []fField
 	Incomplete, External bool
 	CCDiffers            bool
@@ -197,7 +198,7 @@ func (e *encoder) rec(r *Record) int32 {
 	id := int32(len(e.f.Records))
 	e.recs[r] = id
 	fr := fRecord{Pos: r.Pos, Kind: r.Kind, Tag: r.Tag, Path: r.Path, Typedef: r.Typedef, Size: r.Size, Align: r.Align,
-		Packed: r.Packed, Aligned: r.Aligned, Pack: r.Pack, Incomplete: r.Incomplete, External: r.External, CCDiffers: r.ccDiffers}
+		Packed: r.Packed, Aligned: r.Aligned, Pack: r.Pack, PackPos: r.PackPos, Incomplete: r.Incomplete, External: r.External, CCDiffers: r.ccDiffers}
 	fr.Parent = e.rec(r.Parent)
 	for _, x := range r.Fields {
 		fr.Fields = append(fr.Fields, fField{Pos: x.Pos, Name: x.Name, Type: e.typ(x.Type), Record: e.rec(x.Record),
@@ -300,7 +301,7 @@ func (d *decoder) fill() {
 	for i, x := range d.f.Records {
 		r := &d.recs[i]
 		*r = Record{Pos: x.Pos, Kind: x.Kind, Tag: x.Tag, Parent: d.rec(x.Parent), Path: x.Path, Typedef: x.Typedef,
-			Size: x.Size, Align: x.Align, Packed: x.Packed, Aligned: x.Aligned, Pack: x.Pack,
+			Size: x.Size, Align: x.Align, Packed: x.Packed, Aligned: x.Aligned, Pack: x.Pack, PackPos: x.PackPos,
 			Incomplete: x.Incomplete, External: x.External, ccDiffers: x.CCDiffers}
 		if len(x.Fields) > 0 {
 			fs := make([]Field, len(x.Fields))

@@ -333,10 +333,14 @@ func (p *parser) enum(t *cc.EnumType) (*Enum, error) {
 			return nil, &LayoutError{Pos: e.Pos, Decl: e.CName(), Reason: "packed or mode attribute on an enum is not modelled"}
 		}
 	}
+	var next enumNext
 	for _, en := range enums {
 		v, err := constValue(en.Value())
 		if err != nil {
 			return nil, fmt.Errorf("%s: enumerator %s: %v", p.tokPos(en.Position()), en.Token.SrcStr(), err)
+		}
+		if err := next.check(p, en, v); err != nil {
+			return nil, err
 		}
 		// GNU C gives an enumeration constant type int when its value
 		// fits, and the enum's own integer type when it does not.

@@ -52,11 +52,14 @@ func (p *parser) recordLayoutAttrs(r *Record, spec *cc.StructOrUnionSpecifier) e
 			return &LayoutError{Pos: r.Pos, Decl: name, Reason: "attribute " + bad + " is not modelled"}
 		}
 	}
-	pack, err := p.packFor(r, spec)
+	pack, pos, err := p.packFor(r, spec)
 	if err != nil {
 		return err
 	}
 	r.Pack = pack
+	if pack != 0 {
+		r.PackPos = pos
+	}
 	r.Packed = ra.has("packed")
 	if n := ra.aligned(); n != 0 {
 		if n < 0 {

@@ -235,6 +235,7 @@ type Record struct {
 	Packed  bool  // __attribute__((packed)) on the record
 	Aligned int64 // __attribute__((aligned(N))) on the record, 0 if none
 	Pack    int64 // the #pragma pack(n) in force at the definition, 0 if none
+	PackPos Pos   // the #pragma that set Pack, when Pack is not 0
 
 	Fields []*Field
 

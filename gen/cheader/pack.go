@@ -30,6 +30,7 @@ type frame struct {
 // changes of it had happened.
 type lineMark struct {
 	value   int64
+	pos     Pos // the pragma that set value
 	changes int
 	twice   bool // processed again (an include without a guard)
 }
@@ -46,6 +47,7 @@ const endLine = 1 << 30
 type packSaved struct {
 	id    string
 	value int64
+	pos   Pos
 }
 
 // packTracker follows the preprocessor through the markers sourceFS adds:
@@ -56,6 +58,7 @@ type packTracker struct {
 	abort   error // the include depth or file count was exceeded
 
 	value   int64 // 0: no #pragma pack in force
+	pos     Pos   // the pragma that set value
 	saved   []packSaved
 	changes int
 	seen    bool        // any #pragma pack at all
@@ -161,7 +164,7 @@ func (p *parser) mark(file string, line int) {
 		t.lines[k] = m
 		return
 	}
-	t.lines[k] = lineMark{value: t.value, changes: t.changes}
+	t.lines[k] = lineMark{value: t.value, pos: t.pos, changes: t.changes}
 }
 
 // chain is the include stack for messages: the position of each #include,
@@ -199,13 +202,13 @@ func (p *parser) packPragma(toks []cc.Token, pos Pos) {
 	}
 	word := func(i int) string { return packWord(parts, i) }
 	value := packValue
-	set := p.packSet
+	set := func(n int64) { p.packSet(n, pos) }
 	switch first := word(0); {
 	case len(parts) == 1 && first == "":
 		set(0) // pack(): the default
 	case len(parts) == 1 && (first == "push" || first == "pop"):
 		if first == "push" {
-			t.saved = append(t.saved, packSaved{value: t.value})
+			t.saved = append(t.saved, packSaved{value: t.value, pos: t.pos})
 			return
 		}
 		p.packPop("")
@@ -243,7 +246,6 @@ func (p *parser) packPush(parts [][]string, pos Pos) {
 	t := &p.track
 	word := func(i int) string { return packWord(parts, i) }
 	value := packValue
-	set := p.packSet
 	id, nstr := "", ""
 	switch len(parts) {
 	case 2:
@@ -274,8 +276,10 @@ func (p *parser) packPush(parts [][]string, pos Pos) {
 		}
 		n = v
 	}
-	t.saved = append(t.saved, packSaved{id: id, value: t.value})
-	set(n)
+	t.saved = append(t.saved, packSaved{id: id, value: t.value, pos: t.pos})
+	if nstr != "" {
+		p.packSet(n, pos)
+	}
 }
 
 // packArgs splits "( a , b )" into its comma-separated parts; false when
@@ -318,11 +322,11 @@ func packValue(s string) (int64, bool, bool) {
 	return n, true, n == 0 || n == 1 || n == 2 || n == 4 || n == 8 || n == 16
 }
 
-func (p *parser) packSet(n int64) {
+func (p *parser) packSet(n int64, pos Pos) {
 	if n != p.track.value {
 		p.track.changes++
 	}
-	p.track.value = n
+	p.track.value, p.track.pos = n, pos
 }
 
 // packPop pops gcc's pack stack: down to the entry pushed with id when
@@ -341,12 +345,12 @@ func (p *parser) packPop(id string) {
 			}
 		}
 	}
-	v := t.saved[i].value
+	v, pos := t.saved[i].value, t.saved[i].pos
 	t.saved = t.saved[:i]
 	if v != t.value {
 		t.changes++
 	}
-	t.value = v
+	t.value, t.pos = v, pos
 }
 
 func (p *parser) packUnknownAt(pos Pos) {
@@ -354,7 +358,7 @@ func (p *parser) packUnknownAt(pos Pos) {
 	if t.value != packUnknown {
 		t.changes++
 	}
-	t.value = packUnknown
+	t.value, t.pos = packUnknown, pos
 	t.unknown = pos
 }
 
@@ -374,14 +378,15 @@ func (t *packTracker) markedLines(file string) []int {
 }
 
 // packFor returns the #pragma pack value (0 for none) in force for a record
-// definition, or a LayoutError when the model cannot tell it exactly.
-func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, error) {
+// definition and the pragma that set it, or a LayoutError when the model
+// cannot tell it exactly.
+func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, Pos, error) {
 	t := &p.track
 	if !t.seen {
-		return 0, nil
+		return 0, Pos{}, nil
 	}
-	refuse := func(why string) (int64, error) {
-		return 0, &LayoutError{Pos: r.Pos, Decl: r.CName(), Reason: why}
+	refuse := func(why string) (int64, Pos, error) {
+		return 0, Pos{}, &LayoutError{Pos: r.Pos, Decl: r.CName(), Reason: why}
 	}
 	for _, id := range t.idents {
 		if m := p.ast.Macros[id.name]; m != nil {
@@ -420,7 +425,7 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, err
 	case first.value == packUnknown:
 		return refuse(fmt.Sprintf("the #pragma pack at %s is a form the model does not know", t.unknown))
 	}
-	return first.value, nil
+	return first.value, first.pos, nil
 }
 
 // packIdent is an identifier of a pack pragma and the pragma's position.

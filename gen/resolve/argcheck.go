@@ -135,11 +135,10 @@ func (b *builder) paramTarget(a *model.ArgCheck, c *spec.Check, what string) (in
 
 // predicate resolves what the check requires of a value of bits bits.
 func (b *builder) predicate(a *model.ArgCheck, c *spec.Check, bits int, what string) {
-	fits := func(v uint64) bool { return bits >= 64 || v>>uint(bits) == 0 }
 	for _, s := range c.OneOf {
 		v, ok := b.value(c.Pos, s, what)
-		if ok && !fits(v) {
-			b.errorf(c.Pos, "%s: %s does not fit the %d-bit value", what, s, bits)
+		if ok {
+			b.inType(c, a, "one_of", s, v, bits, what)
 		}
 		a.OneOf = append(a.OneOf, v)
 	}
@@ -175,6 +174,7 @@ func (b *builder) predicate(a *model.ArgCheck, c *spec.Check, bits int, what str
 	if c.Max != "" {
 		if v, ok := b.value(c.Pos, c.Max, what); ok {
 			a.Max = &v
+			b.inType(c, a, "max", c.Max, v, bits, what)
 		}
 	}
 	if c.MultipleOf != "" {

@@ -55,11 +55,9 @@ func (b *builder) buildMirrors() {
 	for i, m := range a.Mirrors {
 		b.mirrorFields(m, specs[i])
 	}
+	goLayoutAligns(a.Mirrors)
 	for _, m := range a.Mirrors {
-		m.GoAlign = 1
-		for _, mf := range m.Fields {
-			m.GoAlign = max(m.GoAlign, goAlign(mf))
-		}
+		b.checkGoLayout(m)
 	}
 }
 

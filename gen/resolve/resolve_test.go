@@ -146,6 +146,12 @@ func TestBuildErrors(t *testing.T) {
 			"spec/x.yaml:9:12: rule x.y: unknown chain check \"colour\""},
 		{"unknown constant", "man: x(3)\nrules:\n  - id: x.z\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    funcs: [mlx5dv_wr_set_mkey_sig_block]\n    check: {struct: mlx5dv_sig_crc, field: seed, one_of: [MLX5_NONSENSE]}\n    tests: {good: {}, bad: {}}\n",
 			"rule x.z: no constant MLX5_NONSENSE in infiniband/mlx5dv.h"},
+		{"max -1 on a uint64", "man: x(3)\nrules:\n  - id: x.m\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    funcs: [ibv_wr_bind_mw]\n    check: {struct: ibv_mw_bind_info, field: length, max: \"-1\"}\n    tests: {good: {}, bad: {}}\n",
+			"spec/x.yaml:9:12: rule x.m: max -1 is outside the type of length (uint64: 0 to 18446744073709551615)"},
+		{"max 2^63 on an int64", "man: x(3)\nrules:\n  - id: x.n\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    funcs: [mlx5dv_init_obj]\n    check: {struct: mlx5dv_qp, field: uar_mmap_offset, max: \"9223372036854775808\"}\n    tests: {good: {}, bad: {}}\n",
+			"spec/x.yaml:9:12: rule x.n: max 9223372036854775808 is outside the type of uar_mmap_offset (int64: -9223372036854775808 to 9223372036854775807)"},
+		{"one_of negative on a uint32", "man: x(3)\nrules:\n  - id: x.o\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    funcs: [mlx5dv_init_obj]\n    check: {struct: mlx5dv_qp, field: tirn, one_of: [\"-2\"]}\n    tests: {good: {}, bad: {}}\n",
+			"spec/x.yaml:9:12: rule x.o: one_of -2 is outside the type of tirn (uint32: 0 to 4294967295)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
