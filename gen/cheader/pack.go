@@ -391,7 +391,7 @@ func (p *parser) packFor(r *Record, spec *cc.StructOrUnionSpecifier) (int64, Pos
 	for _, id := range t.idents {
 		if m := p.ast.Macros[id.name]; m != nil {
 			// The pragma is the cause, wherever the first record is.
-			return 0, &LayoutError{Pos: id.pos, Decl: "#pragma pack", Reason: fmt.Sprintf(
+			return 0, Pos{}, &LayoutError{Pos: id.pos, Decl: "#pragma pack", Reason: fmt.Sprintf(
 				"it uses %s, which is a macro (gcc expands it; the model does not), so no record's pack is certain (the first refused: %s at %s)", id.name, r.CName(), r.Pos)}
 		}
 	}
