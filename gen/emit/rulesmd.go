@@ -50,7 +50,10 @@ func RulesMarkdown(p *model.Package) []byte {
 	fmt.Fprintf(&b, "below, where stricter than the page) and the man page. Every enforced rule\n")
 	fmt.Fprintf(&b, "has a test that keeps it and one that breaks it: `go test ./runtime/internal/wrcheck -run\n")
 	fmt.Fprintf(&b, "'TestRules/<id>/(good|bad)'` (the receive rules: `go test ./runtime/rq -run\n")
-	fmt.Fprintf(&b, "'TestReceiveRules/<id>'`), from the examples in its descriptor.\n\n")
+	fmt.Fprintf(&b, "'TestReceiveRules/<id>'`), from the examples in its descriptor. An argument rule that no call\n")
+	fmt.Fprintf(&b, "of the device API (runtime/device) can break, because its Go configuration cannot express the\n")
+	fmt.Fprintf(&b, "C value, says why (**device API:**); runtime/device's TestEntryPointsMapped runs every other\n")
+	fmt.Fprintf(&b, "argument rule of the C functions the device API stands for through it.\n\n")
 
 	byMan := map[string][]*model.Rule{}
 	var mans []string
@@ -72,6 +75,9 @@ func RulesMarkdown(p *model.Package) []byte {
 			}
 			if r.Libmlx5 != "" {
 				says += " **libmlx5:** " + cell(r.Libmlx5)
+			}
+			if r.DeviceAPI != "" {
+				says += " **device API:** " + cell(r.DeviceAPI)
 			}
 			if len(r.Vectors) > 0 {
 				says += " Vectors: " + strings.Join(quoteAll(r.Vectors), ", ") + "."

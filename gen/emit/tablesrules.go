@@ -30,6 +30,7 @@ func (t tables) ruleTable(p *model.Package, f *jen.File) {
 		jen.Id("Funcs").Index().String().Comment("the C functions it applies to"),
 		jen.Id("Libmlx5Accepts").Bool().Comment("libmlx5 accepts what this rule rejects (spec: libmlx5_accepts)"),
 		jen.Id("Follows").String().Comment("the rdma-core release whose changed behaviour mlx5gen follows, if any"),
+		jen.Id("DeviceAPI").String().Comment("why no call of runtime/device can break this argument rule (spec: device_api), if none can"),
 	)
 	f.Line()
 	comment(f, "Rules lists every rule of the spec that applies to this rdma-core release, in spec order.")
@@ -153,6 +154,9 @@ func ruleInfo(r *model.Rule) jen.Dict {
 	}
 	if r.Follows != "" {
 		d[jen.Id("Follows")] = jen.Lit(r.Follows)
+	}
+	if r.DeviceAPI != "" {
+		d[jen.Id("DeviceAPI")] = jen.Lit(r.DeviceAPI)
 	}
 	return d
 }

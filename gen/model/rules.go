@@ -21,6 +21,9 @@ type Rule struct {
 	Chain          int       // index in vocab.ChainChecks + 1; 0 for none
 	Src            Source
 	SpecFile       string // its descriptor, relative to the spec directory
+	// DeviceAPI says why no call of the device API (runtime/device) can
+	// break this argument rule (spec: device_api); "" when one can.
+	DeviceAPI string
 }
 
 // Applied is the rule as its check applies it: Applies, else Says.

@@ -21,6 +21,9 @@ func (b *builder) buildRules() {
 			Applies: sr.Applies, Kind: sr.Kind, Errno: sr.Errno, Libmlx5: sr.Libmlx5, Follows: sr.Follows,
 			Vectors: sr.Vectors, Libmlx5Accepts: sr.Libmlx5Accepts, FuncNames: sr.Funcs,
 			Src: model.Source{Spec: sr.Pos}, SpecFile: b.relSpec(sr.Pos.File)}
+		if sr.DeviceAPI != nil {
+			r.DeviceAPI = *sr.DeviceAPI
+		}
 		for _, fn := range sr.Funcs {
 			// A function the header lacks is reported, or left out by
 			// its gate, where it is described.

@@ -110,6 +110,11 @@ type Rule struct {
 	Check   *Check   `yaml:"check"`   // how it is enforced; nil for use and info rules
 	Libmlx5 string   `yaml:"libmlx5"` // how libmlx5 differs, when it does
 
+	// DeviceAPI says why no call of the device API (runtime/device) can
+	// break this argument rule: its Go configuration cannot express the C
+	// value. A pointer, so that an empty note is told from none.
+	DeviceAPI *string `yaml:"device_api"`
+
 	// Libmlx5Accepts: libmlx5 accepts a work request that breaks this
 	// enforced rule (posts it, or completes the batch with 0) and we
 	// reject it. Replay holds a vector in which libmlx5 accepted such a

@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen/diag"
 	"github.com/mlx5gen/mlx5gen/gen/vocab"
@@ -201,6 +202,14 @@ func (k *checker) rules(list []*Rule, funcs map[string]*Function, structs map[st
 		}
 		if r.Libmlx5Accepts && (!enforced || r.Libmlx5 == "") {
 			k.bad(r.Pos, "%s: libmlx5_accepts is for an enforced rule whose libmlx5 text says what libmlx5 does instead", what)
+		}
+		if r.DeviceAPI != nil {
+			if *r.DeviceAPI = strings.TrimSpace(*r.DeviceAPI); *r.DeviceAPI == "" || strings.Contains(*r.DeviceAPI, "\n") {
+				k.bad(r.Pos, "%s: device_api must be one non-empty line", what)
+			}
+			if r.Kind != RuleArgument {
+				k.bad(r.Pos, "%s: device_api says why the device API cannot break an argument rule; this rule is kind %s", what, r.Kind)
+			}
 		}
 		if r.Follows != "" {
 			if _, _, ok := ParseVersion(r.Follows); !ok || r.Libmlx5 == "" || len(r.Funcs) == 0 {

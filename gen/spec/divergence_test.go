@@ -34,3 +34,25 @@ func TestDivergenceKeys(t *testing.T) {
 		t.Errorf("a rule that follows 61.0: %v", err)
 	}
 }
+
+// TestDeviceAPIKey: device_api is one non-empty line, on an argument rule.
+func TestDeviceAPIKey(t *testing.T) {
+	fn := "functions:\n  - {name: f, kind: helper, returns: errno, params: [{name: x, type: int}]}\n"
+	arg := "{id: a.b, section: S, says: x, kind: argument, errno: EINVAL, funcs: [f], check: {func: f, param: x, max: 4}, tests: {good: {x: 1}, bad: {x: 5}}"
+	cases := []struct{ name, rule, want string }{
+		{"empty", arg + ", device_api: \" \"}", "rule a.b: device_api must be one non-empty line"},
+		{"two lines", arg + ", device_api: \"a\\nb\"}", "rule a.b: device_api must be one non-empty line"},
+		{"not argument", "{id: a.b, section: S, says: x, kind: info, device_api: y}", "rule a.b: device_api says why the device API cannot break an argument rule; this rule is kind info"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := load(t, map[string]string{"a.yaml": "man: a(3)\n" + fn + "rules:\n  - " + c.rule + "\n"})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant an error containing %q", err, c.want)
+			}
+		})
+	}
+	if err := load(t, map[string]string{"a.yaml": "man: a(3)\n" + fn + "rules:\n  - " + arg + ", device_api: \" CQConfig has no x. \"}\n"}); err != nil {
+		t.Errorf("an argument rule with a note: %v", err)
+	}
+}

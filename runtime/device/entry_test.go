@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,9 +26,10 @@ var entryPrefixes = []string{"Create", "Reg", "Modify", "Alloc"}
 // is mapped to the C functions whose validators it runs
 // (devicetest.EntryPoints), and every argument rule of those functions
 // is either run through the API on every backend the conformance suite
-// runs on (devicetest.RuleCases, good and bad) or says why no Go value
-// can break it (devicetest.Unreachable). A new entry point, or a new rule
-// of a mapped function, fails here until it is covered.
+// runs on (devicetest.RuleCases, good and bad) or says in its descriptor
+// why no Go value can break it (device_api, read from generated/mlx5rules).
+// A new entry point, or a new rule of a mapped function, fails here until
+// it is covered.
 func TestEntryPointsMapped(t *testing.T) {
 	methods := map[string]bool{}
 	for _, v := range apiTypes {
@@ -65,34 +67,80 @@ func TestEntryPointsMapped(t *testing.T) {
 	checkRulesCovered(t, cfuncs)
 }
 
-// checkRulesCovered: every argument rule of cfuncs has a case or a
-// reason, and every case and reason is such a rule.
+// checkRulesCovered checks the rules of the mapped C functions cfuncs
+// against rules, the generated rule table.
 func checkRulesCovered(t *testing.T, cfuncs map[string]bool) {
-	rules := map[string]bool{}
-	for _, r := range mlx5rules.Rules {
+	for _, e := range rulesCovered(cfuncs, mlx5rules.Rules) {
+		t.Error(e)
+	}
+}
+
+// rulesCovered says what is wrong with the coverage of rules: an
+// argument rule of cfuncs with neither a case nor a device_api note, or
+// with both; a case that is no such rule; a note on a rule the device API
+// does not stand for (a note nothing reads would go stale unseen).
+func rulesCovered(cfuncs map[string]bool, rules []mlx5rules.RuleInfo) []string {
+	var errs []string
+	mapped := map[string]bool{}
+	for _, r := range rules {
 		if r.Kind != "argument" || !slices.ContainsFunc(r.Funcs, func(f string) bool { return cfuncs[f] }) {
+			if r.DeviceAPI != "" {
+				errs = append(errs, fmt.Sprintf("rule %s has a device_api note but is no argument rule of a C function devicetest.EntryPoints maps", r.ID))
+			}
 			continue
 		}
-		rules[r.ID] = true
+		mapped[r.ID] = true
 		_, hasCase := devicetest.RuleCases[r.ID]
-		why, unreachable := devicetest.Unreachable[r.ID]
 		switch {
-		case hasCase && unreachable:
-			t.Errorf("rule %s has a case and is listed unreachable", r.ID)
-		case unreachable && why == "":
-			t.Errorf("rule %s is unreachable without a reason", r.ID)
-		case !hasCase && !unreachable:
-			t.Errorf("rule %s (%v) is run by no entry point: add a case to devicetest.RuleCases or a reason to Unreachable", r.ID, r.Funcs)
+		case hasCase && r.DeviceAPI != "":
+			errs = append(errs, fmt.Sprintf("rule %s has a case in devicetest.RuleCases and a device_api note saying the API cannot break it", r.ID))
+		case !hasCase && r.DeviceAPI == "":
+			errs = append(errs, fmt.Sprintf("rule %s (%v) is run by no entry point: add a case to devicetest.RuleCases, or a device_api note to its descriptor in spec/api saying why no call of the API can break it", r.ID, r.Funcs))
 		}
 	}
 	for id := range devicetest.RuleCases {
-		if !rules[id] {
-			t.Errorf("devicetest.RuleCases has %s, no argument rule of a mapped C function", id)
+		if !mapped[id] {
+			errs = append(errs, fmt.Sprintf("devicetest.RuleCases has %s, no argument rule of a mapped C function", id))
 		}
 	}
-	for id := range devicetest.Unreachable {
-		if !rules[id] {
-			t.Errorf("devicetest.Unreachable has %s, no argument rule of a mapped C function", id)
+	slices.Sort(errs)
+	return errs
+}
+
+// TestRulesCoveredFails: the coverage check fails for a rule whose
+// device_api note is removed, for a note beside a case, and for a note
+// on a rule the device API does not stand for, so that
+// TestEntryPointsMapped passing means every rule is covered.
+func TestRulesCoveredFails(t *testing.T) {
+	cfuncs := map[string]bool{}
+	for _, fs := range devicetest.EntryPoints {
+		for _, f := range fs {
+			cfuncs[f] = true
+		}
+	}
+	if errs := rulesCovered(cfuncs, mlx5rules.Rules); len(errs) > 0 {
+		t.Fatalf("the generated rules: %v", errs)
+	}
+	change := func(id string, set func(*mlx5rules.RuleInfo)) []string {
+		rules := slices.Clone(mlx5rules.Rules)
+		i := slices.IndexFunc(rules, func(r mlx5rules.RuleInfo) bool { return r.ID == id })
+		if i < 0 {
+			t.Fatalf("no rule %s", id)
+		}
+		set(&rules[i])
+		return rulesCovered(cfuncs, rules)
+	}
+	for _, c := range []struct {
+		id   string
+		set  func(*mlx5rules.RuleInfo)
+		want string
+	}{
+		{"dek.pd", func(r *mlx5rules.RuleInfo) { r.DeviceAPI = "" }, "rule dek.pd ([mlx5dv_dek_create]) is run by no entry point"},
+		{"reg_mr.access", func(r *mlx5rules.RuleInfo) { r.DeviceAPI = "x" }, "rule reg_mr.access has a case in devicetest.RuleCases and a device_api note"},
+		{"ibv_wr.flags", func(r *mlx5rules.RuleInfo) { r.DeviceAPI = "x" }, "rule ibv_wr.flags has a device_api note but is no argument rule"},
+	} {
+		if errs := change(c.id, c.set); len(errs) != 1 || !strings.HasPrefix(errs[0], c.want) {
+			t.Errorf("%s changed: %q, want one error %q", c.id, errs, c.want)
 		}
 	}
 }

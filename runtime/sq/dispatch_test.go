@@ -41,8 +41,7 @@ func (r *runner) call(s step) error {
 		q.Abort()
 		return nil
 	case "ibv_qp_ex.wr_flags":
-		q.SetWRFlags(mlx.SendFlags(r.arg(s, "value", 0)))
-		return nil
+		return q.SetWRFlags(mlx.SendFlags(r.arg(s, "value", 0)))
 	case "ibv_qp_ex.wr_id":
 		q.SetWRID(r.arg(s, "value", 0))
 		return nil

@@ -25,7 +25,6 @@ package sq
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -295,24 +294,15 @@ func (q *SQ) BFOffset() int { return q.bfOff }
 // SetWRID sets ibv_qp_ex.wr_id for the next builders.
 func (q *SQ) SetWRID(id uint64) { q.wrID = id }
 
-// sendFlags are the members of enum ibv_send_flags.
-const sendFlags = mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SIGNALED | mlx.IBV_SEND_SOLICITED | mlx.IBV_SEND_INLINE | mlx.IBV_SEND_IP_CSUM
-
 // SetWRFlags sets ibv_qp_ex.wr_flags (ibv_send_flags) for the next
-// builders. A bit outside enum ibv_send_flags (rule ibv_wr.flags of the
-// man page of the work-request API) is refused with a *mlx5dv.RuleError and the flags stay as
-// they were; inside a batch the error is latched too, so the batch fails
-// at Complete as after a failing builder, even if the caller drops it.
+// builders. A bit outside enum ibv_send_flags (rule ibv_wr.flags, checked
+// by the work-request state machine) is refused with a *mlx5dv.RuleError
+// and the flags stay as they were; inside a batch the error is latched
+// too, so the batch fails at Complete as after a failing builder, even if
+// the caller drops it.
 func (q *SQ) SetWRFlags(f mlx.SendFlags) error {
-	if f&^sendFlags != 0 {
-		e := &mlx.RuleError{Func: mlx.FnQPToQPEx, Rule: "ibv_wr.flags", Man: "ibv_wr_post(3)", Errno: syscall.EINVAL, WR: -1,
-			Says:   "wr_flags of struct ibv_qp_ex is a bit mask of enum ibv_send_flags.",
-			Struct: "ibv_qp_ex", Field: "wr_flags", Test: mlx.TestBits, Value: uint64(f), Limit: uint64(sendFlags),
-			Names: func(v uint64) string { return mlx.SendFlags(v).String() }}
-		if q.chk.IsOpen() {
-			return q.chk.LatchRule(mlx.FnQPToQPEx, e)
-		}
-		return e
+	if err := q.chk.WRFlags(mlx.FnQPToQPEx, f); err != nil {
+		return err
 	}
 	q.wrFlags = uint32(f)
 	q.fcs, q.keepFm = q.sig, 0xff

@@ -14,7 +14,9 @@ import (
 // stands for: it runs their generated validators before the backend sees
 // the call. runtime/device's TestEntryPointsMapped fails for a method
 // missing here, and for an argument rule of these functions that has
-// neither a case in RuleCases nor a reason in Unreachable.
+// neither a case in RuleCases nor a device_api note in its descriptor
+// (spec/api; mlx5rules.RuleInfo.DeviceAPI) saying why no Go value can
+// break it.
 var EntryPoints = map[string][]string{
 	"Context.AllocPD":           {"ibv_alloc_pd"},
 	"Context.CreateCompChannel": {"ibv_create_comp_channel"},
@@ -26,28 +28,6 @@ var EntryPoints = map[string][]string{
 	"PD.CreateMkey":             {"mlx5dv_create_mkey"},
 	"PD.CreateDEK":              {"mlx5dv_dek_create"},
 	"QP.Modify":                 {"ibv_modify_qp"},
-}
-
-// Unreachable lists the argument rules of the entry points' C functions
-// that no call of the Go API can break, with the reason: the API derives
-// the C value (a comp_mask, an attr_mask) from what the configuration
-// sets, passes a pointer it owns, or has no field for it.
-var Unreachable = map[string]string{
-	"create_qp.comp_mask":              "QPConfig.InitAttr sets comp_mask from the fields QPConfig sets; no unknown bit can be asked for",
-	"create_qp.dci_streams.needs_dc":   "QPConfig.InitAttr sets the DC bit whenever it sets DCI_STREAMS (a DCI or DCT)",
-	"create_qp.dc_type":                "QPConfig.InitAttr sets dc_type from QPConfig.Kind, which CreateQP checks first (RC, DCI or DCT)",
-	"modify_qp.attr_mask":              "ModifyAttr builds attr_mask from the transition; QPAttr has no mask",
-	"modify_qp.attr":                   "Modify passes the ibv_qp_attr it builds, never NULL",
-	"create_mkey.pd":                   "CreateMkey is a method of the PD: pd is never NULL",
-	"dek.pd":                           "CreateDEK is a method of the PD: pd is never NULL",
-	"dek.comp_mask":                    "CreateDEK creates plaintext keys: comp_mask is always MLX5DV_DEK_INIT_ATTR_CRYPTO_LOGIN",
-	"create_srq.attr":                  "CreateSRQ passes the ibv_srq_init_attr it builds, never NULL",
-	"create_cq_ex.wc_flags":            "CQConfig has no wc_flags: the API's CQs carry the standard completion fields",
-	"create_cq_ex.comp_mask":           "CQConfig has no comp_mask, flags or parent domain: CreateCQ passes 0",
-	"create_cq_ex.flags":               "CQConfig has no creation flags: CreateCQ passes 0",
-	"dv_create_cq.comp_mask":           "CreateCQ sets comp_mask to MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE alone",
-	"dv_create_cq.cqe_comp_res_format": "CQConfig has no CQE compression: CreateCQ passes 0",
-	"dv_create_cq.flags":               "CQConfig has no mlx5 CQ flags: CreateCQ passes 0",
 }
 
 // RuleCase calls an entry point with a value that keeps (bad false) or

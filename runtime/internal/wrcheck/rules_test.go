@@ -159,7 +159,11 @@ func (d *driver) call(n *yaml.Node) error {
 		d.c.Abort()
 		return nil
 	case "ibv_qp_ex.wr_flags":
-		d.wrFlags = uint32(x.v.Value(a.args["value"]))
+		f := uint32(x.v.Value(a.args["value"]))
+		if err := d.c.WRFlags(mlx.FnQPToQPEx, mlx.SendFlags(f)); err != nil {
+			return err // refused flags are not set
+		}
+		d.wrFlags = f
 		return nil
 	case "ibv_qp_ex.wr_id":
 		return nil
