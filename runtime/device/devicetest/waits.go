@@ -16,9 +16,12 @@ import (
 )
 
 // EndBound is how soon after a Close (from its call to the blocked
-// call's return) a wait on what it closed must end: the API promises
-// 10 ms.
-var EndBound = 10 * time.Millisecond
+// call's return) a wait on what it closed must end in these tests. The
+// API promises 10 ms and takes well under a millisecond (the latency is
+// logged); the tests allow 100 ms, so that a loaded 2-core machine
+// running the race detector does not fail them: what they catch is a
+// wait that does not end with its object, not a slow scheduler.
+var EndBound = 100 * time.Millisecond
 
 // blocked runs call on a goroutine and checks that it is still blocked
 // a moment later: the result arrives on the channel returned.
@@ -45,9 +48,11 @@ func endsClosed(t *testing.T, what string, close func() error, calls map[string]
 	for name, res := range calls {
 		select {
 		case err := <-res:
-			if took := time.Since(start); took > EndBound {
+			took := time.Since(start)
+			if took > EndBound {
 				t.Errorf("%s ended %v after %s, want within %v", name, took, what, EndBound)
 			}
+			t.Logf("%s ended %v after %s", name, took, what)
 			if !errors.Is(err, device.ErrClosed) {
 				t.Errorf("%s after %s: %v, want an error wrapping device.ErrClosed", name, what, err)
 			}
