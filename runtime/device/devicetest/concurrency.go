@@ -19,34 +19,39 @@ import (
 // QP while another polls the CQ it completes to (send and receive
 // sides), and Close comes from a third at any moment. Run it with -race.
 
-// postWrite posts one signaled RDMA write of n bytes, retrying while the
-// ring is full (the poller gives room back); it returns nil, or the error
-// that ended it (a closed QP's wraps device.ErrClosed).
-func postWrite(q *device.QP, wrid uint64, src, dst *device.MR, n uint32) error {
-	s := q.SQ()
+// whileFull calls post until it does not fail with a full queue
+// (ENOMEM: the poller on another goroutine returns the room), and
+// returns its last error (nil, or what ended it: a closed queue's wraps
+// device.ErrClosed).
+func whileFull(post func() error) error {
 	for {
-		s.SetWRID(wrid)
-		s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-		err := s.Start()
-		if err == nil {
-			err = errors.Join(s.RDMAWriteSGE(dst.RKey, dst.Addr, src.LKey, src.Addr, n), s.Complete())
-		}
-		if err == nil || !errors.Is(err, syscall.ENOMEM) || errors.Is(err, device.ErrClosed) {
-			return err
-		}
-		runtime.Gosched() // full: the poller returns room
-	}
-}
-
-// postRecv posts one receive, retrying while the queue is full.
-func postRecv(q *device.QP, wrid uint64, mr *device.MR, n uint32) error {
-	for {
-		err := q.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
+		err := post()
 		if err == nil || !errors.Is(err, syscall.ENOMEM) || errors.Is(err, device.ErrClosed) {
 			return err
 		}
 		runtime.Gosched()
 	}
+}
+
+// postWrite posts one signaled RDMA write of n bytes, retrying while the
+// ring is full.
+func postWrite(q *device.QP, wrid uint64, src, dst *device.MR, n uint32) error {
+	s := q.SQ()
+	return whileFull(func() error {
+		s.SetWRID(wrid)
+		s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
+		if err := s.Start(); err != nil {
+			return err
+		}
+		return errors.Join(s.RDMAWriteSGE(dst.RKey, dst.Addr, src.LKey, src.Addr, n), s.Complete())
+	})
+}
+
+// postRecv posts one receive, retrying while the queue is full.
+func postRecv(q *device.QP, wrid uint64, mr *device.MR, n uint32) error {
+	return whileFull(func() error {
+		return q.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
+	})
 }
 
 // inOrder checks completions as they come: successes of one opcode
@@ -172,30 +177,22 @@ func testPostPollSplit(t *testing.T, c *device.Context) {
 
 // postSRQ posts one receive on an SRQ, retrying while it is full.
 func postSRQ(s *device.SRQ, wrid uint64, mr *device.MR, n uint32) error {
-	for {
-		err := s.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
-		if err == nil || !errors.Is(err, syscall.ENOMEM) || errors.Is(err, device.ErrClosed) {
-			return err
-		}
-		runtime.Gosched()
-	}
+	return whileFull(func() error {
+		return s.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
+	})
 }
 
 // postSend posts one signaled SEND of n bytes, retrying while full.
 func postSend(q *device.QP, wrid uint64, src *device.MR, n uint32) error {
 	s := q.SQ()
-	for {
+	return whileFull(func() error {
 		s.SetWRID(wrid)
 		s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-		err := s.Start()
-		if err == nil {
-			err = errors.Join(s.SendSGE(src.LKey, src.Addr, n), s.Complete())
-		}
-		if err == nil || !errors.Is(err, syscall.ENOMEM) || errors.Is(err, device.ErrClosed) {
+		if err := s.Start(); err != nil {
 			return err
 		}
-		runtime.Gosched()
-	}
+		return errors.Join(s.SendSGE(src.LKey, src.Addr, n), s.Complete())
+	})
 }
 
 // CloseRounds is how many rounds testCloseRace runs (fewer with -short).
