@@ -2,6 +2,7 @@ package dma
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -79,18 +80,21 @@ func TestPinForeign(t *testing.T) {
 	var nilPin *Pin
 	nilPin.Release()
 	nilPin.Rename("x")
-	r, err := Map(Options{Size: 4096, Lock: LockBestEffort})
+	// One page, whatever its size (64 KiB on ppc64le): the region ends
+	// where the page does.
+	page := os.Getpagesize()
+	r, err := Map(Options{Size: page, Lock: LockBestEffort})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	b, err := r.Alloc(4096, 0)
+	b, err := r.Alloc(page, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A slice reaching 104 bytes past the region's end, made as a bug
 	// would (never touched).
-	over := unsafe.Slice(&b.Bytes[4000], 200)
+	over := unsafe.Slice(&b.Bytes[page-96], 200)
 	if p, err := PinBytes(over, "MR over the end"); p != nil || err == nil || !strings.Contains(err.Error(), "MR over the end") {
 		t.Fatalf("PinBytes past the region's end: %v, %v, want an error naming it", p, err)
 	}
