@@ -46,11 +46,18 @@ func variant(root, v string) gen.Output {
 	return o
 }
 
-func TestWriteHelper(t *testing.T) {
-	root := os.Getenv(helperRoot)
-	if root == "" {
-		t.Skip("run by TestWriteKilled and TestWriteConcurrent")
+// TestMain runs the test binary as one generate run (writeHelper) when
+// TestWriteKilled or TestWriteConcurrent start it so, else the tests.
+func TestMain(m *testing.M) {
+	if root := os.Getenv(helperRoot); root != "" {
+		writeHelper(root)
 	}
+	os.Exit(m.Run())
+}
+
+// writeHelper writes variant helperVariant under root, exiting after
+// helperExit file operations when that is set (a kill), and exits.
+func writeHelper(root string) {
 	var fsys gen.FS = gen.OS
 	if n, err := strconv.Atoi(os.Getenv(helperExit)); err == nil {
 		fsys = &killFS{FS: gen.OS, exitAfter: n}
@@ -64,7 +71,7 @@ func TestWriteHelper(t *testing.T) {
 
 // run starts the test binary as a run writing variant v under root.
 func run(root, v string, exitAfter int) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteHelper$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), helperRoot+"="+root, helperVariant+"="+v)
 	if exitAfter > 0 {
 		cmd.Env = append(cmd.Env, helperExit+"="+strconv.Itoa(exitAfter))
