@@ -127,11 +127,7 @@ func ModifyAttr(kind QPKind, state mlx.QPState, a QPAttr) (mlx.QPAttr, mlx.QPAtt
 		if kind == DCI {
 			break
 		}
-		attr.AHAttr = mlx.AHAttr{Dlid: a.Remote.LID, PortNum: 1}
-		if a.Remote.Ethernet || a.Remote.LID == 0 {
-			attr.AHAttr.IsGlobal = 1
-			attr.AHAttr.GRH = mlx.GlobalRoute{Dgid: a.Remote.GID, SgidIndex: uint8(a.Remote.GIDIndex), HopLimit: 64}
-		}
+		attr.AHAttr = AHAttr(a.Remote)
 		attr.MinRnrTimer = a.MinRNR
 		mask |= mlx.IBV_QP_AV | mlx.IBV_QP_MIN_RNR_TIMER
 		if kind == RC {
@@ -144,6 +140,18 @@ func ModifyAttr(kind QPKind, state mlx.QPState, a QPAttr) (mlx.QPAttr, mlx.QPAtt
 		mask |= mlx.IBV_QP_TIMEOUT | mlx.IBV_QP_RETRY_CNT | mlx.IBV_QP_RNR_RETRY | mlx.IBV_QP_SQ_PSN | mlx.IBV_QP_MAX_QP_RD_ATOMIC
 	}
 	return attr, mask
+}
+
+// AHAttr is the address of remote as ibv_modify_qp takes it: its LID on
+// InfiniBand, its GID (sent from the local GID index 0) when it routes by
+// GID (RoCE, or no LID).
+func AHAttr(remote Endpoint) mlx.AHAttr {
+	a := mlx.AHAttr{Dlid: remote.LID, PortNum: 1}
+	if remote.Ethernet || remote.LID == 0 {
+		a.IsGlobal = 1
+		a.GRH = mlx.GlobalRoute{Dgid: remote.GID, SgidIndex: 0, HopLimit: 64}
+	}
+	return a
 }
 
 // validateModify runs ibv_modify_qp's validators on the transition.

@@ -129,45 +129,10 @@ func (q *vqp) Modify(state mlx.QPState, a device.QPAttr) error {
 	return mv.ModifyQP(q.qp, &attr, mask)
 }
 
+// modifyAttr and ah are the API's (device.ModifyAttr, device.AHAttr):
+// the attributes validated are the ones the C call gets.
 func modifyAttr(kind device.QPKind, state mlx.QPState, a device.QPAttr) (mlx.QPAttr, mlx.QPAttrMask) {
-	attr := mlx.QPAttr{QPState: state}
-	mask := mlx.IBV_QP_STATE
-	switch state {
-	case mlx.IBV_QPS_INIT:
-		attr.PortNum, attr.PkeyIndex = 1, a.PKeyIdx
-		mask |= mlx.IBV_QP_PORT | mlx.IBV_QP_PKEY_INDEX
-		if kind != device.DCI {
-			attr.QPAccessFlags = a.Access
-			mask |= mlx.IBV_QP_ACCESS_FLAGS
-		}
-	case mlx.IBV_QPS_RTR:
-		attr.PathMTU = a.MTU
-		mask |= mlx.IBV_QP_PATH_MTU
-		if kind == device.DCI {
-			break
-		}
-		attr.AHAttr = ah(a.Remote)
-		attr.MinRnrTimer = a.MinRNR
-		mask |= mlx.IBV_QP_AV | mlx.IBV_QP_MIN_RNR_TIMER
-		if kind == device.RC {
-			attr.DestQPNum, attr.RQPsn, attr.MaxDestRdAtomic = a.Remote.QPN, a.Remote.PSN, a.RdAtomic
-			mask |= mlx.IBV_QP_DEST_QPN | mlx.IBV_QP_RQ_PSN | mlx.IBV_QP_MAX_DEST_RD_ATOMIC
-		}
-	case mlx.IBV_QPS_RTS:
-		attr.Timeout, attr.RetryCnt, attr.RnrRetry = a.Timeout, a.Retry, a.RNRRetry
-		attr.SQPsn, attr.MaxRdAtomic = a.SQPSN, a.RdAtomic
-		mask |= mlx.IBV_QP_TIMEOUT | mlx.IBV_QP_RETRY_CNT | mlx.IBV_QP_RNR_RETRY | mlx.IBV_QP_SQ_PSN | mlx.IBV_QP_MAX_QP_RD_ATOMIC
-	}
-	return attr, mask
+	return device.ModifyAttr(kind, state, a)
 }
 
-// ah is the address of remote: its LID on InfiniBand, its GID (from the
-// local GID index 0) when it routes by GID (RoCE, or no LID).
-func ah(remote device.Endpoint) mlx.AHAttr {
-	a := mlx.AHAttr{Dlid: remote.LID, PortNum: 1}
-	if remote.Ethernet || remote.LID == 0 {
-		a.IsGlobal = 1
-		a.GRH = mlx.GlobalRoute{Dgid: remote.GID, SgidIndex: 0, HopLimit: 64}
-	}
-	return a
-}
+func ah(remote device.Endpoint) mlx.AHAttr { return device.AHAttr(remote) }
