@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/mlx5gen/mlx5gen/gen"
 	"github.com/mlx5gen/mlx5gen/gen/wqedecode"
@@ -38,16 +37,9 @@ func cqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if st, ok := parseFlags(fs, args[1:], stderr); !ok {
 		return st
 	}
-	text := strings.Join(fs.Args(), "")
-	if fs.NArg() == 0 {
-		b, err := io.ReadAll(io.LimitReader(stdin, maxHexInput+1))
-		if err != nil {
-			return failf(stderr, "%v", err)
-		}
-		if len(b) > maxHexInput {
-			return failf(stderr, "standard input holds more than %d bytes; a CQE is 64 or 128 bytes", maxHexInput)
-		}
-		text = string(b)
+	text, err := hexInput(fs.Args(), stdin, "a CQE is 64 or 128 bytes")
+	if err != nil {
+		return failf(stderr, "%v", err)
 	}
 	raw, err := parseHex(text)
 	if err != nil {

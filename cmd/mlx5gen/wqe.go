@@ -42,16 +42,9 @@ func wqeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if st, ok := parseFlags(fs, args[1:], stderr); !ok {
 		return st
 	}
-	text := strings.Join(fs.Args(), "")
-	if fs.NArg() == 0 {
-		b, err := io.ReadAll(io.LimitReader(stdin, maxHexInput+1))
-		if err != nil {
-			return failf(stderr, "%v", err)
-		}
-		if len(b) > maxHexInput {
-			return failf(stderr, "standard input holds more than %d bytes; a WQE is at most %d bytes (%d hex digits)", maxHexInput, maxWQEBytes, 2*maxWQEBytes)
-		}
-		text = string(b)
+	text, err := hexInput(fs.Args(), stdin, fmt.Sprintf("a WQE is at most %d bytes (%d hex digits)", maxWQEBytes, 2*maxWQEBytes))
+	if err != nil {
+		return failf(stderr, "%v", err)
 	}
 	wqe, err := parseHex(text)
 	if err != nil {
@@ -125,4 +118,21 @@ func parseHex(text string) ([]byte, error) {
 		return nil, fmt.Errorf("an odd number of hex digits (%d)", 2*len(out)+1)
 	}
 	return out, nil
+}
+
+// hexInput is the hex text of a decode command: its arguments joined, or
+// standard input when there are none, read up to maxHexInput bytes (what
+// says how large the decoded thing is, for the error past that).
+func hexInput(args []string, stdin io.Reader, what string) (string, error) {
+	if len(args) > 0 {
+		return strings.Join(args, ""), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, maxHexInput+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxHexInput {
+		return "", fmt.Errorf("standard input holds more than %d bytes; %s", maxHexInput, what)
+	}
+	return string(b), nil
 }
