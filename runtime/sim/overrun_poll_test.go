@@ -8,23 +8,14 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
-	"github.com/mlx5gen/mlx5gen/runtime/device/devicetest"
 )
 
 // TestCQOverrunPoll: on the simulator the overrun error comes without the
 // program reading the IBV_EVENT_CQ_ERR event: Poll returns the CQEs the
 // CQ holds, then fails with ErrCQOverrun naming the CQ, every time after.
 func TestCQOverrunPoll(t *testing.T) {
-	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:overrunpoll"))
+	c, q, a, mr := overrunPair(t, "sim:overrunpoll", 4)
 	defer c.Close()
-	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
-	buf := devicetest.Buffer(t, 4096)
-	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
-	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 4}))
-	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 8, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
-	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	devicetest.ConnectPair(t, a, b)
 	wc := make([]cq.WC, 8)
 	if n, err := q.Poll(wc); n != 0 || err != nil {
 		t.Fatalf("Poll of a healthy empty CQ: %d, %v", n, err)

@@ -15,16 +15,8 @@ import (
 // the program learns as libibverbs reports it: IBV_EVENT_CQ_ERR on the
 // context's asynchronous events, naming the CQ.
 func TestCQOverrunEvent(t *testing.T) {
-	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:overrun"))
+	c, q, a, mr := overrunPair(t, "sim:overrun", 2)
 	defer c.Close()
-	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
-	buf := devicetest.Buffer(t, 4096)
-	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
-	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 2}))
-	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 8, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
-	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
-	devicetest.ConnectPair(t, a, b)
 	s := a.SQ()
 	s.Start()
 	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
@@ -47,4 +39,20 @@ func TestCQOverrunEvent(t *testing.T) {
 	if n, err := q.Poll(wc); n != q.CQEs() || err != nil {
 		t.Fatalf("%d completions (%v) from a full CQ of %d", n, err, q.CQEs())
 	}
+}
+
+// overrunPair opens the simulated device name with a CQ of cqes entries
+// and an RC pair completing to it, connected, and an MR both may use.
+func overrunPair(t *testing.T, name string, cqes int) (*device.Context, *device.CQ, *device.QP, *device.MR) {
+	t.Helper()
+	c := devicetest.Must[*device.Context](t, "Open")(device.Open(name))
+	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
+	buf := devicetest.Buffer(t, 4096)
+	mr := devicetest.Must[*device.MR](t, "RegMR")(pd.RegMR(buf, device.DefaultAccess))
+	q := devicetest.Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: cqes}))
+	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: 8, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
+	a := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
+	b := devicetest.Must[*device.QP](t, "CreateQP")(pd.CreateQP(cfg))
+	devicetest.ConnectPair(t, a, b)
+	return c, q, a, mr
 }
