@@ -133,7 +133,10 @@ func (q *simQP) memory(cfg device.QPConfig) {
 	m.QP = sq.QP{Type: typ, SendOps: cfg.SendOps, MlxSendOps: cfg.MlxSendOps,
 		MaxInlineData: cfg.MaxInlineData, MaxSendSGE: cfg.MaxSendSGE, MaxPost: max(cfg.MaxSendWR, 1),
 		Streams: cfg.LogNumConcurent > 0, LogNumConcurent: cfg.LogNumConcurent,
-		MaxMemcpy: caps.MaxMemcpy, MkeyTagSupported: true, CryptoSingleBlock: true}
+		MaxMemcpy: caps.MaxMemcpy, MkeyTagSupported: true,
+		// The writers' tweak byte order is the device's engine's, the one
+		// its mkey table reads (engine.Caps.CryptoMultiBlock).
+		CryptoSingleBlock: true, CryptoMultiBlock: caps.CryptoMultiBlock}
 }
 
 func (q *simQP) Memory() device.QPMemory { return q.qpMem }

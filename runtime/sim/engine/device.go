@@ -42,11 +42,14 @@ type Device struct {
 	nextCQN, nextPDN, nextSRQN uint32
 }
 
-func newDevice(f *Fabric, name string, lid uint16) *Device {
-	d := &Device{fab: f, name: name, lid: lid, caps: DefaultCaps, keys: keys.New(mrKeyBase),
+func newDevice(f *Fabric, name string, lid uint16, caps Caps) *Device {
+	d := &Device{fab: f, name: name, lid: lid, caps: caps, keys: keys.New(mrKeyBase),
 		qps: map[uint32]*QP{}, cqs: map[uint32]*CQ{}, srqs: map[uint32]*SRQ{}, pds: map[uint32]bool{},
 		nextCQN: 1, nextPDN: 1, nextSRQN: 1}
 	d.mkeys = mkey.NewTable(mkeyMemory{d})
+	// The mkey table runs the engine the device reports, so a crypto BSF
+	// is read in the byte order the QPs' writers were told to use.
+	d.mkeys.CryptoMultiBlock = caps.CryptoMultiBlock
 	d.ev.ready = make(chan struct{})
 	d.gid[0], d.gid[1] = 0xfe, 0x80
 	d.gid[14], d.gid[15] = byte(lid>>8), byte(lid)
@@ -64,6 +67,29 @@ func (d *Device) GID() [16]byte { return d.gid }
 
 // Caps returns what the device offers.
 func (d *Device) Caps() Caps { return d.caps }
+
+// Validate checks that a device could offer c: every limit a QP, CQ or
+// message is checked against is at least 1 (0 bytes for MaxInlineData and
+// MaxMemcpy), and no more DCI streams may be in error than exist.
+func (c Caps) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"MaxQPWR", int64(c.MaxQPWR)}, {"MaxSGE", int64(c.MaxSGE)}, {"MaxRdAtomic", int64(c.MaxRdAtomic)},
+		{"MaxDCIStreams", int64(c.MaxDCIStreams)}, {"MaxErrStreams", int64(c.MaxErrStreams)},
+		{"MaxMsgSize", int64(c.MaxMsgSize)}, {"MaxCQE", int64(c.MaxCQE)}} {
+		if f.v < 1 {
+			return fmt.Errorf("engine: Caps.%s %d: at least 1", f.name, f.v)
+		}
+	}
+	if c.MaxInlineData < 0 {
+		return fmt.Errorf("engine: Caps.MaxInlineData %d: negative", c.MaxInlineData)
+	}
+	if c.MaxErrStreams > c.MaxDCIStreams {
+		return fmt.Errorf("engine: Caps.MaxErrStreams %d: more than Caps.MaxDCIStreams %d", c.MaxErrStreams, c.MaxDCIStreams)
+	}
+	return nil
+}
 
 // Fabric returns the device's fabric.
 func (d *Device) Fabric() *Fabric { return d.fab }

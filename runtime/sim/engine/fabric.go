@@ -66,18 +66,31 @@ type Caps struct {
 	MaxErrStreams int    // DCI streams that may be in error at once
 	MaxMsgSize    uint32
 	MaxCQE        int
+	// CryptoMultiBlock: the AES-XTS engine takes many data units per mkey
+	// (MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK, its tweak
+	// byte-reversed in the crypto BSF); false: one data unit per mkey
+	// (_SINGLE_BLOCK alone). Every device reports the single-block engine.
+	CryptoMultiBlock bool
 }
 
-// DefaultCaps are the capabilities NewDevice gives.
+// DefaultCaps are the capabilities NewDevice gives: the single-block
+// AES-XTS engine, which the engine's own tests drive; runtime/sim's
+// devices report the multi-block one (sim.DefaultCaps).
 var DefaultCaps = Caps{
 	MaxQPWR: 1 << 15, MaxSGE: 16, MaxInlineData: 256, MaxMemcpy: 1 << 20, MaxRdAtomic: 16,
 	MaxDCIStreams: 16, MaxErrStreams: 8, MaxMsgSize: 1 << 30,
 	MaxCQE: 1 << 22,
 }
 
-// NewDevice adds a device to the fabric, with the next free LID and a
-// link-local GID made from it.
-func (f *Fabric) NewDevice(name string) (*Device, error) {
+// NewDevice adds a device with DefaultCaps to the fabric, with the next
+// free LID and a link-local GID made from it.
+func (f *Fabric) NewDevice(name string) (*Device, error) { return f.NewDeviceCaps(name, DefaultCaps) }
+
+// NewDeviceCaps is NewDevice for a device offering caps.
+func (f *Fabric) NewDeviceCaps(name string, caps Caps) (*Device, error) {
+	if err := caps.Validate(); err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, d := range f.devices {
@@ -88,7 +101,7 @@ func (f *Fabric) NewDevice(name string) (*Device, error) {
 	if f.nextLID >= 0xc000 { // unicast LIDs end at 0xbfff
 		return nil, fmt.Errorf("engine: the fabric has no LID left for %q", name)
 	}
-	d := newDevice(f, name, f.nextLID)
+	d := newDevice(f, name, f.nextLID, caps)
 	f.nextLID++
 	f.devices = append(f.devices, d)
 	return d, nil

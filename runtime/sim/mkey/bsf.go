@@ -21,9 +21,13 @@ type sigConf struct {
 
 // cryptoConf is an mkey's AES-XTS configuration (its crypto BSF).
 type cryptoConf struct {
-	dekID    uint32
-	keytag   [8]byte
-	tweak    [16]byte // little-endian, as mlx5dv_crypto_attr.initial_tweak
+	dekID  uint32
+	keytag [8]byte
+	// tweak is the initial tweak, little-endian as
+	// mlx5dv_crypto_attr.initial_tweak: a 128-bit number the device adds
+	// each data unit's number to, the carry out of the low 64 bits going
+	// into the high ones [ledger: xts-tweak-128-bit-carry].
+	tweak    [16]byte
 	unit     int
 	encOnTx  bool // memory data is encrypted on TX (decrypted on RX)
 	sigAfter bool // SIGNATURE_AFTER_CRYPTO_ON_TX: crypto on the memory side
@@ -214,6 +218,10 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 		return nil, wqeErr("crypto_bsf.enc_order", "unknown order %d", b.EncOrder())
 	}
 	if t.CryptoMultiBlock {
+		// The multi-block engine takes the tweak big-endian (the PRM's
+		// aes_xts_multi_block_be_tweak, Linux include/linux/mlx5/mlx5_ifc.h)
+		// and runtime/sq wrote it so; the single-block one little-endian
+		// [ledger: xts-multi-block-be-tweak].
 		for i, j := 0, 15; i < j; i, j = i+1, j-1 {
 			c.tweak[i], c.tweak[j] = c.tweak[j], c.tweak[i]
 		}
