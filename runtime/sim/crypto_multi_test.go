@@ -40,7 +40,8 @@ func xtsUnits(t *testing.T, key []byte, first uint64, unit int, src []byte) []by
 // TestXTSMultiUnit: 4 × 512-byte and 2 × 4096-byte data units under one
 // crypto mkey, with both key sizes: an RDMA WRITE puts on the wire each
 // unit encrypted with the initial tweak plus its number; an RDMA READ of
-// the ciphertext back through the mkey decrypts it into memory.
+// the ciphertext back through the mkey decrypts it into memory; a SEND
+// out of the mkey and one into it do the same.
 func TestXTSMultiUnit(t *testing.T) {
 	r := newXTSRig(t, "sim:xts-multi", false)
 	const tweak = 0x0123_4567_89ab_cd00
@@ -72,6 +73,17 @@ func TestXTSMultiUnit(t *testing.T) {
 				r.read(n)
 				if got := r.mem.Bytes()[:n]; !bytes.Equal(got, plain) {
 					t.Fatalf("the READ back decrypted %s", firstDiff(got, plain, tc.bytes))
+				}
+				// The same both ways with a SEND out of the mkey and one
+				// into it.
+				clear(r.wire.Bytes()[:n])
+				if got := r.send(n); got != uint32(n) || !bytes.Equal(r.wire.Bytes()[:n], want) {
+					t.Fatalf("SEND: %d bytes, %s", got, firstDiff(r.wire.Bytes()[:n], want, tc.bytes))
+				}
+				clear(r.mem.Bytes()[:n])
+				r.receive(n, n)
+				if got := r.mem.Bytes()[:n]; !bytes.Equal(got, plain) {
+					t.Fatalf("the SEND into the mkey decrypted %s", firstDiff(got, plain, tc.bytes))
 				}
 			})
 		}

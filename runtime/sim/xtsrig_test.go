@@ -60,7 +60,7 @@ func newXTSRig(t *testing.T, name string, sig bool) *xtsRig {
 	r.b = devicetest.Must[*device.QP](t, "CreateQP b")(r.pd.CreateQP(cfg))
 	devicetest.ConnectPair(t, r.a, r.b)
 	all := mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_REMOTE_READ
-	r.mem = devicetest.Must[*device.MR](t, "RegMR mem")(r.pd.RegMR(memBuf, mlx.IBV_ACCESS_LOCAL_WRITE))
+	r.mem = devicetest.Must[*device.MR](t, "RegMR mem")(r.pd.RegMR(memBuf, all))
 	r.wire = devicetest.Must[*device.MR](t, "RegMR wire")(r.pd.RegMR(wireBuf, all))
 	flags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
 	if sig {
@@ -109,7 +109,7 @@ func (r *xtsRig) configure(n int, sig *mlx.SigBlockAttr, crypto *mlx.CryptoAttr)
 		setters++
 	}
 	errs := []error{s.Start(), s.MkeyConfigure(r.mk.Mkey(), uint8(setters), &mlx.MkeyConfAttr{}),
-		s.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
+		s.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE),
 		s.SetMkeyLayoutList([]mlx.SGE{{Addr: r.mem.Addr, Length: uint32(n), Lkey: r.mem.LKey}})}
 	if sig != nil {
 		errs = append(errs, s.SetMkeySigBlock(sig))
@@ -192,6 +192,28 @@ func (r *xtsRig) receive(n, m int) {
 	r.post(r.b, 7, func() error { return errors.Join(s.Send(), s.SetSGE(r.wire.LKey, r.wire.Addr, uint32(n))) })
 	r.done(r.scq, 7, "SEND into the mkey")
 	r.done(r.rcq, 6, "receive through the mkey")
+}
+
+// remoteRead has b RDMA-read n wire bytes from the mkey (as an rkey,
+// zero-based) into wire: the mkey's memory goes out as on TX.
+func (r *xtsRig) remoteRead(n int) {
+	r.t.Helper()
+	s := r.b.SQ()
+	r.post(r.b, 8, func() error {
+		return errors.Join(s.RDMARead(r.mk.LKey(), 0), s.SetSGE(r.wire.LKey, r.wire.Addr, uint32(n)))
+	})
+	r.done(r.scq, 8, "RDMA READ of the mkey")
+}
+
+// remoteWrite has b RDMA-write wire's first n bytes into the mkey: they
+// reach its memory as on RX.
+func (r *xtsRig) remoteWrite(n int) {
+	r.t.Helper()
+	s := r.b.SQ()
+	r.post(r.b, 9, func() error {
+		return errors.Join(s.RDMAWrite(r.mk.LKey(), 0), s.SetSGE(r.wire.LKey, r.wire.Addr, uint32(n)))
+	})
+	r.done(r.scq, 9, "RDMA WRITE into the mkey")
 }
 
 // singleBlockDevice returns the name of a simulated device that reports
