@@ -35,18 +35,18 @@ func TestXTSEngineModes(t *testing.T) {
 					caps.Crypto, caps.CryptoSingleBlock, caps.CryptoMultiBlock, tc.multi)
 			}
 			const lo, hi = 0x0807_0605_0403_0201, 0
-			key := keys[1]
-			plain := pattern(512, 0x77)
+			key := xtsKeys[1]
+			plain := xtsPattern(512, 0x77)
 			copy(r.mem.Bytes(), plain)
 			clear(r.wire.Bytes())
-			if err := r.configure(512, nil, r.cryptoAttr(key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi)); err != nil {
+			if err := r.configure(512, nil, r.cryptoAttr(key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi)); err != nil {
 				t.Fatal(err)
 			}
 			r.write(512)
 			if want := xtsUnits(t, key, lo, 512, plain); !bytes.Equal(r.wire.Bytes()[:512], want) {
-				t.Fatalf("one data unit under tweak %#x: %s", uint64(lo), firstDiff(r.wire.Bytes()[:512], want, 512))
+				t.Fatalf("one data unit under tweak %#x: %s", uint64(lo), xtsDiff(r.wire.Bytes()[:512], want, 512))
 			}
-			err := r.configure(1024, nil, r.cryptoAttr(key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi))
+			err := r.configure(1024, nil, r.cryptoAttr(key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi))
 			if tc.multi {
 				if err != nil {
 					t.Fatalf("two data units on the multi-block engine: %v", err)
@@ -62,12 +62,12 @@ func TestXTSEngineModes(t *testing.T) {
 			t.Logf("refused: %v", err)
 			// The refused batch left the queue usable and the mkey as it
 			// was: one data unit still works.
-			if err := r.configure(512, nil, r.cryptoAttr(key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, lo+1, hi)); err != nil {
+			if err := r.configure(512, nil, r.cryptoAttr(key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, lo+1, hi)); err != nil {
 				t.Fatal(err)
 			}
 			r.write(512)
 			if want := xtsUnits(t, key, lo+1, 512, plain); !bytes.Equal(r.wire.Bytes()[:512], want) {
-				t.Fatalf("after the refusal: %s", firstDiff(r.wire.Bytes()[:512], want, 512))
+				t.Fatalf("after the refusal: %s", xtsDiff(r.wire.Bytes()[:512], want, 512))
 			}
 		})
 	}

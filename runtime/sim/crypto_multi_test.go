@@ -15,10 +15,10 @@ import (
 // its output on the wire checked byte for byte against x/crypto/xts, a
 // 128-bit reference on crypto/aes and IEEE Std 1619-2007's vectors.
 
-const after = mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX
+const sigAfterCrypto = mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX
 
-// keys are an AES-128-XTS and an AES-256-XTS DEK's key1 || key2.
-var keys = [][]byte{pattern(32, 0x5a), pattern(64, 0xc3)}
+// xtsKeys are an AES-128-XTS and an AES-256-XTS DEK's key1 || key2.
+var xtsKeys = [][]byte{xtsPattern(32, 0x5a), xtsPattern(64, 0xc3)}
 
 // xtsUnits encrypts src with x/crypto/xts, data unit i with sector
 // first + i (x/crypto/xts's sector is the little-endian tweak's low 64
@@ -45,7 +45,7 @@ func xtsUnits(t *testing.T, key []byte, first uint64, unit int, src []byte) []by
 func TestXTSMultiUnit(t *testing.T) {
 	r := newXTSRig(t, "sim:xts-multi", false)
 	const tweak = 0x0123_4567_89ab_cd00
-	for _, key := range keys {
+	for _, key := range xtsKeys {
 		for _, tc := range []struct {
 			unit  mlx.BlockSize
 			bytes int
@@ -53,16 +53,16 @@ func TestXTSMultiUnit(t *testing.T) {
 		}{{mlx.MLX5DV_BLOCK_SIZE_512, 512, 4}, {mlx.MLX5DV_BLOCK_SIZE_4096, 4096, 2}} {
 			t.Run(fmt.Sprintf("AES-%d/%dx%d", len(key)*4, tc.units, tc.bytes), func(t *testing.T) {
 				n := tc.units * tc.bytes
-				plain := pattern(n, byte(len(key)+tc.units))
+				plain := xtsPattern(n, byte(len(key)+tc.units))
 				copy(r.mem.Bytes(), plain)
 				clear(r.wire.Bytes())
-				if err := r.configure(n, nil, r.cryptoAttr(key, true, after, tc.unit, tweak, 0)); err != nil {
+				if err := r.configure(n, nil, r.cryptoAttr(key, true, sigAfterCrypto, tc.unit, tweak, 0)); err != nil {
 					t.Fatal(err)
 				}
 				r.write(n)
 				want := xtsUnits(t, key, tweak, tc.bytes, plain)
 				if got := r.wire.Bytes()[:n]; !bytes.Equal(got, want) {
-					t.Fatalf("the wire carried %s, want each data unit encrypted with tweak %#x + its number", firstDiff(got, want, tc.bytes), uint64(tweak))
+					t.Fatalf("the wire carried %s, want each data unit encrypted with tweak %#x + its number", xtsDiff(got, want, tc.bytes), uint64(tweak))
 				}
 				// Every unit's tweak is a step on from the last: unit 1
 				// under unit 0's tweak would be other bytes.
@@ -72,18 +72,18 @@ func TestXTSMultiUnit(t *testing.T) {
 				clear(r.mem.Bytes()[:n])
 				r.read(n)
 				if got := r.mem.Bytes()[:n]; !bytes.Equal(got, plain) {
-					t.Fatalf("the READ back decrypted %s", firstDiff(got, plain, tc.bytes))
+					t.Fatalf("the READ back decrypted %s", xtsDiff(got, plain, tc.bytes))
 				}
 				// The same both ways with a SEND out of the mkey and one
 				// into it.
 				clear(r.wire.Bytes()[:n])
 				if got := r.send(n); got != uint32(n) || !bytes.Equal(r.wire.Bytes()[:n], want) {
-					t.Fatalf("SEND: %d bytes, %s", got, firstDiff(r.wire.Bytes()[:n], want, tc.bytes))
+					t.Fatalf("SEND: %d bytes, %s", got, xtsDiff(r.wire.Bytes()[:n], want, tc.bytes))
 				}
 				clear(r.mem.Bytes()[:n])
 				r.receive(n, n)
 				if got := r.mem.Bytes()[:n]; !bytes.Equal(got, plain) {
-					t.Fatalf("the SEND into the mkey decrypted %s", firstDiff(got, plain, tc.bytes))
+					t.Fatalf("the SEND into the mkey decrypted %s", xtsDiff(got, plain, tc.bytes))
 				}
 			})
 		}
@@ -99,22 +99,22 @@ func TestXTSMultiUnit(t *testing.T) {
 func TestXTSTweakCarry(t *testing.T) {
 	r := newXTSRig(t, "sim:xts-carry", false)
 	const lo, n = 0xffff_ffff_ffff_fffe, 4 * 512
-	for _, key := range keys {
+	for _, key := range xtsKeys {
 		for _, hi := range []uint64{0, 0x0102_0304_0506_0708} {
 			t.Run(fmt.Sprintf("AES-%d/high-%#x", len(key)*4, hi), func(t *testing.T) {
-				plain := pattern(n, byte(hi)^byte(len(key)))
+				plain := xtsPattern(n, byte(hi)^byte(len(key)))
 				want := refXTS(t, key, lo, hi, 512, plain)
 				if hi == 0 && !bytes.Equal(want[:1024], xtsUnits(t, key, lo, 512, plain[:1024])) {
 					t.Fatal("refXTS disagrees with x/crypto/xts below the carry")
 				}
 				copy(r.mem.Bytes(), plain)
 				clear(r.wire.Bytes())
-				if err := r.configure(n, nil, r.cryptoAttr(key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi)); err != nil {
+				if err := r.configure(n, nil, r.cryptoAttr(key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, lo, hi)); err != nil {
 					t.Fatal(err)
 				}
 				r.write(n)
 				if got := r.wire.Bytes()[:n]; !bytes.Equal(got, want) {
-					t.Fatalf("the wire carried %s", firstDiff(got, want, 512))
+					t.Fatalf("the wire carried %s", xtsDiff(got, want, 512))
 				}
 				// A tweak that wrapped in 64 bits, without the carry,
 				// gives other bytes for units 2 and 3.
@@ -124,7 +124,7 @@ func TestXTSTweakCarry(t *testing.T) {
 				clear(r.mem.Bytes()[:n])
 				r.read(n)
 				if !bytes.Equal(r.mem.Bytes()[:n], plain) {
-					t.Fatalf("the READ back decrypted %s", firstDiff(r.mem.Bytes()[:n], plain, 512))
+					t.Fatalf("the READ back decrypted %s", xtsDiff(r.mem.Bytes()[:n], plain, 512))
 				}
 			})
 		}
@@ -149,27 +149,27 @@ func TestXTSIEEE1619(t *testing.T) {
 	ctx := append(append([]byte{}, v4.ctx...), v5.ctx...)
 	copy(r.mem.Bytes(), msg)
 	clear(r.wire.Bytes())
-	if err := r.configure(1024, nil, r.cryptoAttr(v4.key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, 0, 0)); err != nil {
+	if err := r.configure(1024, nil, r.cryptoAttr(v4.key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
 	r.write(1024)
 	if got := r.wire.Bytes()[:1024]; !bytes.Equal(got, ctx) {
-		t.Fatalf("vectors 4+5 encrypted: %s", firstDiff(got, ctx, 512))
+		t.Fatalf("vectors 4+5 encrypted: %s", xtsDiff(got, ctx, 512))
 	}
 	copy(r.mem.Bytes(), ctx)
 	clear(r.wire.Bytes())
-	if err := r.configure(1024, nil, r.cryptoAttr(v4.key, false, after, mlx.MLX5DV_BLOCK_SIZE_512, 0, 0)); err != nil {
+	if err := r.configure(1024, nil, r.cryptoAttr(v4.key, false, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
 	r.write(1024)
 	if got := r.wire.Bytes()[:1024]; !bytes.Equal(got, msg) {
-		t.Fatalf("vectors 4+5 decrypted on TX: %s", firstDiff(got, msg, 512))
+		t.Fatalf("vectors 4+5 decrypted on TX: %s", xtsDiff(got, msg, 512))
 	}
 
 	msg = bytes.Repeat(v10.ptx, 4)
 	copy(r.mem.Bytes(), msg)
 	clear(r.wire.Bytes())
-	if err := r.configure(2048, nil, r.cryptoAttr(v10.key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, 0xfd, 0)); err != nil {
+	if err := r.configure(2048, nil, r.cryptoAttr(v10.key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, 0xfd, 0)); err != nil {
 		t.Fatal(err)
 	}
 	r.write(2048)
@@ -178,12 +178,12 @@ func TestXTSIEEE1619(t *testing.T) {
 		t.Fatalf("vector 10 as data unit 2 from tweak 0xfd: %x..., want %x...", got[1024:1040], v10.ctx[:16])
 	}
 	if want := xtsUnits(t, v10.key, 0xfd, 512, msg); !bytes.Equal(got, want) {
-		t.Fatalf("units 0, 1 and 3 around vector 10: %s", firstDiff(got, want, 512))
+		t.Fatalf("units 0, 1 and 3 around vector 10: %s", xtsDiff(got, want, 512))
 	}
 }
 
-// firstDiff describes where got first differs from want, by data unit.
-func firstDiff(got, want []byte, unit int) string {
+// xtsDiff describes where got first differs from want, by data unit.
+func xtsDiff(got, want []byte, unit int) string {
 	for i := range min(len(got), len(want)) {
 		if got[i] != want[i] {
 			return fmt.Sprintf("byte %d (data unit %d) %#02x, want %#02x", i, i/unit, got[i], want[i])

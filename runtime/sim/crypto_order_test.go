@@ -26,8 +26,8 @@ func wireCRC32() *mlx.SigBlockAttr {
 	return &mlx.SigBlockAttr{Wire: d, CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32)}
 }
 
-// withCRC32 interleaves data's 512-byte blocks with their CRC32s.
-func withCRC32(data []byte) []byte {
+// wireWithCRC32 interleaves data's 512-byte blocks with their CRC32s.
+func wireWithCRC32(data []byte) []byte {
 	var out []byte
 	for i := 0; i < len(data); i += 512 {
 		out = binary.BigEndian.AppendUint32(append(out, data[i:i+512]...), crc32.ChecksumIEEE(data[i:i+512]))
@@ -46,23 +46,23 @@ func withCRC32(data []byte) []byte {
 func TestXTSRowBMultiUnit(t *testing.T) {
 	r := newXTSRig(t, "sim:xts-row-b", true)
 	const tweak, n, wireN = 0x5500, 4 * 512, 4 * 516
-	key := keys[0]
-	plain := pattern(n, 0xb0)
+	key := xtsKeys[0]
+	plain := xtsPattern(n, 0xb0)
 	copy(r.mem.Bytes(), plain)
 	clear(r.wire.Bytes())
-	if err := r.configure(n, wireCRC32(), r.cryptoAttr(key, true, after, mlx.MLX5DV_BLOCK_SIZE_512, tweak, 0)); err != nil {
+	if err := r.configure(n, wireCRC32(), r.cryptoAttr(key, true, sigAfterCrypto, mlx.MLX5DV_BLOCK_SIZE_512, tweak, 0)); err != nil {
 		t.Fatal(err)
 	}
 	r.remoteRead(wireN)
-	want := withCRC32(xtsUnits(t, key, tweak, 512, plain))
+	want := wireWithCRC32(xtsUnits(t, key, tweak, 512, plain))
 	if got := r.wire.Bytes()[:wireN]; !bytes.Equal(got, want) {
-		t.Fatalf("row B: the wire is not enc(data)+CRC32 per unit: %s", firstDiff(got, want, 516))
+		t.Fatalf("row B: the wire is not enc(data)+CRC32 per unit: %s", xtsDiff(got, want, 516))
 	}
 	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_NO_ERR}, "row B read")
 	clear(r.mem.Bytes()[:n])
 	r.remoteWrite(wireN)
 	if !bytes.Equal(r.mem.Bytes()[:n], plain) {
-		t.Fatalf("row B: the WRITE back decrypted %s", firstDiff(r.mem.Bytes()[:n], plain, 512))
+		t.Fatalf("row B: the WRITE back decrypted %s", xtsDiff(r.mem.Bytes()[:n], plain, 512))
 	}
 	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_NO_ERR}, "row B write")
 	unit2 := r.wire.Bytes()[2*516 : 2*516+512]
@@ -82,8 +82,8 @@ func TestXTSRowBMultiUnit(t *testing.T) {
 func TestXTSRowCMultiUnit(t *testing.T) {
 	r := newXTSRig(t, "sim:xts-row-c", true)
 	const tweak, n, wireN = 0xc0ffee, 4 * 512, 4 * 516
-	key := keys[1]
-	plain := pattern(n, 0xc0)
+	key := xtsKeys[1]
+	plain := xtsPattern(n, 0xc0)
 	copy(r.mem.Bytes(), plain)
 	clear(r.wire.Bytes())
 	before := mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX
@@ -91,15 +91,15 @@ func TestXTSRowCMultiUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.remoteRead(wireN)
-	want := xtsUnits(t, key, tweak, 512, withCRC32(plain))
+	want := xtsUnits(t, key, tweak, 512, wireWithCRC32(plain))
 	if got := r.wire.Bytes()[:wireN]; !bytes.Equal(got, want) {
-		t.Fatalf("row C: the wire is not enc(data+CRC32): %s", firstDiff(got, want, 512))
+		t.Fatalf("row C: the wire is not enc(data+CRC32): %s", xtsDiff(got, want, 512))
 	}
 	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_NO_ERR}, "row C read")
 	clear(r.mem.Bytes()[:n])
 	r.remoteWrite(wireN)
 	if !bytes.Equal(r.mem.Bytes()[:n], plain) {
-		t.Fatalf("row C: the WRITE into the mkey left %s", firstDiff(r.mem.Bytes()[:n], plain, 512))
+		t.Fatalf("row C: the WRITE into the mkey left %s", xtsDiff(r.mem.Bytes()[:n], plain, 512))
 	}
 	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_NO_ERR}, "row C write")
 }

@@ -2,7 +2,8 @@
 // registers the prefix "sim:", so that device.Open("sim:NAME") opens the
 // simulated mlx5 device NAME (runtime/sim/engine), created on first use on
 // the process's fabric, where every simulated device reaches every other
-// by LID or GID. A program runs unchanged on it: its queues are real
+// by LID or GID (with DefaultCaps; NewDevice makes one with other
+// capabilities beforehand). A program runs unchanged on it: its queues are real
 // memory that runtime/sq, runtime/rq and runtime/cq write and read, and
 // the engine executes what the doorbells announce.
 //

@@ -321,8 +321,8 @@ func ieee1619(t *testing.T) map[int]ieeeVector {
 	return out
 }
 
-// pattern is n bytes that differ from unit to unit and key to key.
-func pattern(n int, seed byte) []byte {
+// xtsPattern is n bytes that differ from unit to unit and key to key.
+func xtsPattern(n int, seed byte) []byte {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte(i*31+i>>9) ^ seed
