@@ -106,9 +106,9 @@ func TestCQOverrunRecvSide(t *testing.T) {
 	}
 }
 
-// nextEvent reads the device's next asynchronous event and checks it is
-// want (type and object).
-func nextEvent(t *testing.T, c *device.Context, want device.AsyncEvent) {
+// nextEvent reads the device's next asynchronous event, checks it is
+// want (type and object) and returns it.
+func nextEvent(t *testing.T, c *device.Context, want device.AsyncEvent) device.AsyncEvent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -116,6 +116,7 @@ func nextEvent(t *testing.T, c *device.Context, want device.AsyncEvent) {
 	if err != nil || ev.Type != want.Type || ev.QPN != want.QPN || ev.CQN != want.CQN || ev.SRQN != want.SRQN {
 		t.Fatalf("event %v (%v), want %v (QP %#x, CQ %#x, SRQ %#x)", ev, err, want.Type, want.QPN, want.CQN, want.SRQN)
 	}
+	return ev
 }
 
 // noEvent checks that the device has no asynchronous event to read.

@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -56,7 +58,10 @@ func TestSRQLimit(t *testing.T) {
 	recv(1) // 3 posted: not fewer than 3
 	noEvent(t, c)
 	recv(2) // 2 posted
-	nextEvent(t, c, device.AsyncEvent{Type: mlx.IBV_EVENT_SRQ_LIMIT_REACHED, SRQN: srq.SRQN()})
+	ev := nextEvent(t, c, device.AsyncEvent{Type: mlx.IBV_EVENT_SRQ_LIMIT_REACHED, SRQN: srq.SRQN()})
+	if want := fmt.Sprintf("(SRQ %#x)", srq.SRQN()); !strings.Contains(ev.String(), want) {
+		t.Errorf("the event prints %q, without %q", ev, want)
+	}
 	recv(3) // disarmed: no second event
 	noEvent(t, c)
 	if err := srq.ArmLimit(2); err != nil {
