@@ -68,7 +68,11 @@ func (c *Context) CreateCQ(cfg CQConfig) (*CQ, error) {
 // validators of ibv_create_cq_ex and mlx5dv_create_cq (cqe_size), then
 // checks the device's capabilities.
 func (c *Context) checkCQConfig(cfg CQConfig) error {
-	if err := inRange("CQConfig.CQEs", cfg.CQEs, 1, cq.MaxCQEs, "cq.MaxCQEs"); err != nil {
+	hi, limit := cq.MaxCQEs, "cq.MaxCQEs"
+	if m := c.info.Caps.MaxCQE; m > 0 && m < hi {
+		hi, limit = m, "Caps.MaxCQE" // max_cqe: ibv_create_cq fails with EINVAL past it
+	}
+	if err := inRange("CQConfig.CQEs", cfg.CQEs, 1, hi, limit); err != nil {
 		return err
 	}
 	if err := inRange("CQConfig.CQESize", cfg.CQESize, 0, 1<<16-1, ""); err != nil {

@@ -60,6 +60,8 @@ type fakeCtx struct {
 	qps  map[uint32]*fakeQP
 	cqs  map[uint32]*fakeCQ
 	log  []string
+	// events are the asynchronous events raised and not read yet.
+	events []device.AsyncEvent
 }
 
 func (c *fakeCtx) id() uint32 { c.next++; return c.next + 0x100 }
@@ -80,9 +82,25 @@ func (c *fakeCtx) Close() error                       { return c.closed("context
 func (c *fakeCtx) RegUmem(buf []byte, _ mlx.AccessFlags) (device.BackendUmem, error) {
 	return fakeObj{c: c, id: c.id(), what: "umem"}, nil
 }
+
+// AsyncEvent returns the oldest event raised, checking every 100µs until
+// ctx is done.
 func (c *fakeCtx) AsyncEvent(ctx context.Context) (device.AsyncEvent, error) {
-	<-ctx.Done()
-	return device.AsyncEvent{}, ctx.Err()
+	for {
+		c.mu.Lock()
+		if len(c.events) > 0 {
+			ev := c.events[0]
+			c.events = c.events[1:]
+			c.mu.Unlock()
+			return ev, nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return device.AsyncEvent{}, ctx.Err()
+		case <-time.After(100 * time.Microsecond):
+		}
+	}
 }
 
 func (c *fakeCtx) CreateCompChannel() (device.BackendChannel, error) {
@@ -189,6 +207,7 @@ type fakeCQ struct {
 	// overrun: a CQE found the CQ full; the CQ takes no more, as the
 	// device's.
 	overrun bool
+	errSent bool // IBV_EVENT_CQ_ERR was raised
 }
 
 // Overrun reports a CQE that found the CQ full.

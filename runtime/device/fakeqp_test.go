@@ -176,22 +176,37 @@ func (q *fakeQP) peerAccepts() bool {
 }
 
 // flush completes the WQE at q.done of a QP in error with
-// IBV_WC_WR_FLUSH_ERR, signaled or not, as the device does; false when
-// its CQE finds the CQ full.
+// IBV_WC_WR_FLUSH_ERR, signaled or not, as the device does; a flush that
+// finds the CQ full is lost.
 func (q *fakeQP) flush() bool {
 	w := q.mem.SQ[(q.done&uint32(q.mem.WQEBBs()-1))*64:][:64]
 	ctrl := be.Uint32(w[0:4])
 	ds := max(be.Uint32(w[4:8])&0x3f, 1)
 	if !q.send.write(mlx.MLX5_CQE_REQ_ERR, mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, uint8(ctrl), q.qpn, uint16(ctrl>>8)) {
-		return false
+		q.lost(q.send)
 	}
 	q.done += (ds*16 + 63) / 64
 	return true
 }
 
+// lost is a CQE of q that found c full (or overrun): as the simulator
+// and the InfiniBand architecture have it, the CQ error
+// (IBV_EVENT_CQ_ERR, once) and q moves to error with IBV_EVENT_QP_FATAL
+// unless it was there already. The caller holds q.c.mu.
+func (q *fakeQP) lost(c *fakeCQ) {
+	if !c.errSent {
+		c.errSent = true
+		q.c.events = append(q.c.events, device.AsyncEvent{Type: mlx.IBV_EVENT_CQ_ERR, CQN: c.cqn})
+	}
+	if q.state != mlx.IBV_QPS_ERR {
+		q.state = mlx.IBV_QPS_ERR
+		q.c.events = append(q.c.events, device.AsyncEvent{Type: mlx.IBV_EVENT_QP_FATAL, QPN: q.qpn})
+	}
+}
+
 // step executes the WQE at q.done: an RDMA write of one SGE, or else an
-// error CQE, which moves the QP to error; false when its CQE finds the CQ
-// full.
+// error CQE, which moves the QP to error; a CQE that finds the CQ full is
+// lost (lost); false when the WQE must wait (sendTo).
 func (q *fakeQP) step() bool {
 	if q.state == mlx.IBV_QPS_ERR {
 		return q.flush()
@@ -227,11 +242,11 @@ func (q *fakeQP) step() bool {
 	}
 	if status != 0 {
 		if !q.send.write(mlx.MLX5_CQE_REQ_ERR, status, op, q.qpn, idx) {
-			return false
+			q.lost(q.send)
 		}
 		q.state = mlx.IBV_QPS_ERR
 	} else if signaled && !q.send.write(mlx.MLX5_CQE_REQ, 0, op, q.qpn, idx) {
-		return false
+		q.lost(q.send)
 	}
 	q.done += (ds*16 + 63) / 64
 	return true

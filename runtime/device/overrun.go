@@ -7,8 +7,11 @@ import (
 
 // ErrCQOverrun is the error of CQ.Poll once the device found the CQ full:
 // a CQE had no room, so completions were lost and the device writes no
-// more to the CQ (libibverbs reports it as IBV_EVENT_CQ_ERR). The CQ
-// cannot be used again: close it and its QPs, and create a larger CQ.
+// more to the CQ (libibverbs reports it as IBV_EVENT_CQ_ERR). The QP
+// whose completion was lost moves to error, and so does every other QP
+// completing to the CQ when it next has a completion for it (each with
+// IBV_EVENT_QP_FATAL). The CQ cannot be used again: close it and its QPs,
+// and create a larger CQ.
 // Size a CQ for at least, summed over every QP completing to it, the
 // signaled send work requests that may be outstanding (every one, with
 // QPConfig.SigAll; an error completes unsignaled ones too, so

@@ -54,8 +54,14 @@ type SRQ struct {
 // checkSRQConfig refuses what no backend could create, naming the field.
 func (pd *PD) checkSRQConfig(cfg SRQConfig) error {
 	caps := pd.c.info.Caps
-	// The writer's ring holds below rq.MaxSRQWQEs/2 work requests.
-	if err := inRange("SRQConfig.MaxWR", cfg.MaxWR, 1, min(capOr(caps.MaxSRQWR, maxU32), rq.MaxSRQWQEs/2-1), "Caps.MaxSRQWR"); err != nil {
+	// The writer's ring holds below rq.MaxSRQWQEs/2 work requests: a
+	// device reporting more is refused at the writer's bound, named as
+	// such rather than as the device's.
+	hi, limit := capOr(caps.MaxSRQWR, maxU32), "Caps.MaxSRQWR"
+	if w := rq.MaxSRQWQEs/2 - 1; w < hi {
+		hi, limit = w, "rq.MaxSRQWQEs/2-1"
+	}
+	if err := inRange("SRQConfig.MaxWR", cfg.MaxWR, 1, hi, limit); err != nil {
 		return err
 	}
 	if err := inRange("SRQConfig.MaxSGE", cfg.MaxSGE, 1, capOr(caps.MaxSRQSGE, maxU32), "Caps.MaxSRQSGE"); err != nil {
@@ -128,6 +134,40 @@ func (s *SRQ) RQ() *rq.SRQ { return s.w }
 // MaxWR returns how many work requests may be outstanding: the free
 // list's length (one WQE always stays on it).
 func (s *SRQ) MaxWR() int { return int(s.mem.Tail) - int(s.mem.Head) }
+
+// SRQLimiter is an optional interface of a BackendSRQ: ArmLimit arms the
+// SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT; SRQ.ArmLimit
+// checked limit against MaxWR).
+type SRQLimiter interface {
+	ArmLimit(limit int) error
+}
+
+// ArmLimit arms the SRQ's "low watermark" (ibv_modify_srq(3) with
+// IBV_SRQ_LIMIT): once fewer than limit work requests are posted to the
+// SRQ, the device raises IBV_EVENT_SRQ_LIMIT_REACHED (Context.AsyncEvent,
+// with the SRQ's number in AsyncEvent.SRQN) once, and disarms; arm it
+// again to hear of the next time. limit is 0 to MaxWR (more is EINVAL, as
+// mlx5_ib_modify_srq refuses it, Linux drivers/infiniband/hw/mlx5/srq.c);
+// 0 leaves the SRQ unarmed. It fails with an error matching
+// errors.ErrUnsupported on a backend that cannot arm it.
+func (s *SRQ) ArmLimit(limit int) error {
+	s.c.mu.Lock() // Close takes it too: the backend's SRQ stays while we arm it
+	defer s.c.mu.Unlock()
+	if err := s.n.check("ArmLimit"); err != nil {
+		return err
+	}
+	if err := inRange("srq_limit", limit, 0, s.MaxWR(), "SRQ.MaxWR"); err != nil {
+		return fmt.Errorf("device: %s: ArmLimit: %w", s.n.what, err)
+	}
+	l, ok := s.b.(SRQLimiter)
+	if !ok {
+		return fmt.Errorf("device: %s: ArmLimit: the backend cannot arm an SRQ limit (ibv_modify_srq): %w", s.n.what, errors.ErrUnsupported)
+	}
+	if err := l.ArmLimit(limit); err != nil {
+		return fmt.Errorf("device: %s: ArmLimit(%d): %w", s.n.what, limit, err)
+	}
+	return nil
+}
 
 // Close destroys the SRQ, and first the QPs receiving through it.
 func (s *SRQ) Close() error {

@@ -185,6 +185,7 @@ type AsyncEvent struct {
 	Type mlx.EventType
 	QPN  uint32 // for QP events
 	CQN  uint32 // for CQ events
+	SRQN uint32 // for SRQ events (IBV_EVENT_SRQ_LIMIT_REACHED, IBV_EVENT_SRQ_ERR)
 	Port int    // for port events
 
 	ok bool // set by Context.AsyncEvent on an event the device reported
@@ -202,6 +203,8 @@ func (e AsyncEvent) String() string {
 		return fmt.Sprintf("%v (QP %#x)", e.Type, e.QPN)
 	case e.Type == mlx.IBV_EVENT_CQ_ERR:
 		return fmt.Sprintf("%v (CQ %#x)", e.Type, e.CQN)
+	case e.SRQN != 0:
+		return fmt.Sprintf("%v (SRQ %#x)", e.Type, e.SRQN)
 	case e.Port != 0:
 		return fmt.Sprintf("%v (port %d)", e.Type, e.Port)
 	}

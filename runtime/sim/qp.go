@@ -214,3 +214,7 @@ func (q *simQP) free() {
 		q.rqReg.Close()
 	}
 }
+
+// ResetStream takes DCI stream id out of error
+// (mlx5dv_dci_stream_id_reset; device.StreamResetter).
+func (q *simQP) ResetStream(id uint16) error { return q.qp.ResetStream(id) }

@@ -128,7 +128,7 @@ func (backend) List() ([]device.Info, error) {
 func info(name string, c engine.Caps, lid uint16) device.Info {
 	return device.Info{Name: name, GUID: 0x5eed000000000000 | uint64(lid), Caps: device.Caps{
 		MaxQPWR: c.MaxQPWR, MaxSGE: c.MaxSGE, MaxCQE: c.MaxCQE, MaxInlineData: c.MaxInlineData,
-		MaxSRQWR: c.MaxQPWR, MaxSRQSGE: c.MaxSGE, // CreateSRQ refuses more
+		MaxSRQWR: c.MaxSRQWR, MaxSRQSGE: c.MaxSGE, // CreateSRQ refuses more
 		CQE128: true, CQEVersion: 0, DC: true,
 		Signature: true,
 		SigProt:   mlx.MLX5DV_SIG_PROT_CAP_T10DIF | mlx.MLX5DV_SIG_PROT_CAP_CRC,
@@ -175,7 +175,7 @@ func (c *simCtx) AsyncEvent(ctx context.Context) (device.AsyncEvent, error) {
 	if err != nil {
 		return device.AsyncEvent{}, err
 	}
-	return device.AsyncEvent{Type: ev.Type, QPN: ev.QPN, CQN: ev.CQN, Port: 1}, nil
+	return device.AsyncEvent{Type: ev.Type, QPN: ev.QPN, CQN: ev.CQN, SRQN: ev.SRQN, Port: 1}, nil
 }
 
 // umem is a devx umem: the engine has no use for it but its id.

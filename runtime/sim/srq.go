@@ -24,9 +24,9 @@ type simSRQ struct {
 // free list's tail.
 func (p *simPD) CreateSRQ(cfg device.SRQConfig) (device.BackendSRQ, error) {
 	caps := p.c.d.Caps()
-	if cfg.MaxWR > caps.MaxQPWR || cfg.MaxSGE > caps.MaxSGE {
-		return nil, fmt.Errorf("sim: create_srq: %d work requests of %d SGEs exceed the device's %d and %d",
-			cfg.MaxWR, cfg.MaxSGE, caps.MaxQPWR, caps.MaxSGE)
+	if cfg.MaxWR < 1 || cfg.MaxWR > caps.MaxSRQWR || cfg.MaxSGE < 0 || cfg.MaxSGE > caps.MaxSGE {
+		return nil, fmt.Errorf("sim: create_srq: %d work requests of %d SGEs: the device offers 1 to %d of up to %d",
+			cfg.MaxWR, cfg.MaxSGE, caps.MaxSRQWR, caps.MaxSGE)
 	}
 	stride := pow2(max(32, 16+16*cfg.MaxSGE))
 	n := pow2(cfg.MaxWR + 1)
@@ -69,3 +69,7 @@ func engineSRQ(b device.BackendSRQ) *engine.SRQ {
 	}
 	return b.(*simSRQ).srq
 }
+
+// ArmLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT;
+// device.SRQLimiter).
+func (s *simSRQ) ArmLimit(limit int) error { return s.srq.ArmLimit(limit) }

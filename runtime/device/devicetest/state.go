@@ -1,12 +1,10 @@
 package devicetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
@@ -152,77 +150,6 @@ func testRecovery(t *testing.T, c *device.Context) {
 	if n, err := p.CQ.Poll(make([]cq.WC, 4)); n != 0 || err != nil {
 		t.Fatalf("after recovery the CQ still yields %d completions (%v)", n, err)
 	}
-}
-
-// testCQOverrun: more signaled completions than a CQ holds, unpolled, are
-// an overrun; Poll gives what the CQ held, then fails with an error
-// matching ErrCQOverrun that names the CQ and its size. On hardware the
-// overrun is known once its IBV_EVENT_CQ_ERR was read, so the test reads
-// asynchronous events while Poll finds nothing.
-func testCQOverrun(t *testing.T, c *device.Context) {
-	pd := Must[*device.PD](t, "AllocPD")(c.AllocPD())
-	q := Must[*device.CQ](t, "CreateCQ")(c.CreateCQ(device.CQConfig{CQEs: 2}))
-	n := q.CQEs()
-	if maxWR := c.Caps().MaxQPWR; n+1 > maxWR {
-		t.Fatalf("a CQ of %d CQEs: a QP cannot post %d (Caps.MaxQPWR %d)", n, n+1, maxWR)
-	}
-	cfg := device.QPConfig{Kind: device.RC, SendCQ: q, MaxSendWR: n + 1, MaxSendSGE: 1, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE}
-	a := Must[*device.QP](t, "CreateQP A")(pd.CreateQP(cfg))
-	b := Must[*device.QP](t, "CreateQP B")(pd.CreateQP(cfg))
-	ConnectPair(t, a, b)
-	src, dst := MRPair(t, pd, 64)
-	s := a.SQ()
-	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range n + 1 {
-		s.SetWRID(uint64(i))
-		s.RDMAWrite(dst.RKey, dst.Addr)
-		s.SetSGE(src.LKey, src.Addr, 8)
-	}
-	if err := s.Complete(); err != nil {
-		t.Fatalf("posting %d writes: %v", n+1, err)
-	}
-	err := pollToOverrun(t, c, q, n)
-	if !errors.Is(err, device.ErrCQOverrun) {
-		t.Fatalf("Poll of an overrun CQ: %v, want an error matching ErrCQOverrun", err)
-	}
-	for _, want := range []string{fmt.Sprintf("CQ %#x", q.CQN()), fmt.Sprintf("%d CQEs", n)} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the overrun error %q does not say %q", err, want)
-		}
-	}
-	if _, err := q.Poll(make([]cq.WC, 1)); !errors.Is(err, device.ErrCQOverrun) {
-		t.Fatalf("a second Poll of an overrun CQ: %v, want ErrCQOverrun again", err)
-	}
-}
-
-// pollToOverrun polls q until Poll fails (or PollTimeout passes), reading
-// asynchronous events while it finds nothing, and checks that it got no
-// more than the n completions the CQ holds.
-func pollToOverrun(t *testing.T, c *device.Context, q *device.CQ, n int) error {
-	t.Helper()
-	wc := make([]cq.WC, 8)
-	got := 0
-	deadline := time.Now().Add(PollTimeout)
-	for time.Now().Before(deadline) {
-		k, err := q.Poll(wc)
-		got += k
-		if err != nil {
-			if got > n {
-				t.Fatalf("%d completions from a CQ of %d", got, n)
-			}
-			return err
-		}
-		if k == 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-			c.AsyncEvent(ctx) // hardware: the CQ_ERR event records the overrun
-			cancel()
-		}
-	}
-	t.Fatalf("no overrun error within %v (%d completions from a CQ of %d)", PollTimeout, got, n)
-	return nil
 }
 
 // testErrorExplains: an error completion's Err names the work request

@@ -60,6 +60,10 @@ func decodeEvent(c *vctx, ev *mlx.AsyncEvent) device.AsyncEvent {
 		if ptr != nil {
 			out.QPN = qpNum(ptr)
 		}
+	case mlx.IBV_EVENT_SRQ_ERR, mlx.IBV_EVENT_SRQ_LIMIT_REACHED:
+		if n, ok := srqNums.Load(ptr); ok {
+			out.SRQN = n.(uint32)
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package verbs
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -39,6 +40,7 @@ func (p *vpd) CreateSRQ(cfg device.SRQConfig) (device.BackendSRQ, error) {
 		mv.DestroySRQ(srq)
 		return nil, err
 	}
+	srqNums.Store(srq.Ptr(), mem.SRQN)
 	return &vsrq{srq: srq, mem: mem}, nil
 }
 
@@ -68,4 +70,21 @@ func srqMemory(out *mlx.SRQ, maxWR, devMax int) (device.SRQMemory, error) {
 }
 
 func (s *vsrq) Memory() device.SRQMemory { return s.mem }
-func (s *vsrq) Close() error             { return mv.DestroySRQ(s.srq) }
+
+// Close destroys the SRQ; its number leaves srqNums first, before the
+// struct ibv_srq * can be reused.
+func (s *vsrq) Close() error {
+	srqNums.Delete(s.srq.Ptr())
+	return mv.DestroySRQ(s.srq)
+}
+
+// ArmLimit arms the SRQ's limit event with ibv_modify_srq(IBV_SRQ_LIMIT)
+// (device.SRQLimiter); the API checked limit against max_wr.
+func (s *vsrq) ArmLimit(limit int) error {
+	attr := mlx.SRQAttr{SRQLimit: uint32(limit)}
+	return mv.ModifySRQ(s.srq, &attr, mlx.IBV_SRQ_LIMIT)
+}
+
+// srqNums maps each SRQ's struct ibv_srq * to its number, for the SRQ
+// events decodeEvent names (IBV_EVENT_SRQ_LIMIT_REACHED, IBV_EVENT_SRQ_ERR).
+var srqNums sync.Map

@@ -77,7 +77,7 @@ func (c Caps) Validate() error {
 		v    int64
 	}{{"MaxQPWR", int64(c.MaxQPWR)}, {"MaxSGE", int64(c.MaxSGE)}, {"MaxRdAtomic", int64(c.MaxRdAtomic)},
 		{"MaxDCIStreams", int64(c.MaxDCIStreams)}, {"MaxErrStreams", int64(c.MaxErrStreams)},
-		{"MaxMsgSize", int64(c.MaxMsgSize)}, {"MaxCQE", int64(c.MaxCQE)}} {
+		{"MaxMsgSize", int64(c.MaxMsgSize)}, {"MaxCQE", int64(c.MaxCQE)}, {"MaxSRQWR", int64(c.MaxSRQWR)}} {
 		if f.v < 1 {
 			return fmt.Errorf("engine: Caps.%s %d: at least 1", f.name, f.v)
 		}

@@ -66,6 +66,7 @@ type Caps struct {
 	MaxErrStreams int    // DCI streams that may be in error at once
 	MaxMsgSize    uint32
 	MaxCQE        int
+	MaxSRQWR      int // work requests per SRQ (max_srq_wr)
 	// CryptoMultiBlock: the AES-XTS engine takes many data units per mkey
 	// (MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK, its tweak
 	// byte-reversed in the crypto BSF); false: one data unit per mkey
@@ -80,6 +81,11 @@ var DefaultCaps = Caps{
 	MaxQPWR: 1 << 15, MaxSGE: 16, MaxInlineData: 256, MaxMemcpy: 1 << 20, MaxRdAtomic: 16,
 	MaxDCIStreams: 16, MaxErrStreams: 8, MaxMsgSize: 1 << 30,
 	MaxCQE: 1 << 22,
+	// An SRQ of 2^15 WQEs keeps one on its free list: mlx5 reports
+	// max_srq_wr = 2^log_max_srq_sz - 1 (Linux
+	// drivers/infiniband/hw/mlx5/main.c, mlx5_ib_query_device), and the
+	// writer's ring (rq.MaxSRQWQEs) holds no more. [ledger: srq-max-wr]
+	MaxSRQWR: 1<<15 - 1,
 }
 
 // NewDevice adds a device with DefaultCaps to the fabric, with the next
@@ -236,10 +242,11 @@ type Event struct {
 	Type mlx.EventType
 	CQN  uint32 // IBV_EVENT_CQ_ERR
 	QPN  uint32 // QP events
+	SRQN uint32 // SRQ events
 }
 
 func (e Event) String() string {
-	return fmt.Sprintf("%v (CQ %#x, QP %#x)", e.Type, e.CQN, e.QPN)
+	return fmt.Sprintf("%v (CQ %#x, QP %#x, SRQ %#x)", e.Type, e.CQN, e.QPN, e.SRQN)
 }
 
 // events is a device's queue of asynchronous events.

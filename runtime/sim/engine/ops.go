@@ -141,7 +141,7 @@ func (p *QP) takeRecv() ([]byte, uint16, uint32) {
 // an RC QP moves to error.
 func (p *QP) respError(idx uint16, srqn uint32, synd mlx.CQESyndrome) {
 	if !p.rcq.ring.Err(&cqe.Err{Resp: true, QPN: p.qpn, SRQN: srqn, Ctr: idx, Syndrome: synd}) {
-		p.rcq.overrun()
+		p.cqFull(p.rcq)
 	}
 	p.rcq.wrote = true
 	if p.typ == RC {
@@ -157,7 +157,7 @@ func (p *QP) respCQE(q *QP, op mlx.CQEOpcode, idx uint16, srqn, n, imm uint32, s
 		r.G = 1
 	}
 	if !p.rcq.ring.Resp(&r) {
-		p.rcq.overrun()
+		p.cqFull(p.rcq)
 	}
 	p.rcq.wrote = true
 }

@@ -190,6 +190,11 @@ func (q *QP) SetAccess(acc mlx.AccessFlags) {
 
 // streamError records an error on a DCI stream; it reports whether the
 // DCI goes on (false: it moves to error, as a QP without streams does).
+// mlx5dv_dci_stream_id_reset(3) says the DCI moves to error once the
+// streams in error "reach" log_num_errored, and mlx5dv_create_qp(3) calls
+// it the error streams allowed "before moving DCI to an error state": the
+// engine lets 2^log_num_errored streams be in error and moves the DCI at
+// one more. [ledger: dci-errored-threshold]
 func (q *QP) streamError(id uint16) bool {
 	if int(id) >= len(q.errStr) {
 		return false
@@ -199,6 +204,36 @@ func (q *QP) streamError(id uint16) bool {
 		q.nErr++
 	}
 	return q.nErr <= q.errMax
+}
+
+// ResetStream takes DCI stream id out of error, as
+// mlx5dv_dci_stream_id_reset(3) does: its later work requests execute
+// again, and it no longer counts against the streams the DCI lets be in
+// error. Like libmlx5 (rdma-core providers/mlx5/mlx5.c), it refuses a QP
+// that is not a DCI and one not in RTS (a DCI the errors moved to error
+// needs a RESET). A stream past the DCI's streams is refused too, and
+// resetting a stream not in error changes nothing (what firmware does
+// with either is not documented). [ledger: dci-stream-reset]
+func (q *QP) ResetStream(id uint16) error {
+	if err := q.dev.lock(); err != nil {
+		return err
+	}
+	defer q.dev.fab.mu.Unlock()
+	switch {
+	case q.closed:
+		return ErrClosed
+	case q.typ != DCI || q.errStr == nil:
+		return fmt.Errorf("engine: dci_stream_id_reset: QP %#x is a %v without DCI streams", q.qpn, q.typ)
+	case q.state != mlx.IBV_QPS_RTS:
+		return fmt.Errorf("engine: dci_stream_id_reset: QP %#x is in %v, not RTS", q.qpn, q.state)
+	case int(id) >= len(q.errStr):
+		return fmt.Errorf("engine: dci_stream_id_reset: stream %d of a DCI with %d streams", id, len(q.errStr))
+	}
+	if q.errStr[id] {
+		q.errStr[id] = false
+		q.nErr--
+	}
+	return nil
 }
 
 // Remote is where an RC QP's peer is.
@@ -271,6 +306,35 @@ func (q *QP) toError() {
 	if q.state != mlx.IBV_QPS_ERR {
 		q.state = mlx.IBV_QPS_ERR
 	}
+}
+
+// cqFull is what follows when q has a CQE for c and c has no room for it,
+// or is overrun already: the CQ error (IBV_EVENT_CQ_ERR, once), the CQE is
+// lost, and q, which can no longer report its completions, moves to error
+// with IBV_EVENT_QP_FATAL (a local work queue catastrophic error). The
+// InfiniBand architecture describes it so: a CQ error is raised when the
+// device fails to write a CQE (an overrun), the affected QP moves to the
+// error state, and every send or receive queue that later tries to post a
+// CQE to that CQ gets a local work queue catastrophic error (IBA 11.6.3,
+// affiliated asynchronous errors; the responder's "class G" error in
+// Linux drivers/infiniband/sw/rxe/rxe_resp.c moves the QP to error the
+// same way). So each QP moves when it next needs the CQ, not at once, and
+// the first QP too gets the QP event. [ledger: cq-overrun-qp-error]
+// A QP that was in error already (a failed work request, whose flush
+// CQEs found the CQ full) gets no second event: IBV_EVENT_QP_FATAL says a
+// QP went to error. [ledger: cq-overrun-no-event-in-error]
+// A message whose responder CQE was lost still completes at its
+// requester: hardware's responder sends no NAK for this error (IBA's
+// class G) and may or may not have acknowledged the message; the engine
+// has it acknowledged, and the requester's next message to the QP in
+// error fails with a transport retry error. [ledger: cq-overrun-responder-ack]
+func (q *QP) cqFull(c *CQ) {
+	c.overrun()
+	if q.state == mlx.IBV_QPS_ERR {
+		return
+	}
+	q.toError()
+	q.dev.ev.post(Event{Type: mlx.IBV_EVENT_QP_FATAL, QPN: q.qpn})
 }
 
 // resolve finds the RC QP's peer (nil: unreachable, or not ready).

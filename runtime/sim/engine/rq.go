@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
@@ -66,6 +67,7 @@ type SRQ struct {
 	head   uint16 // the next WQE to take
 	ci     uint16 // WQEs taken
 	closed bool
+	limit  uint16 // armed: IBV_EVENT_SRQ_LIMIT_REACHED when fewer WQEs are posted (0: not armed)
 }
 
 // SRQN returns the SRQ's number.
@@ -114,5 +116,35 @@ func (s *SRQ) take() ([]byte, uint16) {
 	w := s.ring[int(i)*s.stride : int(i+1)*s.stride]
 	s.head = be.Uint16(w[2:4]) // next_wqe_index
 	s.ci++
+	if s.limit != 0 && s.pending() < s.limit {
+		s.limit = 0
+		s.dev.ev.post(Event{Type: mlx.IBV_EVENT_SRQ_LIMIT_REACHED, SRQN: s.srqn})
+	}
 	return w[16:], uint16(i)
+}
+
+// ArmLimit arms the SRQ's limit event (ibv_modify_srq(3) with
+// IBV_SRQ_LIMIT): once fewer than limit WQEs are posted, the device
+// raises IBV_EVENT_SRQ_LIMIT_REACHED once and disarms; 0 disarms. The
+// count is checked when the device takes a WQE, as Linux's software
+// devices do (drivers/infiniband/sw/rxe/rxe_resp.c get_srq_wqe, the
+// qib/ipath UD receive path), so an SRQ armed with fewer WQEs posted than
+// the limit raises the event at its next receive, not at once.
+// [ledger: srq-limit-on-take] A limit of 0 leaves the SRQ unarmed: no
+// count of WQEs is below 0. [ledger: srq-limit-zero] The caller
+// (runtime/device) checks limit against the SRQ's max_wr; here it only
+// has to fit the ring.
+func (s *SRQ) ArmLimit(limit int) error {
+	if err := s.dev.lock(); err != nil {
+		return err
+	}
+	defer s.dev.fab.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if limit < 0 || limit >= int(s.n) {
+		return fmt.Errorf("engine: modify_srq: srq_limit %d outside 0..%d, the SRQ's WQEs", limit, s.n-1)
+	}
+	s.limit = uint16(limit)
+	return nil
 }

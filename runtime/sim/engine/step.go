@@ -60,7 +60,11 @@ func (x *exec) sigErrorsSlow() {
 		s := sigCQE(&e)
 		s.QPN = t.qpn
 		if !t.cq.ring.Sig(&s) {
-			t.cq.overrun()
+			if q := t.cq.dev.qps[t.qpn]; q != nil {
+				q.cqFull(t.cq)
+			} else {
+				t.cq.overrun()
+			}
 		}
 		t.cq.wrote = true
 	}
@@ -196,7 +200,7 @@ func (q *QP) writeComp(c *comp) {
 		ok = cq.ring.Req(q.qpn, 0, c.op, c.ctr, c.byteCnt)
 	}
 	if !ok {
-		cq.overrun()
+		q.cqFull(cq)
 		return
 	}
 	cq.wrote = true
@@ -231,7 +235,7 @@ func (q *QP) flushRecv() bool {
 	for r.pending() > 0 {
 		_, idx := r.take()
 		if !q.rcq.ring.Err(&cqe.Err{Resp: true, QPN: q.qpn, Ctr: idx, Syndrome: mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR}) {
-			q.rcq.overrun()
+			q.cqFull(q.rcq) // the flush CQE is lost: the CQ takes none
 		}
 		q.rcq.wrote = true
 		did = true
