@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"strings"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -32,7 +33,7 @@ type rpRig struct {
 
 func newRPRig(t *testing.T) *rpRig {
 	t.Helper()
-	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:replay-" + t.Name()))
+	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:replay-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())))
 	t.Cleanup(func() { c.Close() })
 	r := &rpRig{t: t, mustMR: devicetest.Must[*device.MR](t, "RegMR"), mustMkey: devicetest.Must[*device.Mkey](t, "CreateMkey")}
 	r.pd = devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
