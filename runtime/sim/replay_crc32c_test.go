@@ -43,7 +43,9 @@ func TestReplayReadCRC32CReqCheck(t *testing.T) {
 	copy(src.Bytes(), rpPattern(4096, 0x3c))
 	resp := r.sigMkey(4)
 	r.configure(false, resp, mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE,
-		func(q *sq.SQ) error { return q.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 4096, Lkey: src.LKey}}) },
+		func(q *sq.SQ) error {
+			return q.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 4096, Lkey: src.LKey}})
+		},
 		&mlx.SigBlockAttr{Wire: crc32cDomain(), CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32C)})
 
 	data, pi := r.mr(4096, 0), r.mr(4, 0)

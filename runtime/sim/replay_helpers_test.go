@@ -23,12 +23,12 @@ import (
 // rpRig is one device with two connected RC QPs: a (the client or
 // requester) and b (the server or responder), each with its own CQ.
 type rpRig struct {
-	t          *testing.T
-	pd         *device.PD
-	cqA, cqB   *device.CQ
-	a, b       *device.QP
-	mustMR     func(*device.MR, error) *device.MR
-	mustMkey   func(*device.Mkey, error) *device.Mkey
+	t        *testing.T
+	pd       *device.PD
+	cqA, cqB *device.CQ
+	a, b     *device.QP
+	mustMR   func(*device.MR, error) *device.MR
+	mustMkey func(*device.Mkey, error) *device.Mkey
 }
 
 func newRPRig(t *testing.T) *rpRig {
@@ -128,6 +128,17 @@ func (r *rpRig) recv(a bool, sge mlx.SGE) {
 	qp, _ := r.side(a)
 	if err := qp.RQ().Post(9, []mlx.SGE{sge}); err != nil {
 		r.t.Fatalf("post receive: %v", err)
+	}
+}
+
+// drain polls side a's or b's CQ, which must hold no completion: a
+// signature-error CQE there is absorbed by the poller into its mkey.
+func (r *rpRig) drain(a bool) {
+	r.t.Helper()
+	_, c := r.side(a)
+	var wc [1]cq.WC
+	if n, err := c.Poll(wc[:]); n != 0 || err != nil {
+		r.t.Fatalf("drain: %d completions (%+v), %v", n, wc[0], err)
 	}
 }
 
