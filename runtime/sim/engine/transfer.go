@@ -188,6 +188,9 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	if st := x.scatter(&x.dst, q.dev); st.synd != 0 {
 		return st
 	}
+	// byte_len counts the wire bytes that arrived, as for a SEND's
+	// receiver; no published program shows what a ConnectX reports for a
+	// READ or receive through a signature mkey. [ledger: byte-len-wire-bytes]
 	c.byteCnt = uint32(x.src.total)
 	x.sigErrors()
 	return ok

@@ -69,7 +69,9 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 // tests/test_mlx5_mkey.py test_mkey_sig_err sends 512 bytes through an
 // mkey with memory CRC32 over 516 and wire none; changchengx/irdma
 // crc32c/check_rdma_crc32c.c READs into such an mkey with SGE length 4096
-// ("do not use 4096 + 4") on a ConnectX-6 Dx.
+// ("do not use 4096 + 4") on a ConnectX-6 Dx. The programs all use
+// address 0; that an SGE's address counts in the same units as its
+// length is inferred. [ledger: sge-units-by-wire-domain]
 func wireUnits(m *mkey, remote bool) bool {
 	return remote || m.sig == nil || m.sig.wire.d.Kind == sigblock.KindNone
 }

@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 			d.Check(prot, 9, 0xFF)
 			d.Strip(back, prot, 9, 0xFF)
 		})
-		if allocs != 0 {
+		if allocs != 0 && !raceEnabled {
 			t.Errorf("%+v: %v allocations per pass", d, allocs)
 		}
 	}
