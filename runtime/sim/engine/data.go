@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"errors"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sim/keys"
+	"github.com/mlx5gen/mlx5gen/runtime/sim/mkey"
 )
 
 // maxSpans bounds the spans of one side of a transfer: a WQE holds at
@@ -80,8 +83,9 @@ func malformed(why string) status { return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_O
 
 // span resolves n bytes at addr under key for a QP of device d and PD pd:
 // an MR or MW of the device's table, or an indirect mkey (staged). need
-// and remote are as keys.Table.Bytes takes them (a remote n counts wire
-// bytes, a local one memory bytes); gather says the span is read.
+// and remote are as keys.Table.Bytes takes them (through a signature mkey
+// a remote n counts wire bytes, a local one as indirectSpan says); gather
+// says the span is read.
 func (x *exec) span(l *sgl, d *Device, pd, key uint32, addr, n uint64, need mlx.AccessFlags, remote, gather bool) status {
 	if isMkey(key) {
 		if mpd, known := d.mkeys.PD(key); known && mpd != pd {
@@ -109,22 +113,21 @@ func keyFault(remote bool, why string) status {
 // indirectSpan stages a span through an indirect mkey in scratch memory:
 // gathered (its memory bytes become wire bytes, a signature inserted or
 // stripped, data encrypted or decrypted) or, to scatter, room for the
-// wire bytes the memory span takes.
+// wire bytes the span takes. addr and n count as runtime/sim/mkey's
+// wireUnits says: wire bytes for a remote span and for a local one whose
+// wire domain has no signature, memory bytes otherwise.
 func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remote, gather bool) status {
 	if n > 1<<31 || l.nind == maxSpans {
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "an indirect span too large")
 	}
 	var err error
-	if gather && remote {
-		n, err = d.mkeys.MemLen(key, n) // a READ asks for wire bytes
-	} else if !gather && !remote {
-		n, err = d.mkeys.WireLen(key, n) // a receive buffer holds memory bytes
-	}
-	if err != nil {
-		return mkeyFault(err)
-	}
-	if !gather && l.total <= l.limit {
-		n = min(n, l.limit-l.total)
+	if !gather {
+		if n, err = d.mkeys.SpanWire(key, n, remote); err != nil {
+			return spanFault(err, remote)
+		}
+		if l.total <= l.limit {
+			n = min(n, l.limit-l.total)
+		}
 	}
 	start := len(x.scratch)
 	if gather {
@@ -141,6 +144,16 @@ func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remot
 	}
 	x.touched(d, key)
 	return ok
+}
+
+// spanFault reports a span whose length through an mkey is not whole
+// signature blocks (or names no mkey): a length error for a local span, a
+// remote access error for a remote one.
+func spanFault(err error, remote bool) status {
+	if remote {
+		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, err.Error())
+	}
+	return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, err.Error())
 }
 
 // grow extends b by n bytes (allocating only when its capacity is short).
@@ -171,15 +184,33 @@ func (x *exec) scatterSlow(dst *sgl, d *Device) status {
 // segmentBytes sums the byte counts of the data segments of w[off:end]
 // (as far as they parse), without resolving their keys.
 func segmentBytes(w []byte, off, end int) uint64 {
+	n, _ := segmentWire(nil, w, off, end)
+	return n
+}
+
+// segmentWire sums the wire bytes of the data segments of w[off:end]: a
+// segment through an indirect mkey of d counts the wire bytes it carries
+// (mkey.Table.SpanWire); with d nil, or a key that is no mkey of d, the
+// byte count. An RDMA READ asks its responder for this many bytes.
+func segmentWire(d *Device, w []byte, off, end int) (uint64, status) {
 	var n uint64
 	for ; off+mlx.WQEDataSegSize <= end; off += mlx.WQEDataSegSize {
 		ds := (*mlx.WQEDataSeg)(w[off : off+mlx.WQEDataSegSize])
 		if ds.ByteCount()&mlx.MLX5_INLINE_SEG != 0 || ds.Lkey() == mlx.MLX5_INVALID_LKEY {
 			break
 		}
-		n += uint64(ds.ByteCount())
+		bc := uint64(ds.ByteCount())
+		if d != nil && bc != 0 && isMkey(ds.Lkey()) {
+			wire, err := d.mkeys.SpanWire(ds.Lkey(), bc, false)
+			if err == nil {
+				bc = wire
+			} else if !errors.Is(err, mkey.ErrNoMkey) {
+				return 0, spanFault(err, false)
+			}
+		}
+		n += bc
 	}
-	return n
+	return n, ok
 }
 
 // segments resolves the data segments (and inline data) of w[off:end]:

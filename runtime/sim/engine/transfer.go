@@ -164,8 +164,12 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	ra := (*mlx.WQERaddrSeg)(w[off : off+mlx.WQERaddrSegSize])
 	x := &q.dev.fab.x
 	// The response first (bounded by the responder's memory), then the
-	// local segments it lands in, staged for no more than arrived.
-	n := segmentBytes(w, off+mlx.WQERaddrSegSize, len(w))
+	// local segments it lands in, staged for no more than arrived. The
+	// request asks for the wire bytes of the local segments.
+	n, st := segmentWire(q.dev, w, off+mlx.WQERaddrSegSize, len(w))
+	if st.synd != 0 {
+		return st
+	}
 	if n > uint64(q.dev.caps.MaxMsgSize) {
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "a READ longer than the port's max_msg_sz")
 	}
@@ -184,6 +188,9 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	if st := x.scatter(&x.dst, q.dev); st.synd != 0 {
 		return st
 	}
+	// byte_len counts the wire bytes that arrived, as for a SEND's
+	// receiver; no published program shows what a ConnectX reports for a
+	// READ or receive through a signature mkey. [ledger: byte-len-wire-bytes]
 	c.byteCnt = uint32(x.src.total)
 	x.sigErrors()
 	return ok

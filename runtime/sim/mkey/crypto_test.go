@@ -114,15 +114,20 @@ func TestCryptoIEEE1619(t *testing.T) {
 				}
 			}
 			if len(buf) == 1024 {
-				// The second data unit alone takes the tweak of unit 1.
-				cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_512, 0)
-				if err := r.configure(mk, rw, sges, nil, cr); err != nil {
-					t.Fatal(err)
-				}
-				copy(buf, c.ptx)
-				wire, err := r.tab.Gather(mk.Lkey, 512, 512, false, nil)
-				if err != nil || !bytes.Equal(wire, v5.ctx) {
-					t.Fatalf("the second data unit alone: %v", err)
+				// The second data unit alone is a message whose first unit
+				// takes the initial tweak (mlx5dv_wr_set_mkey_crypto(3):
+				// "the LBA of the first block in the message"): with
+				// initial tweak 1 it is vector 5, with 0 it is not.
+				for _, tw := range []uint64{1, 0} {
+					cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_512, tw)
+					if err := r.configure(mk, rw, sges, nil, cr); err != nil {
+						t.Fatal(err)
+					}
+					copy(buf, c.ptx)
+					wire, err := r.tab.Gather(mk.Lkey, 512, 512, false, nil)
+					if err != nil || bytes.Equal(wire, v5.ctx) != (tw == 1) {
+						t.Fatalf("the second data unit alone, initial tweak %d: %v", tw, err)
+					}
 				}
 			}
 		}
@@ -168,7 +173,7 @@ func TestCryptoWithSignature(t *testing.T) {
 		x.Encrypt(enc, data[i*512:(i+1)*512], 9+uint64(i))
 		want = append(append(want, enc...), dif(enc, i)...)
 	}
-	wire, err := r.tab.Gather(mk.Lkey, 0, 1024, true, nil)
+	wire, err := r.tab.Gather(mk.Lkey, 0, 1040, true, nil) // a remote span counts wire bytes
 	if err != nil || !bytes.Equal(wire, want) {
 		t.Fatalf("row B: %v, wire is not enc(data)+DIF", err)
 	}
@@ -178,7 +183,7 @@ func TestCryptoWithSignature(t *testing.T) {
 	if err := r.configure(mk, rw, sges, &mlx.SigBlockAttr{Wire: difD, CheckMask: 0xff}, cr); err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1024, true, nil)
+	wire, err = r.tab.Gather(mk.Lkey, 0, 1040, true, nil)
 	if err != nil || len(wire) != 1040 {
 		t.Fatalf("row C: %v, %d wire bytes", err, len(wire))
 	}
@@ -219,7 +224,8 @@ func TestCryptoWithSignature(t *testing.T) {
 		end := min((u+1)*512, 1040)
 		x.Encrypt(bufH[u*512:end], memH[u*512:end], 5+uint64(u))
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1040, false, nil)
+	// The wire has no signature: the SGE counts the 1024 data bytes.
+	wire, err = r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("row H: %v, wire is not the data", err)
 	}
@@ -255,7 +261,7 @@ func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *
 	xp10 := crc64.MakeTable(0x9A6C9329AC4BC9B5) // sigblock's polyXP10 cites its source
 	for i := 0; i < 2; i++ {
 		blk := data[i*512 : (i+1)*512]
-		plain = binary.BigEndian.AppendUint64(append(plain, blk...), crc64.Checksum(blk, xp10))
+		plain = binary.LittleEndian.AppendUint64(append(plain, blk...), crc64.Checksum(blk, xp10))
 	}
 	want := make([]byte, len(plain))
 	for u := 0; u*512 < len(plain); u++ {
@@ -275,14 +281,14 @@ func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *
 	buf = buf[:0]
 	for i := 0; i < 2; i++ {
 		blk := enc[i*512 : (i+1)*512]
-		buf = binary.BigEndian.AppendUint32(append(buf, blk...), crc32.Checksum(blk, tab))
+		buf = binary.LittleEndian.AppendUint32(append(buf, blk...), crc32.Checksum(blk, tab))
 	}
 	sig = &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xf0}
 	cr = cryptoAttr(dek, false, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 4)
 	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x40000, Length: 1032, Lkey: k}}, sig, cr); err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1032, false, nil)
+	wire, err = r.tab.Gather(mk.Lkey, 0, 1024, false, nil) // data bytes: the wire has no signature
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("row J: %v, wire is not the data", err)
 	}
@@ -374,8 +380,14 @@ func TestCryptoWideTweak(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("tweak %x: %v, the transfer is not AES-XTS with the 128-bit tweak", tw, err)
 		}
+		// The second unit alone is a message of its own: it takes the
+		// initial tweak, not the initial tweak plus one.
+		alone := make([]byte, 512)
+		if err := x.EncryptWide(alone, data[512:], tw); err != nil {
+			t.Fatal(err)
+		}
 		got, err = r.tab.Gather(mk.Lkey, 512, 512, false, nil)
-		if err != nil || !bytes.Equal(got, want[512:]) {
+		if err != nil || !bytes.Equal(got, alone) {
 			t.Fatalf("tweak %x: the second unit alone: %v", tw, err)
 		}
 	}

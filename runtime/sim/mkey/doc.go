@@ -26,12 +26,16 @@
 //     malformed WQE (a local QP operation error CQE); a *Fault a refused
 //     access.
 //   - Transfers: Gather (SEND, WRITE source, READ responder) and Scatter
-//     (RECV, WRITE target, READ response) take zero-based addresses in the
-//     mkey's memory domain (the man page's "zero-based mode"); Gather's n
-//     counts memory bytes, Scatter gets the wire bytes. WireLen and MemLen
-//     convert lengths: an RDMA READ of W wire bytes gathers MemLen(W)
-//     memory bytes. A transfer through a signature mkey is whole blocks of
-//     a whole message (the engine does not hand over packets).
+//     (RECV, WRITE target, READ response) take zero-based addresses and
+//     lengths that count as the hardware counts them: a remote span (an
+//     RDMA READ's or WRITE's address and length) wire bytes; a local SGE
+//     memory bytes when the wire domain has a signature, wire (data)
+//     bytes when it has none (see wireUnits for the evidence). Gather
+//     returns the wire bytes, Scatter takes them. SpanWire gives the wire
+//     bytes a span carries: what a receive SGE holds, what an RDMA READ's
+//     local SGEs ask for. A transfer through a signature mkey is whole
+//     blocks of a whole message (the engine does not hand over packets);
+//     a span that is not whole blocks is a bounds fault.
 //   - Faults: Fault.Kind and Remote pick the completion syndrome (local
 //     protection or length, remote access). A failed signature check is
 //     not a fault: the data moves, and SigError returns the error, whose
@@ -47,11 +51,17 @@
 // Semantics chosen where the man pages leave room: the BSF gives each
 // domain's type, block size and flags, and the PSV's transient signature,
 // once SET_PSV wrote it, the guard or CRC seed and the first application
-// and reference tags. Block n of a domain is counted from the mkey's
-// start, so a transfer at an offset gets the reference tags and XTS data
-// units of its place. Of a block's failed parts only the first in the
-// T10-DIF order (guard, application tag, reference tag) is reported; the
-// first failed block of a transfer is kept until SigError takes it, and
-// its offset is in the checked domain from the transfer's start. XTS data
-// units take the 128-bit initial tweak plus their number.
+// and reference tags. Each transfer (each SGE or remote span through an
+// mkey) numbers its blocks and XTS data units from its own first one,
+// which takes the configured reference tag and the initial tweak
+// (mlx5dv_wr_set_mkey_sig_block(3): the initial ref tag is "the value of
+// the first block to be transmitted"; mlx5dv_wr_set_mkey_crypto(3): the
+// tweak is "the LBA of the first block in the message"); its offset in
+// the mkey must still be whole blocks and units. Every failed part of a
+// block (guard, application tag, reference tag) goes into the
+// signature-error CQE and the poller picks one; the first failed block of
+// a transfer is kept until SigError takes it, and its offset is in the
+// checked domain from the transfer's start. CRC fields are little-endian,
+// T10-DIF fields big-endian (runtime/sim/sigblock). XTS data units take
+// the 128-bit initial tweak plus their number, carried past 64 bits.
 package mkey

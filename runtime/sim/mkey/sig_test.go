@@ -3,6 +3,7 @@ package mkey_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"testing"
 
@@ -38,7 +39,7 @@ func withCRC32(data []byte) []byte {
 	var out []byte
 	for i := 0; i < len(data); i += 512 {
 		out = append(out, data[i:i+512]...)
-		out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(data[i:i+512]))
+		out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(data[i:i+512]))
 	}
 	return out
 }
@@ -58,7 +59,10 @@ func withDIF(data []byte, app uint16, ref uint32) []byte {
 
 // TestSigExample1 is mlx5dv_wr_set_mkey_sig_block(3) Examples 1 and 1.1:
 // CRC32 every 512 bytes in the memory domain, none on the wire. A SEND
-// gathers, checks and strips; a RECV scatters and generates the fields. A
+// gathers, checks and strips; a RECV scatters and generates the fields.
+// Its SGE counts wire (data) bytes, as the wire domain has no signature
+// (rdma-core tests/test_mlx5_mkey.py test_mkey_sig_err: SGE 512 through
+// an mkey of 516). A
 // corrupted CRC is reported in the memory domain with the field and the
 // computed values and the block's offset.
 func TestSigExample1(t *testing.T) {
@@ -72,11 +76,15 @@ func TestSigExample1(t *testing.T) {
 	if err := r.configure(mk, mlx.IBV_ACCESS_LOCAL_WRITE, sges, sig, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := r.tab.WireLen(mk.Lkey, uint64(len(memBuf))); err != nil || n != 2048 {
+	if n, err := r.tab.SpanWire(mk.Lkey, 2048, false); err != nil || n != 2048 {
 		t.Fatalf("wire length of 4 blocks: %d, %v", n, err)
 	}
+	var f *mkey.Fault
+	if _, err := r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
+		t.Fatalf("an SGE of the memory length (not whole data blocks): %v", err)
+	}
 	// Example 1: the SEND.
-	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil)
+	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(data)), false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("SEND gathered %d bytes (%v), want the 2048 data bytes", len(wire), err)
 	}
@@ -94,21 +102,21 @@ func TestSigExample1(t *testing.T) {
 	// A corrupted CRC in block 2: the SEND still transfers, and the mkey
 	// records the error.
 	memBuf[2*516+512] ^= 0x80
-	wire, err = r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil)
+	wire, err = r.tab.Gather(mk.Lkey, 0, uint64(len(data)), false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("a failed check must still transfer: %v", err)
 	}
 	e, ok := r.tab.SigError(mk.Lkey)
 	want := crc32.ChecksumIEEE(data[1024:1536])
 	if !ok || e.Domain != mkey.DomainMemory || e.Syndrome != cq.SigSyndromeGuard || e.Offset != 2*516 ||
-		e.ActualTransSig != want || e.ExpectedTransSig != want^0x80000000 || e.Key != mk.Lkey {
+		e.ActualTransSig != want || e.ExpectedTransSig != want^0x80 || e.Key != mk.Lkey {
 		t.Fatalf("signature error %+v (ok %v), want a memory guard error at 1032", e, ok)
 	}
 	if _, ok := r.tab.SigError(mk.Lkey); ok {
 		t.Fatal("SigError did not clear the error")
 	}
 	checkCQE(t, e, &cq.Mkey{Mem: cq.SigCRC32}, cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
-		Expected: uint64(want ^ 0x80000000), Actual: uint64(want), Offset: 2 * 516})
+		Expected: uint64(want ^ 0x80), Actual: uint64(want), Offset: 2 * 516})
 }
 
 // TestSigExample2 is Examples 2 and 2.1: T10-DIF every 4 KiB in the wire
@@ -130,17 +138,28 @@ func TestSigExample2(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWire := withDIF(data, app, ref)
-	if n, err := r.tab.MemLen(mk.Lkey, uint64(len(wantWire))); err != nil || n != uint64(len(data)) {
-		t.Fatalf("memory length of %d wire bytes: %d, %v", len(wantWire), n, err)
+	// A local SGE through it counts memory bytes (the wire has a
+	// signature); a remote span counts wire bytes.
+	if n, err := r.tab.SpanWire(mk.Lkey, uint64(len(data)), false); err != nil || n != uint64(len(wantWire)) {
+		t.Fatalf("wire length of a %d-byte local SGE: %d, %v", len(data), n, err)
 	}
-	// Example 2: the RDMA READ of the whole mkey, then of its last block.
-	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(data)), true, nil)
+	if n, err := r.tab.SpanWire(mk.Lkey, 4104, true); err != nil || n != 4104 {
+		t.Fatalf("wire length of a remote span: %d, %v", n, err)
+	}
+	// Example 2: the RDMA READ of the whole mkey, then of its last block
+	// (its address and length in wire bytes), whose first block takes the
+	// initial ref tag: numbering starts at the transfer's first block.
+	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(wantWire)), true, nil)
 	if err != nil || !bytes.Equal(wire, wantWire) {
 		t.Fatalf("RDMA READ: %v, wire differs from generated T10-DIF", err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 2*4096, 4096, true, nil)
-	if err != nil || !bytes.Equal(wire, wantWire[2*4104:]) {
-		t.Fatalf("RDMA READ of block 2 (ref tag 0x102): %v", err)
+	wire, err = r.tab.Gather(mk.Lkey, 2*4104, 4104, true, nil)
+	if err != nil || !bytes.Equal(wire, withDIF(data[2*4096:], app, ref)) {
+		t.Fatalf("RDMA READ of block 2 (ref tag 0x100): %v", err)
+	}
+	var f *mkey.Fault
+	if _, err = r.tab.Gather(mk.Lkey, 4096, 4104, true, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds || !f.Remote {
+		t.Fatalf("a READ at a wire offset inside a block: %v", err)
 	}
 	// Example 2.1: the RDMA WRITE.
 	clear(memBuf)
@@ -257,7 +276,7 @@ func TestSigBothDomains(t *testing.T) {
 	}
 	tab := crc32.MakeTable(crc32.Castagnoli)
 	for i := 0; i < 2; i++ {
-		if got := binary.BigEndian.Uint32(wire[i*516+512:]); got != crc32.Checksum(data[i*512:(i+1)*512], tab) {
+		if got := binary.LittleEndian.Uint32(wire[i*516+512:]); got != crc32.Checksum(data[i*512:(i+1)*512], tab) {
 			t.Fatalf("block %d: wire CRC32C %#x", i, got)
 		}
 	}

@@ -19,13 +19,13 @@ const (
 // getSigErrInfo reads them back).
 type SigErr struct {
 	Key      uint32 // the mkey (the CQE's mkey field; the poller indexes it by Key >> 8)
-	Syndrome uint16 // REFTAG 1<<11, APPTAG 1<<12, GUARD 1<<13: one bit, the first failed part in T10-DIF order
+	Syndrome uint16 // REFTAG 1<<11, APPTAG 1<<12, GUARD 1<<13: a bit for every failed part of the block
 	// T10-DIF: guard<<16 | application tag, and the reference tags; a
 	// 32-bit CRC: the CRC and zero tags; CRC64_XP10: its high and low
 	// halves.
 	ExpectedTransSig, ActualTransSig uint32
 	ExpectedRefTag, ActualRefTag     uint32
-	Offset                           uint64 // byte offset of the failed block in the transfer, in the checked domain
+	Offset                           uint64 // byte offset of the failed block from the transfer's start, in the checked domain (block+field strides)
 	SigType                          uint8  // 0: block signature
 	Domain                           uint8  // DomainWire or DomainMemory: the domain whose check failed
 
@@ -33,14 +33,22 @@ type SigErr struct {
 }
 
 // record keeps the first signature error of a transfer on the mkey until
-// SigError takes it. Of a block's failed parts only the first in the
-// T10-DIF order (guard, application tag, reference tag) is reported, as
-// mlx5dv_mkey_check(3) says.
+// SigError takes it. Every failed part of the first failed block is
+// written: rdma-core providers/mlx5/cq.c struct mlx5_sigerr_cqe carries a
+// syndrome bitmask and the expected and actual guard<<16|app tag and ref
+// tag, and the pollers choose (libmlx5's mlx5_decode_sigerr tests REFTAG,
+// then APPTAG, then GUARD; the kernel's mlx5_ib get_sig_err_item GUARD
+// first); mlx5dv_mkey_check(3)'s "first in the T10-DIF order" is what a
+// poller reports, not what the CQE holds. [ledger: sigerr-all-parts]
+// The offset is the failed block's from the transfer's start in the
+// checked domain, counted in blocks with their fields: the kernel's iSER
+// (drivers/infiniband/ulp/iser/iser_verbs.c) and isert
+// (ulp/isert/ib_isert.c) divide sig_err_offset by the sector size plus 8.
+// [ledger: sigerr-offset-domain]
 func (t *Table) record(m *mkey, e sigblock.Error, domain uint8) {
 	if m.hasErr {
 		return
 	}
-	e = e.T10First()
 	s := SigErr{Key: m.key(), Syndrome: e.Syndrome(), Offset: e.Offset, Domain: domain, Block: e}
 	s.ExpectedTransSig, s.ActualTransSig, s.ExpectedRefTag, s.ActualRefTag = e.CQE()
 	m.err, m.hasErr = s, true

@@ -2,7 +2,6 @@ package mkey
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -57,14 +56,72 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 	return nil, &Fault{Kind: FaultState, Key: key, Addr: addr, N: n, Remote: remote, Why: why}
 }
 
-// Gather reads n bytes at addr of the mkey's address space (its memory
-// domain) and appends the wire bytes to dst: signature fields checked,
-// stripped, generated or replaced and the data encrypted or decrypted as
-// the mkey says. remote: an RDMA READ responder (REMOTE_READ needed). A
-// failed signature check still transfers; SigError reports it.
-func (t *Table) Gather(key uint32, addr, n uint64, remote bool, dst []byte) ([]byte, error) {
-	m, err := t.lookup(key, addr, n, false, remote)
+// wireUnits reports whether an address and length through m count wire
+// bytes. A remote address and length (an RDMA READ or WRITE's RETH) always
+// do: changchengx/irdma crc32c/rdma_read_crc32c_reqck.c READs 4096+4
+// bytes from a responder mkey with memory none and wire CRC32C over 4096
+// bytes on mlx5 hardware, and NVIDIA's signature sample reads and writes
+// (block+PI)*blocks from and into its peer's mkeys. A local SGE counts
+// memory bytes when the wire domain carries a signature and wire (data)
+// bytes when it has none: Linux drivers/infiniband/core/rw.c
+// rdma_rw_ctx_signature_init gives the SGE the MR's length less the
+// metadata when the wire has no signature; rdma-core
+// tests/test_mlx5_mkey.py test_mkey_sig_err sends 512 bytes through an
+// mkey with memory CRC32 over 516 and wire none; changchengx/irdma
+// crc32c/check_rdma_crc32c.c READs into such an mkey with SGE length 4096
+// ("do not use 4096 + 4") on a ConnectX-6 Dx. The programs all use
+// address 0; that an SGE's address counts in the same units as its
+// length is inferred. [ledger: sge-units-by-wire-domain]
+func wireUnits(m *mkey, remote bool) bool {
+	return remote || m.sig == nil || m.sig.wire.d.Kind == sigblock.KindNone
+}
+
+// toMem converts an address (zero-based, from m.start) or length x through
+// m from the units wireUnits gives to memory-domain bytes.
+func (t *Table) toMem(m *mkey, x uint64, remote bool) (uint64, error) {
+	if !wireUnits(m, remote) || m.sig == nil {
+		return x, nil
+	}
+	mem, wire := t.domain(&m.sig.mem), t.domain(&m.sig.wire)
+	return t.convert(&wire, &mem, x)
+}
+
+// memSpan converts a span (addr, n) through m to memory-domain bytes; a
+// span that is not whole signature blocks is a bounds fault.
+func (t *Table) memSpan(m *mkey, key uint32, addr, n uint64, remote bool) (uint64, uint64, error) {
+	fault := func(why string) error {
+		return &Fault{Kind: FaultBounds, Key: key, Addr: addr, N: n, Remote: remote, Why: why}
+	}
+	if addr < m.start {
+		return 0, 0, fault("below the mkey's start")
+	}
+	off, err := t.toMem(m, addr-m.start, remote)
 	if err != nil {
+		return 0, 0, fault("the address: " + err.Error())
+	}
+	mn, err := t.toMem(m, n, remote)
+	if err != nil {
+		return 0, 0, fault("the length: " + err.Error())
+	}
+	return m.start + off, mn, nil
+}
+
+// Gather reads the span of n bytes at addr of the mkey's address space
+// (zero-based; counted as wireUnits says) and appends the wire bytes to
+// dst: signature fields checked, stripped, generated or replaced and the
+// data encrypted or decrypted as the mkey says. remote: an RDMA READ
+// responder (REMOTE_READ needed). A failed signature check still
+// transfers; SigError reports it.
+func (t *Table) Gather(key uint32, addr, n uint64, remote bool, dst []byte) ([]byte, error) {
+	m := t.mkeys[key>>8]
+	if m == nil {
+		return dst, &Fault{Kind: FaultKey, Key: key, Addr: addr, N: n, Remote: remote, Why: "no such mkey"}
+	}
+	addr, n, err := t.memSpan(m, key, addr, n, remote)
+	if err != nil {
+		return dst, err
+	}
+	if m, err = t.lookup(key, addr, n, false, remote); err != nil {
 		return dst, err
 	}
 	at := len(dst)
@@ -88,12 +145,17 @@ func (t *Table) Gather(key uint32, addr, n uint64, remote bool, dst []byte) ([]b
 }
 
 // Scatter writes wire bytes arriving for addr of the mkey's address space
-// (its memory domain) in memory form. remote: an RDMA WRITE (REMOTE_WRITE
-// needed); else a receive or a READ response (LOCAL_WRITE).
+// (zero-based; counted as wireUnits says) in memory form. remote: an RDMA
+// WRITE (REMOTE_WRITE needed); else a receive or a READ response
+// (LOCAL_WRITE).
 func (t *Table) Scatter(key uint32, addr uint64, wire []byte, remote bool) error {
 	m := t.mkeys[key>>8]
 	if m == nil {
 		return &Fault{Kind: FaultKey, Key: key, Addr: addr, N: uint64(len(wire)), Remote: remote, Why: "no such mkey"}
+	}
+	addr, _, err := t.memSpan(m, key, addr, 0, remote)
+	if err != nil {
+		return err
 	}
 	n, err := t.memLen(m, uint64(len(wire)))
 	if err != nil {
@@ -170,31 +232,34 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 }
 
 // crypt runs AES-XTS over src into dst: data unit i of the transfer takes
-// the initial tweak (128 bits, little-endian) plus its unit number in the
-// domain (off is the transfer's offset there, a whole number of units).
-// TX encrypts when encrypt_on_tx is set, RX decrypts; else the other way.
+// the initial tweak (128 bits, little-endian, carried past 64 bits) plus
+// i. mlx5dv_wr_set_mkey_crypto(3): the initial tweak "is incremented by
+// the device for every data unit in the message", normally "the LBA of
+// the first block in the message"; so the transfer's first unit takes the
+// initial tweak wherever in the mkey it starts. off is the transfer's
+// offset in the domain and must be whole units. A message of several SGEs
+// through crypto mkeys numbers each SGE's units from its own first one.
+// [ledger: tweak-per-transfer] TX encrypts when encrypt_on_tx is set, RX
+// decrypts; else the other way.
 func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 	if off%uint64(c.unit) != 0 {
 		return fmt.Errorf("mkey: a crypto transfer at offset %d does not start on a %d-byte data unit", off, c.unit)
 	}
-	tw := c.tweak
-	lo := binary.LittleEndian.Uint64(tw[:8])
-	sum := lo + off/uint64(c.unit)
-	binary.LittleEndian.PutUint64(tw[:8], sum)
-	if sum < lo {
-		binary.LittleEndian.PutUint64(tw[8:], binary.LittleEndian.Uint64(tw[8:])+1)
-	}
 	if tx == c.encOnTx {
-		return c.x.EncryptWide(dst, src, tw)
+		return c.x.EncryptWide(dst, src, c.tweak)
 	}
-	return c.x.DecryptWide(dst, src, tw)
+	return c.x.DecryptWide(dst, src, c.tweak)
 }
 
 // sigPass turns buf, from's format at offset inOff of from's domain, into
 // to's format: from's fields checked (check_mask) and stripped, to's
 // generated, and with the same block structure the copy_mask bytes taken
 // from from's fields. It returns the output, its offset in to's domain,
-// and the first block that failed its check.
+// and the first block that failed its check. Blocks are numbered from the
+// transfer's first (its reference tag is the configured one):
+// mlx5dv_wr_set_mkey_sig_block(3) says the initial ref_tag "should be the
+// value of the first block to be transmitted". The offset must still be
+// whole blocks. [ledger: reftag-per-transfer]
 func (t *Table) sigPass(from, to *sigblock.Domain, sc *sigConf, buf []byte, inOff uint64) ([]byte, uint64, sigblock.Error, error) {
 	var e sigblock.Error
 	if from.Kind == sigblock.KindNone && to.Kind == sigblock.KindNone {
@@ -207,12 +272,11 @@ func (t *Table) sigPass(from, to *sigblock.Domain, sc *sigConf, buf []byte, inOf
 	if inOff%uint64(inStride) != 0 || len(buf)%inStride != 0 {
 		return nil, 0, e, fmt.Errorf("mkey: %d bytes at offset %d are not whole %d-byte signature blocks", len(buf), inOff, inStride)
 	}
-	b0 := inOff / uint64(inStride)
-	raw, rawOff := buf, b0*uint64(bs)
+	raw, rawOff := buf, inOff/uint64(inStride)*uint64(bs)
 	if from.Kind != sigblock.KindNone {
 		t.b = grow(t.b[:0], uint64(len(buf)/inStride*bs))
 		var err error
-		if _, e, err = from.Strip(t.b, buf, b0, sc.checkMask); err != nil {
+		if _, e, err = from.Strip(t.b, buf, 0, sc.checkMask); err != nil {
 			return nil, 0, e, err
 		}
 		raw = t.b
@@ -226,7 +290,7 @@ func (t *Table) sigPass(from, to *sigblock.Domain, sc *sigConf, buf []byte, inOf
 	}
 	blocks := uint64(len(raw)) / obs
 	t.c = grow(t.c[:0], blocks*uint64(to.Stride()))
-	if _, err := to.Generate(t.c, raw, rawOff/obs); err != nil {
+	if _, err := to.Generate(t.c, raw, 0); err != nil {
 		return nil, 0, e, err
 	}
 	if sc.sbs && sc.copyMask != 0 && from.Kind != sigblock.KindNone {
@@ -267,28 +331,21 @@ func (t *Table) memLen(m *mkey, wire uint64) (uint64, error) {
 	return t.convert(&w, &mem, wire)
 }
 
-// WireLen returns the wire bytes n memory-domain bytes of the mkey become
-// (n whole signature blocks of its memory domain).
-func (t *Table) WireLen(key uint32, n uint64) (uint64, error) {
+// SpanWire returns the wire bytes a span of n bytes through the mkey
+// carries, n counted as wireUnits says: a receive SGE of n bytes takes a
+// message of that many wire bytes, an RDMA READ's local SGEs ask the
+// responder for their sum. Only a local span through an mkey whose wire
+// domain has a signature converts (its memory bytes, whole blocks).
+func (t *Table) SpanWire(key uint32, n uint64, remote bool) (uint64, error) {
 	m := t.mkeys[key>>8]
 	if m == nil {
 		return 0, fmt.Errorf("%w: %#x", ErrNoMkey, key)
 	}
-	if m.sig == nil {
+	if wireUnits(m, remote) {
 		return n, nil
 	}
 	mem, w := t.domain(&m.sig.mem), t.domain(&m.sig.wire)
 	return t.convert(&mem, &w, n)
-}
-
-// MemLen returns the memory-domain bytes wire bytes through the mkey
-// take: what an RDMA READ of that many wire bytes gathers.
-func (t *Table) MemLen(key uint32, wire uint64) (uint64, error) {
-	m := t.mkeys[key>>8]
-	if m == nil {
-		return 0, fmt.Errorf("%w: %#x", ErrNoMkey, key)
-	}
-	return t.memLen(m, wire)
 }
 
 // grow returns b extended by n bytes (reusing its capacity).

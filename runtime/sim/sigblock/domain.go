@@ -35,7 +35,12 @@ const (
 )
 
 // The check_mask bits of enum mlx5dv_sig_mask. Bit 7-i covers byte i of the
-// signature field as it lies in memory or on the wire.
+// signature field as it lies in memory or on the wire (for a CRC, stored
+// little-endian, bit 7 is its least significant byte). The man page's
+// table numbers the CRC bytes 3..0 under bits 7..4 without saying whether
+// that is significance or position; every mask enum mlx5dv_sig_mask
+// defines covers the whole field, where the two readings agree.
+// [ledger: check-mask-byte-order]
 const (
 	MaskT10DIFGuard  = 0xc0
 	MaskT10DIFAppTag = 0x30
@@ -165,25 +170,39 @@ func (d *Domain) RefTagOf(n uint64) uint32 {
 	return d.RefTag
 }
 
-// PutTuple writes block n's signature for data into dst (TupleSize bytes):
-// T10-DIF is guard, app tag, ref tag big-endian (SBC-3); a CRC is stored
-// big-endian too, its most significant byte first (check_mask bit 7).
+// PutTuple writes block n's signature for data into dst (TupleSize bytes).
+// T10-DIF is guard, app tag, ref tag big-endian (SBC-3; the kernel's struct
+// t10_pi_tuple is __be16/__be16/__be32, and block/t10-pi.c verifies that
+// way the PI iSER and NVMe-oF hosts receive through ConnectX offload). A CRC is stored little-endian, least
+// significant byte first, in memory and on the wire: changchengx/irdma
+// crc32c/check_rdma_crc32c.c and rdma_read_crc32c_reqck.c, run on a
+// ConnectX-6 Dx, compare the PI read as a native uint32_t on x86 with the
+// CRC-32C of the data, and SPDK's module/accel/mlx5 uses the device's
+// CRC32C as a native uint32_t. An NVIDIA sample that prints the field
+// with ntohl checks nothing, so it does not weigh against them.
+// [ledger: crc-field-little-endian] CRC64_XP10 is stored little-endian by
+// analogy with CRC32/CRC32C; no published program shows its bytes.
+// [ledger: crc64-field-byte-order]
 func (d *Domain) PutTuple(dst, data []byte, n uint64) error {
 	if len(dst) < d.TupleSize() {
 		return ErrShort
 	}
-	g := d.Guard(data)
+	d.putTuple(dst, d.Guard(data), n)
+	return nil
+}
+
+// putTuple writes the field with guard g for block n (dst holds it).
+func (d *Domain) putTuple(dst []byte, g, n uint64) {
 	switch {
 	case d.Kind == KindT10DIF:
 		binary.BigEndian.PutUint16(dst[0:2], uint16(g))
 		binary.BigEndian.PutUint16(dst[2:4], d.AppTag)
 		binary.BigEndian.PutUint32(dst[4:8], d.RefTagOf(n))
 	case d.Kind == KindCRC && d.CRC.Width() == 64:
-		binary.BigEndian.PutUint64(dst[0:8], g)
+		binary.LittleEndian.PutUint64(dst[0:8], g)
 	case d.Kind == KindCRC:
-		binary.BigEndian.PutUint32(dst[0:4], uint32(g))
+		binary.LittleEndian.PutUint32(dst[0:4], uint32(g))
 	}
-	return nil
 }
 
 // CopyFields copies from src into dst the signature-field bytes copy_mask

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mkey_test
+
+const raceEnabled = false

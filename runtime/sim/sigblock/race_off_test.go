@@ -1,0 +1,5 @@
+//go:build !race
+
+package sigblock
+
+const raceEnabled = false
