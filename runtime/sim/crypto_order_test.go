@@ -26,11 +26,12 @@ func wireCRC32() *mlx.SigBlockAttr {
 	return &mlx.SigBlockAttr{Wire: d, CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32)}
 }
 
-// wireWithCRC32 interleaves data's 512-byte blocks with their CRC32s.
+// wireWithCRC32 interleaves data's 512-byte blocks with their CRC32s,
+// least significant byte first as the device stores them.
 func wireWithCRC32(data []byte) []byte {
 	var out []byte
 	for i := 0; i < len(data); i += 512 {
-		out = binary.BigEndian.AppendUint32(append(out, data[i:i+512]...), crc32.ChecksumIEEE(data[i:i+512]))
+		out = binary.LittleEndian.AppendUint32(append(out, data[i:i+512]...), crc32.ChecksumIEEE(data[i:i+512]))
 	}
 	return out
 }
@@ -68,7 +69,7 @@ func TestXTSRowBMultiUnit(t *testing.T) {
 	unit2 := r.wire.Bytes()[2*516 : 2*516+512]
 	unit2[7] ^= 0x40
 	r.remoteWrite(wireN)
-	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD, Expected: uint64(binary.BigEndian.Uint32(want[2*516+512:])),
+	r.checkMkey(cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD, Expected: uint64(binary.LittleEndian.Uint32(want[2*516+512:])),
 		Actual: uint64(crc32.ChecksumIEEE(unit2)), Offset: 2 * 516}, "row B write of a corrupted unit")
 }
 
