@@ -75,13 +75,13 @@ var ok = status{}
 
 func fail(s mlx.CQESyndrome, why string) status { return status{synd: s, fault: why} }
 
-// malformed is a WQE the device cannot parse.
+// malformed is a WQE the device cannot parse. [ledger: syndrome-malformed-wqe]
 func malformed(why string) status { return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, why) }
 
 // span resolves n bytes at addr under key for a QP of device d and PD pd:
 // an MR or MW of the device's table, or an indirect mkey (staged). need
 // and remote are as keys.Table.Bytes takes them (a remote n counts wire
-// bytes, a local one memory bytes); gather says the span is read.
+// bytes, a local one memory bytes); gather says the span is read. [ledger: sig-local-sge-length, sig-remote-wire-bytes]
 func (x *exec) span(l *sgl, d *Device, pd, key uint32, addr, n uint64, need mlx.AccessFlags, remote, gather bool) status {
 	if isMkey(key) {
 		if mpd, known := d.mkeys.PD(key); known && mpd != pd {
@@ -116,9 +116,9 @@ func (x *exec) indirectSpan(l *sgl, d *Device, key uint32, addr, n uint64, remot
 	}
 	var err error
 	if gather && remote {
-		n, err = d.mkeys.MemLen(key, n) // a READ asks for wire bytes
+		n, err = d.mkeys.MemLen(key, n) // a READ asks for wire bytes [ledger: sig-remote-wire-bytes]
 	} else if !gather && !remote {
-		n, err = d.mkeys.WireLen(key, n) // a receive buffer holds memory bytes
+		n, err = d.mkeys.WireLen(key, n) // a receive buffer holds memory bytes [ledger: sig-local-sge-length]
 	}
 	if err != nil {
 		return mkeyFault(err)

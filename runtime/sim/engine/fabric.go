@@ -68,7 +68,7 @@ type Caps struct {
 	MaxCQE        int
 }
 
-// DefaultCaps are the capabilities NewDevice gives.
+// DefaultCaps are the capabilities NewDevice gives. [ledger: default-caps, max-msg-size]
 var DefaultCaps = Caps{
 	MaxQPWR: 1 << 15, MaxSGE: 16, MaxInlineData: 256, MaxMemcpy: 1 << 20, MaxRdAtomic: 16,
 	MaxDCIStreams: 16, MaxErrStreams: 8, MaxMsgSize: 1 << 30,
@@ -239,7 +239,7 @@ type events struct {
 func (e *events) post(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.q) < 1024 { // a reader that never reads loses the newest
+	if len(e.q) < 1024 { // a reader that never reads loses the newest [ledger: async-event-queue]
 		e.q = append(e.q, ev)
 	}
 	close(e.ready)

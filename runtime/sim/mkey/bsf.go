@@ -23,7 +23,7 @@ type sigConf struct {
 type cryptoConf struct {
 	dekID    uint32
 	keytag   [8]byte
-	tweak    [16]byte // little-endian, as mlx5dv_crypto_attr.initial_tweak
+	tweak    [16]byte // little-endian, as mlx5dv_crypto_attr.initial_tweak [ledger: xts-tweak-byte-order]
 	unit     int
 	encOnTx  bool // memory data is encrypted on TX (decrypted on RX)
 	sigAfter bool // SIGNATURE_AFTER_CRYPTO_ON_TX: crypto on the memory side
@@ -40,7 +40,7 @@ const (
 	bsfTypeCrypto = 1
 )
 
-// blockSize decodes a BSF block selector.
+// blockSize decodes a BSF block selector. [ledger: bsf-encoding]
 func blockSize(sel uint8) int {
 	switch sel {
 	case 1:
@@ -90,7 +90,7 @@ func (t *Table) parseBSFs(b []byte) (*sigConf, *cryptoConf, error) {
 	return sig, cr, err
 }
 
-// parseSig reads a signature BSF.
+// parseSig reads a signature BSF. [ledger: bsf-not-modelled]
 func parseSig(b *mlx.BSF) (*sigConf, error) {
 	s := b.Basic()
 	for _, v := range b.Ext() {
@@ -127,7 +127,7 @@ func parseSig(b *mlx.BSF) (*sigConf, error) {
 }
 
 // parseDomain reads one domain: its block format selector and PSV, and
-// for T10-DIF its inline section.
+// for T10-DIF its inline section. [ledger: bsf-encoding]
 func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domainConf, error) {
 	c := domainConf{psv: bfsPSV & 0xffffff}
 	d := &c.d
@@ -151,7 +151,7 @@ func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domain
 			return c, wqeErr(name+"_bfs", "%#x lacks the CRC-enable bit 0x02", bfs)
 		}
 		if bfs&1 == 0 {
-			d.Seed = ^uint64(0) // bit 0 set means seed 0
+			d.Seed = ^uint64(0) // bit 0 set means seed 0 [ledger: bsf-encoding]
 		}
 		return c, d.Validate()
 	}
@@ -190,7 +190,7 @@ func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domain
 }
 
 // parseCrypto reads a crypto BSF. The DEK must exist now; it is looked
-// up again at each transfer.
+// up again at each transfer. [ledger: bsf-not-modelled, crypto-mkey-state]
 func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 	if b.Type() != bsfTypeCrypto {
 		return nil, wqeErr("crypto_bsf.type", "%d", b.Type())
@@ -203,7 +203,7 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 		return nil, wqeErr("crypto_bsf.bs_pointer", "unknown data unit selector %d", b.BsPointer())
 	}
 	switch b.EncOrder() {
-	case 0: // wire signature: encrypt on TX, signature before crypto
+	case 0: // wire signature: encrypt on TX, signature before crypto [ledger: crypto-order]
 		c.encOnTx = true
 	case 1: // memory signature: decrypt on TX, signature after crypto
 		c.sigAfter = true
@@ -225,7 +225,7 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 }
 
 // domain returns the signature domain to run: the BSF's, with the seed
-// and tags of its PSV once SET_PSV set them.
+// and tags of its PSV once SET_PSV set them. [ledger: psv-seeds]
 func (t *Table) domain(c *domainConf) sigblock.Domain {
 	d := c.d
 	p := t.psvs[c.psv]

@@ -22,10 +22,10 @@ type SigErr struct {
 	Syndrome uint16 // REFTAG 1<<11, APPTAG 1<<12, GUARD 1<<13: one bit, the first failed part in T10-DIF order
 	// T10-DIF: guard<<16 | application tag, and the reference tags; a
 	// 32-bit CRC: the CRC and zero tags; CRC64_XP10: its high and low
-	// halves.
+	// halves. [ledger: sig-error-fields]
 	ExpectedTransSig, ActualTransSig uint32
 	ExpectedRefTag, ActualRefTag     uint32
-	Offset                           uint64 // byte offset of the failed block in the transfer, in the checked domain
+	Offset                           uint64 // byte offset of the failed block in the transfer, in the checked domain [ledger: sig-error-offset]
 	SigType                          uint8  // 0: block signature
 	Domain                           uint8  // DomainWire or DomainMemory: the domain whose check failed
 
@@ -35,7 +35,7 @@ type SigErr struct {
 // record keeps the first signature error of a transfer on the mkey until
 // SigError takes it. Of a block's failed parts only the first in the
 // T10-DIF order (guard, application tag, reference tag) is reported, as
-// mlx5dv_mkey_check(3) says.
+// mlx5dv_mkey_check(3) says. [ledger: sig-failure-report]
 func (t *Table) record(m *mkey, e sigblock.Error, domain uint8) {
 	if m.hasErr {
 		return

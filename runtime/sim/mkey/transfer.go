@@ -13,7 +13,7 @@ import (
 const maxTransfer = 1 << 31
 
 // lookup finds the mkey key names and checks an access of n bytes at
-// addr (memory-domain bytes) and its crypto state.
+// addr (memory-domain bytes) and its crypto state. [ledger: crypto-mkey-state]
 func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, error) {
 	m := t.mkeys[key>>8]
 	if m == nil || key < keyBase<<8 {
@@ -61,7 +61,7 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 // domain) and appends the wire bytes to dst: signature fields checked,
 // stripped, generated or replaced and the data encrypted or decrypted as
 // the mkey says. remote: an RDMA READ responder (REMOTE_READ needed). A
-// failed signature check still transfers; SigError reports it.
+// failed signature check still transfers; SigError reports it. [ledger: sig-error-moves-data]
 func (t *Table) Gather(key uint32, addr, n uint64, remote bool, dst []byte) ([]byte, error) {
 	m, err := t.lookup(key, addr, n, false, remote)
 	if err != nil {
@@ -114,7 +114,7 @@ func (t *Table) Scatter(key uint32, addr uint64, wire []byte, remote bool) error
 // pipeline runs the operations of mlx5dv_wr_set_mkey_crypto(3)'s table:
 // on TX (memory to wire) Op1, Op2, Op3; on RX their inverses in reverse.
 // Crypto is Op1 when the signature comes after it on TX (or there is no
-// signature), else Op3. off is the memory-domain offset of the transfer.
+// signature), else Op3. off is the memory-domain offset of the transfer. [ledger: crypto-order]
 func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote bool) ([]byte, error) {
 	var sc sigConf
 	if m.sig != nil {
@@ -172,7 +172,7 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 // crypt runs AES-XTS over src into dst: data unit i of the transfer takes
 // the initial tweak (128 bits, little-endian) plus its unit number in the
 // domain (off is the transfer's offset there, a whole number of units).
-// TX encrypts when encrypt_on_tx is set, RX decrypts; else the other way.
+// TX encrypts when encrypt_on_tx is set, RX decrypts; else the other way. [ledger: xts-tweak-numbering, xts-unit-alignment]
 func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 	if off%uint64(c.unit) != 0 {
 		return fmt.Errorf("mkey: a crypto transfer at offset %d does not start on a %d-byte data unit", off, c.unit)
@@ -194,7 +194,7 @@ func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 // to's format: from's fields checked (check_mask) and stripped, to's
 // generated, and with the same block structure the copy_mask bytes taken
 // from from's fields. It returns the output, its offset in to's domain,
-// and the first block that failed its check.
+// and the first block that failed its check. [ledger: sig-whole-blocks]
 func (t *Table) sigPass(from, to *sigblock.Domain, sc *sigConf, buf []byte, inOff uint64) ([]byte, uint64, sigblock.Error, error) {
 	var e sigblock.Error
 	if from.Kind == sigblock.KindNone && to.Kind == sigblock.KindNone {
@@ -268,7 +268,7 @@ func (t *Table) memLen(m *mkey, wire uint64) (uint64, error) {
 }
 
 // WireLen returns the wire bytes n memory-domain bytes of the mkey become
-// (n whole signature blocks of its memory domain).
+// (n whole signature blocks of its memory domain). [ledger: sig-local-sge-length]
 func (t *Table) WireLen(key uint32, n uint64) (uint64, error) {
 	m := t.mkeys[key>>8]
 	if m == nil {
@@ -282,7 +282,7 @@ func (t *Table) WireLen(key uint32, n uint64) (uint64, error) {
 }
 
 // MemLen returns the memory-domain bytes wire bytes through the mkey
-// take: what an RDMA READ of that many wire bytes gathers.
+// take: what an RDMA READ of that many wire bytes gathers. [ledger: sig-remote-wire-bytes]
 func (t *Table) MemLen(key uint32, wire uint64) (uint64, error) {
 	m := t.mkeys[key>>8]
 	if m == nil {

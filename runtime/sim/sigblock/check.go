@@ -35,7 +35,7 @@ const (
 // its Expected is what the signature field holds; for the tags Expected is
 // what the domain configures (the app tag, the ref tag of the block) and
 // Actual what the field holds. All failed parts are kept; the values of the
-// parts that did not fail are set too.
+// parts that did not fail are set too. [ledger: sig-error-fields]
 type Error struct {
 	Failed Fail
 	Kind   Kind
@@ -80,7 +80,7 @@ func (e *Error) Reported() (MkeyErr, uint64, uint64) {
 
 // T10First keeps only the part the man page's T10-DIF order reports first
 // (GUARD, then APPTAG, then REFTAG), for a device that writes one syndrome
-// bit per block.
+// bit per block. [ledger: sig-failure-report]
 func (e Error) T10First() Error {
 	switch {
 	case e.Failed&FailGuard != 0:
@@ -96,7 +96,7 @@ func (e Error) T10First() Error {
 // CQE returns the signature-error CQE's expected_trans_sig,
 // actual_trans_sig, expected_ref_tag and actual_ref_tag: T10-DIF puts
 // guard<<16|app tag and the ref tags there, a 32-bit CRC its value and
-// zero ref tags, CRC64_XP10 its high and low halves.
+// zero ref tags, CRC64_XP10 its high and low halves. [ledger: sig-error-fields]
 func (e *Error) CQE() (expTrans, actTrans, expRef, actRef uint32) {
 	switch {
 	case e.Kind == KindT10DIF:
@@ -136,7 +136,7 @@ func hexa(v uint64) string {
 }
 
 // byteMask widens check_mask to the signature field's bytes: bit 7-i
-// selects byte i, bytes past the field are ignored.
+// selects byte i, bytes past the field are ignored. [ledger: sig-mask-bits]
 func byteMask(mask uint8, size int) uint64 {
 	var m uint64
 	for i := 0; i < size; i++ {
@@ -150,7 +150,7 @@ func byteMask(mask uint8, size int) uint64 {
 // CheckTuple checks block n's data against its signature field, comparing
 // the bytes check_mask selects. Escaped T10-DIF blocks (FlagAppEscape with
 // app tag 0xffff, FlagAppRefEscape with app 0xffff and ref 0xffffffff) are
-// not checked. Error.Offset is left 0.
+// not checked. Error.Offset is left 0. [ledger: sig-escapes]
 func (d *Domain) CheckTuple(data, tuple []byte, n uint64, mask uint8) (Error, error) {
 	size := d.TupleSize()
 	if len(tuple) < size {

@@ -35,7 +35,7 @@ const (
 )
 
 // The check_mask bits of enum mlx5dv_sig_mask. Bit 7-i covers byte i of the
-// signature field as it lies in memory or on the wire.
+// signature field as it lies in memory or on the wire. [ledger: sig-mask-bits]
 const (
 	MaskT10DIFGuard  = 0xc0
 	MaskT10DIFAppTag = 0x30
@@ -157,7 +157,7 @@ func (d *Domain) Guard(data []byte) uint64 {
 }
 
 // RefTagOf is the reference tag block n carries: RefTag, plus n with
-// FlagRefRemap (modulo 2^32).
+// FlagRefRemap (modulo 2^32). [ledger: sig-ref-tag-numbering]
 func (d *Domain) RefTagOf(n uint64) uint32 {
 	if d.Flags&FlagRefRemap != 0 {
 		return d.RefTag + uint32(n)
@@ -167,7 +167,7 @@ func (d *Domain) RefTagOf(n uint64) uint32 {
 
 // PutTuple writes block n's signature for data into dst (TupleSize bytes):
 // T10-DIF is guard, app tag, ref tag big-endian (SBC-3); a CRC is stored
-// big-endian too, its most significant byte first (check_mask bit 7).
+// big-endian too, its most significant byte first (check_mask bit 7). [ledger: t10dif-byte-order, crc-byte-order, crc64-byte-order]
 func (d *Domain) PutTuple(dst, data []byte, n uint64) error {
 	if len(dst) < d.TupleSize() {
 		return ErrShort
