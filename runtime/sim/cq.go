@@ -38,6 +38,7 @@ func pow2(n int) int {
 	return p
 }
 
+// CreateCQ gives a CQ asked for N CQEs the power of two at or above max(N, 2). [ledger: cq-size]
 func (c *simCtx) CreateCQ(attr device.CQConfig, ch device.BackendChannel) (device.BackendCQ, error) {
 	size := attr.CQESize
 	if size == 0 {
@@ -94,7 +95,7 @@ func (q *simCQ) Close() error {
 
 // armed reports (and consumes) a completion event: the CQ was armed by a
 // doorbell not answered yet, and the device wrote a CQE past the consumer
-// index armed (solicited only: a solicited CQE or an error there).
+// index armed (solicited only: a solicited CQE or an error there). [ledger: cq-arm]
 func (q *simCQ) armed() bool {
 	arm := binary.BigEndian.Uint64(q.uar[mlx.MLX5_CQ_DOORBELL:])
 	if arm == 0 || arm == q.fired {

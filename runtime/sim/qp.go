@@ -25,7 +25,7 @@ type simQP struct {
 	qpMem device.QPMemory
 	// What the transitions since the last RESET set that the engine does
 	// not model (PSNs, MTU, timeouts), and the last state they reached,
-	// for Query; caps are what the QP was created with.
+	// for Query; caps are what the QP was created with. [ledger: transport-timing-not-modelled]
 	set     device.QPAttr
 	destRd  uint8
 	reached mlx.QPState
@@ -33,7 +33,7 @@ type simQP struct {
 }
 
 // wqeBBs is how many WQEBBs the largest work request of cfg takes, at
-// least 4 (an mkey configuration with a signature takes that many).
+// least 4 (an mkey configuration with a signature takes that many). [ledger: sq-size]
 func wqeBBs(cfg device.QPConfig) int {
 	size := 16 + 32 // control, remote address (or atomic) segments
 	if cfg.Kind == device.DCI {
@@ -147,7 +147,7 @@ func (q *simQP) Modify(state mlx.QPState, attr device.QPAttr) error {
 	}
 	if state == mlx.IBV_QPS_RESET && q.mem != nil {
 		// As libmlx5's modify_qp to RESET: the doorbell record starts
-		// over with the queues.
+		// over with the queues. [ledger: qp-reset-forgets]
 		clear(q.mem.DBR[0:8])
 	}
 	var r *engine.Remote

@@ -58,7 +58,7 @@ func (backend) Open(name string) (device.BackendContext, error) {
 
 // DefaultCaps are the capabilities of a device Open creates: the engine's
 // defaults with the multi-block AES-XTS engine, which ConnectX-7 class
-// devices report alongside the single-block one [ledger: sim-xts-multi-block-default].
+// devices report alongside the single-block one [ledger: crypto-engine].
 func DefaultCaps() engine.Caps {
 	c := engine.DefaultCaps
 	c.CryptoMultiBlock = true

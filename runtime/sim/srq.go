@@ -21,7 +21,7 @@ type simSRQ struct {
 // CreateSRQ sizes the SRQ as libmlx5 does without a wait queue: WQEs of
 // a next segment and MaxSGE data segments (32 bytes at least, a power of
 // two), MaxWR + 1 of them rounded up to a power of two, the last one the
-// free list's tail.
+// free list's tail. [ledger: srq-size]
 func (p *simPD) CreateSRQ(cfg device.SRQConfig) (device.BackendSRQ, error) {
 	caps := p.c.d.Caps()
 	if cfg.MaxWR < 1 || cfg.MaxWR > caps.MaxSRQWR || cfg.MaxSGE < 0 || cfg.MaxSGE > caps.MaxSGE {

@@ -28,12 +28,12 @@ type Ring struct {
 
 	// Overrun says a CQE found no room: the poller fell a whole ring
 	// behind. The device reports it (IBV_EVENT_CQ_ERR) and writes no
-	// more CQEs to this CQ.
+	// more CQEs to this CQ. [ledger: cq-overrun]
 	Overrun bool
 
 	// Solicited is the producer index just past the last CQE that
 	// answers a solicited-only arm: a responder CQE with the solicited
-	// event bit, or an error (0: none yet).
+	// event bit, or an error (0: none yet). [ledger: cq-arm]
 	Solicited uint32
 }
 

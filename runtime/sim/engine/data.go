@@ -78,7 +78,7 @@ var ok = status{}
 
 func fail(s mlx.CQESyndrome, why string) status { return status{synd: s, fault: why} }
 
-// malformed is a WQE the device cannot parse.
+// malformed is a WQE the device cannot parse. [ledger: syndrome-malformed-wqe]
 func malformed(why string) status { return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, why) }
 
 // span resolves n bytes at addr under key for a QP of device d and PD pd:

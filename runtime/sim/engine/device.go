@@ -17,7 +17,7 @@ var ErrClosed = gate.Closed("engine: closed")
 
 // mrKeyBase is the first key index of MRs and MWs (keys from 0x01000000:
 // never key 0x400, which a UMR translation reads as a repeat block);
-// indirect mkeys have bit 31 set, so the two never share a key.
+// indirect mkeys have bit 31 set, so the two never share a key. [ledger: mr-keys]
 const mrKeyBase = 0x10000
 
 // Device is one simulated HCA.
@@ -148,7 +148,7 @@ func (d *Device) DeallocPD(pdn uint32) error {
 }
 
 // RegMR registers mem, whose first byte has address addr, for pd; it
-// returns the MR's key (lkey = rkey, as mlx5's).
+// returns the MR's key (lkey = rkey, as mlx5's). [ledger: mr-keys]
 func (d *Device) RegMR(pd uint32, mem []byte, addr uint64, access mlx.AccessFlags) (uint32, error) {
 	if err := d.lock(); err != nil {
 		return 0, err
@@ -211,7 +211,7 @@ func (c *CQ) Solicited() uint32 { return c.ring.Solicited }
 
 // Overrun reports whether a CQE found the CQ full (the caller holds the
 // fabric's lock). The CQ then takes no more CQEs: the overrun is for
-// good.
+// good. [ledger: cq-overrun]
 func (c *CQ) Overrun() bool { return c.ring.Overrun }
 
 // CreateCQ makes a CQ over mem's CQ buffer (CQESize bytes per entry) and
@@ -254,7 +254,7 @@ func (d *Device) DestroyCQ(c *CQ) error {
 	return nil
 }
 
-// overrun reports a full CQ once, as the device does: IBV_EVENT_CQ_ERR.
+// overrun reports a full CQ once, as the device does: IBV_EVENT_CQ_ERR. [ledger: cq-overrun]
 func (c *CQ) overrun() {
 	if !c.errOut {
 		c.errOut = true

@@ -74,7 +74,7 @@ type Caps struct {
 	CryptoMultiBlock bool
 }
 
-// DefaultCaps are the capabilities NewDevice gives: the single-block
+// DefaultCaps are the capabilities NewDevice gives [ledger: default-caps, max-msg-size]: the single-block
 // AES-XTS engine, which the engine's own tests drive; runtime/sim's
 // devices report the multi-block one (sim.DefaultCaps).
 var DefaultCaps = Caps{
@@ -259,7 +259,7 @@ type events struct {
 func (e *events) post(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.q) < 1024 { // a reader that never reads loses the newest
+	if len(e.q) < 1024 { // a reader that never reads loses the newest [ledger: async-event-queue]
 		e.q = append(e.q, ev)
 	}
 	close(e.ready)

@@ -41,7 +41,7 @@ func (m mkeyMemory) Bytes(key uint32, addr, n uint64, write, remote bool) ([]byt
 // mkey documents: a remote fault is a remote access error; a local bounds
 // fault a local length error, other local faults local protection
 // errors; an error that is not a fault (a configuration the device cannot
-// run) a local QP operation error.
+// run) a local QP operation error. [ledger: syndrome-mkey]
 func mkeyFault(err error) status {
 	var f *mkey.Fault
 	if !errors.As(err, &f) {

@@ -43,7 +43,7 @@ func (q *QP) run(w []byte, ctrl *mlx.WQECtrlSeg, c *comp) status {
 		return q.write(w, off, ctrl, peer)
 	case mlx.MLX5_OPCODE_RDMA_READ, mlx.MLX5_OPCODE_ATOMIC_CS, mlx.MLX5_OPCODE_ATOMIC_FA:
 		if q.sq.nflight == q.sq.maxFlight {
-			return status{wait: true} // max_rd_atomic in flight
+			return status{wait: true} // max_rd_atomic in flight [ledger: max-rd-atomic]
 		}
 		return status{flight: true, peer: peer}
 	case mlx.MLX5_OPCODE_UMR:
@@ -75,7 +75,7 @@ func needs(op mlx.Opcode) mlx.AccessFlags {
 // target returns an RC QP's peer: a QP of the fabric at the address
 // Modify gave, ready to receive and connected to q; else the requests go
 // unanswered (dropped, see accepts) and the transport retries are
-// exhausted.
+// exhausted. [ledger: peer-unreachable]
 func (q *QP) target() (*QP, status) {
 	p := q.resolve()
 	if p == nil || !p.receiving() {
@@ -89,7 +89,7 @@ func (q *QP) target() (*QP, status) {
 }
 
 // resolveDCT finds the DCT a DCI WQE's address vector names: by LID, or
-// by GID when the LID is 0; the DC key must match.
+// by GID when the LID is 0; the DC key must match. [ledger: dct-dc-key, peer-unreachable]
 func (q *QP) resolveDCT(av *mlx.WQEAV) (*QP, status) {
 	var d *Device
 	if lid := av.Rlid(); lid != 0 {
@@ -109,7 +109,7 @@ func (q *QP) resolveDCT(av *mlx.WQEAV) (*QP, status) {
 
 // recvReady checks that p has a receive WQE for a message from q: if not,
 // the receiver is not ready (RNR): q waits and retries, rnr_retry times
-// (7: forever), then fails.
+// (7: forever), then fails. [ledger: rnr-retry, rc-no-receive-queue]
 func (p *QP) recvReady(q *QP) status {
 	if p.srq != nil && p.srq.pending() > 0 || p.srq == nil && p.rq.pending() > 0 {
 		return ok
@@ -138,7 +138,7 @@ func (p *QP) takeRecv() ([]byte, uint16, uint32) {
 }
 
 // respError fails a receive at p (its receive WQE idx): an error CQE, and
-// an RC QP moves to error.
+// an RC QP moves to error. [ledger: responder-error]
 func (p *QP) respError(idx uint16, srqn uint32, synd mlx.CQESyndrome) {
 	if !p.rcq.ring.Err(&cqe.Err{Resp: true, QPN: p.qpn, SRQN: srqn, Ctr: idx, Syndrome: synd}) {
 		p.cqFull(p.rcq)

@@ -10,7 +10,7 @@ import (
 // QPType is the transport of a queue pair.
 type QPType uint8
 
-// The QP types the device models.
+// The QP types the device models. [ledger: qp-types-not-modelled]
 const (
 	RC  QPType = iota + 1 // reliable connected
 	DCI                   // dynamically connected initiator
@@ -54,7 +54,7 @@ type QPConfig struct {
 	// DCI streams (mlx5dv_dci_streams): 0 without. An error on a stream
 	// puts that stream in error (its later work requests flush, until the
 	// QP is reset) while the others go on; the DCI itself moves to error
-	// when more than DCIErrStreams streams are in error.
+	// when more than DCIErrStreams streams are in error. [ledger: dci-stream-errors]
 	DCIStreams, DCIErrStreams int
 }
 
@@ -181,7 +181,7 @@ func (d *Device) DestroyQP(q *QP) error {
 
 // SetAccess sets the remote operations the QP accepts as a responder
 // (ibv_qp_attr.qp_access_flags, given on the way to INIT; a new QP
-// accepts RDMA write, read and atomics).
+// accepts RDMA write, read and atomics). [ledger: qp-default-access]
 func (q *QP) SetAccess(acc mlx.AccessFlags) {
 	q.dev.fab.mu.Lock()
 	defer q.dev.fab.mu.Unlock()
@@ -194,7 +194,7 @@ func (q *QP) SetAccess(acc mlx.AccessFlags) {
 // streams in error "reach" log_num_errored, and mlx5dv_create_qp(3) calls
 // it the error streams allowed "before moving DCI to an error state": the
 // engine lets 2^log_num_errored streams be in error and moves the DCI at
-// one more. [ledger: dci-errored-threshold]
+// one more. [ledger: dci-stream-errors]
 func (q *QP) streamError(id uint16) bool {
 	if int(id) >= len(q.errStr) {
 		return false
@@ -248,7 +248,7 @@ type Remote struct {
 // Modify moves the QP to state (RESET, INIT, RTR, RTS or ERR), as
 // ibv_modify_qp does: INIT from RESET, RTR from INIT (an RC QP learns its
 // peer from r), RTS from RTR (DCT: RTR is its last state); RESET and ERR
-// from any state. Moving to RESET empties the queues' device state.
+// from any state. Moving to RESET empties the queues' device state. [ledger: qp-state-machine]
 func (q *QP) Modify(state mlx.QPState, r *Remote) error {
 	if err := q.dev.lock(); err != nil {
 		return err
@@ -289,7 +289,7 @@ func (q *QP) Modify(state mlx.QPState, r *Remote) error {
 
 // reset forgets what the device knew of the queues and the peer
 // (ibv_modify_qp to RESET): the program starts its rings over too, and
-// RTR names the peer again.
+// RTR names the peer again. [ledger: qp-reset-forgets]
 func (q *QP) reset() {
 	q.sq.reset()
 	q.rq.reset()
@@ -301,7 +301,7 @@ func (q *QP) reset() {
 }
 
 // toError moves the QP to the error state: what is posted from now on,
-// and what was not executed, completes with a flush error.
+// and what was not executed, completes with a flush error. [ledger: error-flush]
 func (q *QP) toError() {
 	if q.state != mlx.IBV_QPS_ERR {
 		q.state = mlx.IBV_QPS_ERR
@@ -319,7 +319,7 @@ func (q *QP) toError() {
 // affiliated asynchronous errors; the responder's "class G" error in
 // Linux drivers/infiniband/sw/rxe/rxe_resp.c moves the QP to error the
 // same way). So each QP moves when it next needs the CQ, not at once, and
-// the first QP too gets the QP event. [ledger: cq-overrun-qp-error]
+// the first QP too gets the QP event. [ledger: cq-overrun]
 // A QP that was in error already (a failed work request, whose flush
 // CQEs found the CQ full) gets no second event: IBV_EVENT_QP_FATAL says a
 // QP went to error. [ledger: cq-overrun-no-event-in-error]
@@ -369,7 +369,7 @@ func (q *QP) resolve() *QP {
 // to q: either way q hears nothing, retransmits, and ends with a
 // transport retry error. The engine drops every such request, so a wrong
 // connection never moves data. A DCT has no peer (it checks the DC key
-// of each request instead): it accepts any DCI.
+// of each request instead): it accepts any DCI. [ledger: wrong-peer-dropped, dct-dc-key]
 func (p *QP) accepts(q *QP) bool {
 	if p.typ != RC {
 		return true

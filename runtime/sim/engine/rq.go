@@ -56,7 +56,7 @@ func (r *recvQueue) take() ([]byte, uint16) {
 
 // SRQ is a shared receive queue: the device takes its WQEs in the order
 // of the free list the program keeps in them (each WQE's next segment
-// names the next), as far as the doorbell record's counter says.
+// names the next), as far as the doorbell record's counter says. [ledger: srq-free-list]
 type SRQ struct {
 	dev    *Device
 	srqn   uint32

@@ -84,11 +84,11 @@ func (s *sendQueue) doorbell(qpn uint32) bool {
 		binary.NativeEndian.PutUint64(w[:], atomic.SwapUint64(p, 0))
 		if be.Uint32(w[4:8])>>8 == qpn&0xffffff {
 			rung = true
-		} // else not this QP's: a stray write, dropped
+		} // else not this QP's: a stray write, dropped [ledger: doorbell-stray-write]
 	}
 	if rung {
 		// A record claiming more than the ring holds is the program's
-		// overrun: no more than one ring is taken as posted.
+		// overrun: no more than one ring is taken as posted. [ledger: doorbell-stray-write]
 		s.auth = min(s.posted(), s.ci+s.nbb)
 	}
 	return rung
@@ -113,7 +113,7 @@ func (s *sendQueue) at(pi uint32, n uint32) []byte {
 
 // compQueue holds the completions of a send queue in the order the
 // work requests were posted: a READ's waits for its response, and those
-// after it wait behind it.
+// after it wait behind it. [ledger: read-atomic-in-flight]
 type compQueue struct {
 	c          []comp
 	head, tail uint32

@@ -44,7 +44,7 @@ func (x *exec) touched(d *Device, key uint32) {
 }
 
 // sigErrors writes a signature-error CQE for each mkey the transfer went
-// through that recorded one.
+// through that recorded one. [ledger: sig-error-owner]
 func (x *exec) sigErrors() {
 	if x.ntouch != 0 {
 		x.sigErrorsSlow()
@@ -125,7 +125,7 @@ func (q *QP) execute() bool {
 			did = true
 			continue
 		case ctrl.Fence() != 0 && s.nflight > 0:
-			return did // a fence waits for the READs and atomics before it
+			return did // a fence waits for the READs and atomics before it [ledger: fence-waits-reads]
 		case q.errStr != nil && int(ctrl.DCIStreamChannelID()) < len(q.errStr) && q.errStr[ctrl.DCIStreamChannelID()]:
 			st = fail(mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, "the DCI stream is in error")
 		default:
@@ -145,7 +145,7 @@ func (q *QP) execute() bool {
 			q.trace(c.op, c.ctr, st)
 			q.complete(c)
 			if q.errStr != nil && (st.synd == mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR || q.streamError(ctrl.DCIStreamChannelID())) {
-				continue // only the stream is in error
+				continue // only the stream is in error [ledger: dci-stream-errors]
 			}
 			q.toError()
 			return true
@@ -207,7 +207,7 @@ func (q *QP) writeComp(c *comp) {
 }
 
 // flush completes every posted WQE with a flush error (the QP is in
-// error), and every posted receive.
+// error), and every posted receive. [ledger: error-flush]
 func (q *QP) flush() bool {
 	s := &q.sq
 	did := false

@@ -7,7 +7,7 @@ import (
 )
 
 // send executes SEND, SEND_IMM and SEND_INVAL: the gathered message lands
-// in p's next receive WQE.
+// in p's next receive WQE. [ledger: syndrome-receiver, max-msg-size]
 func (q *QP) send(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 	if segmentBytes(w, off, len(w)) > uint64(q.dev.caps.MaxMsgSize) {
 		return fail(mlx.MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, "a message longer than the port's max_msg_sz")
@@ -106,7 +106,7 @@ func (q *QP) write(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 // land completes the READs and atomics in flight: their responses arrive
 // (a step after they were sent, so that work requests after them may run
 // first unless fenced). A later work request that failed meanwhile does
-// not stop them: on the wire their responses come before its error.
+// not stop them: on the wire their responses come before its error. [ledger: read-atomic-in-flight, read-survives-later-error]
 func (q *QP) land() {
 	s := &q.sq
 	x := &q.dev.fab.x
@@ -114,7 +114,7 @@ func (q *QP) land() {
 		c := q.comps.at(f.comp)
 		if q.flushFlights || c.ready {
 			// The program moved the QP to error, or a READ before
-			// this one failed: flushed.
+			// this one failed: flushed. [ledger: read-survives-later-error]
 			c.synd, c.signaled, c.ready = mlx.MLX5_CQE_SYNDROME_WR_FLUSH_ERR, true, true
 			continue
 		}
@@ -129,7 +129,7 @@ func (q *QP) land() {
 		switch {
 		case !f.peer.receiving() || !f.peer.accepts(q):
 			// Gone, or reconnected to another QP since: the request is
-			// dropped (see accepts).
+			// dropped (see accepts). [ledger: wrong-peer-dropped]
 			st = fail(mlx.MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, "the peer went away")
 		case ctrl.Opcode() == mlx.MLX5_OPCODE_RDMA_READ:
 			st = q.read(w[:int(ctrl.DS())*16], off, f.peer, c)
@@ -199,7 +199,7 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 // atomic lands a compare-and-swap or fetch-and-add: 8 bytes, 8-byte
 // aligned, in the responder's byte order (the host's: mlx5 drivers ask
 // the device for host-endian atomics); the original value goes to the
-// local segment.
+// local segment. [ledger: atomic-host-endian]
 func (q *QP) atomic(w []byte, off int, op mlx.Opcode, p *QP) status {
 	if len(w) < off+mlx.WQERaddrSegSize+mlx.WQEAtomicSegSize {
 		return malformed("an atomic WQE without its remote address and atomic segments")

@@ -36,7 +36,7 @@ func (q *QP) umr(w []byte, ctrl *mlx.WQECtrlSeg) status {
 }
 
 // bindMW binds (or, with the mkey freed, unbinds or invalidates) a
-// memory window.
+// memory window. [ledger: mw-type2]
 func (q *QP) bindMW(w []byte, key uint32, uc *mlx.WQEUMRCtrlSeg, mc *mlx.WQEMkeyContextSeg, free bool) status {
 	x := &q.dev.fab.x
 	tag := uint8(mc.QPNMkey())
@@ -77,7 +77,7 @@ func (q *QP) bindMW(w []byte, key uint32, uc *mlx.WQEUMRCtrlSeg, mc *mlx.WQEMkey
 
 // memcpy executes an MMO DMA copy (mlx5dv_wr_memcpy): a metadata segment,
 // the source and the destination data segments; a byte count of 0 is
-// 2 GiB, and the device copies at most Caps.MaxMemcpy bytes.
+// 2 GiB, and the device copies at most Caps.MaxMemcpy bytes. [ledger: memcpy-limit]
 func (q *QP) memcpy(w []byte, off int, ctrl *mlx.WQECtrlSeg, c *comp) status {
 	if ctrl.Opmod() != 1 { // MLX5_OPC_MOD_MMO_DMA
 		return malformed("an MMO WQE with an opmod other than DMA")

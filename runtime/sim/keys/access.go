@@ -74,7 +74,7 @@ func (t *Table) BindMW(mwKey uint32, tag uint8, pd, mrKey uint32, addr, length u
 // WQE's: the window keeps its tag, as ibv_wr_local_inv leaves mw->rkey) or
 // a bind of zero length (the window takes the new tag, as ibv_bind_mw sets
 // mw->rkey; a new tag of 0 is read as a local invalidate). It fails for a
-// key that is not a bound window of pd.
+// key that is not a bound window of pd. [ledger: mw-type2]
 func (t *Table) Invalidate(key, pd uint32, tag uint8, f *Fault) *Fault {
 	w := t.lookup(key)
 	if w == nil || !w.mw || !w.valid || w.pd != pd {

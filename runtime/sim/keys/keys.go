@@ -25,7 +25,7 @@ const (
 	// an access outside the MR.
 	LocalProtection FaultKind = iota + 1
 	// RemoteAccess: an unknown or invalidated rkey, a PD that is not the
-	// QP's, missing remote access rights, or an access outside the region.
+	// QP's, missing remote access rights, or an access outside the region. [ledger: syndrome-keys]
 	RemoteAccess
 )
 
@@ -173,7 +173,7 @@ func (t *Table) Dereg(key uint32) error {
 }
 
 // AllocMW allocates an unbound type 2 memory window of pd; its rkey takes
-// a new tag at each bind.
+// a new tag at each bind. [ledger: mw-type2]
 func (t *Table) AllocMW(pd uint32) (uint32, error) {
 	i, e, err := t.alloc()
 	if err != nil {

@@ -44,7 +44,7 @@ const (
 	bsfTypeCrypto = 1
 )
 
-// blockSize decodes a BSF block selector.
+// blockSize decodes a BSF block selector. [ledger: bsf-encoding]
 func blockSize(sel uint8) int {
 	switch sel {
 	case 1:
@@ -94,7 +94,7 @@ func (t *Table) parseBSFs(b []byte) (*sigConf, *cryptoConf, error) {
 	return sig, cr, err
 }
 
-// parseSig reads a signature BSF.
+// parseSig reads a signature BSF. [ledger: bsf-not-modelled]
 func parseSig(b *mlx.BSF) (*sigConf, error) {
 	s := b.Basic()
 	for _, v := range b.Ext() {
@@ -131,7 +131,7 @@ func parseSig(b *mlx.BSF) (*sigConf, error) {
 }
 
 // parseDomain reads one domain: its block format selector and PSV, and
-// for T10-DIF its inline section.
+// for T10-DIF its inline section. [ledger: bsf-encoding]
 func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domainConf, error) {
 	c := domainConf{psv: bfsPSV & 0xffffff}
 	d := &c.d
@@ -155,7 +155,7 @@ func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domain
 			return c, wqeErr(name+"_bfs", "%#x lacks the CRC-enable bit 0x02", bfs)
 		}
 		if bfs&1 == 0 {
-			d.Seed = ^uint64(0) // bit 0 set means seed 0
+			d.Seed = ^uint64(0) // bit 0 set means seed 0 [ledger: bsf-encoding]
 		}
 		return c, d.Validate()
 	}
@@ -194,7 +194,7 @@ func parseDomain(name string, bfsPSV uint32, inl *mlx.BSFInl, sel uint8) (domain
 }
 
 // parseCrypto reads a crypto BSF. The DEK must exist now; it is looked
-// up again at each transfer.
+// up again at each transfer. [ledger: bsf-not-modelled, crypto-mkey-state]
 func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 	if b.Type() != bsfTypeCrypto {
 		return nil, wqeErr("crypto_bsf.type", "%d", b.Type())
@@ -207,7 +207,7 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 		return nil, wqeErr("crypto_bsf.bs_pointer", "unknown data unit selector %d", b.BsPointer())
 	}
 	switch b.EncOrder() {
-	case 0: // wire signature: encrypt on TX, signature before crypto
+	case 0: // wire signature: encrypt on TX, signature before crypto [ledger: crypto-order]
 		c.encOnTx = true
 	case 1: // memory signature: decrypt on TX, signature after crypto
 		c.sigAfter = true
@@ -221,7 +221,7 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 		// The multi-block engine takes the tweak big-endian (the PRM's
 		// aes_xts_multi_block_be_tweak, Linux include/linux/mlx5/mlx5_ifc.h)
 		// and runtime/sq wrote it so; the single-block one little-endian
-		// [ledger: xts-multi-block-be-tweak].
+		// [ledger: xts-tweak-byte-order].
 		for i, j := 0, 15; i < j; i, j = i+1, j-1 {
 			c.tweak[i], c.tweak[j] = c.tweak[j], c.tweak[i]
 		}
@@ -233,7 +233,7 @@ func (t *Table) parseCrypto(b *mlx.CryptoBSF) (*cryptoConf, error) {
 }
 
 // domain returns the signature domain to run: the BSF's, with the seed
-// and tags of its PSV once SET_PSV set them.
+// and tags of its PSV once SET_PSV set them. [ledger: psv-seeds]
 func (t *Table) domain(c *domainConf) sigblock.Domain {
 	d := c.d
 	p := t.psvs[c.psv]

@@ -17,7 +17,7 @@
 //     engine's MR and MW keys must stay below 0x80000000; Is tells an
 //     mkey's key (its current tag included). Key 0x400 must never be an MR
 //     key either: a translation whose first entry names it is an
-//     interleaved layout's repeat block (its op field).
+//     interleaved layout's repeat block (its op field). [ledger: mr-keys]
 //   - WQEs: a UMR whose control segment's immediate is an mkey key (an
 //     mkey configuration or a local invalidate of an mkey) goes to
 //     ExecUMR; a bind-MW UMR names an MW and stays with the engine.
@@ -36,17 +36,18 @@
 //     local SGEs ask for. A transfer through a signature mkey is whole
 //     blocks of a whole message (the engine does not hand over packets);
 //     a span that is not whole blocks is a bounds fault.
+//     [ledger: sig-whole-blocks, whole-messages]
 //   - Faults: Fault.Kind and Remote pick the completion syndrome (local
 //     protection or length, remote access). A failed signature check is
 //     not a fault: the data moves, and SigError returns the error, whose
-//     PutCQE writes the MLX5_CQE_SIG_ERR CQE runtime/cq decodes.
+//     PutCQE writes the MLX5_CQE_SIG_ERR CQE runtime/cq decodes. [ledger: syndrome-mkey, sig-error-moves-data]
 //
 // Refinements of the contract's interface: Create keeps (lkey, error) and
 // PSVs returns a signature mkey's memory and wire PSV indexes (what
 // mlx5dv_create_mkey reports, sq.Mkey's MemPSV/WirePSV); CreateDEK takes
 // the key (key1 then key2) and an optional 8-byte keytag; RemoteInvalidate
 // checks REMOTE_INVALIDATE; CryptoMultiBlock says the device's AES-XTS
-// engine is the multi-block one, whose BSF holds the tweak byte-reversed.
+// engine is the multi-block one, whose BSF holds the tweak byte-reversed. [ledger: crypto-engine, xts-tweak-byte-order]
 //
 // Semantics chosen where the man pages leave room: the BSF gives each
 // domain's type, block size and flags, and the PSV's transient signature,
@@ -64,4 +65,5 @@
 // checked domain from the transfer's start. CRC fields are little-endian,
 // T10-DIF fields big-endian (runtime/sim/sigblock). XTS data units take
 // the 128-bit initial tweak plus their number, carried past 64 bits.
+// [ledger: psv-seeds, sig-ref-tag-numbering, xts-tweak-numbering, sig-failure-report, sig-error-offset, crc-byte-order, t10dif-byte-order, xts-tweak-128-bit-carry]
 package mkey

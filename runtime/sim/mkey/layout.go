@@ -39,7 +39,7 @@ const repeatBlockOp = 0x400
 // parseLayout reads a UMR's inline translation: KLMs, or a repeat block
 // and its entries, padded with zero entries to a WQEBB. numDesc bounds
 // the KLMs, or the interleaved entries (the header not counted, as
-// libmlx5 counts them).
+// libmlx5 counts them). [ledger: mkey-entries]
 func parseLayout(x []byte, numDesc int) (layout, error) {
 	count := len(x) / 16
 	if binary.BigEndian.Uint32(x[4:8]) == repeatBlockOp {
@@ -52,7 +52,7 @@ func parseLayout(x []byte, numDesc int) (layout, error) {
 	for i := 0; i < count; i++ {
 		k := (*mlx.WQEUMRKLMSeg)(x[16*i : 16*i+16])
 		if k.ByteCount() == 0 {
-			continue // padding, or an empty SGE
+			continue // padding, or an empty SGE [ledger: klm-zero-skipped]
 		}
 		l.ents = append(l.ents, entry{key: k.Mkey(), addr: k.Address(), n: uint64(k.ByteCount()), cumulativeAt: l.once})
 		l.once += uint64(k.ByteCount())
@@ -70,7 +70,7 @@ func parseInterleaved(x []byte, count, numDesc int) (layout, error) {
 	for i := 1; i <= ne; i++ {
 		e := (*mlx.WQEUMRRepeatEntSeg)(x[16*i : 16*i+16])
 		// A stride below the byte count (16 bits: libmlx5's count+skip
-		// wraps) overlaps repetitions; the device follows it.
+		// wraps) overlaps repetitions; the device follows it. [ledger: interleaved-overlap]
 		n, stride := uint64(e.ByteCount()), uint64(e.Stride())
 		l.ents = append(l.ents, entry{key: e.Memkey(), addr: e.Va(), n: n, stride: stride, cumulativeAt: l.once})
 		l.once += n
@@ -106,7 +106,7 @@ func (l *layout) piece(off uint64) (key uint32, addr, avail uint64, ok bool) {
 	return e.key, e.addr + rep*e.stride + in, e.n - in, true
 }
 
-// maxDepth bounds mkeys whose layouts name other mkeys.
+// maxDepth bounds mkeys whose layouts name other mkeys. [ledger: mkey-nesting]
 const maxDepth = 4
 
 // rw copies between buf and the memory behind mkey offset off: into buf

@@ -22,7 +22,7 @@ type SigErr struct {
 	Syndrome uint16 // REFTAG 1<<11, APPTAG 1<<12, GUARD 1<<13: a bit for every failed part of the block
 	// T10-DIF: guard<<16 | application tag, and the reference tags; a
 	// 32-bit CRC: the CRC and zero tags; CRC64_XP10: its high and low
-	// halves.
+	// halves. [ledger: sig-error-fields]
 	ExpectedTransSig, ActualTransSig uint32
 	ExpectedRefTag, ActualRefTag     uint32
 	Offset                           uint64 // byte offset of the failed block from the transfer's start, in the checked domain (block+field strides)
@@ -39,12 +39,12 @@ type SigErr struct {
 // tag, and the pollers choose (libmlx5's mlx5_decode_sigerr tests REFTAG,
 // then APPTAG, then GUARD; the kernel's mlx5_ib get_sig_err_item GUARD
 // first); mlx5dv_mkey_check(3)'s "first in the T10-DIF order" is what a
-// poller reports, not what the CQE holds. [ledger: sigerr-all-parts]
+// poller reports, not what the CQE holds. [ledger: sig-failure-report]
 // The offset is the failed block's from the transfer's start in the
 // checked domain, counted in blocks with their fields: the kernel's iSER
 // (drivers/infiniband/ulp/iser/iser_verbs.c) and isert
 // (ulp/isert/ib_isert.c) divide sig_err_offset by the sector size plus 8.
-// [ledger: sigerr-offset-domain]
+// [ledger: sig-error-offset]
 func (t *Table) record(m *mkey, e sigblock.Error, domain uint8) {
 	if m.hasErr {
 		return

@@ -22,12 +22,12 @@ type FaultKind uint8
 
 // The kinds of fault. The engine maps them to completion syndromes: a
 // local Key, Access or State fault is a local protection error, Bounds a
-// local length error; any remote one a remote access error.
+// local length error; any remote one a remote access error. [ledger: syndrome-mkey]
 const (
 	FaultKey    FaultKind = iota + 1 // no such mkey, a stale tag, or an invalidated (free) mkey
 	FaultAccess                      // the mkey's access flags do not allow it
 	FaultBounds                      // past the mkey's length, or outside its layout
-	FaultState                       // not usable yet: crypto not configured, DEK gone or keytag mismatch
+	FaultState                       // not usable yet: crypto not configured, DEK gone or keytag mismatch [ledger: crypto-mkey-state]
 )
 
 func (k FaultKind) String() string {
@@ -81,7 +81,7 @@ type Table struct {
 
 	// CryptoMultiBlock: the device's AES-XTS engine is the multi-block
 	// one (the QPs' sq.QP.CryptoMultiBlock): the crypto BSF holds the
-	// initial tweak byte-reversed.
+	// initial tweak byte-reversed. [ledger: crypto-engine, xts-tweak-byte-order]
 	CryptoMultiBlock bool
 
 	// scratch for transfers with a signature or crypto
@@ -182,7 +182,7 @@ func (t *Table) Is(key uint32) bool {
 }
 
 // Invalidate frees an mkey (a local or remote invalidate): it keeps its
-// attributes but accesses fault until a UMR configures it again.
+// attributes but accesses fault until a UMR configures it again. [ledger: mkey-free-until-umr]
 func (t *Table) Invalidate(key uint32) error {
 	if !t.Is(key) {
 		return fmt.Errorf("%w: %#x", ErrNoMkey, key)

@@ -12,7 +12,7 @@ import (
 const maxTransfer = 1 << 31
 
 // lookup finds the mkey key names and checks an access of n bytes at
-// addr (memory-domain bytes) and its crypto state.
+// addr (memory-domain bytes) and its crypto state. [ledger: crypto-mkey-state]
 func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, error) {
 	m := t.mkeys[key>>8]
 	if m == nil || key < keyBase<<8 {
@@ -71,7 +71,7 @@ func (t *Table) lookup(key uint32, addr, n uint64, write, remote bool) (*mkey, e
 // crc32c/check_rdma_crc32c.c READs into such an mkey with SGE length 4096
 // ("do not use 4096 + 4") on a ConnectX-6 Dx. The programs all use
 // address 0; that an SGE's address counts in the same units as its
-// length is inferred. [ledger: sge-units-by-wire-domain]
+// length is inferred. [ledger: sig-local-sge-length, sig-remote-wire-bytes]
 func wireUnits(m *mkey, remote bool) bool {
 	return remote || m.sig == nil || m.sig.wire.d.Kind == sigblock.KindNone
 }
@@ -176,7 +176,7 @@ func (t *Table) Scatter(key uint32, addr uint64, wire []byte, remote bool) error
 // pipeline runs the operations of mlx5dv_wr_set_mkey_crypto(3)'s table:
 // on TX (memory to wire) Op1, Op2, Op3; on RX their inverses in reverse.
 // Crypto is Op1 when the signature comes after it on TX (or there is no
-// signature), else Op3. off is the memory-domain offset of the transfer.
+// signature), else Op3. off is the memory-domain offset of the transfer. [ledger: crypto-order]
 func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote bool) ([]byte, error) {
 	var sc sigConf
 	if m.sig != nil {
@@ -239,7 +239,7 @@ func (t *Table) pipeline(m *mkey, key uint32, off uint64, in []byte, tx, remote 
 // initial tweak wherever in the mkey it starts. off is the transfer's
 // offset in the domain and must be whole units. A message of several SGEs
 // through crypto mkeys numbers each SGE's units from its own first one.
-// [ledger: tweak-per-transfer] TX encrypts when encrypt_on_tx is set, RX
+// [ledger: xts-tweak-numbering] TX encrypts when encrypt_on_tx is set, RX
 // decrypts; else the other way.
 func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 	if off%uint64(c.unit) != 0 {
@@ -259,7 +259,7 @@ func crypt(c *cryptoConf, dst, src []byte, off uint64, tx bool) error {
 // transfer's first (its reference tag is the configured one):
 // mlx5dv_wr_set_mkey_sig_block(3) says the initial ref_tag "should be the
 // value of the first block to be transmitted". The offset must still be
-// whole blocks. [ledger: reftag-per-transfer]
+// whole blocks. [ledger: sig-ref-tag-numbering]
 func (t *Table) sigPass(from, to *sigblock.Domain, sc *sigConf, buf []byte, inOff uint64) ([]byte, uint64, sigblock.Error, error) {
 	var e sigblock.Error
 	if from.Kind == sigblock.KindNone && to.Kind == sigblock.KindNone {

@@ -12,7 +12,7 @@ type mkey struct {
 	tag     uint8
 	pdn     uint32
 	flags   mlx.MkeyInitAttrFlags
-	numDesc int  // translation entries a layout may take (max_entries rounded up to 4)
+	numDesc int  // translation entries a layout may take (max_entries rounded up to 4) [ledger: mkey-entries]
 	free    bool // never configured, or invalidated
 
 	access        mlx.WQEMkeyContextAccessFlags
@@ -30,7 +30,7 @@ type mkey struct {
 
 func (m *mkey) key() uint32 { return m.index<<8 | uint32(m.tag) }
 
-// The UMR control segment's mkey mask bits this device applies.
+// The UMR control segment's mkey mask bits this device applies. [ledger: umr-mkey-mask]
 const (
 	maskLen    = uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN)
 	maskStart  = uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR)
@@ -162,7 +162,7 @@ func (t *Table) ExecUMR(wqe []byte) error {
 	}
 	// The context's length bounds accesses even where it is not the
 	// layout's (libmlx5 sums list lengths in an int: past 2 GiB the length
-	// it writes wraps); an access past the layout faults.
+	// it writes wraps); an access past the layout faults. [ledger: mkey-context-length]
 	*m = n
 	return nil
 }
@@ -177,7 +177,7 @@ const (
 
 // umrFlags checks the UMR control flags: no unknown bit, no partial
 // translation update (a translation offset), and CHECK_FREE only on a
-// free mkey.
+// free mkey. [ledger: umr-not-modelled]
 func umrFlags(u *mlx.WQEUMRCtrlSeg, m *mkey, xl int) error {
 	f := u.Flags()
 	if f&^(flagInline|flagCheckFree|flagXlatOffset|flagCheckQPN) != 0 {
@@ -204,7 +204,7 @@ func (t *Table) applyBSF(n *mkey, c *mlx.WQEMkeyContextSeg, mask uint64, bsf []b
 		if len(bsf) > 0 {
 			return wqeErr("mkey_context.bsf_en", "0 with %d BSF octowords", len(bsf)/16)
 		}
-		n.sig, n.crypto = nil, nil // MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR
+		n.sig, n.crypto = nil, nil // MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR [ledger: bsf-reset]
 		return nil
 	}
 	sig, cr, err := t.parseBSFs(bsf)
@@ -226,7 +226,7 @@ func (t *Table) applyBSF(n *mkey, c *mlx.WQEMkeyContextSeg, mask uint64, bsf []b
 
 // ExecSetPSV executes a SET_PSV work request: the PSV's transient
 // signature becomes the initial guard seed, application and reference
-// tags (T10-DIF) or CRC seed of the domain using it.
+// tags (T10-DIF) or CRC seed of the domain using it. [ledger: psv-seeds]
 func (t *Table) ExecSetPSV(wqe []byte) error {
 	w, _, err := wqeBody(wqe, mlx.MLX5_OPCODE_SET_PSV, mlx.WQECtrlSegSize+mlx.WQESetPSVSegSize)
 	if err != nil {

@@ -35,7 +35,7 @@ const (
 // its Expected is what the signature field holds; for the tags Expected is
 // what the domain configures (the app tag, the ref tag of the block) and
 // Actual what the field holds. All failed parts are kept; the values of the
-// parts that did not fail are set too.
+// parts that did not fail are set too. [ledger: sig-error-fields]
 type Error struct {
 	Failed Fail
 	Kind   Kind
@@ -99,7 +99,7 @@ func (e Error) T10First() Error {
 // CQE returns the signature-error CQE's expected_trans_sig,
 // actual_trans_sig, expected_ref_tag and actual_ref_tag: T10-DIF puts
 // guard<<16|app tag and the ref tags there, a 32-bit CRC its value and
-// zero ref tags, CRC64_XP10 its high and low halves.
+// zero ref tags, CRC64_XP10 its high and low halves. [ledger: sig-error-fields]
 func (e *Error) CQE() (expTrans, actTrans, expRef, actRef uint32) {
 	switch {
 	case e.Kind == KindT10DIF:
@@ -158,7 +158,7 @@ func differ(field, want []byte, mask uint8) uint8 {
 // app_escape/ref_escape as "skip block check", as SBC-3 and block/t10-pi.c do;
 // mlx5dv_wr_set_mkey_sig_block(3) only says the guard is not checked, but
 // an escaped app tag that was still checked against the configured one
-// would fail every escaped block. [ledger: t10dif-escape-skips-block]
+// would fail every escaped block. [ledger: sig-escapes]
 // Error.Offset is left 0.
 func (d *Domain) CheckTuple(data, tuple []byte, n uint64, mask uint8) (Error, error) {
 	size := d.TupleSize()

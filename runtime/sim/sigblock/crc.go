@@ -14,7 +14,7 @@ import (
 // ones CRC-32, CRC-32C and CRC64_XP10 are the catalogue CRCs (a ConnectX
 // configured for CRC32C with seed 0xffffffff writes the standard CRC-32C),
 // with 0 the register starts cleared; reflection and the final XOR are fixed
-// per type.
+// per type. [ledger: crc-seed]
 
 // CRCType is enum mlx5dv_sig_crc_type.
 type CRCType uint8
@@ -40,7 +40,7 @@ const (
 	// all ones, check 0xAE8B14860A799888; reveng CRC catalogue, Linux
 	// crc64_nvme / crc64_rocksoft). The RTL compares the raw register; the final
 	// XOR of all ones follows the CRC-64/NVME entry and the device's CRC32C
-	// behaviour, and is the one assumption here.
+	// behaviour, and is the one assumption here. [ledger: crc64-xp10]
 	polyXP10  = 0x9A6C9329AC4BC9B5
 	polyT10   = 0x8BB7 // CRC-16/T10-DIF: normal form, init 0, no reflection, no final XOR
 	crc32Mask = 0xFFFFFFFF
@@ -71,7 +71,7 @@ func normal16(poly uint16) *[256]uint16 {
 
 // CRC16T10DIF is the T10-DIF block guard: CRC-16 with polynomial 0x8BB7,
 // MSB-first, the register starting at seed (0 for the catalogue's
-// CRC-16/T10-DIF, check 0xD0DB), no final XOR.
+// CRC-16/T10-DIF, check 0xD0DB), no final XOR. [ledger: t10dif-bg-seed]
 func CRC16T10DIF(seed uint16, p []byte) uint16 {
 	r := seed
 	for _, b := range p {
@@ -82,7 +82,7 @@ func CRC16T10DIF(seed uint16, p []byte) uint16 {
 
 // IPChecksum is the T10-DIF CSUM block guard: the ones'-complement of the
 // ones'-complement sum of p as big-endian 16-bit words (RFC 1071; an odd last
-// byte is padded with zero), the sum starting at seed.
+// byte is padded with zero), the sum starting at seed. [ledger: t10dif-bg-seed]
 func IPChecksum(seed uint16, p []byte) uint16 {
 	s := uint64(seed)
 	n := len(p) &^ 1

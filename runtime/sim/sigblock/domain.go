@@ -40,7 +40,7 @@ const (
 // table numbers the CRC bytes 3..0 under bits 7..4 without saying whether
 // that is significance or position; every mask enum mlx5dv_sig_mask
 // defines covers the whole field, where the two readings agree.
-// [ledger: check-mask-byte-order]
+// [ledger: sig-mask-bits]
 const (
 	MaskT10DIFGuard  = 0xc0
 	MaskT10DIFAppTag = 0x30
@@ -162,7 +162,7 @@ func (d *Domain) Guard(data []byte) uint64 {
 }
 
 // RefTagOf is the reference tag block n carries: RefTag, plus n with
-// FlagRefRemap (modulo 2^32).
+// FlagRefRemap (modulo 2^32). [ledger: sig-ref-tag-numbering]
 func (d *Domain) RefTagOf(n uint64) uint32 {
 	if d.Flags&FlagRefRemap != 0 {
 		return d.RefTag + uint32(n)
@@ -173,16 +173,17 @@ func (d *Domain) RefTagOf(n uint64) uint32 {
 // PutTuple writes block n's signature for data into dst (TupleSize bytes).
 // T10-DIF is guard, app tag, ref tag big-endian (SBC-3; the kernel's struct
 // t10_pi_tuple is __be16/__be16/__be32, and block/t10-pi.c verifies that
-// way the PI iSER and NVMe-oF hosts receive through ConnectX offload). A CRC is stored little-endian, least
+// way the PI iSER and NVMe-oF hosts receive through ConnectX offload)
+// [ledger: t10dif-byte-order]. A CRC is stored little-endian, least
 // significant byte first, in memory and on the wire: changchengx/irdma
 // crc32c/check_rdma_crc32c.c and rdma_read_crc32c_reqck.c, run on a
 // ConnectX-6 Dx, compare the PI read as a native uint32_t on x86 with the
 // CRC-32C of the data, and SPDK's module/accel/mlx5 uses the device's
 // CRC32C as a native uint32_t. An NVIDIA sample that prints the field
 // with ntohl checks nothing, so it does not weigh against them.
-// [ledger: crc-field-little-endian] CRC64_XP10 is stored little-endian by
+// [ledger: crc-byte-order] CRC64_XP10 is stored little-endian by
 // analogy with CRC32/CRC32C; no published program shows its bytes.
-// [ledger: crc64-field-byte-order]
+// [ledger: crc64-byte-order]
 func (d *Domain) PutTuple(dst, data []byte, n uint64) error {
 	if len(dst) < d.TupleSize() {
 		return ErrShort

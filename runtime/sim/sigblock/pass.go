@@ -2,7 +2,7 @@ package sigblock
 
 // The passes over a transfer: the domain that has a signature field gets it
 // generated and inserted, checked, or checked and stripped. Blocks are
-// numbered from first (the reference tag of block n is RefTagOf(n)).
+// numbered from first (the reference tag of block n is RefTagOf(n)). [ledger: sig-ref-tag-numbering]
 
 // Generate writes data into dst with each block's signature field after
 // it: the device generating and inserting. data must hold whole blocks and
@@ -43,7 +43,7 @@ func (d *Domain) Check(buf []byte, first uint64, mask uint8) (Error, error) {
 
 // Strip checks buf as Check does and copies the blocks' data, without
 // their fields, to dst; a failed block is still copied (the device records
-// the error on the mkey and completes the transfer). It returns the bytes
+// the error on the mkey and completes the transfer). It returns the bytes [ledger: sig-error-moves-data]
 // written.
 func (d *Domain) Strip(dst, buf []byte, first uint64, mask uint8) (int, Error, error) {
 	if d.Kind == KindNone {

@@ -14,7 +14,7 @@ import (
 // initial + i. golang.org/x/crypto/xts does the whole-block work; units
 // that are not a multiple of 16 bytes (MLX5DV_BLOCK_SIZE_520) take the
 // standard's ciphertext stealing, built here from single-block calls. An XTS
-// keeps scratch space: one goroutine at a time.
+// keeps scratch space: one goroutine at a time. [ledger: xts-ciphertext-stealing, xts-tweak-numbering]
 type XTS struct {
 	c       *xts.Cipher
 	k1, k2  cipher.Block // the halves of the key, for tweaks past 64 bits (xts128.go)
@@ -57,7 +57,7 @@ func NewXTS(key []byte, unit int) (*XTS, error) {
 // Tweak reads mlx5dv_crypto_attr.initial_tweak, a little-endian 128-bit
 // number (the man page: "Must be supplied in little endian"). x/crypto/xts
 // encodes the data-unit number the same way but in 64 bits, so the high
-// half must be zero.
+// half must be zero. [ledger: xts-tweak-byte-order]
 func Tweak(initial [16]byte) (uint64, error) {
 	if binary.LittleEndian.Uint64(initial[8:]) != 0 {
 		return 0, ErrTweak
@@ -72,7 +72,7 @@ func (x *XTS) Encrypt(dst, src []byte, tweak uint64) error { return x.run(dst, s
 // Decrypt is Encrypt's inverse.
 func (x *XTS) Decrypt(dst, src []byte, tweak uint64) error { return x.run(dst, src, tweak, true) }
 
-// jobSize checks a job against the man page's rule.
+// jobSize checks a job against the man page's rule. [ledger: xts-unit-alignment]
 func (x *XTS) jobSize(dst, src []byte) error {
 	if len(dst) < len(src) {
 		return ErrShort
