@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -49,6 +51,9 @@ func (p *simPD) CreateQP(cfg device.QPConfig, send, recv device.BackendCQ, srq d
 		cfg.MaxRecvSGE > caps.MaxSGE || cfg.MaxInlineData > caps.MaxInlineData {
 		return nil, fmt.Errorf("sim: create_qp: the capabilities asked (%d/%d WRs, %d/%d SGEs, %d inline) exceed the device's (%d, %d, %d)",
 			cfg.MaxSendWR, cfg.MaxRecvWR, cfg.MaxSendSGE, cfg.MaxRecvSGE, cfg.MaxInlineData, caps.MaxQPWR, caps.MaxSGE, caps.MaxInlineData)
+	}
+	if err := modelledFlags(cfg.CreateFlags); err != nil {
+		return nil, err
 	}
 	q := &simQP{c: p.c}
 	ec := engine.QPConfig{PD: p.pdn, SendCQ: send.(*simCQ).cq, RecvCQ: recv.(*simCQ).cq, DCKey: cfg.DCAccessKey, SRQ: engineSRQ(srq)}
@@ -218,3 +223,38 @@ func (q *simQP) free() {
 // ResetStream takes DCI stream id out of error
 // (mlx5dv_dci_stream_id_reset; device.StreamResetter).
 func (q *simQP) ResetStream(id uint16) error { return q.qp.ResetStream(id) }
+
+// unmodelledFlags are the MLX5DV_QP_CREATE_* flags whose behaviour the
+// simulator does not have, refused rather than ignored so that a program
+// relying on them learns it here: SIG_PIPELINING (a signature error
+// drains the send queue, IBV_EVENT_SQ_DRAINED, until the program cancels
+// and moves the QP back to RTS) and the raw packet QP's tunnel and
+// loopback flags. [ledger: sig-pipelining-not-modelled] Scatter to CQE
+// (ALLOW or DISABLE) and packet-based credits change neither bytes nor
+// statuses a program sees, so they are taken.
+const unmodelledFlags = mlx.MLX5DV_QP_CREATE_SIG_PIPELINING | mlx.MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |
+	mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC
+
+func modelledFlags(f mlx.QPCreateFlags) error {
+	if bad := f & unmodelledFlags; bad != 0 {
+		return fmt.Errorf("sim: create_qp: QPConfig.CreateFlags %#x: the simulator does not model %s: %w",
+			uint32(bad), flagNames(bad), errors.ErrUnsupported)
+	}
+	return nil
+}
+
+func flagNames(f mlx.QPCreateFlags) string {
+	var names []string
+	for _, n := range []struct {
+		f    mlx.QPCreateFlags
+		name string
+	}{{mlx.MLX5DV_QP_CREATE_SIG_PIPELINING, "MLX5DV_QP_CREATE_SIG_PIPELINING"},
+		{mlx.MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, "MLX5DV_QP_CREATE_TUNNEL_OFFLOADS"},
+		{mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC, "MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC"},
+		{mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC, "MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC"}} {
+		if f&n.f != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
