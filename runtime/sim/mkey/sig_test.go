@@ -34,7 +34,7 @@ func crc16(p []byte) uint16 {
 }
 
 // withCRC32 lays data out as memory with a CRC32 field after each 512
-// bytes: hash/crc32's IEEE CRC, stored big-endian.
+// bytes: hash/crc32's IEEE CRC, stored little-endian as the device stores it.
 func withCRC32(data []byte) []byte {
 	var out []byte
 	for i := 0; i < len(data); i += 512 {
