@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sync"
 	"syscall"
 
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -113,6 +114,11 @@ var devxCommands = map[uint16]devxCommand{
 	}},
 }
 
+// devxMu runs the commands of every simulated device one at a time, so
+// that a command's handler needs no lock of its own for the state it
+// keeps (a handler that touches the engine still takes the fabric's lock).
+var devxMu sync.Mutex
+
 // devxRun runs the command in on behalf of call kind.
 func (c *simCtx) devxRun(kind devxKind, in, out []byte, obj *devxObj) (*devxObj, error) {
 	if len(in) < prmcmd.InHeaderLen || len(out) < prmcmd.OutHeaderLen || len(in) > prmcmd.MaxLen || len(out) > prmcmd.MaxLen {
@@ -125,6 +131,8 @@ func (c *simCtx) devxRun(kind devxKind, in, out []byte, obj *devxObj) (*devxObj,
 		return nil, fmt.Errorf("sim: %v: opcode %#x (%s) goes through %v; the kernel refuses it here: %w",
 			kind, op, cmd.name, cmd.kind, syscall.EINVAL)
 	}
+	devxMu.Lock()
+	defer devxMu.Unlock()
 	clear(out)
 	var made *devxObj
 	// An opcode the table lacks fails as the device fails one it does not
@@ -186,6 +194,8 @@ func (h *simDevxObj) Close() error {
 	if h.o.destroy == nil {
 		return nil
 	}
+	devxMu.Lock()
+	defer devxMu.Unlock()
 	if r := h.o.destroy(); r.status != device.DevxStatusOK {
 		return fmt.Errorf("sim: mlx5dv_devx_obj_destroy: object of opcode %#x: %v, syndrome %#08x: %w", h.o.opcode, r.status, r.syndrome, syscall.EIO)
 	}
