@@ -36,7 +36,9 @@ func (c *devxFakeCtx) DevxObjCreate(in, out []byte) (device.BackendDevxObj, erro
 	return nil, c.run(in, out)
 }
 
-func devxIn(opcode uint16) []byte { return append([]byte{byte(opcode >> 8), byte(opcode)}, make([]byte, 14)...) }
+func devxIn(opcode uint16) []byte {
+	return append([]byte{byte(opcode >> 8), byte(opcode)}, make([]byte, 14)...)
+}
 
 // TestDevxResults: how a backend's answer becomes the API's: EREMOTEIO
 // with the output's status and syndrome, or a failed status with no
