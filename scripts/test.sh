@@ -10,7 +10,7 @@ go test -count=1 ./...
 # function byte for byte, and cgo's pointer rules. (go test ./... above ran
 # the link test and the same tests re-built with GOEXPERIMENT=cgocheck2, in
 # internal/verbslink.)
-go test -count=1 -tags mlx5gen_double ./generated/mlx5verbs/ ./internal/verbslink/
+go test -count=1 -tags mlx5gen_double ./generated/mlx5verbs/ ./internal/verbslink/ ./runtime/device/verbs/
 # The signature CRCs against ISA-L (cgo, test only; libisal-dev from setup.sh).
 go test -count=1 -tags isal ./runtime/sim/sigblock/isaltest
 # The generated package and the runtime need neither cgo nor rdma-core.
