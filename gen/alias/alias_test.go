@@ -54,7 +54,11 @@ func goldens(t *testing.T, v string) []File {
 	}
 	var files []File
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") || e.IsDir() { // golden/<v>/mlx5verbs: the bindings
+		// golden/<v>/mlx5verbs holds the bindings; only Go files (or their
+		// goldens) are output: the generate lock (.mlx5gen.lock) a
+		// `go generate` leaves beside them is not.
+		n := e.Name()
+		if strings.HasSuffix(n, "_test.go") || e.IsDir() || !strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, ".go.golden") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -142,7 +146,11 @@ func basePkg(t *testing.T) *types.Package {
 	}
 	var files []File
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") || e.IsDir() { // golden/<v>/mlx5verbs: the bindings
+		// golden/<v>/mlx5verbs holds the bindings; only Go files (or their
+		// goldens) are output: the generate lock (.mlx5gen.lock) a
+		// `go generate` leaves beside them is not.
+		n := e.Name()
+		if strings.HasSuffix(n, "_test.go") || e.IsDir() || !strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, ".go.golden") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
