@@ -13,5 +13,5 @@
 // needs.
 package generated
 
-//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md -tables mlx5rules -bindings mlx5verbs -import github.com/mlx5gen/mlx5gen/generated/mlx5dv
+//go:generate go run ../cmd/mlx5gen generate -rdma-core 44.0 -out mlx5dv -rules ../spec/RULES.md -tables mlx5rules -bindings mlx5verbs -prm mlx5prm -import github.com/mlx5gen/mlx5gen/generated/mlx5dv
 //go:generate go run ../gen/alias/mkmanifest -dir mlx5dv -o ../gen/alias/base.json

@@ -31,6 +31,7 @@ type Package struct {
 	Formats  []*Format
 	Split    Splitter
 	API      *API
+	PRM      *PRM // the PRM layouts (generated/mlx5prm), nil when the spec has none
 
 	// Warnings are gates the header disagrees with (see gated); they do
 	// not stop generation.
