@@ -58,7 +58,8 @@ func prmField(b *strings.Builder, l *model.Layout, f *model.LayoutField) {
 	}
 }
 
-// prmTable prints Layouts, the description of every layout and field.
+// prmTable prints Layouts and Enums, the description of every layout,
+// field and enum.
 func prmTable(m *model.PRM, b *strings.Builder) {
 	b.WriteString("// Layouts describes every layout of the package and its fields, in the\n// spec's order, with their bit offsets and widths.\nvar Layouts = []LayoutInfo{\n")
 	kinds := map[model.LayoutKind]string{model.LayoutInt: "IntField", model.LayoutBytes: "BytesField",
@@ -75,6 +76,14 @@ func prmTable(m *model.PRM, b *strings.Builder) {
 				fmt.Fprintf(b, ", Layouts: []string{%s}", strings.Join(nested, ", "))
 			}
 			b.WriteString("},\n")
+		}
+		b.WriteString("\t}},\n")
+	}
+	b.WriteString("}\n\n// Enums describes every enum of the package and its values.\nvar Enums = []EnumInfo{\n")
+	for _, e := range m.Enums {
+		fmt.Fprintf(b, "\t{Name: %q, Go: %q, Width: %d, Values: []EnumValue{\n", e.Name, e.GoName, e.Width)
+		for _, v := range e.Values {
+			fmt.Fprintf(b, "\t\t{Name: %q, Value: %#x},\n", v.Name, v.Value)
 		}
 		b.WriteString("\t}},\n")
 	}

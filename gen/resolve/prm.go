@@ -11,7 +11,8 @@ import (
 // PRMReserved are the identifiers the PRM package's static code declares
 // (gen/emit/prm_static.go.txt); a layout or enum taking one is an error.
 var PRMReserved = []string{"FieldError", "CmdError", "CheckStatus", "Layouts", "LayoutInfo",
-	"FieldInfo", "FieldKind", "IntField", "BytesField", "NestedField", "UnionField", "LayoutByName"}
+	"FieldInfo", "FieldKind", "IntField", "BytesField", "NestedField", "UnionField", "LayoutByName",
+	"Enums", "EnumInfo", "EnumValue"}
 
 // prmBuilder resolves the PRM descriptors: the package's own namespace
 // (generated/mlx5prm is not the header's package), enum and layout names.
@@ -61,12 +62,8 @@ func (b *builder) prm() {
 	for i, l := range b.s.Layouts {
 		pb.fields(l, out.Layouts[i])
 	}
-	// The package's CheckStatus reads every output mailbox's status with
-	// this enum (gen/emit/prm_static.go.txt).
 	if len(b.s.Layouts) > 0 {
-		if st := pb.enums["cmd_status"]; st == nil || st.GoName != "CmdStatus" || st.Width != 8 {
-			pb.errs.Add(b.s.Layouts[0].Pos, "the PRM layouts need prm enum cmd_status (go name CmdStatus, width 8): every output mailbox starts with an 8-bit status")
-		}
+		pb.checkStatusNeeds(b.s.Layouts[0].Pos)
 	}
 	b.errs = append(b.errs, pb.errs...)
 	b.p.PRM = out
@@ -210,4 +207,26 @@ func accessors(f *model.LayoutField) []string {
 		return append(names, f.GoName)
 	}
 	return []string{f.GoName}
+}
+
+// checkStatusNeeds checks what the package's CheckStatus reads
+// (gen/emit/prm_static.go.txt): every output mailbox starts with mbox_out,
+// an 8-bit status of enum cmd_status and a 32-bit syndrome.
+func (pb *prmBuilder) checkStatusNeeds(pos diag.Pos) {
+	need := "the PRM layouts need prm enum cmd_status (go name CmdStatus, width 8) and layout mbox_out (go name MboxOut) with fields status (enum cmd_status) and syndrome (32 bits): CheckStatus reads them"
+	st, out := pb.enums["cmd_status"], pb.layouts["mbox_out"]
+	if st == nil || st.GoName != "CmdStatus" || st.Width != 8 || out == nil || out.GoName != "MboxOut" {
+		pb.errs.Add(pos, "%s", need)
+		return
+	}
+	ok := 0
+	for _, f := range out.Fields {
+		if f.GoName == "Status" && f.Kind == model.LayoutInt && f.Enum == st ||
+			f.GoName == "Syndrome" && f.Kind == model.LayoutInt && f.Width == 32 {
+			ok++
+		}
+	}
+	if ok != 2 {
+		pb.errs.Add(pos, "%s", need)
+	}
 }

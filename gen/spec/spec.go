@@ -22,11 +22,11 @@ import (
 
 // Spec is every descriptor file of a spec directory, merged.
 type Spec struct {
-	Files     []string // the files read, in order, as positions name them
-	Rel       []string // the same, relative to the spec directory
+	Files []string // the files read, in order, as positions name them
+	Rel   []string // the same, relative to the spec directory
 	// PRMOnly holds the files (as Rel names them) that describe PRM
 	// layouts and enums only: the header's package does not come from them.
-	PRMOnly map[string]bool
+	PRMOnly   map[string]bool
 	Enums     []*Enum
 	Segments  []*Segment
 	Formats   []*WQEFormat

@@ -39,8 +39,8 @@
 //   - EncryptionKeyObj: encryption_key_obj (0x800 bits)
 //   - CreateEncryptionKeyObjIn: create_encryption_key_obj_in (0x880 bits)
 //   - QueryEncryptionKeyObjOut: query_encryption_key_obj_out (0x880 bits)
-//   - QueryHcaCapIn: query_hca_cap_in (0x80 bits)
-//   - QueryHcaCapOut: query_hca_cap_out (0x8080 bits)
-//   - CmdHcaCap: cmd_hca_cap (0x800 bits)
+//   - QueryHCACapIn: query_hca_cap_in (0x80 bits)
+//   - QueryHCACapOut: query_hca_cap_out (0x8080 bits)
+//   - CmdHCACap: cmd_hca_cap (0x800 bits)
 //   - CryptoCaps: crypto_caps (0x800 bits)
 package mlx5prm

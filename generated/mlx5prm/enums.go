@@ -232,22 +232,22 @@ func (v ObjType) Meaning() string {
 	return "unknown"
 }
 
-// HcaCapOpMod is PRM enum hca_cap_op_mod (16 bits).
+// HCACapOpMod is PRM enum hca_cap_op_mod (16 bits).
 // The capability page QUERY_HCA_CAP reads, in op_mod's bits 1 and up; OR
 // it with HCA_CAP_OPMOD_GET_CUR or HCA_CAP_OPMOD_GET_MAX (bit 0).
-type HcaCapOpMod uint16
+type HCACapOpMod uint16
 
 const (
 	// MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE: general device capabilities (cmd_hca_cap)
-	MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE HcaCapOpMod = 0x0
+	MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE HCACapOpMod = 0x0
 	// MLX5_SET_HCA_CAP_OP_MOD_CRYPTO: crypto capabilities (crypto_caps; 0x1a shifted left by one)
-	MLX5_SET_HCA_CAP_OP_MOD_CRYPTO HcaCapOpMod = 0x34
+	MLX5_SET_HCA_CAP_OP_MOD_CRYPTO HCACapOpMod = 0x34
 	// MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE_CAP_2: second page of general capabilities (0x20 shifted left by one)
-	MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE_CAP_2 HcaCapOpMod = 0x40
+	MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE_CAP_2 HCACapOpMod = 0x40
 )
 
-// String returns the value's name in mlx5_ifc.h, or HcaCapOpMod(0x..) for another value.
-func (v HcaCapOpMod) String() string {
+// String returns the value's name in mlx5_ifc.h, or HCACapOpMod(0x..) for another value.
+func (v HCACapOpMod) String() string {
 	switch v {
 	case MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE:
 		return "MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE"
@@ -256,11 +256,11 @@ func (v HcaCapOpMod) String() string {
 	case MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE_CAP_2:
 		return "MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE_CAP_2"
 	}
-	return fmt.Sprintf("HcaCapOpMod(%#x)", uint64(v))
+	return fmt.Sprintf("HCACapOpMod(%#x)", uint64(v))
 }
 
 // Meaning says in one line what the value means, or "unknown".
-func (v HcaCapOpMod) Meaning() string {
+func (v HCACapOpMod) Meaning() string {
 	switch v {
 	case MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE:
 		return "general device capabilities (cmd_hca_cap)"
@@ -272,31 +272,31 @@ func (v HcaCapOpMod) Meaning() string {
 	return "unknown"
 }
 
-// HcaCapOpmodGet is PRM enum hca_cap_opmod_get (1 bits).
+// HCACapOpModGet is PRM enum hca_cap_opmod_get (1 bits).
 // Bit 0 of QUERY_HCA_CAP's op_mod - the device's maximum or the current
 // setting.
-type HcaCapOpmodGet uint8
+type HCACapOpModGet uint8
 
 const (
 	// HCA_CAP_OPMOD_GET_MAX: the most the device supports
-	HCA_CAP_OPMOD_GET_MAX HcaCapOpmodGet = 0x0
+	HCA_CAP_OPMOD_GET_MAX HCACapOpModGet = 0x0
 	// HCA_CAP_OPMOD_GET_CUR: what is currently enabled
-	HCA_CAP_OPMOD_GET_CUR HcaCapOpmodGet = 0x1
+	HCA_CAP_OPMOD_GET_CUR HCACapOpModGet = 0x1
 )
 
-// String returns the value's name in mlx5_ifc.h, or HcaCapOpmodGet(0x..) for another value.
-func (v HcaCapOpmodGet) String() string {
+// String returns the value's name in mlx5_ifc.h, or HCACapOpModGet(0x..) for another value.
+func (v HCACapOpModGet) String() string {
 	switch v {
 	case HCA_CAP_OPMOD_GET_MAX:
 		return "HCA_CAP_OPMOD_GET_MAX"
 	case HCA_CAP_OPMOD_GET_CUR:
 		return "HCA_CAP_OPMOD_GET_CUR"
 	}
-	return fmt.Sprintf("HcaCapOpmodGet(%#x)", uint64(v))
+	return fmt.Sprintf("HCACapOpModGet(%#x)", uint64(v))
 }
 
 // Meaning says in one line what the value means, or "unknown".
-func (v HcaCapOpmodGet) Meaning() string {
+func (v HCACapOpModGet) Meaning() string {
 	switch v {
 	case HCA_CAP_OPMOD_GET_MAX:
 		return "the most the device supports"

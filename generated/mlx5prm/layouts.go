@@ -115,14 +115,14 @@ func (l *Mkc) SetFree(v uint8) error {
 	return setBits(l[:], "mkc", "free", 0x1, 1, uint64(v))
 }
 
-// AccessMode42 returns access_mode_4_2 (bits 0x3..0x5 of mkc, 3 bits).
+// AccessMode4To2 returns access_mode_4_2 (bits 0x3..0x5 of mkc, 3 bits).
 // high three bits of the access mode
-func (l *Mkc) AccessMode42() uint8 {
+func (l *Mkc) AccessMode4To2() uint8 {
 	return uint8(getBits(l[:], 0x3, 3))
 }
 
-// SetAccessMode42 sets access_mode_4_2 (bits 0x3..0x5 of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *Mkc) SetAccessMode42(v uint8) error {
+// SetAccessMode4To2 sets access_mode_4_2 (bits 0x3..0x5 of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *Mkc) SetAccessMode4To2(v uint8) error {
 	return setBits(l[:], "mkc", "access_mode_4_2", 0x3, 3, uint64(v))
 }
 
@@ -192,14 +192,14 @@ func (l *Mkc) SetLr(v uint8) error {
 	return setBits(l[:], "mkc", "lr", 0x15, 1, uint64(v))
 }
 
-// AccessMode10 returns access_mode_1_0 (bits 0x16..0x17 of mkc, 2 bits).
+// AccessMode1To0 returns access_mode_1_0 (bits 0x16..0x17 of mkc, 2 bits).
 // low two bits of the access mode
-func (l *Mkc) AccessMode10() MkcAccessMode {
+func (l *Mkc) AccessMode1To0() MkcAccessMode {
 	return MkcAccessMode(getBits(l[:], 0x16, 2))
 }
 
-// SetAccessMode10 sets access_mode_1_0 (bits 0x16..0x17 of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *Mkc) SetAccessMode10(v MkcAccessMode) error {
+// SetAccessMode1To0 sets access_mode_1_0 (bits 0x16..0x17 of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *Mkc) SetAccessMode1To0(v MkcAccessMode) error {
 	return setBits(l[:], "mkc", "access_mode_1_0", 0x16, 2, uint64(v))
 }
 
@@ -214,14 +214,14 @@ func (l *Mkc) SetQPN(v uint32) error {
 	return setBits(l[:], "mkc", "qpn", 0x20, 24, uint64(v))
 }
 
-// Mkey70 returns mkey_7_0 (bits 0x38..0x3f of mkc, 8 bits).
+// Mkey7To0 returns mkey_7_0 (bits 0x38..0x3f of mkc, 8 bits).
 // the variant (tag) byte of the mkey
-func (l *Mkc) Mkey70() uint8 {
+func (l *Mkc) Mkey7To0() uint8 {
 	return uint8(getBits(l[:], 0x38, 8))
 }
 
-// SetMkey70 sets mkey_7_0 (bits 0x38..0x3f of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *Mkc) SetMkey70(v uint8) error {
+// SetMkey7To0 sets mkey_7_0 (bits 0x38..0x3f of mkc); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *Mkc) SetMkey7To0(v uint8) error {
 	return setBits(l[:], "mkc", "mkey_7_0", 0x38, 8, uint64(v))
 }
 
@@ -981,300 +981,300 @@ func (l *QueryEncryptionKeyObjOut) Obj() *EncryptionKeyObj {
 	return (*EncryptionKeyObj)(l[16:272])
 }
 
-// QueryHcaCapInSize is the size of PRM layout query_hca_cap_in in bytes (0x80 bits).
-const QueryHcaCapInSize = 16
+// QueryHCACapInSize is the size of PRM layout query_hca_cap_in in bytes (0x80 bits).
+const QueryHCACapInSize = 16
 
-// QueryHcaCapIn is PRM layout query_hca_cap_in (mlx5_ifc_query_hca_cap_in_bits).
+// QueryHCACapIn is PRM layout query_hca_cap_in (mlx5_ifc_query_hca_cap_in_bits).
 // QUERY_HCA_CAP's input.
-type QueryHcaCapIn [QueryHcaCapInSize]byte
+type QueryHCACapIn [QueryHCACapInSize]byte
 
-// ViewQueryHcaCapIn returns the first QueryHcaCapInSize bytes of b as a QueryHcaCapIn, or a *FieldError when b is shorter.
-func ViewQueryHcaCapIn(b []byte) (*QueryHcaCapIn, error) {
-	if len(b) < QueryHcaCapInSize {
-		return nil, shortBuffer("query_hca_cap_in", QueryHcaCapInSize, len(b))
+// ViewQueryHCACapIn returns the first QueryHCACapInSize bytes of b as a QueryHCACapIn, or a *FieldError when b is shorter.
+func ViewQueryHCACapIn(b []byte) (*QueryHCACapIn, error) {
+	if len(b) < QueryHCACapInSize {
+		return nil, shortBuffer("query_hca_cap_in", QueryHCACapInSize, len(b))
 	}
-	return (*QueryHcaCapIn)(b[:QueryHcaCapInSize]), nil
+	return (*QueryHCACapIn)(b[:QueryHCACapInSize]), nil
 }
 
 // Opcode returns opcode (bits 0x0..0xf of query_hca_cap_in, 16 bits).
-func (l *QueryHcaCapIn) Opcode() CmdOpcode {
+func (l *QueryHCACapIn) Opcode() CmdOpcode {
 	return CmdOpcode(getBits(l[:], 0x0, 16))
 }
 
 // SetOpcode sets opcode (bits 0x0..0xf of query_hca_cap_in); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapIn) SetOpcode(v CmdOpcode) error {
+func (l *QueryHCACapIn) SetOpcode(v CmdOpcode) error {
 	return setBits(l[:], "query_hca_cap_in", "opcode", 0x0, 16, uint64(v))
 }
 
 // OpMod returns op_mod (bits 0x30..0x3f of query_hca_cap_in, 16 bits).
 // the page (hca_cap_op_mod) OR-ed with HCA_CAP_OPMOD_GET_CUR or _MAX
-func (l *QueryHcaCapIn) OpMod() uint16 {
+func (l *QueryHCACapIn) OpMod() uint16 {
 	return uint16(getBits(l[:], 0x30, 16))
 }
 
 // SetOpMod sets op_mod (bits 0x30..0x3f of query_hca_cap_in); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapIn) SetOpMod(v uint16) error {
+func (l *QueryHCACapIn) SetOpMod(v uint16) error {
 	return setBits(l[:], "query_hca_cap_in", "op_mod", 0x30, 16, uint64(v))
 }
 
 // OtherFunction returns other_function (bits 0x40..0x40 of query_hca_cap_in, 1 bits).
-func (l *QueryHcaCapIn) OtherFunction() uint8 {
+func (l *QueryHCACapIn) OtherFunction() uint8 {
 	return uint8(getBits(l[:], 0x40, 1))
 }
 
 // SetOtherFunction sets other_function (bits 0x40..0x40 of query_hca_cap_in); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapIn) SetOtherFunction(v uint8) error {
+func (l *QueryHCACapIn) SetOtherFunction(v uint8) error {
 	return setBits(l[:], "query_hca_cap_in", "other_function", 0x40, 1, uint64(v))
 }
 
 // FunctionID returns function_id (bits 0x50..0x5f of query_hca_cap_in, 16 bits).
-func (l *QueryHcaCapIn) FunctionID() uint16 {
+func (l *QueryHCACapIn) FunctionID() uint16 {
 	return uint16(getBits(l[:], 0x50, 16))
 }
 
 // SetFunctionID sets function_id (bits 0x50..0x5f of query_hca_cap_in); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapIn) SetFunctionID(v uint16) error {
+func (l *QueryHCACapIn) SetFunctionID(v uint16) error {
 	return setBits(l[:], "query_hca_cap_in", "function_id", 0x50, 16, uint64(v))
 }
 
-// QueryHcaCapOutSize is the size of PRM layout query_hca_cap_out in bytes (0x8080 bits).
-const QueryHcaCapOutSize = 4112
+// QueryHCACapOutSize is the size of PRM layout query_hca_cap_out in bytes (0x8080 bits).
+const QueryHCACapOutSize = 4112
 
-// QueryHcaCapOut is PRM layout query_hca_cap_out (mlx5_ifc_query_hca_cap_out_bits).
+// QueryHCACapOut is PRM layout query_hca_cap_out (mlx5_ifc_query_hca_cap_out_bits).
 // QUERY_HCA_CAP's output.
-type QueryHcaCapOut [QueryHcaCapOutSize]byte
+type QueryHCACapOut [QueryHCACapOutSize]byte
 
-// ViewQueryHcaCapOut returns the first QueryHcaCapOutSize bytes of b as a QueryHcaCapOut, or a *FieldError when b is shorter.
-func ViewQueryHcaCapOut(b []byte) (*QueryHcaCapOut, error) {
-	if len(b) < QueryHcaCapOutSize {
-		return nil, shortBuffer("query_hca_cap_out", QueryHcaCapOutSize, len(b))
+// ViewQueryHCACapOut returns the first QueryHCACapOutSize bytes of b as a QueryHCACapOut, or a *FieldError when b is shorter.
+func ViewQueryHCACapOut(b []byte) (*QueryHCACapOut, error) {
+	if len(b) < QueryHCACapOutSize {
+		return nil, shortBuffer("query_hca_cap_out", QueryHCACapOutSize, len(b))
 	}
-	return (*QueryHcaCapOut)(b[:QueryHcaCapOutSize]), nil
+	return (*QueryHCACapOut)(b[:QueryHCACapOutSize]), nil
 }
 
 // Status returns status (bits 0x0..0x7 of query_hca_cap_out, 8 bits).
-func (l *QueryHcaCapOut) Status() CmdStatus {
+func (l *QueryHCACapOut) Status() CmdStatus {
 	return CmdStatus(getBits(l[:], 0x0, 8))
 }
 
 // SetStatus sets status (bits 0x0..0x7 of query_hca_cap_out); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapOut) SetStatus(v CmdStatus) error {
+func (l *QueryHCACapOut) SetStatus(v CmdStatus) error {
 	return setBits(l[:], "query_hca_cap_out", "status", 0x0, 8, uint64(v))
 }
 
 // Syndrome returns syndrome (bits 0x20..0x3f of query_hca_cap_out, 32 bits).
-func (l *QueryHcaCapOut) Syndrome() uint32 {
+func (l *QueryHCACapOut) Syndrome() uint32 {
 	return uint32(getBits(l[:], 0x20, 32))
 }
 
 // SetSyndrome sets syndrome (bits 0x20..0x3f of query_hca_cap_out); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *QueryHcaCapOut) SetSyndrome(v uint32) error {
+func (l *QueryHCACapOut) SetSyndrome(v uint32) error {
 	return setBits(l[:], "query_hca_cap_out", "syndrome", 0x20, 32, uint64(v))
 }
 
 // Capability returns capability (bits 0x80..0x807f of query_hca_cap_out, 4096 bytes) in place.
 // the page op_mod selected
-func (l *QueryHcaCapOut) Capability() []byte {
+func (l *QueryHCACapOut) Capability() []byte {
 	return l[16:4112:4112]
 }
 
-// CapabilityCmdHcaCap returns capability read as PRM layout cmd_hca_cap, in place.
-func (l *QueryHcaCapOut) CapabilityCmdHcaCap() *CmdHcaCap {
-	return (*CmdHcaCap)(l[16:272])
+// CapabilityCmdHCACap returns capability read as PRM layout cmd_hca_cap, in place.
+func (l *QueryHCACapOut) CapabilityCmdHCACap() *CmdHCACap {
+	return (*CmdHCACap)(l[16:272])
 }
 
 // CapabilityCryptoCaps returns capability read as PRM layout crypto_caps, in place.
-func (l *QueryHcaCapOut) CapabilityCryptoCaps() *CryptoCaps {
+func (l *QueryHCACapOut) CapabilityCryptoCaps() *CryptoCaps {
 	return (*CryptoCaps)(l[16:272])
 }
 
-// CmdHcaCapSize is the size of PRM layout cmd_hca_cap in bytes (0x800 bits).
-const CmdHcaCapSize = 256
+// CmdHCACapSize is the size of PRM layout cmd_hca_cap in bytes (0x800 bits).
+const CmdHCACapSize = 256
 
-// CmdHcaCap is PRM layout cmd_hca_cap (mlx5_ifc_cmd_hca_cap_bits).
+// CmdHCACap is PRM layout cmd_hca_cap (mlx5_ifc_cmd_hca_cap_bits).
 // The general device capability page. Only the bits signature, crypto and
 // mkey use needs are listed; libmlx5 (providers/mlx5/verbs.c,
 // get_hca_sig_caps and get_hca_general_caps) reads the same bits.
-type CmdHcaCap [CmdHcaCapSize]byte
+type CmdHCACap [CmdHCACapSize]byte
 
-// ViewCmdHcaCap returns the first CmdHcaCapSize bytes of b as a CmdHcaCap, or a *FieldError when b is shorter.
-func ViewCmdHcaCap(b []byte) (*CmdHcaCap, error) {
-	if len(b) < CmdHcaCapSize {
-		return nil, shortBuffer("cmd_hca_cap", CmdHcaCapSize, len(b))
+// ViewCmdHCACap returns the first CmdHCACapSize bytes of b as a CmdHCACap, or a *FieldError when b is shorter.
+func ViewCmdHCACap(b []byte) (*CmdHCACap, error) {
+	if len(b) < CmdHCACapSize {
+		return nil, shortBuffer("cmd_hca_cap", CmdHCACapSize, len(b))
 	}
-	return (*CmdHcaCap)(b[:CmdHcaCapSize]), nil
+	return (*CmdHCACap)(b[:CmdHCACapSize]), nil
 }
 
-// HcaCap2 returns hca_cap_2 (bits 0x20..0x20 of cmd_hca_cap, 1 bits).
+// HCACap2 returns hca_cap_2 (bits 0x20..0x20 of cmd_hca_cap, 1 bits).
 // the second general page exists
-func (l *CmdHcaCap) HcaCap2() uint8 {
+func (l *CmdHCACap) HCACap2() uint8 {
 	return uint8(getBits(l[:], 0x20, 1))
 }
 
-// SetHcaCap2 sets hca_cap_2 (bits 0x20..0x20 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetHcaCap2(v uint8) error {
+// SetHCACap2 sets hca_cap_2 (bits 0x20..0x20 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *CmdHCACap) SetHCACap2(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "hca_cap_2", 0x20, 1, uint64(v))
 }
 
 // LogMaxMkey returns log_max_mkey (bits 0xea..0xef of cmd_hca_cap, 6 bits).
-func (l *CmdHcaCap) LogMaxMkey() uint8 {
+func (l *CmdHCACap) LogMaxMkey() uint8 {
 	return uint8(getBits(l[:], 0xea, 6))
 }
 
 // SetLogMaxMkey sets log_max_mkey (bits 0xea..0xef of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetLogMaxMkey(v uint8) error {
+func (l *CmdHCACap) SetLogMaxMkey(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "log_max_mkey", 0xea, 6, uint64(v))
 }
 
 // LogMaxBSFListSize returns log_max_bsf_list_size (bits 0x112..0x117 of cmd_hca_cap, 6 bits).
-func (l *CmdHcaCap) LogMaxBSFListSize() uint8 {
+func (l *CmdHCACap) LogMaxBSFListSize() uint8 {
 	return uint8(getBits(l[:], 0x112, 6))
 }
 
 // SetLogMaxBSFListSize sets log_max_bsf_list_size (bits 0x112..0x117 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetLogMaxBSFListSize(v uint8) error {
+func (l *CmdHCACap) SetLogMaxBSFListSize(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "log_max_bsf_list_size", 0x112, 6, uint64(v))
 }
 
 // LogMaxKLMListSize returns log_max_klm_list_size (bits 0x11a..0x11f of cmd_hca_cap, 6 bits).
-func (l *CmdHcaCap) LogMaxKLMListSize() uint8 {
+func (l *CmdHCACap) LogMaxKLMListSize() uint8 {
 	return uint8(getBits(l[:], 0x11a, 6))
 }
 
 // SetLogMaxKLMListSize sets log_max_klm_list_size (bits 0x11a..0x11f of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetLogMaxKLMListSize(v uint8) error {
+func (l *CmdHCACap) SetLogMaxKLMListSize(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "log_max_klm_list_size", 0x11a, 6, uint64(v))
 }
 
-// SigCRC64Xp10 returns sig_crc64_xp10 (bits 0x147..0x147 of cmd_hca_cap, 1 bits).
+// SigCRC64XP10 returns sig_crc64_xp10 (bits 0x147..0x147 of cmd_hca_cap, 1 bits).
 // signature CRC64-XP10
-func (l *CmdHcaCap) SigCRC64Xp10() uint8 {
+func (l *CmdHCACap) SigCRC64XP10() uint8 {
 	return uint8(getBits(l[:], 0x147, 1))
 }
 
-// SetSigCRC64Xp10 sets sig_crc64_xp10 (bits 0x147..0x147 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSigCRC64Xp10(v uint8) error {
+// SetSigCRC64XP10 sets sig_crc64_xp10 (bits 0x147..0x147 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *CmdHCACap) SetSigCRC64XP10(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sig_crc64_xp10", 0x147, 1, uint64(v))
 }
 
-// SigCrc32c returns sig_crc32c (bits 0x148..0x148 of cmd_hca_cap, 1 bits).
+// SigCRC32C returns sig_crc32c (bits 0x148..0x148 of cmd_hca_cap, 1 bits).
 // signature CRC32C
-func (l *CmdHcaCap) SigCrc32c() uint8 {
+func (l *CmdHCACap) SigCRC32C() uint8 {
 	return uint8(getBits(l[:], 0x148, 1))
 }
 
-// SetSigCrc32c sets sig_crc32c (bits 0x148..0x148 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSigCrc32c(v uint8) error {
+// SetSigCRC32C sets sig_crc32c (bits 0x148..0x148 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *CmdHCACap) SetSigCRC32C(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sig_crc32c", 0x148, 1, uint64(v))
 }
 
 // SigBlock4048 returns sig_block_4048 (bits 0x1f0..0x1f0 of cmd_hca_cap, 1 bits).
 // 4048-byte signature blocks
-func (l *CmdHcaCap) SigBlock4048() uint8 {
+func (l *CmdHCACap) SigBlock4048() uint8 {
 	return uint8(getBits(l[:], 0x1f0, 1))
 }
 
 // SetSigBlock4048 sets sig_block_4048 (bits 0x1f0..0x1f0 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSigBlock4048(v uint8) error {
+func (l *CmdHCACap) SetSigBlock4048(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sig_block_4048", 0x1f0, 1, uint64(v))
 }
 
 // UMRIndirectMkeyDisabled returns umr_indirect_mkey_disabled (bits 0x209..0x209 of cmd_hca_cap, 1 bits).
-func (l *CmdHcaCap) UMRIndirectMkeyDisabled() uint8 {
+func (l *CmdHCACap) UMRIndirectMkeyDisabled() uint8 {
 	return uint8(getBits(l[:], 0x209, 1))
 }
 
 // SetUMRIndirectMkeyDisabled sets umr_indirect_mkey_disabled (bits 0x209..0x209 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetUMRIndirectMkeyDisabled(v uint8) error {
+func (l *CmdHCACap) SetUMRIndirectMkeyDisabled(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "umr_indirect_mkey_disabled", 0x209, 1, uint64(v))
 }
 
 // DrainSigerr returns drain_sigerr (bits 0x20f..0x20f of cmd_hca_cap, 1 bits).
-func (l *CmdHcaCap) DrainSigerr() uint8 {
+func (l *CmdHCACap) DrainSigerr() uint8 {
 	return uint8(getBits(l[:], 0x20f, 1))
 }
 
 // SetDrainSigerr sets drain_sigerr (bits 0x20f..0x20f of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetDrainSigerr(v uint8) error {
+func (l *CmdHCACap) SetDrainSigerr(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "drain_sigerr", 0x20f, 1, uint64(v))
 }
 
 // SigerrCQE returns sigerr_cqe (bits 0x212..0x212 of cmd_hca_cap, 1 bits).
 // signature errors are reported in CQEs
-func (l *CmdHcaCap) SigerrCQE() uint8 {
+func (l *CmdHCACap) SigerrCQE() uint8 {
 	return uint8(getBits(l[:], 0x212, 1))
 }
 
 // SetSigerrCQE sets sigerr_cqe (bits 0x212..0x212 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSigerrCQE(v uint8) error {
+func (l *CmdHCACap) SetSigerrCQE(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sigerr_cqe", 0x212, 1, uint64(v))
 }
 
 // Sho returns sho (bits 0x217..0x217 of cmd_hca_cap, 1 bits).
 // signature handover: signature offload (with sigerr_domain_and_sig_type:
 // T10-DIF and CRC32)
-func (l *CmdHcaCap) Sho() uint8 {
+func (l *CmdHCACap) Sho() uint8 {
 	return uint8(getBits(l[:], 0x217, 1))
 }
 
 // SetSho sets sho (bits 0x217..0x217 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSho(v uint8) error {
+func (l *CmdHCACap) SetSho(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sho", 0x217, 1, uint64(v))
 }
 
-// AESXTSSingleBlockLeTweak returns aes_xts_single_block_le_tweak (bits 0x3f1..0x3f1 of cmd_hca_cap, 1 bits).
+// AESXTSSingleBlockLETweak returns aes_xts_single_block_le_tweak (bits 0x3f1..0x3f1 of cmd_hca_cap, 1 bits).
 // AES-XTS engine of one data unit per mkey
-func (l *CmdHcaCap) AESXTSSingleBlockLeTweak() uint8 {
+func (l *CmdHCACap) AESXTSSingleBlockLETweak() uint8 {
 	return uint8(getBits(l[:], 0x3f1, 1))
 }
 
-// SetAESXTSSingleBlockLeTweak sets aes_xts_single_block_le_tweak (bits 0x3f1..0x3f1 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetAESXTSSingleBlockLeTweak(v uint8) error {
+// SetAESXTSSingleBlockLETweak sets aes_xts_single_block_le_tweak (bits 0x3f1..0x3f1 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *CmdHCACap) SetAESXTSSingleBlockLETweak(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "aes_xts_single_block_le_tweak", 0x3f1, 1, uint64(v))
 }
 
-// AESXTSMultiBlockBeTweak returns aes_xts_multi_block_be_tweak (bits 0x3f2..0x3f2 of cmd_hca_cap, 1 bits).
+// AESXTSMultiBlockBETweak returns aes_xts_multi_block_be_tweak (bits 0x3f2..0x3f2 of cmd_hca_cap, 1 bits).
 // AES-XTS engine of many data units per mkey
-func (l *CmdHcaCap) AESXTSMultiBlockBeTweak() uint8 {
+func (l *CmdHCACap) AESXTSMultiBlockBETweak() uint8 {
 	return uint8(getBits(l[:], 0x3f2, 1))
 }
 
-// SetAESXTSMultiBlockBeTweak sets aes_xts_multi_block_be_tweak (bits 0x3f2..0x3f2 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetAESXTSMultiBlockBeTweak(v uint8) error {
+// SetAESXTSMultiBlockBETweak sets aes_xts_multi_block_be_tweak (bits 0x3f2..0x3f2 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
+func (l *CmdHCACap) SetAESXTSMultiBlockBETweak(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "aes_xts_multi_block_be_tweak", 0x3f2, 1, uint64(v))
 }
 
 // GeneralObjTypes returns general_obj_types (bits 0x400..0x43f of cmd_hca_cap, 64 bits).
 // bit N set: general objects of type N are supported (DEK: bit 0xc)
-func (l *CmdHcaCap) GeneralObjTypes() uint64 {
+func (l *CmdHCACap) GeneralObjTypes() uint64 {
 	return uint64(getBits(l[:], 0x400, 64))
 }
 
 // SetGeneralObjTypes sets general_obj_types (bits 0x400..0x43f of cmd_hca_cap); it never fails (every value fits).
-func (l *CmdHcaCap) SetGeneralObjTypes(v uint64) error {
+func (l *CmdHCACap) SetGeneralObjTypes(v uint64) error {
 	return setBits(l[:], "cmd_hca_cap", "general_obj_types", 0x400, 64, uint64(v))
 }
 
 // Crypto returns crypto (bits 0x469..0x469 of cmd_hca_cap, 1 bits).
 // crypto offload
-func (l *CmdHcaCap) Crypto() uint8 {
+func (l *CmdHCACap) Crypto() uint8 {
 	return uint8(getBits(l[:], 0x469, 1))
 }
 
 // SetCrypto sets crypto (bits 0x469..0x469 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetCrypto(v uint8) error {
+func (l *CmdHCACap) SetCrypto(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "crypto", 0x469, 1, uint64(v))
 }
 
 // SigerrDomainAndSigType returns sigerr_domain_and_sig_type (bits 0x480..0x480 of cmd_hca_cap, 1 bits).
 // the signature error CQE names the domain and type; libmlx5 needs it with
 // sho
-func (l *CmdHcaCap) SigerrDomainAndSigType() uint8 {
+func (l *CmdHCACap) SigerrDomainAndSigType() uint8 {
 	return uint8(getBits(l[:], 0x480, 1))
 }
 
 // SetSigerrDomainAndSigType sets sigerr_domain_and_sig_type (bits 0x480..0x480 of cmd_hca_cap); a value wider than the field is refused with a *FieldError and nothing is written.
-func (l *CmdHcaCap) SetSigerrDomainAndSigType(v uint8) error {
+func (l *CmdHCACap) SetSigerrDomainAndSigType(v uint8) error {
 	return setBits(l[:], "cmd_hca_cap", "sigerr_domain_and_sig_type", 0x480, 1, uint64(v))
 }
 

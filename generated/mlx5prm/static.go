@@ -119,6 +119,20 @@ type LayoutInfo struct {
 	New    func() any // a pointer to a new zero value of the Go type
 }
 
+// EnumInfo describes one PRM enum and its values.
+type EnumInfo struct {
+	Name   string // the spec's name: cmd_status
+	Go     string // the Go type
+	Width  int    // bits
+	Values []EnumValue
+}
+
+// EnumValue is one value of an enum, under mlx5_ifc.h's name.
+type EnumValue struct {
+	Name  string
+	Value uint64
+}
+
 // LayoutByName returns the layout named name (mlx5_ifc.h's name), or nil.
 func LayoutByName(name string) *LayoutInfo {
 	for i := range Layouts {
