@@ -9,7 +9,7 @@
 //
 // One file per concept, as in gen/model: enums.go, segments.go,
 // formats.go, split.go (what Split needs), funcs.go, mirrors.go, rules.go,
-// argcheck.go, gates.go.
+// argcheck.go, gates.go, prm.go (the PRM layouts).
 package resolve
 
 import (
