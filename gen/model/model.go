@@ -7,8 +7,8 @@
 // that the emitters depend on the model alone.
 //
 // One file per concept: enums.go, segments.go, formats.go, funcs.go,
-// mirrors.go, rules.go, prm.go (the PRM layouts). names.go derives every Go name of the generated
-// package (a renaming is made there); the words of the spec it numbers are
+// mirrors.go, rules.go, prm.go (the PRM layouts). names.go derives every
+// Go name of the generated package (a renaming is made there); the words of the spec it numbers are
 // in gen/vocab.
 package model
 
