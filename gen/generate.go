@@ -47,6 +47,10 @@ type Config struct {
 	// Bindings, when set, names the cgo bindings package (mlx5verbs) to
 	// generate too (Result.BindingFiles); it imports Import.
 	Bindings string
+	// PRM, when set, names the PRM layouts package (mlx5prm) to generate
+	// too (Result.PRMFiles): the device command layouts of spec/hw. It
+	// imports nothing of the run.
+	PRM string
 	// ModelCache, when set, keeps the C models of headers already parsed
 	// (cheader.Cache); the output is the same with or without it.
 	ModelCache *cheader.Cache
@@ -62,6 +66,7 @@ type Result struct {
 	Alias        *alias.Decision // with Config.Alias: the types aliased and those declared here
 	Tables       []emit.File     // with Config.Tables: the checker's tables package
 	BindingFiles []emit.File     // with Config.Bindings: the cgo bindings package
+	PRMFiles     []emit.File     // with Config.PRM: the PRM layouts package
 }
 
 // Generate runs the pipeline in memory; nothing is written.
@@ -94,6 +99,14 @@ func Generate(c Config) (*Result, error) {
 			return nil, errors.New("the bindings package needs the import path of the generated package")
 		}
 		if res.BindingFiles, err = emit.GenerateBindings(res.Package, emit.Bindings{Name: c.Bindings, Pure: c.Import}); err != nil {
+			return nil, err
+		}
+	}
+	if c.PRM != "" {
+		if err := CheckPackageName(c.PRM); err != nil {
+			return nil, fmt.Errorf("PRM package name %q: %v", c.PRM, err)
+		}
+		if res.PRMFiles, err = emit.GeneratePRM(res.Package, c.PRM); err != nil {
 			return nil, err
 		}
 	}

@@ -101,7 +101,8 @@ func goldenDir(t *testing.T, dir string, files []emit.File, keep map[string]bool
 	}
 }
 
-// TestGeneratedUpToDate regenerates generated/mlx5dv and fails if anything
+// TestGeneratedUpToDate regenerates generated/mlx5dv (and the tables,
+// bindings and PRM packages) and fails if anything
 // differs from what is committed.
 func TestGeneratedUpToDate(t *testing.T) {
 	root, err := rdmacore.IncludeRoot(".", committed)
@@ -109,13 +110,14 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS,
-		Tables: "mlx5rules", Bindings: "mlx5verbs", Import: "github.com/mlx5gen/mlx5gen/generated/mlx5dv"})
+		Tables: "mlx5rules", Bindings: "mlx5verbs", PRM: "mlx5prm", Import: "github.com/mlx5gen/mlx5gen/generated/mlx5dv"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stale := staleFiles(t, filepath.Join("..", "generated", "mlx5dv"), res.Files)
 	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5rules"), res.Tables)...)
 	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5verbs"), res.BindingFiles)...)
+	stale = append(stale, staleFiles(t, filepath.Join("..", "generated", "mlx5prm"), res.PRMFiles)...)
 	if old, err := os.ReadFile(filepath.Join("..", "spec", "RULES.md")); err != nil || !bytes.Equal(old, res.Rules) {
 		stale = append(stale, "spec/RULES.md")
 	}

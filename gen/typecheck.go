@@ -121,8 +121,8 @@ func (tc *typeChecker) check(importPath string, m *memPackage) (*types.Package, 
 // are type-checked, so that a type error can be forced.
 var typeCheckHook func(res *Result)
 
-// typeCheck type-checks every package of a run (Result.Files, Tables and
-// BindingFiles) and returns the first one's errors.
+// typeCheck type-checks every package of a run (Result.Files, Tables,
+// BindingFiles and PRMFiles) and returns the first one's errors.
 func typeCheck(res *Result, c Config) error {
 	if typeCheckHook != nil {
 		typeCheckHook(res)
@@ -142,6 +142,11 @@ func typeCheck(res *Result, c Config) error {
 	if len(res.BindingFiles) > 0 {
 		p := self + "/../" + c.Bindings
 		tc.mem[p] = &memPackage{name: c.Bindings, dir: c.Bindings, files: res.BindingFiles}
+		order = append(order, p)
+	}
+	if len(res.PRMFiles) > 0 {
+		p := self + "/../" + c.PRM
+		tc.mem[p] = &memPackage{name: c.PRM, dir: c.PRM, files: res.PRMFiles}
 		order = append(order, p)
 	}
 	for _, p := range order {

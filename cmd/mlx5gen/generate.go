@@ -118,6 +118,7 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tablesDir := fs.String("tables", "", "also write the checker's tables package (Funcs, Rules, chain checks: what runtime/internal/wrcheck runs on) to this directory, named after it; needs -import")
 	importPath := fs.String("import", "", "with -tables: the import path of the package written to -out")
 	bindings := fs.String("bindings", "", "also write the cgo bindings package (every described function, through C shims) to this directory, named after it; needs -import")
+	prmDir := fs.String("prm", "", "also write the PRM layouts package (the device command layouts of spec/hw: CREATE_MKEY, CREATE_PSV, the DEK object, QUERY_HCA_CAP) to this directory, named after it")
 	aliasOf := fs.String("alias", "", "import path of mlx5gen's committed package (github.com/mlx5gen/mlx5gen/generated/mlx5dv): make every type that agrees with it an alias of it, so that runtime/sq takes the package's values")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: mlx5gen generate [flags]\n\nReads mlx5dv.h and the spec descriptors and writes the Go package.\n\n")
@@ -155,6 +156,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else if *importPath != "" {
 		return failf(stderr, "-import is for -tables and -bindings")
 	}
+	if *prmDir != "" {
+		cfg.PRM = filepath.Base(filepath.Clean(*prmDir))
+	}
 	e, err := produce(cfg, *verbose, verboseLog(*verbose, stderr))
 	if err != nil {
 		return failLines(stderr, err)
@@ -168,6 +172,9 @@ func generateCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *bindings != "" {
 		o.More = append(o.More, gen.Package{Dir: *bindings, Files: e.Bindings})
+	}
+	if *prmDir != "" {
+		o.More = append(o.More, gen.Package{Dir: *prmDir, Files: e.PRM})
 	}
 	o.Wait = func(lock string) {
 		fmt.Fprintf(stderr, "mlx5gen: another mlx5gen run is writing %s; waiting for it (at most %v; lock %s)\n", o.Dir, gen.LockTimeout, lock)

@@ -72,7 +72,7 @@ func outputKey(c *outcache.Cache, cfg gen.Config, verbose bool) (string, string)
 	key, err := outcache.Key(model, cfg.Spec, dir,
 		"I="+cfg.IncludeRoot, "header="+cfg.Header, "spec="+cfg.SpecName, "specdir="+dir,
 		"pkg="+cfg.Package, "release="+cfg.Version, "release-source="+cfg.VersionSource,
-		"alias="+cfg.Alias, "tables="+cfg.Tables, "import="+cfg.Import, "bindings="+cfg.Bindings,
+		"alias="+cfg.Alias, "tables="+cfg.Tables, "import="+cfg.Import, "bindings="+cfg.Bindings, "prm="+cfg.PRM,
 		"v="+strconv.FormatBool(verbose))
 	if err != nil {
 		return "", "spec: " + err.Error()
@@ -93,6 +93,6 @@ func summarize(cfg gen.Config, res *gen.Result, verbose bool) *outcache.Entry {
 	if d := res.Alias; d != nil {
 		fmt.Fprintf(&stdout, "  %d types are aliases of %s; %d are declared here (listed in %s)\n", len(d.Aliased), cfg.Alias, len(d.Local), alias.SummaryName)
 	}
-	return &outcache.Entry{Files: res.Files, Tables: res.Tables, Bindings: res.BindingFiles,
+	return &outcache.Entry{Files: res.Files, Tables: res.Tables, Bindings: res.BindingFiles, PRM: res.PRMFiles,
 		Rules: res.Rules, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 }

@@ -49,7 +49,7 @@ func generateIn(t *testing.T, dir string, args ...string) (map[string]string, st
 }
 
 // TestOutputCacheSameAsOff: for every release, with and without -alias,
-// -tables and -bindings, a run from the output cache writes the same
+// -tables, -bindings and -prm, a run from the output cache writes the same
 // files and prints the same summary as a run with the caches off, and
 // the cold run stores what the warm run finds.
 func TestOutputCacheSameAsOff(t *testing.T) {
@@ -68,7 +68,7 @@ func TestOutputCacheSameAsOff(t *testing.T) {
 				dir := filepath.Join(work, "run")
 				args := append([]string{"-I", root}, extra...)
 				if name == "alias" {
-					args = append(args, "-tables", filepath.Join(dir, "mlx5rules"), "-bindings", filepath.Join(dir, "mlx5verbs"))
+					args = append(args, "-tables", filepath.Join(dir, "mlx5rules"), "-bindings", filepath.Join(dir, "mlx5verbs"), "-prm", filepath.Join(dir, "mlx5prm"))
 				}
 				t.Setenv(cheader.CacheEnv, "off")
 				offTree, offOut, offErr := generateIn(t, dir, args...)
@@ -79,7 +79,7 @@ func TestOutputCacheSameAsOff(t *testing.T) {
 					t.Fatalf("cold run:\n%s\nwarm run:\n%s", coldErr, warmErr)
 				}
 				if !hasPrefix(offTree, "out/") || !hasPrefix(offTree, "RULES.md") ||
-					name == "alias" && (!hasPrefix(offTree, "mlx5verbs/") || !hasPrefix(offTree, "mlx5rules/")) {
+					name == "alias" && (!hasPrefix(offTree, "mlx5verbs/") || !hasPrefix(offTree, "mlx5rules/") || !hasPrefix(offTree, "mlx5prm/")) {
 					t.Fatalf("the cache-off run wrote only %d files", len(offTree))
 				}
 				for what, got := range map[string]map[string]string{"cold": coldTree, "warm": warmTree} {

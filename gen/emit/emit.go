@@ -5,6 +5,8 @@
 // consts.go, rules.go writes rules.go, ...), or, for code that takes no
 // model input, a Go text embedded as is (format.go.txt, ruleerror.go.txt,
 // byteorder_le.go.txt, ...; see static.go). RULES.md comes from rulesmd.go.
+// The PRM package (generated/mlx5prm) comes from prm.go, prm_layouts.go and
+// prm_static.go.txt.
 // It does no validation of its own: everything it prints was checked by
 // gen/resolve. Output is deterministic: no timestamps, no absolute paths, no
 // map order.

@@ -7,8 +7,8 @@
 // that the emitters depend on the model alone.
 //
 // One file per concept: enums.go, segments.go, formats.go, funcs.go,
-// mirrors.go, rules.go. names.go derives every Go name of the generated
-// package (a renaming is made there); the words of the spec it numbers are
+// mirrors.go, rules.go, prm.go (the PRM layouts). names.go derives every
+// Go name of the generated package (a renaming is made there); the words of the spec it numbers are
 // in gen/vocab.
 package model
 
@@ -31,6 +31,7 @@ type Package struct {
 	Formats  []*Format
 	Split    Splitter
 	API      *API
+	PRM      *PRM // the PRM layouts (generated/mlx5prm), nil when the spec has none
 
 	// Warnings are gates the header disagrees with (see gated); they do
 	// not stop generation.

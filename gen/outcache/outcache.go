@@ -29,7 +29,7 @@ import (
 )
 
 const (
-	magic        = "mlx5gen output cache 2\n"
+	magic        = "mlx5gen output cache 3\n"
 	maxEntry     = 64 << 20 // bytes of an entry; the 44.0 output is about 1 MiB
 	maxSpecFiles = 10000
 	maxSpecBytes = 64 << 20 // of all spec files together
@@ -40,9 +40,9 @@ const (
 // Entry is what a run made: the generated packages' files, spec/RULES.md
 // and what the command printed before writing.
 type Entry struct {
-	Files, Tables, Bindings []emit.File
-	Rules                   []byte
-	Stdout, Stderr          []byte
+	Files, Tables, Bindings, PRM []emit.File
+	Rules                        []byte
+	Stdout, Stderr               []byte
 }
 
 // Cache is a directory of entries (the model cache's directory).
@@ -135,7 +135,7 @@ func (c *Cache) Store(key string, e *Entry) {
 
 func (c *Cache) write(key string, body []byte) error { return c.entries().Write(key, body) }
 
-// encode lays e out as length-prefixed byte strings: three file lists
+// encode lays e out as length-prefixed byte strings: four file lists
 // (a count, then name and content of each), the rules, stdout and stderr.
 func encode(e *Entry) []byte {
 	var b []byte
@@ -143,7 +143,7 @@ func encode(e *Entry) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	for _, list := range [][]emit.File{e.Files, e.Tables, e.Bindings} {
+	for _, list := range [][]emit.File{e.Files, e.Tables, e.Bindings, e.PRM} {
 		b = binary.AppendUvarint(b, uint64(len(list)))
 		for _, f := range list {
 			str([]byte(f.Name))
@@ -160,7 +160,7 @@ func encode(e *Entry) []byte {
 func decode(body []byte) (*Entry, string) {
 	d := decoder{b: body}
 	var e Entry
-	for _, list := range []*[]emit.File{&e.Files, &e.Tables, &e.Bindings} {
+	for _, list := range []*[]emit.File{&e.Files, &e.Tables, &e.Bindings, &e.PRM} {
 		n := d.uvarint()
 		if n > uint64(len(d.b)) { // every file takes at least two bytes
 			return nil, "file list"

@@ -9,7 +9,7 @@
 //
 // One file per concept, as in gen/model: enums.go, segments.go,
 // formats.go, split.go (what Split needs), funcs.go, mirrors.go, rules.go,
-// argcheck.go, gates.go.
+// argcheck.go, gates.go, prm.go (the PRM layouts).
 package resolve
 
 import (
@@ -107,7 +107,7 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	}
 	b := &builder{
 		c: c, s: s,
-		p:        &model.Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: s.Rel},
+		p:        &model.Package{Name: cfg.Package, Header: c.Header, Version: c.Version, Spec: headerSpec(s)},
 		enumByC:  map[*cheader.Enum]*model.Enum{},
 		enumByGo: map[string]*model.Enum{},
 		enumSpec: map[*model.Enum]*spec.Enum{},
@@ -130,10 +130,23 @@ func Build(c *cheader.Model, s *spec.Spec, cfg Config) (*model.Package, error) {
 	b.formats()
 	b.splitNeeds()
 	b.api()
+	b.prm()
 	if len(b.errs) > 0 {
 		return nil, b.errs
 	}
 	return b.p, nil
+}
+
+// headerSpec are the spec files the header's package comes from: all but
+// those that describe PRM layouts only (generated/mlx5prm names those).
+func headerSpec(s *spec.Spec) []string {
+	var files []string
+	for _, f := range s.Rel {
+		if !s.PRMOnly[f] {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // typeTags are the tags of every C type the package could name: the

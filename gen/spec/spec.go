@@ -22,14 +22,19 @@ import (
 
 // Spec is every descriptor file of a spec directory, merged.
 type Spec struct {
-	Files     []string // the files read, in order, as positions name them
-	Rel       []string // the same, relative to the spec directory
+	Files []string // the files read, in order, as positions name them
+	Rel   []string // the same, relative to the spec directory
+	// PRMOnly holds the files (as Rel names them) that describe PRM
+	// layouts and enums only: the header's package does not come from them.
+	PRMOnly   map[string]bool
 	Enums     []*Enum
 	Segments  []*Segment
 	Formats   []*WQEFormat
 	Functions []*Function
 	Structs   []*Struct
 	Rules     []*Rule
+	PRMEnums  []*PRMEnum // see prm.go
+	Layouts   []*Layout
 }
 
 // File is the top level of one descriptor file. Every section is optional.
@@ -42,6 +47,8 @@ type File struct {
 	Functions []*Function  `yaml:"functions"`
 	Structs   []*Struct    `yaml:"structs"`
 	Rules     []*Rule      `yaml:"rules"`
+	PRMEnums  []*PRMEnum   `yaml:"prm_enums"`
+	Layouts   []*Layout    `yaml:"prm_layouts"`
 }
 
 // Gate limits a descriptor to the rdma-core releases that have it.
@@ -174,6 +181,12 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 		}
 		s.Files = append(s.Files, display)
 		s.Rel = append(s.Rel, rel)
+		if file.prmOnly() {
+			if s.PRMOnly == nil {
+				s.PRMOnly = map[string]bool{}
+			}
+			s.PRMOnly[rel] = true
+		}
 		s.Enums = append(s.Enums, file.Enums...)
 		s.Segments = append(s.Segments, file.Segments...)
 		s.Formats = append(s.Formats, file.Formats...)
@@ -195,6 +208,8 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 		s.Functions = append(s.Functions, file.Functions...)
 		s.Structs = append(s.Structs, file.Structs...)
 		s.Rules = append(s.Rules, file.Rules...)
+		s.PRMEnums = append(s.PRMEnums, file.PRMEnums...)
+		s.Layouts = append(s.Layouts, file.Layouts...)
 	}
 	errs = append(errs, s.check()...)
 	if len(errs) > 0 {
@@ -239,6 +254,7 @@ func (s *Spec) check() diag.List {
 		}
 	}
 	errs = append(errs, s.checkAPI()...)
+	errs = append(errs, s.checkPRM()...)
 	return errs
 }
 
