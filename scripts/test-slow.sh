@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slow test stage, which CI (.ci/run) runs after scripts/test.sh:
-# the pure-Go packages built and tested without cgo, the examples' hardware
+# the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
+# pure-Go packages built and tested without cgo, the examples' hardware
 # path without cgo, the race detector, the 32-bit targets, and the pure-Go
 # tests of the other 64-bit architectures under qemu-user. Installs its
 # needs first (scripts/setup.sh slow: the test stage's and
@@ -15,6 +16,11 @@ step() {
 	"$@"
 	echo "test-slow.sh: $name: $((SECONDS - start)) s" >&2
 }
+# The bindings linked against libibverbs and libmlx5, and cgo's pointer
+# rules, also re-built with GOEXPERIMENT=cgocheck2 (TestCgocheck2); then
+# against the generated C test double.
+step verbslink go test -count=1 ./internal/verbslink/
+step verbslink-double go test -count=1 -tags mlx5gen_double ./internal/verbslink/
 # The generated package and the runtime need neither cgo nor rdma-core.
 step nocgo-build env CGO_ENABLED=0 go build ./generated/... ./runtime/... ./examples/...
 step nocgo-test env CGO_ENABLED=0 go test -count=1 ./generated/... ./runtime/...
