@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what generating needs and nothing else (scripts/setup.sh
-# generate: gcc, and libibverbs-dev unless -I names a header tree) and
-# runs the generator on the installed infiniband/mlx5dv.h, or on the -I
-# tree. It fetches nothing else: no rdma-core cache, no test tools; the
+# generate: gcc, and libibverbs-dev unless -I names a header tree or
+# -rdma-core-version a release of the header cache) and runs the generator
+# on the installed infiniband/mlx5dv.h, or on that header. It fetches
+# nothing else: no rdma-core cache, no test tools; the
 # Go module cache fills with the generator's dependencies on the first
 # run. Extra arguments go to
 # `mlx5gen generate`; without -out the package goes to _build/mlx5dv in the
@@ -20,6 +21,8 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 	case ${args[i]} in
 	-I | --I) inc=${args[i + 1]:-} ;;
 	-I=* | --I=* | -I?*) inc=x ;;
+	# The header cache's release: mlx5gen fetches it (rdma-headers.sh).
+	-rdma-core-version | --rdma-core-version | -rdma-core-version=* | --rdma-core-version=*) inc=x ;;
 	-out | --out) out=${args[i + 1]:-} ;;
 	-out=* | --out=*) out=${args[i]#*=} ;;
 	esac

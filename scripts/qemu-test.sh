@@ -21,7 +21,7 @@ for arch in "${archs[@]}"; do
 	*) q=$arch ;;
 	esac
 	qemu=$(command -v "qemu-$q-static" || command -v "qemu-$q" || true)
-	if [ -z "$qemu" ]; then
+	if [ -z "$qemu" ] || [ ! -x "$qemu" ]; then
 		echo "qemu-test.sh: qemu-$q-static not found (Debian package qemu-user-static)" >&2
 		exit 1
 	fi

@@ -27,6 +27,13 @@ generate | test | slow) ;;
 	;;
 esac
 
+# have NAME: NAME is a program this user can run (bash's command -v also
+# finds files that are not executable).
+have() {
+	local p
+	p=$(command -v "$1" 2>/dev/null) && [ -x "$p" ]
+}
+
 need=()
 if [ "${MLX5GEN_NO_HEADER:-}" != 1 ] || [ "$stage" != generate ]; then
 	# The header the generator reads by default; the test stage also
@@ -34,7 +41,7 @@ if [ "${MLX5GEN_NO_HEADER:-}" != 1 ] || [ "$stage" != generate ]; then
 	[ -f /usr/include/infiniband/mlx5dv.h ] || need+=(libibverbs-dev)
 fi
 # cgo, and the C model's predefined macros and include paths.
-command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+have gcc || need+=(gcc libc6-dev)
 if [ "$stage" != generate ]; then
 	# ISA-L, the independent CRC reference of runtime/sim/sigblock/isaltest.
 	[ -f /usr/include/isa-l/crc.h ] || need+=(libisal-dev)
@@ -42,7 +49,7 @@ fi
 if [ "$stage" = slow ]; then
 	# qemu-user for the tests of the other architectures.
 	for q in aarch64 ppc64le s390x riscv64 loongarch64 i386 arm; do
-		if ! command -v "qemu-$q-static" >/dev/null 2>&1 && ! command -v "qemu-$q" >/dev/null 2>&1; then
+		if ! have "qemu-$q-static" && ! have "qemu-$q"; then
 			need+=(qemu-user-static)
 			break
 		fi
@@ -52,7 +59,7 @@ fi
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		sudo=()
-	elif command -v sudo >/dev/null 2>&1; then
+	elif have sudo; then
 		sudo=(sudo)
 	else
 		echo "setup.sh: the $stage stage needs the Debian packages ${need[*]}, which are not installed;" \
