@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The slow test stage, which CI (.ci/run) runs after scripts/test.sh:
-# the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
+# the command's end-to-end tests (cmd/mlx5gen, examples), the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
 # pure-Go packages built and tested without cgo, the examples' hardware
 # path without cgo, the race detector, the 32-bit targets, and the pure-Go
 # tests of the other 64-bit architectures under qemu-user. Installs its
@@ -16,6 +16,11 @@ step() {
 	"$@"
 	echo "test-slow.sh: $name: $((SECONDS - start)) s" >&2
 }
+# The command end to end: the generator as a user runs it, the
+# downstream module of docs/downstream.md, scripts/generate.sh, the
+# testscripts; and every example through go run, on the simulator and
+# with -device mlx5_0 (the hardware backend's no-device error).
+step command go test -count=1 ./cmd/mlx5gen/ ./examples/
 # The bindings linked against libibverbs and libmlx5, and cgo's pointer
 # rules, also re-built with GOEXPERIMENT=cgocheck2 (TestCgocheck2); then
 # against the generated C test double.

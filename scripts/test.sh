@@ -17,10 +17,14 @@ step() {
 	echo "test.sh: $name: $((SECONDS - start)) s" >&2
 }
 step vet go vet ./...
-# Every package but internal/verbslink, whose tests rebuild the standard
-# library and the bindings with GOEXPERIMENT=cgocheck2 (minutes on a cold
-# cache): the slow stage runs it.
-step test go test -count=1 $(go list ./... | grep -v '/internal/verbslink$')
+# Every package but three the slow stage runs, the ones that build whole
+# programs and modules in subprocesses (minutes on a cold cache):
+# internal/verbslink rebuilds the standard library and the bindings with
+# GOEXPERIMENT=cgocheck2; cmd/mlx5gen builds and runs the command, the
+# downstream module and the scripts end to end; examples runs every
+# example with go run, twice.
+slow='/internal/verbslink$|/cmd/mlx5gen$|/examples$'
+step test go test -count=1 $(go list ./... | grep -Ev "$slow")
 # The cgo bindings against their generated C test double: every bound
 # function byte for byte.
 step double go test -count=1 -tags mlx5gen_double ./generated/mlx5verbs/
