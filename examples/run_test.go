@@ -22,6 +22,9 @@ import (
 var wantOut = map[string]*regexp.Regexp{
 	"rdmawrite": regexp.MustCompile(`(?m)^wr_id 1: IBV_WC_RDMA_WRITE: "hello, RDMA"\n\z`),
 	"pingpong":  regexp.MustCompile(`(?m)^1000 round trips between sim:ping and sim:pong: [0-9.]+[µnm]?s each\n\z`),
+	"sendrecv": regexp.MustCompile(`(?m)^receive 0: 5 bytes "hello"\n` +
+		`receive 1: 9 bytes "two-sided"\n` +
+		`receive 2: 19 bytes "with immediate data", immediate data 42\n\z`),
 	"t10dif": regexp.MustCompile(`(?m)^2 protected blocks written, checked and stripped\n` +
 		`corrupted block: MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD, expected guard 0xd0bc, actual 0x77f9, at wire offset 4104\n\z`),
 }

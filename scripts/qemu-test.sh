@@ -4,7 +4,8 @@
 # riscv64 and loong64), under qemu-user: each test binary is
 # cross-compiled (GOARCH, CGO_ENABLED=0) and run by `go test -exec` with the
 # qemu binary named explicitly, so binfmt_misc need not be registered.
-# Needs Debian's qemu-user-static (scripts/setup.sh installs it).
+# Needs Debian's qemu-user-static (scripts/setup.sh slow installs it;
+# scripts/test-slow.sh runs this script).
 # On the 32-bit targets (386, arm) it runs only the tests that show the
 # runtime refusing to start there (no DMA barriers, mirrors not C's layout).
 # Usage: scripts/qemu-test.sh [arch...]   (default: all seven)
@@ -20,7 +21,7 @@ for arch in "${archs[@]}"; do
 	*) q=$arch ;;
 	esac
 	qemu=$(command -v "qemu-$q-static" || command -v "qemu-$q" || true)
-	if [ -z "$qemu" ]; then
+	if [ -z "$qemu" ] || [ ! -x "$qemu" ]; then
 		echo "qemu-test.sh: qemu-$q-static not found (Debian package qemu-user-static)" >&2
 		exit 1
 	fi

@@ -13,6 +13,13 @@ import (
 // The go:generate line of testdata/downstream, as a user writes it.
 const downstreamGenerate = "//go:generate go tool mlx5gen generate -alias github.com/mlx5gen/mlx5gen/generated/mlx5dv -out mlx5dv"
 
+// downstreamRuntime is the go get line docs/downstream.md gives for a
+// module whose code uses the runtime, the device API and the simulator.
+var downstreamRuntime = []string{"go", "get",
+	"github.com/mlx5gen/mlx5gen/runtime/sq",
+	"github.com/mlx5gen/mlx5gen/runtime/device",
+	"github.com/mlx5gen/mlx5gen/runtime/sim"}
+
 // TestDownstream uses mlx5gen from another module with the steps the
 // README gives for a module that is not published: go mod init, require
 // mlx5gen with a replace pointing at the checkout, go get -tool, then go
@@ -65,15 +72,19 @@ func downstream(t *testing.T, root, version string) {
 		"-replace=github.com/mlx5gen/mlx5gen="+root)
 	run("go", "get", "-tool", "github.com/mlx5gen/mlx5gen/cmd/mlx5gen")
 	// The tool needs neither the runtime nor the generated package; the
-	// module's code does, so it asks for them as for any library.
-	run("go", "get", "github.com/mlx5gen/mlx5gen/runtime/sq")
+	// module's code does, so it asks for every runtime package it imports,
+	// before go generate: their requirements (golang.org/x/crypto for the
+	// simulator's AES-XTS, ...) must be in go.mod before any go command
+	// loads the module's code, and go mod tidy cannot add them while the
+	// package to be generated does not exist yet.
+	run(downstreamRuntime...)
 	out := run("go", "generate", "./...")
 	if !strings.Contains(out, "(rdma-core "+version) || !strings.Contains(out, "types are aliases of github.com/mlx5gen/mlx5gen/generated/mlx5dv") {
 		t.Fatalf("go generate did not alias the committed package:\n%s", out)
 	}
 	run("go", "build", "./...")
 	run("go", "vet", "./...")
-	want := []string{"--- PASS: TestWriteSignaled", "--- PASS: TestRuleError"}
+	want := []string{"--- PASS: TestWriteSignaled", "--- PASS: TestRuleError", "--- PASS: TestWriteOnSimulator"}
 	tags := "-tags="
 	if version != "44.0" {
 		tags = "-tags=newer"
@@ -112,5 +123,25 @@ func copyDownstream(t *testing.T, src, dir, inc string) {
 	}
 	if !found {
 		t.Fatalf("no file of %s has the line %q", src, downstreamGenerate)
+	}
+}
+
+// TestDownstreamDoc: the commands docs/downstream.md tells a user to run
+// are the ones TestDownstream runs (with GOPROXY=off, as it does).
+func TestDownstreamDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "downstream.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{
+		"go mod edit -require=github.com/mlx5gen/mlx5gen@v0.0.0-00010101000000-000000000000",
+		"GOPROXY=off go get -tool github.com/mlx5gen/mlx5gen/cmd/mlx5gen",
+		"GOPROXY=off " + strings.Join(downstreamRuntime, " "),
+		strings.TrimPrefix(downstreamGenerate, "//go:generate "),
+		"go generate ./...",
+	} {
+		if !strings.Contains(string(doc), step) {
+			t.Errorf("docs/downstream.md does not give the step %q that TestDownstream runs", step)
+		}
 	}
 }

@@ -134,11 +134,13 @@ func exchange(wait context.Context, from, to *end, msg string, round uint32) err
 	s := from.qp.SQ()
 	s.SetWRID(uint64(round))
 	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-	if err := errors.Join(s.Start(), s.RDMAWriteImm(to.mr.RKey, to.mr.Addr, mlx.BE32(round)),
-		s.SetSGE(from.mr.LKey, from.mr.Addr, uint32(n))); err != nil {
-		s.Abort()
+	if err := s.Start(); err != nil {
 		return err
 	}
+	// A failing builder or setter fails the batch, and Complete reports
+	// that error once, posting nothing.
+	s.RDMAWriteImm(to.mr.RKey, to.mr.Addr, mlx.BE32(round))
+	s.SetSGE(from.mr.LKey, from.mr.Addr, uint32(n))
 	if err := s.Complete(); err != nil {
 		return err
 	}

@@ -107,11 +107,14 @@ func run(name string) error {
 	s := a.SQ()
 	s.SetWRID(1)
 	s.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-	if err := errors.Join(s.Start(), s.RDMAWrite(dstMR.RKey, dstMR.Addr),
-		s.SetSGE(srcMR.LKey, srcMR.Addr, uint32(msg))); err != nil {
-		s.Abort()
+	if err := s.Start(); err != nil {
 		return err
 	}
+	// A builder or setter that breaks a rule fails the batch: the calls
+	// after it return the same error, and Complete reports it once and
+	// posts nothing. So Start's and Complete's errors are the ones to check.
+	s.RDMAWrite(dstMR.RKey, dstMR.Addr)
+	s.SetSGE(srcMR.LKey, srcMR.Addr, uint32(msg))
 	if err := s.Complete(); err != nil {
 		return err
 	}

@@ -6,6 +6,13 @@
 // alone. A corrupted block still lands, and mlx5dv_mkey_check reports the
 // failed guard with the expected and actual values and the offset.
 //
+// The initiator's write completes successfully either way: the
+// signature-error completion goes to the CQ of the side whose mkey
+// checked the data, the target's, which must be polled before the check.
+// Here both QPs share one CQ of one device, so the initiator's poll
+// consumes it too; runtime/device's ExampleMkey_Check has the two sides on
+// two devices.
+//
 //	go run ./examples/t10dif [-device NAME]
 //
 // NAME is "sim:..." for the simulated device (the default). On an mlx5
@@ -168,14 +175,15 @@ func (s *setup) configure() error {
 	q := s.target.SQ()
 	q.SetWRID(1)
 	q.SetWRFlags(mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED)
-	err := errors.Join(q.Start(), q.MkeyConfigure(s.mk.Mkey(), 3, &mlx.MkeyConfAttr{}),
-		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_WRITE),
-		q.SetMkeyLayoutList([]mlx.SGE{{Addr: s.data.Addr, Length: uint32(s.data.Len()), Lkey: s.data.LKey}}),
-		q.SetMkeySigBlock(&mlx.SigBlockAttr{Wire: dif, CheckMask: 0xff}))
-	if err != nil {
-		q.Abort()
+	if err := q.Start(); err != nil {
 		return err
 	}
+	// A failing builder or setter fails the batch, and Complete reports
+	// that error once, posting nothing.
+	q.MkeyConfigure(s.mk.Mkey(), 3, &mlx.MkeyConfAttr{})
+	q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE)
+	q.SetMkeyLayoutList([]mlx.SGE{{Addr: s.data.Addr, Length: uint32(s.data.Len()), Lkey: s.data.LKey}})
+	q.SetMkeySigBlock(&mlx.SigBlockAttr{Wire: dif, CheckMask: 0xff})
 	if err := q.Complete(); err != nil {
 		return err
 	}
@@ -191,10 +199,11 @@ func (s *setup) writeOn(qp *device.QP, c *device.CQ) error {
 	q := qp.SQ()
 	q.SetWRID(2)
 	q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
-	if err := errors.Join(q.Start(), q.RDMAWrite(s.mk.LKey(), 0), q.SetSGE(s.wire.LKey, s.wire.Addr, uint32(s.wire.Len()))); err != nil {
-		q.Abort()
+	if err := q.Start(); err != nil {
 		return err
 	}
+	q.RDMAWrite(s.mk.LKey(), 0)
+	q.SetSGE(s.wire.LKey, s.wire.Addr, uint32(s.wire.Len()))
 	if err := q.Complete(); err != nil {
 		return err
 	}

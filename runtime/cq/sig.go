@@ -124,6 +124,12 @@ type MkeyErr struct {
 // before the guard; the guard is 16 bits for T10-DIF, 32 for CRC32 and
 // CRC32C, 64 for CRC64-XP10. rdma-core: _mlx5dv_mkey_check,
 // mlx5_decode_sigerr.
+//
+// It sees only what a poller recorded: the poller of the CQ the
+// signature-error CQE landed on, the CQ of the side whose mkey checked the
+// data (on an RDMA WRITE between two devices, the target's, not the
+// initiator's, whose completion is a success). Poll that CQ first;
+// runtime/device's Mkey.Check says which CQ that is.
 func (m *Mkey) Check() (MkeyErr, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

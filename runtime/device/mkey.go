@@ -86,9 +86,19 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 
 // Check reports the signature error the context's CQs recorded on the
 // mkey since the last Check, and clears it (mlx5dv_mkey_check):
-// MLX5DV_MKEY_NO_ERR when there is none. Poll the CQ of the work request
-// that used the mkey first. It fails for an mkey without a signature
-// context.
+// MLX5DV_MKEY_NO_ERR when there is none. It fails for an mkey without a
+// signature context.
+//
+// A CQ records the error when it is polled and finds the signature-error
+// completion, which goes to a CQ of the side whose mkey checked the data,
+// not to the work request's requester: for an mkey in the local SGE of a
+// work request, its QP's send CQ; for the mkey an RDMA WRITE or READ names
+// by its rkey, or one in a receive buffer, the CQ the remote QP receives
+// to, on the other device when there are two (ExampleMkey_Check). So poll
+// the mkey owner's CQ before Check: the requester's successful completion
+// comes first and says nothing of the signature. (Where the completion
+// goes is the simulator's model, docs/simulator.md; the man page does not
+// say.)
 func (m *Mkey) Check() (cq.MkeyErr, error) {
 	if err := m.n.check("Check"); err != nil {
 		return cq.MkeyErr{}, err

@@ -95,7 +95,7 @@ func difInline(s *mlx.BSFInl, d *wrcheck.Domain) {
 }
 
 // sigBSF writes the signature BSF of mk.
-func sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
+func sigBSF(b *mlx.BSF, mk *wrcheck.Mkey, crypto bool) {
 	clear(b[:])
 	hdr := uint8(bsfSizeBasic)
 	if crypto {
@@ -158,7 +158,7 @@ func sigBSF(b *mlx.BSF, mk *Mkey, crypto bool) {
 }
 
 // cryptoBSF writes the crypto BSF of mk.
-func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *Mkey) {
+func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *wrcheck.Mkey) {
 	clear(b[:])
 	a := &mk.CryptoAttr
 	hdr := uint8(bsfSizeBasic)

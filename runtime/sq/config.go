@@ -5,7 +5,6 @@ import (
 	"time"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
@@ -27,7 +26,28 @@ type PD struct {
 // QP is what the queue pair was created with, and what the device
 // offers the send path: one struct, which the writer reads its budget
 // (MaxPost) from and the checker its capabilities.
-type QP = wrcheck.QP
+//
+// It is declared here rather than as an alias of the checker's type so
+// that go doc shows its fields; New converts it (the two structs have the
+// same fields, which the compiler checks at that conversion).
+type QP struct {
+	Type       mlx.QPType                  // QPRC or QPDCI
+	SendOps    mlx.IBVQPCreateSendOpsFlags // ibv send_ops_flags (IBV_QP_EX_WITH_*)
+	MlxSendOps mlx.QPCreateSendOpsFlags    // mlx5dv send_ops_flags (MLX5DV_QP_EX_WITH_*)
+
+	MaxInlineData int // cap.max_inline_data as the QP was created
+	MaxSendSGE    int // cap.max_send_sge
+	MaxPost       int // work requests the send queue holds (libmlx5's max_post); 0: not limited
+
+	Streams         bool // a DCI created with MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS
+	LogNumConcurent int  // its dci_streams.log_num_concurent
+
+	MaxMemcpy         uint64 // mlx5dv_context.max_wr_memcpy_length; 0: memcpy unsupported
+	MaxMsgSize        uint64 // the port's max_msg_sz (ibv_query_port); 0: unknown, not checked (rule ibv_wr.msg_size)
+	MkeyTagSupported  bool   // the device can update an mkey's tag byte
+	CryptoSingleBlock bool   // the AES-XTS engine handles a single data unit per mkey
+	CryptoMultiBlock  bool   // the AES-XTS engine handles many
+}
 
 // Config describes a send queue.
 type Config struct {

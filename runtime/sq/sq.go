@@ -63,35 +63,6 @@ type AH struct {
 	AV mlx.WQEAV
 }
 
-// Mkey is an indirect mkey: how it was created, its PSVs, and the
-// signature and crypto state its configurations leave.
-type Mkey = wrcheck.Mkey
-
-// SigState is an mkey's signature state, as libmlx5 tracks it (Mkey.Sig);
-// CryptoState its crypto state (Mkey.Crypto). A caller sets them only to
-// take over an mkey a previous owner configured (conformance replay).
-type (
-	SigState    = wrcheck.SigState
-	CryptoState = wrcheck.CryptoState
-)
-
-// The signature and crypto states.
-const (
-	SigInit       = wrcheck.SigInit    // never configured, or configured without a signature
-	SigReset      = wrcheck.SigReset   // reset by MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR
-	SigSet        = wrcheck.SigSet     // configured by an earlier work request
-	SigUpdated    = wrcheck.SigUpdated // configured by the work request being built
-	CryptoInit    = wrcheck.CryptoInit
-	CryptoSet     = wrcheck.CryptoSet
-	CryptoUpdated = wrcheck.CryptoUpdated
-)
-
-// NewMkey describes an indirect mkey created with flags and maxEntries
-// (mlx5dv_create_mkey).
-func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
-	return wrcheck.NewMkey(lkey, flags, maxEntries)
-}
-
 // DEK is a data encryption key; mlx5dv_crypto_attr.dek points at one.
 type DEK struct {
 	ObjectID uint32 // its DEVX object id
@@ -249,7 +220,7 @@ func New(c Config) (*SQ, error) {
 		return nil, fmt.Errorf("sq: max_wr_memcpy_length %d is above the 2 GiB a memcpy WQE can move", c.QP.MaxMemcpy)
 	}
 	n := c.Mem.WQEBBs()
-	qp := c.QP // the checker keeps its own copy
+	qp := wrcheck.QP(c.QP) // the checker keeps its own copy
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
 		maxPost: c.QP.MaxPost,

@@ -48,7 +48,7 @@ func (t *MkeyTemplate) image() {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
 		g.umr.SetBSFOctowords(mlx.BSFSize / 16)
 		g.mkc.SetFlagsPD(1 << 30)
-		mk := Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
+		mk := wrcheck.Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
 		sigBSF(&g.bsf, &mk, false)
 		g.memBFS, g.wireBFS = g.bsf.Basic().MBfsPSV(), g.bsf.Basic().WBfsPSV()
 		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
@@ -56,7 +56,7 @@ func (t *MkeyTemplate) image() {
 	g.umr.SetMkeyMask(mask)
 }
 
-// ConfigureMkey configures mk with the template's access flags and
+// ConfigureMkey configures m with the template's access flags and
 // signature and a list layout of sges. It writes exactly what
 // MkeyConfigure (with no attributes) followed by SetMkeyAccessFlags,
 // SetMkeyLayoutList and SetMkeySigBlock would, checked against the same
@@ -65,8 +65,9 @@ func (t *MkeyTemplate) image() {
 // (an mkey with crypto, a pending signature-error update, a state left
 // unknown by a failed batch) it runs the checks of those calls one by one,
 // all of them before it writes anything: a rejected call writes nothing.
-// A nil mk or template is the rule error of a NULL mkey or attr.
-func (q *SQ) ConfigureMkey(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+// A nil m or template is the rule error of a NULL mkey or attr.
+func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
 	length := listLength(sges)
 	if mk == nil || t == nil || !q.fits(3) {
@@ -111,7 +112,7 @@ func bsfBytes(t *MkeyTemplate) int {
 // whole-word big-endian stores of values known up front (what initWQE,
 // setPSV and finalize write one field at a time), and the two or three
 // WQEs' bookkeeping is done here at once.
-func (q *SQ) writeTemplate(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
+func (q *SQ) writeTemplate(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
 	g := &t.img
 	sig := t.chk.Sig
 	base := int(q.curPost&q.mask) * wqebb
@@ -193,7 +194,7 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 // configureChecked is ConfigureMkey's general case: the checks of the
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
-func (q *SQ) configureChecked(mk *Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
+func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
 	fn := mlx.FnWRMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the

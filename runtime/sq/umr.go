@@ -106,11 +106,12 @@ func (q *SQ) finishIfDone(u *wrcheck.UMR) {
 	}
 }
 
-// MkeyConfigure starts configuring the indirect mkey mk with numSetters
+// MkeyConfigure starts configuring the indirect mkey m with numSetters
 // setters to follow (0: configure it as it is now; a uint8 as the C
 // uint8_t, so no count wraps). wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
-func (q *SQ) MkeyConfigure(mk *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
+func (q *SQ) MkeyConfigure(m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
+	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
 	u, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr)
 	if err != nil {
@@ -149,7 +150,7 @@ func (q *SQ) umrHead(lkey uint32, fcs uint8) {
 
 // umrStart books an mkey configuration's UMR (initWQE's bookkeeping and
 // fence); its segments are written when it finishes (umrWrite, umrHead).
-func (q *SQ) umrStart(mk *Mkey) {
+func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 	slot := q.curPost & q.mask
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
 	q.curCtrl = int(slot) * wqebb
@@ -166,7 +167,7 @@ func (q *SQ) umrStart(mk *Mkey) {
 // offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8; access 2,
 // qpn_mkey 4, flags_pd 12, len 24), the rest zero. Both segments lie in
 // one WQEBB each: they never wrap.
-func (q *SQ) umrWrite(mk *Mkey, bsfOcto uint16, flagsPD uint32) {
+func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32) {
 	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
 	binary.BigEndian.PutUint64(u[0:8], uint64(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<56|uint64(q.umr.klm)<<16|uint64(bsfOcto))
 	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
@@ -362,9 +363,10 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 	return nil
 }
 
-// MRList configures mk, in one call, with access flags and a list layout.
+// MRList configures m, in one call, with access flags and a list layout.
 // wr_flags must have IBV_SEND_INLINE. mlx5dv_wr_mr_list.
-func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
+func (q *SQ) MRList(m *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
+	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMRList
 	length := listLength(sges)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false)
@@ -381,10 +383,11 @@ func (q *SQ) MRList(mk *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 	return nil
 }
 
-// MRInterleaved configures mk, in one call, with access flags and an
+// MRInterleaved configures m, in one call, with access flags and an
 // interleaved layout. wr_flags must have IBV_SEND_INLINE.
 // mlx5dv_wr_mr_interleaved.
-func (q *SQ) MRInterleaved(mk *Mkey, acc mlx.AccessFlags, repeat uint32, data []mlx.MRInterleaved) error {
+func (q *SQ) MRInterleaved(m *Mkey, acc mlx.AccessFlags, repeat uint32, data []mlx.MRInterleaved) error {
+	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMRInterleaved
 	length, once := interleavedLength(repeat, data)
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true)

@@ -117,7 +117,8 @@ func (x *example) run(n *yaml.Node) error {
 // chain runs a chain example: tests.qp and a list of calls.
 func (x *example) chain(n *yaml.Node) error {
 	qp, mkeys := x.v.QP(&x.rule.Tests.QP)
-	c := wrcheck.New(qp)
+	wqp := wrcheck.QP(*qp) // runtime/sq's QP, as sq.New converts it
+	c := wrcheck.New(&wqp)
 	d := &driver{x: x, c: c, mkeys: mkeys}
 	if n.Kind != yaml.SequenceNode {
 		x.t.Fatalf("line %d: a chain example is a list of calls", n.Line)
@@ -203,13 +204,15 @@ func (a *callArgs) count(list, num string) (int, []*yaml.Node) {
 	return int(a.arg(num, 0)), nil
 }
 
-// mkey resolves the mkey argument, a name from qp.mkeys.
-func (d *driver) mkey(a *callArgs) *sq.Mkey {
+// mkey resolves the mkey argument, a name from qp.mkeys, as the checker
+// sees it: sq.Mkey mirrors wrcheck.Mkey field for field (runtime/sq's
+// TestMkeyMirrorsChecker), and runtime/sq converts it the same way.
+func (d *driver) mkey(a *callArgs) *wrcheck.Mkey {
 	v := a.args["mkey"]
 	if v == nil || d.mkeys[v.Value] == nil {
 		a.x.t.Fatalf("line %d: %s needs mkey: <a name from qp.mkeys>", a.line, a.name)
 	}
-	return d.mkeys[v.Value]
+	return (*wrcheck.Mkey)(unsafe.Pointer(d.mkeys[v.Value]))
 }
 
 // builder calls builder fn.
