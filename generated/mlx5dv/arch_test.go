@@ -16,7 +16,7 @@ func shift16(v uint32) uint64 { return uint64(uint16(v >> 8)) }
 
 // TestPartShiftPPC64 reads bit ranges whose plain uint16(uint32 >> n)
 // form the compiler gets wrong on ppc64/ppc64le; the generated getters
-// shift in 64 bits. scripts/test.sh runs it under qemu-ppc64le.
+// shift in 64 bits. scripts/test-slow.sh runs it under qemu-ppc64le.
 func TestPartShiftPPC64(t *testing.T) {
 	if got := shift16(0x0100002f); got != 0 {
 		// Not a failure of this package: it shows that this run does

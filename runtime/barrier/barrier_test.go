@@ -8,7 +8,7 @@ import (
 )
 
 // TestBarriersRun executes every barrier on the architecture the test runs
-// on (scripts/test.sh runs it under qemu for arm64, ppc64le and s390x): an
+// on (scripts/test-slow.sh runs it under qemu for arm64, ppc64le and s390x): an
 // instruction the CPU does not have would kill the test. Elsewhere Check
 // names the GOARCH and every barrier panics with that error.
 func TestBarriersRun(t *testing.T) {
