@@ -125,7 +125,7 @@ func run(devName, peerName string, rounds int) (time.Duration, error) {
 }
 
 // recv posts a receive: a write with immediate data consumes one.
-func (e *end) recv() error { return e.qp.RQ().Post(0, []rq.Sge{}) }
+func (e *end) recv() error { return e.qp.RQ().Post(0, []rq.SGE{}) }
 
 // exchange writes msg from one side into the other's buffer with the
 // round as immediate data, and waits for both completions.

@@ -130,8 +130,8 @@ func run(devName, peerName string) ([]string, error) {
 	// server posts one per message before the client sends: a SEND that
 	// finds none waits (RNR) and, past its retries, fails.
 	for i := range messages {
-		sge := rq.Sge{Addr: server.mr.Addr + uint64(i*slot), Length: slot, Lkey: server.mr.LKey}
-		if err := server.qp.RQ().Post(uint64(i), []rq.Sge{sge}); err != nil {
+		sge := rq.SGE{Addr: server.mr.Addr + uint64(i*slot), Length: slot, LKey: server.mr.LKey}
+		if err := server.qp.RQ().Post(uint64(i), []rq.SGE{sge}); err != nil {
 			return nil, err
 		}
 	}

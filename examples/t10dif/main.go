@@ -182,7 +182,7 @@ func (s *setup) configure() error {
 	// that error once, posting nothing.
 	q.MkeyConfigure(s.mk.Mkey(), 3, &mlx.MkeyConfAttr{})
 	q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE)
-	q.SetMkeyLayoutList([]mlx.SGE{{Addr: s.data.Addr, Length: uint32(s.data.Len()), Lkey: s.data.LKey}})
+	q.SetMkeyLayoutList([]mlx.SGE{{Addr: s.data.Addr, Length: uint32(s.data.Len()), LKey: s.data.LKey}})
 	q.SetMkeySigBlock(&mlx.SigBlockAttr{Wire: dif, CheckMask: 0xff})
 	if err := q.Complete(); err != nil {
 		return err

@@ -44,6 +44,11 @@ var initialisms = wordSet(
 	"ah aso av bf bg bsf cq cqe cqn crc ct db dbr dc dci dct dek dm dma dr ds esp gid grh ib ibv iv klm l3 l4 lid mac mmo mprq mr mtu mw pd psv qp qpn rdma rq rqn rss sge sl sq sqn srq srqn sw t10dif tir tis tm tso uapi uar umr vfio vlan wc wq wqe wqebb wr xrc xts aes ud rc uc",
 )
 
+// mixedWords are the words written in mixed case: the keys of an MR or
+// mkey read as the runtime names them (MR.LKey, RKey), so the generated
+// mirrors and accessors spell them the same way (SGE.LKey, SetLKey).
+var mixedWords = map[string]string{"lkey": "LKey", "rkey": "RKey", "lkeys": "LKeys", "rkeys": "RKeys"}
+
 // typePrefixes are the prefixes a C type tag loses in its Go name, the
 // strongest first: when two tags differ only by their prefix
 // (mlx5dv_qp_create_send_ops_flags, ibv_qp_create_send_ops_flags), the
@@ -83,6 +88,9 @@ func GoCase(s string) string {
 func goWord(w string) string {
 	if w == "mlx5" || w == "mlx5dv" {
 		return strings.ToUpper(w)
+	}
+	if m, ok := mixedWords[w]; ok {
+		return m
 	}
 	letters := strings.TrimRight(w, "0123456789")
 	if initialisms[w] || initialisms[letters] {
@@ -172,8 +180,13 @@ func IsIdent(s string) bool {
 // ParamName turns a C parameter name into a Go parameter name.
 func ParamName(s string) string {
 	c := Camel(s)
+	// A key word after the first is spelled as in the Go names
+	// (invalidate_rkey -> invalidateRKey); Camel alone would give Rkey.
 	if c == "" {
 		return "_"
+	}
+	for w, m := range mixedWords {
+		c = c[:1] + strings.ReplaceAll(c[1:], strings.ToUpper(w[:1])+w[1:], m)
 	}
 	c = strings.ToLower(c[:1]) + c[1:]
 	switch c {

@@ -14,8 +14,8 @@ const (
 	benchWQEBBs = 256
 	benchQPN    = 0x1234
 	benchRaddr  = 0x0102030405060708
-	benchRkey   = 0x11223344
-	benchLkey   = 0x55667788
+	benchRKey   = 0x11223344
+	benchLKey   = 0x55667788
 	benchAddr   = 0x1111222233334444
 	benchLen    = 4096
 )
@@ -43,7 +43,7 @@ type wqeArgs struct {
 	wqebbs     uint32
 }
 
-var benchArgs = wqeArgs{benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen, benchWQEBBs}
+var benchArgs = wqeArgs{benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen, benchWQEBBs}
 
 // buildRDMAWriteGo is the C loop of cref.BuildRDMAWrite written with the
 // generated encoders: WQE i moves length bytes from addr + i*length to
@@ -58,7 +58,7 @@ var benchArgs = wqeArgs{benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, b
 func buildRDMAWriteGo(ring unsafe.Pointer, n int, pi uint32, args *wqeArgs) uint32 {
 	qpnDs := args.qpn<<8 | 3
 	rkeyRsvd := mlx5dv.ToBE64(uint64(args.rkey) << 32)
-	lengthLkey := mlx5dv.ToBE64(uint64(args.length)<<32 | uint64(args.lkey))
+	lengthLKey := mlx5dv.ToBE64(uint64(args.length)<<32 | uint64(args.lkey))
 	delta, step := args.raddr-args.addr, uint64(args.length)
 	// WQE i's address is addr + i*step: base + pi*step, with base taken
 	// back to producer index 0 (wrapping; the benchmark's producer index
@@ -77,9 +77,9 @@ func buildRDMAWriteGo(ring unsafe.Pointer, n int, pi uint32, args *wqeArgs) uint
 		ctrl.SetImmBE(0)
 		r := (*mlx5dv.WQERaddrSeg)(wqe[16:32])
 		r.SetRaddr(a + delta)
-		r.SetRkeyReservedBE(rkeyRsvd)
+		r.SetRKeyReservedBE(rkeyRsvd)
 		d := (*mlx5dv.WQEDataSeg)(wqe[32:48])
-		d.SetByteCountLkeyBE(lengthLkey)
+		d.SetByteCountLKeyBE(lengthLKey)
 		d.SetAddr(a)
 	}
 	return pi
@@ -97,7 +97,7 @@ func TestBuildLoopsAgree(t *testing.T) {
 		defer unix.Munmap(m)
 		mem[i] = m
 	}
-	pc := cref.BuildRDMAWrite(unsafe.Pointer(&mem[0][0]), benchWQEBBs, 300, 0xfff0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+	pc := cref.BuildRDMAWrite(unsafe.Pointer(&mem[0][0]), benchWQEBBs, 300, 0xfff0, benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen)
 	pg := buildRDMAWriteGo(unsafe.Pointer(&mem[1][0]), 300, 0xfff0, &benchArgs)
 	if pc != pg || string(mem[0]) != string(mem[1]) {
 		t.Fatalf("the C and Go loops differ (pi %d vs %d)", pc, pg)
@@ -113,7 +113,7 @@ func BenchmarkRDMAWriteWQE(b *testing.B) {
 		ring := mmapRing(b)
 		b.ReportAllocs()
 		b.ResetTimer()
-		cref.BuildRDMAWrite(ring, benchWQEBBs, uint64(b.N), 0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+		cref.BuildRDMAWrite(ring, benchWQEBBs, uint64(b.N), 0, benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen)
 	})
 	b.Run("Go", func(b *testing.B) {
 		ring := mmapRing(b)

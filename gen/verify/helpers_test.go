@@ -25,7 +25,7 @@ func goSetCtrl(s *mlx5dv.WQECtrlSeg, pi uint16, opcode, opmod uint8, qpn uint32,
 
 func goSetData(s *mlx5dv.WQEDataSeg, length, lkey uint32, addr uint64) {
 	s.SetByteCount(length)
-	s.SetLkey(lkey)
+	s.SetLKey(lkey)
 	s.SetAddr(addr)
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // TestPairSettersMatchFieldSetters: every setter of two adjacent 32-bit
-// fields in one store (SetByteCountLkey, ...), and its ...BE form, writes
+// fields in one store (SetByteCountLKey, ...), and its ...BE form, writes
 // what the two field setters write, and nothing else.
 func TestPairSettersMatchFieldSetters(t *testing.T) {
 	root, err := rdmacore.IncludeRoot(".", committedVersion)
@@ -53,7 +53,7 @@ func TestPairSettersMatchFieldSetters(t *testing.T) {
 			i++
 		}
 	}
-	for _, must := range []string{"WQECtrlSeg.SetOpmodIdxOpcodeQPNDS", "WQERaddrSeg.SetRkeyReserved", "WQEDataSeg.SetByteCountLkey"} {
+	for _, must := range []string{"WQECtrlSeg.SetOpmodIdxOpcodeQPNDS", "WQERaddrSeg.SetRKeyReserved", "WQEDataSeg.SetByteCountLKey"} {
 		if !checked[must] {
 			t.Errorf("%s was not checked", must)
 		}

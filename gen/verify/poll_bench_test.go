@@ -94,8 +94,8 @@ func TestPollLoopsAgree(t *testing.T) {
 	// batch's completions retire 16 of them, as the C side's tail says.
 	q.Start()
 	for range cref.CQPollSlots - 1 {
-		q.RDMAWrite(benchRkey, benchRaddr)
-		q.SetSGE(benchLkey, benchAddr, benchLen)
+		q.RDMAWrite(benchRKey, benchRaddr)
+		q.SetSGE(benchLKey, benchAddr, benchLen)
 	}
 	if err := q.Complete(); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func postRDMAWritesOneCall(tb testing.TB, q *sq.SQ, n int) {
 		k := min(postBatch, n-done)
 		for i := 0; i < k; i++ {
 			a := addr + uint64(done+i)*benchLen
-			q.RDMAWriteSGE(benchRkey, a+delta, benchLkey, a, benchLen)
+			q.RDMAWriteSGE(benchRKey, a+delta, benchLKey, a, benchLen)
 		}
 		if err := q.Complete(); err != nil {
 			tb.Fatal(err)
@@ -71,8 +71,8 @@ func postRDMAWritesBy(tb testing.TB, q *sq.SQ, n, batch int) {
 		k := min(batch, n-done)
 		for i := 0; i < k; i++ {
 			a := addr + uint64(done+i)*benchLen
-			q.RDMAWrite(benchRkey, a+delta)
-			q.SetSGE(benchLkey, a, benchLen)
+			q.RDMAWrite(benchRKey, a+delta)
+			q.SetSGE(benchLKey, a, benchLen)
 		}
 		if err := q.Complete(); err != nil {
 			tb.Fatal(err)
@@ -102,7 +102,7 @@ func TestPostLoopsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmem.Close()
-	pi := cref.PostRDMAWrite(cmem.SQBase(), benchWQEBBs, unsafe.Pointer(&cmem.DBR[0]), 320, postBatch, 0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+	pi := cref.PostRDMAWrite(cmem.SQBase(), benchWQEBBs, unsafe.Pointer(&cmem.DBR[0]), 320, postBatch, 0, benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen)
 	if pi != q.CurPost() {
 		t.Fatalf("producer index: C %d, Go %d", pi, q.CurPost())
 	}
@@ -119,7 +119,7 @@ func TestPostLoopsAgree(t *testing.T) {
 // doorbell register.
 func cPostDoorbellEach(mem *qmem.Memory, off *uint32, n int) uint32 {
 	return cref.PostRDMAWriteDoorbellEach(mem.SQBase(), benchWQEBBs, unsafe.Pointer(&mem.DBR[0]), unsafe.Pointer(&mem.BF[0]),
-		uint32(mem.BFSize), off, uint64(n), 0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+		uint32(mem.BFSize), off, uint64(n), 0, benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen)
 }
 
 // TestDoorbellEachLoopsAgree checks that the C loop with a doorbell each
@@ -169,7 +169,7 @@ func BenchmarkPostRDMAWrite(b *testing.B) {
 		defer mem.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
-		cref.PostRDMAWrite(mem.SQBase(), benchWQEBBs, unsafe.Pointer(&mem.DBR[0]), uint64(b.N), postBatch, 0, benchQPN, benchRaddr, benchRkey, benchLkey, benchAddr, benchLen)
+		cref.PostRDMAWrite(mem.SQBase(), benchWQEBBs, unsafe.Pointer(&mem.DBR[0]), uint64(b.N), postBatch, 0, benchQPN, benchRaddr, benchRKey, benchLKey, benchAddr, benchLen)
 	})
 	b.Run("Go", func(b *testing.B) {
 		q, _ := newBenchSQ(b)
@@ -219,7 +219,7 @@ func BenchmarkPostRDMAWrite(b *testing.B) {
 func postRDMAWriteBursts(tb testing.TB, q *sq.SQ, n int) {
 	var reqs [postBatch]sq.RDMAWriteReq
 	for i := range reqs {
-		reqs[i] = sq.RDMAWriteReq{Rkey: benchRkey, Lkey: benchLkey, Length: benchLen}
+		reqs[i] = sq.RDMAWriteReq{RKey: benchRKey, LKey: benchLKey, Length: benchLen}
 	}
 	addr := uint64(benchAddr)
 	delta := uint64(benchRaddr) - addr
@@ -261,7 +261,7 @@ func newMkeyBench() *mkeyBench {
 	m := &mkeyBench{mk: sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)}
 	m.mk.MemPSV, m.mk.WirePSV = 0x100, 0x101
 	for i := range m.sges {
-		m.sges[i] = mlx.SGE{Addr: benchAddr + uint64(i)*benchLen, Length: benchLen, Lkey: benchLkey}
+		m.sges[i] = mlx.SGE{Addr: benchAddr + uint64(i)*benchLen, Length: benchLen, LKey: benchLKey}
 	}
 	m.dif = mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 0x1234, RefTag: 0x5678, Flags: uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP)}
 	m.wire = mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}

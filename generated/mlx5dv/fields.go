@@ -308,7 +308,7 @@ func (s *WQESRQNextSeg) String() string {
 // WQEDataSegFields holds every field of mlx5_wqe_data_seg as a value.
 type WQEDataSegFields struct {
 	ByteCount uint32 // byte_count
-	Lkey      uint32 // lkey
+	LKey      uint32 // lkey
 	Addr      uint64 // addr
 }
 
@@ -316,7 +316,7 @@ type WQEDataSegFields struct {
 func (s *WQEDataSeg) Fields() WQEDataSegFields {
 	var v WQEDataSegFields
 	v.ByteCount = s.ByteCount()
-	v.Lkey = s.Lkey()
+	v.LKey = s.LKey()
 	v.Addr = s.Addr()
 	return v
 }
@@ -324,7 +324,7 @@ func (s *WQEDataSeg) Fields() WQEDataSegFields {
 // SetFields writes every field of the segment.
 func (s *WQEDataSeg) SetFields(v *WQEDataSegFields) {
 	s.SetByteCount(v.ByteCount)
-	s.SetLkey(v.Lkey)
+	s.SetLKey(v.LKey)
 	s.SetAddr(v.Addr)
 }
 
@@ -335,7 +335,7 @@ func (s *WQEDataSeg) String() string {
 	b = append(b, "byte_count: "...)
 	b = appendHex(b, uint64(s.ByteCount()))
 	b = append(b, ", lkey: "...)
-	b = appendHex(b, uint64(s.Lkey()))
+	b = appendHex(b, uint64(s.LKey()))
 	b = append(b, ", addr: "...)
 	b = appendHex(b, uint64(s.Addr()))
 	b = append(b, "}"...)
@@ -567,7 +567,7 @@ func (s *WQEDatagramSeg) String() string {
 // WQERaddrSegFields holds every field of mlx5_wqe_raddr_seg as a value.
 type WQERaddrSegFields struct {
 	Raddr    uint64 // raddr
-	Rkey     uint32 // rkey
+	RKey     uint32 // rkey
 	Reserved uint32 // reserved
 }
 
@@ -575,7 +575,7 @@ type WQERaddrSegFields struct {
 func (s *WQERaddrSeg) Fields() WQERaddrSegFields {
 	var v WQERaddrSegFields
 	v.Raddr = s.Raddr()
-	v.Rkey = s.Rkey()
+	v.RKey = s.RKey()
 	v.Reserved = s.Reserved()
 	return v
 }
@@ -583,7 +583,7 @@ func (s *WQERaddrSeg) Fields() WQERaddrSegFields {
 // SetFields writes every field of the segment.
 func (s *WQERaddrSeg) SetFields(v *WQERaddrSegFields) {
 	s.SetRaddr(v.Raddr)
-	s.SetRkey(v.Rkey)
+	s.SetRKey(v.RKey)
 	s.SetReserved(v.Reserved)
 }
 
@@ -594,7 +594,7 @@ func (s *WQERaddrSeg) String() string {
 	b = append(b, "raddr: "...)
 	b = appendHex(b, uint64(s.Raddr()))
 	b = append(b, ", rkey: "...)
-	b = appendHex(b, uint64(s.Rkey()))
+	b = appendHex(b, uint64(s.RKey()))
 	b = append(b, ", reserved: "...)
 	b = appendHex(b, uint64(s.Reserved()))
 	b = append(b, "}"...)

@@ -97,8 +97,8 @@ func TestParts(t *testing.T) {
 
 func TestWireOrder(t *testing.T) {
 	var d mlx5dv.WQEDataSeg
-	d.SetLkeyBE(mlx5dv.ToBE32(0x11223344))
-	if d[4] != 0x11 || d[7] != 0x44 || d.Lkey() != 0x11223344 || d.LkeyBE().Value() != 0x11223344 {
+	d.SetLKeyBE(mlx5dv.ToBE32(0x11223344))
+	if d[4] != 0x11 || d[7] != 0x44 || d.LKey() != 0x11223344 || d.LKeyBE().Value() != 0x11223344 {
 		t.Errorf("lkey: % x", d[:])
 	}
 	if mlx5dv.ToBE64(0x0102030405060708).Value() != 0x0102030405060708 || mlx5dv.ToBE16(0x0102).Value() != 0x0102 {

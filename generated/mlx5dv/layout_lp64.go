@@ -376,10 +376,10 @@ func _() {
 	_ = x[24-unsafe.Offsetof(MR{}.Length)]
 	_ = x[unsafe.Offsetof(MR{}.Handle)-32]
 	_ = x[32-unsafe.Offsetof(MR{}.Handle)]
-	_ = x[unsafe.Offsetof(MR{}.Lkey)-36]
-	_ = x[36-unsafe.Offsetof(MR{}.Lkey)]
-	_ = x[unsafe.Offsetof(MR{}.Rkey)-40]
-	_ = x[40-unsafe.Offsetof(MR{}.Rkey)]
+	_ = x[unsafe.Offsetof(MR{}.LKey)-36]
+	_ = x[36-unsafe.Offsetof(MR{}.LKey)]
+	_ = x[unsafe.Offsetof(MR{}.RKey)-40]
+	_ = x[40-unsafe.Offsetof(MR{}.RKey)]
 }
 
 func _() {
@@ -390,8 +390,8 @@ func _() {
 	_ = x[0-unsafe.Offsetof(MW{}.Context)]
 	_ = x[unsafe.Offsetof(MW{}.PD)-8]
 	_ = x[8-unsafe.Offsetof(MW{}.PD)]
-	_ = x[unsafe.Offsetof(MW{}.Rkey)-16]
-	_ = x[16-unsafe.Offsetof(MW{}.Rkey)]
+	_ = x[unsafe.Offsetof(MW{}.RKey)-16]
+	_ = x[16-unsafe.Offsetof(MW{}.RKey)]
 	_ = x[unsafe.Offsetof(MW{}.Handle)-20]
 	_ = x[20-unsafe.Offsetof(MW{}.Handle)]
 	_ = x[unsafe.Offsetof(MW{}.Type)-24]
@@ -454,8 +454,8 @@ func _() {
 	_ = x[0-unsafe.Offsetof(SGE{}.Addr)]
 	_ = x[unsafe.Offsetof(SGE{}.Length)-8]
 	_ = x[8-unsafe.Offsetof(SGE{}.Length)]
-	_ = x[unsafe.Offsetof(SGE{}.Lkey)-12]
-	_ = x[12-unsafe.Offsetof(SGE{}.Lkey)]
+	_ = x[unsafe.Offsetof(SGE{}.LKey)-12]
+	_ = x[12-unsafe.Offsetof(SGE{}.LKey)]
 }
 
 func _() {
@@ -498,10 +498,10 @@ func _() {
 	var x [1]struct{}
 	_ = x[unsafe.Sizeof(Mkey{})-8]
 	_ = x[8-unsafe.Sizeof(Mkey{})]
-	_ = x[unsafe.Offsetof(Mkey{}.Lkey)-0]
-	_ = x[0-unsafe.Offsetof(Mkey{}.Lkey)]
-	_ = x[unsafe.Offsetof(Mkey{}.Rkey)-4]
-	_ = x[4-unsafe.Offsetof(Mkey{}.Rkey)]
+	_ = x[unsafe.Offsetof(Mkey{}.LKey)-0]
+	_ = x[0-unsafe.Offsetof(Mkey{}.LKey)]
+	_ = x[unsafe.Offsetof(Mkey{}.RKey)-4]
+	_ = x[4-unsafe.Offsetof(Mkey{}.RKey)]
 }
 
 func _() {
@@ -840,8 +840,8 @@ func _() {
 	_ = x[8-unsafe.Offsetof(MRInterleaved{}.BytesCount)]
 	_ = x[unsafe.Offsetof(MRInterleaved{}.BytesSkip)-12]
 	_ = x[12-unsafe.Offsetof(MRInterleaved{}.BytesSkip)]
-	_ = x[unsafe.Offsetof(MRInterleaved{}.Lkey)-16]
-	_ = x[16-unsafe.Offsetof(MRInterleaved{}.Lkey)]
+	_ = x[unsafe.Offsetof(MRInterleaved{}.LKey)-16]
+	_ = x[16-unsafe.Offsetof(MRInterleaved{}.LKey)]
 }
 
 func _() {

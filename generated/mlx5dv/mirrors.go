@@ -240,8 +240,8 @@ type MR struct {
 	Addr    unsafe.Pointer // addr
 	Length  uint64         // length
 	Handle  uint32         // handle
-	Lkey    uint32         // lkey
-	Rkey    uint32         // rkey
+	LKey    uint32         // lkey
+	RKey    uint32         // rkey
 	_       [4]byte
 }
 
@@ -250,7 +250,7 @@ type MR struct {
 type MW struct {
 	Context unsafe.Pointer // context
 	PD      *IBVPD         // pd
-	Rkey    uint32         // rkey
+	RKey    uint32         // rkey
 	Handle  uint32         // handle
 	Type    MWType         // type
 	_       [4]byte
@@ -295,7 +295,7 @@ type GlobalRoute struct {
 type SGE struct {
 	Addr   uint64 // addr
 	Length uint32 // length
-	Lkey   uint32 // lkey
+	LKey   uint32 // lkey
 }
 
 // DataBuf mirrors struct ibv_data_buf (infiniband/verbs.h): 16 bytes, aligned to 8, laid out as C lays it out. See ibv_wr_post(3).
@@ -327,8 +327,8 @@ type MkeyInitAttr struct {
 // Mkey mirrors struct mlx5dv_mkey (infiniband/mlx5dv.h): 8 bytes, aligned to 4, laid out as C lays it out. See mlx5dv_create_mkey(3).
 // An indirect mkey. The low byte of lkey is the mkey's tag.
 type Mkey struct {
-	Lkey uint32 // lkey
-	Rkey uint32 // rkey
+	LKey uint32 // lkey
+	RKey uint32 // rkey
 }
 
 // QPInitAttr mirrors struct mlx5dv_qp_init_attr (infiniband/mlx5dv.h): 40 bytes, aligned to 8, laid out as C lays it out. See mlx5dv_create_qp(3).
@@ -574,7 +574,7 @@ type MRInterleaved struct {
 	Addr       uint64 // addr
 	BytesCount uint32 // bytes_count
 	BytesSkip  uint32 // bytes_skip
-	Lkey       uint32 // lkey
+	LKey       uint32 // lkey
 	_          [4]byte
 }
 

@@ -756,23 +756,23 @@ func (s *WQEDataSeg) SetByteCountBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[0:4], uint32(v))
 }
 
-// Lkey returns lkey, the big-endian uint32 at byte 4.
-func (s *WQEDataSeg) Lkey() uint32 {
+// LKey returns lkey, the big-endian uint32 at byte 4.
+func (s *WQEDataSeg) LKey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8])).Value()
 }
 
-// SetLkey sets lkey.
-func (s *WQEDataSeg) SetLkey(v uint32) {
+// SetLKey sets lkey.
+func (s *WQEDataSeg) SetLKey(v uint32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(ToBE32(v)))
 }
 
-// LkeyBE returns lkey as stored, in the device's byte order.
-func (s *WQEDataSeg) LkeyBE() BE32 {
+// LKeyBE returns lkey as stored, in the device's byte order.
+func (s *WQEDataSeg) LKeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[4:8]))
 }
 
-// SetLkeyBE stores v, already in the device's byte order, into lkey.
-func (s *WQEDataSeg) SetLkeyBE(v BE32) {
+// SetLKeyBE stores v, already in the device's byte order, into lkey.
+func (s *WQEDataSeg) SetLKeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[4:8], uint32(v))
 }
 
@@ -796,14 +796,14 @@ func (s *WQEDataSeg) SetAddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 
-// SetByteCountLkey sets byte_count to a and lkey to b: the big-endian 64-bit word at byte 0, in one store.
-func (s *WQEDataSeg) SetByteCountLkey(a, b uint32) {
+// SetByteCountLKey sets byte_count to a and lkey to b: the big-endian 64-bit word at byte 0, in one store.
+func (s *WQEDataSeg) SetByteCountLKey(a, b uint32) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(ToBE64(uint64(a)<<32|uint64(b))))
 }
 
-// SetByteCountLkeyBE sets byte_count and lkey from v, their word in the device's byte order
+// SetByteCountLKeyBE sets byte_count and lkey from v, their word in the device's byte order
 // (ToBE64(a<<32 | b), converted once for many stores).
-func (s *WQEDataSeg) SetByteCountLkeyBE(v BE64) {
+func (s *WQEDataSeg) SetByteCountLKeyBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
@@ -1352,23 +1352,23 @@ func (s *WQERaddrSeg) SetRaddrBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[0:8], uint64(v))
 }
 
-// Rkey returns rkey, the big-endian uint32 at byte 8.
-func (s *WQERaddrSeg) Rkey() uint32 {
+// RKey returns rkey, the big-endian uint32 at byte 8.
+func (s *WQERaddrSeg) RKey() uint32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12])).Value()
 }
 
-// SetRkey sets rkey.
-func (s *WQERaddrSeg) SetRkey(v uint32) {
+// SetRKey sets rkey.
+func (s *WQERaddrSeg) SetRKey(v uint32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(ToBE32(v)))
 }
 
-// RkeyBE returns rkey as stored, in the device's byte order.
-func (s *WQERaddrSeg) RkeyBE() BE32 {
+// RKeyBE returns rkey as stored, in the device's byte order.
+func (s *WQERaddrSeg) RKeyBE() BE32 {
 	return BE32(binary.NativeEndian.Uint32(s[8:12]))
 }
 
-// SetRkeyBE stores v, already in the device's byte order, into rkey.
-func (s *WQERaddrSeg) SetRkeyBE(v BE32) {
+// SetRKeyBE stores v, already in the device's byte order, into rkey.
+func (s *WQERaddrSeg) SetRKeyBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[8:12], uint32(v))
 }
 
@@ -1392,14 +1392,14 @@ func (s *WQERaddrSeg) SetReservedBE(v BE32) {
 	binary.NativeEndian.PutUint32(s[12:16], uint32(v))
 }
 
-// SetRkeyReserved sets rkey to a and reserved to b: the big-endian 64-bit word at byte 8, in one store.
-func (s *WQERaddrSeg) SetRkeyReserved(a, b uint32) {
+// SetRKeyReserved sets rkey to a and reserved to b: the big-endian 64-bit word at byte 8, in one store.
+func (s *WQERaddrSeg) SetRKeyReserved(a, b uint32) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(ToBE64(uint64(a)<<32|uint64(b))))
 }
 
-// SetRkeyReservedBE sets rkey and reserved from v, their word in the device's byte order
+// SetRKeyReservedBE sets rkey and reserved from v, their word in the device's byte order
 // (ToBE64(a<<32 | b), converted once for many stores).
-func (s *WQERaddrSeg) SetRkeyReservedBE(v BE64) {
+func (s *WQERaddrSeg) SetRKeyReservedBE(v BE64) {
 	binary.NativeEndian.PutUint64(s[8:16], uint64(v))
 }
 

@@ -1068,14 +1068,14 @@ func TestDoubleWRLocalInv(t *testing.T) {
 	var want []byte
 	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	invalidateRkey := uint32(0x24232221)
-	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRkey))
+	invalidateRKey := uint32(0x24232221)
+	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRKey))
 	d.reset(0, 0)
-	callWRLocalInv(qp, invalidateRkey)
+	callWRLocalInv(qp, invalidateRKey)
 	d.check(45, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callWRLocalInv(qp, invalidateRkey)
+		callWRLocalInv(qp, invalidateRKey)
 	})
 }
 
@@ -1176,14 +1176,14 @@ func TestDoubleWRSendInv(t *testing.T) {
 	var want []byte
 	qp := IBVQPExFrom(d.alloc(8))
 	want = appendPtr(want, qp.p)
-	invalidateRkey := uint32(0x24232221)
-	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRkey))
+	invalidateRKey := uint32(0x24232221)
+	want = binary.NativeEndian.AppendUint32(want, uint32(invalidateRKey))
 	d.reset(0, 0)
-	callWRSendInv(qp, invalidateRkey)
+	callWRSendInv(qp, invalidateRKey)
 	d.check(51, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callWRSendInv(qp, invalidateRkey)
+		callWRSendInv(qp, invalidateRKey)
 	})
 }
 
@@ -2193,22 +2193,22 @@ func TestDoubleWRMemcpy(t *testing.T) {
 	var want []byte
 	mqp := QPExFrom(d.alloc(8))
 	want = appendPtr(want, mqp.p)
-	destLkey := uint32(0x24232221)
-	want = binary.NativeEndian.AppendUint32(want, uint32(destLkey))
+	destLKey := uint32(0x24232221)
+	want = binary.NativeEndian.AppendUint32(want, uint32(destLKey))
 	destAddr := uint64(0x3837363534333231)
 	want = binary.NativeEndian.AppendUint64(want, uint64(destAddr))
-	srcLkey := uint32(0x44434241)
-	want = binary.NativeEndian.AppendUint32(want, uint32(srcLkey))
+	srcLKey := uint32(0x44434241)
+	want = binary.NativeEndian.AppendUint32(want, uint32(srcLKey))
 	srcAddr := uint64(0x5857565554535251)
 	want = binary.NativeEndian.AppendUint64(want, uint64(srcAddr))
 	length := uint64(0x6867666564636261)
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	d.reset(0, 0)
-	callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+	callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
 	d.check(98, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
-		callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+		callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
 	})
 }
 

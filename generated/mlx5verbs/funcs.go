@@ -650,12 +650,12 @@ func callWRBindMW(qp IBVQPEx, mw *mlx5dv.MW, rkey uint32, bindInfo *mlx5dv.MWBin
 }
 
 // WRLocalInv calls ibv_wr_local_inv (ibv_wr_post(3)).
-func WRLocalInv(qp IBVQPEx, invalidateRkey uint32) {
-	callWRLocalInv(qp, invalidateRkey)
+func WRLocalInv(qp IBVQPEx, invalidateRKey uint32) {
+	callWRLocalInv(qp, invalidateRKey)
 }
 
-func callWRLocalInv(qp IBVQPEx, invalidateRkey uint32) {
-	C.mlx5gen_ibv_wr_local_inv(qp.p, C.uint32_t(invalidateRkey))
+func callWRLocalInv(qp IBVQPEx, invalidateRKey uint32) {
+	C.mlx5gen_ibv_wr_local_inv(qp.p, C.uint32_t(invalidateRKey))
 }
 
 // WRRDMARead calls ibv_wr_rdma_read (ibv_wr_post(3)).
@@ -704,12 +704,12 @@ func callWRSendImm(qp IBVQPEx, immData uint32) {
 }
 
 // WRSendInv calls ibv_wr_send_inv (ibv_wr_post(3)).
-func WRSendInv(qp IBVQPEx, invalidateRkey uint32) {
-	callWRSendInv(qp, invalidateRkey)
+func WRSendInv(qp IBVQPEx, invalidateRKey uint32) {
+	callWRSendInv(qp, invalidateRKey)
 }
 
-func callWRSendInv(qp IBVQPEx, invalidateRkey uint32) {
-	C.mlx5gen_ibv_wr_send_inv(qp.p, C.uint32_t(invalidateRkey))
+func callWRSendInv(qp IBVQPEx, invalidateRKey uint32) {
+	C.mlx5gen_ibv_wr_send_inv(qp.p, C.uint32_t(invalidateRKey))
 }
 
 // WRSendTSO calls ibv_wr_send_tso (ibv_wr_post(3)).
@@ -1295,12 +1295,12 @@ func callWRRawWQE(mqp QPEx, wqe unsafe.Pointer) {
 }
 
 // WRMemcpy calls mlx5dv_wr_memcpy (mlx5dv_wr_post(3)).
-func WRMemcpy(mqp QPEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
-	callWRMemcpy(mqp, destLkey, destAddr, srcLkey, srcAddr, length)
+func WRMemcpy(mqp QPEx, destLKey uint32, destAddr uint64, srcLKey uint32, srcAddr uint64, length uint64) {
+	callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
 }
 
-func callWRMemcpy(mqp QPEx, destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) {
-	C.mlx5gen_mlx5dv_wr_memcpy(mqp.p, C.uint32_t(destLkey), C.uint64_t(destAddr), C.uint32_t(srcLkey), C.uint64_t(srcAddr), C.uint64_t(length))
+func callWRMemcpy(mqp QPEx, destLKey uint32, destAddr uint64, srcLKey uint32, srcAddr uint64, length uint64) {
+	C.mlx5gen_mlx5dv_wr_memcpy(mqp.p, C.uint32_t(destLKey), C.uint64_t(destAddr), C.uint32_t(srcLKey), C.uint64_t(srcAddr), C.uint64_t(length))
 }
 
 // WRSetMkeyCrypto calls mlx5dv_wr_set_mkey_crypto (mlx5dv_wr_set_mkey_crypto(3)).

@@ -153,7 +153,7 @@ func (w *world) lazy(c *Call) error {
 func (w *world) reads(want map[string]Value) error {
 	q := w.cq
 	inv := q.ReadOpcode() == mlx.IBV_WC_RECV && q.ReadFlags()&mlx.IBV_WC_WITH_INV != 0
-	imm, rkey := q.ReadImmData(), q.ReadInvalidatedRkey()
+	imm, rkey := q.ReadImmData(), q.ReadInvalidatedRKey()
 	if inv {
 		imm = bits.ReverseBytes32(imm) // returned in host order, given as be32toh
 	} else {

@@ -58,7 +58,7 @@ func (c *Case) build() (*world, error) {
 	dbr, _ := hex.DecodeString(s.CQ.InitialDBRecHex)
 	w.mem = &qmem.Memory{CQ: buf, CQESize: s.CQ.CQESz, CQDBR: dbr}
 	q, err := cq.New(cq.Config{Mem: w.mem, CQEVersion: s.Context.CQEVersion, ConsIndex: s.CQ.InitialConsIndex,
-		DumpFillLkey: s.Context.DumpFillMkey, Scatter: w.scat, Log: w.logf})
+		DumpFillLKey: s.Context.DumpFillMkey, Scatter: w.scat, Log: w.logf})
 	if err != nil {
 		return nil, err
 	}

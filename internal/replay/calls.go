@@ -290,7 +290,7 @@ func (r *run) bindMW(a args) func() error {
 		info.AccessFlags = mlx.AccessFlags(o.opt("mw_access_flags"))
 		switch {
 		case o.a.Has("mr"):
-			info.Lkey = r.mrLkey(o)
+			info.LKey = r.mrLKey(o)
 		case info.Length != 0:
 			// libmlx5 reads bind_info->mr->lkey for a bind with a length.
 			o.fail("bind_info.mr", fmt.Errorf("missing, with a length of %d", info.Length))
@@ -306,7 +306,7 @@ func (r *run) bindMW(a args) func() error {
 func (r *run) mw(a args) *sq.MW {
 	if o, err := a.a.Object("mw"); err == nil && o != nil {
 		if o.Has("rkey") {
-			return &sq.MW{Rkey: uint32(args{o, a.err}.u("rkey"))}
+			return &sq.MW{RKey: uint32(args{o, a.err}.u("rkey"))}
 		}
 		name, _ := o.String("name")
 		return r.mwNamed(a, name)
@@ -323,8 +323,8 @@ func (r *run) mwNamed(a args, name string) *sq.MW {
 	return mw
 }
 
-// mrLkey is bind_info.mr's lkey: a setup name, or an object with it.
-func (r *run) mrLkey(o args) uint32 {
+// mrLKey is bind_info.mr's lkey: a setup name, or an object with it.
+func (r *run) mrLKey(o args) uint32 {
 	if m, err := o.a.Object("mr"); err == nil && m != nil {
 		if m.Has("lkey") {
 			return uint32(args{m, o.err}.u("lkey"))
@@ -346,7 +346,7 @@ func (r *run) mrNamed(o args, name string) uint32 {
 func sgeList(l []args) []mlx.SGE {
 	out := make([]mlx.SGE, len(l))
 	for i, e := range l {
-		out[i] = mlx.SGE{Addr: e.u("addr"), Length: uint32(e.u("length")), Lkey: uint32(e.u("lkey"))}
+		out[i] = mlx.SGE{Addr: e.u("addr"), Length: uint32(e.u("length")), LKey: uint32(e.u("lkey"))}
 	}
 	return out
 }
@@ -354,7 +354,7 @@ func sgeList(l []args) []mlx.SGE {
 func interleaved(l []args) []mlx.MRInterleaved {
 	out := make([]mlx.MRInterleaved, len(l))
 	for i, e := range l {
-		out[i] = mlx.MRInterleaved{Addr: e.u("addr"), BytesCount: uint32(e.u("bytes_count")), BytesSkip: uint32(e.u("bytes_skip")), Lkey: uint32(e.u("lkey"))}
+		out[i] = mlx.MRInterleaved{Addr: e.u("addr"), BytesCount: uint32(e.u("bytes_count")), BytesSkip: uint32(e.u("bytes_skip")), LKey: uint32(e.u("lkey"))}
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func newRun(c *vectors.Case, s *vectors.Setup, res *vectors.Result, fix func(*sq
 	r.q, err = sq.New(sq.Config{
 		Mem: mem, QPN: s.QPNum, QP: qp, SigAll: s.SQ.SQSignalBits != 0,
 		BF:      sq.BlueFlame{UUARN: s.BF.UUARN, Size: s.BF.BufSize, PreferBF: s.Device.PreferBF != 0, ShutUpBF: s.Device.ShutUpBF != 0},
-		PD:      sq.PD{OpaqueLkey: s.PD.OpaqueMRLkey, OpaqueAddr: s.PD.OpaqueBufAddr},
+		PD:      sq.PD{OpaqueLKey: s.PD.OpaqueMRLKey, OpaqueAddr: s.PD.OpaqueBufAddr},
 		CurPost: s.SQ.InitialCurPost, Head: s.SQ.InitialHead, Tail: s.SQ.InitialTail, FmCache: s.SQ.InitialFmCache,
 	})
 	if err != nil {
@@ -68,7 +68,7 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 		if m.Crypto != nil {
 			flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
 		}
-		mk := sq.NewMkey(m.Lkey, flags, m.MaxEntries)
+		mk := sq.NewMkey(m.LKey, flags, m.MaxEntries)
 		if mk.NumDesc != m.NumDesc {
 			return fmt.Errorf("mkeys: %s: num_desc %d, libmlx5 would make %d", m.Name, m.NumDesc, mk.NumDesc)
 		}
@@ -105,7 +105,7 @@ func (r *run) objects(s *vectors.Setup) (err error) {
 		if err != nil || rkey > 0xffffffff {
 			return fmt.Errorf("mws[%d].rkey: not a 32-bit number (%v)", i, err)
 		}
-		r.mws[name] = &sq.MW{Rkey: uint32(rkey)}
+		r.mws[name] = &sq.MW{RKey: uint32(rkey)}
 	}
 	for i, o := range s.MRs {
 		name, _ := o.String("name")

@@ -126,15 +126,15 @@ type BF struct {
 
 // PD holds the opaque MR memcpy's metadata segment points at.
 type PD struct {
-	OpaqueMRLkey  uint32 `json:"opaque_mr_lkey"`
+	OpaqueMRLKey  uint32 `json:"opaque_mr_lkey"`
 	OpaqueBufAddr uint64 `json:"opaque_buf_addr"`
 }
 
 // Mkey is an indirect mkey of the setup.
 type Mkey struct {
 	Name       string     `json:"name"`
-	Lkey       uint32     `json:"lkey"`
-	Rkey       uint32     `json:"rkey"`
+	LKey       uint32     `json:"lkey"`
+	RKey       uint32     `json:"rkey"`
 	MaxEntries int        `json:"max_entries"`
 	NumDesc    int        `json:"num_desc"`
 	Signature  *SigCtx    `json:"signature"`

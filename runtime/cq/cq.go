@@ -119,9 +119,9 @@ type Config struct {
 	ConsIndex  uint32 // the software consumer index to start at (0 for a new CQ)
 	ArmSN      uint32 // the arm sequence number to start at
 
-	// DumpFillLkey is the device's dump-and-fill lkey (the null MR):
+	// DumpFillLKey is the device's dump-and-fill lkey (the null MR):
 	// inline scatter skips SGEs that carry it.
-	DumpFillLkey uint32
+	DumpFillLKey uint32
 
 	// UAR is the CQ's doorbell register page (at least MLX5_CQ_DOORBELL
 	// + 8 bytes); Device says it is a device mapping (runtime/mmio). nil:
@@ -248,7 +248,7 @@ func New(c Config) (*CQ, error) {
 	return &CQ{ownSh: sh, szShift: uint32(6 + sz/128),
 		buf: c.Mem.CQ, dbr: c.Mem.CQDBR[:8], uar: c.UAR, device: c.Device,
 		sz: sz, mask: uint32(n - 1), ci: c.ConsIndex, armSN: c.ArmSN, cqn: c.CQN,
-		v1: c.CQEVersion == 1, dump: c.DumpFillLkey, scat: c.Scatter, log: c.Log,
+		v1: c.CQEVersion == 1, dump: c.DumpFillLKey, scat: c.Scatter, log: c.Log,
 		qps: map[uint32]*QP{}, srqs: map[uint32]SharedRecvQueue{}, mkeys: map[uint32]SigRecorder{},
 		wait: cmp.Or(c.CloseWait, DefaultCloseWait),
 	}, nil

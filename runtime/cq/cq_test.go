@@ -370,7 +370,7 @@ func (m *testMem) Bytes(addr uint64, n uint32) []byte {
 func TestInlineScatter(t *testing.T) {
 	m := newMem(t, 8, 8)
 	mem := &testMem{base: 0x10000, b: make([]byte, 64)}
-	c, err := New(Config{Mem: m, DumpFillLkey: 0xdf, Scatter: mem})
+	c, err := New(Config{Mem: m, DumpFillLKey: 0xdf, Scatter: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,9 +180,9 @@ func (c *CQ) ReadVendorErr() uint32 { return uint32(c.cur()[54]) }
 // mlx5_cq_read_wc_imm_data.
 func (c *CQ) ReadImmData() uint32 { return be.Uint32(c.cur()[36:40]) }
 
-// ReadInvalidatedRkey returns the invalidated rkey of a SEND_WITH_INV
+// ReadInvalidatedRKey returns the invalidated rkey of a SEND_WITH_INV
 // (ibv_wc_read_invalidated_rkey).
-func (c *CQ) ReadInvalidatedRkey() uint32 { return be.Uint32(c.cur()[36:40]) }
+func (c *CQ) ReadInvalidatedRKey() uint32 { return be.Uint32(c.cur()[36:40]) }
 
 // ReadSLID returns the source LID. rdma-core: mlx5_cq_read_wc_slid.
 func (c *CQ) ReadSLID() uint32 { return uint32(be.Uint16(c.cur()[22:24])) }

@@ -51,7 +51,7 @@ func FuzzPoll(f *testing.F) {
 		}
 		m := &qmem.Memory{CQ: buf, CQESize: sz, CQDBR: make([]byte, 8)}
 		scat := &flatMem{base: 0x1000, b: make([]byte, 256)}
-		c, err := New(Config{Mem: m, CQEVersion: int(mode >> 1 & 1), Scatter: scat, DumpFillLkey: 0x100, Log: func(LogEvent, []byte) {}})
+		c, err := New(Config{Mem: m, CQEVersion: int(mode >> 1 & 1), Scatter: scat, DumpFillLKey: 0x100, Log: func(LogEvent, []byte) {}})
 		if err != nil {
 			t.Fatal(err)
 		}

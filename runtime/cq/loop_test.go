@@ -211,7 +211,7 @@ func (l *loop) buildSend() error {
 		if err := l.q.Send(); err != nil {
 			return err
 		}
-		return l.q.SetSGEList([]mlx.SGE{{Addr: 0x3000, Length: 8, Lkey: 0x20}, {Addr: 0x4000, Length: 8, Lkey: 0x20}})
+		return l.q.SetSGEList([]mlx.SGE{{Addr: 0x3000, Length: 8, LKey: 0x20}, {Addr: 0x4000, Length: 8, LKey: 0x20}})
 	}
 	if err := l.q.SendImm(0x01020304); err != nil {
 		return err
@@ -223,7 +223,7 @@ func (l *loop) buildSend() error {
 func (l *loop) postRecvs() {
 	for l.r.Outstanding() < l.r.MaxPost() {
 		ind := l.r.Head()
-		if err := l.r.Post(l.id, []rq.Sge{{Addr: 0x9000, Length: 4096, Lkey: 0x30}}); err != nil {
+		if err := l.r.Post(l.id, []rq.SGE{{Addr: 0x9000, Length: 4096, LKey: 0x30}}); err != nil {
 			l.t.Fatalf("post receive: %v", err)
 		}
 		l.recvs = append(l.recvs, recvRec{wrID: l.id, ind: ind})
@@ -235,7 +235,7 @@ func (l *loop) postRecvs() {
 	}
 	for {
 		ind := l.s.Head()
-		if err := l.s.Post(l.id, []rq.Sge{{Addr: 0xa000, Length: 512, Lkey: 0x31}}); err != nil {
+		if err := l.s.Post(l.id, []rq.SGE{{Addr: 0xa000, Length: 512, LKey: 0x31}}); err != nil {
 			if len(l.srqs) < 7 { // all but the one free WQE libmlx5 keeps
 				l.t.Fatalf("SRQ refused with %d posted: %v", len(l.srqs), err)
 			}

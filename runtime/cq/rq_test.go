@@ -46,7 +46,7 @@ func TestRQResponderOpcodes(t *testing.T) {
 	id, ci := uint64(100), uint32(0)
 	for round := 0; round < 300; round++ {
 		for q.Outstanding() < q.MaxPost() {
-			if err := q.Post(id, []rq.Sge{{Addr: 0x1000, Length: 64, Lkey: 5}}); err != nil {
+			if err := q.Post(id, []rq.SGE{{Addr: 0x1000, Length: 64, LKey: 5}}); err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
 			id++
@@ -101,9 +101,9 @@ func TestRQInlineScatter(t *testing.T) {
 		if err := c.AddQP(&QP{QPN: 5, RQ: RQ{Q: q}}); err != nil {
 			t.Fatal(err)
 		}
-		sges := []rq.Sge{{Addr: 0x40000, Length: 3, Lkey: 1}, {Addr: 0x40010, Length: 16, Lkey: 1}}
+		sges := []rq.SGE{{Addr: 0x40000, Length: 3, LKey: 1}, {Addr: 0x40010, Length: 16, LKey: 1}}
 		if sig {
-			sges = []rq.Sge{{Addr: 0x40000, Length: 3, Lkey: 1}} // one SGE fits
+			sges = []rq.SGE{{Addr: 0x40000, Length: 3, LKey: 1}} // one SGE fits
 		}
 		if err := q.Post(1, sges); err != nil {
 			t.Fatal(err)
@@ -161,7 +161,7 @@ func TestSRQResponder(t *testing.T) {
 	for round := 0; round < 500; round++ {
 		for {
 			h := s.Head()
-			if err := s.Post(id, []rq.Sge{{Addr: 0x50000, Length: 32, Lkey: 2}}); err != nil {
+			if err := s.Post(id, []rq.SGE{{Addr: 0x50000, Length: 32, LKey: 2}}); err != nil {
 				break
 			}
 			posted[h] = id
@@ -213,7 +213,7 @@ func TestRemoveSRQ(t *testing.T) {
 	if err := c.AddSRQ(5, SRQ{Q: s}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Post(7, []rq.Sge{{Addr: 0x1000, Length: 8, Lkey: 3}}); err != nil {
+	if err := s.Post(7, []rq.SGE{{Addr: 0x1000, Length: 8, LKey: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	put(m, 0, cqe{op: opRespSend, qpn: 1, srqnUidx: 5, ctr: 0, byteCnt: 8})
@@ -227,7 +227,7 @@ func TestRemoveSRQ(t *testing.T) {
 	if ok2, _ := c.RemoveSRQ(5); ok2 {
 		t.Fatal("RemoveSRQ: want true once, then false")
 	}
-	if err := s.Post(8, []rq.Sge{{Addr: 0x1000, Length: 8, Lkey: 3}}); err != nil {
+	if err := s.Post(8, []rq.SGE{{Addr: 0x1000, Length: 8, LKey: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	put(m, 1, cqe{op: opRespSend, qpn: 1, srqnUidx: 5, ctr: 1, byteCnt: 8})
@@ -254,7 +254,7 @@ func TestSRQRepostODP(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := uint64(0); i < 3; i++ {
-			if err := s.Post(10+i, []rq.Sge{{Addr: 0x1000 * (i + 1), Length: 8, Lkey: 3}}); err != nil {
+			if err := s.Post(10+i, []rq.SGE{{Addr: 0x1000 * (i + 1), Length: 8, LKey: 3}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -157,7 +157,7 @@ type CQMemory struct {
 	UAR    []byte
 	Device bool
 
-	DumpFillLkey uint32
+	DumpFillLKey uint32
 	Scatter      cq.Memory // memory inline scatter writes to (nil: none)
 }
 

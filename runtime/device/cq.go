@@ -112,7 +112,7 @@ func (q *CQ) build(b BackendCQ) error {
 		return errors.New("the backend's CQ has no memory (CQMemory.Mem)")
 	}
 	p, err := cq.New(cq.Config{Mem: m.Mem, CQN: m.CQN, CQEVersion: m.CQEVersion, UAR: m.UAR, Device: m.Device,
-		DumpFillLkey: m.DumpFillLkey, Scatter: m.Scatter})
+		DumpFillLKey: m.DumpFillLKey, Scatter: m.Scatter})
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func ExampleMkey_Check() {
 	}
 	q.MkeyConfigure(mk.Mkey(), 3, &mlx.MkeyConfAttr{})
 	q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_WRITE)
-	q.SetMkeyLayoutList([]mlx.SGE{{Addr: tgt.mr.Addr, Length: block, Lkey: tgt.mr.LKey}})
+	q.SetMkeyLayoutList([]mlx.SGE{{Addr: tgt.mr.Addr, Length: block, LKey: tgt.mr.LKey}})
 	q.SetMkeySigBlock(&mlx.SigBlockAttr{Wire: dif, CheckMask: 0xff})
 	if err := errors.Join(q.Complete(), tgt.wait()); err != nil {
 		log.Fatal(err)

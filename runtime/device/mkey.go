@@ -19,7 +19,7 @@ type Mkey struct {
 }
 
 // LKey returns the mkey's key.
-func (m *Mkey) LKey() uint32 { return m.mk.Lkey }
+func (m *Mkey) LKey() uint32 { return m.mk.LKey }
 
 // Mkey returns the writer's view of the mkey, for the UMR work requests;
 // a signature mkey's carries its PSV indexes (MemPSV, WirePSV), ready
@@ -133,7 +133,7 @@ func (s *sigCtx) check() (cq.MkeyErr, error) {
 	s.rec.Unlock()
 	e, err := s.rec.Check()
 	if err != nil {
-		return e, fmt.Errorf("device: mkey %#x: Check: %w", s.mk.Lkey, err)
+		return e, fmt.Errorf("device: mkey %#x: Check: %w", s.mk.LKey, err)
 	}
 	return e, nil
 }
@@ -160,9 +160,9 @@ func sigKind(present bool, t mlx.SigType, crc mlx.SigCRCType) cq.SigKind {
 // c.mu.
 func (c *Context) addSig(mk *Mkey) error {
 	for i, q := range c.cqs {
-		if err := q.poll.AddMkey(mk.mk.Lkey>>8, mk.sig); err != nil {
+		if err := q.poll.AddMkey(mk.mk.LKey>>8, mk.sig); err != nil {
 			for _, p := range c.cqs[:i] {
-				_, rerr := p.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				_, rerr := p.poll.RemoveMkey(mk.mk.LKey >> 8)
 				err = errors.Join(err, rerr)
 			}
 			return err
@@ -180,7 +180,7 @@ func (c *Context) removeSig(mk *Mkey) error {
 			c.sigs = append(c.sigs[:i], c.sigs[i+1:]...)
 			var errs []error
 			for _, q := range c.cqs {
-				_, err := q.poll.RemoveMkey(mk.mk.Lkey >> 8)
+				_, err := q.poll.RemoveMkey(mk.mk.LKey >> 8)
 				errs = append(errs, err)
 			}
 			return errors.Join(errs...)
@@ -193,7 +193,7 @@ func (c *Context) removeSig(mk *Mkey) error {
 // the caller holds c.mu.
 func (c *Context) addCQ(q *CQ) error {
 	for _, m := range c.sigs {
-		if err := q.poll.AddMkey(m.mk.Lkey>>8, m.sig); err != nil {
+		if err := q.poll.AddMkey(m.mk.LKey>>8, m.sig); err != nil {
 			return err
 		}
 	}

@@ -84,7 +84,7 @@ func TestSRQRegistration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if err := p.SRQ.RQ().Post(uint64(i), []rq.Sge{{Addr: dst.Addr, Length: 64, Lkey: dst.LKey}}); err != nil {
+		if err := p.SRQ.RQ().Post(uint64(i), []rq.SGE{{Addr: dst.Addr, Length: 64, LKey: dst.LKey}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,7 +46,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sge := mlx.SGE{Addr: b.Addr, Length: uint32(len(b.Bytes)), Lkey: mr.LKey}
+	sge := mlx.SGE{Addr: b.Addr, Length: uint32(len(b.Bytes)), LKey: mr.LKey}
 	fmt.Println("a:", len(a.Bytes), "bytes, 64-byte aligned:", a.Addr%64 == 0)
 	fmt.Println("b: the MR's address:", sge.Addr == mr.Addr,
 		"same memory as its Bytes:", uintptr(unsafe.Pointer(&b.Bytes[0])) == uintptr(b.Addr))

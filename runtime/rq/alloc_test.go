@@ -10,8 +10,8 @@ import (
 // and retiring allocate nothing, on both queues.
 func TestNoAllocs(t *testing.T) {
 	q, _ := newRQ(t, rq.Config{Stride: 64, WQSig: true, QPN: 5}, 64)
-	sges := []rq.Sge{{Addr: 0x1000, Length: 64, Lkey: 1}, {Addr: 0x2000, Length: 0, Lkey: 2}}
-	wrs := []rq.RecvWR{{WRID: 1, SGEs: sges}, {WRID: 2, SGEs: sges}, {WRID: 3, SGEs: make([]rq.Sge, 9)}}
+	sges := []rq.SGE{{Addr: 0x1000, Length: 64, LKey: 1}, {Addr: 0x2000, Length: 0, LKey: 2}}
+	wrs := []rq.RecvWR{{WRID: 1, SGEs: sges}, {WRID: 2, SGEs: sges}, {WRID: 3, SGEs: make([]rq.SGE, 9)}}
 	if n := testing.AllocsPerRun(1000, func() {
 		q.Post(1, sges)
 		q.PostList(wrs) // two posted, the third refused
@@ -45,7 +45,7 @@ func TestNoAllocs(t *testing.T) {
 // BenchmarkRQPost posts and retires one two-SGE work request.
 func BenchmarkRQPost(b *testing.B) {
 	q, _ := newRQ(b, rq.Config{Stride: 32}, 256)
-	sges := []rq.Sge{{Addr: 0x1000, Length: 64, Lkey: 1}, {Addr: 0x2000, Length: 64, Lkey: 2}}
+	sges := []rq.SGE{{Addr: 0x1000, Length: 64, LKey: 1}, {Addr: 0x2000, Length: 64, LKey: 2}}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		q.Post(uint64(i), sges)
@@ -56,7 +56,7 @@ func BenchmarkRQPost(b *testing.B) {
 // BenchmarkSRQPost posts and retires one two-SGE work request.
 func BenchmarkSRQPost(b *testing.B) {
 	s, _ := newSRQ(b, rq.SRQConfig{Stride: 64, Tail: 255, Init: true}, 256)
-	sges := []rq.Sge{{Addr: 0x1000, Length: 64, Lkey: 1}, {Addr: 0x2000, Length: 64, Lkey: 2}}
+	sges := []rq.SGE{{Addr: 0x1000, Length: 64, LKey: 1}, {Addr: 0x2000, Length: 64, LKey: 2}}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		h := s.Head()

@@ -52,8 +52,8 @@ func Example_sendRecv() {
 	}
 
 	// Two receives: 1 KiB at offset 1024, and 1 KiB at 2048 (ibv_post_recv).
-	recv := func(off int) []rq.Sge {
-		return []rq.Sge{{Addr: mr.Addr + uint64(off), Length: 1024, Lkey: mr.LKey}}
+	recv := func(off int) []rq.SGE {
+		return []rq.SGE{{Addr: mr.Addr + uint64(off), Length: 1024, LKey: mr.LKey}}
 	}
 	if n, err := qp.RQ().PostList([]rq.RecvWR{{WRID: 100, SGEs: recv(1024)}, {WRID: 200, SGEs: recv(2048)}}); err != nil {
 		log.Fatal(n, err)

@@ -25,8 +25,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	buf := rq.Sge{Addr: 0x7f0000001000, Length: 4096, Lkey: 0x1234}
-	n, err := q.PostList([]rq.RecvWR{{WRID: 1, SGEs: []rq.Sge{buf}}, {WRID: 2, SGEs: []rq.Sge{buf, buf, buf}}})
+	buf := rq.SGE{Addr: 0x7f0000001000, Length: 4096, LKey: 0x1234}
+	n, err := q.PostList([]rq.RecvWR{{WRID: 1, SGEs: []rq.SGE{buf}}, {WRID: 2, SGEs: []rq.SGE{buf, buf, buf}}})
 	fmt.Println(n, errors.Is(err, syscall.EINVAL))
 	fmt.Printf("receive counter % x\n", mem.DBR[0:4])
 	id, _ := q.Retire() // the CQ poller, for the receive completion

@@ -10,10 +10,10 @@ import (
 )
 
 // fuzzSGEs makes up to 6 SGEs from the op stream; some have length 0.
-func fuzzSGEs(buf []rq.Sge, b byte) []rq.Sge {
+func fuzzSGEs(buf []rq.SGE, b byte) []rq.SGE {
 	n := int(b % 7)
 	for i := range buf[:n] {
-		buf[i] = rq.Sge{Addr: uint64(b)<<12 + uint64(i), Length: uint32((int(b) + i) % 3 * 64), Lkey: uint32(i)}
+		buf[i] = rq.SGE{Addr: uint64(b)<<12 + uint64(i), Length: uint32((int(b) + i) % 3 * 64), LKey: uint32(i)}
 	}
 	return buf[:n]
 }
@@ -41,7 +41,7 @@ func FuzzRQ(f *testing.F) {
 		}
 		q, m := newRQ(t, c, 4)
 		twin, tm := newRQ(t, c, 4)
-		var sges [6]rq.Sge
+		var sges [6]rq.SGE
 		wrs := make([]rq.RecvWR, 6)
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i], ops[i+1]
@@ -80,7 +80,7 @@ func FuzzSRQ(f *testing.F) {
 		}
 		s, m := newSRQ(t, c, 8)
 		twin, tm := newSRQ(t, c, 8)
-		var sges [6]rq.Sge
+		var sges [6]rq.SGE
 		wrs := make([]rq.RecvWR, 6)
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i], ops[i+1]
@@ -113,13 +113,13 @@ func FuzzSRQ(f *testing.F) {
 // recvPoster is what the RQ and the SRQ share: posting one work request or
 // a list.
 type recvPoster interface {
-	Post(wrID uint64, sges []rq.Sge) error
+	Post(wrID uint64, sges []rq.SGE) error
 	PostList(wrs []rq.RecvWR) (int, error)
 }
 
 // fuzzPost posts to q (op 0: one work request, op 1: a list of arg%7) and
 // what q accepted to its twin, which must accept it all.
-func fuzzPost(t *testing.T, q, twin recvPoster, op, arg byte, sges []rq.Sge, wrs []rq.RecvWR) {
+func fuzzPost(t *testing.T, q, twin recvPoster, op, arg byte, sges []rq.SGE, wrs []rq.RecvWR) {
 	t.Helper()
 	if op%4 == 0 {
 		g := fuzzSGEs(sges, arg)
@@ -132,7 +132,7 @@ func fuzzPost(t *testing.T, q, twin recvPoster, op, arg byte, sges []rq.Sge, wrs
 	}
 	k := int(arg % 7)
 	for j := range wrs[:k] {
-		wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.Sge, 6), arg+byte(j)*37)}
+		wrs[j] = rq.RecvWR{WRID: uint64(j), SGEs: fuzzSGEs(make([]rq.SGE, 6), arg+byte(j)*37)}
 	}
 	n, err := q.PostList(wrs[:k])
 	if err != nil {

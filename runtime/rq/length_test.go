@@ -20,10 +20,10 @@ import (
 func TestSGELengthRefused(t *testing.T) {
 	qp := func(srq bool) exampleQP { return exampleQP{SRQ: srq, MaxRecvWR: 4, MaxRecvSGE: 2} }
 	good := func(id uint64) rq.RecvWR {
-		return rq.RecvWR{WRID: id, SGEs: []rq.Sge{{Addr: 0x10000, Length: 0x7fffffff, Lkey: 0x100}}}
+		return rq.RecvWR{WRID: id, SGEs: []rq.SGE{{Addr: 0x10000, Length: 0x7fffffff, LKey: 0x100}}}
 	}
 	for _, length := range []uint32{0x8000000c, 1 << 31, 0xffffffff} {
-		bad := rq.RecvWR{WRID: 9, SGEs: []rq.Sge{{Addr: 0x10000, Length: 64, Lkey: 0x100}, {Addr: 0x20000, Length: length, Lkey: 0x101}}}
+		bad := rq.RecvWR{WRID: 9, SGEs: []rq.SGE{{Addr: 0x10000, Length: 64, LKey: 0x100}, {Addr: 0x20000, Length: length, LKey: 0x101}}}
 		for _, srq := range []bool{false, true} {
 			for _, form := range []string{"Post", "PostList"} {
 				t.Run(fmt.Sprintf("srq=%v/%s/%#x", srq, form, length), func(t *testing.T) {

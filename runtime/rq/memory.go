@@ -46,14 +46,14 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 )
 
-// Sge is one scatter/gather element: struct ibv_sge.
-type Sge = mlx.SGE
+// SGE is one scatter/gather element: struct ibv_sge.
+type SGE = mlx.SGE
 
 // RecvWR is one receive work request of a list: struct ibv_recv_wr, with
 // the list as a Go slice (num_sge is len(SGEs)).
 type RecvWR struct {
 	WRID uint64
-	SGEs []Sge
+	SGEs []SGE
 }
 
 // Memory is a receive queue's memory: its ring of WQEs and its doorbell
@@ -99,7 +99,7 @@ func ringDBR(dbr *[4]byte, v uint32) {
 func dataSeg(b []byte, length, lkey uint32, addr uint64) {
 	d := (*mlx.WQEDataSeg)(b[:mlx.WQEDataSegSize])
 	d.SetByteCount(length)
-	d.SetLkey(lkey)
+	d.SetLKey(lkey)
 	d.SetAddr(addr)
 }
 
@@ -120,7 +120,7 @@ func ruleErr(e *mlx.RuleError, c mlx5rules.ChainCheck, fn mlx.Func, wr int, fiel
 // segment's byte_count cannot state it (bit 31 is MLX5_INLINE_SEG), and
 // the device would fail the receive with a protection error. libmlx5
 // writes it unchecked.
-func sgeLengths(e *mlx.RuleError, fn mlx.Func, wr int, sges []Sge) error {
+func sgeLengths(e *mlx.RuleError, fn mlx.Func, wr int, sges []SGE) error {
 	for i := range sges {
 		if l := sges[i].Length; l > wrcheck.MaxSGELength {
 			return ruleErr(e, mlx5rules.ChainRQSGELength, fn, wr, wrcheck.SGEField(i), mlx.TestMax, uint64(l),

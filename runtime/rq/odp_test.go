@@ -31,7 +31,7 @@ func TestSRQRepostODP(t *testing.T) {
 	} {
 		s, m := newSRQ(t, rq.SRQConfig{Stride: 32, Tail: tc.tail, Init: true, WaitQueue: tc.waitq}, 8)
 		for i := uint64(0); i < 3; i++ {
-			if err := s.Post(100+i, []rq.Sge{{Addr: 0x1000 * (i + 1), Length: 8, Lkey: 3}}); err != nil {
+			if err := s.Post(100+i, []rq.SGE{{Addr: 0x1000 * (i + 1), Length: 8, LKey: 3}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -18,7 +18,7 @@ func TestReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sge := []rq.Sge{{Length: 8, Lkey: 0x11, Addr: 0x1000}}
+	sge := []rq.SGE{{Length: 8, LKey: 0x11, Addr: 0x1000}}
 	for i := range 3 {
 		if err := q.Post(uint64(i), sge); err != nil {
 			t.Fatal(err)

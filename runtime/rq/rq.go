@@ -173,7 +173,7 @@ func (q *RQ) qpn() uint32 { return q.qpnNum }
 
 // Post posts one receive work request: all of it, or nothing and an
 // error. rdma-core: mlx5_post_recv with a one-element list.
-func (q *RQ) Post(wrID uint64, sges []Sge) error {
+func (q *RQ) Post(wrID uint64, sges []SGE) error {
 	if !q.pub.gate.EnterFast() && !q.pub.gate.Enter() {
 		return ErrClosed
 	}
@@ -220,7 +220,7 @@ func (q *RQ) PostList(wrs []RecvWR) (int, error) {
 // check is libmlx5's order of checks for the nreq-th work request of a
 // list: room first (mlx5_wq_overflow), then the SGE count; then the SGE
 // lengths, which libmlx5 does not check.
-func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
+func (q *RQ) check(nreq uint32, wr int, sges []SGE) error {
 	if cur := q.head - q.tail; cur+nreq >= q.max {
 		if q.refresh() {
 			return q.check(nreq, wr, sges)
@@ -238,7 +238,7 @@ func (q *RQ) check(nreq uint32, wr int, sges []Sge) error {
 // write writes the WQE of work request number idx: its data segments
 // (zero-length SGEs skipped), the end segment when the list is shorter
 // than max_gs, and with wq_sig the signature over the list and sigIdx.
-func (q *RQ) write(idx uint32, wrID uint64, sges []Sge, sigIdx uint16) {
+func (q *RQ) write(idx uint32, wrID uint64, sges []SGE, sigIdx uint16) {
 	ind := idx & q.mask
 	off := int(ind) * q.stride
 	w := q.ring[off : off+q.stride : off+q.stride]
@@ -253,7 +253,7 @@ func (q *RQ) write(idx uint32, wrID uint64, sges []Sge, sigIdx uint16) {
 		if s.Length == 0 {
 			continue
 		}
-		dataSeg(scat[j*segSize:], s.Length, s.Lkey, s.Addr)
+		dataSeg(scat[j*segSize:], s.Length, s.LKey, s.Addr)
 		j++
 	}
 	if j < q.maxGS {

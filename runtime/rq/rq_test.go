@@ -73,10 +73,10 @@ func TestRQLayout(t *testing.T) {
 	if q.MaxGS() != 4 || q.MaxPost() != 4 {
 		t.Fatalf("max_gs %d, max_post %d; want 4 and 4", q.MaxGS(), q.MaxPost())
 	}
-	sges := []rq.Sge{
-		{Addr: 0x1122334455667788, Length: 0x40, Lkey: 0xa1b2c3d4},
-		{Addr: 0x9000, Length: 0, Lkey: 0x77}, // skipped
-		{Addr: 0x0a0b0c0d, Length: 0x1000, Lkey: 0x5},
+	sges := []rq.SGE{
+		{Addr: 0x1122334455667788, Length: 0x40, LKey: 0xa1b2c3d4},
+		{Addr: 0x9000, Length: 0, LKey: 0x77}, // skipped
+		{Addr: 0x0a0b0c0d, Length: 0x1000, LKey: 0x5},
 	}
 	if err := q.Post(0xdead, sges); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestRQLayout(t *testing.T) {
 	}
 
 	// A full list: max_gs segments and no end segment, in WQE 1.
-	full := []rq.Sge{{Addr: 1, Length: 1, Lkey: 1}, {Addr: 2, Length: 2, Lkey: 2}, {Addr: 3, Length: 3, Lkey: 3}, {Addr: 4, Length: 4, Lkey: 4}}
+	full := []rq.SGE{{Addr: 1, Length: 1, LKey: 1}, {Addr: 2, Length: 2, LKey: 2}, {Addr: 3, Length: 3, LKey: 3}, {Addr: 4, Length: 4, LKey: 4}}
 	if err := q.Post(2, full); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestRQSignature(t *testing.T) {
 	if q.MaxGS() != 1 {
 		t.Fatalf("max_gs %d, want 1", q.MaxGS())
 	}
-	if err := q.Post(1, []rq.Sge{{Addr: 0x1000, Length: 0x40, Lkey: 0x100}}); err != nil {
+	if err := q.Post(1, []rq.SGE{{Addr: 0x1000, Length: 0x40, LKey: 0x100}}); err != nil {
 		t.Fatal(err)
 	}
 	want := unhex(t, `
@@ -195,12 +195,12 @@ func TestRQFull(t *testing.T) {
 	c.Mem = newMem(4 * 16)
 	q, _ := rq.New(c)
 	for i := 0; i < 4; i++ {
-		if err := q.Post(uint64(i), []rq.Sge{{Addr: 0x100, Length: 8, Lkey: 1}}); err != nil {
+		if err := q.Post(uint64(i), []rq.SGE{{Addr: 0x100, Length: 8, LKey: 1}}); err != nil {
 			t.Fatal(i, err)
 		}
 	}
 	before := state(c.Mem)
-	err := q.Post(9, []rq.Sge{{Addr: 0x200, Length: 8, Lkey: 2}})
+	err := q.Post(9, []rq.SGE{{Addr: 0x200, Length: 8, LKey: 2}})
 	re := wantRule(t, err, "post_recv.rq_room", syscall.ENOMEM)
 	if re.Value != 5 || re.Limit != 4 || re.Func != mlx.FnPostRecv {
 		t.Errorf("%v: value %d limit %d", err, re.Value, re.Limit)
@@ -226,7 +226,7 @@ func TestRQSGECount(t *testing.T) {
 	c := rq.Config{Stride: 32}
 	c.Mem = newMem(2 * 32)
 	q, _ := rq.New(c)
-	three := make([]rq.Sge, 3)
+	three := make([]rq.SGE, 3)
 	before := state(c.Mem)
 	re := wantRule(t, q.Post(1, three), "post_recv.sge_count", syscall.EINVAL)
 	if re.Field != "num_sge" || re.Value != 3 || re.Limit != 2 {
@@ -252,9 +252,9 @@ func TestRQPostList(t *testing.T) {
 	c.Mem = newMem(8 * 32)
 	q, _ := rq.New(c)
 	wrs := []rq.RecvWR{
-		{WRID: 10, SGEs: []rq.Sge{{Addr: 1, Length: 1, Lkey: 1}}},
-		{WRID: 11, SGEs: []rq.Sge{{Addr: 2, Length: 2, Lkey: 2}}},
-		{WRID: 12, SGEs: make([]rq.Sge, 3)}, // too many
+		{WRID: 10, SGEs: []rq.SGE{{Addr: 1, Length: 1, LKey: 1}}},
+		{WRID: 11, SGEs: []rq.SGE{{Addr: 2, Length: 2, LKey: 2}}},
+		{WRID: 12, SGEs: make([]rq.SGE, 3)}, // too many
 		{WRID: 13},
 	}
 	n, err := q.PostList(wrs)
@@ -290,7 +290,7 @@ func TestRQWrap(t *testing.T) {
 	for round := 0; round < 80000; round++ {
 		k := round%7 + 1
 		for i := range wrs[:k] {
-			wrs[i] = rq.RecvWR{WRID: next + uint64(i), SGEs: []rq.Sge{{Addr: next + uint64(i), Length: uint32(round%3) * 8, Lkey: 1}}}
+			wrs[i] = rq.RecvWR{WRID: next + uint64(i), SGEs: []rq.SGE{{Addr: next + uint64(i), Length: uint32(round%3) * 8, LKey: 1}}}
 		}
 		n, err := q.PostList(wrs[:k])
 		if free := int(8 - (next - want)); n != min(k, free) || (err != nil) != (k > free) {
@@ -360,13 +360,13 @@ func TestRQConfig(t *testing.T) {
 // TestClose: after Close no post writes the ring or the doorbell record.
 func TestClose(t *testing.T) {
 	q, m := newRQ(t, rq.Config{Stride: 16}, 4)
-	if err := q.Post(1, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); err != nil {
+	if err := q.Post(1, []rq.SGE{{LKey: 1, Addr: 2, Length: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	before := state(m)
 	q.Close()
 	q.Close()
-	if err := q.Post(2, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
+	if err := q.Post(2, []rq.SGE{{LKey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
 		t.Errorf("Post after Close: %v, want ErrClosed", err)
 	}
 	if n, err := q.PostList([]rq.RecvWR{{WRID: 3}}); n != 0 || !errors.Is(err, rq.ErrClosed) {

@@ -26,7 +26,7 @@ type exampleQP struct {
 
 type exampleCall map[string]struct {
 	WRID   uint64   `yaml:"wr_id"`
-	SGList []rq.Sge `yaml:"sg_list"`
+	SGList []rq.SGE `yaml:"sg_list"`
 }
 
 func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
@@ -36,7 +36,7 @@ func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }
 type poster struct {
 	fn       string
 	mem      rq.Memory
-	post     func(uint64, []rq.Sge) error
+	post     func(uint64, []rq.SGE) error
 	postList func([]rq.RecvWR) (int, error)
 }
 

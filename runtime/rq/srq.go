@@ -235,7 +235,7 @@ func (s *SRQ) leave() {
 
 // Post posts one work request: all of it, or nothing and an error.
 // rdma-core: mlx5_post_srq_recv with a one-element list.
-func (s *SRQ) Post(wrID uint64, sges []Sge) error {
+func (s *SRQ) Post(wrID uint64, sges []SGE) error {
 	if !s.enter() {
 		return ErrClosed
 	}
@@ -281,7 +281,7 @@ func (s *SRQ) PostList(wrs []RecvWR) (int, error) {
 // list (head reaching tail means full). It also checks the link
 // the head's WQE holds, which the device could not have changed but
 // memory shared with other code could; it returns that link.
-func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
+func (s *SRQ) check(wr int, sges []SGE) (uint16, error) {
 	if len(sges) > s.maxGS {
 		return 0, ruleErr(&s.errv, mlx5rules.ChainRQSGECount, mlx.FnPostSRQRecv, wr,
 			"num_sge", mlx.TestMax, uint64(len(sges)), uint64(s.maxGS), "max_gs")
@@ -303,14 +303,14 @@ func (s *SRQ) check(wr int, sges []Sge) (uint16, error) {
 
 // write fills the WQE at the head of the free list and moves the head to
 // next. Unlike the receive queue, every SGE is written, zero-length or not.
-func (s *SRQ) write(wrID uint64, sges []Sge, next uint16) {
+func (s *SRQ) write(wrID uint64, sges []SGE, next uint16) {
 	ind := int(s.head)
 	s.wrid[ind] = wrID
 	s.state[ind] = wqePosted
 	scat := s.wqe(ind)[nextSize:]
 	for i := range sges {
 		g := &sges[i]
-		dataSeg(scat[i*segSize:], g.Length, g.Lkey, g.Addr)
+		dataSeg(scat[i*segSize:], g.Length, g.LKey, g.Addr)
 	}
 	if len(sges) < s.maxGS {
 		endSeg(scat[len(sges)*segSize:])

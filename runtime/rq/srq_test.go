@@ -68,7 +68,7 @@ func TestSRQLayout(t *testing.T) {
 	if s.MaxGS() != 3 {
 		t.Fatalf("max_gs %d, want 3", s.MaxGS())
 	}
-	err := s.Post(7, []rq.Sge{{Addr: 0x1122334455667788, Length: 0x40, Lkey: 0xa1b2c3d4}, {Addr: 0x9000, Length: 0, Lkey: 0x77}})
+	err := s.Post(7, []rq.SGE{{Addr: 0x1122334455667788, Length: 0x40, LKey: 0xa1b2c3d4}, {Addr: 0x9000, Length: 0, LKey: 0x77}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestSRQLayout(t *testing.T) {
 func TestSRQFreeList(t *testing.T) {
 	s, m := newSRQ(t, rq.SRQConfig{Stride: 32, Tail: 7, Init: true}, 8)
 	for i := 0; i < 7; i++ {
-		if err := s.Post(uint64(100+i), []rq.Sge{{Addr: uint64(i), Length: 1, Lkey: 1}}); err != nil {
+		if err := s.Post(uint64(100+i), []rq.SGE{{Addr: uint64(i), Length: 1, LKey: 1}}); err != nil {
 			t.Fatal(i, err)
 		}
 	}
@@ -155,8 +155,8 @@ func TestSRQSGECount(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := state(m)
-	wantRule(t, s.Post(2, make([]rq.Sge, 2)), "post_recv.srq_sge_count", syscall.EINVAL)
-	wantRule(t, s.Post(2, make([]rq.Sge, 1)), "post_recv.srq_room", syscall.ENOMEM)
+	wantRule(t, s.Post(2, make([]rq.SGE, 2)), "post_recv.srq_sge_count", syscall.EINVAL)
+	wantRule(t, s.Post(2, make([]rq.SGE, 1)), "post_recv.srq_room", syscall.ENOMEM)
 	if !bytes.Equal(before, state(m)) {
 		t.Fatal("a refused work request was written")
 	}
@@ -235,7 +235,7 @@ func TestSRQWrap(t *testing.T) {
 	for round := 0; round < 40000; round++ {
 		for k := round%4 + 1; k > 0; k-- {
 			h := s.Head()
-			err := s.Post(id, []rq.Sge{{Addr: id, Length: 8, Lkey: 3}})
+			err := s.Post(id, []rq.SGE{{Addr: id, Length: 8, LKey: 3}})
 			if full := len(posted) == 15; (err != nil) != full {
 				t.Fatalf("round %d: %d posted, error %v", round, len(posted), err)
 			}
@@ -272,14 +272,14 @@ func has(m map[uint16]uint64, k uint16) bool { _, ok := m[k]; return ok }
 func TestScatter(t *testing.T) {
 	q, _ := newRQ(t, rq.Config{Stride: 64, WQSig: true}, 4)
 	q.Post(1, nil)
-	q.Post(2, []rq.Sge{{Addr: 0xabc, Length: 9, Lkey: 7}})
+	q.Post(2, []rq.SGE{{Addr: 0xabc, Length: 9, LKey: 7}})
 	q.Retire()
 	sc := q.Scatter(q.TailIndex())
 	if len(sc) != 48 || !bytes.Equal(sc[:16], unhex(t, "00000009 00000007 0000000000000abc")) {
 		t.Fatalf("RQ scatter of WQE %d: %x", q.TailIndex(), sc)
 	}
 	s, _ := newSRQ(t, rq.SRQConfig{Stride: 64, Tail: 3, Init: true}, 4)
-	s.Post(5, []rq.Sge{{Addr: 0xdef, Length: 3, Lkey: 2}})
+	s.Post(5, []rq.SGE{{Addr: 0xdef, Length: 3, LKey: 2}})
 	if sc := s.Scatter(0); len(sc) != 48 || !bytes.Equal(sc[:16], unhex(t, "00000003 00000002 0000000000000def")) {
 		t.Fatalf("SRQ scatter: %x", sc)
 	}
@@ -292,13 +292,13 @@ func TestScatter(t *testing.T) {
 // or the free list.
 func TestSRQClose(t *testing.T) {
 	s, m := newSRQ(t, rq.SRQConfig{Stride: 32, Tail: 3, Init: true}, 4)
-	if err := s.Post(1, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); err != nil {
+	if err := s.Post(1, []rq.SGE{{LKey: 1, Addr: 2, Length: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	ring, dbr := bytes.Clone(m.Ring), *m.DBR
 	s.Close()
 	s.Close()
-	if err := s.Post(2, []rq.Sge{{Lkey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
+	if err := s.Post(2, []rq.SGE{{LKey: 1, Addr: 2, Length: 3}}); !errors.Is(err, rq.ErrClosed) {
 		t.Errorf("Post after Close: %v, want ErrClosed", err)
 	}
 	if n, err := s.PostList([]rq.RecvWR{{WRID: 3}}); n != 0 || !errors.Is(err, rq.ErrClosed) {

@@ -41,7 +41,7 @@ func TestDEKKeytag(t *testing.T) {
 		s.SetWRID(uint64(10 * i))
 		s.SetWRFlags(mlx.IBV_SEND_SIGNALED | mlx.IBV_SEND_INLINE)
 		if err := firstErr(s.Start(), s.MkeyConfigure(mk.Mkey(), 3, &mlx.MkeyConfAttr{}), s.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
-			s.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 512, Lkey: src.LKey}}), s.SetMkeyCrypto(attr), s.Complete()); err != nil {
+			s.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 512, LKey: src.LKey}}), s.SetMkeyCrypto(attr), s.Complete()); err != nil {
 			t.Fatal(err)
 		}
 		if wc := devicetest.PollOne(t, q); wc.Status != cq.Success {

@@ -38,7 +38,7 @@ func TestLengthBit31Refused(t *testing.T) {
 		},
 		"one-call": func() error { return s.RDMAWriteSGE(dst.RKey, dst.Addr, src.LKey, src.Addr, bad) },
 		"burst": func() error {
-			return s.RDMAWriteBurst([]sq.RDMAWriteReq{{WRID: 1, Raddr: dst.Addr, Addr: src.Addr, Rkey: dst.RKey, Lkey: src.LKey, Length: bad}})
+			return s.RDMAWriteBurst([]sq.RDMAWriteReq{{WRID: 1, Raddr: dst.Addr, Addr: src.Addr, RKey: dst.RKey, LKey: src.LKey, Length: bad}})
 		},
 		"send": func() error { return s.SendSGE(src.LKey, src.Addr, bad) },
 	}
@@ -55,7 +55,7 @@ func TestLengthBit31Refused(t *testing.T) {
 			t.Fatalf("%s: Complete: %v, want %v", name, cerr, err)
 		}
 	}
-	if err := p.B.RQ().Post(7, []rq.Sge{{Addr: dst.Addr, Length: 1 << 31, Lkey: dst.LKey}}); err == nil {
+	if err := p.B.RQ().Post(7, []rq.SGE{{Addr: dst.Addr, Length: 1 << 31, LKey: dst.LKey}}); err == nil {
 		t.Fatal("a receive of 2^31 bytes was posted")
 	}
 	wc := make([]cq.WC, 4)

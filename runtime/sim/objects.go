@@ -40,7 +40,7 @@ func (c *simCtx) AllocPD() (device.BackendPD, error) {
 	return &simPD{c: c, pdn: pdn, opaque: r, okey: key}, nil
 }
 
-func (p *simPD) Opaque() sq.PD { return sq.PD{OpaqueLkey: p.okey, OpaqueAddr: p.opaque.Addr()} }
+func (p *simPD) Opaque() sq.PD { return sq.PD{OpaqueLKey: p.okey, OpaqueAddr: p.opaque.Addr()} }
 
 func (p *simPD) Close() error {
 	p.c.d.DeregMR(p.okey)

@@ -71,7 +71,7 @@ func TestCQOverrunRecvSide(t *testing.T) {
 	b := devicetest.Must[*device.QP](t, "CreateQP B")(pd.CreateQP(cfg))
 	devicetest.ConnectPair(t, a, b)
 	for i := range 4 {
-		if err := b.RQ().Post(uint64(50+i), []rq.Sge{{Addr: mr.Addr + 1024, Length: 64, Lkey: mr.LKey}}); err != nil {
+		if err := b.RQ().Post(uint64(50+i), []rq.SGE{{Addr: mr.Addr + 1024, Length: 64, LKey: mr.LKey}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ func crc32cDomain() *mlx.SigBlockDomain {
 func interleaved4100(data, pi uint32, dataAddr, piAddr uint64) func(*sq.SQ) error {
 	return func(q *sq.SQ) error {
 		return q.SetMkeyLayoutInterleaved(1, []mlx.MRInterleaved{
-			{Addr: dataAddr, BytesCount: 4096, Lkey: data}, {Addr: piAddr, BytesCount: 4, Lkey: pi}})
+			{Addr: dataAddr, BytesCount: 4096, LKey: data}, {Addr: piAddr, BytesCount: 4, LKey: pi}})
 	}
 }
 
@@ -44,7 +44,7 @@ func TestReplayReadCRC32CReqCheck(t *testing.T) {
 	resp := r.sigMkey(4)
 	r.configure(false, resp, mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE,
 		func(q *sq.SQ) error {
-			return q.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 4096, Lkey: src.LKey}})
+			return q.SetMkeyLayoutList([]mlx.SGE{{Addr: src.Addr, Length: 4096, LKey: src.LKey}})
 		},
 		&mlx.SigBlockAttr{Wire: crc32cDomain(), CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32C)})
 
@@ -92,7 +92,7 @@ func TestReplayCheckRDMACRC32C(t *testing.T) {
 			&mlx.SigBlockAttr{Mem: crc32cDomain(), CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32C)})
 		wc := r.post(true, func(q *sq.SQ) error {
 			q.RDMARead(src.RKey, src.Addr)
-			return q.SetSGEList([]mlx.SGE{{Addr: header.Addr, Length: 20, Lkey: header.LKey}, {Addr: 0, Length: c.sge, Lkey: mk.LKey()}})
+			return q.SetSGEList([]mlx.SGE{{Addr: header.Addr, Length: 20, LKey: header.LKey}, {Addr: 0, Length: c.sge, LKey: mk.LKey()}})
 		})
 		if wc.Status != c.want {
 			t.Fatalf("SGE %d through the mkey: %+v, want %v", c.sge, wc, c.want)

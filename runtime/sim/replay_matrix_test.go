@@ -115,7 +115,7 @@ func mxRun(t *testing.T, data []byte, mem, wire mxDomain) {
 	step("remote WRITE", wc, bm.Bytes(), memBytes)
 	// SEND from the mkey to the peer's receive.
 	clear(peer.Bytes())
-	r.recv(true, mlx.SGE{Addr: peer.Addr, Length: W, Lkey: peer.LKey})
+	r.recv(true, mlx.SGE{Addr: peer.Addr, Length: W, LKey: peer.LKey})
 	wc = r.post(false, func(q *sq.SQ) error { q.Send(); return q.SetSGE(mk.LKey(), 0, local) })
 	if recv := devicetest.PollOne(t, r.cqA); recv.Status != cq.Success || recv.ByteLen != W {
 		t.Fatalf("receive of the SEND: %+v, want %d wire bytes", recv, W)
@@ -123,7 +123,7 @@ func mxRun(t *testing.T, data []byte, mem, wire mxDomain) {
 	step("SEND", wc, peer.Bytes(), wireBytes)
 	// RECV into the mkey.
 	clear(bm.Bytes())
-	r.recv(false, mlx.SGE{Length: local, Lkey: mk.LKey()})
+	r.recv(false, mlx.SGE{Length: local, LKey: mk.LKey()})
 	if wc := r.post(true, func(q *sq.SQ) error { q.Send(); return q.SetSGE(peer.LKey, peer.Addr, W) }); wc.Status != cq.Success {
 		t.Fatalf("SEND to the mkey: %+v", wc)
 	}

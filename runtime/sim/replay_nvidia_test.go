@@ -101,8 +101,8 @@ func (s *nvSide) checkLayout(sg nvSig) func(*sq.SQ) error {
 		return listOf(s.data, uint32(s.data.Len()))
 	}
 	return func(q *sq.SQ) error {
-		return q.SetMkeyLayoutInterleaved(nvNB, []mlx.MRInterleaved{{Addr: s.data.Addr, BytesCount: nvBS, Lkey: s.data.LKey},
-			{Addr: s.pi.Addr, BytesCount: uint32(sg.pi), Lkey: s.pi.LKey}})
+		return q.SetMkeyLayoutInterleaved(nvNB, []mlx.MRInterleaved{{Addr: s.data.Addr, BytesCount: nvBS, LKey: s.data.LKey},
+			{Addr: s.pi.Addr, BytesCount: uint32(sg.pi), LKey: s.pi.LKey}})
 	}
 }
 

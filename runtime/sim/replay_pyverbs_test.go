@@ -27,7 +27,7 @@ const pyMsgSize = 1024
 func pySendRecv(r *rpRig, client, server *mlx.SGE) (cq.WC, cq.WC) {
 	r.t.Helper()
 	r.recv(false, *server)
-	send := r.post(true, func(q *sq.SQ) error { q.Send(); return q.SetSGE(client.Lkey, client.Addr, client.Length) })
+	send := r.post(true, func(q *sq.SQ) error { q.Send(); return q.SetSGE(client.LKey, client.Addr, client.Length) })
 	_, c := r.side(false)
 	return send, devicetest.PollOne(r.t, c)
 }
@@ -62,7 +62,7 @@ func TestReplayPyverbsSigWire(t *testing.T) {
 			r.configure(false, sk, mlx.IBV_ACCESS_LOCAL_WRITE, listOf(sm, 512), c.attr)
 			for i := range 3 { // the test's iterations, fewer
 				copy(sm.Bytes(), bytes.Repeat([]byte{'s'}, pyMsgSize))
-				send, recv := pySendRecv(r, &mlx.SGE{Length: 512, Lkey: ck.LKey()}, &mlx.SGE{Length: 512, Lkey: sk.LKey()})
+				send, recv := pySendRecv(r, &mlx.SGE{Length: 512, LKey: ck.LKey()}, &mlx.SGE{Length: 512, LKey: sk.LKey()})
 				if send.Status != cq.Success || recv.Status != cq.Success || recv.ByteLen != c.wire {
 					t.Fatalf("iteration %d: send %+v, receive %+v", i, send, recv)
 				}
@@ -93,7 +93,7 @@ func TestReplayPyverbsSigErr(t *testing.T) {
 	r.configure(false, sk, mlx.IBV_ACCESS_LOCAL_WRITE, listOf(sm, 512), nil)
 	r.configure(true, ck, mlx.IBV_ACCESS_LOCAL_WRITE, listOf(cm, 512+4),
 		&mlx.SigBlockAttr{Mem: crc, CheckMask: uint8(mlx.MLX5DV_SIG_MASK_CRC32)})
-	send, recv := pySendRecv(r, &mlx.SGE{Length: 512, Lkey: ck.LKey()}, &mlx.SGE{Length: 512, Lkey: sk.LKey()})
+	send, recv := pySendRecv(r, &mlx.SGE{Length: 512, LKey: ck.LKey()}, &mlx.SGE{Length: 512, LKey: sk.LKey()})
 	if send.Status != cq.Success || recv.Status != cq.Success || recv.ByteLen != 512 {
 		t.Fatalf("send %+v, receive %+v", send, recv)
 	}
@@ -107,5 +107,5 @@ func TestReplayPyverbsSigErr(t *testing.T) {
 
 // listOf is a list layout over the first n bytes of m.
 func listOf(m *device.MR, n uint32) func(*sq.SQ) error {
-	return func(q *sq.SQ) error { return q.SetMkeyLayoutList([]mlx.SGE{{Addr: m.Addr, Length: n, Lkey: m.LKey}}) }
+	return func(q *sq.SQ) error { return q.SetMkeyLayoutList([]mlx.SGE{{Addr: m.Addr, Length: n, LKey: m.LKey}}) }
 }

@@ -24,7 +24,7 @@ func TestWaitSolicited(t *testing.T) {
 	src, dst := devicetest.MRPair(t, p.PD, 64)
 	wc := make([]cq.WC, 4)
 	for i, flags := range []mlx.SendFlags{mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_SIGNALED | mlx.IBV_SEND_SOLICITED} {
-		if err := p.B.RQ().Post(uint64(100+i), []rq.Sge{{Addr: dst.Addr, Length: 64, Lkey: dst.LKey}}); err != nil {
+		if err := p.B.RQ().Post(uint64(100+i), []rq.SGE{{Addr: dst.Addr, Length: 64, LKey: dst.LKey}}); err != nil {
 			t.Fatal(err)
 		}
 		s := p.A.SQ()

@@ -37,7 +37,7 @@ func TestSRQLimit(t *testing.T) {
 	}
 	post := func(n int) {
 		for i := range n {
-			if err := srq.RQ().Post(uint64(i), []rq.Sge{{Addr: mr.Addr, Length: 64, Lkey: mr.LKey}}); err != nil {
+			if err := srq.RQ().Post(uint64(i), []rq.SGE{{Addr: mr.Addr, Length: 64, LKey: mr.LKey}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -41,7 +41,7 @@ func TestDCTSendSRQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		sge := []rq.Sge{{Addr: dst.Addr + uint64(512*i), Length: 512, Lkey: dst.LKey}}
+		sge := []rq.SGE{{Addr: dst.Addr + uint64(512*i), Length: 512, LKey: dst.LKey}}
 		if err := srq.RQ().Post(uint64(50+i), sge); err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func (r *xtsRig) configure(n int, sig *mlx.SigBlockAttr, crypto *mlx.CryptoAttr)
 	}
 	errs := []error{s.Start(), s.MkeyConfigure(r.mk.Mkey(), uint8(setters), &mlx.MkeyConfAttr{}),
 		s.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE),
-		s.SetMkeyLayoutList([]mlx.SGE{{Addr: r.mem.Addr, Length: uint32(n), Lkey: r.mem.LKey}})}
+		s.SetMkeyLayoutList([]mlx.SGE{{Addr: r.mem.Addr, Length: uint32(n), LKey: r.mem.LKey}})}
 	if sig != nil {
 		errs = append(errs, s.SetMkeySigBlock(sig))
 	}
@@ -172,7 +172,7 @@ func (r *xtsRig) read(n int) {
 // the bytes received.
 func (r *xtsRig) send(n int) uint32 {
 	r.t.Helper()
-	if err := r.b.RQ().Post(4, []rq.Sge{{Addr: r.wire.Addr, Length: rigBytes, Lkey: r.wire.LKey}}); err != nil {
+	if err := r.b.RQ().Post(4, []rq.SGE{{Addr: r.wire.Addr, Length: rigBytes, LKey: r.wire.LKey}}); err != nil {
 		r.t.Fatal(err)
 	}
 	s := r.a.SQ()
@@ -185,7 +185,7 @@ func (r *xtsRig) send(n int) uint32 {
 // the mkey's first m memory-domain bytes).
 func (r *xtsRig) receive(n, m int) {
 	r.t.Helper()
-	if err := r.a.RQ().Post(6, []rq.Sge{{Addr: 0, Length: uint32(m), Lkey: r.mk.LKey()}}); err != nil {
+	if err := r.a.RQ().Post(6, []rq.SGE{{Addr: 0, Length: uint32(m), LKey: r.mk.LKey()}}); err != nil {
 		r.t.Fatal(err)
 	}
 	s := r.b.SQ()

@@ -44,7 +44,7 @@ func TestNilArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}}
 	attr := &mlx.MkeyConfAttr{}
 	for _, c := range []struct {
 		name, rule string
@@ -55,7 +55,7 @@ func TestNilArguments(t *testing.T) {
 		{"BindMW nil mw", "ibv_wr.bind_mw.mw", false, nil,
 			func(q *sq.SQ) error { return q.BindMW(nil, 1, &sq.MWBindInfo{Length: 64}) }},
 		{"BindMW nil info", "ibv_wr.bind_mw.bind_info", false, nil,
-			func(q *sq.SQ) error { return q.BindMW(&sq.MW{Rkey: 1}, 1, nil) }},
+			func(q *sq.SQ) error { return q.BindMW(&sq.MW{RKey: 1}, 1, nil) }},
 		{"MkeyConfigure nil mkey", "mkey_configure.mkey", false, nil,
 			func(q *sq.SQ) error { return q.MkeyConfigure(nil, 0, attr) }},
 		{"MkeyConfigure nil attr", "mkey_configure.attr", false, nil,

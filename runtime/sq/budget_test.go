@@ -18,7 +18,7 @@ func TestBudgetCountsPSVs(t *testing.T) {
 	dom := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	dom.SetSigDif(&dif)
 	sig := mlx.SigBlockAttr{Mem: &dom, Wire: &dom, CheckMask: 0xff}
-	sges := []mlx.SGE{{Addr: 1, Length: 512, Lkey: 2}}
+	sges := []mlx.SGE{{Addr: 1, Length: 512, LKey: 2}}
 	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &sig)
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func (q *SQ) SendInv(rkey uint32) error {
 func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 	s := (*mlx.WQERaddrSeg)(q.at(off))
 	s.SetRaddr(raddr)
-	s.SetRkey(rkey)
+	s.SetRKey(rkey)
 	s.SetReserved(0)
 }
 
@@ -144,12 +144,12 @@ func (q *SQ) mkeyCtx(m int) *mlx.WQEMkeyContextSeg {
 // freeMkey writes the UMR of a local invalidate (or of a zero-length bind):
 // the mkey is freed, and only the two fields that say so are written in
 // its context.
-func (q *SQ) freeMkey(u, m int, newRkey uint32) {
+func (q *SQ) freeMkey(u, m int, newRKey uint32) {
 	uc := q.umrCtrl(u)
 	uc.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE | mlx.MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | mlx.MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN)
 	uc.SetMkeyMask(uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY | mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN))
 	mc := q.mkeyCtx(m)
-	mc.SetQPNMkey(0xffffff00 | newRkey&0xff)
+	mc.SetQPNMkey(0xffffff00 | newRKey&0xff)
 	mc.SetFree(0x40)
 	q.curSize = 8
 }
@@ -200,7 +200,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 	if err := q.room(fn, size); err != nil {
 		return err
 	}
-	u, m := q.umrHeader(wrDataBindMW, mw.Rkey)
+	u, m := q.umrHeader(wrDataBindMW, mw.RKey)
 	if info.Length == 0 {
 		q.freeMkey(u, m, rkey)
 	} else {
@@ -223,7 +223,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 		k := q.wrap(m + mlx.WQEMkeyContextSegSize)
 		klm := (*mlx.WQEUMRKLMSeg)(q.at(k))
 		klm.SetByteCount(uint32(info.Length))
-		klm.SetMkey(info.Lkey)
+		klm.SetMkey(info.LKey)
 		klm.SetAddress(info.Addr)
 		clear(q.bytes(k+mlx.WQEUMRKLMSegSize, wqebb-mlx.WQEUMRKLMSegSize))
 		q.curSize = 12
@@ -236,7 +236,7 @@ func (q *SQ) BindMW(mw *MW, rkey uint32, info *MWBindInfo) error {
 // Memcpy builds a DMA copy of length bytes (at most the device's
 // max_wr_memcpy_length) from src to dest. mlx5dv_wr_memcpy; rdma-core:
 // mlx5_send_wr_memcpy.
-func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr uint64, length uint64) error {
+func (q *SQ) Memcpy(destLKey uint32, destAddr uint64, srcLKey uint32, srcAddr uint64, length uint64) error {
 	fn := mlx.FnWRMemcpy
 	if err := q.chk.Memcpy(fn, q.wrFlags, length); err != nil {
 		return err
@@ -257,15 +257,15 @@ func (q *SQ) Memcpy(destLkey uint32, destAddr uint64, srcLkey uint32, srcAddr ui
 	c.SetOpmod(opModMMODMA)
 	md := (*mlx.MMOMetadataSeg)(q.at(q.curCtrl + 16))
 	md.SetMMOControl310(0)
-	md.SetLocalKey(q.pd.OpaqueLkey)
+	md.SetLocalKey(q.pd.OpaqueLKey)
 	md.SetLocalAddress(q.pd.OpaqueAddr)
 	src := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 32))
 	src.SetByteCount(bc)
-	src.SetLkey(srcLkey)
+	src.SetLKey(srcLKey)
 	src.SetAddr(srcAddr)
 	dst := (*mlx.WQEDataSeg)(q.at(q.curCtrl + 48))
 	dst.SetByteCount(bc)
-	dst.SetLkey(destLkey)
+	dst.SetLKey(destLKey)
 	dst.SetAddr(destAddr)
 	q.curSize = 4
 	q.finalize()

@@ -7,13 +7,13 @@ import (
 )
 
 // RDMAWriteReq is one RDMA write of a burst: Length bytes at Addr (under
-// Lkey) to Raddr (under Rkey), reported with WRID.
+// LKey) to Raddr (under RKey), reported with WRID.
 type RDMAWriteReq struct {
 	WRID   uint64
 	Raddr  uint64
 	Addr   uint64
-	Rkey   uint32
-	Lkey   uint32
+	RKey   uint32
+	LKey   uint32
 	Length uint32
 }
 
@@ -148,11 +148,11 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 		q.curSize = (16 + t + mlx.WQERaddrSegSize) / 16
 		off := q.wrap(q.curCtrl + 16 + t)
 		q.curData = off + mlx.WQERaddrSegSize
-		q.setRaddr(off, r.Rkey, r.Raddr)
+		q.setRaddr(off, r.RKey, r.Raddr)
 		if r.Length != 0 {
 			d := (*mlx.WQEDataSeg)(q.at(q.curData))
 			d.SetByteCount(r.Length)
-			d.SetLkey(r.Lkey)
+			d.SetLKey(r.LKey)
 			d.SetAddr(r.Addr)
 			q.curSize++
 		}
@@ -183,7 +183,7 @@ func (c burstChunk) write(k uint32) {
 	r, wqe, slot, st, ctrl, pi, d, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.pi, c.d, c.word2
 	for {
 		if r.Length != 0 {
-			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.Lkey))
+			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.LKey))
 			be64(unsafe.Add(wqe, 40), r.Addr)
 			be64(wqe, ctrl)
 		} else {
@@ -191,7 +191,7 @@ func (c burstChunk) write(k uint32) {
 		}
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
-		be64(unsafe.Add(wqe, 24), uint64(r.Rkey)<<32)
+		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32)
 		*slot = Slot{WRID: r.WRID, WQEHead: pi + d, Opcode: uint8(mlx.MLX5_OPCODE_RDMA_WRITE)}
 		*st = pi
 		// Stop before stepping past the last: a pointer past the end of

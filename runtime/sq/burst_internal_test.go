@@ -39,12 +39,12 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 		}
 		qs[i], mems[i] = q, mem
 	}
-	list := []mlx.SGE{{Addr: 1, Length: 2, Lkey: 3}, {Addr: 4, Length: 5, Lkey: 6}, {Addr: 7, Length: 8, Lkey: 9}}
+	list := []mlx.SGE{{Addr: 1, Length: 2, LKey: 3}, {Addr: 4, Length: 5, LKey: 6}, {Addr: 7, Length: 8, LKey: 9}}
 	reqs := make([]RDMAWriteReq, 7)
 	for batch := 1; ; batch++ {
 		n := 1 + batch%len(reqs)
 		for i := range reqs[:n] {
-			reqs[i] = RDMAWriteReq{WRID: uint64(batch*8 + i), Raddr: uint64(batch) << 12, Addr: uint64(i), Rkey: uint32(batch), Lkey: 7, Length: uint32(i % 3)}
+			reqs[i] = RDMAWriteReq{WRID: uint64(batch*8 + i), Raddr: uint64(batch) << 12, Addr: uint64(i), RKey: uint32(batch), LKey: 7, Length: uint32(i % 3)}
 		}
 		for k, q := range qs {
 			q.Start()
@@ -59,8 +59,8 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 			} else {
 				for _, r := range reqs[:n] {
 					q.SetWRID(r.WRID)
-					q.RDMAWrite(r.Rkey, r.Raddr)
-					q.SetSGE(r.Lkey, r.Addr, r.Length)
+					q.RDMAWrite(r.RKey, r.Raddr)
+					q.SetSGE(r.LKey, r.Addr, r.Length)
 				}
 			}
 			if err := q.Complete(); err != nil {

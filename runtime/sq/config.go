@@ -19,7 +19,7 @@ type BlueFlame struct {
 // PD is what memcpy needs of the protection domain: the opaque MR and
 // buffer its metadata segment points at.
 type PD struct {
-	OpaqueLkey uint32
+	OpaqueLKey uint32
 	OpaqueAddr uint64
 }
 

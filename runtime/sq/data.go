@@ -36,7 +36,7 @@ func (q *SQ) setSGE(lkey uint32, addr uint64, length uint32) error {
 		}
 		d := (*mlx.WQEDataSeg)(q.at(q.curData))
 		d.SetByteCount(length)
-		d.SetLkey(lkey)
+		d.SetLKey(lkey)
 		d.SetAddr(addr)
 		q.curSize++
 	}
@@ -76,7 +76,7 @@ func (q *SQ) SetSGEList(sges []mlx.SGE) error {
 		}
 		d := (*mlx.WQEDataSeg)(q.at(off))
 		d.SetByteCount(g.Length)
-		d.SetLkey(g.Lkey)
+		d.SetLKey(g.LKey)
 		d.SetAddr(g.Addr)
 		off += mlx.WQEDataSegSize
 	}

@@ -88,7 +88,7 @@ func (r *runner) dataCall(s step) (error, bool) {
 	case "ibv_wr_bind_mw":
 		var mw *sq.MW
 		if n := s.args["mw"]; n == nil || n.Tag != "!!null" {
-			mw = &sq.MW{Rkey: 0x300}
+			mw = &sq.MW{RKey: 0x300}
 		}
 		return q.BindMW(mw, rkey, r.bindInfo(s)), true
 	case "ibv_wr_set_sge":
@@ -184,8 +184,8 @@ func (r *runner) burst(s step) error {
 	reqs := make([]sq.RDMAWriteReq, 0, len(s.parts)/2)
 	for i := 0; i+1 < len(s.parts); i += 2 {
 		w, g := s.parts[i], s.parts[i+1]
-		reqs = append(reqs, sq.RDMAWriteReq{Rkey: uint32(r.arg(w, "rkey", 0x200)), Raddr: r.arg(w, "remote_addr", 0x20000),
-			Lkey: r.lkey(g, "lkey"), Addr: r.arg(g, "addr", 0x10000), Length: uint32(r.arg(g, "length", 64))})
+		reqs = append(reqs, sq.RDMAWriteReq{RKey: uint32(r.arg(w, "rkey", 0x200)), Raddr: r.arg(w, "remote_addr", 0x20000),
+			LKey: r.lkey(g, "lkey"), Addr: r.arg(g, "addr", 0x10000), Length: uint32(r.arg(g, "length", 64))})
 	}
 	return r.q.RDMAWriteBurst(reqs)
 }
@@ -197,7 +197,7 @@ func (r *runner) burst(s step) error {
 func (r *runner) template(s step) error {
 	conf := s.parts[0]
 	mk := r.mkey(conf)
-	sges := []mlx.SGE{{Addr: 0x10000, Length: 4096, Lkey: 0x100}}
+	sges := []mlx.SGE{{Addr: 0x10000, Length: 4096, LKey: 0x100}}
 	if len(s.parts) == 1 {
 		r.last = "ConfigureMkey"
 		var t *sq.MkeyTemplate

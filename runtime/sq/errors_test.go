@@ -200,7 +200,7 @@ func TestCryptoMkeyBeforeConfiguration(t *testing.T) {
 	mk := sq.NewMkey(0x12300, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
 	q.Start()
 	q.RDMAWrite(0x200, 0x20000)
-	if err := q.SetSGE(mk.Lkey, 0, 512); err != nil {
+	if err := q.SetSGE(mk.LKey, 0, 512); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Complete(); err != nil || q.CurPost() != 1 {
@@ -231,7 +231,7 @@ func TestErrorIndexAfterUMR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sges := []mlx.SGE{{Addr: 0x10000, Length: 512, Lkey: 0x100}}
+	sges := []mlx.SGE{{Addr: 0x10000, Length: 512, LKey: 0x100}}
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	q.Start()
 	steps := []error{

@@ -154,3 +154,58 @@ func exportedRecv(r *ast.FieldList) bool {
 func describe(s *ast.SelectorExpr) string {
 	return "the exported API names " + s.X.(*ast.Ident).Name + "." + s.Sel.Name + ", of an internal package"
 }
+
+// TestOneKeySpelling: the exported API spells the keys and the scatter/
+// gather element one way, LKey, RKey and SGE (MR.LKey beside SGE.LKey),
+// in the hand-written packages and the generated ones alike.
+func TestOneKeySpelling(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	bad := map[string]string{"Lkey": "LKey", "Rkey": "RKey", "Sge": "SGE"}
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			n := d.Name()
+			if path != root && (n == "testdata" || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok || !id.IsExported() {
+				return true
+			}
+			for w, want := range bad {
+				if i := strings.Index(id.Name, w); i >= 0 && !isLower(id.Name, i+len(w)) {
+					t.Errorf("%s: %s spells %s (want %s)", fset.Position(id.Pos()), id.Name, w, want)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d files: the walk missed the module", checked)
+	}
+}
+
+// isLower reports whether name has a lower-case letter at i (Sges is
+// still Sge; Sgeneric would not be).
+func isLower(name string, i int) bool {
+	return i < len(name) && name[i] >= 'a' && name[i] <= 'z' && name[i] != 's'
+}

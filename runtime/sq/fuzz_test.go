@@ -133,7 +133,7 @@ func (f *fuzzer) call(op byte, arg uint32) (err error) {
 		}
 		err = f.q.RawWQE(w)
 	case 17:
-		err = f.q.BindMW(&sq.MW{Rkey: 5}, arg, &sq.MWBindInfo{Length: uint64(arg) << 24})
+		err = f.q.BindMW(&sq.MW{RKey: 5}, arg, &sq.MWBindInfo{Length: uint64(arg) << 24})
 	case 18:
 		err = f.q.ConfigureMkey(f.mk, f.tmpl, make([]mlx.SGE, arg%10))
 	case 20:
@@ -160,7 +160,7 @@ func (f *fuzzer) call(op byte, arg uint32) (err error) {
 func (f *fuzzer) extreme(op byte, arg uint32) (err error) {
 	switch op {
 	case 28:
-		mw, info := &sq.MW{Rkey: 5}, &sq.MWBindInfo{Length: uint64(arg) << 56}
+		mw, info := &sq.MW{RKey: 5}, &sq.MWBindInfo{Length: uint64(arg) << 56}
 		if arg&1 == 0 {
 			mw = nil
 		} else {
@@ -192,7 +192,7 @@ func (f *fuzzer) extreme(op byte, arg uint32) (err error) {
 			err = f.q.MRInterleaved(nil, mlx.IBV_ACCESS_LOCAL_WRITE, ^uint32(0), nil)
 		}
 	case 34:
-		huge := []mlx.SGE{{Addr: ^uint64(0), Length: ^uint32(0), Lkey: ^uint32(0)}, {Length: ^uint32(0)}}
+		huge := []mlx.SGE{{Addr: ^uint64(0), Length: ^uint32(0), LKey: ^uint32(0)}, {Length: ^uint32(0)}}
 		err = f.q.SetMkeyLayoutList(huge)
 	case 35:
 		data := []mlx.MRInterleaved{{Addr: ^uint64(0), BytesCount: ^uint32(0), BytesSkip: ^uint32(0)}}

@@ -130,7 +130,7 @@ func (r *runner) lkey(s step, k string) uint32 {
 	n := s.args[k]
 	if n != nil && strings.HasSuffix(n.Value, ".lkey") {
 		if m := r.mkeys[strings.TrimSuffix(n.Value, ".lkey")]; m != nil {
-			return m.Lkey
+			return m.LKey
 		}
 	}
 	return uint32(r.arg(s, k, 0x100))
@@ -157,7 +157,7 @@ func (r *runner) sges(s step, list, num string, def uint32) []mlx.SGE {
 	out := make([]mlx.SGE, k)
 	for i := range out {
 		if nodes == nil {
-			out[i] = mlx.SGE{Addr: 0x10000, Length: def, Lkey: 0x100}
+			out[i] = mlx.SGE{Addr: 0x10000, Length: def, LKey: 0x100}
 			continue
 		}
 		r.v.Fill(reflect.ValueOf(&out[i]).Elem(), "sge", nodes[i])
@@ -172,7 +172,7 @@ func (r *runner) interleaved(s step) []mlx.MRInterleaved {
 	out := make([]mlx.MRInterleaved, k)
 	for i := range out {
 		if nodes == nil {
-			out[i] = mlx.MRInterleaved{Addr: 0x10000, BytesCount: 512, Lkey: 0x100}
+			out[i] = mlx.MRInterleaved{Addr: 0x10000, BytesCount: 512, LKey: 0x100}
 			continue
 		}
 		r.v.Fill(reflect.ValueOf(&out[i]).Elem(), "data", nodes[i])
@@ -186,5 +186,5 @@ func (r *runner) bindInfo(s step) *sq.MWBindInfo {
 	if c == nil {
 		return nil
 	}
-	return &sq.MWBindInfo{Lkey: 0x100, Addr: c.Addr, Length: c.Length, AccessFlags: c.MWAccessFlags}
+	return &sq.MWBindInfo{LKey: 0x100, Addr: c.Addr, Length: c.Length, AccessFlags: c.MWAccessFlags}
 }

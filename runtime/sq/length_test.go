@@ -69,16 +69,16 @@ var lengthForms = []lengthForm{
 		// The bad request is the burst's last: the good ones before it
 		// must not be written either.
 		return q.RDMAWriteBurst([]sq.RDMAWriteReq{
-			{WRID: 1, Raddr: 0x20000, Addr: 0x10000, Rkey: 0x200, Lkey: 0x100, Length: 64},
-			{WRID: 2, Raddr: 0x20040, Addr: 0x10040, Rkey: 0x200, Lkey: 0x100, Length: 0},
-			{WRID: 3, Raddr: 0x20080, Addr: 0x10080, Rkey: 0x200, Lkey: 0x100, Length: n},
+			{WRID: 1, Raddr: 0x20000, Addr: 0x10000, RKey: 0x200, LKey: 0x100, Length: 64},
+			{WRID: 2, Raddr: 0x20040, Addr: 0x10040, RKey: 0x200, LKey: 0x100, Length: 0},
+			{WRID: 3, Raddr: 0x20080, Addr: 0x10080, RKey: 0x200, LKey: 0x100, Length: n},
 		})
 	}},
 	{"SetSGEList", "ibv_wr_set_sge_list", func(q *sq.SQ, n uint32) error {
 		if err := q.Send(); err != nil {
 			return err
 		}
-		return q.SetSGEList([]mlx.SGE{{Addr: 0x10000, Length: 0, Lkey: 0x100}, {Addr: 0x20000, Length: n, Lkey: 0x101}})
+		return q.SetSGEList([]mlx.SGE{{Addr: 0x10000, Length: 0, LKey: 0x100}, {Addr: 0x20000, Length: n, LKey: 0x101}})
 	}},
 }
 
@@ -221,7 +221,7 @@ func checkLengthError(t *testing.T, err error, re *mlx.RuleError, rule, setter s
 // refused with ibv_wr.msg_size; with max_msg_sz unknown the same list is
 // posted (the sum is not checked), and a list's bit-31 element is named.
 func TestLengthRulesListAndInline(t *testing.T) {
-	list := []mlx.SGE{{Addr: 0x10000, Length: 1 << 29, Lkey: 0x100}, {Addr: 0x20000, Length: 1<<29 + 1, Lkey: 0x101}}
+	list := []mlx.SGE{{Addr: 0x10000, Length: 1 << 29, LKey: 0x100}, {Addr: 0x20000, Length: 1<<29 + 1, LKey: 0x101}}
 	for _, tc := range []struct {
 		name   string
 		maxMsg uint64

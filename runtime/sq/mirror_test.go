@@ -58,7 +58,7 @@ func sameLayout(a, b reflect.Type, mirrors map[reflect.Type]reflect.Type) string
 // (unexported) travels with it.
 func TestMkeyConversionSharesState(t *testing.T) {
 	m := NewMkey(0x1200, 0, 5)
-	if m.NumDesc != 8 || m.Lkey != 0x1200 {
+	if m.NumDesc != 8 || m.LKey != 0x1200 {
 		t.Fatalf("NewMkey: %+v", m)
 	}
 	m.check().Length = 4096

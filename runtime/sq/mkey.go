@@ -17,7 +17,7 @@ import (
 // configuration without a copy: the hot path converts the pointer
 // (check), and TestMkeyMirrorsChecker keeps the two layouts equal.
 type Mkey struct {
-	Lkey    uint32
+	LKey    uint32
 	Flags   mlx.MkeyInitAttrFlags
 	NumDesc int    // max_entries rounded up to a multiple of 4
 	Length  uint64 // as the last layout set it

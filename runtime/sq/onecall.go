@@ -123,7 +123,7 @@ func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, r
 	if length != 0 {
 		d := (*mlx.WQEDataSeg)(q.at(q.curData))
 		d.SetByteCount(length)
-		d.SetLkey(lkey)
+		d.SetLKey(lkey)
 		d.SetAddr(addr)
 		q.curSize++
 	}

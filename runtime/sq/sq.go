@@ -70,12 +70,12 @@ type DEK struct {
 
 // MW is a memory window (ibv_wr_bind_mw).
 type MW struct {
-	Rkey uint32
+	RKey uint32
 }
 
 // MWBindInfo is struct ibv_mw_bind_info.
 type MWBindInfo struct {
-	Lkey        uint32 // the MR's lkey
+	LKey        uint32 // the MR's lkey
 	Addr        uint64
 	Length      uint64
 	AccessFlags mlx.AccessFlags

@@ -110,8 +110,8 @@ func TestBindMW(t *testing.T) {
 	q.SetWRID(7)
 	q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
 	q.Start()
-	mw := &sq.MW{Rkey: 0xaabbcc01}
-	info := &sq.MWBindInfo{Lkey: 0x5000, Addr: 0x10000, Length: 0x2000, AccessFlags: mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE}
+	mw := &sq.MW{RKey: 0xaabbcc01}
+	info := &sq.MWBindInfo{LKey: 0x5000, Addr: 0x10000, Length: 0x2000, AccessFlags: mlx.IBV_ACCESS_REMOTE_READ | mlx.IBV_ACCESS_REMOTE_WRITE}
 	if err := q.BindMW(mw, 0xaabbcc02, info); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestNew(t *testing.T) {
 func TestBurstMatchesCalls(t *testing.T) {
 	reqs := make([]sq.RDMAWriteReq, 11)
 	for i := range reqs {
-		reqs[i] = sq.RDMAWriteReq{WRID: uint64(100 + i), Raddr: 0x1000 * uint64(i), Addr: 0x7000 + uint64(i), Rkey: 0x10 + uint32(i), Lkey: 0x20, Length: uint32(i * 3 % 4)}
+		reqs[i] = sq.RDMAWriteReq{WRID: uint64(100 + i), Raddr: 0x1000 * uint64(i), Addr: 0x7000 + uint64(i), RKey: 0x10 + uint32(i), LKey: 0x20, Length: uint32(i * 3 % 4)}
 	}
 	for _, flags := range []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED} {
 		a, amem := newSQ(t, 16, 0)
@@ -260,8 +260,8 @@ func TestBurstMatchesCalls(t *testing.T) {
 		}
 		for _, r := range reqs {
 			b.SetWRID(r.WRID)
-			b.RDMAWrite(r.Rkey, r.Raddr)
-			b.SetSGE(r.Lkey, r.Addr, r.Length)
+			b.RDMAWrite(r.RKey, r.Raddr)
+			b.SetSGE(r.LKey, r.Addr, r.Length)
 		}
 		for _, q := range []*sq.SQ{a, b} {
 			if err := q.Complete(); err != nil {
@@ -304,7 +304,7 @@ func TestNoAllocations(t *testing.T) {
 	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(&dif)
 	sig := mlx.SigBlockAttr{Wire: &wire, CheckMask: 0xff}
-	sges := []mlx.SGE{{Addr: 1, Length: 512, Lkey: 2}, {Addr: 3, Length: 512, Lkey: 4}}
+	sges := []mlx.SGE{{Addr: 1, Length: 512, LKey: 2}, {Addr: 3, Length: 512, LKey: 4}}
 	reqs := make([]sq.RDMAWriteReq, 4)
 	conf := &mlx.MkeyConfAttr{}
 	data := []byte("inline payload")

@@ -124,13 +124,13 @@ func (q *SQ) writeTemplate(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, le
 	}
 	q.headWQE(base, mlx.MLX5_OPCODE_UMR, ds, fcs)
 	c := (*[16]byte)(q.at(base))
-	binary.BigEndian.PutUint32(c[12:16], mk.Lkey)
+	binary.BigEndian.PutUint32(c[12:16], mk.LKey)
 	u := (*mlx.WQEUMRCtrlSeg)(q.at(base + mlx.WQECtrlSegSize))
 	*u = g.umr
 	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
 	m := (*mlx.WQEMkeyContextSeg)(q.at(base + wqebb))
 	*m = g.mkc
-	m.SetQPNMkey(0xffffff00 | mk.Lkey&0xff)
+	m.SetQPNMkey(0xffffff00 | mk.LKey&0xff)
 	m.SetLen(length)
 	off := base + umrFixed
 	q.klms(off, sges)

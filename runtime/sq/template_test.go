@@ -70,7 +70,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 					q.Completed(q.Outstanding())
 					q.SetWRFlags(flags)
 				}
-				sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x9000, Length: 1024, Lkey: 8}, {Addr: 0x20000, Length: 0, Lkey: 9}}
+				sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}, {Addr: 0x9000, Length: 1024, LKey: 8}, {Addr: 0x20000, Length: 0, LKey: 9}}
 				// Twice: a fresh signature mkey goes the long way first.
 				for round := 0; round < 2; round++ {
 					for i := range sides {
@@ -148,7 +148,7 @@ func TestConfigureMkeyRules(t *testing.T) {
 // without a signature after an aborted batch).
 func TestConfigureMkeyRejectsWriteNothing(t *testing.T) {
 	sigFlags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}}
 	q, mem := newSQ(t, 16, 0)
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 
@@ -186,7 +186,7 @@ func TestBurstFallbackMatchesCalls(t *testing.T) {
 	a, amem := newDCI(t)
 	b, bmem := newDCI(t)
 	ah := &sq.AH{}
-	r := sq.RDMAWriteReq{WRID: 9, Raddr: 0x5000, Addr: 0x7000, Rkey: 0x11, Lkey: 0x22, Length: 64}
+	r := sq.RDMAWriteReq{WRID: 9, Raddr: 0x5000, Addr: 0x7000, RKey: 0x11, LKey: 0x22, Length: 64}
 	for i := 0; i < 12; i++ { // around the ring
 		a.SetWRFlags(mlx.IBV_SEND_SIGNALED)
 		b.SetWRFlags(mlx.IBV_SEND_SIGNALED)
@@ -196,8 +196,8 @@ func TestBurstFallbackMatchesCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.SetWRID(r.WRID)
-		b.RDMAWrite(r.Rkey, r.Raddr)
-		b.SetSGE(r.Lkey, r.Addr, r.Length)
+		b.RDMAWrite(r.RKey, r.Raddr)
+		b.SetSGE(r.LKey, r.Addr, r.Length)
 		for _, q := range []*sq.SQ{a, b} {
 			if err := q.SetDCAddr(ah, 0x20, 0x1234); err != nil {
 				t.Fatal(err)
@@ -227,7 +227,7 @@ func TestConfigureMkeyRingRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: 7}, {Addr: 0x2000, Length: 512, Lkey: 7}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}, {Addr: 0x2000, Length: 512, LKey: 7}}
 	const need = 5 // the UMR (ctrl and UMR ctrl, mkey context, translation, BSF) and a SET_PSV
 	for _, free := range []int{need, need - 1} {
 		q, mem := newSQ(t, 16, 0)

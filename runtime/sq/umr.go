@@ -173,7 +173,7 @@ func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32) {
 	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
 	*(*[32]byte)(u[16:48]) = [32]byte{}
 	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
-	binary.BigEndian.PutUint64(m[0:8], uint64(q.umr.access)<<40|uint64(0xffffff00|mk.Lkey&0xff))
+	binary.BigEndian.PutUint64(m[0:8], uint64(q.umr.access)<<40|uint64(0xffffff00|mk.LKey&0xff))
 	binary.BigEndian.PutUint64(m[8:16], uint64(flagsPD))
 	binary.BigEndian.PutUint64(m[16:24], 0)
 	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
@@ -273,7 +273,7 @@ func (q *SQ) layoutList(sges []mlx.SGE, length uint64) {
 		}
 		k := (*mlx.WQEUMRKLMSeg)(q.at(off))
 		k.SetByteCount(sges[i].Length)
-		k.SetMkey(sges[i].Lkey)
+		k.SetMkey(sges[i].LKey)
 		k.SetAddress(sges[i].Addr)
 		off += mlx.WQEUMRKLMSegSize
 	}
@@ -286,7 +286,7 @@ func (q *SQ) klms(off int, sges []mlx.SGE) {
 	p := q.at(off) // once: the stores could alias q.ring for the compiler
 	for i := range sges {
 		k := (*[16]byte)(unsafe.Add(p, i*mlx.WQEUMRKLMSegSize))
-		binary.BigEndian.PutUint64(k[0:8], uint64(sges[i].Length)<<32|uint64(sges[i].Lkey))
+		binary.BigEndian.PutUint64(k[0:8], uint64(sges[i].Length)<<32|uint64(sges[i].LKey))
 		binary.BigEndian.PutUint64(k[8:16], sges[i].Addr)
 	}
 }
@@ -310,7 +310,7 @@ func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.MRInterleaved, length, 
 		e.SetVa(d.Addr)
 		e.SetByteCount(uint16(d.BytesCount))
 		e.SetStride(uint16(d.BytesCount + d.BytesSkip))
-		e.SetMemkey(d.Lkey)
+		e.SetMemkey(d.LKey)
 		off += mlx.WQEUMRRepeatEntSegSize
 	}
 	xlat := 16 * (len(data) + 1)
@@ -443,7 +443,7 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if p.PSVs {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
 	}
-	q.umrHead(mk.Lkey, fcs)
+	q.umrHead(mk.LKey, fcs)
 	if !p.PSVs {
 		return
 	}

@@ -50,7 +50,7 @@ func postWrite(q *device.QP, wrid uint64, src, dst *device.MR, n uint32) error {
 // postRecv posts one receive, retrying while the queue is full.
 func postRecv(q *device.QP, wrid uint64, mr *device.MR, n uint32) error {
 	return whileFull(func() error {
-		return q.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
+		return q.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, LKey: mr.LKey}})
 	})
 }
 
@@ -178,7 +178,7 @@ func testPostPollSplit(t *testing.T, c *device.Context) {
 // postSRQ posts one receive on an SRQ, retrying while it is full.
 func postSRQ(s *device.SRQ, wrid uint64, mr *device.MR, n uint32) error {
 	return whileFull(func() error {
-		return s.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, Lkey: mr.LKey}})
+		return s.RQ().Post(wrid, []mlx.SGE{{Addr: mr.Addr, Length: n, LKey: mr.LKey}})
 	})
 }
 

@@ -251,7 +251,7 @@ func testBadArguments(t *testing.T, c *device.Context) {
 func testMkey(t *testing.T, c *device.Context) {
 	pd := Must[*device.PD](t, "AllocPD")(c.AllocPD())
 	mk := Must[*device.Mkey](t, "CreateMkey")(pd.CreateMkey(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4))
-	if mk.Mkey() == nil || mk.Mkey().Lkey != mk.LKey() {
+	if mk.Mkey() == nil || mk.Mkey().LKey != mk.LKey() {
 		t.Fatalf("the writer's mkey does not carry lkey %#x", mk.LKey())
 	}
 	if err := pd.Close(); err != nil {

@@ -67,7 +67,7 @@ func testSRQPost(t *testing.T, c *device.Context) {
 		t.Fatalf("SRQ %#x: MaxWR %d, MaxGS %d; want a number, 5 and 1 at least", s.SRQN(), s.MaxWR(), s.RQ().MaxGS())
 	}
 	mr := Must[*device.MR](t, "RegMR")(pd.RegMR(Buffer(t, 4096), mlx.IBV_ACCESS_LOCAL_WRITE))
-	sge := []rq.Sge{{Addr: mr.Addr, Length: 64, Lkey: mr.LKey}}
+	sge := []rq.SGE{{Addr: mr.Addr, Length: 64, LKey: mr.LKey}}
 	for i := range s.MaxWR() {
 		if err := s.RQ().Post(uint64(i), sge); err != nil {
 			t.Fatalf("post %d of %d: %v", i, s.MaxWR(), err)
@@ -77,7 +77,7 @@ func testSRQPost(t *testing.T, c *device.Context) {
 	if err := s.RQ().Post(99, sge); !errors.As(err, &re) || !strings.Contains(err.Error(), "srq_room") {
 		t.Fatalf("a post past MaxWR: %v, want the rule post_recv.srq_room", err)
 	}
-	many := make([]rq.Sge, s.RQ().MaxGS()+1)
+	many := make([]rq.SGE, s.RQ().MaxGS()+1)
 	if err := s.RQ().Post(98, many); !errors.As(err, &re) || !strings.Contains(err.Error(), "srq_sge_count") {
 		t.Fatalf("a post of %d SGEs: %v, want the rule post_recv.srq_sge_count", len(many), err)
 	}
@@ -106,7 +106,7 @@ func testSRQSend(t *testing.T, c *device.Context) {
 	const slot = 256
 	for round := range 3 { // past the ring's WQEs: freed WQEs are reused
 		for i := range 4 {
-			sge := []rq.Sge{{Addr: dst.Addr + uint64(i*slot), Length: slot, Lkey: dst.LKey}}
+			sge := []rq.SGE{{Addr: dst.Addr + uint64(i*slot), Length: slot, LKey: dst.LKey}}
 			if err := p.SRQ.RQ().Post(uint64(100*round+i), sge); err != nil {
 				t.Fatalf("round %d: post %d: %v", round, i, err)
 			}

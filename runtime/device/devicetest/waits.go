@@ -251,7 +251,7 @@ func pollWaitArrival(t *testing.T, c *device.Context, ch *device.CompChannel) {
 	ctx, cancel := context.WithTimeout(context.Background(), PollTimeout)
 	defer cancel()
 	for round := range 3 {
-		if err := srq.RQ().Post(uint64(100+round), []rq.Sge{{Addr: dst.Addr, Length: 64, Lkey: dst.LKey}}); err != nil {
+		if err := srq.RQ().Post(uint64(100+round), []rq.SGE{{Addr: dst.Addr, Length: 64, LKey: dst.LKey}}); err != nil {
 			t.Fatalf("post receive: %v", err)
 		}
 		type result struct {

@@ -20,7 +20,7 @@ func standIns(t *testing.T) {
 	r, d, u, ud := regMR, deregMR, umemReg, umemDereg
 	t.Cleanup(func() { regMR, deregMR, umemReg, umemDereg = r, d, u, ud })
 	regMR = func(_ *mlx.IBVPD, _ unsafe.Pointer, n uint64, _ mlx.AccessFlags) (*mlx.MR, error) {
-		return &mlx.MR{Lkey: 0x11, Rkey: 0x22, Length: n}, nil
+		return &mlx.MR{LKey: 0x11, RKey: 0x22, Length: n}, nil
 	}
 	deregMR = func(*mlx.MR) error { return nil }
 	umemReg = func(mv.IBVContext, unsafe.Pointer, uint64, mlx.AccessFlags) (*mlx.DevxUmem, error) {

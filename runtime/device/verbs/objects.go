@@ -66,7 +66,7 @@ func (p *vpd) RegMR(buf []byte, access mlx.AccessFlags) (device.BackendMR, error
 	return &vmr{mr: mr, buf: buf}, nil
 }
 
-func (m *vmr) Keys() (uint32, uint32) { return m.mr.Lkey, m.mr.Rkey }
+func (m *vmr) Keys() (uint32, uint32) { return m.mr.LKey, m.mr.RKey }
 
 // Close deregisters the MR, and only then lets buf go (a failed
 // deregistration leaves the device with the memory, so buf stays held).
@@ -88,7 +88,7 @@ func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.Ba
 	return vmkey{mk}, nil
 }
 
-func (m vmkey) LKey() uint32 { return m.mk.Lkey }
+func (m vmkey) LKey() uint32 { return m.mk.LKey }
 
 // ErrSigMkeyPSV is the error of a signature mkey: see the package doc.
 var ErrSigMkeyPSV = errors.New("verbs: libmlx5 keeps a signature mkey's memory and wire PSV indexes in its private struct mlx5_mkey (mlx5_sig_ctx), which its public API does not expose; the SET_PSV work requests of mlx5dv_wr_set_mkey_sig_block carry them (sq.Mkey.MemPSV, WirePSV), so this API cannot drive a signature mkey on hardware yet")

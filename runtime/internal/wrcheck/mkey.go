@@ -37,8 +37,8 @@ func (c *Chain) builderOK(fn mlx.Func, wrFlags uint32) bool {
 // configure opens the configuration of m once begin and the argument
 // checks of the entry point passed.
 func (c *Chain) configure(fn mlx.Func, m *Mkey, numSetters uint8, reset bool) (*UMR, error) {
-	if m.Lkey&0xff != 0 && !c.qp.MkeyTagSupported {
-		return nil, c.fail(mlx5rules.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.Lkey & 0xff)})
+	if m.LKey&0xff != 0 && !c.qp.MkeyTagSupported {
+		return nil, c.fail(mlx5rules.ChainMkeyTag, fn, what{field: "mkey tag (lkey & 0xff)", test: mlx.TestZero, value: uint64(m.LKey & 0xff)})
 	}
 	c.touch(m)
 	if m.HasSig() {
@@ -309,10 +309,10 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	w := &c.wr
 	m := w.mkey
 	if m.Unknown && m.HasSig() && w.got&mlx5rules.GroupSignature == 0 && !w.resetSig {
-		return nil, c.fail(mlx5rules.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx5rules.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.LKey)})
 	}
 	if m.Unknown && m.HasCrypto() && w.got&mlx5rules.GroupCrypto == 0 {
-		return nil, c.fail(mlx5rules.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.Lkey)})
+		return nil, c.fail(mlx5rules.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.LKey)})
 	}
 	room := c.qp.MaxInlineData + 4
 	u := c.umr.set(m, int(w.xlat+63)&^63, 1)

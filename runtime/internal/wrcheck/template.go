@@ -126,7 +126,7 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	// mkey's max_entries; tmplEntries holds the QP's tables), and for a
 	// signature the length and COPY_MASK's block structure.
 	if !(c.ready && (!w.open || w.whole()) && wrFlags&need == need &&
-		(m.Lkey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
+		(m.LKey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
 		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc) ||
 		t.Sig && (length > 0xffffffff || !t.copyOK) {
 		return nil

@@ -106,7 +106,7 @@ func (d *Domain) set(src *mlx.SigBlockDomain) {
 
 // Mkey is an indirect mkey as the checks and the builders see it.
 type Mkey struct {
-	Lkey    uint32
+	LKey    uint32
 	Flags   mlx.MkeyInitAttrFlags
 	NumDesc int    // max_entries rounded up to a multiple of 4
 	Length  uint64 // as the last layout set it
@@ -138,7 +138,7 @@ type Mkey struct {
 
 // NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
 func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
-	m := &Mkey{Lkey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3, sigErrs: new(uint32)}
+	m := &Mkey{LKey: lkey, Flags: flags, NumDesc: (maxEntries + 3) &^ 3, sigErrs: new(uint32)}
 	if m.HasSig() {
 		// A fresh signature mkey has one pending error-count update.
 		m.ErrCount, m.ErrCountUpdated = 1, true

@@ -29,7 +29,7 @@ func benchWrite(b *testing.B, signal int) {
 	const burst = 32
 	reqs := make([]sq.RDMAWriteReq, burst)
 	for i := range reqs {
-		reqs[i] = sq.RDMAWriteReq{WRID: uint64(i), Raddr: y.addr(i * 64), Addr: x.addr(i * 64), Rkey: y.key, Lkey: x.key, Length: 64}
+		reqs[i] = sq.RDMAWriteReq{WRID: uint64(i), Raddr: y.addr(i * 64), Addr: x.addr(i * 64), RKey: y.key, LKey: x.key, Length: 64}
 	}
 	wc := make([]cq.WC, burst)
 	b.ReportAllocs()
@@ -76,7 +76,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 	var id uint64
 	loop := func() {
 		id++
-		y.r.Post(id, []rq.Sge{{Addr: y.addr(0), Length: 64, Lkey: y.key}})
+		y.r.Post(id, []rq.SGE{{Addr: y.addr(0), Length: 64, LKey: y.key}})
 		x.q.Start()
 		x.q.SetWRFlags(mlx.IBV_SEND_SIGNALED)
 		x.q.RDMAWrite(y.key, y.addr(64))
@@ -111,7 +111,7 @@ func BenchmarkSendRecv64(b *testing.B) {
 	f, x, y := pair(b, defaults)
 	const burst = 16
 	wc := make([]cq.WC, burst)
-	sge := []rq.Sge{{Addr: y.addr(0), Length: 64, Lkey: y.key}}
+	sge := []rq.SGE{{Addr: y.addr(0), Length: 64, LKey: y.key}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; done += burst {

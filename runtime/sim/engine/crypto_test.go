@@ -36,7 +36,7 @@ func TestCryptoRoundTrip(t *testing.T) {
 	attr.InitialTweak[0] = 7
 	a.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		return firstErr(q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}), q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
-			q.SetMkeyLayoutList([]mlx.SGE{{Addr: a.addr(0), Length: 512, Lkey: a.key}}), q.SetMkeyCrypto(attr))
+			q.SetMkeyLayoutList([]mlx.SGE{{Addr: a.addr(0), Length: 512, LKey: a.key}}), q.SetMkeyCrypto(attr))
 	})
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success {

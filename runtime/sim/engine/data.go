@@ -196,12 +196,12 @@ func segmentWire(d *Device, w []byte, off, end int) (uint64, status) {
 	var n uint64
 	for ; off+mlx.WQEDataSegSize <= end; off += mlx.WQEDataSegSize {
 		ds := (*mlx.WQEDataSeg)(w[off : off+mlx.WQEDataSegSize])
-		if ds.ByteCount()&mlx.MLX5_INLINE_SEG != 0 || ds.Lkey() == mlx.MLX5_INVALID_LKEY {
+		if ds.ByteCount()&mlx.MLX5_INLINE_SEG != 0 || ds.LKey() == mlx.MLX5_INVALID_LKEY {
 			break
 		}
 		bc := uint64(ds.ByteCount())
-		if d != nil && bc != 0 && isMkey(ds.Lkey()) {
-			wire, err := d.mkeys.SpanWire(ds.Lkey(), bc, false)
+		if d != nil && bc != 0 && isMkey(ds.LKey()) {
+			wire, err := d.mkeys.SpanWire(ds.LKey(), bc, false)
 			if err == nil {
 				bc = wire
 			} else if !errors.Is(err, mkey.ErrNoMkey) {
@@ -238,7 +238,7 @@ func (x *exec) segments(l *sgl, d *Device, pd uint32, w []byte, off, end int, ne
 		}
 		ds := (*mlx.WQEDataSeg)(w[off : off+mlx.WQEDataSegSize])
 		off += mlx.WQEDataSegSize
-		lkey := ds.Lkey()
+		lkey := ds.LKey()
 		if lkey == mlx.MLX5_INVALID_LKEY {
 			break
 		}

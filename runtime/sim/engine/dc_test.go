@@ -79,7 +79,7 @@ func TestDCTSendSRQ(t *testing.T) {
 	if wc := a.poll(); len(wc) != 0 {
 		t.Fatalf("completed with the SRQ empty: %+v", wc)
 	}
-	srq.Post(77, []rq.Sge{{Addr: b.addr(300), Length: 64, Lkey: b.key}})
+	srq.Post(77, []rq.SGE{{Addr: b.addr(300), Length: 64, LKey: b.key}})
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].WRID != 1 || wc[0].Status != cq.Success {
 		t.Fatalf("DCI: %+v", wc)

@@ -128,8 +128,8 @@ func TestRemoteAccessFlags(t *testing.T) {
 // error and the requester gets a remote invalid request error.
 func TestReceiveTooSmall(t *testing.T) {
 	f, a, b := pair(t, defaults)
-	b.r.Post(3, []rq.Sge{{Addr: b.addr(0), Length: 4, Lkey: b.key}})
-	b.r.Post(4, []rq.Sge{{Addr: b.addr(0), Length: 4, Lkey: b.key}})
+	b.r.Post(3, []rq.SGE{{Addr: b.addr(0), Length: 4, LKey: b.key}})
+	b.r.Post(4, []rq.SGE{{Addr: b.addr(0), Length: 4, LKey: b.key}})
 	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemInvReqErr {
@@ -141,9 +141,9 @@ func TestReceiveTooSmall(t *testing.T) {
 	}
 }
 
-func TestReceiveBadLkey(t *testing.T) {
+func TestReceiveBadLKey(t *testing.T) {
 	f, a, b := pair(t, defaults)
-	b.r.Post(3, []rq.Sge{{Addr: b.addr(0), Length: 64, Lkey: 0xdead00}})
+	b.r.Post(3, []rq.SGE{{Addr: b.addr(0), Length: 64, LKey: 0xdead00}})
 	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.RemOpErr {
@@ -296,7 +296,7 @@ func TestMaxMsgSize(t *testing.T) {
 				return q.SetSGE(a.key, a.addr(0), 4097)
 			}
 			op(q, b)
-			return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4096, Lkey: a.key}, {Addr: a.addr(0), Length: 1, Lkey: 0xbad00}})
+			return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4096, LKey: a.key}, {Addr: a.addr(0), Length: 1, LKey: 0xbad00}})
 		})
 		f.Drain(10)
 		if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.LocLenErr {

@@ -18,7 +18,7 @@ func (q *QP) fastWrite(w []byte, ctrl *mlx.WQECtrlSeg) bool {
 	}
 	ra := (*mlx.WQERaddrSeg)(w[mlx.WQECtrlSegSize : mlx.WQECtrlSegSize+mlx.WQERaddrSegSize])
 	ds := (*mlx.WQEDataSeg)(w[mlx.WQECtrlSegSize+mlx.WQERaddrSegSize : size])
-	n, lkey, rkey := ds.ByteCount(), ds.Lkey(), ra.Rkey()
+	n, lkey, rkey := ds.ByteCount(), ds.LKey(), ra.RKey()
 	if n&mlx.MLX5_INLINE_SEG != 0 || n == 0 || n > q.dev.caps.MaxMsgSize || isMkey(lkey) || isMkey(rkey) {
 		return false
 	}

@@ -20,7 +20,7 @@ func TestMemoryWindow(t *testing.T) {
 	}
 	newKey := mwKey&^0xff | (mwKey+1)&0xff
 	b.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
-		return q.BindMW(&sq.MW{Rkey: mwKey}, newKey, &sq.MWBindInfo{Lkey: b.key, Addr: b.addr(1024), Length: 256,
+		return q.BindMW(&sq.MW{RKey: mwKey}, newKey, &sq.MWBindInfo{LKey: b.key, Addr: b.addr(1024), Length: 256,
 			AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
 	})
 	f.Drain(10)
@@ -50,7 +50,7 @@ func TestMemoryWindow(t *testing.T) {
 	mwKey, _ = b.d.AllocMW(b.pd)
 	newKey = mwKey&^0xff | (mwKey+1)&0xff
 	b.post(1, 0, func(q *sq.SQ) error {
-		return q.BindMW(&sq.MW{Rkey: mwKey}, newKey, &sq.MWBindInfo{Lkey: b.key, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
+		return q.BindMW(&sq.MW{RKey: mwKey}, newKey, &sq.MWBindInfo{LKey: b.key, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
 	})
 	b.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { return q.LocalInv(newKey) })
 	f.Drain(10)
@@ -65,7 +65,7 @@ func TestMemoryWindow(t *testing.T) {
 	other, _ := b.d.RegMR(pd2, b.data.Bytes[:4096], b.data.Addr, mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_MW_BIND)
 	mw2, _ := b.d.AllocMW(b.pd)
 	b.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
-		return q.BindMW(&sq.MW{Rkey: mw2}, mw2+1, &sq.MWBindInfo{Lkey: other, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_READ})
+		return q.BindMW(&sq.MW{RKey: mw2}, mw2+1, &sq.MWBindInfo{LKey: other, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_READ})
 	})
 	f.Drain(10)
 	if wc := b.poll(); len(wc) != 1 || wc[0].Status != cq.MWBindErr {
@@ -108,10 +108,10 @@ func TestRawWQE(t *testing.T) {
 	ctrl.SetFmCeSe(mlx.MLX5_WQE_CTRL_CQ_UPDATE)
 	ra := (*mlx.WQERaddrSeg)(wqe[16:32])
 	ra.SetRaddr(b.addr(0))
-	ra.SetRkey(b.key)
+	ra.SetRKey(b.key)
 	ds := (*mlx.WQEDataSeg)(wqe[32:48])
 	ds.SetByteCount(4)
-	ds.SetLkey(a.key)
+	ds.SetLKey(a.key)
 	ds.SetAddr(a.addr(0))
 	copy(a.data.Bytes, "raw!")
 	a.post(1, 0, func(q *sq.SQ) error { return q.RawWQE(wqe) })

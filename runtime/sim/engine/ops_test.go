@@ -48,7 +48,7 @@ func TestSendRecv(t *testing.T) {
 	if len(a.poll()) != 0 {
 		t.Fatal("a send completed with no receive posted")
 	}
-	if err := b.r.Post(9, []rq.Sge{{Addr: b.addr(8), Length: 4, Lkey: b.key}, {Addr: b.addr(100), Length: 100, Lkey: b.key}}); err != nil {
+	if err := b.r.Post(9, []rq.SGE{{Addr: b.addr(8), Length: 4, LKey: b.key}, {Addr: b.addr(100), Length: 100, LKey: b.key}}); err != nil {
 		t.Fatal(err)
 	}
 	f.Drain(10)
@@ -83,7 +83,7 @@ func TestRNRRetryExceeded(t *testing.T) {
 
 func TestWriteImm(t *testing.T) {
 	f, a, b := pair(t, defaults)
-	b.r.Post(5, []rq.Sge{{Addr: b.addr(0), Length: 0, Lkey: b.key}})
+	b.r.Post(5, []rq.SGE{{Addr: b.addr(0), Length: 0, LKey: b.key}})
 	copy(a.data.Bytes[64:], "payload!")
 	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
 		q.RDMAWriteImm(b.key, b.addr(4096), 0xcafe)
@@ -183,7 +183,7 @@ func TestInlineAndSGEList(t *testing.T) {
 	copy(a.data.Bytes[200:], "BBBB")
 	a.post(1, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error {
 		q.RDMAWrite(b.key, b.addr(0))
-		return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4, Lkey: a.key}, {Addr: a.addr(200), Length: 4, Lkey: a.key}})
+		return q.SetSGEList([]mlx.SGE{{Addr: a.addr(0), Length: 4, LKey: a.key}, {Addr: a.addr(200), Length: 4, LKey: a.key}})
 	})
 	a.post(2, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		q.RDMAWrite(b.key, b.addr(8))
@@ -249,7 +249,7 @@ func TestSRQ(t *testing.T) {
 	b.qp = qp
 	connect(t, a, b, 7)
 	for i := range 3 {
-		if err := s.Post(uint64(100+i), []rq.Sge{{Addr: b.addr(i * 64), Length: 64, Lkey: b.key}}); err != nil {
+		if err := s.Post(uint64(100+i), []rq.SGE{{Addr: b.addr(i * 64), Length: 64, LKey: b.key}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -276,10 +276,10 @@ func TestSendInvalidate(t *testing.T) {
 	mw, _ := b.d.AllocMW(b.pd)
 	rkey := mw&^0xff | (mw+7)&0xff
 	b.post(1, 0, func(q *sq.SQ) error {
-		return q.BindMW(&sq.MW{Rkey: mw}, rkey, &sq.MWBindInfo{Lkey: b.key, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
+		return q.BindMW(&sq.MW{RKey: mw}, rkey, &sq.MWBindInfo{LKey: b.key, Addr: b.addr(0), Length: 64, AccessFlags: mlx.IBV_ACCESS_REMOTE_WRITE | mlx.IBV_ACCESS_LOCAL_WRITE})
 	})
 	f.Drain(10) // the bind first
-	b.r.Post(9, []rq.Sge{{Addr: b.addr(512), Length: 64, Lkey: b.key}})
+	b.r.Post(9, []rq.SGE{{Addr: b.addr(512), Length: 64, LKey: b.key}})
 	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.SendInv(rkey); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success {
@@ -308,7 +308,7 @@ func TestGIDRouting(t *testing.T) {
 			}
 		}
 	}
-	b.r.Post(1, []rq.Sge{{Addr: b.addr(0), Length: 64, Lkey: b.key}})
+	b.r.Post(1, []rq.SGE{{Addr: b.addr(0), Length: 64, LKey: b.key}})
 	a.post(2, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success {
@@ -350,7 +350,7 @@ func TestRecvWQSig(t *testing.T) {
 	c.AddQP(&cq.QP{QPN: qp.QPN(), RC: true, RQ: cq.RQ{Q: r}})
 	b.qp, b.c = qp, c
 	connect(t, a, b, 7)
-	if err := r.Post(5, []rq.Sge{{Addr: b.addr(64), Length: 4, Lkey: b.key}, {Addr: b.addr(128), Length: 8, Lkey: b.key}}); err != nil {
+	if err := r.Post(5, []rq.SGE{{Addr: b.addr(64), Length: 4, LKey: b.key}, {Addr: b.addr(128), Length: 8, LKey: b.key}}); err != nil {
 		t.Fatal(err)
 	}
 	copy(a.data.Bytes, "wq_sig data!")

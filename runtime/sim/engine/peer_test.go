@@ -52,7 +52,7 @@ func checkDropped(t *testing.T, f *engine.Fabric, x, b *side, build func(q *sq.S
 	t.Helper()
 	copy(x.data.Bytes, "from the intruder")
 	copy(b.data.Bytes, "b's own sixteen bytes")
-	if err := b.r.Post(5, []rq.Sge{{Addr: b.addr(0), Length: 16, Lkey: b.key}}); err != nil {
+	if err := b.r.Post(5, []rq.SGE{{Addr: b.addr(0), Length: 16, LKey: b.key}}); err != nil {
 		t.Fatal(err)
 	}
 	x.post(1, mlx.IBV_SEND_SIGNALED, build)

@@ -38,7 +38,7 @@ func TestSignatureSend(t *testing.T) {
 	const memLen = 4 * 516
 	a.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		return firstErr(q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}), q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE),
-			q.SetMkeyLayoutList([]mlx.SGE{{Addr: a.addr(0), Length: memLen, Lkey: a.key}}), q.SetMkeySigBlock(sig))
+			q.SetMkeyLayoutList([]mlx.SGE{{Addr: a.addr(0), Length: memLen, LKey: a.key}}), q.SetMkeySigBlock(sig))
 	})
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success || wc[0].Opcode != mlx.IBV_WC_DRIVER1 {
@@ -58,7 +58,7 @@ func TestSignatureSend(t *testing.T) {
 		mem = binary.LittleEndian.AppendUint32(mem, crc32.ChecksumIEEE(data[i:i+512]))
 	}
 	send := func(id uint64) {
-		b.r.Post(id, []rq.Sge{{Addr: b.addr(0), Length: 4096, Lkey: b.key}})
+		b.r.Post(id, []rq.SGE{{Addr: b.addr(0), Length: 4096, LKey: b.key}})
 		a.post(id, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(key, 0, uint32(len(data))) })
 		f.Drain(10)
 		if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.Success || wc[0].WRID != id {
@@ -115,7 +115,7 @@ func TestSignatureRemote(t *testing.T) {
 	b.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		return firstErr(q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{}),
 			q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE),
-			q.SetMkeyLayoutList([]mlx.SGE{{Addr: b.addr(0), Length: 2 * 4096, Lkey: b.key}}),
+			q.SetMkeyLayoutList([]mlx.SGE{{Addr: b.addr(0), Length: 2 * 4096, LKey: b.key}}),
 			q.SetMkeySigBlock(&mlx.SigBlockAttr{Wire: wire, CheckMask: 0xff}))
 	})
 	f.Drain(10)
@@ -176,7 +176,7 @@ func TestMkeyOtherPD(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
-		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: a.addr(0), Length: 64, Lkey: a.key}})
+		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: a.addr(0), Length: 64, LKey: a.key}})
 	})
 	f.Drain(10)
 	if wc := a.poll(); len(wc) != 1 || wc[0].Status != cq.LocProtErr {
@@ -197,13 +197,13 @@ func TestRecvThroughMkey(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.post(1, mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
-		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: b.addr(0), Length: 256, Lkey: b.key}})
+		return q.MRList(sq.NewMkey(key, flags, 4), mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: b.addr(0), Length: 256, LKey: b.key}})
 	})
 	f.Drain(10)
 	for i := range 256 {
 		b.data.Bytes[i] = 0xee
 	}
-	b.r.Post(2, []rq.Sge{{Addr: 0, Length: 256, Lkey: key}})
+	b.r.Post(2, []rq.SGE{{Addr: 0, Length: 256, LKey: key}})
 	copy(a.data.Bytes, "8 bytes!")
 	a.post(3, mlx.IBV_SEND_SIGNALED, func(q *sq.SQ) error { q.Send(); return q.SetSGE(a.key, a.addr(0), 8) })
 	f.Drain(10)
@@ -232,7 +232,7 @@ func TestMkeyConfigureExample(t *testing.T) {
 	b.post(1, mlx.IBV_SEND_SIGNALED|mlx.IBV_SEND_INLINE, func(q *sq.SQ) error {
 		return firstErr(q.MkeyConfigure(mk, 2, &mlx.MkeyConfAttr{}),
 			q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE),
-			q.SetMkeyLayoutList([]mlx.SGE{{Addr: b.addr(1000), Length: 10, Lkey: b.key}, {Addr: b.addr(5000), Length: 20, Lkey: b.key}}))
+			q.SetMkeyLayoutList([]mlx.SGE{{Addr: b.addr(1000), Length: 10, LKey: b.key}, {Addr: b.addr(5000), Length: 20, LKey: b.key}}))
 	})
 	f.Drain(10)
 	if wc := b.poll(); len(wc) != 1 || wc[0].Status != cq.Success || wc[0].Opcode != mlx.IBV_WC_DRIVER1 {

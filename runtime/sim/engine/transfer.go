@@ -87,7 +87,7 @@ func (q *QP) write(w []byte, off int, ctrl *mlx.WQECtrlSeg, p *QP) status {
 	}
 	if x.src.total > 0 {
 		x.sigCQ, x.sigQPN = p.rcq, p.qpn
-		if st := x.span(&x.dst, p.dev, p.pd, ra.Rkey(), ra.Raddr(), x.src.total, mlx.IBV_ACCESS_REMOTE_WRITE, true, false); st.synd != 0 {
+		if st := x.span(&x.dst, p.dev, p.pd, ra.RKey(), ra.Raddr(), x.src.total, mlx.IBV_ACCESS_REMOTE_WRITE, true, false); st.synd != 0 {
 			return st
 		}
 		copySGL(&x.dst, &x.src)
@@ -175,7 +175,7 @@ func (q *QP) read(w []byte, off int, p *QP, c *comp) status {
 	}
 	if n > 0 {
 		x.sigCQ, x.sigQPN = p.rcq, p.qpn
-		if st := x.span(&x.src, p.dev, p.pd, ra.Rkey(), ra.Raddr(), n, mlx.IBV_ACCESS_REMOTE_READ, true, true); st.synd != 0 {
+		if st := x.span(&x.src, p.dev, p.pd, ra.RKey(), ra.Raddr(), n, mlx.IBV_ACCESS_REMOTE_READ, true, true); st.synd != 0 {
 			return st
 		}
 	}
@@ -217,7 +217,7 @@ func (q *QP) atomic(w []byte, off int, op mlx.Opcode, p *QP) status {
 	if ra.Raddr()%8 != 0 {
 		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, "an atomic's remote address is not 8-byte aligned")
 	}
-	b, f := p.dev.keys.Bytes(ra.Rkey(), p.pd, ra.Raddr(), 8, mlx.IBV_ACCESS_REMOTE_ATOMIC, true, &x.fault)
+	b, f := p.dev.keys.Bytes(ra.RKey(), p.pd, ra.Raddr(), 8, mlx.IBV_ACCESS_REMOTE_ATOMIC, true, &x.fault)
 	if f != nil {
 		return fail(mlx.MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, f.Why)
 	}

@@ -97,11 +97,11 @@ func (q *QP) memcpy(w []byte, off int, ctrl *mlx.WQECtrlSeg, c *comp) status {
 	}
 	x := &q.dev.fab.x
 	x.sigCQ, x.sigQPN = q.scq, q.qpn
-	if st := x.span(&x.src, q.dev, q.pd, src.Lkey(), src.Addr(), n, 0, false, true); st.synd != 0 {
+	if st := x.span(&x.src, q.dev, q.pd, src.LKey(), src.Addr(), n, 0, false, true); st.synd != 0 {
 		return st
 	}
 	x.dst.limit = x.src.total
-	if st := x.span(&x.dst, q.dev, q.pd, dst.Lkey(), dst.Addr(), n, mlx.IBV_ACCESS_LOCAL_WRITE, false, false); st.synd != 0 {
+	if st := x.span(&x.dst, q.dev, q.pd, dst.LKey(), dst.Addr(), n, mlx.IBV_ACCESS_LOCAL_WRITE, false, false); st.synd != 0 {
 		return st
 	}
 	copySGL(&x.dst, &x.src)

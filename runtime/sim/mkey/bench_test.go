@@ -23,10 +23,10 @@ func benchMkey(b *testing.B, sig *mlx.SigBlockAttr, crypto bool) (*rig, uint32) 
 		cr = cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_4096, 0)
 	}
 	mk := r.create(flags, 4)
-	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: uint32(len(buf)), Lkey: k}}, sig, cr); err != nil {
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: uint32(len(buf)), LKey: k}}, sig, cr); err != nil {
 		b.Fatal(err)
 	}
-	return r, mk.Lkey
+	return r, mk.LKey
 }
 
 // BenchmarkGather32K: a 32 KiB RDMA READ through a plain mkey, one with a

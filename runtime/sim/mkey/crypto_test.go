@@ -93,7 +93,7 @@ func TestCryptoIEEE1619(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sges := []mlx.SGE{{Addr: 0x5000, Length: uint32(len(buf)), Lkey: k}}
+			sges := []mlx.SGE{{Addr: 0x5000, Length: uint32(len(buf)), LKey: k}}
 			for _, encOnTx := range []bool{true, false} {
 				memData, wireData := c.ptx, c.ctx
 				if !encOnTx {
@@ -104,12 +104,12 @@ func TestCryptoIEEE1619(t *testing.T) {
 					t.Fatal(err)
 				}
 				copy(buf, memData)
-				wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(buf)), false, nil)
+				wire, err := r.tab.Gather(mk.LKey, 0, uint64(len(buf)), false, nil)
 				if err != nil || !bytes.Equal(wire, wireData) {
 					t.Fatalf("%s (multi-block %v, encrypt_on_tx %v): SEND %v, wire differs", c.name, multi, encOnTx, err)
 				}
 				clear(buf)
-				if err := r.tab.Scatter(mk.Lkey, 0, wireData, false); err != nil || !bytes.Equal(buf, memData) {
+				if err := r.tab.Scatter(mk.LKey, 0, wireData, false); err != nil || !bytes.Equal(buf, memData) {
 					t.Fatalf("%s (multi-block %v, encrypt_on_tx %v): RECV %v, memory differs", c.name, multi, encOnTx, err)
 				}
 			}
@@ -124,7 +124,7 @@ func TestCryptoIEEE1619(t *testing.T) {
 						t.Fatal(err)
 					}
 					copy(buf, c.ptx)
-					wire, err := r.tab.Gather(mk.Lkey, 512, 512, false, nil)
+					wire, err := r.tab.Gather(mk.LKey, 512, 512, false, nil)
 					if err != nil || bytes.Equal(wire, v5.ctx) != (tw == 1) {
 						t.Fatalf("the second data unit alone, initial tweak %d: %v", tw, err)
 					}
@@ -160,7 +160,7 @@ func TestCryptoWithSignature(t *testing.T) {
 	buf := append([]byte{}, data...)
 	k := r.mem.reg(0x8000, buf, rw)
 	mk := r.create(flags, 4)
-	sges := []mlx.SGE{{Addr: 0x8000, Length: uint32(len(buf)), Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x8000, Length: uint32(len(buf)), LKey: k}}
 
 	// Row B: encrypt on TX, signature after crypto, wire signature.
 	cr := cryptoAttr(dek, true, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 9)
@@ -173,7 +173,7 @@ func TestCryptoWithSignature(t *testing.T) {
 		x.Encrypt(enc, data[i*512:(i+1)*512], 9+uint64(i))
 		want = append(append(want, enc...), dif(enc, i)...)
 	}
-	wire, err := r.tab.Gather(mk.Lkey, 0, 1040, true, nil) // a remote span counts wire bytes
+	wire, err := r.tab.Gather(mk.LKey, 0, 1040, true, nil) // a remote span counts wire bytes
 	if err != nil || !bytes.Equal(wire, want) {
 		t.Fatalf("row B: %v, wire is not enc(data)+DIF", err)
 	}
@@ -183,7 +183,7 @@ func TestCryptoWithSignature(t *testing.T) {
 	if err := r.configure(mk, rw, sges, &mlx.SigBlockAttr{Wire: difD, CheckMask: 0xff}, cr); err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1040, true, nil)
+	wire, err = r.tab.Gather(mk.LKey, 0, 1040, true, nil)
 	if err != nil || len(wire) != 1040 {
 		t.Fatalf("row C: %v, %d wire bytes", err, len(wire))
 	}
@@ -199,10 +199,10 @@ func TestCryptoWithSignature(t *testing.T) {
 		}
 	}
 	clear(buf)
-	if err := r.tab.Scatter(mk.Lkey, 0, wire, true); err != nil || !bytes.Equal(buf, data) {
+	if err := r.tab.Scatter(mk.LKey, 0, wire, true); err != nil || !bytes.Equal(buf, data) {
 		t.Fatalf("row C RDMA WRITE: %v, memory is not the data", err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("row C round trip reported %+v", e)
 	}
 
@@ -215,7 +215,7 @@ func TestCryptoWithSignature(t *testing.T) {
 	bufH := make([]byte, 1040)
 	kH := r.mem.reg(0x20000, bufH, rw)
 	cr = cryptoAttr(dek, false, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 5)
-	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x20000, Length: 1040, Lkey: kH}}, &mlx.SigBlockAttr{Mem: difD, CheckMask: 0xff}, cr); err != nil {
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x20000, Length: 1040, LKey: kH}}, &mlx.SigBlockAttr{Mem: difD, CheckMask: 0xff}, cr); err != nil {
 		t.Fatal(err)
 	}
 	// The memory is encrypted in 512-byte units with tweaks 5, 6, 7 (the
@@ -225,11 +225,11 @@ func TestCryptoWithSignature(t *testing.T) {
 		x.Encrypt(bufH[u*512:end], memH[u*512:end], 5+uint64(u))
 	}
 	// The wire has no signature: the SGE counts the 1024 data bytes.
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
+	wire, err = r.tab.Gather(mk.LKey, 0, 1024, false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("row H: %v, wire is not the data", err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("row H reported %+v", e)
 	}
 	rowsEJ(t, r, x, mk, data, dek)
@@ -250,7 +250,7 @@ func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *
 	}
 	buf := append([]byte{}, mem...)
 	k := r.mem.reg(0x40000, buf, rw)
-	sges := []mlx.SGE{{Addr: 0x40000, Length: 1040, Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x40000, Length: 1040, LKey: k}}
 	sig := &mlx.SigBlockAttr{Mem: difDomain(0, 0x11, 0x40, uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP), mlx.MLX5DV_BLOCK_SIZE_512),
 		Wire: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC64_XP10, ^uint64(0), mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
 	cr := cryptoAttr(dek, true, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 2)
@@ -268,7 +268,7 @@ func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *
 		end := min((u+1)*512, len(plain))
 		x.Encrypt(want[u*512:end], plain[u*512:end], 2+uint64(u))
 	}
-	wire, err := r.tab.Gather(mk.Lkey, 0, 1040, false, nil)
+	wire, err := r.tab.Gather(mk.LKey, 0, 1040, false, nil)
 	if err != nil || !bytes.Equal(wire, want) {
 		t.Fatalf("row E: %v, wire is not enc(data+CRC64_XP10)", err)
 	}
@@ -285,14 +285,14 @@ func rowsEJ(t *testing.T, r *rig, x *xts.Cipher, mk *sq.Mkey, data []byte, dek *
 	}
 	sig = &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xf0}
 	cr = cryptoAttr(dek, false, mlx.MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX, mlx.MLX5DV_BLOCK_SIZE_512, 4)
-	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x40000, Length: 1032, Lkey: k}}, sig, cr); err != nil {
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x40000, Length: 1032, LKey: k}}, sig, cr); err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, 1024, false, nil) // data bytes: the wire has no signature
+	wire, err = r.tab.Gather(mk.LKey, 0, 1024, false, nil) // data bytes: the wire has no signature
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("row J: %v, wire is not the data", err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("row J: the CRC32C over the ciphertext failed: %+v", e)
 	}
 }
@@ -304,11 +304,11 @@ func TestCryptoState(t *testing.T) {
 	buf := make([]byte, 512)
 	k := r.mem.reg(0x1000, buf, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 4)
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: k}}
 	state := func(what string) {
 		t.Helper()
 		var f *mkey.Fault
-		if _, err := r.tab.Gather(mk.Lkey, 0, 512, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultState {
+		if _, err := r.tab.Gather(mk.LKey, 0, 512, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultState {
 			t.Fatalf("%s: %v, want a state fault", what, err)
 		}
 	}
@@ -331,7 +331,7 @@ func TestCryptoState(t *testing.T) {
 	if err := r.configure(mk, rw, sges, nil, cr); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 512, false, nil); err != nil {
+	if _, err := r.tab.Gather(mk.LKey, 0, 512, false, nil); err != nil {
 		t.Fatalf("matching keytag: %v", err)
 	}
 	if err := r.tab.DestroyDEK(id); err != nil {
@@ -369,14 +369,14 @@ func TestCryptoWideTweak(t *testing.T) {
 	for _, tw := range [][16]byte{wide, carry} {
 		cr := cryptoAttr(&sq.DEK{ObjectID: id}, true, 0, mlx.MLX5DV_BLOCK_SIZE_512, 0)
 		cr.InitialTweak = tw
-		if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x3000, Length: 1024, Lkey: k}}, nil, cr); err != nil {
+		if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x3000, Length: 1024, LKey: k}}, nil, cr); err != nil {
 			t.Fatal(err)
 		}
 		want := make([]byte, 1024)
 		if err := x.EncryptWide(want, data, tw); err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
+		got, err := r.tab.Gather(mk.LKey, 0, 1024, false, nil)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("tweak %x: %v, the transfer is not AES-XTS with the 128-bit tweak", tw, err)
 		}
@@ -386,7 +386,7 @@ func TestCryptoWideTweak(t *testing.T) {
 		if err := x.EncryptWide(alone, data[512:], tw); err != nil {
 			t.Fatal(err)
 		}
-		got, err = r.tab.Gather(mk.Lkey, 512, 512, false, nil)
+		got, err = r.tab.Gather(mk.LKey, 512, 512, false, nil)
 		if err != nil || !bytes.Equal(got, alone) {
 			t.Fatalf("tweak %x: the second unit alone: %v", tw, err)
 		}

@@ -26,7 +26,7 @@ func Example() {
 	q.Start()
 	q.SetWRFlags(mlx.IBV_SEND_INLINE)
 	err := q.MRList(sq.NewMkey(lkey, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 2), mlx.IBV_ACCESS_REMOTE_WRITE|mlx.IBV_ACCESS_REMOTE_READ,
-		[]mlx.SGE{{Addr: 0x1000, Length: 4, Lkey: ka}, {Addr: 0x2000, Length: 4, Lkey: kb}})
+		[]mlx.SGE{{Addr: 0x1000, Length: 4, LKey: ka}, {Addr: 0x2000, Length: 4, LKey: kb}})
 	if err == nil {
 		err = q.Complete()
 	}

@@ -21,18 +21,18 @@ func TestConfigureListExample(t *testing.T) {
 	k1 := r.mem.reg(0x10000, mr1, rw)
 	k2 := r.mem.reg(0x20000, mr2, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
-	sges := []mlx.SGE{{Addr: 0x10000, Length: 64, Lkey: k1}, {Addr: 0x20000, Length: 4096, Lkey: k2}}
+	sges := []mlx.SGE{{Addr: 0x10000, Length: 64, LKey: k1}, {Addr: 0x20000, Length: 4096, LKey: k2}}
 	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE, sges, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	data := pattern(4160, 0x5a)
-	if err := r.tab.Scatter(mk.Lkey, 0, data, true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, data, true); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(mr1, data[:64]) || !bytes.Equal(mr2, data[64:]) {
 		t.Fatal("the RDMA WRITE did not land in mr1 then mr2")
 	}
-	got, err := r.tab.Gather(mk.Lkey, 60, 100, true, []byte("hdr"))
+	got, err := r.tab.Gather(mk.LKey, 60, 100, true, []byte("hdr"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestConfigureListExample(t *testing.T) {
 	}
 	// The mkey has no LOCAL_WRITE: a receive into it is refused.
 	var f *mkey.Fault
-	if err := r.tab.Scatter(mk.Lkey, 0, data[:8], false); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || f.Remote {
+	if err := r.tab.Scatter(mk.LKey, 0, data[:8], false); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || f.Remote {
 		t.Fatalf("local write without LOCAL_WRITE: %v", err)
 	}
 }
@@ -54,7 +54,7 @@ func TestInterleavedExample(t *testing.T) {
 	k1 := r.mem.reg(0x10000, mr1, rw)
 	k2 := r.mem.reg(0x20000, mr2, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 3)
-	data := []mlx.MRInterleaved{{Addr: 0x10000, BytesCount: 512, BytesSkip: 4, Lkey: k1}, {Addr: 0x20000, BytesCount: 8, Lkey: k2}}
+	data := []mlx.MRInterleaved{{Addr: 0x10000, BytesCount: 512, BytesSkip: 4, LKey: k1}, {Addr: 0x20000, BytesCount: 8, LKey: k2}}
 	err := r.post(func(q *sq.SQ) error {
 		if err := q.MkeyConfigure(mk, 2, &mlx.MkeyConfAttr{}); err != nil {
 			return err
@@ -68,7 +68,7 @@ func TestInterleavedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := pattern(1040, 3)
-	if err := r.tab.Scatter(mk.Lkey, 0, in, true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, in, true); err != nil {
 		t.Fatal(err)
 	}
 	want1 := append(append(append([]byte{}, in[:512]...), 0, 0, 0, 0), in[520:1032]...)
@@ -76,7 +76,7 @@ func TestInterleavedExample(t *testing.T) {
 	if !bytes.Equal(mr1, want1) || !bytes.Equal(mr2, want2) {
 		t.Fatalf("interleaved scatter:\nmr1 %x\nmr2 %x", mr1[500:530], mr2)
 	}
-	out, err := r.tab.Gather(mk.Lkey, 500, 40, true, nil)
+	out, err := r.tab.Gather(mk.LKey, 500, 40, true, nil)
 	if err != nil || !bytes.Equal(out, in[500:540]) {
 		t.Fatalf("interleaved gather across entries and repetitions: %v", err)
 	}
@@ -90,26 +90,26 @@ func TestOneCallBuilders(t *testing.T) {
 	ka, kb := r.mem.reg(0x1000, a, rw), r.mem.reg(0x9000, b, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	err := r.post(func(q *sq.SQ) error {
-		return q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000 + 10, Length: 50, Lkey: ka}, {Addr: 0x9000, Length: 0, Lkey: kb}, {Addr: 0x9000 + 100, Length: 200, Lkey: kb}})
+		return q.MRList(mk, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000 + 10, Length: 50, LKey: ka}, {Addr: 0x9000, Length: 0, LKey: kb}, {Addr: 0x9000 + 100, Length: 200, LKey: kb}})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.tab.Gather(mk.Lkey, 0, 250, false, nil)
+	out, err := r.tab.Gather(mk.LKey, 0, 250, false, nil)
 	if err != nil || !bytes.Equal(out, append(append([]byte{}, a[10:60]...), b[100:300]...)) {
 		t.Fatalf("mr_list gather: %v", err)
 	}
 	var f *mkey.Fault
-	if _, err := r.tab.Gather(mk.Lkey, 0, 10, true, nil); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || !f.Remote {
+	if _, err := r.tab.Gather(mk.LKey, 0, 10, true, nil); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || !f.Remote {
 		t.Fatalf("remote read without REMOTE_READ: %v", err)
 	}
 	err = r.post(func(q *sq.SQ) error {
-		return q.MRInterleaved(mk, mlx.IBV_ACCESS_REMOTE_READ, 3, []mlx.MRInterleaved{{Addr: 0x1000, BytesCount: 4, BytesSkip: 6, Lkey: ka}, {Addr: 0x9000, BytesCount: 2, BytesSkip: 1, Lkey: kb}})
+		return q.MRInterleaved(mk, mlx.IBV_ACCESS_REMOTE_READ, 3, []mlx.MRInterleaved{{Addr: 0x1000, BytesCount: 4, BytesSkip: 6, LKey: ka}, {Addr: 0x9000, BytesCount: 2, BytesSkip: 1, LKey: kb}})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err = r.tab.Gather(mk.Lkey, 0, 18, true, nil)
+	out, err = r.tab.Gather(mk.LKey, 0, 18, true, nil)
 	want := []byte{}
 	for i := 0; i < 3; i++ {
 		want = append(append(want, a[10*i:10*i+4]...), b[3*i:3*i+2]...)
@@ -134,50 +134,50 @@ func TestFaults(t *testing.T) {
 		}
 		return f.Kind
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
+	if _, err := r.tab.Gather(mk.LKey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
 		t.Fatalf("an unconfigured mkey: %v", err)
 	}
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 256, Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 256, LKey: k}}
 	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_READ, sges, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 200, 57, true, nil); kind(err) != mkey.FaultBounds {
+	if _, err := r.tab.Gather(mk.LKey, 200, 57, true, nil); kind(err) != mkey.FaultBounds {
 		t.Fatalf("past the length: %v", err)
 	}
-	if err := r.tab.Scatter(mk.Lkey, 0, []byte{1}, true); kind(err) != mkey.FaultAccess {
+	if err := r.tab.Scatter(mk.LKey, 0, []byte{1}, true); kind(err) != mkey.FaultAccess {
 		t.Fatalf("remote write with REMOTE_READ only: %v", err)
 	}
 	// The second configuration overrides the access flags.
 	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_WRITE, sges, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 1, true, nil); kind(err) != mkey.FaultAccess {
+	if _, err := r.tab.Gather(mk.LKey, 0, 1, true, nil); kind(err) != mkey.FaultAccess {
 		t.Fatalf("remote read after REMOTE_READ was dropped: %v", err)
 	}
-	if err := r.tab.Scatter(mk.Lkey, 0, []byte{1}, true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, []byte{1}, true); err != nil {
 		t.Fatal(err)
 	}
 	// A layout over memory the engine refuses: its fault comes through.
-	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_READ, []mlx.SGE{{Addr: 0x1000, Length: 512, Lkey: k}}, nil, nil); err != nil {
+	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_READ, []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: k}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 200, 100, true, nil); kind(err) != mkey.FaultBounds {
+	if _, err := r.tab.Gather(mk.LKey, 200, 100, true, nil); kind(err) != mkey.FaultBounds {
 		t.Fatalf("a layout past its MR: %v", err)
 	}
 	// Local invalidate: the UMR sq writes frees the mkey.
-	if err := r.post(func(q *sq.SQ) error { return q.LocalInv(mk.Lkey) }); err != nil {
+	if err := r.post(func(q *sq.SQ) error { return q.LocalInv(mk.LKey) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
+	if _, err := r.tab.Gather(mk.LKey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
 		t.Fatalf("after local invalidate: %v", err)
 	}
 	if _, err := r.tab.Gather(0x1000, 0, 1, false, nil); kind(err) != mkey.FaultKey {
 		t.Fatalf("an MR key is no mkey: %v", err)
 	}
-	if err := r.tab.Destroy(mk.Lkey); err != nil || r.tab.Is(mk.Lkey) {
+	if err := r.tab.Destroy(mk.LKey); err != nil || r.tab.Is(mk.LKey) {
 		t.Fatalf("destroy: %v", err)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
+	if _, err := r.tab.Gather(mk.LKey, 0, 1, false, nil); kind(err) != mkey.FaultKey {
 		t.Fatalf("a destroyed mkey: %v", err)
 	}
 }
@@ -188,7 +188,7 @@ func TestInvalidate(t *testing.T) {
 	r := newRig(t)
 	buf := make([]byte, 64)
 	k := r.mem.reg(0x1000, buf, rw)
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 64, LKey: k}}
 	plain := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
 	inv := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE, 1)
 	for _, mk := range []*sq.Mkey{plain, inv} {
@@ -197,30 +197,30 @@ func TestInvalidate(t *testing.T) {
 		}
 	}
 	var f *mkey.Fault
-	if err := r.tab.RemoteInvalidate(plain.Lkey); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || !f.Remote {
+	if err := r.tab.RemoteInvalidate(plain.LKey); !errors.As(err, &f) || f.Kind != mkey.FaultAccess || !f.Remote {
 		t.Fatalf("remote invalidate of an mkey without REMOTE_INVALIDATE: %v", err)
 	}
-	if err := r.tab.RemoteInvalidate(inv.Lkey); err != nil {
+	if err := r.tab.RemoteInvalidate(inv.LKey); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.tab.Invalidate(plain.Lkey); err != nil {
+	if err := r.tab.Invalidate(plain.LKey); err != nil {
 		t.Fatal(err)
 	}
 	for _, mk := range []*sq.Mkey{plain, inv} {
-		if _, err := r.tab.Gather(mk.Lkey, 0, 1, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+		if _, err := r.tab.Gather(mk.LKey, 0, 1, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
 			t.Fatalf("after invalidate: %v", err)
 		}
 		if err := r.configure(mk, rw, sges, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+		if _, err := r.tab.Gather(mk.LKey, 0, 64, false, nil); err != nil {
 			t.Fatalf("configured again: %v", err)
 		}
 	}
 	if err := r.tab.Invalidate(0x1234); err == nil {
 		t.Fatal("invalidate of no mkey")
 	}
-	if pd, ok := r.tab.PD(inv.Lkey); !ok || pd != 1 {
+	if pd, ok := r.tab.PD(inv.LKey); !ok || pd != 1 {
 		t.Fatalf("PD %d %v, want the creating PD 1", pd, ok)
 	}
 	if _, ok := r.tab.PD(0x1234); ok {
@@ -237,24 +237,24 @@ func TestNestedMkeys(t *testing.T) {
 	k := r.mem.reg(0x1000, buf, rw)
 	inner := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
 	outer := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 2)
-	if err := r.configure(inner, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000, Length: 256, Lkey: k}}, nil, nil); err != nil {
+	if err := r.configure(inner, mlx.IBV_ACCESS_LOCAL_WRITE, []mlx.SGE{{Addr: 0x1000, Length: 256, LKey: k}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Two ranges of the inner mkey's address space, swapped.
-	sges := []mlx.SGE{{Addr: 128, Length: 128, Lkey: inner.Lkey}, {Addr: 0, Length: 128, Lkey: inner.Lkey}}
+	sges := []mlx.SGE{{Addr: 128, Length: 128, LKey: inner.LKey}, {Addr: 0, Length: 128, LKey: inner.LKey}}
 	if err := r.configure(outer, rw, sges, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.tab.Gather(outer.Lkey, 100, 56, true, nil)
+	got, err := r.tab.Gather(outer.LKey, 100, 56, true, nil)
 	if err != nil || !bytes.Equal(got, append(append([]byte{}, buf[228:]...), buf[:28]...)) {
 		t.Fatalf("through the inner mkey: %v", err)
 	}
 	self := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1)
-	if err := r.configure(self, rw, []mlx.SGE{{Addr: 0, Length: 64, Lkey: self.Lkey}}, nil, nil); err != nil {
+	if err := r.configure(self, rw, []mlx.SGE{{Addr: 0, Length: 64, LKey: self.LKey}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var f *mkey.Fault
-	if _, err := r.tab.Gather(self.Lkey, 0, 8, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+	if _, err := r.tab.Gather(self.LKey, 0, 8, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
 		t.Fatalf("an mkey naming itself: %v", err)
 	}
 }
@@ -268,7 +268,7 @@ func TestHugeLength(t *testing.T) {
 	k := r.mem.reg(0x1000, buf, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
 	ws := r.build(func(q *sq.SQ) error {
-		return q.MRList(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}})
+		return q.MRList(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, LKey: k}})
 	})
 	(*mlx.WQEMkeyContextSeg)(ws[0][64:128]).SetLen(0xFFFFFFFF80000000) // as libmlx5 writes 2 GiB
 	if err := r.tab.ExecUMR(ws[0]); err != nil {
@@ -278,7 +278,7 @@ func TestHugeLength(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for _, n := range []uint64{65, 1 << 31, 1<<31 + 1, 1 << 40} {
-		if _, err := r.tab.Gather(mk.Lkey, 0, n, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
+		if _, err := r.tab.Gather(mk.LKey, 0, n, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
 	}
@@ -286,7 +286,7 @@ func TestHugeLength(t *testing.T) {
 	if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
 		t.Fatalf("refused transfers allocated %d bytes", d)
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+	if _, err := r.tab.Gather(mk.LKey, 0, 64, false, nil); err != nil {
 		t.Fatalf("within the layout: %v", err)
 	}
 }

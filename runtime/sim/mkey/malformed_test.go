@@ -41,7 +41,7 @@ func TestMalformedUMR(t *testing.T) {
 			return err
 		}
 		q.SetMkeyAccessFlags(rw)
-		q.SetMkeyLayoutList([]mlx.SGE{{Addr: 0x1000, Length: 4 * 516, Lkey: k}})
+		q.SetMkeyLayoutList([]mlx.SGE{{Addr: 0x1000, Length: 4 * 516, LKey: k}})
 		q.SetMkeySigBlock(sig)
 		return q.SetMkeyCrypto(cr)
 	})
@@ -51,10 +51,10 @@ func TestMalformedUMR(t *testing.T) {
 	umr, psv := ws[0], ws[1]
 	// Five SGEs take 8 KLMs: too many for the table's 4-entry mkey.
 	big := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
-	big = sq.NewMkey(big.Lkey, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
+	big = sq.NewMkey(big.LKey, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
 	many := r.build(func(q *sq.SQ) error {
-		return q.MRList(big, rw, []mlx.SGE{{Addr: 0x1000, Length: 1, Lkey: k}, {Addr: 0x1001, Length: 1, Lkey: k}, {Addr: 0x1002, Length: 1, Lkey: k},
-			{Addr: 0x1003, Length: 1, Lkey: k}, {Addr: 0x1004, Length: 1, Lkey: k}})
+		return q.MRList(big, rw, []mlx.SGE{{Addr: 0x1000, Length: 1, LKey: k}, {Addr: 0x1001, Length: 1, LKey: k}, {Addr: 0x1002, Length: 1, LKey: k},
+			{Addr: 0x1003, Length: 1, LKey: k}, {Addr: 0x1004, Length: 1, LKey: k}})
 	})[0]
 
 	edit := func(w []byte, f func(w []byte)) []byte {
@@ -109,7 +109,7 @@ func TestMalformedUMR(t *testing.T) {
 			t.Errorf("%s: %v, want a WQE error in %s", c.name, err, c.field)
 		}
 		var f *mkey.Fault
-		if _, err := r.tab.Gather(mk.Lkey, 0, 516, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
+		if _, err := r.tab.Gather(mk.LKey, 0, 516, false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultKey {
 			t.Fatalf("%s: the rejected WQE configured the mkey (%v)", c.name, err)
 		}
 	}
@@ -124,7 +124,7 @@ func TestMalformedUMR(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 516, false, nil); err != nil {
+	if _, err := r.tab.Gather(mk.LKey, 0, 516, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	// CHECK_FREE on the configured mkey is refused.

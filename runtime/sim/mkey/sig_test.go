@@ -72,28 +72,28 @@ func TestSigExample1(t *testing.T) {
 	k := r.mem.reg(0x40000, memBuf, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	sig := &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xf0}
-	sges := []mlx.SGE{{Addr: 0x40000, Length: uint32(len(memBuf)), Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x40000, Length: uint32(len(memBuf)), LKey: k}}
 	if err := r.configure(mk, mlx.IBV_ACCESS_LOCAL_WRITE, sges, sig, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := r.tab.SpanWire(mk.Lkey, 2048, false); err != nil || n != 2048 {
+	if n, err := r.tab.SpanWire(mk.LKey, 2048, false); err != nil || n != 2048 {
 		t.Fatalf("wire length of 4 blocks: %d, %v", n, err)
 	}
 	var f *mkey.Fault
-	if _, err := r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
+	if _, err := r.tab.Gather(mk.LKey, 0, uint64(len(memBuf)), false, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds {
 		t.Fatalf("an SGE of the memory length (not whole data blocks): %v", err)
 	}
 	// Example 1: the SEND.
-	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(data)), false, nil)
+	wire, err := r.tab.Gather(mk.LKey, 0, uint64(len(data)), false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("SEND gathered %d bytes (%v), want the 2048 data bytes", len(wire), err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("a clean gather reported %+v", e)
 	}
 	// Example 1.1: the RECV generates the CRCs.
 	clear(memBuf)
-	if err := r.tab.Scatter(mk.Lkey, 0, data, false); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, data, false); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(memBuf, withCRC32(data)) {
@@ -102,17 +102,17 @@ func TestSigExample1(t *testing.T) {
 	// A corrupted CRC in block 2: the SEND still transfers, and the mkey
 	// records the error.
 	memBuf[2*516+512] ^= 0x80
-	wire, err = r.tab.Gather(mk.Lkey, 0, uint64(len(data)), false, nil)
+	wire, err = r.tab.Gather(mk.LKey, 0, uint64(len(data)), false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("a failed check must still transfer: %v", err)
 	}
-	e, ok := r.tab.SigError(mk.Lkey)
+	e, ok := r.tab.SigError(mk.LKey)
 	want := crc32.ChecksumIEEE(data[1024:1536])
 	if !ok || e.Domain != mkey.DomainMemory || e.Syndrome != cq.SigSyndromeGuard || e.Offset != 2*516 ||
-		e.ActualTransSig != want || e.ExpectedTransSig != want^0x80 || e.Key != mk.Lkey {
+		e.ActualTransSig != want || e.ExpectedTransSig != want^0x80 || e.Key != mk.LKey {
 		t.Fatalf("signature error %+v (ok %v), want a memory guard error at 1032", e, ok)
 	}
-	if _, ok := r.tab.SigError(mk.Lkey); ok {
+	if _, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatal("SigError did not clear the error")
 	}
 	checkCQE(t, e, &cq.Mkey{Mem: cq.SigCRC32}, cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
@@ -133,40 +133,40 @@ func TestSigExample2(t *testing.T) {
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	const app, ref = 0x1234, 0x100
 	sig := &mlx.SigBlockAttr{Wire: difDomain(0, app, ref, uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP), mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0xff}
-	sges := []mlx.SGE{{Addr: 0x80000, Length: uint32(len(memBuf)), Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x80000, Length: uint32(len(memBuf)), LKey: k}}
 	if err := r.configure(mk, mlx.IBV_ACCESS_REMOTE_READ|mlx.IBV_ACCESS_REMOTE_WRITE, sges, sig, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantWire := withDIF(data, app, ref)
 	// A local SGE through it counts memory bytes (the wire has a
 	// signature); a remote span counts wire bytes.
-	if n, err := r.tab.SpanWire(mk.Lkey, uint64(len(data)), false); err != nil || n != uint64(len(wantWire)) {
+	if n, err := r.tab.SpanWire(mk.LKey, uint64(len(data)), false); err != nil || n != uint64(len(wantWire)) {
 		t.Fatalf("wire length of a %d-byte local SGE: %d, %v", len(data), n, err)
 	}
-	if n, err := r.tab.SpanWire(mk.Lkey, 4104, true); err != nil || n != 4104 {
+	if n, err := r.tab.SpanWire(mk.LKey, 4104, true); err != nil || n != 4104 {
 		t.Fatalf("wire length of a remote span: %d, %v", n, err)
 	}
 	// Example 2: the RDMA READ of the whole mkey, then of its last block
 	// (its address and length in wire bytes), whose first block takes the
 	// initial ref tag: numbering starts at the transfer's first block.
-	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(wantWire)), true, nil)
+	wire, err := r.tab.Gather(mk.LKey, 0, uint64(len(wantWire)), true, nil)
 	if err != nil || !bytes.Equal(wire, wantWire) {
 		t.Fatalf("RDMA READ: %v, wire differs from generated T10-DIF", err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 2*4104, 4104, true, nil)
+	wire, err = r.tab.Gather(mk.LKey, 2*4104, 4104, true, nil)
 	if err != nil || !bytes.Equal(wire, withDIF(data[2*4096:], app, ref)) {
 		t.Fatalf("RDMA READ of block 2 (ref tag 0x100): %v", err)
 	}
 	var f *mkey.Fault
-	if _, err = r.tab.Gather(mk.Lkey, 4096, 4104, true, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds || !f.Remote {
+	if _, err = r.tab.Gather(mk.LKey, 4096, 4104, true, nil); !errors.As(err, &f) || f.Kind != mkey.FaultBounds || !f.Remote {
 		t.Fatalf("a READ at a wire offset inside a block: %v", err)
 	}
 	// Example 2.1: the RDMA WRITE.
 	clear(memBuf)
-	if err := r.tab.Scatter(mk.Lkey, 0, wantWire, true); err != nil || !bytes.Equal(memBuf, data) {
+	if err := r.tab.Scatter(mk.LKey, 0, wantWire, true); err != nil || !bytes.Equal(memBuf, data) {
 		t.Fatalf("RDMA WRITE: %v, or the memory is not the stripped data", err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("a clean write reported %+v", e)
 	}
 	guard1 := crc16(data[4096:8192])
@@ -187,10 +187,10 @@ func TestSigExample2(t *testing.T) {
 		if c.name == "data" {
 			c.ac = uint64(crc16(bad[4104 : 4104+4096]))
 		}
-		if err := r.tab.Scatter(mk.Lkey, 0, bad, true); err != nil {
+		if err := r.tab.Scatter(mk.LKey, 0, bad, true); err != nil {
 			t.Fatalf("%s: a failed check must still transfer: %v", c.name, err)
 		}
-		e, ok := r.tab.SigError(mk.Lkey)
+		e, ok := r.tab.SigError(mk.LKey)
 		if !ok || e.Domain != mkey.DomainWire || e.Syndrome != c.syn || e.Offset != 4104 {
 			t.Fatalf("%s: %+v (ok %v), want syndrome %#x in the wire domain at 4104", c.name, e, ok, c.syn)
 		}
@@ -250,11 +250,11 @@ func TestSigBothDomains(t *testing.T) {
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
 	remap := uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_REF_REMAP)
 	sig := &mlx.SigBlockAttr{Mem: difDomain(0, 7, 50, remap, mlx.MLX5DV_BLOCK_SIZE_512), Wire: difDomain(0, 7, 900, remap, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
-	sges := []mlx.SGE{{Addr: 0x1000, Length: uint32(len(memBuf)), Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: uint32(len(memBuf)), LKey: k}}
 	if err := r.configure(mk, rw, sges, sig, nil); err != nil {
 		t.Fatal(err)
 	}
-	wire, err := r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil)
+	wire, err := r.tab.Gather(mk.LKey, 0, uint64(len(memBuf)), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestSigBothDomains(t *testing.T) {
 	if err := r.configure(mk, rw, sges, sig, nil); err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil)
+	wire, err = r.tab.Gather(mk.LKey, 0, uint64(len(memBuf)), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestSigBothDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire, err = r.tab.Gather(mk.Lkey, 0, uint64(len(memBuf)), false, nil)
+	wire, err = r.tab.Gather(mk.LKey, 0, uint64(len(memBuf)), false, nil)
 	if err != nil || !bytes.Equal(wire, memBuf) {
 		t.Fatalf("after a reset the memory goes out as it is: %v", err)
 	}

@@ -19,7 +19,7 @@ func sigMkey(t *testing.T, r *rig, size int, sig *mlx.SigBlockAttr) (*sq.Mkey, [
 	buf := make([]byte, size)
 	k := r.mem.reg(0x100000, buf, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
-	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x100000, Length: uint32(size), Lkey: k}}, sig, nil); err != nil {
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x100000, Length: uint32(size), LKey: k}}, sig, nil); err != nil {
 		t.Fatal(err)
 	}
 	return mk, buf
@@ -50,7 +50,7 @@ func TestSigBlockSizes(t *testing.T) {
 		mk, buf := sigMkey(t, r, 2*bs, &mlx.SigBlockAttr{Wire: d, CheckMask: 0xff})
 		data := pattern(2*bs, byte(bs))
 		copy(buf, data)
-		wire, err := r.tab.Gather(mk.Lkey, 0, uint64(2*(bs+8)), true, nil) // a remote span counts wire bytes
+		wire, err := r.tab.Gather(mk.LKey, 0, uint64(2*(bs+8)), true, nil) // a remote span counts wire bytes
 		if err != nil || len(wire) != 2*(bs+8) {
 			t.Fatalf("block size %d: %v, %d wire bytes", bs, err, len(wire))
 		}
@@ -61,13 +61,13 @@ func TestSigBlockSizes(t *testing.T) {
 			}
 		}
 		clear(buf)
-		if err := r.tab.Scatter(mk.Lkey, 0, wire, true); err != nil || !bytes.Equal(buf, data) {
+		if err := r.tab.Scatter(mk.LKey, 0, wire, true); err != nil || !bytes.Equal(buf, data) {
 			t.Fatalf("block size %d: write back %v", bs, err)
 		}
-		if _, ok := r.tab.SigError(mk.Lkey); ok {
+		if _, ok := r.tab.SigError(mk.LKey); ok {
 			t.Fatalf("block size %d: the round trip failed its check", bs)
 		}
-		if _, err := r.tab.Gather(mk.Lkey, 0, uint64(bs/2), true, nil); err == nil {
+		if _, err := r.tab.Gather(mk.LKey, 0, uint64(bs/2), true, nil); err == nil {
 			t.Fatalf("block size %d: half a block gathered through a signature mkey", bs)
 		}
 	}
@@ -90,35 +90,35 @@ func TestSigMasksAndEscapes(t *testing.T) {
 	esc := uint16(mlx.MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE)
 	mk, _ := sigMkey(t, r, 512, &mlx.SigBlockAttr{Wire: difDomain(0, 9, 100, esc, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff})
 	// Guard and ref tag bad: both syndrome bits, the ref tag reported.
-	if err := r.tab.Scatter(mk.Lkey, 0, wire(field(crc16(data)^1, 9, 101)), true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, wire(field(crc16(data)^1, 9, 101)), true); err != nil {
 		t.Fatal(err)
 	}
-	e, ok := r.tab.SigError(mk.Lkey)
+	e, ok := r.tab.SigError(mk.LKey)
 	if !ok || e.Syndrome != cq.SigSyndromeGuard|cq.SigSyndromeRefTag || e.ExpectedTransSig != uint32(crc16(data)^1)<<16|9 ||
 		e.ActualTransSig != uint32(crc16(data))<<16|9 || e.ExpectedRefTag != 100 || e.ActualRefTag != 101 {
 		t.Fatalf("guard and ref tag bad: %+v, want both parts in the CQE", e)
 	}
 	checkCQE(t, e, &cq.Mkey{Wire: cq.SigT10DIF}, cq.MkeyErr{Type: mlx.MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG, Expected: 100, Actual: 101})
 	// App tag 0xffff escapes the block.
-	if err := r.tab.Scatter(mk.Lkey, 0, wire(field(0, 0xffff, 0)), true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, wire(field(0, 0xffff, 0)), true); err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("an escaped block reported %+v", e)
 	}
 	// check_mask of the guard only: a bad ref tag passes.
 	mk, _ = sigMkey(t, r, 512, &mlx.SigBlockAttr{Wire: difDomain(0, 9, 100, 0, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xc0})
-	if err := r.tab.Scatter(mk.Lkey, 0, wire(field(crc16(data), 9, 555)), true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, wire(field(crc16(data), 9, 555)), true); err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("a masked ref tag reported %+v", e)
 	}
 	// copy_mask 0x0f: the memory gets the wire's ref tag, not its own.
 	sig := &mlx.SigBlockAttr{Mem: difDomain(0, 9, 100, 0, mlx.MLX5DV_BLOCK_SIZE_512), Wire: difDomain(0, 9, 200, 0, mlx.MLX5DV_BLOCK_SIZE_512),
 		Flags: mlx.MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK, CheckMask: 0xf0, CopyMask: 0x0f}
 	mk, buf := sigMkey(t, r, 520, sig)
-	if err := r.tab.Scatter(mk.Lkey, 0, wire(field(crc16(data), 9, 0x77)), true); err != nil {
+	if err := r.tab.Scatter(mk.LKey, 0, wire(field(crc16(data), 9, 0x77)), true); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf, wire(field(crc16(data), 9, 0x77))) {
@@ -142,7 +142,7 @@ func TestSetPSV(t *testing.T) {
 			return err
 		}
 		q.SetMkeyAccessFlags(rw)
-		q.SetMkeyLayoutList([]mlx.SGE{{Addr: 0x1000, Length: 1040, Lkey: k}})
+		q.SetMkeyLayoutList([]mlx.SGE{{Addr: 0x1000, Length: 1040, LKey: k}})
 		return q.SetMkeySigBlock(sig)
 	})
 	for _, w := range ws[:1] {
@@ -166,11 +166,11 @@ func TestSetPSV(t *testing.T) {
 		// Register from 0: hash/crc64 inverts on entry, so start it at all ones.
 		binary.LittleEndian.PutUint64(buf[i*520+512:], crc64.Update(^uint64(0), xp10, blk))
 	}
-	out, err := r.tab.Gather(mk.Lkey, 0, 1040, false, nil)
+	out, err := r.tab.Gather(mk.LKey, 0, 1040, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("CRC64_XP10 with seed 0 from the PSV: %+v", e)
 	}
 	for i := 0; i < 2; i++ {
@@ -180,10 +180,10 @@ func TestSetPSV(t *testing.T) {
 	}
 	// The catalogue CRC (seed all ones) now fails the check.
 	binary.LittleEndian.PutUint64(buf[512:], crc64.Checksum(data[:512], xp10))
-	if _, err := r.tab.Gather(mk.Lkey, 0, 1040, false, nil); err != nil {
+	if _, err := r.tab.Gather(mk.LKey, 0, 1040, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); !ok || e.Domain != mkey.DomainMemory || e.Offset != 0 {
+	if e, ok := r.tab.SigError(mk.LKey); !ok || e.Domain != mkey.DomainMemory || e.Offset != 0 {
 		t.Fatalf("a seed-all-ones CRC under a seed-0 PSV: %+v %v", e, ok)
 	}
 }
@@ -196,7 +196,7 @@ func TestTransfersAllocateNothing(t *testing.T) {
 	buf := make([]byte, 4*520)
 	k := r.mem.reg(0x1000, buf, rw)
 	plain := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
-	sges := []mlx.SGE{{Addr: 0x1000, Length: 2 * 520, Lkey: k}, {Addr: 0x1000 + 2*520, Length: 2 * 520, Lkey: k}}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 2 * 520, LKey: k}, {Addr: 0x1000 + 2*520, Length: 2 * 520, LKey: k}}
 	if err := r.configure(plain, rw, sges, nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestTransfersAllocateNothing(t *testing.T) {
 	}
 	dst := make([]byte, 0, 4096)
 	// A remote span counts wire bytes: 4 blocks of 512+4 with the CRC32C.
-	for name, c := range map[string]struct{ key, n uint32 }{"plain": {plain.Lkey, 4 * 520}, "signature and crypto": {full.Lkey, 4 * 516}} {
+	for name, c := range map[string]struct{ key, n uint32 }{"plain": {plain.LKey, 4 * 520}, "signature and crypto": {full.LKey, 4 * 516}} {
 		key := c.key
 		run := func() {
 			out, err := r.tab.Gather(key, 0, uint64(c.n), true, dst[:0])
@@ -252,24 +252,24 @@ func TestSigInterleaved(t *testing.T) {
 			return err
 		}
 		q.SetMkeyAccessFlags(rw)
-		q.SetMkeyLayoutInterleaved(2, []mlx.MRInterleaved{{Addr: 0x10000, BytesCount: 512, Lkey: kd}, {Addr: 0x20000, BytesCount: 8, Lkey: kp}})
+		q.SetMkeyLayoutInterleaved(2, []mlx.MRInterleaved{{Addr: 0x10000, BytesCount: 512, LKey: kd}, {Addr: 0x20000, BytesCount: 8, LKey: kp}})
 		return q.SetMkeySigBlock(sig)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The wire has no signature: the SGE counts the 1024 data bytes.
-	wire, err := r.tab.Gather(mk.Lkey, 0, 1024, false, nil)
+	wire, err := r.tab.Gather(mk.LKey, 0, 1024, false, nil)
 	if err != nil || !bytes.Equal(wire, data) {
 		t.Fatalf("SEND: %v", err)
 	}
-	if e, ok := r.tab.SigError(mk.Lkey); ok {
+	if e, ok := r.tab.SigError(mk.LKey); ok {
 		t.Fatalf("fields kept apart failed their check: %+v", e)
 	}
 	want := append([]byte{}, piMR...)
 	clear(piMR)
 	clear(dataMR)
-	if err := r.tab.Scatter(mk.Lkey, 0, data, false); err != nil || !bytes.Equal(dataMR, data) || !bytes.Equal(piMR, want) {
+	if err := r.tab.Scatter(mk.LKey, 0, data, false); err != nil || !bytes.Equal(dataMR, data) || !bytes.Equal(piMR, want) {
 		t.Fatalf("RECV: %v, fields %x, want %x", err, piMR, want)
 	}
 }
@@ -281,18 +281,18 @@ func TestTagUpdate(t *testing.T) {
 	buf := make([]byte, 64)
 	k := r.mem.reg(0x1000, buf, rw)
 	mk := r.create(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG, 1)
-	old := mk.Lkey
-	mk.Lkey |= 0x5a
-	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, Lkey: k}}, nil, nil); err != nil {
+	old := mk.LKey
+	mk.LKey |= 0x5a
+	if err := r.configure(mk, rw, []mlx.SGE{{Addr: 0x1000, Length: 64, LKey: k}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !r.tab.Is(mk.Lkey) || r.tab.Is(old) {
-		t.Fatalf("after the tag update: Is(new) %v, Is(old) %v", r.tab.Is(mk.Lkey), r.tab.Is(old))
+	if !r.tab.Is(mk.LKey) || r.tab.Is(old) {
+		t.Fatalf("after the tag update: Is(new) %v, Is(old) %v", r.tab.Is(mk.LKey), r.tab.Is(old))
 	}
 	if _, err := r.tab.Gather(old, 0, 1, false, nil); err == nil {
 		t.Fatal("the old tag still works")
 	}
-	if _, err := r.tab.Gather(mk.Lkey, 0, 64, false, nil); err != nil {
+	if _, err := r.tab.Gather(mk.LKey, 0, 64, false, nil); err != nil {
 		t.Fatal(err)
 	}
 }

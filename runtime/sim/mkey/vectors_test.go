@@ -24,7 +24,7 @@ type vecCase struct {
 	Setup struct {
 		Mkeys []struct {
 			Name      string          `json:"name"`
-			Lkey      uint32          `json:"lkey"`
+			LKey      uint32          `json:"lkey"`
 			NumDesc   int             `json:"num_desc"`
 			SigRaw    json.RawMessage `json:"signature"`
 			CryptoRaw json.RawMessage `json:"crypto"`
@@ -102,7 +102,7 @@ func runVector(t *testing.T, c *vecCase) int {
 	names := map[string]uint32{}
 	wants := map[uint32]*want{}
 	for _, m := range c.Setup.Mkeys {
-		mk := &mkey{index: m.Lkey >> 8, tag: uint8(m.Lkey), numDesc: m.NumDesc, free: true,
+		mk := &mkey{index: m.LKey >> 8, tag: uint8(m.LKey), numDesc: m.NumDesc, free: true,
 			flags: mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT}
 		var sig struct {
 			Mem  uint32 `json:"mem_psv_index"`
@@ -119,8 +119,8 @@ func runVector(t *testing.T, c *vecCase) int {
 			mk.flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
 		}
 		tab.mkeys[mk.index] = mk
-		names[m.Name] = m.Lkey
-		wants[m.Lkey] = &want{psvs: [2]uint32{sig.Mem, sig.Wire}}
+		names[m.Name] = m.LKey
+		wants[m.LKey] = &want{psvs: [2]uint32{sig.Mem, sig.Wire}}
 	}
 	deks := map[string]uint32{}
 	for _, d := range c.Setup.DEKs {
