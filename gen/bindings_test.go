@@ -1,3 +1,5 @@
+//go:build mlx5gen_slow
+
 package gen_test
 
 import (

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slow test stage, which CI (.ci/run) runs after scripts/test.sh:
-# the command's end-to-end tests (cmd/mlx5gen, examples), the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
+# the command's end-to-end tests (cmd/mlx5gen, examples), the generator's
+# release bindings and hostile headers, the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
 # pure-Go packages built and tested without cgo, the examples' hardware
 # path without cgo, the race detector, the 32-bit targets, and the pure-Go
 # tests of the other 64-bit architectures under qemu-user. Installs its
@@ -21,6 +22,13 @@ step() {
 # testscripts; and every example through go run, on the simulator and
 # with -device mlx5_0 (the hardware backend's no-device error).
 step command go test -count=1 ./cmd/mlx5gen/ ./examples/
+# The generator's two heaviest tests (build tag mlx5gen_slow): every
+# release's cgo bindings compiled against its headers and run against
+# their test double (TestBindingsReleases), and the hostile header sets
+# modelled in child processes under their CPU and memory bounds
+# (TestHostileHeaders).
+step gen-slow go test -count=1 -tags mlx5gen_slow -run 'TestBindingsReleases|TestHostileHeaders' ./gen/ ./gen/cheader/
+step gen-slow-vet go vet -tags mlx5gen_slow ./gen/ ./gen/cheader/
 # The bindings linked against libibverbs and libmlx5, and cgo's pointer
 # rules, also re-built with GOEXPERIMENT=cgocheck2 (TestCgocheck2); then
 # against the generated C test double.

@@ -24,6 +24,10 @@ step vet go vet ./...
 # downstream module and the scripts end to end; examples runs every
 # example with go run, twice.
 slow='/internal/verbslink$|/cmd/mlx5gen$|/examples$'
+# (Two tests of gen and gen/cheader build only with the mlx5gen_slow tag,
+# which the slow stage gives: TestBindingsReleases compiles three
+# releases' cgo bindings, TestHostileHeaders models megabyte headers in
+# child processes, about 100 s of CPU together.)
 step test go test -count=1 $(go list ./... | grep -Ev "$slow")
 # The cgo bindings against their generated C test double: every bound
 # function byte for byte (and runtime/device/verbs' DEVX calls through it).

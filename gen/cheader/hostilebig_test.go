@@ -1,3 +1,5 @@
+//go:build mlx5gen_slow
+
 package cheader_test
 
 import (
