@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,5 +70,42 @@ func TestGenerateScriptOutsidePackages(t *testing.T) {
 	vet.Dir = root
 	if out, err := vet.CombinedOutput(); err != nil {
 		t.Errorf("go vet %s: %v\n%s", dir, err, out)
+	}
+}
+
+// TestHWCheckNoDevice runs scripts/hwcheck.sh where there is no RDMA
+// device: it must stop at its first step with the hardware backend's
+// no-device error and exit status 3, having run nothing, and leave no
+// temporary directory behind.
+func TestHWCheckNoDevice(t *testing.T) {
+	if _, err := os.Stat("/sys/class/infiniband"); err == nil {
+		t.Skip("this machine has RDMA devices: hwcheck.sh would run on them (the no-device path is what this test checks)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join(root, "scripts", "hwcheck.sh"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Fatalf("hwcheck.sh: %v, want exit status 3\n%s", err, out)
+	}
+	for _, want := range []string{"no RDMA device", "hwcheck.sh: no mlx5 device to check"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("hwcheck.sh's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "+ go test") {
+		t.Errorf("hwcheck.sh ran a step without a device:\n%s", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("hwcheck.sh left %d entries in TMPDIR (%s)", len(left), left[0].Name())
+	}
+	bad := exec.Command("bash", filepath.Join(root, "scripts", "hwcheck.sh"), "-device")
+	if out, err := bad.CombinedOutput(); !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "-device needs a device name") {
+		t.Errorf("hwcheck.sh -device: %v, want exit status 2 and a usage message\n%s", err, out)
 	}
 }

@@ -3,6 +3,7 @@
 package verbs
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -17,22 +18,34 @@ func sysDevices() []os.DirEntry {
 	return es
 }
 
-// TestConformance runs runtime/device's conformance suite on the first
-// mlx5 device.
-func TestConformance(t *testing.T) {
-	if c, err := device.Open(""); err != nil {
+// deviceName is the device the hardware tests open: -device mlx5_0 (""
+// for the first; scripts/hwcheck.sh passes its own -device).
+var deviceName = flag.String("device", "", "the mlx5 device the hardware tests open (default: the first one)")
+
+// hardware returns the opener of the device the hardware tests use, or
+// skips t (saying why) when there is none.
+func hardware(t *testing.T) devicetest.Opener {
+	if c, err := device.Open(*deviceName); err != nil {
 		t.Skipf("needs an mlx5 RDMA device (and its port up): %v", err)
 	} else {
 		c.Close()
 	}
-	devicetest.Run(t, func(t *testing.T) *device.Context {
-		c, err := device.Open("")
+	return func(t *testing.T) *device.Context {
+		c, err := device.Open(*deviceName)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
-	})
+	}
 }
+
+// TestConformance runs runtime/device's conformance suite on the mlx5
+// device.
+func TestConformance(t *testing.T) { devicetest.Run(t, hardware(t)) }
+
+// TestSeeds runs the seed man pages' examples (devicetest.RunSeeds) on the
+// mlx5 device: signature blocks, mkey layouts and a DCI write.
+func TestSeeds(t *testing.T) { devicetest.RunSeeds(t, hardware(t)) }
 
 // TestModifyAttr: each transition carries the mask ibv_modify_qp(3)
 // requires for the QP's kind.
