@@ -18,9 +18,10 @@ import (
 )
 
 // packedRoot copies rdma-core 44.0's headers with before and after around
-// struct mlx5dv_qp_init_attr, and returns the include root and the line
-// of mlx5dv.h where before starts.
-func packedRoot(t *testing.T, before, after string) (string, int) {
+// struct mlx5dv_qp_init_attr and attr (an attribute, or "") after its
+// closing brace, and returns the include root and the line of mlx5dv.h
+// where before starts.
+func packedRoot(t *testing.T, before, after, attr string) (string, int) {
 	t.Helper()
 	src, err := rdmacore.IncludeRoot(".", committed)
 	if err != nil {
@@ -43,6 +44,10 @@ func packedRoot(t *testing.T, before, after string) (string, int) {
 		t.Fatal("mlx5dv_qp_init_attr not found as expected")
 	}
 	line := strings.Count(h[:i], "\n") + 1
+	if attr != "" {
+		h = h[:j-3] + "} " + attr + ";\n" + h[j:]
+		j += len(attr) + 1
+	}
 	h = h[:i] + before + h[i:j] + after + h[j:]
 	if err := os.WriteFile(path, []byte(h), 0o644); err != nil {
 		t.Fatal(err)
@@ -76,7 +81,7 @@ func TestPackedMirror(t *testing.T) {
 	for _, f := range forms {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			root, line := packedRoot(t, f.before, f.after)
+			root, line := packedRoot(t, f.before, f.after, "")
 			res, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Version: committed})
 			if f.at != 0 {
 				want := fmt.Sprintf("infiniband/mlx5dv.h:%d:", line+f.at-1)
@@ -96,6 +101,24 @@ func TestPackedMirror(t *testing.T) {
 				t.Errorf("pack %d in force, want %d", r.Pack, f.pack)
 			}
 			checkMirror(t, res, root, "mlx5dv_qp_init_attr")
+		})
+	}
+}
+
+// TestPackedAttributeMirror: the packed attribute on
+// mlx5dv_qp_init_attr (with or without an alignment) leaves dc_init_attr
+// at offset 12; there is no pragma to name, so the struct is refused at
+// its own position, naming the attribute.
+func TestPackedAttributeMirror(t *testing.T) {
+	for _, attr := range []string{"__attribute__((packed))", "__attribute__((packed, aligned(8)))"} {
+		t.Run(attr, func(t *testing.T) {
+			t.Parallel()
+			root, line := packedRoot(t, "", "", attr)
+			_, err := gen.Generate(gen.Config{IncludeRoot: root, Spec: specfiles.FS, Version: committed})
+			want := fmt.Sprintf("infiniband/mlx5dv.h:%d:1: struct mlx5dv_qp_init_attr: field dc_init_attr at offset 12", line)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "__attribute__((packed)) packs it") {
+				t.Fatalf("error %v, want %s ... __attribute__((packed)) packs it", err, want)
+			}
 		})
 	}
 }

@@ -23,6 +23,7 @@ const (
 	helperRoot    = "MLX5GEN_TEST_WRITE_ROOT"
 	helperVariant = "MLX5GEN_TEST_WRITE_VARIANT"
 	helperExit    = "MLX5GEN_TEST_WRITE_EXIT_AFTER"
+	helperRepair  = "MLX5GEN_TEST_WRITE_REPAIR" // run Repair only
 	killedStatus  = 9
 )
 
@@ -62,7 +63,14 @@ func writeHelper(root string) {
 	if n, err := strconv.Atoi(os.Getenv(helperExit)); err == nil {
 		fsys = &killFS{FS: gen.OS, exitAfter: n}
 	}
-	if _, err := gen.WriteOutput(fsys, variant(root, os.Getenv(helperVariant))); err != nil {
+	o := variant(root, os.Getenv(helperVariant))
+	var err error
+	if os.Getenv(helperRepair) != "" {
+		_, err = gen.Repair(fsys, o)
+	} else {
+		_, err = gen.WriteOutput(fsys, o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -70,9 +78,9 @@ func writeHelper(root string) {
 }
 
 // run starts the test binary as a run writing variant v under root.
-func run(root, v string, exitAfter int) *exec.Cmd {
+func run(root, v string, exitAfter int, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperRoot+"="+root, helperVariant+"="+v)
+	cmd.Env = append(append(os.Environ(), helperRoot+"="+root, helperVariant+"="+v), env...)
 	if exitAfter > 0 {
 		cmd.Env = append(cmd.Env, helperExit+"="+strconv.Itoa(exitAfter))
 	}
@@ -176,6 +184,82 @@ func TestWriteKilled(t *testing.T) {
 	}
 	if outcomes["old"] == 0 || outcomes["new"] == 0 {
 		t.Errorf("outcomes %v: a kill must leave the old tree before the journal and the new one after", outcomes)
+	}
+}
+
+// TestRepairKilled kills the repair of a killed commit in turn after
+// each of its own operations; the repair after that (the next run's)
+// still leaves the tree the first repair was heading for, byte for byte,
+// with no temporary file. A kill with the journal in place rolls forward
+// (every staged file is there): b's tree. With a staged file lost as
+// well (a tool removing dot files, a crash before it was synced) the
+// repair rolls back: a's tree.
+func TestRepairKilled(t *testing.T) {
+	trees := map[bool]map[string]string{false: tree(t, "a"), true: tree(t, "b")}
+	// setup leaves a's tree with b's commit killed after n operations,
+	// and a staged file of it removed when lose is set; it reports
+	// whether a journal is left and whether a staged file was.
+	setup := func(n int, lose bool) (string, bool, bool) {
+		root := t.TempDir()
+		if _, err := gen.WriteOutput(gen.OS, variant(root, "a")); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(root, "b", n).Run(); err == nil {
+			return root, false, false
+		}
+		_, err := os.Lstat(filepath.Join(root, "out", gen.JournalName))
+		staged, _ := filepath.Glob(filepath.Join(root, "*", ".*.mlx5gen-new-*"))
+		rules, _ := filepath.Glob(filepath.Join(root, ".*.mlx5gen-new-*")) // -rules
+		staged = append(staged, rules...)
+		if lose && len(staged) > 0 {
+			if err := os.Remove(staged[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root, err == nil, len(staged) > 0
+	}
+	var journalled []int
+	for n := 1; n < 500; n++ {
+		if _, j, _ := setup(n, false); j {
+			journalled = append(journalled, n)
+		} else if len(journalled) > 0 {
+			break
+		}
+	}
+	if len(journalled) < 3 {
+		t.Fatalf("kills leaving a journal: %v", journalled)
+	}
+	repairs := map[string]int{}
+	for _, n := range []int{journalled[0], journalled[len(journalled)/2], journalled[len(journalled)-1]} {
+		for _, lose := range []bool{false, true} {
+			if _, _, staged := setup(n, false); lose && !staged {
+				continue // every staged file already in place
+			}
+			for m := 1; ; m++ {
+				if m > 500 {
+					t.Fatal("the repair never finished")
+				}
+				root, _, _ := setup(n, lose)
+				err := run(root, "b", m, helperRepair+"=1").Run()
+				if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != killedStatus) {
+					t.Fatalf("commit killed after %d, repair after %d: %v", n, m, err)
+				}
+				if _, err := gen.Repair(gen.OS, variant(root, "b")); err != nil {
+					t.Fatalf("commit killed after %d, repair after %d: the next repair: %v", n, m, err)
+				}
+				if d := diffSnap(trees[!lose], snapshot(t, root)); d != "" {
+					t.Fatalf("commit killed after %d (a staged file lost: %v), repair after %d: not the tree it was heading for:\n%s", n, lose, m, d)
+				}
+				repairs[map[bool]string{false: "forward", true: "back"}[lose]]++
+				if err == nil {
+					break // the repair ran to its end
+				}
+			}
+		}
+	}
+	t.Logf("commit kills %v; repairs killed and finished: %v", journalled, repairs)
+	if repairs["forward"] == 0 || repairs["back"] == 0 {
+		t.Errorf("repairs %v: want both rolling forward and back", repairs)
 	}
 }
 

@@ -103,7 +103,10 @@ func hostileHeaders() []hostileCase {
 		{"long macro", map[string]string{"mlx5dv.h": "#define LONG (0" + strings.Repeat(" + 1", 200000) + ")\n"}, "infiniband/mlx5dv.h:1: macro LONG has more than 10000 tokens"},
 		{"pack stack", map[string]string{"mlx5dv.h": strings.Repeat("#pragma pack(push, 1)\n", 20000) + "struct s { char a; int b; };\n" +
 			strings.Repeat("#pragma pack(pop)\n", 20000) + "struct t { char a; int b; };\n"}, ""},
-		{"many macros", map[string]string{"mlx5dv.h": manyMacros()}, ""},
+		{"many macros", map[string]string{"mlx5dv.h": manyMacros(30000)}, ""},
+		// The most #defines a header set may have: the worst accepted.
+		{"macros at the limit", map[string]string{"mlx5dv.h": manyMacros(cheader.MaxDefines)}, ""},
+		{"one macro past the limit", map[string]string{"mlx5dv.h": manyMacros(cheader.MaxDefines + 1)}, fmt.Sprintf("infiniband/mlx5dv.h:%d: the headers have more than %d #define directives", cheader.MaxDefines+1, cheader.MaxDefines)},
 		{"many packed records", map[string]string{"mlx5dv.h": manyRecords()}, "infiniband/mlx5dv.h:52002:1: struct last: cannot lay out exactly: #pragma pack changes between the marked lines"},
 		{"many lines", map[string]string{"mlx5dv.h": "static const int lines[] = {\n" + strings.Repeat("1,\n", 290000) + "};\n"}, ""},
 		{"huge array", map[string]string{"mlx5dv.h": arrays.String()}, "infiniband/mlx5dv.h:1:19: struct big.a: cannot lay out exactly: array of 4611686018427387904 elements of 1 bytes is too large"},
@@ -145,11 +148,11 @@ type hostileCase struct {
 	want  string
 }
 
-// manyMacros defines 30,000 integer macros.
-func manyMacros() string {
+// manyMacros defines n integer macros.
+func manyMacros(n int) string {
 	var b strings.Builder
 	b.WriteString("#define K0 1\n")
-	for i := 1; i < 30000; i++ {
+	for i := 1; i < n; i++ {
 		fmt.Fprintf(&b, "#define K%d (%d << 2 | 1)\n", i, i)
 	}
 	return b.String()
@@ -175,34 +178,11 @@ func manyRecords() string {
 func TestHostileHeaders(t *testing.T) {
 	for _, c := range hostileHeaders() {
 		t.Run(c.name, func(t *testing.T) {
-			root := t.TempDir()
-			total := 0
 			files := c.files
 			if c.make != nil {
 				files = c.make()
 			}
-			for name, src := range files {
-				total += len(src)
-				path := filepath.Join(root, "infiniband", name)
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if target, ok := strings.CutPrefix(src, "LINK "); ok {
-					if err := os.Symlink(target, path); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				if src == "FIFO" {
-					if err := unix.Mkfifo(path, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			root, total := hostileRoot(t, files)
 			if int64(total) >= cheader.SourceCap && !strings.Contains(c.want, "bytes in all") {
 				t.Fatalf("the header set is %d bytes, not under the size cap of %d", total, cheader.SourceCap)
 			}
@@ -224,6 +204,38 @@ func TestHostileHeaders(t *testing.T) {
 	}
 }
 
+// hostileRoot writes files under infiniband/ of a new include root
+// ("FIFO" makes a named pipe, "LINK x" a symbolic link to x) and returns
+// it and the bytes written.
+func hostileRoot(t testing.TB, files map[string]string) (string, int) {
+	t.Helper()
+	root := t.TempDir()
+	total := 0
+	for name, src := range files {
+		total += len(src)
+		path := filepath.Join(root, "infiniband", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(src, "LINK "); ok {
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if src == "FIFO" {
+			if err := unix.Mkfifo(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, total
+}
+
 func limitStr(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
@@ -233,7 +245,7 @@ func limitStr(s string, n int) string {
 
 // runHostile runs the test binary as hostileChild on root and returns what it printed and
 // its CPU time, peak resident memory and wall time.
-func runHostile(t *testing.T, root string) (string, time.Duration, int64, time.Duration) {
+func runHostile(t testing.TB, root string) (string, time.Duration, int64, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "MLX5GEN_HOSTILE_ROOT="+root)

@@ -55,3 +55,46 @@ func (t *costTable) count(toks []string, limit int, directive bool) string {
 	}
 	return ""
 }
+
+// enclosing names the construct whose braces a text line that opens them
+// starts (toks are its tokens, first its line), so that a refusal inside
+// a huge enum, record or initializer names it, not only a line in its
+// middle: " (in struct wide, from line 1)", or "" when the line names
+// none.
+func enclosing(toks []string, first int) string {
+	brace := -1
+	for i, t := range toks {
+		if t == "{" {
+			brace = i
+			break
+		}
+	}
+	if brace < 0 {
+		return ""
+	}
+	what := ""
+	for i := brace - 1; i >= 0 && what == ""; i-- {
+		switch t := toks[i]; {
+		case t == "struct" || t == "union" || t == "enum":
+			what = "an anonymous " + t
+			if i+1 < brace && isIdent(toks[i+1]) {
+				what = t + " " + toks[i+1]
+			}
+		case t == "=":
+			// The declarator before it: "lines [ ] =", "a =".
+			for j := i - 1; j >= 0; j-- {
+				if isIdent(toks[j]) {
+					what = "the initializer of " + toks[j]
+					break
+				}
+			}
+			if what == "" {
+				return ""
+			}
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (in %s, from line %d)", what, first)
+}

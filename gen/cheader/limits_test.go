@@ -40,3 +40,7 @@ func TestRealHeadersUnderLimits(t *testing.T) {
 
 // SourceCap is the size cap of a header set, for TestHostileHeaders.
 var SourceCap = maxSourceBytes
+
+// MaxDefines is the #define limit, for TestHostileHeaders' worst accepted
+// case.
+const MaxDefines = maxDefines

@@ -155,6 +155,7 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 	var sc lineScanner
 	var toks []string
 	afterText := false
+	open := "" // the construct whose braces the text is in (enclosing)
 	for line := 1; len(src) > 0; {
 		// A logical line: a physical one and those its backslashes join.
 		first, end := line, 0
@@ -174,13 +175,20 @@ func markLines(src []byte, costs *costTable, budget *int) ([]byte, int, string) 
 		src = src[end:]
 		startInComment := sc.inComment
 		directive := !startInComment && bytes.HasPrefix(bytes.TrimLeft(text, " \t"), []byte("#"))
+		outside := sc.depth == 0
 		sc.scan(text, directive)
 		if directive {
 			sc.directiveDepth = 0
 		}
 		limit := costs.lineTokenLimit()
 		toks = costs.tokens(sc.clean, toks[:0], limit)
+		if !directive && outside {
+			open = enclosing(toks, first)
+		}
 		if r := costs.count(toks, limit, directive); r != "" {
+			if !directive {
+				r += open // name the enum, record or initializer too large
+			}
 			// Refused before cc/v4 or the estimate sees the line: the
 			// file is not served (sourceFS serves stopFile).
 			return nil, first, r

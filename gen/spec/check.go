@@ -20,6 +20,9 @@ var errnos = []string{"EINVAL", "ENOMEM", "EOPNOTSUPP", "EBADF"}
 // checker collects the problems of the API descriptors.
 type checker struct {
 	errs diag.List
+	// partial: a spec file did not decode, so a name not described
+	// here may be described there; such references are not reported.
+	partial bool
 }
 
 func (k *checker) bad(p Pos, format string, args ...any) {
@@ -37,8 +40,8 @@ func (k *checker) man(p Pos, what, m string) {
 // checkAPI validates the functions, structs and rules on their own; the
 // resolver checks them against the header (and the rules' chain checks
 // against vocab.ChainChecks).
-func (s *Spec) checkAPI() diag.List {
-	var k checker
+func (s *Spec) checkAPI(partial bool) diag.List {
+	k := checker{partial: partial}
 	funcs := k.functions(s.Functions)
 	structs := k.structs(s.Structs)
 	k.rules(s.Rules, funcs, structs)
@@ -173,7 +176,7 @@ func (k *checker) rules(list []*Rule, funcs map[string]*Function, structs map[st
 			k.bad(r.Pos, "%s: kind must be one of %v, not %q", what, kinds, r.Kind)
 		}
 		for _, fn := range r.Funcs {
-			if funcs[fn] == nil {
+			if funcs[fn] == nil && !k.partial {
 				k.bad(r.Pos, "%s: funcs names %s, which the spec does not describe", what, fn)
 			}
 		}
@@ -229,7 +232,7 @@ func (k *checker) check(r *Rule, funcs map[string]*Function, structs map[string]
 	forms := 0
 	if c.Struct != "" {
 		forms++
-		if st := structs[c.Struct]; st == nil {
+		if st := structs[c.Struct]; st == nil && !k.partial {
 			k.bad(c.Pos, "%s: check names struct %s, which the spec does not describe", what, c.Struct)
 		}
 		if c.Field == "" && len(c.NotAllNull) == 0 {
@@ -238,9 +241,11 @@ func (k *checker) check(r *Rule, funcs map[string]*Function, structs map[string]
 	}
 	if c.Func != "" {
 		forms++
-		if f := funcs[c.Func]; f == nil {
+		switch f := funcs[c.Func]; {
+		case f == nil && k.partial:
+		case f == nil:
 			k.bad(c.Pos, "%s: check names function %s, which the spec does not describe", what, c.Func)
-		} else if c.Param == "" || !slices.ContainsFunc(f.Params, func(p *Param) bool { return p.Name == c.Param }) {
+		case c.Param == "" || !slices.ContainsFunc(f.Params, func(p *Param) bool { return p.Name == c.Param }):
 			k.bad(c.Pos, "%s: check names parameter %q, which function %s does not have", what, c.Param, c.Func)
 		}
 	}

@@ -211,15 +211,20 @@ func Load(fsys fs.FS, dir, name string) (*Spec, error) {
 		s.PRMEnums = append(s.PRMEnums, file.PRMEnums...)
 		s.Layouts = append(s.Layouts, file.Layouts...)
 	}
-	errs = append(errs, s.check()...)
+	// A file that did not decode leaves its names undescribed: the
+	// others' references to them are not checked, or they would be
+	// blamed for its error.
+	errs = append(errs, s.check(len(errs) > 0)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return s, nil
 }
 
-// check validates what can be validated without the header.
-func (s *Spec) check() diag.List {
+// check validates what can be validated without the header; partial says
+// a file is missing (it did not decode), so references between files are
+// not checked.
+func (s *Spec) check(partial bool) diag.List {
 	var errs diag.List
 	bad := func(p Pos, format string, args ...any) {
 		errs = append(errs, &diag.Error{Pos: p, Msg: sprintf(format, args...)})
@@ -253,7 +258,7 @@ func (s *Spec) check() diag.List {
 			}
 		}
 	}
-	errs = append(errs, s.checkAPI()...)
+	errs = append(errs, s.checkAPI(partial)...)
 	errs = append(errs, s.checkPRM()...)
 	return errs
 }

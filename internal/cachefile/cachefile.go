@@ -193,7 +193,9 @@ func (d Dir) Trim() {
 // WriteAtomic writes data to name through a temporary file in dir
 // (created with pattern) renamed into place, so a reader sees the old
 // file or the whole new one. The new file keeps name's permissions when
-// name exists. The temporary file is removed on failure.
+// name is a regular file; over anything else (a named pipe, a device, a
+// symbolic link, whose target's mode Stat would give: /dev/null's 0666)
+// it has CreateTemp's 0600. The temporary file is removed on failure.
 func WriteAtomic(dir, name string, data []byte, pattern string) error {
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
@@ -204,7 +206,7 @@ func WriteAtomic(dir, name string, data []byte, pattern string) error {
 		err = cerr
 	}
 	if err == nil {
-		if st, serr := os.Stat(name); serr == nil {
+		if st, serr := os.Lstat(name); serr == nil && st.Mode().IsRegular() {
 			err = os.Chmod(f.Name(), st.Mode().Perm())
 		}
 	}

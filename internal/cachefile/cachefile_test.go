@@ -193,6 +193,11 @@ func TestNotRegular(t *testing.T) {
 		} else if body, _, why := d.Read(key); string(body) != "new" {
 			t.Errorf("%s: replaced entry reads %q, %q", name, body, why)
 		}
+		// The entry's own mode, not that of what was there or of what
+		// a link pointed at (/dev/null's 0666 made it world-writable).
+		if fi, err := os.Lstat(d.File(key)); err != nil || fi.Mode() != 0o600 {
+			t.Errorf("%s: the replaced entry's mode is %v (%v), want -rw-------", name, fi.Mode(), err)
+		}
 	}
 	if b, _, why := d.Read("good"); string(b) != "body" {
 		t.Errorf("the linked entry changed: %q, %q", b, why)
