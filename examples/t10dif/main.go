@@ -15,10 +15,11 @@
 //
 //	go run ./examples/t10dif [-device NAME]
 //
-// NAME is "sim:..." for the simulated device (the default). On an mlx5
-// card (-device mlx5_0) it stops with an error for now: libmlx5 keeps a
-// signature mkey's PSV indexes, which its SET_PSV work requests need,
-// private, so runtime/device/verbs cannot create one (ErrSigMkeyPSV).
+// NAME is "sim:..." for the simulated device (the default) or an mlx5
+// card (-device mlx5_0). The signature mkey and its two PSVs are made by
+// runtime/device with DEVX commands (CREATE_PSV, CREATE_MKEY), on the
+// card and the simulator alike, because libmlx5 keeps the PSV indexes
+// its SET_PSV work requests need private.
 package main
 
 import (

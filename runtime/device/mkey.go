@@ -54,7 +54,7 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 	c := pd.c
 	mk := &Mkey{c: c}
 	n, err := c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateMkey(flags, maxEntries)
+		b, err := pd.createMkey(flags, maxEntries)
 		if err != nil {
 			return "", nil, err
 		}
@@ -245,7 +245,7 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	}
 	d := &DEK{c: pd.c}
 	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateDEK(cfg)
+		b, err := pd.createDEK(&cfg)
 		if err != nil {
 			return "", nil, err
 		}

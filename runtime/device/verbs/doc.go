@@ -11,11 +11,14 @@
 // The doorbell register is the device's UAR page, written with
 // runtime/mmio.
 //
-// What the public libmlx5 API does not expose, this backend does not
-// guess: a DEK's DEVX object id (which a crypto work request carries) is
-// private to libmlx5, so CreateDEK fails saying so (ErrDEKObjectID); so
-// are a signature mkey's PSV indexes (which its SET_PSV work requests
-// carry), so CreateMkey with BLOCK_SIGNATURE fails (ErrSigMkeyPSV).
+// What the public libmlx5 API keeps private, runtime/device makes itself
+// with DEVX commands (mlx5dv_devx_obj_create, through this backend's
+// DevxObjCreate): the mkeys and their PSVs, whose indexes a signature
+// mkey's SET_PSV work requests carry, and the DEKs, whose object id a
+// crypto work request carries. The commands are the ones libmlx5 sends
+// for mlx5dv_create_mkey and mlx5dv_dek_create, so the device sees the
+// same objects; the simulator executes the same bytes in CI. The context
+// must be a DEVX one (Open asks for MLX5DV_CONTEXT_FLAGS_DEVX).
 //
 // Built without cgo (CGO_ENABLED=0) the package still registers itself,
 // and Open fails saying it needs cgo.

@@ -12,9 +12,6 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// ErrDEKObjectID is CreateDEK's error: see the package doc.
-var ErrDEKObjectID = errors.New("verbs: libmlx5's public API does not expose a DEK's DEVX object id, which the send queue writer's crypto work requests carry (sq.DEK.ObjectID)")
-
 type vpd struct {
 	c  *vctx
 	pd *mlx.IBVPD
@@ -90,13 +87,16 @@ func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.Ba
 
 func (m vmkey) LKey() uint32 { return m.mk.LKey }
 
-// ErrSigMkeyPSV is the error of a signature mkey: see the package doc.
-var ErrSigMkeyPSV = errors.New("verbs: libmlx5 keeps a signature mkey's memory and wire PSV indexes in its private struct mlx5_mkey (mlx5_sig_ctx), which its public API does not expose; the SET_PSV work requests of mlx5dv_wr_set_mkey_sig_block carry them (sq.Mkey.MemPSV, WirePSV), so this API cannot drive a signature mkey on hardware yet")
+// errViaDevx is the answer of the calls runtime/device makes by DEVX on
+// this backend (see the package doc): libmlx5's mlx5dv_create_mkey keeps
+// a signature mkey's PSV indexes private, and mlx5dv_dek_create a DEK's
+// object id, so the API never asks libmlx5 for them.
+var errViaDevx = errors.New("verbs: runtime/device creates signature mkeys and DEKs with DEVX commands on this backend; libmlx5's mlx5dv_create_mkey and mlx5dv_dek_create keep the PSV indexes and the DEK object id private")
 
-func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, ErrSigMkeyPSV }
+func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, errViaDevx }
 func (m vmkey) Close() error                  { return mv.DestroyMkey(m.mk) }
 
-func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, ErrDEKObjectID }
+func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, errViaDevx }
 
 // vumem is a registered devx umem; it holds buf until deregistered, as
 // vmr does.

@@ -134,6 +134,10 @@ func (d *Device) AllocPD() (uint32, error) {
 	return n, nil
 }
 
+// HasPD reports whether pdn is one of the device's PDs; the caller holds
+// the fabric's lock (the device's commands run under it).
+func (d *Device) HasPD(pdn uint32) bool { return d.pds[pdn] }
+
 // DeallocPD frees a protection domain.
 func (d *Device) DeallocPD(pdn uint32) error {
 	if err := d.lock(); err != nil {

@@ -27,8 +27,8 @@ func fuzzTable(crypto bool) *Table {
 	if crypto {
 		flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
 	}
-	t.mkeys[0x123] = &mkey{index: 0x123, numDesc: 16, free: true, memPSV: 257, wirePSV: 258, flags: flags}
-	t.psvs[257], t.psvs[258] = &psv{owner: 0x123}, &psv{owner: 0x123}
+	t.mkeys[0x123] = &mkey{index: 0x123, numDesc: 16, free: true, memPSV: 257, wirePSV: 258, ownPSVs: true, flags: flags}
+	t.psvs[257], t.psvs[258] = &psv{}, &psv{}
 	t.deks[11259375] = &dek{key: make([]byte, 32)}
 	return t
 }

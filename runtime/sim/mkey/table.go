@@ -88,8 +88,10 @@ type Table struct {
 	a, b, c, d []byte
 }
 
+// psv is a PSV: an object of its own (CREATE_PSV), named by the
+// signature BSF of the mkeys that use it.
 type psv struct {
-	owner uint32 // mkey index
+	pdn   uint32
 	value uint64 // the transient signature SET_PSV wrote
 	set   bool
 }
@@ -109,12 +111,40 @@ func NewTable(mem Memory) *Table {
 var (
 	ErrNoMkey = errors.New("mkey: no such mkey")
 	ErrNoDEK  = errors.New("mkey: no such DEK")
+	ErrNoPSV  = errors.New("mkey: no such PSV")
+	ErrInUse  = errors.New("mkey: in use")
+	ErrFull   = errors.New("mkey: the device's table is full")
 )
 
 // Create makes an indirect mkey (mlx5dv_create_mkey) of pd pdn: flags
 // must have INDIRECT; BLOCK_SIGNATURE gives it a memory and a wire PSV
-// (see PSVs). maxEntries bounds its layouts' translation entries.
+// (see PSVs), made as CreatePSV makes them, as libmlx5 does. maxEntries
+// bounds its layouts' translation entries.
 func (t *Table) Create(pdn uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) (uint32, error) {
+	key, err := t.CreateMkey(pdn, flags, maxEntries, 0)
+	if err != nil || flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE == 0 {
+		return key, err
+	}
+	mem, err := t.CreatePSV(pdn)
+	if err != nil {
+		t.Destroy(key)
+		return 0, err
+	}
+	wire, err := t.CreatePSV(pdn)
+	if err != nil {
+		t.DestroyPSV(mem)
+		t.Destroy(key)
+		return 0, err
+	}
+	m := t.mkeys[key>>8]
+	m.memPSV, m.wirePSV, m.ownPSVs = mem, wire, true
+	return key, nil
+}
+
+// CreateMkey makes an indirect mkey with key byte tag and no PSVs of its
+// own: what CREATE_MKEY makes; the PSVs its signature BSF names are
+// made apart (CREATE_PSV).
+func (t *Table) CreateMkey(pdn uint32, flags mlx.MkeyInitAttrFlags, maxEntries int, tag uint8) (uint32, error) {
 	known := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE |
 		mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG |
 		mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE
@@ -127,20 +157,52 @@ func (t *Table) Create(pdn uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) 
 		return 0, fmt.Errorf("mkey: max_entries %d is not 1 to 65536", maxEntries)
 	}
 	if t.nextIx > 0xffffff {
-		return 0, errors.New("mkey: out of mkey indexes")
+		return 0, ErrFull
 	}
 	ix := t.nextIx
 	t.nextIx++
-	var mem, wire uint32
-	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE != 0 {
-		mem, wire = t.nextPS, t.nextPS+1
-		t.nextPS += 2
-		t.psvs[mem] = &psv{owner: ix}
-		t.psvs[wire] = &psv{owner: ix}
+	t.mkeys[ix] = &mkey{index: ix, tag: tag, pdn: pdn, flags: flags, numDesc: (maxEntries + 3) &^ 3, free: true}
+	return ix<<8 | uint32(tag), nil
+}
+
+// maxPSVs bounds the device's PSVs (a PSV index is 24 bits).
+const maxPSVs = 1 << 20
+
+// CreatePSV makes a PSV of pd pdn and returns its index.
+func (t *Table) CreatePSV(pdn uint32) (uint32, error) {
+	if len(t.psvs) >= maxPSVs || t.nextPS > 0xffffff {
+		return 0, ErrFull
 	}
-	t.mkeys[ix] = &mkey{index: ix, pdn: pdn, flags: flags, numDesc: (maxEntries + 3) &^ 3, free: true,
-		memPSV: mem, wirePSV: wire}
-	return ix << 8, nil
+	ix := t.nextPS
+	t.nextPS++
+	t.psvs[ix] = &psv{pdn: pdn}
+	return ix, nil
+}
+
+// DestroyPSV removes a PSV. One an mkey's signature configuration names,
+// or one made with its mkey (Create), stays until the mkey goes: the
+// device would otherwise check against freed state [ledger: psv-in-use].
+func (t *Table) DestroyPSV(ix uint32) error {
+	if t.psvs[ix] == nil {
+		return fmt.Errorf("%w: %#x", ErrNoPSV, ix)
+	}
+	for _, m := range t.mkeys {
+		if m.ownPSVs && (m.memPSV == ix || m.wirePSV == ix) ||
+			m.sig != nil && (m.sig.mem.psv == ix || m.sig.wire.psv == ix) {
+			return fmt.Errorf("%w: PSV %#x is in use by mkey %#x", ErrInUse, ix, m.key())
+		}
+	}
+	delete(t.psvs, ix)
+	return nil
+}
+
+// PSVPD returns the PD a PSV was made in.
+func (t *Table) PSVPD(ix uint32) (uint32, bool) {
+	p := t.psvs[ix]
+	if p == nil {
+		return 0, false
+	}
+	return p.pdn, true
 }
 
 // PSVs returns the memory and wire PSV indexes of a signature mkey.
@@ -168,8 +230,10 @@ func (t *Table) Destroy(key uint32) error {
 	if m == nil {
 		return fmt.Errorf("%w: %#x", ErrNoMkey, key)
 	}
-	delete(t.psvs, m.memPSV)
-	delete(t.psvs, m.wirePSV)
+	if m.ownPSVs {
+		delete(t.psvs, m.memPSV)
+		delete(t.psvs, m.wirePSV)
+	}
 	delete(t.mkeys, key>>8)
 	return nil
 }

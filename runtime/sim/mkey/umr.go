@@ -19,7 +19,8 @@ type mkey struct {
 	start, length uint64
 	layout        layout
 
-	memPSV, wirePSV uint32
+	memPSV, wirePSV uint32 // made with the mkey (Create), when ownPSVs
+	ownPSVs         bool
 	sig             *sigConf    // nil: no signature
 	crypto          *cryptoConf // nil: no crypto
 	sigErrCnt       uint8       // the parity bit a SIG_ERR update last wrote
@@ -217,8 +218,10 @@ func (t *Table) applyBSF(n *mkey, c *mlx.WQEMkeyContextSeg, mask uint64, bsf []b
 	if cr != nil && n.flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO == 0 {
 		return wqeErr("crypto_bsf", "a crypto BSF on an mkey created without CRYPTO")
 	}
-	if sig != nil && (sig.mem.psv != n.memPSV && sig.mem.psv != 0 || sig.wire.psv != n.wirePSV && sig.wire.psv != 0) {
-		return wqeErr("bsf.psv", "PSVs %#x/%#x, the mkey's are %#x/%#x", sig.mem.psv, sig.wire.psv, n.memPSV, n.wirePSV)
+	if sig != nil {
+		if err := t.checkPSVs(n, sig); err != nil {
+			return err
+		}
 	}
 	n.sig, n.crypto = sig, cr
 	return nil
@@ -238,5 +241,26 @@ func (t *Table) ExecSetPSV(wqe []byte) error {
 		return wqeErr("set_psv.psv_index", "%#x is no PSV of the device", s.PSVIndex())
 	}
 	p.value, p.set = s.TransientSignature(), true
+	return nil
+}
+
+// checkPSVs checks the PSVs a signature BSF names: those made with the
+// mkey when it has its own (Create, mlx5dv_create_mkey); otherwise PSVs
+// of the device in the mkey's PD (CREATE_PSV) [ledger: psv-bsf-check].
+func (t *Table) checkPSVs(n *mkey, sig *sigConf) error {
+	if n.ownPSVs {
+		if sig.mem.psv != n.memPSV && sig.mem.psv != 0 || sig.wire.psv != n.wirePSV && sig.wire.psv != 0 {
+			return wqeErr("bsf.psv", "PSVs %#x/%#x, the mkey's are %#x/%#x", sig.mem.psv, sig.wire.psv, n.memPSV, n.wirePSV)
+		}
+		return nil
+	}
+	for _, ix := range []uint32{sig.mem.psv, sig.wire.psv} {
+		if ix == 0 {
+			continue
+		}
+		if pd, ok := t.PSVPD(ix); !ok || pd != n.pdn {
+			return wqeErr("bsf.psv", "PSV %#x is no PSV of the mkey's PD %d", ix, n.pdn)
+		}
+	}
 	return nil
 }

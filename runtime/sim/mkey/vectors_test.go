@@ -111,9 +111,9 @@ func runVector(t *testing.T, c *vecCase) int {
 		if string(m.SigRaw) != "null" {
 			json.Unmarshal(m.SigRaw, &sig)
 			mk.flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
-			mk.memPSV, mk.wirePSV = sig.Mem, sig.Wire
-			tab.psvs[sig.Mem] = &psv{owner: mk.index}
-			tab.psvs[sig.Wire] = &psv{owner: mk.index}
+			mk.memPSV, mk.wirePSV, mk.ownPSVs = sig.Mem, sig.Wire, true
+			tab.psvs[sig.Mem] = &psv{pdn: mk.pdn}
+			tab.psvs[sig.Wire] = &psv{pdn: mk.pdn}
 		}
 		if string(m.CryptoRaw) != "null" {
 			mk.flags |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
