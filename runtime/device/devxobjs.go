@@ -3,6 +3,7 @@ package device
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/devxcmd"
@@ -160,4 +161,18 @@ func (pd *PD) createDEK(cfg *DEKConfig) (BackendDEK, error) {
 		return nil, err
 	}
 	return &devxDEK{id: id, obj: obj}, nil
+}
+
+// offloadCaps refuses, at create time, a signature or crypto object on a
+// device whose capabilities (Caps, from mlx5dv_query_device on hardware)
+// lack the offload, as libmlx5 does with EOPNOTSUPP.
+func (c *Context) offloadCaps(flags mlx.MkeyInitAttrFlags) error {
+	caps := c.info.Caps
+	switch {
+	case flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE != 0 && !caps.Signature:
+		return fmt.Errorf("%q reports no signature offload (Caps.Signature, MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD): %w", c.name, syscall.EOPNOTSUPP)
+	case flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO != 0 && !caps.Crypto:
+		return fmt.Errorf("%q reports no crypto offload (Caps.Crypto, MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD): %w", c.name, syscall.EOPNOTSUPP)
+	}
+	return nil
 }

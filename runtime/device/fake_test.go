@@ -41,9 +41,12 @@ func (fake) Open(name string) (device.BackendContext, error) {
 
 func (fake) List() ([]device.Info, error) { return []device.Info{fakeInfo("fake:0")}, nil }
 
+// fakeInfo describes a fake device; one named "fake:nooffload" reports
+// neither signature nor crypto offload.
 func fakeInfo(name string) device.Info {
+	offload := name != "fake:nooffload"
 	return device.Info{Name: name, Caps: device.Caps{MaxQPWR: 1024, MaxSGE: 16, MaxCQE: 1 << 16, MaxInlineData: 256, DC: true,
-		MaxSRQWR: 4096, MaxSRQSGE: 8}}
+		MaxSRQWR: 4096, MaxSRQSGE: 8, Signature: offload, Crypto: offload}}
 }
 
 // fakes keeps the context the last Open made, for tests that read its log.

@@ -51,6 +51,9 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
 		return nil, fmt.Errorf("device: CreateMkey: %w", cfgErr("flags", flags, "lacks MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, the only mkey the API creates (mlx5dv_create_mkey(3))"))
 	}
+	if err := pd.c.offloadCaps(flags); err != nil {
+		return nil, fmt.Errorf("device: CreateMkey: %w", err)
+	}
 	c := pd.c
 	mk := &Mkey{c: c}
 	n, err := c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
@@ -234,6 +237,9 @@ func (d *DEK) Close() error {
 // CreateDEK creates a data encryption key (mlx5dv_dek_create).
 func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if err := validateDEK(&cfg); err != nil {
+		return nil, fmt.Errorf("device: CreateDEK: %w", err)
+	}
+	if err := pd.c.offloadCaps(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO); err != nil {
 		return nil, fmt.Errorf("device: CreateDEK: %w", err)
 	}
 	want := 32

@@ -3,6 +3,7 @@ package device_test
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
@@ -165,5 +166,33 @@ func TestDEKInitAttr(t *testing.T) {
 	cfg.Purpose = 7
 	if _, err := pd.CreateDEK(cfg); err == nil || !strings.Contains(err.Error(), "DEKConfig.Purpose") {
 		t.Errorf("CreateDEK of purpose 7: %v, want an error naming DEKConfig.Purpose", err)
+	}
+}
+
+// TestOffloadCaps: a signature or crypto mkey, or a DEK, on a device whose
+// Caps lack the offload fails at create time with EOPNOTSUPP naming the
+// capability, before the backend sees it.
+func TestOffloadCaps(t *testing.T) {
+	c, err := device.Open("fake:nooffload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pd, err := c.AllocPD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []mlx.MkeyInitAttrFlags{mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO} {
+		mk, err := pd.CreateMkey(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|f, 4)
+		if mk != nil || !errors.Is(err, syscall.EOPNOTSUPP) || !strings.Contains(err.Error(), "offload (Caps.") {
+			t.Errorf("%v: %v, want EOPNOTSUPP naming the capability", f, err)
+		}
+	}
+	if _, err := pd.CreateMkey(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4); err != nil {
+		t.Errorf("a plain indirect mkey: %v", err)
+	}
+	dek, err := pd.CreateDEK(device.DEKConfig{KeySize: mlx.MLX5DV_CRYPTO_KEY_SIZE_128, Key: make([]byte, 32)})
+	if dek != nil || !errors.Is(err, syscall.EOPNOTSUPP) {
+		t.Errorf("CreateDEK: %v, want EOPNOTSUPP", err)
 	}
 }
