@@ -23,9 +23,9 @@ import (
 // this faulted in nextCQE or hit "concurrent map read and map write"
 // within 200 rounds.
 func TestCloseContextRace(t *testing.T) {
-	rounds := 200
+	rounds := 100
 	if testing.Short() {
-		rounds = 50
+		rounds = 25
 	}
 	base := runtime.NumGoroutine()
 	for r := range rounds {
