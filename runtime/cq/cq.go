@@ -23,6 +23,16 @@
 // testdata/cqe-vectors by mlx5gen replay; where a later release fixed a
 // v44 behaviour the poller follows the fix (spec rules cq.* with follows).
 // Each function names the libmlx5 function it mirrors.
+//
+// Concurrency: one goroutine polls a CQ (Poll, the StartPoll session,
+// Arm, Event) while, at the same time, one goroutine writes each send
+// queue (runtime/sq) and each receive queue (runtime/rq) completing to it:
+// the slot bookkeeping and the tails are handed off through atomics, no
+// lock on the poll path. Close, AddQP, RemoveQP, Clean and the mkey and
+// SRQ registrations may come from any goroutine at any moment: they wait
+// for a poll in progress to end. Two goroutines polling one CQ at once
+// are not supported; put a lock of your own around them. The full table
+// of who may run beside whom is docs/design.md, "Goroutines".
 package cq
 
 import (

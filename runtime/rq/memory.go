@@ -33,6 +33,14 @@
 // The SRQ keeps v44's free list linked by the next segments' next_wqe_index
 // (rdma-core 54 replaced it with a bitmap of free WQEs); the reference CQE
 // vectors come from v44, so the list's order of reuse is v44's.
+//
+// Concurrency: one goroutine posts on an RQ (Post, PostList) while one
+// other polls its CQ (the retiring calls), handing off through atomics.
+// An SRQ takes a lock around posting and retiring, as libmlx5's srq->lock,
+// because several CQs, each polled on its own goroutine, may retire into
+// it. Close of either may come from any goroutine at any moment and waits
+// for a call in progress. Two goroutines posting on one RQ at once are
+// not supported (docs/design.md, "Goroutines").
 package rq
 
 import (

@@ -20,6 +20,14 @@
 // spec/RULES.md).
 //
 // Each method names the libmlx5 function it mirrors.
+//
+// Concurrency: one goroutine writes an SQ (Start to Complete or Abort,
+// the builders and setters) while one other polls the CQ it completes to
+// (runtime/cq, which calls Completed, Retire and reads Slots): the head,
+// the tail and the slots are handed off through atomics, with no lock.
+// Close may come from any goroutine at any moment and waits for a batch
+// in progress. Two goroutines writing one SQ at once are not supported;
+// serialise them with a lock of your own (docs/design.md, "Goroutines").
 package sq
 
 import (
