@@ -35,7 +35,10 @@ func (m *Mkey) Close() error {
 
 // CreateMkey creates an indirect mkey (mlx5dv_create_mkey) of up to
 // maxEntries entries, with flags (INDIRECT, BLOCK_SIGNATURE, CRYPTO, ...).
-// A signature mkey gets its PSV indexes from the backend, and every CQ
+// On a DEVX device the API creates a signature or crypto mkey itself, by
+// command, after checking HCACaps (devxobjs.go): so it knows a signature
+// mkey's PSV indexes, which libmlx5 keeps private. Elsewhere the backend
+// creates it, and gives the PSV indexes. Every CQ
 // of the context, open now or created later, records the signature
 // errors of its completions on it until it is closed (Check reads them),
 // as libmlx5's context-wide mkey table does. As for QPs, create and
@@ -52,9 +55,13 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 		return nil, fmt.Errorf("device: CreateMkey: %w", cfgErr("flags", flags, "lacks MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, the only mkey the API creates (mlx5dv_create_mkey(3))"))
 	}
 	c := pd.c
+	create, err := pd.mkeyCreator(flags)
+	if err != nil {
+		return nil, fmt.Errorf("device: CreateMkey: %w", err)
+	}
 	mk := &Mkey{c: c}
 	n, err := c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateMkey(flags, maxEntries)
+		b, err := create(flags, maxEntries)
 		if err != nil {
 			return "", nil, err
 		}
@@ -231,7 +238,12 @@ func (d *DEK) Close() error {
 	return closeNode(d.n)
 }
 
-// CreateDEK creates a data encryption key (mlx5dv_dek_create).
+// CreateDEK creates a data encryption key (mlx5dv_dek_create) from a
+// plaintext key. On a DEVX device the API creates it itself, by
+// CREATE_GENERAL_OBJECT, after checking HCACaps (an AES-XTS engine, DEK
+// objects, and plaintext import: a device that takes wrapped keys only
+// is refused, as this API offers no crypto login); its ObjectID is the
+// object id the device returned, which libmlx5 keeps private.
 func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if err := validateDEK(&cfg); err != nil {
 		return nil, fmt.Errorf("device: CreateDEK: %w", err)
@@ -243,9 +255,13 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if len(cfg.Key) != want {
 		return nil, fmt.Errorf("device: CreateDEK: %w", cfgErr("DEKConfig.Key", nil, "%d bytes, %v AES-XTS needs %d (key1 and key2)", len(cfg.Key), cfg.KeySize, want))
 	}
+	create, err := pd.dekCreator()
+	if err != nil {
+		return nil, fmt.Errorf("device: CreateDEK: %w", err)
+	}
 	d := &DEK{c: pd.c}
 	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.b.CreateDEK(cfg)
+		b, err := create(&cfg)
 		if err != nil {
 			return "", nil, err
 		}
@@ -257,4 +273,47 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	}
 	d.n = n
 	return d, nil
+}
+
+// mkeyCreator returns what creates a mkey of flags: the API's DEVX
+// commands for a signature or crypto mkey on a DEVX device, once HCACaps
+// says the device has the feature; the backend otherwise.
+func (pd *PD) mkeyCreator(flags mlx.MkeyInitAttrFlags) (func(mlx.MkeyInitAttrFlags, int) (BackendMkey, error), error) {
+	if flags&(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO) == 0 {
+		return pd.b.CreateMkey, nil
+	}
+	d, pdn, ok, err := pd.devxPD()
+	if err != nil || !ok {
+		return pd.b.CreateMkey, err
+	}
+	h, err := pd.c.HCACaps()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMkeyCaps(h, flags); err != nil {
+		return nil, err
+	}
+	return func(flags mlx.MkeyInitAttrFlags, maxEntries int) (BackendMkey, error) {
+		return createDevxMkey(d, pdn, flags, maxEntries)
+	}, nil
+}
+
+// dekCreator returns what creates a DEK: the API's DEVX command on a
+// DEVX device that has DEKs, the backend otherwise.
+func (pd *PD) dekCreator() (func(*DEKConfig) (BackendDEK, error), error) {
+	d, pdn, ok, err := pd.devxPD()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return func(cfg *DEKConfig) (BackendDEK, error) { return pd.b.CreateDEK(*cfg) }, nil
+	}
+	h, err := pd.c.HCACaps()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDEKCaps(h); err != nil {
+		return nil, err
+	}
+	return func(cfg *DEKConfig) (BackendDEK, error) { return createDevxDEK(d, pdn, cfg) }, nil
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// ErrDEKObjectID is CreateDEK's error: see the package doc.
-var ErrDEKObjectID = errors.New("verbs: libmlx5's public API does not expose a DEK's DEVX object id, which the send queue writer's crypto work requests carry (sq.DEK.ObjectID)")
-
 type vpd struct {
 	c  *vctx
 	pd *mlx.IBVPD
@@ -90,13 +87,19 @@ func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.Ba
 
 func (m vmkey) LKey() uint32 { return m.mk.LKey }
 
-// ErrSigMkeyPSV is the error of a signature mkey: see the package doc.
-var ErrSigMkeyPSV = errors.New("verbs: libmlx5 keeps a signature mkey's memory and wire PSV indexes in its private struct mlx5_mkey (mlx5_sig_ctx), which its public API does not expose; the SET_PSV work requests of mlx5dv_wr_set_mkey_sig_block carry them (sq.Mkey.MemPSV, WirePSV), so this API cannot drive a signature mkey on hardware yet")
+// errHidden is the answer of the two methods runtime/device does not call
+// on this backend: it creates signature (and crypto) mkeys and DEKs by
+// DEVX command itself (this backend is a device.DevxBackend and a
+// device.PDNumberer), because libmlx5 keeps a signature mkey's PSV
+// indexes (struct mlx5_sig_ctx) and a DEK's DEVX object id private.
+// They are here for the device.BackendPD interface, and say so rather
+// than guess.
+var errHidden = errors.New("verbs: libmlx5 keeps a signature mkey's PSV indexes and a DEK's object id private; runtime/device creates both by DEVX command (PD.CreateMkey, PD.CreateDEK)")
 
-func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, ErrSigMkeyPSV }
+func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, errHidden }
 func (m vmkey) Close() error                  { return mv.DestroyMkey(m.mk) }
 
-func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, ErrDEKObjectID }
+func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, errHidden }
 
 // vumem is a registered devx umem; it holds buf until deregistered, as
 // vmr does.
