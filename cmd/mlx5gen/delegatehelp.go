@@ -17,13 +17,18 @@ const replayUsage = "usage: mlx5gen replay [-v] FILE.json...\n\n" +
 	"CQE vectors (testdata/cqe-vectors) through the CQ poller, comparing every work completion\n" +
 	"field, the consumer index, the doorbell record and the queues' bookkeeping.\n"
 
-const devicesUsage = `usage: mlx5gen devices
+const devicesUsage = `usage: mlx5gen devices [-sim]
 
 Lists the RDMA devices with their mlx5 capabilities: signature offload (the
 protection types), crypto (AES-XTS engines), DCI streams (log2 of the
 concurrent and errored streams a DCI can have) and MMO (the largest DMA
-memcpy). Exit status: 0 devices listed, 3 no RDMA device (and why),
-1 failure, 2 usage error.
+memcpy); then, for each device, what its QUERY_HCA_CAP pages say (read
+through DEVX, as runtime/device reads them before creating a signature or
+crypto mkey or a DEK): block signature (and the optional CRC types and
+4048-byte blocks), the AES-XTS engines, DEK objects and how keys are
+imported. -sim lists the simulator's devices instead of the hardware's.
+Exit status: 0 devices listed, 3 no RDMA device (and why), 1 failure,
+2 usage error.
 `
 
 // replayHelp prints replay's usage if its flags ask for it (-h, -help,

@@ -51,8 +51,9 @@ commands:
              mlx5gen-replay: next to mlx5gen, else built from the mlx5gen checkout
              around the current directory, else from PATH
              (go install github.com/mlx5gen/mlx5gen/internal/cmd/mlx5gen-replay@latest)
-  devices    list the RDMA devices and their mlx5 capabilities (signature, crypto,
-             DCI streams, MMO), or say there are none and why; runs mlx5gen-devices,
+  devices    list the RDMA devices (-sim: the simulator's) and their mlx5 capabilities
+             (signature, crypto, DCI streams, MMO; QUERY_HCA_CAP's signature, AES-XTS
+             and DEK bits), or say there are none and why; runs mlx5gen-devices,
              found as mlx5gen-replay is (internal/cmd/mlx5gen-devices)
   version    print mlx5gen's version and the rdma-core releases it supports
 

@@ -15,11 +15,14 @@
 //
 //	go run ./examples/t10dif [-device NAME]
 //
-// NAME is "sim:..." for the simulated device (the default) or an mlx5
-// card (-device mlx5_0). The signature mkey and its two PSVs are made by
-// runtime/device with DEVX commands (CREATE_PSV, CREATE_MKEY), on the
-// card and the simulator alike, because libmlx5 keeps the PSV indexes
-// its SET_PSV work requests need private.
+// NAME is "sim:..." for the simulated device (the default), or an mlx5
+// card (-device mlx5_0). libmlx5 keeps a signature mkey's PSV indexes,
+// which its SET_PSV work requests need, private; so runtime/device
+// creates the mkey and its two PSVs itself with DEVX commands (CREATE_PSV,
+// CREATE_MKEY), the same bytes on the simulator and on hardware, after
+// QUERY_HCA_CAP says the device has block signature offload. The card
+// must allow DEVX (the kernel's MLX5DV_CONTEXT_FLAGS_DEVX); no run on a
+// ConnectX is on record.
 package main
 
 import (

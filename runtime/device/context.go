@@ -24,6 +24,8 @@ type Context struct {
 	// signature mkey of the context (libmlx5's context-wide mkey table).
 	cqs  []*CQ
 	sigs []*Mkey
+
+	hca hcaCache // HCACaps, read once
 }
 
 func newContext(name string, b BackendContext) *Context {

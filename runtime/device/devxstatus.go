@@ -65,7 +65,7 @@ func (s DevxStatus) String() string {
 // say why). errors.Is(err, syscall.EREMOTEIO) holds. Its text names the
 // opcode, the status and the syndrome; the error wrapping it names Op.
 type DevxError struct {
-	Op       string // the API call: "DevxGeneralCmd", "DevxObjCreate", "DevxObj.Query", "DevxObj.Modify"
+	Op       string // the API call: "DevxGeneralCmd", "DevxObjCreate" (also the commands of CreateMkey and CreateDEK), "DevxObj.Query", "DevxObj.Modify", "HCACaps"
 	Opcode   uint16 // the command's opcode
 	Status   DevxStatus
 	Syndrome uint32 // the device's detail of the failure (firmware-specific)

@@ -18,3 +18,7 @@ func WithoutBackend(prefix string, f func()) {
 	}()
 	f()
 }
+
+// BackendOf returns the backend context c was opened on, so a test's
+// fake device can show what the API sent it.
+func BackendOf(c *Context) BackendContext { return c.b }

@@ -3,6 +3,7 @@ package device
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
@@ -35,13 +36,14 @@ func (m *Mkey) Close() error {
 
 // CreateMkey creates an indirect mkey (mlx5dv_create_mkey) of up to
 // maxEntries entries, with flags (INDIRECT, BLOCK_SIGNATURE, CRYPTO, ...).
-// A signature mkey gets its PSV indexes from the backend, and every CQ
+// On a DEVX device the API creates a signature or crypto mkey itself, by
+// command, after checking HCACaps (devxobjs.go): so it knows a signature
+// mkey's PSV indexes, which libmlx5 keeps private. Elsewhere the backend
+// creates it, and gives the PSV indexes. Every CQ
 // of the context, open now or created later, records the signature
 // errors of its completions on it until it is closed (Check reads them),
-// as libmlx5's context-wide mkey table does. Creating and closing may
-// happen while other goroutines poll those CQs: registering and removing
-// the mkey wait for a poll in progress to end (the CQ's gate), so no
-// poller reads the table while it changes (TestCloseContextRace).
+// as libmlx5's context-wide mkey table does. As for QPs, create and
+// close mkeys while no other goroutine polls the context's CQs.
 func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
 	// mlx5dv_mkey_init_attr.max_entries is a uint16_t.
 	if err := inRange("maxEntries", maxEntries, 1, 1<<16-1, ""); err != nil {
@@ -53,13 +55,14 @@ func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, er
 	if flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT == 0 {
 		return nil, fmt.Errorf("device: CreateMkey: %w", cfgErr("flags", flags, "lacks MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, the only mkey the API creates (mlx5dv_create_mkey(3))"))
 	}
-	if err := pd.c.offloadCaps(flags); err != nil {
+	c := pd.c
+	create, err := pd.mkeyCreator(flags)
+	if err != nil {
 		return nil, fmt.Errorf("device: CreateMkey: %w", err)
 	}
-	c := pd.c
 	mk := &Mkey{c: c}
 	n, err := c.create("CreateMkey", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.createMkey(flags, maxEntries)
+		b, err := create(flags, maxEntries)
 		if err != nil {
 			return "", nil, err
 		}
@@ -236,12 +239,14 @@ func (d *DEK) Close() error {
 	return closeNode(d.n)
 }
 
-// CreateDEK creates a data encryption key (mlx5dv_dek_create).
+// CreateDEK creates a data encryption key (mlx5dv_dek_create) from a
+// plaintext key. On a DEVX device the API creates it itself, by
+// CREATE_GENERAL_OBJECT, after checking HCACaps (an AES-XTS engine, DEK
+// objects, and plaintext import: a device that takes wrapped keys only
+// is refused, as this API offers no crypto login); its ObjectID is the
+// object id the device returned, which libmlx5 keeps private.
 func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if err := validateDEK(&cfg); err != nil {
-		return nil, fmt.Errorf("device: CreateDEK: %w", err)
-	}
-	if err := pd.c.offloadCaps(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO); err != nil {
 		return nil, fmt.Errorf("device: CreateDEK: %w", err)
 	}
 	want := 32
@@ -251,9 +256,13 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	if len(cfg.Key) != want {
 		return nil, fmt.Errorf("device: CreateDEK: %w", cfgErr("DEKConfig.Key", nil, "%d bytes, %v AES-XTS needs %d (key1 and key2)", len(cfg.Key), cfg.KeySize, want))
 	}
+	create, err := pd.dekCreator()
+	if err != nil {
+		return nil, fmt.Errorf("device: CreateDEK: %w", err)
+	}
 	d := &DEK{c: pd.c}
 	n, err := pd.c.create("CreateDEK", []*node{pd.n}, func() (string, func() error, error) {
-		b, err := pd.createDEK(&cfg)
+		b, err := create(&cfg)
 		if err != nil {
 			return "", nil, err
 		}
@@ -265,4 +274,66 @@ func (pd *PD) CreateDEK(cfg DEKConfig) (*DEK, error) {
 	}
 	d.n = n
 	return d, nil
+}
+
+// mkeyCreator returns what creates a mkey of flags: the API's DEVX
+// commands for a signature or crypto mkey on a DEVX device, once HCACaps
+// says the device has the feature; the backend otherwise.
+func (pd *PD) mkeyCreator(flags mlx.MkeyInitAttrFlags) (func(mlx.MkeyInitAttrFlags, int) (BackendMkey, error), error) {
+	if flags&(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO) == 0 {
+		return pd.b.CreateMkey, nil
+	}
+	d, pdn, ok, err := pd.devxPD()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return pd.b.CreateMkey, pd.c.offloadCaps(flags)
+	}
+	h, err := pd.c.HCACaps()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMkeyCaps(h, flags); err != nil {
+		return nil, err
+	}
+	return func(flags mlx.MkeyInitAttrFlags, maxEntries int) (BackendMkey, error) {
+		return createDevxMkey(d, pdn, flags, maxEntries)
+	}, nil
+}
+
+// dekCreator returns what creates a DEK: the API's DEVX command on a
+// DEVX device that has DEKs, the backend otherwise.
+func (pd *PD) dekCreator() (func(*DEKConfig) (BackendDEK, error), error) {
+	d, pdn, ok, err := pd.devxPD()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return func(cfg *DEKConfig) (BackendDEK, error) { return pd.b.CreateDEK(*cfg) },
+			pd.c.offloadCaps(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO)
+	}
+	h, err := pd.c.HCACaps()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDEKCaps(h); err != nil {
+		return nil, err
+	}
+	return func(cfg *DEKConfig) (BackendDEK, error) { return createDevxDEK(d, pdn, cfg) }, nil
+}
+
+// offloadCaps refuses, at create time on a backend without DEVX, a
+// signature or crypto object on a device whose Info caps lack the
+// offload, as libmlx5 does with EOPNOTSUPP (a DEVX device is asked with
+// QUERY_HCA_CAP instead: HCACaps).
+func (c *Context) offloadCaps(flags mlx.MkeyInitAttrFlags) error {
+	caps := c.info.Caps
+	switch {
+	case flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE != 0 && !caps.Signature:
+		return fmt.Errorf("%q reports no signature offload (Caps.Signature, MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD): %w", c.name, syscall.EOPNOTSUPP)
+	case flags&mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO != 0 && !caps.Crypto:
+		return fmt.Errorf("%q reports no crypto offload (Caps.Crypto, MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD): %w", c.name, syscall.EOPNOTSUPP)
+	}
+	return nil
 }

@@ -13,9 +13,27 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sim"
 )
 
+// cmd is a command's input and an output of its layout's size.
+type cmd struct{ In, Out []byte }
+
+func psvCmd(pdn uint32) (cmd, error) {
+	in, err := devxcmd.CreatePSV(pdn)
+	return cmd{in, make([]byte, mlx5prm.CreatePSVOutSize)}, err
+}
+
+func mkeyCmd(pdn uint32, sig bool, entries int) (cmd, error) {
+	in, err := devxcmd.CreateMkey(devxcmd.Mkey{PDN: pdn, MaxEntries: entries, Signature: sig})
+	return cmd{in, make([]byte, mlx5prm.CreateMkeyOutSize)}, err
+}
+
+func dekCmd(pdn uint32) (cmd, error) {
+	in, err := devxcmd.CreateDEK(devxcmd.DEK{PDN: pdn})
+	return cmd{in, make([]byte, mlx5prm.GeneralObjOutCmdHdrSize)}, err
+}
+
 // devxRefused runs a create command that must fail with status and
 // syndrome, and checks nothing was made.
-func devxRefused(t *testing.T, c *device.Context, what string, cmd devxcmd.Cmd, status device.DevxStatus, syndrome uint32) {
+func devxRefused(t *testing.T, c *device.Context, what string, cmd cmd, status device.DevxStatus, syndrome uint32) {
 	t.Helper()
 	o, err := c.DevxObjCreate(cmd.In, cmd.Out)
 	var de *device.DevxError
@@ -32,7 +50,7 @@ func TestDevxObjectCommands(t *testing.T) {
 	defer c.Close()
 	pd := devicetest.Must[*device.PD](t, "AllocPD")(c.AllocPD())
 	pdn := devicetest.Must[uint32](t, "PDN")(pd.PDN())
-	must := func(cmd devxcmd.Cmd, err error) devxcmd.Cmd {
+	must := func(cmd cmd, err error) cmd {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -42,16 +60,16 @@ func TestDevxObjectCommands(t *testing.T) {
 
 	// Two PSVs and a signature mkey made by commands; the PSVs are in
 	// use once a configuration names them, so they are destroyed last.
-	psv := must(devxcmd.CreatePSV(pdn))
+	psv := must(psvCmd(pdn))
 	po := devicetest.Must[*device.DevxObj](t, "CREATE_PSV")(c.DevxObjCreate(psv.In, psv.Out))
 	ix, _ := devxcmd.PSVIndex(psv.Out)
 	if ix == 0 {
 		t.Fatal("CREATE_PSV gave PSV index 0")
 	}
-	mk := must(devxcmd.CreateMkey(pdn, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4))
+	mk := must(mkeyCmd(pdn, true, 4))
 	mo := devicetest.Must[*device.DevxObj](t, "CREATE_MKEY")(c.DevxObjCreate(mk.In, mk.Out))
-	if key, _ := devxcmd.MkeyKey(mk.Out); key&0x80000000 == 0 || key&0xff != 0 {
-		t.Errorf("mkey key %#x: want an mkey index (bit 31) and key byte 0", key)
+	if ix, _ := devxcmd.MkeyIndex(mk.Out); devxcmd.MkeyKey(ix)&0x80000000 == 0 {
+		t.Errorf("mkey index %#x: want an mkey key (bit 31)", ix)
 	}
 	if err := mo.Close(); err != nil {
 		t.Fatal(err)
@@ -61,8 +79,7 @@ func TestDevxObjectCommands(t *testing.T) {
 	}
 
 	// A DEK by command: its object id is what a crypto BSF names.
-	a := mlx.DEKInitAttr{KeySize: mlx.MLX5DV_CRYPTO_KEY_SIZE_128, KeyPurpose: mlx.MLX5DV_CRYPTO_KEY_PURPOSE_AES_XTS}
-	dek := must(devxcmd.CreateDEK(pdn, &a))
+	dek := must(dekCmd(pdn))
 	do := devicetest.Must[*device.DevxObj](t, "CREATE_GENERAL_OBJECT")(c.DevxObjCreate(dek.In, dek.Out))
 	if id, _ := devxcmd.ObjID(dek.Out); id == 0 {
 		t.Error("the DEK's object id is 0")
@@ -72,30 +89,30 @@ func TestDevxObjectCommands(t *testing.T) {
 	}
 
 	// Refusals, with the statuses docs/simulator.md's ledger gives.
-	devxRefused(t, c, "CREATE_PSV of no PD", must(devxcmd.CreatePSV(pdn+1000)), device.DevxStatusBadParam, sim.SyndromeNoPD)
-	five := must(devxcmd.CreatePSV(pdn))
+	devxRefused(t, c, "CREATE_PSV of no PD", must(psvCmd(pdn+1000)), device.DevxStatusBadParam, sim.SyndromeNoPD)
+	five := must(psvCmd(pdn))
 	in, _ := mlx5prm.ViewCreatePSVIn(five.In)
 	in.SetNumPSV(5)
 	devxRefused(t, c, "num_psv 5", five, device.DevxStatusBadParam, sim.SyndromeNumPSV)
-	mtt := must(devxcmd.CreateMkey(pdn, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4))
+	mtt := must(mkeyCmd(pdn, false, 4))
 	mi, _ := mlx5prm.ViewCreateMkeyIn(mtt.In)
 	mi.MemoryKeyMkeyEntry().SetAccessMode1To0(mlx5prm.MLX5_MKC_ACCESS_MODE_MTT)
 	devxRefused(t, c, "an MTT mkey", mtt, device.DevxStatusBadParam, sim.SyndromeMkeyForm)
-	none := must(devxcmd.CreateMkey(pdn, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4))
+	none := must(mkeyCmd(pdn, false, 4))
 	ni, _ := mlx5prm.ViewCreateMkeyIn(none.In)
 	ni.MemoryKeyMkeyEntry().SetTranslationsOctwordSize(0)
 	devxRefused(t, c, "no translations", none, device.DevxStatusBadParam, sim.SyndromeTranslations)
-	devxRefused(t, c, "CREATE_MKEY of no PD", must(devxcmd.CreateMkey(pdn+1000, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)),
+	devxRefused(t, c, "CREATE_MKEY of no PD", must(mkeyCmd(pdn+1000, false, 4)),
 		device.DevxStatusBadParam, sim.SyndromeNoPD)
-	bad := must(devxcmd.CreateDEK(pdn, &a))
+	bad := must(dekCmd(pdn))
 	ki, _ := mlx5prm.ViewCreateEncryptionKeyObjIn(bad.In)
 	ki.KeyObj().SetKeySize(2)
 	devxRefused(t, c, "key size 2", bad, device.DevxStatusBadParam, sim.SyndromeKeyField)
-	login := must(devxcmd.CreateDEK(pdn, &a))
+	login := must(dekCmd(pdn))
 	li, _ := mlx5prm.ViewCreateEncryptionKeyObjIn(login.In)
 	li.Hdr().SetObjType(mlx5prm.MLX5_OBJ_TYPE_CRYPTO_LOGIN)
 	devxRefused(t, c, "a crypto login object", login, device.DevxStatusBadParam, sim.SyndromeObjType)
-	short := must(devxcmd.CreateMkey(pdn, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4))
+	short := must(mkeyCmd(pdn, false, 4))
 	short.In = short.In[:100]
 	devxRefused(t, c, "a short CREATE_MKEY", short, device.DevxStatusBadInputLen, sim.SyndromeShortInput)
 }
@@ -111,7 +128,7 @@ func TestDevxMkeyPath(t *testing.T) {
 	mk := devicetest.Must[*device.Mkey](t, "CreateMkey")(pd.CreateMkey(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4))
 	mem, wire := mk.Mkey().MemPSV, mk.Mkey().WirePSV
 	pdn, _ := pd.PDN()
-	psv, _ := devxcmd.CreatePSV(pdn)
+	psv, _ := psvCmd(pdn)
 	o := devicetest.Must[*device.DevxObj](t, "CREATE_PSV")(c.DevxObjCreate(psv.In, psv.Out))
 	next, _ := devxcmd.PSVIndex(psv.Out)
 	if mem == 0 || wire != mem+1 || next != wire+1 {

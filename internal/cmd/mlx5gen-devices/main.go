@@ -1,9 +1,13 @@
 // Command mlx5gen-devices is "mlx5gen devices": it lists the machine's
 // RDMA devices with their mlx5 capabilities (signature offload, crypto,
 // DCI streams, the MMO memcpy engine), opened through runtime/device's
-// hardware backend.
+// hardware backend, and then what each device's QUERY_HCA_CAP pages say
+// of block signatures, AES-XTS and DEKs: the capabilities runtime/device
+// checks before it creates a signature or crypto mkey or a DEK by DEVX
+// command (device.Context.HCACaps). With -sim it lists the simulator's
+// devices instead, whose DEVX commands the simulator answers.
 //
-//	mlx5gen-devices
+//	mlx5gen-devices [-sim]
 //
 // It is a program of its own because it runs the runtime and the cgo
 // bindings, which the generator (cmd/mlx5gen) must build without;
@@ -11,7 +15,8 @@
 // "mlx5gen:". The exit status is 0 when devices are listed, 3 when the
 // machine has no RDMA device (the message says why: on Linux without RDMA
 // hardware, no /sys/class/infiniband), 2 for a usage error and 1 for any
-// other failure (built without cgo, a query that failed).
+// other failure (built without cgo, a query that failed; a device opened
+// without DEVX is listed as such, not a failure).
 package main
 
 import (
@@ -24,6 +29,7 @@ import (
 
 	"github.com/mlx5gen/mlx5gen/runtime/device"
 	_ "github.com/mlx5gen/mlx5gen/runtime/device/verbs"
+	"github.com/mlx5gen/mlx5gen/runtime/sim"
 )
 
 // Exit statuses.
@@ -38,26 +44,37 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: mlx5gen devices
+const usage = `usage: mlx5gen devices [-sim]
 
 Lists the RDMA devices with their mlx5 capabilities: signature offload (the
 protection types), crypto (AES-XTS engines), DCI streams (log2 of the
 concurrent and errored streams a DCI can have) and MMO (the largest DMA
-memcpy). Exit status: 0 devices listed, 3 no RDMA device (and why),
-1 failure, 2 usage error.
+memcpy); then, for each device, what its QUERY_HCA_CAP pages say (read
+through DEVX, as runtime/device reads them before creating a signature or
+crypto mkey or a DEK): block signature (and the optional CRC types and
+4048-byte blocks), the AES-XTS engines, DEK objects and how keys are
+imported. -sim lists the simulator's devices instead of the hardware's.
+Exit status: 0 devices listed, 3 no RDMA device (and why), 1 failure,
+2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
+	prefix := ""
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help":
 			fmt.Fprint(stderr, usage)
 			return exitOK
+		case "-sim":
+			prefix = sim.Prefix
+			args = args[1:]
 		}
-		fmt.Fprintf(stderr, "mlx5gen: devices takes no arguments (got %q)\n%s", args, usage)
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "mlx5gen: devices takes no arguments but -sim (got %q)\n%s", args, usage)
 		return exitUsage
 	}
-	infos, err := device.List("")
+	infos, err := device.List(prefix)
 	switch {
 	case errors.Is(err, device.ErrNoDevice):
 		fmt.Fprintf(stderr, "mlx5gen: %v\n", err) // the error says "no RDMA device" and why
@@ -67,12 +84,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	table(stdout, infos)
+	st := exitOK
 	for _, in := range infos {
 		if in.Err != nil {
-			return exitFail
+			st = exitFail
 		}
 	}
-	return exitOK
+	fmt.Fprintln(stdout)
+	if !hcaTable(stdout, infos, hcaCaps) {
+		st = exitFail
+	}
+	return st
 }
 
 // table prints one line per device.

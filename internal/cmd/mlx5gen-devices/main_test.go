@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -68,5 +69,70 @@ func TestTable(t *testing.T) {
 		if !re.MatchString(lines[i]) {
 			t.Errorf("line %d %q does not match %s", i, lines[i], re)
 		}
+	}
+}
+
+// TestHCATable: each QUERY_HCA_CAP capability is shown as the device
+// reports it; a device without DEVX is listed as such, a failed query
+// fails the command.
+func TestHCATable(t *testing.T) {
+	caps := map[string]device.HCACaps{
+		"full": {BlockSignature: true, SigCRC32C: true, SigBlock4048: true, AESXTSSingleBlock: true, AESXTSMultiBlock: true,
+			DEKObjects: true, CryptoPage: true, LogMaxNumDEKs: 20},
+		"wrapped": {AESXTSSingleBlock: true, DEKObjects: true, CryptoPage: true, WrappedImportOnly: true, LogMaxNumDEKs: 8},
+		"bare":    {},
+	}
+	query := func(name string) (device.HCACaps, error) {
+		switch name {
+		case "nodevx":
+			return device.HCACaps{}, fmt.Errorf("open: %w", device.ErrNoDevx)
+		case "broken":
+			return device.HCACaps{}, errors.New("BAD_OP_ERR")
+		}
+		return caps[name], nil
+	}
+	var b bytes.Buffer
+	infos := []device.Info{{Name: "full"}, {Name: "wrapped"}, {Name: "bare"}, {Name: "nodevx"}, {Name: "gone", Err: errors.New("EPERM")}}
+	if !hcaTable(&b, infos, query) {
+		t.Errorf("reported a failure:\n%s", b.String())
+	}
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^DEVICE +QUERY_HCA_CAP: BLOCK SIGNATURE +AES-XTS +DEK$`),
+		regexp.MustCompile(`^full +t10dif,crc32,crc32c,4048-byte blocks +single-block,multi-block +plaintext keys, up to 2\^20$`),
+		regexp.MustCompile(`^wrapped +no +single-block +wrapped keys only \(crypto login\), up to 2\^8$`),
+		regexp.MustCompile(`^bare +no +no +no$`),
+		regexp.MustCompile(`^nodevx +no DEVX: open: no DEVX`),
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d %q does not match %s", i, lines[i], re)
+		}
+	}
+	if hcaTable(&b, []device.Info{{Name: "broken"}}, query) {
+		t.Error("a failed query did not fail the table")
+	}
+}
+
+// TestSim: -sim lists the simulator's device with the capabilities its
+// QUERY_HCA_CAP pages report, read through DEVX as on hardware.
+func TestSim(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if st := run([]string{"-sim"}, &stdout, &stderr); st != exitOK {
+		t.Fatalf("status %d\n%s%s", st, stdout.String(), stderr.String())
+	}
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^sim:\S+ +0x5eed\S* +t10dif\|crc +aes-xts`),
+		regexp.MustCompile(`(?m)^sim:\S+ +t10dif,crc32,crc32c,crc64-xp10,4048-byte blocks +single-block,multi-block +plaintext keys, up to 2\^16$`),
+	} {
+		if !re.MatchString(stdout.String()) {
+			t.Errorf("stdout does not match %s:\n%s", re, stdout.String())
+		}
+	}
+	if st := run([]string{"-sim", "x"}, &stdout, &stderr); st != exitUsage {
+		t.Errorf("-sim x: status %d", st)
 	}
 }

@@ -11,14 +11,17 @@
 // The doorbell register is the device's UAR page, written with
 // runtime/mmio.
 //
-// What the public libmlx5 API keeps private, runtime/device makes itself
-// with DEVX commands (mlx5dv_devx_obj_create, through this backend's
-// DevxObjCreate): the mkeys and their PSVs, whose indexes a signature
-// mkey's SET_PSV work requests carry, and the DEKs, whose object id a
-// crypto work request carries. The commands are the ones libmlx5 sends
-// for mlx5dv_create_mkey and mlx5dv_dek_create, so the device sees the
-// same objects; the simulator executes the same bytes in CI. The context
-// must be a DEVX one (Open asks for MLX5DV_CONTEXT_FLAGS_DEVX).
+// What the public libmlx5 API does not expose, this backend does not
+// guess: a DEK's DEVX object id (which a crypto work request carries)
+// and a signature mkey's PSV indexes (which its SET_PSV work requests
+// carry) are private to libmlx5. runtime/device creates those objects
+// itself, with the DEVX commands libmlx5 would send (CREATE_PSV,
+// CREATE_MKEY, CREATE_GENERAL_OBJECT of a DEK), through this backend's
+// mlx5dv_devx_obj_create, after reading the device's capabilities with
+// QUERY_HCA_CAP; so a device opened without DEVX (the kernel refused
+// MLX5DV_CONTEXT_FLAGS_DEVX) has no signature or crypto mkeys and no
+// DEKs here (device.ErrNoDevx). Plain indirect mkeys are libmlx5's
+// (mlx5dv_create_mkey).
 //
 // Built without cgo (CGO_ENABLED=0) the package still registers itself,
 // and Open fails saying it needs cgo.

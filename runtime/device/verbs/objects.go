@@ -87,16 +87,19 @@ func (p *vpd) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (device.Ba
 
 func (m vmkey) LKey() uint32 { return m.mk.LKey }
 
-// errViaDevx is the answer of the calls runtime/device makes by DEVX on
-// this backend (see the package doc): libmlx5's mlx5dv_create_mkey keeps
-// a signature mkey's PSV indexes private, and mlx5dv_dek_create a DEK's
-// object id, so the API never asks libmlx5 for them.
-var errViaDevx = errors.New("verbs: runtime/device creates signature mkeys and DEKs with DEVX commands on this backend; libmlx5's mlx5dv_create_mkey and mlx5dv_dek_create keep the PSV indexes and the DEK object id private")
+// errHidden is the answer of the two methods runtime/device does not call
+// on this backend: it creates signature (and crypto) mkeys and DEKs by
+// DEVX command itself (this backend is a device.DevxBackend and a
+// device.PDNumberer), because libmlx5 keeps a signature mkey's PSV
+// indexes (struct mlx5_sig_ctx) and a DEK's DEVX object id private.
+// They are here for the device.BackendPD interface, and say so rather
+// than guess.
+var errHidden = errors.New("verbs: libmlx5 keeps a signature mkey's PSV indexes and a DEK's object id private; runtime/device creates both by DEVX command (PD.CreateMkey, PD.CreateDEK)")
 
-func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, errViaDevx }
+func (m vmkey) PSVs() (uint32, uint32, error) { return 0, 0, errHidden }
 func (m vmkey) Close() error                  { return mv.DestroyMkey(m.mk) }
 
-func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, errViaDevx }
+func (p *vpd) CreateDEK(device.DEKConfig) (device.BackendDEK, error) { return nil, errHidden }
 
 // vumem is a registered devx umem; it holds buf until deregistered, as
 // vmr does.
