@@ -1,14 +1,16 @@
 // Command mlx5bench measures every path of issue 14's performance table in
 // one run and prints it as Markdown (docs/performance.md quotes it):
 //
-//	mlx5bench [-rounds 10] [-benchtime 200ms] [-gen-benchtime 2x] [-rows REGEXP] [-o FILE]
+//	mlx5bench [-rounds 10] [-benchtime 200ms] [-gen-benchtime 2x] [-rows REGEXP] [-o FILE] [-json] [-rdma-core-src DIR]
 //
 // It builds each benchmark package's test binary once, then runs R rounds;
 // a round runs every pair (mlx5gen and its C reference, in one process,
 // back to back) once. A row's ratio is the median of its per-round ratios,
 // so drift between rounds (other jobs on the machine, frequency changes)
 // cancels; the range of the per-round ratios shows the noise. Rows without
-// a benchmark are printed as not measured, with the reason.
+// a benchmark are printed as not measured, with the reason. The libmlx5
+// rows measure libmlx5's own builders, built from the rdma-core tree of
+// -rdma-core-src (libmlx5.go); without one they say how to get it.
 // scripts/bench.sh runs it from the module root.
 package main
 
@@ -41,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	outFile := fs.String("o", "", "write the table to this file instead of stdout")
 	update := fs.String("update", "", "comma-separated files whose <!-- bench:begin --> ... <!-- bench:end --> block gets the table (as well as the output)")
 	cmdLine := fs.String("command", "", "the command line to print above the table (default: this one)")
+	src := fs.String("rdma-core-src", "", "an rdma-core source tree (tag v44.0) to build libmlx5's builders from for the libmlx5 rows (default $"+srcEnv+")")
+	asJSON := fs.Bool("json", false, "print (or -o) the rows as a JSON array instead of the Markdown table")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -66,6 +70,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mlx5bench: -rows %q matches no row (keys: %s)\n", *sel, keys())
 		return 2
 	}
+	var lb *libBuild
+	if rs, lb, err = libRows(rs, treeSource(*src), stderr); err != nil {
+		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
+		return 1
+	}
 	var updates []string
 	if *update != "" {
 		updates = strings.Split(*update, ",")
@@ -79,7 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if err := measure(rs, *rounds, *bt, *gbt, *cmdLine, *outFile, updates, stdout, stderr); err != nil {
+	o := output{cmdLine: *cmdLine, file: *outFile, updates: updates, json: *asJSON}
+	if err := measure(rs, lb, *rounds, *bt, *gbt, o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
 		return 1
 	}
@@ -94,7 +104,37 @@ func keys() string {
 	return strings.Join(ks, ", ")
 }
 
-func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, updates []string, stdout, stderr io.Writer) error {
+// output says where the table goes.
+type output struct {
+	cmdLine, file string
+	updates       []string // files whose bench block gets the Markdown table
+	json          bool     // the output (stdout or file) is JSON
+}
+
+// libRows builds libmlx5 from src when a selected row needs it, or marks
+// those rows as not measured, saying how to get a tree, when src is "".
+func libRows(rs []row, src string, log io.Writer) ([]row, *libBuild, error) {
+	need := false
+	for _, w := range rs {
+		need = need || w.Lib
+	}
+	if !need {
+		return rs, nil, nil
+	}
+	if src == "" {
+		out := append([]row(nil), rs...)
+		for i := range out {
+			if out[i].Lib {
+				out[i].NotMeasured = noTreeWhy
+			}
+		}
+		return out, nil, nil
+	}
+	lb, err := buildLib(src, log)
+	return rs, lb, err
+}
+
+func measure(rs []row, lb *libBuild, rounds int, bt, gbt string, o output, stdout, stderr io.Writer) error {
 	root, err := rdmacore.ModuleRoot(".")
 	if err != nil {
 		return err
@@ -105,6 +145,7 @@ func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, updates []s
 	}
 	defer os.RemoveAll(tmp)
 	r := newRunner(root, tmp, rs)
+	r.lib = lb
 	r.benchtime, r.genBenchtime = bt, gbt
 	fmt.Fprintln(stderr, "mlx5bench: building the benchmark binaries")
 	if err := r.build(); err != nil {
@@ -118,19 +159,25 @@ func measure(rs []row, rounds int, bt, gbt, cmdLine, outFile string, updates []s
 		}
 	}
 	h := header{Date: start.Format("2006-01-02 15:04 UTC"), CPU: cpuModel(), Cores: runtime.NumCPU(),
-		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: cmdLine, Rounds: rounds, Load: load,
+		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: o.cmdLine, Rounds: rounds, Load: load,
 		Benchtime: bt, GenBenchtime: gbt}
-	var buf bytes.Buffer
-	writeTable(&buf, h, rs, r)
-	if len(updates) > 0 {
-		if err := updateFiles(updates, buf.Bytes()); err != nil {
+	var md bytes.Buffer
+	writeTable(&md, h, rs, r)
+	if len(o.updates) > 0 {
+		if err := updateFiles(o.updates, md.Bytes()); err != nil {
 			return err
 		}
 	}
-	if outFile != "" {
-		return os.WriteFile(outFile, buf.Bytes(), 0o644)
+	out := md.Bytes()
+	if o.json {
+		if out, err = jsonRows(rs, r); err != nil {
+			return err
+		}
 	}
-	_, err = stdout.Write(buf.Bytes())
+	if o.file != "" {
+		return os.WriteFile(o.file, out, 0o644)
+	}
+	_, err = stdout.Write(out)
 	return err
 }
 

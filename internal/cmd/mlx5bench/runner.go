@@ -24,6 +24,7 @@ type runner struct {
 	include      string            // 44.0 headers, for the whole-process row
 	vals, refs   map[string][]float64
 	allocs       map[string][]float64
+	lib          *libBuild // libmlx5's build for the Lib rows (nil: none measured)
 }
 
 func newRunner(root, tmp string, rs []row) *runner {
@@ -67,10 +68,32 @@ func (r *runner) build() error {
 		}
 		cmd := exec.Command("go", args...)
 		cmd.Dir = r.root
+		if p == libPkg {
+			cmd.Args = []string{"go", "test", "-c", "-tags", "libmlx5", "-o", out, p}
+			cmd.Env = r.lib.cgoEnv()
+		}
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
 		}
 		r.bins[p] = out
+		if p == libPkg {
+			if err := r.checkBytes(out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkBytes runs the harness's byte check (TestBytesAgree): a figure of a
+// libmlx5 path that writes other bytes than its Go twin would compare
+// different work.
+func (r *runner) checkBytes(bin string) error {
+	cmd := exec.Command(bin, "-test.run=^TestBytesAgree$", "-test.count=1")
+	cmd.Dir = filepath.Join(r.root, libPkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("libmlx5 %s (from %s) and runtime/sq do not write the same bytes, so no libmlx5 row is measured: %v\n%s",
+			r.lib.Version, r.lib.Src, err, b)
 	}
 	return nil
 }
@@ -125,9 +148,13 @@ func (r *runner) round() error {
 				r.allocs[w.Key] = append(r.allocs[w.Key], a)
 			}
 			if w.Ref != "" {
-				rv, ok := res[w.Ref]["ns/op"]
+				u := w.RefUnit
+				if u == "" {
+					u = "ns/op"
+				}
+				rv, ok := res[w.Ref][u]
 				if !ok {
-					return fmt.Errorf("%s: no ns/op for %s in the output", p, w.Ref)
+					return fmt.Errorf("%s: no %s for %s in the output", p, u, w.Ref)
 				}
 				r.refs[w.Key] = append(r.refs[w.Key], rv)
 			}

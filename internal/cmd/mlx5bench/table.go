@@ -54,7 +54,7 @@ func writeTable(w io.Writer, h header, rs []row, r *runner) {
 		st := summarise(r.refs[x.Key], r.vals[x.Key], r.allocs[x.Key])
 		ref, rng := "—", "—"
 		if x.Ref != "" {
-			ref = x.RefWhy + " (`" + x.Ref + "`)"
+			ref = refName(x, r) + " (`" + x.Ref + "`)"
 			rng = fmtRatio(st.Min) + "–" + fmtRatio(st.Max)
 		} else {
 			st.Ratio = nan()
@@ -66,6 +66,15 @@ func writeTable(w io.Writer, h header, rs []row, r *runner) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.Path, ref, fmtNs(st.Ref), fmtNs(st.Val),
 			fmtRatio(st.Ratio), rng, allocs, dash(x.Target))
 	}
+}
+
+// refName is what the reference is; a libmlx5 row names the version
+// built.
+func refName(x row, r *runner) string {
+	if x.Lib && r.lib != nil {
+		return "libmlx5 " + r.lib.Version + ": " + x.RefWhy
+	}
+	return x.RefWhy
 }
 
 func dash(s string) string {
