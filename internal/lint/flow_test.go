@@ -45,8 +45,11 @@ var runtimeFlow = map[string]int{
 	// The DEVX command header (opcode, status, syndrome) the device API
 	// and the simulator read; a stand-in for generated/mlx5prm's views.
 	"runtime/internal/prmcmd": 1,
-	"generated/mlx5rules":     1,
-	"runtime/barrier":         1, "runtime/mmio": 1, "runtime/dma": 1,
+	// The DEVX commands the device API sends for mkeys, PSVs, DEKs and
+	// capabilities, written with generated/mlx5prm.
+	"runtime/internal/devxcmd": 1,
+	"generated/mlx5rules":      1,
+	"runtime/barrier":          1, "runtime/mmio": 1, "runtime/dma": 1,
 	"runtime/internal/gate":    1, // the owner/closer hand-off of the writers and the poller
 	"runtime/qmem":             2, // queue memory is a runtime/dma mapping
 	"runtime/internal/wrcheck": 3,
