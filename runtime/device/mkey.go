@@ -41,7 +41,7 @@ func (m *Mkey) Close() error {
 // as libmlx5's context-wide mkey table does. Creating and closing may
 // happen while other goroutines poll those CQs: registering and removing
 // the mkey wait for a poll in progress to end (the CQ's gate), so no
-// poller reads the table while it changes (TestCloseContextRace).
+// poller reads the table while it changes (devicetest CloseContextRace).
 func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
 	// mlx5dv_mkey_init_attr.max_entries is a uint16_t.
 	if err := inRange("maxEntries", maxEntries, 1, 1<<16-1, ""); err != nil {
