@@ -42,8 +42,10 @@ func (m *Mkey) Close() error {
 // creates it, and gives the PSV indexes. Every CQ
 // of the context, open now or created later, records the signature
 // errors of its completions on it until it is closed (Check reads them),
-// as libmlx5's context-wide mkey table does. As for QPs, create and
-// close mkeys while no other goroutine polls the context's CQs.
+// as libmlx5's context-wide mkey table does. Creating and closing may
+// happen while other goroutines poll those CQs: registering and removing
+// the mkey wait for a poll in progress to end (the CQ's gate), so no
+// poller reads the table while it changes (devicetest CloseContextRace).
 func (pd *PD) CreateMkey(flags mlx.MkeyInitAttrFlags, maxEntries int) (*Mkey, error) {
 	// mlx5dv_mkey_init_attr.max_entries is a uint16_t.
 	if err := inRange("maxEntries", maxEntries, 1, 1<<16-1, ""); err != nil {

@@ -87,6 +87,8 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, c)
 		})
 	}
+	// A case that closes contexts of its own, so it takes the opener.
+	t.Run("CloseContextRace", func(t *testing.T) { testCloseContextRace(t, open) })
 }
 
 // Buffer returns n bytes of memory the collector does not move, unmapped
