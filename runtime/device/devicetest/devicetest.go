@@ -37,10 +37,7 @@ var PollTimeout = 10 * time.Second
 
 // Run runs the suite on the contexts open returns.
 func Run(t *testing.T, open Opener) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *device.Context)
-	}{
+	runCases(t, open, []testCase{
 		{"Open", testOpen},
 		{"PDAndMR", testPDAndMR},
 		{"CQ", testCQ},
@@ -72,8 +69,20 @@ func Run(t *testing.T, open Opener) {
 		{"UmemClose", testUmemClose},
 		{"WrongPeer", testWrongPeer},
 		{"Rules", testRules},
-	}
-	for _, tc := range tests {
+	})
+	// A case that closes contexts of its own, so it takes the opener.
+	t.Run("CloseContextRace", func(t *testing.T) { testCloseContextRace(t, open) })
+}
+
+// testCase is one case of a suite: it gets a fresh context.
+type testCase struct {
+	name string
+	fn   func(*testing.T, *device.Context)
+}
+
+// runCases runs each case as a subtest on its own context, closed after.
+func runCases(t *testing.T, open Opener, cases []testCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := open(t)
 			if c == nil {
@@ -87,8 +96,6 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, c)
 		})
 	}
-	// A case that closes contexts of its own, so it takes the opener.
-	t.Run("CloseContextRace", func(t *testing.T) { testCloseContextRace(t, open) })
 }
 
 // Buffer returns n bytes of memory the collector does not move, unmapped

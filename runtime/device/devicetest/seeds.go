@@ -22,10 +22,7 @@ import (
 // device whose Caps lack signature offload or DC, those examples check
 // instead that creating what they need fails at create time, saying why.
 func RunSeeds(t *testing.T, open Opener) {
-	for _, tc := range []struct {
-		name string
-		fn   func(*testing.T, *device.Context)
-	}{
+	runCases(t, open, []testCase{
 		{"MkeyList", seedMkeyList},
 		{"MkeyInterleaved", seedMkeyInterleaved},
 		{"SigExample1", seedSigExample1},
@@ -33,20 +30,7 @@ func RunSeeds(t *testing.T, open Opener) {
 		{"SigExample2", seedSigExample2},
 		{"SigExample2.1", seedSigExample21},
 		{"DCIWrite", seedDCIWrite},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := open(t)
-			if c == nil {
-				t.Fatal("the opener returned a nil context")
-			}
-			defer func() {
-				if err := c.Close(); err != nil {
-					t.Errorf("Close: %v", err)
-				}
-			}()
-			tc.fn(t, c)
-		})
-	}
+	})
 }
 
 // seedRig is two connected RC QPs of one context: a owns the mkeys, b is
