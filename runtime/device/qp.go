@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
@@ -48,6 +49,9 @@ func (pd *PD) checkQPConfig(cfg *QPConfig) error {
 	dv := cfg.InitAttr()
 	if err := dv.Validate(); err != nil {
 		return named(err)
+	}
+	if err := checkQPSendOps(cfg); err != nil {
+		return err
 	}
 	if err := pd.checkQPCaps(cfg); err != nil {
 		return err
@@ -107,6 +111,51 @@ func (pd *PD) checkQPStreams(cfg *QPConfig) error {
 	// More channels allowed to fail than there are streams means nothing
 	// the device could do; the backends size the errored set by it.
 	return inRange("QPConfig.LogNumErrored", e, 0, min(c, caps.MaxLogNumErrored), "QPConfig.LogNumConcurent and Caps.MaxLogNumErrored")
+}
+
+// The send operations libmlx5 lets each kind ask for
+// (mlx5_qp_fill_wr_pfns, linux-rdma/rdma-core providers/mlx5/qp.c): RC and
+// DCI take the same verbs builders (MLX5_SUPPORTED_SEND_OPS_FLAGS_RC and
+// _DCI; not TSO or ATOMIC_WRITE), a DCI only the RAW_WQE and MEMCPY mlx5dv
+// builders. Any other bit fails the creation with EOPNOTSUPP. The
+// validators of mlx5dv_create_qp cannot see this (the QP type is in
+// qp_attr, which the rules do not describe: rule create_qp.send_ops_flags
+// says so); CreateQP knows the kind, so it refuses them before any backend
+// sees the call.
+const (
+	rcSendOps = mlx.IBV_QP_EX_WITH_SEND | mlx.IBV_QP_EX_WITH_SEND_WITH_INV | mlx.IBV_QP_EX_WITH_SEND_WITH_IMM |
+		mlx.IBV_QP_EX_WITH_RDMA_WRITE | mlx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mlx.IBV_QP_EX_WITH_RDMA_READ |
+		mlx.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | mlx.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		mlx.IBV_QP_EX_WITH_LOCAL_INV | mlx.IBV_QP_EX_WITH_BIND_MW
+	dciMlxSendOps = mlx.MLX5DV_QP_EX_WITH_RAW_WQE | mlx.MLX5DV_QP_EX_WITH_MEMCPY
+)
+
+// checkQPSendOps refuses send operations the QP's kind cannot carry, with
+// libmlx5's EOPNOTSUPP. A DCT has no send queue: checkQPKind names its
+// send operations.
+func checkQPSendOps(cfg *QPConfig) error {
+	if cfg.Kind == DCT {
+		return nil
+	}
+	if bad := cfg.SendOps &^ rcSendOps; bad != 0 {
+		e := cfgErr("QPConfig.SendOps", cfg.SendOps, "has %v, which a%s QP cannot carry (allowed: %v)", bad, article(cfg.Kind), rcSendOps)
+		e.Errno = syscall.EOPNOTSUPP
+		return e
+	}
+	if bad := cfg.MlxSendOps &^ dciMlxSendOps; cfg.Kind == DCI && bad != 0 {
+		e := cfgErr("QPConfig.MlxSendOps", cfg.MlxSendOps, "has %v, which a DCI cannot carry (allowed: %v)", bad, dciMlxSendOps)
+		e.Errno = syscall.EOPNOTSUPP
+		return e
+	}
+	return nil
+}
+
+// article makes "a DCI" and "an RC" read right.
+func article(k QPKind) string {
+	if k == RC {
+		return "n " + k.String()
+	}
+	return " " + k.String()
 }
 
 // checkQPCaps checks the sizes against the device's capabilities, one

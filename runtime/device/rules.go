@@ -16,8 +16,9 @@ import (
 // man pages hold whichever backend runs it, and a violation is the same
 // *mlx5dv.RuleError a program calling the validators itself gets. What the
 // man pages do not say but the device's capabilities or the Go types
-// decide is a *ConfigError. Both wrap syscall.EINVAL (a RuleError: the
-// errno libmlx5 returns for the same mistake).
+// decide is a *ConfigError. Both wrap the errno libmlx5 returns for the
+// same mistake: EINVAL, or EOPNOTSUPP for a send operation the QP cannot
+// carry.
 
 // ConfigError is a value of a configuration the API refuses for a reason
 // of the device (its capabilities) or of the Go API rather than a rule of
@@ -27,6 +28,11 @@ type ConfigError struct {
 	Field string // the field or argument: "QPConfig.MaxSendSGE", "maxEntries"
 	Value string // the value given; "" when the field's presence is what is wrong
 	Why   string // what the field may be, and the limit it broke
+	// Errno is what the C call fails with for the same value; 0 means
+	// syscall.EINVAL. libmlx5 fails an unsupported send operation with
+	// EOPNOTSUPP (mlx5_qp_fill_wr_pfns), so a program testing the errno
+	// sees the same on every backend.
+	Errno syscall.Errno
 }
 
 func (e *ConfigError) Error() string {
@@ -36,10 +42,15 @@ func (e *ConfigError) Error() string {
 	return e.Field + " " + e.Value + ": " + e.Why
 }
 
-// Unwrap returns syscall.EINVAL, what the C calls return for an invalid
-// argument, so errors.Is(err, syscall.EINVAL) holds for every refused
-// configuration.
-func (e *ConfigError) Unwrap() error { return syscall.EINVAL }
+// Unwrap returns e.Errno, or syscall.EINVAL (what the C calls return for
+// an invalid argument) when it is 0, so that errors.Is(err, syscall.EINVAL)
+// holds for every refused configuration but an unsupported send operation.
+func (e *ConfigError) Unwrap() error {
+	if e.Errno != 0 {
+		return e.Errno
+	}
+	return syscall.EINVAL
+}
 
 // cfgErr returns the ConfigError of field with value v (nil: no value).
 func cfgErr(field string, v any, why string, args ...any) *ConfigError {

@@ -88,6 +88,15 @@ func TestCapsBounds(t *testing.T) {
 	}
 	bound(t, "QPConfig.LogNumConcurent", k.MaxLogNumConcurent, dci(false))
 	bound(t, "QPConfig.LogNumErrored", k.MaxLogNumErrored, dci(true))
+	// Within the device's caps, more errored streams than streams is
+	// refused too: the LogNumErrored > LogNumConcurent.
+	for _, s := range []struct{ conc, errored int }{{1, 2}, {0, 1}} {
+		_, err := closer(pd.CreateQP(device.QPConfig{Kind: device.DCI, SendCQ: cq, MaxSendWR: 1, MaxSendSGE: 1,
+			SendOps: mlx.IBV_QP_EX_WITH_SEND, LogNumConcurent: s.conc, LogNumErrored: s.errored}))
+		if !errors.Is(err, syscall.EINVAL) || !isField(err, "QPConfig.LogNumErrored") {
+			t.Errorf("DCI streams %d, errored %d: %v, want EINVAL naming QPConfig.LogNumErrored", s.conc, s.errored, err)
+		}
+	}
 }
 
 // bound checks that create accepts max and refuses max+1 with EINVAL

@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -235,10 +235,14 @@ func (q *simQP) ResetStream(id uint16) error { return q.qp.ResetStream(id) }
 const unmodelledFlags = mlx.MLX5DV_QP_CREATE_SIG_PIPELINING | mlx.MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |
 	mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC | mlx.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC
 
+// modelledFlags refuses the flags of unmodelledFlags with a ConfigError
+// naming QPConfig.CreateFlags, as every other refused configuration is,
+// and EOPNOTSUPP, which is errors.ErrUnsupported (syscall.Errno.Is) and
+// what libmlx5 returns for a flag the device lacks.
 func modelledFlags(f mlx.QPCreateFlags) error {
 	if bad := f & unmodelledFlags; bad != 0 {
-		return fmt.Errorf("sim: create_qp: QPConfig.CreateFlags %#x: the simulator does not model %s: %w",
-			uint32(bad), flagNames(bad), errors.ErrUnsupported)
+		return fmt.Errorf("sim: create_qp: %w", &device.ConfigError{Field: "QPConfig.CreateFlags", Value: fmt.Sprintf("%#x", uint32(bad)),
+			Why: "the simulator does not model " + flagNames(bad), Errno: syscall.EOPNOTSUPP})
 	}
 	return nil
 }
