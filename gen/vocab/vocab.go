@@ -38,7 +38,7 @@ var ChainChecks = []string{
 	"mkey_tag", "mkey_state", "mkey_crypto_state", "memcpy_zero", "memcpy_max",
 	"dc_streams", "dc_stream_id", "copy_mask_structure", "crypto_order", "length_4g",
 	"single_block", "bsf_room", "sq_room", "raw_wqe_size", "sge_length", "msg_size",
-	"send_flags", "rq_room", "rq_sge_count", "rq_sge_length",
+	"send_flags", "rq_room", "rq_sge_count", "rq_sge_length", "klm_length",
 }
 
 // ReceiveChecks are the checks of ChainChecks that the receive-queue

@@ -69,15 +69,15 @@ func (t *MkeyTemplate) image() {
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
-	length := listLength(sges)
+	l := wrcheck.ListLayout(sges)
 	if mk == nil || t == nil || !q.fits(3) {
 		// Not the common case: a NULL argument, or max_post near (the
 		// UMR and up to two SET_PSVs).
-		return q.configureChecked(mk, t, sges, length)
+		return q.configureChecked(mk, t, sges, l)
 	}
-	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t.chk, len(sges), length)
+	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t.chk, l)
 	if u == nil {
-		return q.configureChecked(mk, t, sges, length)
+		return q.configureChecked(mk, t, sges, l)
 	}
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
 	// the checker's answer has a signature BSF exactly when the template
@@ -88,12 +88,12 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	}
 	// The whole of it before the ring's end: the image, straight.
 	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
-		q.writeTemplate(mk, t, sges, length, slot+umrFixed+u.Xlat)
+		q.writeTemplate(mk, t, sges, l.Length, slot+umrFixed+u.Xlat)
 		return nil
 	}
 	q.umrStart(mk)
 	q.access(t.chk.Access)
-	q.layoutList(sges, length)
+	q.layoutList(sges, l.Length)
 	q.umrFinalize(u)
 	return nil
 }
@@ -194,7 +194,7 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 // configureChecked is ConfigureMkey's general case: the checks of the
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
-func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) error {
+func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, l wrcheck.Layout) error {
 	fn := mlx.FnWRMkeyConfigure
 	if t == nil {
 		// The template stands for the configuration's attributes: the
@@ -217,7 +217,7 @@ func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE,
 		return err
 	}
 	last := mlx.FnWRSetMkeyLayoutList
-	u, err := q.chk.MkeyLayout(last, len(sges), length, false)
+	u, err := q.chk.MkeyLayout(last, l)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE,
 	}
 	q.umrStart(mk)
 	q.access(t.chk.Access)
-	q.layoutList(sges, length)
+	q.layoutList(sges, l.Length)
 	q.umrFinalize(u)
 	return nil
 }

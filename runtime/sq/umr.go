@@ -203,15 +203,6 @@ func (q *SQ) access(acc uint32) {
 	q.umr.access = mkeyAccess(acc)
 }
 
-// listLength is the length a list layout covers.
-func listLength(sges []mlx.SGE) uint64 {
-	var n uint64
-	for i := range sges {
-		n += uint64(sges[i].Length)
-	}
-	return n
-}
-
 // interleavedLength is the length an interleaved layout covers (wrapping
 // at 2^64 as libmlx5's does) and the bytes of one repetition.
 func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uint64) {
@@ -225,8 +216,8 @@ func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uin
 // memory regions, one after the other. mlx5dv_wr_set_mkey_layout_list.
 func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	fn := mlx.FnWRSetMkeyLayoutList
-	length := listLength(sges)
-	u, err := q.chk.MkeyLayout(fn, len(sges), length, false)
+	l := wrcheck.ListLayout(sges)
+	u, err := q.chk.MkeyLayout(fn, l)
 	if err != nil {
 		return err
 	}
@@ -235,7 +226,7 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 			return err
 		}
 	}
-	q.layoutList(sges, length)
+	q.layoutList(sges, l.Length)
 	q.finishIfDone(u)
 	return nil
 }
@@ -246,7 +237,7 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 func (q *SQ) SetMkeyLayoutInterleaved(repeat uint32, data []mlx.MRInterleaved) error {
 	fn := mlx.FnWRSetMkeyLayoutInterleaved
 	length, once := interleavedLength(repeat, data)
-	u, err := q.chk.MkeyLayout(fn, len(data), length, true)
+	u, err := q.chk.MkeyLayout(fn, wrcheck.Layout{Entries: len(data), Length: length, Interleaved: true})
 	if err != nil {
 		return err
 	}
@@ -368,8 +359,8 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 func (q *SQ) MRList(m *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMRList
-	length := listLength(sges)
-	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(sges), length, false)
+	l := wrcheck.ListLayout(sges)
+	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), l)
 	if err != nil {
 		return err
 	}
@@ -378,7 +369,7 @@ func (q *SQ) MRList(m *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 	}
 	q.umrStart(mk)
 	q.access(uint32(acc))
-	q.layoutList(sges, length)
+	q.layoutList(sges, l.Length)
 	q.finishIfDone(u)
 	return nil
 }
@@ -390,7 +381,7 @@ func (q *SQ) MRInterleaved(m *Mkey, acc mlx.AccessFlags, repeat uint32, data []m
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMRInterleaved
 	length, once := interleavedLength(repeat, data)
-	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), len(data), length, true)
+	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), wrcheck.Layout{Entries: len(data), Length: length, Interleaved: true})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func TestNoAllocations(t *testing.T) {
 		if _, err := c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 4, 16384, false); err != nil {
+		if _, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, wrcheck.Layout{Entries: 4, Length: 16384}); err != nil {
 			t.Fatal(err)
 		}
 		if u, err := c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, sig); err != nil || u.Mkey != m {

@@ -58,7 +58,7 @@ func TestUMRAnsweredByTheFinishingCall(t *testing.T) {
 	if u, err := c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE)); err != nil || u != nil {
 		t.Fatalf("access: %+v, %v; want no UMR yet", u, err)
 	}
-	u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 5, 5<<12, false)
+	u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, wrcheck.Layout{Entries: 5, Length: 5 << 12})
 	if want := (wrcheck.UMR{Mkey: m, Xlat: 128, WRs: 1}); err != nil || u == nil || *u != want {
 		t.Fatalf("layout: %+v, %v; want %+v", u, err, want)
 	}
@@ -69,7 +69,7 @@ func TestUMRAnsweredByTheFinishingCall(t *testing.T) {
 	// batch's later calls answer its error.
 	c.Start()
 	c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, m, 1, &mlx.MkeyConfAttr{})
-	if u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 9, 9<<12, false); err == nil || u != nil {
+	if u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, wrcheck.Layout{Entries: 9, Length: 9 << 12}); err == nil || u != nil {
 		t.Fatalf("9 entries of an mkey of 8: %+v, %v", u, err)
 	}
 	if open, err := c.Complete(mlx.FnWRComplete); !open || err == nil {

@@ -82,7 +82,7 @@ func TestFastStateSound(t *testing.T) {
 				}
 			case 9:
 				if rng.IntN(2) == 0 {
-					c.ConfigureMkey(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, tmpl, 1+rng.IntN(4), 4096)
+					c.ConfigureMkey(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, tmpl, Layout{Entries: 1 + rng.IntN(4), Length: 4096})
 				} else {
 					c.DCAddr(fn, unsafe.Pointer(&ahObj), rng.IntN(3)-1)
 				}

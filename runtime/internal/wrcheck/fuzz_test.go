@@ -152,7 +152,7 @@ func FuzzChain(f *testing.F) {
 				}
 				umr(c.MkeyConfigure(fn, uint32(s.next()), mk, uint8(s.next()), attr))
 			case 6:
-				umr(c.MkeyLayout(fn, int(s.next()), s.uint64(), s.next()&1 == 1))
+				umr(c.MkeyLayout(fn, wrcheck.Layout{Entries: int(s.next()), Length: s.uint64(), Interleaved: s.next()&1 == 1, Long: int(s.next() % 3)}))
 			case 7:
 				umr(c.MkeyAccess(fn, uint32(s.next())))
 			case 8:

@@ -81,16 +81,15 @@ func (c *Chain) countedFinish(fn mlx.Func, g mlx5rules.SetterGroup) (*UMR, error
 }
 
 // MR opens and finishes mlx5dv_wr_mr_list or mlx5dv_wr_mr_interleaved:
-// an mkey configuration with its access flags and a layout of entries
-// covering length bytes, in one call.
-func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, entries int, length uint64, interleaved bool) (*UMR, error) {
+// an mkey configuration with its access flags and layout l, in one call.
+func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, l Layout) (*UMR, error) {
 	if !c.builderOK(fn, wrFlags) {
 		if err := c.begin(fn, wrFlags); err != nil {
 			return nil, err
 		}
 	}
 	var ok bool
-	if interleaved {
+	if l.Interleaved {
 		ok = mlx.ValidateArgsWRMRInterleavedInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
 	} else {
 		ok = mlx.ValidateArgsWRMRListInto(&c.scratch, unsafe.Pointer(m), mlx.AccessFlags(accessFlags))
@@ -104,7 +103,7 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, ent
 	if _, err := c.countedFinish(fn, mlx5rules.GroupAccess); err != nil {
 		return nil, err
 	}
-	return c.layout(fn, entries, length, interleaved)
+	return c.layout(fn, l)
 }
 
 // mkeySetter runs the checks of a setter of an mkey configuration. Its
@@ -147,21 +146,22 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	return nil, nil
 }
 
-// MkeyLayout records a layout setter: entries KLMs (list) or interleaved
-// entries, covering length bytes.
-func (c *Chain) MkeyLayout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
+// MkeyLayout records a layout setter: l.Entries KLMs (list) or
+// interleaved entries, covering l.Length bytes.
+func (c *Chain) MkeyLayout(fn mlx.Func, l Layout) (*UMR, error) {
 	if !c.mkeySetter(fn) {
 		if err := c.mkeySetterSlow(fn); err != nil {
 			return nil, err
 		}
 	}
-	return c.layout(fn, entries, length, interleaved)
+	return c.layout(fn, l)
 }
 
-func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool) (*UMR, error) {
+func (c *Chain) layout(fn mlx.Func, l Layout) (*UMR, error) {
 	w := &c.wr
+	entries := l.Entries
 	limit, need := (c.qp.MaxInlineData+4)/16, entries
-	if interleaved {
+	if l.Interleaved {
 		// The repeat-block header takes one entry of the WQE and one of
 		// the mkey.
 		limit--
@@ -174,12 +174,14 @@ func (c *Chain) layout(fn mlx.Func, entries int, length uint64, interleaved bool
 		return nil, c.fail(mlx5rules.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
 	case w.got&mlx5rules.GroupLayout != 0:
 		return nil, c.fail(mlx5rules.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
+	case l.Long != 0:
+		return nil, c.fail(mlx5rules.ChainKLMLength, fn, above(klmField(l.Long-1), uint64(l.LongLength), MaxKLMLength, "2 GiB, the most one KLM takes"))
 	}
 	w.xlat = int32(16 * entries)
-	if interleaved {
+	if l.Interleaved {
 		w.xlat += 16
 	}
-	w.mkey.Length = length
+	w.mkey.Length = l.Length
 	if c.counted(mlx5rules.GroupLayout) {
 		return c.finish(fn)
 	}

@@ -227,10 +227,10 @@ func (d *driver) builder(fn mlx.Func, a *callArgs) error {
 		return errOf(d.c.MkeyConfigure(fn, d.wrFlags, d.mkey(a), uint8(a.arg("num_setters", 0)), attr))
 	case "mlx5dv_wr_mr_list":
 		k, list := a.count("sge", "num_sges")
-		return errOf(d.c.MR(fn, d.wrFlags, d.mkey(a), uint32(a.arg("access_flags", 0)), k, x.v.Sum(list, "length", uint64(k)*4096), false))
+		return errOf(d.c.MR(fn, d.wrFlags, d.mkey(a), uint32(a.arg("access_flags", 0)), x.listLayout(k, list)))
 	case "mlx5dv_wr_mr_interleaved":
 		k, list := a.count("data", "num_interleaved")
-		return errOf(d.c.MR(fn, d.wrFlags, d.mkey(a), uint32(a.arg("access_flags", 0)), k, a.arg("repeat_count", 1)*x.v.Sum(list, "bytes_count", uint64(k)*512), true))
+		return errOf(d.c.MR(fn, d.wrFlags, d.mkey(a), uint32(a.arg("access_flags", 0)), x.interleavedLayout(k, list, a.arg("repeat_count", 1))))
 	case "mlx5dv_wr_memcpy":
 		return d.c.Memcpy(fn, d.wrFlags, a.arg("length", 64))
 	case "mlx5dv_wr_raw_wqe":
@@ -296,10 +296,10 @@ func (d *driver) setter(fn mlx.Func, a *callArgs) error {
 	case mlx5rules.GroupLayout:
 		if a.name == "mlx5dv_wr_set_mkey_layout_list" {
 			k, list := a.count("sge", "num_sges")
-			return errOf(d.c.MkeyLayout(fn, k, x.v.Sum(list, "length", uint64(k)*4096), false))
+			return errOf(d.c.MkeyLayout(fn, x.listLayout(k, list)))
 		}
 		k, list := a.count("data", "num_interleaved")
-		return errOf(d.c.MkeyLayout(fn, k, a.arg("repeat_count", 1)*x.v.Sum(list, "bytes_count", uint64(k)*512), true))
+		return errOf(d.c.MkeyLayout(fn, x.interleavedLayout(k, list, a.arg("repeat_count", 1))))
 	case mlx5rules.GroupSignature:
 		attr := &mlx.SigBlockAttr{}
 		if v := a.args["attr"]; v != nil {
@@ -326,4 +326,28 @@ func (x *example) fn(name string) mlx.Func {
 		x.t.Fatalf("no function %s in generated/mlx5dv", name)
 	}
 	return fn
+}
+
+// listLayout is the layout of a list of k entries: the listed entries'
+// lengths (the first over wrcheck.MaxKLMLength named), or 4096 bytes each
+// when the call lists none.
+func (x *example) listLayout(k int, list []*yaml.Node) wrcheck.Layout {
+	if list == nil {
+		return wrcheck.Layout{Entries: k, Length: uint64(k) * 4096}
+	}
+	sges := make([]mlx.SGE, len(list))
+	for i, e := range list {
+		if v := x.v.Mapping(e)["length"]; v != nil {
+			sges[i].Length = uint32(x.v.Value(v))
+		}
+	}
+	l := wrcheck.ListLayout(sges)
+	l.Entries = k
+	return l
+}
+
+// interleavedLayout is the layout of k interleaved entries repeated
+// repeat times (512 bytes each when the call lists none).
+func (x *example) interleavedLayout(k int, list []*yaml.Node, repeat uint64) wrcheck.Layout {
+	return wrcheck.Layout{Entries: k, Length: repeat * x.v.Sum(list, "bytes_count", uint64(k)*512), Interleaved: true}
 }

@@ -100,19 +100,20 @@ func (c *Chain) templateEntries() [2]int {
 }
 
 // ConfigureMkey records mlx5dv_wr_mkey_configure of m with the
-// template's setters (access flags, a list layout of entries covering
-// length bytes, and the signature if the template has one), finished, as
+// template's setters (access flags, the list layout l, and the signature
+// if the template has one), finished, as
 // the calls one by one would. It handles the common case only: a batch
 // without error, an mkey in a known state whose signature (if any) has no
 // pending error-count update, no crypto. It returns what the UMR carries,
 // or records nothing and returns nil; then the caller makes the calls one
 // by one. fn is mlx5dv_wr_mkey_configure.
-func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64) *UMR {
+func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, l Layout) *UMR {
 	if m == nil || t == nil {
 		return nil // the calls one by one name the rule
 	}
 	m.takeSigErrs()
 	w := &c.wr
+	entries, length := l.Entries, l.Length
 	sig := 0
 	wantFlags := mlx.MkeyInitAttrFlags(0)
 	if t.Sig {
@@ -124,10 +125,11 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	// request, wr_flags, the mkey's tag, state and kind (no crypto, a
 	// signature as the template's), the entries (max_inline_data and the
 	// mkey's max_entries; tmplEntries holds the QP's tables), and for a
-	// signature the length and COPY_MASK's block structure.
+	// signature the length and COPY_MASK's block structure; an entry
+	// over MaxKLMLength is left to the calls one by one to name.
 	if !(c.ready && (!w.open || w.whole()) && wrFlags&need == need &&
 		(m.LKey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
-		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc) ||
+		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && l.Long == 0) ||
 		t.Sig && (length > 0xffffffff || !t.copyOK) {
 		return nil
 	}

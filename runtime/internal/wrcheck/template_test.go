@@ -24,24 +24,24 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	inline := uint32(mlx.IBV_SEND_INLINE)
 	fn := mlx.FnWRMkeyConfigure
 	c.Start()
-	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 1024) != nil {
+	if c.ConfigureMkey(fn, inline, m, tmpl, wrcheck.Layout{Entries: 2, Length: 1024}) != nil {
 		t.Fatal("took a fresh mkey, whose error-count update is pending")
 	}
 	c.MkeyConfigure(fn, inline, m, 3, &mlx.MkeyConfAttr{})
 	c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
-	c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, 2, 1024, false)
+	c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, wrcheck.Layout{Entries: 2, Length: 1024})
 	c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, tmpl.SigAttr())
-	u := c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048)
+	u := c.ConfigureMkey(fn, inline, m, tmpl, wrcheck.Layout{Entries: 2, Length: 2048})
 	if u == nil {
 		t.Fatal("the common case was not taken")
 	}
 	if u.Mkey != m || !u.SigBSF || !u.PSVs || u.WRs != 2 || u.Xlat != 64 || m.Length != 2048 || m.Sig != wrcheck.SigUpdated {
 		t.Fatalf("UMR %+v, mkey %+v", u, m)
 	}
-	if c.ConfigureMkey(fn, 0, m, tmpl, 2, 2048) != nil {
+	if c.ConfigureMkey(fn, 0, m, tmpl, wrcheck.Layout{Entries: 2, Length: 2048}) != nil {
 		t.Fatal("took a configuration without IBV_SEND_INLINE")
 	}
-	if c.ConfigureMkey(fn, inline, m, tmpl, 5, 2048) != nil {
+	if c.ConfigureMkey(fn, inline, m, tmpl, wrcheck.Layout{Entries: 5, Length: 2048}) != nil {
 		t.Fatal("took more entries than the mkey has")
 	}
 	if _, err := c.Complete(mlx.FnWRComplete); err != nil {
@@ -51,7 +51,7 @@ func TestConfigureMkeyFastPath(t *testing.T) {
 	c.MkeyConfigure(fn, inline, m, 2, &mlx.MkeyConfAttr{})
 	c.Abort() // the mkey's state is now unknown
 	c.Start()
-	if c.ConfigureMkey(fn, inline, m, tmpl, 2, 2048) != nil {
+	if c.ConfigureMkey(fn, inline, m, tmpl, wrcheck.Layout{Entries: 2, Length: 2048}) != nil {
 		t.Fatal("took an mkey in an unknown state")
 	}
 }
@@ -82,7 +82,9 @@ func TestNilArguments(t *testing.T) {
 	}{
 		{"mkey_configure.mkey", func() error { return errOf(c.MkeyConfigure(fn, inline, nil, 0, &mlx.MkeyConfAttr{})) }},
 		{"mkey_configure.attr", func() error { return errOf(c.MkeyConfigure(fn, inline, m, 0, nil)) }},
-		{"wr_post.mr_list.mkey", func() error { return errOf(c.MR(mlx.FnWRMRList, inline, nil, 0, 1, 64, false)) }},
+		{"wr_post.mr_list.mkey", func() error {
+			return errOf(c.MR(mlx.FnWRMRList, inline, nil, 0, wrcheck.Layout{Entries: 1, Length: 64}))
+		}},
 		{"sig.attr", func() error {
 			c.MkeyConfigure(fn, inline, m, 1, &mlx.MkeyConfAttr{})
 			return errOf(c.MkeySigBlock(mlx.FnWRSetMkeySigBlock, nil))
@@ -93,7 +95,7 @@ func TestNilArguments(t *testing.T) {
 		}},
 	} {
 		c.Start()
-		if c.ConfigureMkey(fn, inline, nil, tmpl, 1, 64) != nil || c.ConfigureMkey(fn, inline, m, nil, 1, 64) != nil {
+		if c.ConfigureMkey(fn, inline, nil, tmpl, wrcheck.Layout{Entries: 1, Length: 64}) != nil || c.ConfigureMkey(fn, inline, m, nil, wrcheck.Layout{Entries: 1, Length: 64}) != nil {
 			t.Fatal("the template path took a nil mkey or template")
 		}
 		want(c2.call(), c2.rule)
@@ -141,7 +143,7 @@ func TestConfigureMkeyRoom(t *testing.T) {
 				}
 				ref.MkeyConfigure(fn, inline, m, setters, &mlx.MkeyConfAttr{})
 				ref.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
-				_, err := ref.MkeyLayout(mlx.FnWRSetMkeyLayoutList, n, 4096, false)
+				_, err := ref.MkeyLayout(mlx.FnWRSetMkeyLayoutList, wrcheck.Layout{Entries: n, Length: 4096})
 				if err == nil && sig {
 					_, err = ref.MkeySigBlock(mlx.FnWRSetMkeySigBlock, tmpl.SigAttr())
 				}
@@ -149,7 +151,7 @@ func TestConfigureMkeyRoom(t *testing.T) {
 				m2 := wrcheck.NewMkey(0x100, flags, 64)
 				m2.ErrCountUpdated = false
 				c.Start()
-				if took := c.ConfigureMkey(fn, inline, m2, tmpl, n, 4096) != nil; took && err != nil {
+				if took := c.ConfigureMkey(fn, inline, m2, tmpl, wrcheck.Layout{Entries: n, Length: 4096}) != nil; took && err != nil {
 					t.Errorf("max_inline_data %d, signature %v, %d entries: the template path took what the calls reject: %v", inl, sig, n, err)
 				} else if !took && err == nil {
 					t.Errorf("max_inline_data %d, signature %v, %d entries: the template path left the common case to the calls", inl, sig, n)
