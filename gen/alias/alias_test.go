@@ -88,7 +88,7 @@ func TestGoldens(t *testing.T) {
 	}{
 		{"44.0", nil},
 		{"56.1", []string{"Context", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
-		{"65.0", []string{"Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"65.0", []string{"Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "FlowActionAttr", "FlowMatcherAttr", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			out, d, err := Apply(goldens(t, tc.version), base, basePath)
