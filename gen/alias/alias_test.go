@@ -73,8 +73,10 @@ func goldens(t *testing.T, v string) []File {
 // TestGoldens: the 44.0 output aliases every exported type (it is the
 // committed package); newer releases alias what the runtime takes and
 // keep local what changed (a function table with a new entry, mirrors
-// whose validation accepts new flags, mirrors of structs that gained
-// fields: ibv_port_attr, mlx5dv_context, mlx5dv_context_attr, mlx5dv_obj).
+// whose validation accepts new flags or enum members (mlx5dv_alloc_dm_attr),
+// mirrors of structs that gained fields: ibv_port_attr, mlx5dv_context,
+// mlx5dv_context_attr, mlx5dv_obj; and structs 44.0 lacks:
+// mlx5dv_ooo_recv_wrs_caps, mlx5dv_export_sizes).
 func TestGoldens(t *testing.T) {
 	base, err := Base()
 	if err != nil {
@@ -87,8 +89,8 @@ func TestGoldens(t *testing.T) {
 		local   []string
 	}{
 		{"44.0", nil},
-		{"56.1", []string{"Context", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
-		{"65.0", []string{"Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "Obj", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"56.1", []string{"AllocDMAttr", "Context", "DevxUmemIn", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"65.0", []string{"AllocDMAttr", "Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "ExportSizes", "FlowActionAttr", "FlowMatcherAttr", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			out, d, err := Apply(goldens(t, tc.version), base, basePath)

@@ -117,7 +117,7 @@ rules:
     says: s
     kind: use
     funcs: [ibv_wr_flush]
-`}
+`, "api/mlx5dv_create_wq.yaml": ""}
 	for _, tc := range []struct {
 		version string
 		warns   []string

@@ -141,35 +141,28 @@ func query(ctx mv.IBVContext, name string, guid uint64) (device.Info, error) {
 
 // decodeCaps reads the mlx5dv_context parts the device filled (its
 // comp_mask says which): struct mlx5dv_sig_caps, mlx5dv_dci_streams_caps
-// and mlx5dv_crypto_caps, laid out as mlx5dv.h declares them.
+// and mlx5dv_crypto_caps, through their generated mirrors.
 func decodeCaps(caps *device.Caps, dv *mlx.Context) {
 	mask := mlx.ContextCompMask(dv.CompMask)
-	le := func(b []byte) uint64 {
-		var v uint64
-		for i := len(b) - 1; i >= 0; i-- {
-			v = v<<8 | uint64(b[i])
-		}
-		return v
-	}
 	if mask&mlx.MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD != 0 {
-		s := dv.SigCaps[:]
-		caps.SigBlock = mlx.BlockSizeCaps(le(s[0:8]))
-		caps.SigProt = mlx.SigProtCaps(le(s[8:12]))
-		caps.SigT10BG = mlx.SigT10DIFBGCaps(le(s[12:14]))
-		caps.SigCRC = mlx.SigCRCTypeCaps(le(s[14:16]))
+		s := dv.SigCaps
+		caps.SigBlock = mlx.BlockSizeCaps(s.BlockSize)
+		caps.SigProt = mlx.SigProtCaps(s.BlockProt)
+		caps.SigT10BG = mlx.SigT10DIFBGCaps(s.T10DIFBG)
+		caps.SigCRC = mlx.SigCRCTypeCaps(s.CRCType)
 		caps.Signature = caps.SigProt != 0
 	}
 	if mask&mlx.MLX5DV_CONTEXT_MASK_DCI_STREAMS != 0 {
-		caps.MaxLogNumConcurent = int(dv.DCIStreamsCaps[0])
-		caps.MaxLogNumErrored = int(dv.DCIStreamsCaps[1])
+		caps.MaxLogNumConcurent = int(dv.DCIStreamsCaps.MaxLogNumConcurent)
+		caps.MaxLogNumErrored = int(dv.DCIStreamsCaps.MaxLogNumErrored)
 		caps.DCIStreams = caps.MaxLogNumConcurent > 0
 	}
 	if mask&mlx.MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH != 0 {
 		caps.MaxMemcpy = dv.MaxWRMemcpyLength
 	}
 	if mask&mlx.MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD != 0 {
-		engines := mlx.CryptoEnginesCaps(dv.CryptoCaps[2])
-		flags := mlx.CryptoCapsFlags(le(dv.CryptoCaps[8:12]))
+		engines := mlx.CryptoEnginesCaps(dv.CryptoCaps.CryptoEngines)
+		flags := mlx.CryptoCapsFlags(dv.CryptoCaps.Flags)
 		caps.Crypto = flags&mlx.MLX5DV_CRYPTO_CAPS_CRYPTO != 0
 		caps.CryptoSingleBlock = engines&mlx.MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK != 0
 		caps.CryptoMultiBlock = engines&mlx.MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK != 0

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"testing"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
@@ -90,9 +91,11 @@ func TestModifyAttr(t *testing.T) {
 func TestDecodeCaps(t *testing.T) {
 	dv := mlx.Context{CompMask: uint64(mlx.MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD | mlx.MLX5DV_CONTEXT_MASK_DCI_STREAMS |
 		mlx.MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH | mlx.MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD), MaxWRMemcpyLength: 1 << 20}
-	copy(dv.SigCaps[:], []byte{0x3, 0, 0, 0, 0, 0, 0, 0, 0x6, 0, 0, 0, 0x1, 0, 0x7, 0})
-	dv.DCIStreamsCaps = [2]byte{4, 2}
-	copy(dv.CryptoCaps[:], []byte{0, 0, 0x6, 0, 0, 0, 0, 0, 0x1, 0, 0, 0})
+	// The bytes as a little-endian device writes the structs mlx5dv.h
+	// declares, through the generated mirrors.
+	copy(bytesOf(&dv.SigCaps), []byte{0x3, 0, 0, 0, 0, 0, 0, 0, 0x6, 0, 0, 0, 0x1, 0, 0x7, 0})
+	copy(bytesOf(&dv.DCIStreamsCaps), []byte{4, 2})
+	copy(bytesOf(&dv.CryptoCaps), []byte{0, 0, 0x6, 0, 0, 0, 0, 0, 0x1, 0, 0, 0})
 	var c device.Caps
 	decodeCaps(&c, &dv)
 	want := device.Caps{Signature: true, SigBlock: 3, SigProt: 6, SigT10BG: 1, SigCRC: 7, DCIStreams: true,
@@ -105,4 +108,9 @@ func TestDecodeCaps(t *testing.T) {
 	if none != (device.Caps{}) {
 		t.Errorf("capabilities read outside comp_mask: %+v", none)
 	}
+}
+
+// bytesOf is the memory of *p, for filling a mirror byte by byte.
+func bytesOf[T any](p *T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
 }
