@@ -99,15 +99,17 @@ func (q *SQ) burstRoom(n int) bool {
 // SGELimit (0 included): the burst's WQEs are written in one pass that
 // cannot stop, so a length the rules refuse (bit 31 set, above
 // max_msg_sz) sends the whole burst to rdmaWriteChecked before anything
-// is written, and that names the request.
+// is written, and that names the request. It has no branch per request:
+// lim - length, in 64 bits, sets bit 63 only for a length above lim, and
+// the requests' results are ORed (a compare and branch each cost the
+// burst about 0.4 ns per work request, issue 26).
 func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
-	lim := q.chk.SGELimit()
+	lim := uint64(q.chk.SGELimit())
+	var over uint64
 	for i := range reqs {
-		if reqs[i].Length > lim {
-			return false
-		}
+		over |= lim - uint64(reqs[i].Length)
 	}
-	return true
+	return over>>63 == 0
 }
 
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every
@@ -192,7 +194,7 @@ func (c burstChunk) write(k uint32) {
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
 		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32)
-		*slot = Slot{WRID: r.WRID, WQEHead: pi + d, Opcode: uint8(mlx.MLX5_OPCODE_RDMA_WRITE)}
+		setSlot(slot, r.WRID, slotTail(pi+d, 0, uint8(mlx.MLX5_OPCODE_RDMA_WRITE)))
 		*st = pi
 		// Stop before stepping past the last: a pointer past the end of
 		// the requests (or the ring) is invalid even unused (checkptr).

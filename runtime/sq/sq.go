@@ -165,6 +165,15 @@ type SQ struct {
 	// must stay below: the start of the oldest one, plus the ring's size.
 	start []uint32
 	limit uint32
+	// fastEnd bounds the fast paths (fast.go): while curPost is below it,
+	// a work request of one WQEBB or more fits both the ring (limit) and
+	// max_post, so a fast builder tests one word where it tested both.
+	// Each work request moves curPost on by at least one WQEBB and counts
+	// one against max_post, so a value computed once stays safe as the
+	// batch grows (it only errs low, and the general path then refreshes
+	// it); resetLimit computes it. On a DCI it is curPost: the fast paths
+	// do not write an address vector.
+	fastEnd uint32
 
 	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
 	// a WQE starts.
@@ -366,13 +375,22 @@ func (q *SQ) used(n int) int { return int(q.head-q.tail+q.nreq) + n }
 func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
 
 // resetLimit recomputes limit: the producer index at the start of the
-// oldest WQE in flight (posted or built), plus the ring's size.
+// oldest WQE in flight (posted or built), plus the ring's size; and
+// fastEnd from it.
 func (q *SQ) resetLimit() {
 	if q.head+q.nreq == q.tail {
 		q.limit = q.curPost + q.n
 	} else {
 		q.limit = q.start[q.tail&q.mask] + q.n
 	}
+	room := int(int32(q.limit - q.curPost))
+	if wrs := q.maxPost - q.used(0); wrs < room {
+		room = wrs
+	}
+	if room < 0 || q.dci {
+		room = 0
+	}
+	q.fastEnd = q.curPost + uint32(room)
 }
 
 // --- batches

@@ -67,6 +67,11 @@ func (c *Chain) initFast() {
 				ff.same |= bitOf[s]
 			}
 		}
+		// ibv_wr_set_sge always has one entry: a QP without one never
+		// takes it on the fast path, so TrySGE need not test max_send_sge.
+		if c.maxSGE < 1 {
+			ff.takes &^= bitOf[mlx.FnWRSetSGE]
+		}
 	}
 }
 
@@ -102,6 +107,21 @@ func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
 func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
 	f := &c.fast[fn]
 	return c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags
+}
+
+// TrySGE is TryData for ibv_wr_set_sge, whose one entry initFast
+// already held to max_send_sge: the setter's table entry a constant, one
+// test fewer, for the per-call path's setter.
+func (c *Chain) TrySGE() (ok, whole bool) {
+	w := &c.wr
+	f := &c.fast[mlx.FnWRSetSGE]
+	if w.accept&f.bit != 0 {
+		w.accept &^= f.same
+		w.got |= f.group
+		w.busy &^= uint32(f.group)
+		return true, w.busy == 0
+	}
+	return false, false
 }
 
 // Open opens the work request of builder fn after Ready said it may.
