@@ -437,8 +437,10 @@ func (q *SQ) rollback() {
 // the doorbell register cannot be written (runtime/mmio); the batch is
 // posted in the ring and the doorbell record by then.
 func (q *SQ) Complete() error {
-	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
-		return q.completeFailed(open, err)
+	if !q.chk.TryComplete() {
+		if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
+			return q.completeFailed(open, err)
+		}
 	}
 	nreq := q.nreq
 	if nreq == 0 {

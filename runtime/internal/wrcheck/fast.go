@@ -124,6 +124,21 @@ func (c *Chain) TrySGE() (ok, whole bool) {
 	return false, false
 }
 
+// TryComplete is Complete's common case, inlinable into a writer's
+// Complete: busy is 0 (the batch is open without error and its open work
+// request, if any, is whole) and the batch configured no mkey, so there
+// is nothing to check, restore or accept: it closes the batch and reports
+// true. Otherwise it does nothing and reports false, and the writer calls
+// Complete.
+func (c *Chain) TryComplete() bool {
+	if c.wr.busy != 0 || len(c.touched) != 0 {
+		return false
+	}
+	c.open, c.ready, c.wr.open = false, false, false
+	c.notReady()
+	return true
+}
+
 // Open opens the work request of builder fn after Ready said it may.
 func (c *Chain) Open(fn mlx.Func) {
 	c.wrs++
