@@ -28,9 +28,10 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.burstLengths(reqs) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
+	if !q.burstFast(reqs) {
 		return q.rdmaWriteChecked(reqs)
 	}
+	q.chk.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n)
 	flags := q.wrFlags
 	fcs := q.sig
 	if flags&uint32(mlx.IBV_SEND_SIGNALED) != 0 {
@@ -90,9 +91,20 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	return nil
 }
 
-// burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post.
+// burstFast reports whether the burst takes its fast path, on the fast
+// paths' words (fast.go): room below fastEnd (never on a DCI), every
+// length allowed, the builder ready, and the setter making each work
+// request whole on this QP (oneCall, computed by New).
+func (q *SQ) burstFast(reqs []RDMAWriteReq) bool {
+	n := len(reqs)
+	return n != 0 && q.oneCall&oneWrite != 0 && q.burstRoom(n) && q.burstLengths(reqs) && q.chk.Ready(mlx.FnWRRDMAWrite, q.wrFlags)
+}
+
+// burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post:
+// below fastEnd (which is curPost on a DCI), read again if the poller
+// returned room.
 func (q *SQ) burstRoom(n int) bool {
-	return n <= int(int32(q.limit-q.curPost)) && q.fits(n) || q.refresh() && n <= int(int32(q.limit-q.curPost)) && q.fits(n)
+	return int(int32(q.fastEnd-q.curPost)) >= n || q.refresh() && int(int32(q.fastEnd-q.curPost)) >= n
 }
 
 // burstLengths reports whether every request's length is within

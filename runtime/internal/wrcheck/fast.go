@@ -124,6 +124,15 @@ func (c *Chain) TrySGE() (ok, whole bool) {
 	return false, false
 }
 
+// OpenBurst records n work requests of builder fn each made whole by
+// setter, as Burst does, after Ready said fn may start and Whole that
+// setter makes it whole (a writer computes Whole once per QP): the
+// burst's checks on the fast path's words instead of Burst's tables.
+func (c *Chain) OpenBurst(fn, setter mlx.Func, n int) {
+	c.OpenWhole(fn, setter)
+	c.wrs += n - 1
+}
+
 // TryComplete is Complete's common case, inlinable into a writer's
 // Complete: busy is 0 (the batch is open without error and its open work
 // request, if any, is whole) and the batch configured no mkey, so there

@@ -80,7 +80,20 @@ func TestFastStateSound(t *testing.T) {
 			case 2:
 				c.Abort()
 			case 3, 4:
-				c.Builder(fn, uint32(rng.IntN(32)))
+				flags := uint32(rng.IntN(32))
+				if c.Ready(mlx.FnWRRDMAWrite, flags) && c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE) && rng.IntN(3) == 0 {
+					// OpenBurst, where a writer calls it, records what Burst records.
+					n := 1 + rng.IntN(40)
+					other := *c
+					if !other.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, flags, n) {
+						t.Fatalf("step %d: Burst refused what Ready and Whole allow", step)
+					}
+					if c.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n); c.wr != other.wr || c.wrs != other.wrs {
+						t.Fatalf("step %d: OpenBurst left wr %+v (%d), Burst %+v (%d)", step, c.wr, c.wrs, other.wr, other.wrs)
+					}
+					break
+				}
+				c.Builder(fn, flags)
 			case 5, 6:
 				if fn == mlx.FnWRSetSGE && rng.IntN(2) == 0 {
 					// TrySGE takes the setter where TryData with one entry does.
