@@ -171,9 +171,10 @@ type SQ struct {
 	// Each work request moves curPost on by at least one WQEBB and counts
 	// one against max_post, so a value computed once stays safe as the
 	// batch grows (it only errs low, and the general path then refreshes
-	// it); resetLimit computes it. On a DCI it is curPost: the fast paths
-	// do not write an address vector.
+	// it); resetLimit computes it. On a DCI it is curPost (fastMax is 0):
+	// the fast paths do not write an address vector.
 	fastEnd uint32
+	fastMax int // maxPost, or 0 on a DCI: resetLimit's bound on fastEnd
 
 	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
 	// a WQE starts.
@@ -254,6 +255,9 @@ func New(c Config) (*SQ, error) {
 	q.pub.tail.Publish(c.Tail)
 	if q.maxPost == 0 {
 		q.maxPost = int(^uint(0) >> 1)
+	}
+	if !q.dci {
+		q.fastMax = q.maxPost
 	}
 	if err := q.outstanding(&c); err != nil {
 		return nil, err
@@ -378,19 +382,13 @@ func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
 // oldest WQE in flight (posted or built), plus the ring's size; and
 // fastEnd from it.
 func (q *SQ) resetLimit() {
-	if q.head+q.nreq == q.tail {
-		q.limit = q.curPost + q.n
-	} else {
-		q.limit = q.start[q.tail&q.mask] + q.n
+	lim := q.curPost + q.n
+	if q.head+q.nreq != q.tail {
+		lim = q.start[q.tail&q.mask] + q.n
 	}
-	room := int(int32(q.limit - q.curPost))
-	if wrs := q.maxPost - q.used(0); wrs < room {
-		room = wrs
-	}
-	if room < 0 || q.dci {
-		room = 0
-	}
-	q.fastEnd = q.curPost + uint32(room)
+	q.limit = lim
+	room := min(int(int32(lim-q.curPost)), q.fastMax-q.used(0))
+	q.fastEnd = q.curPost + uint32(max(room, 0))
 }
 
 // --- batches
