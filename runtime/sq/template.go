@@ -2,6 +2,7 @@ package sq
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
@@ -16,13 +17,23 @@ type MkeyTemplate struct {
 }
 
 // mkeyImage is what a template's UMR and SET_PSVs hold whatever the mkey
-// and the layout: ConfigureMkey copies it and writes the rest.
+// and the layout, as the big-endian values of whole words:
+// ConfigureMkey stores them and writes the rest (the ctrl segments, the
+// tag, the length, the KLMs, the PSV indexes).
 type mkeyImage struct {
-	umr             mlx.WQEUMRCtrlSeg     // all but the KLM octowords
-	mkc             mlx.WQEMkeyContextSeg // all but the mkey tag and the length
-	bsf             mlx.BSF               // the signature BSF, PSV indexes 0
-	memBFS, wireBFS uint32                // the BSF's block format selectors
-	memTS, wireTS   uint64                // the SET_PSVs' transient signatures
+	umr0    uint64  // UMR ctrl bytes 0..7 but the KLM octowords: flags, BSF octowords
+	mask    uint64  // UMR ctrl bytes 8..15: the mkey mask
+	mkc0    uint64  // mkey context bytes 0..7 but the tag: access, qpn 0xffffff
+	flagsPD uint64  // mkey context bytes 8..15
+	bsf     mlx.BSF // the signature BSF, PSV indexes 0
+	bsfOcto int     // the BSF's 16-byte units (0: no signature)
+	memBFS  uint32  // the BSF's block format selectors
+	wireBFS uint32
+	memTS   uint64 // the SET_PSVs' transient signatures
+	wireTS  uint64
+	sig     bool // a signature: the UMR carries a BSF, SET_PSVs follow
+	mem     bool // the signature domains present: a SET_PSV each
+	wire    bool
 }
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
@@ -37,23 +48,26 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 	return t, nil
 }
 
-// image computes the bytes the template's configurations share, as
-// umrStart, access, layoutEnd and umrFinalize write them.
+// image computes the words the template's configurations share, as
+// umrStart, access, layoutEnd and umrWrite write them, and the BSF as
+// umrFinalize does.
 func (t *MkeyTemplate) image() {
 	c, g := t.chk, &t.img
 	mask := uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN) | accessMask
-	g.umr.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
-	g.mkc.SetAccessFlags(mkeyAccess(c.Access))
+	g.umr0 = uint64(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE) << 56
+	g.mkc0 = uint64(mkeyAccess(c.Access))<<40 | 0xffffff00
 	if c.Sig {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
-		g.umr.SetBSFOctowords(mlx.BSFSize / 16)
-		g.mkc.SetFlagsPD(1 << 30)
+		g.bsfOcto = mlx.BSFSize / 16
+		g.umr0 |= uint64(g.bsfOcto)
+		g.flagsPD = 1 << 30
 		mk := wrcheck.Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
 		sigBSF(&g.bsf, &mk, false)
 		g.memBFS, g.wireBFS = g.bsf.Basic().MBfsPSV(), g.bsf.Basic().WBfsPSV()
 		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
+		g.sig, g.mem, g.wire = true, c.Mem.Present, c.Wire.Present
 	}
-	g.umr.SetMkeyMask(mask)
+	g.mask = mask
 }
 
 // ConfigureMkey configures m with the template's access flags and
@@ -82,13 +96,13 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
 	// the checker's answer has a signature BSF exactly when the template
 	// has a signature, and no crypto BSF.
-	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + bsfBytes(t)
+	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + 16*t.img.bsfOcto
 	if int(int32(q.limit-q.curPost)) < need/wqebb && (!q.refresh() || int(int32(q.limit-q.curPost)) < need/wqebb) {
 		return q.umrRing(fn, u) // the error, named as umrRing names it
 	}
 	// The whole of it before the ring's end: the image, straight.
 	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
-		q.writeTemplate(mk, t, sges, l.Length, slot+umrFixed+u.Xlat)
+		q.writeTemplate(mk, &t.img, sges, l.Length, u.Xlat)
 		return nil
 	}
 	q.umrStart(mk)
@@ -98,71 +112,84 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	return nil
 }
 
-func bsfBytes(t *MkeyTemplate) int {
-	if t.chk.Sig {
-		return mlx.BSFSize
-	}
-	return 0
-}
-
 // writeTemplate writes a configuration of the common case (no crypto, no
 // signature-error update: what wrcheck's ConfigureMkey accepts) from the
-// template's image, when it does not wrap: the UMR with the BSF at bsf,
-// then the SET_PSVs. The ctrl segments, the KLMs and the SET_PSVs are
-// whole-word big-endian stores of values known up front (what initWQE,
-// setPSV and finalize write one field at a time), and the two or three
-// WQEs' bookkeeping is done here at once.
-func (q *SQ) writeTemplate(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
-	g := &t.img
-	sig := t.chk.Sig
-	base := int(q.curPost&q.mask) * wqebb
-	ds := (bsf - base) / 16
-	fcs := q.fenceCEFlags(q.wrFlags)
-	if sig {
-		ds += mlx.BSFSize / 16
+// template's image g, when it does not wrap: the UMR, with xlat bytes of
+// translation, then the SET_PSVs. Every word is a whole big-endian store
+// of a value known up front (what initWQE, umrWrite, setPSV and finalize
+// write), and the WQEs' bookkeeping and fm_ce_se are done here at once:
+// fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
+// cached fence is the batch's before the UMR and a small fence after it).
+func (q *SQ) writeTemplate(mk *wrcheck.Mkey, g *mkeyImage, sges []mlx.SGE, length uint64, xlat int) {
+	slot := q.curPost & q.mask
+	base := int(slot) * wqebb
+	p := q.at(base)
+	ds := (umrFixed+xlat)/16 + g.bsfOcto
+	fcs := q.fcs | q.fmCache&q.keepFm
+	if g.sig {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
 	}
-	q.headWQE(base, mlx.MLX5_OPCODE_UMR, ds, fcs)
-	c := (*[16]byte)(q.at(base))
-	binary.BigEndian.PutUint32(c[12:16], mk.LKey)
-	u := (*mlx.WQEUMRCtrlSeg)(q.at(base + mlx.WQECtrlSegSize))
-	*u = g.umr
-	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
-	m := (*mlx.WQEMkeyContextSeg)(q.at(base + wqebb))
-	*m = g.mkc
-	m.SetQPNMkey(0xffffff00 | mk.LKey&0xff)
-	m.SetLen(length)
-	off := base + umrFixed
-	q.klms(off, sges)
-	off += mlx.WQEUMRKLMSegSize * len(sges)
-	if off < bsf {
-		clear(q.bytes(off, bsf-off))
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
+	c := (*[umrFixed + 64]byte)(p) // the UMR but its BSF
+	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(ds)))
+	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(mk.LKey))
+	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(xlat/16)<<16)
+	binary.BigEndian.PutUint64(c[24:32], g.mask)
+	*(*[32]byte)(c[32:64]) = [32]byte{}
+	binary.BigEndian.PutUint64(c[64:72], g.mkc0|uint64(mk.LKey&0xff))
+	binary.BigEndian.PutUint64(c[72:80], g.flagsPD)
+	binary.BigEndian.PutUint64(c[80:88], 0)
+	binary.BigEndian.PutUint64(c[88:96], length)
+	*(*[32]byte)(c[96:128]) = [32]byte{}
+	q.klms(base+umrFixed, sges)
+	if n := mlx.WQEUMRKLMSegSize * len(sges); n < xlat {
+		clear(q.bytes(base+umrFixed+n, xlat-n))
 	}
+	q.curPost += uint32(ds+3) / 4
 	q.inl = true
-	q.fmCache = smallFence
-	q.curCtrl, q.curSize = base, ds
-	if !sig {
+	if !g.sig {
+		q.fmCache = smallFence
+		q.curCtrl, q.curSize = base, ds
 		return
 	}
-	b := (*mlx.BSF)(q.at(bsf))
+	b := (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat))
 	*b = g.bsf
-	mem, wire := t.chk.Mem.Present, t.chk.Wire.Present
-	if mem {
+	if g.mem {
 		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
 	}
-	if wire {
+	if g.wire {
 		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
 	}
-	if mem {
-		flags := q.wrFlags
-		if wire {
-			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
+	// The SET_PSVs follow the UMR's small fence; the memory domain's
+	// reports no completion when the wire domain's follows it.
+	fcs = q.fcs | smallFence&q.keepFm
+	if g.mem {
+		f := fcs
+		if g.wire {
+			f = fcs&^ce | q.sig
 		}
-		q.setPSV(mk.MemPSV, g.memTS, flags)
+		q.psvWQE(mk.MemPSV, g.memTS, f)
 	}
-	if wire {
-		q.setPSV(mk.WirePSV, g.wireTS, q.wrFlags)
+	if g.wire {
+		q.psvWQE(mk.WirePSV, g.wireTS, fcs)
 	}
+	q.fmCache = smallFence
+}
+
+// psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
+// index, booked, its ctrl segment but the immediate and its PSV segment
+// written in whole words.
+func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
+	slot := q.curPost & q.mask
+	off := int(slot) * wqebb
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
+	p := (*[32]byte)(q.at(off))
+	binary.BigEndian.PutUint64(p[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
+	binary.BigEndian.PutUint32(p[8:12], uint32(fcs))
+	binary.BigEndian.PutUint64(p[16:24], uint64(index)<<32)
+	binary.BigEndian.PutUint64(p[24:32], ts)
+	q.curPost++
+	q.curCtrl, q.curSize = off, 2
 }
 
 // headWQE books the WQE of ds 16-byte units at the producer index, at
