@@ -83,31 +83,31 @@ func (t *MkeyTemplate) image() {
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
-	l := wrcheck.ListLayout(sges)
 	if mk == nil || t == nil || !q.fits(3) {
 		// Not the common case: a NULL argument, or max_post near (the
 		// UMR and up to two SET_PSVs).
-		return q.configureChecked(mk, t, sges, l)
+		return q.configureChecked(mk, t, sges)
 	}
-	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t.chk, l)
+	length, hi := wrcheck.ListSum(sges)
+	u := q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength)
 	if u == nil {
-		return q.configureChecked(mk, t, sges, l)
+		return q.configureChecked(mk, t, sges)
 	}
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
 	// the checker's answer has a signature BSF exactly when the template
 	// has a signature, and no crypto BSF.
-	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + 16*t.img.bsfOcto
-	if int(int32(q.limit-q.curPost)) < need/wqebb && (!q.refresh() || int(int32(q.limit-q.curPost)) < need/wqebb) {
+	need := uint(umrFixed + u.Xlat + (u.WRs-1)*wqebb + 16*t.img.bsfOcto)
+	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
 		return q.umrRing(fn, u) // the error, named as umrRing names it
 	}
 	// The whole of it before the ring's end: the image, straight.
-	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
-		q.writeTemplate(mk, &t.img, sges, l.Length, u.Xlat)
+	if slot := int(q.curPost&q.mask) * wqebb; slot+int(need) <= q.qend {
+		q.writeTemplate(mk, &t.img, sges, length, u.Xlat)
 		return nil
 	}
 	q.umrStart(mk)
 	q.access(t.chk.Access)
-	q.layoutList(sges, l.Length)
+	q.layoutList(sges, length)
 	q.umrFinalize(u)
 	return nil
 }
@@ -124,7 +124,7 @@ func (q *SQ) writeTemplate(mk *wrcheck.Mkey, g *mkeyImage, sges []mlx.SGE, lengt
 	slot := q.curPost & q.mask
 	base := int(slot) * wqebb
 	p := q.at(base)
-	ds := (umrFixed+xlat)/16 + g.bsfOcto
+	ds := int(uint(umrFixed+xlat)/16) + g.bsfOcto
 	fcs := q.fcs | q.fmCache&q.keepFm
 	if g.sig {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
@@ -133,7 +133,7 @@ func (q *SQ) writeTemplate(mk *wrcheck.Mkey, g *mkeyImage, sges []mlx.SGE, lengt
 	c := (*[umrFixed + 64]byte)(p) // the UMR but its BSF
 	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(ds)))
 	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(mk.LKey))
-	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(xlat/16)<<16)
+	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(uint(xlat)/16)<<16)
 	binary.BigEndian.PutUint64(c[24:32], g.mask)
 	*(*[32]byte)(c[32:64]) = [32]byte{}
 	binary.BigEndian.PutUint64(c[64:72], g.mkc0|uint64(mk.LKey&0xff))
@@ -221,8 +221,9 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 // configureChecked is ConfigureMkey's general case: the checks of the
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
-func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, l wrcheck.Layout) error {
+func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	fn := mlx.FnWRMkeyConfigure
+	l := wrcheck.ListLayout(sges)
 	if t == nil {
 		// The template stands for the configuration's attributes: the
 		// checks report a NULL mkey, else a NULL attr.

@@ -101,19 +101,25 @@ func (c *Chain) templateEntries() [2]int {
 
 // ConfigureMkey records mlx5dv_wr_mkey_configure of m with the
 // template's setters (access flags, the list layout l, and the signature
-// if the template has one), finished, as
-// the calls one by one would. It handles the common case only: a batch
-// without error, an mkey in a known state whose signature (if any) has no
-// pending error-count update, no crypto. It returns what the UMR carries,
-// or records nothing and returns nil; then the caller makes the calls one
-// by one. fn is mlx5dv_wr_mkey_configure.
+// if the template has one), finished, as the calls one by one would. It
+// handles the common case only (ConfigureList); it returns what the UMR
+// carries, or records nothing and returns nil; then the caller makes the
+// calls one by one. fn is mlx5dv_wr_mkey_configure.
 func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, l Layout) *UMR {
+	return c.ConfigureList(fn, wrFlags, m, t, l.Entries, l.Length, l.Long == 0)
+}
+
+// ConfigureList is ConfigureMkey for a list of entries entries covering
+// length bytes (ListSum), short when none is over MaxKLMLength. It handles
+// the common case only: a batch without error, an mkey in a known state
+// whose signature (if any) has no pending error-count update, no crypto,
+// every entry short.
+func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64, short bool) *UMR {
 	if m == nil || t == nil {
 		return nil // the calls one by one name the rule
 	}
 	m.takeSigErrs()
 	w := &c.wr
-	entries, length := l.Entries, l.Length
 	sig := 0
 	wantFlags := mlx.MkeyInitAttrFlags(0)
 	if t.Sig {
@@ -129,7 +135,7 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	// over MaxKLMLength is left to the calls one by one to name.
 	if !(c.ready && (!w.open || w.whole()) && wrFlags&need == need &&
 		(m.LKey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
-		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && l.Long == 0) ||
+		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && short) ||
 		t.Sig && (length > 0xffffffff || !t.copyOK) {
 		return nil
 	}
@@ -159,7 +165,9 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 // copyFrom is *d = *s without the union pointer, always nil in a Domain
 // (set clears it): a copy of the struct, which holds a pointer, is a
 // typed memory move with write barriers, a fifth of ConfigureMkey's time;
-// these are plain stores.
+// these are plain stores. (Copying the bytes around the pointers through
+// unsafe instead calls memmove: the compiler cannot prove the two sides
+// disjoint.)
 func (d *Domain) copyFrom(s *Domain) {
 	d.Present = s.Present
 	d.Domain.SigType, d.Domain.BlockSize, d.Domain.CompMask = s.Domain.SigType, s.Domain.BlockSize, s.Domain.CompMask
