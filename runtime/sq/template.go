@@ -25,8 +25,8 @@ type mkeyImage struct {
 	mask    uint64  // UMR ctrl bytes 8..15: the mkey mask
 	mkc0    uint64  // mkey context bytes 0..7 but the tag: access, qpn 0xffffff
 	flagsPD uint64  // mkey context bytes 8..15
-	bsf     mlx.BSF // the signature BSF, PSV indexes 0
-	bsfOcto int     // the BSF's 16-byte units (0: no signature)
+	bsfImg  mlx.BSF // the signature BSF, PSV indexes 0
+	bsf     uint    // the BSF's bytes (0: no signature)
 	memBFS  uint32  // the BSF's block format selectors
 	wireBFS uint32
 	memTS   uint64 // the SET_PSVs' transient signatures
@@ -58,12 +58,12 @@ func (t *MkeyTemplate) image() {
 	g.mkc0 = uint64(mkeyAccess(c.Access))<<40 | 0xffffff00
 	if c.Sig {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
-		g.bsfOcto = mlx.BSFSize / 16
-		g.umr0 |= uint64(g.bsfOcto)
+		g.bsf = mlx.BSFSize
+		g.umr0 |= mlx.BSFSize / 16
 		g.flagsPD = 1 << 30
 		mk := wrcheck.Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
-		sigBSF(&g.bsf, &mk, false)
-		g.memBFS, g.wireBFS = g.bsf.Basic().MBfsPSV(), g.bsf.Basic().WBfsPSV()
+		sigBSF(&g.bsfImg, &mk, false)
+		g.memBFS, g.wireBFS = g.bsfImg.Basic().MBfsPSV(), g.bsfImg.Basic().WBfsPSV()
 		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
 		g.sig, g.mem, g.wire = true, c.Mem.Present, c.Wire.Present
 	}
@@ -80,6 +80,14 @@ func (t *MkeyTemplate) image() {
 // unknown by a failed batch) it runs the checks of those calls one by one,
 // all of them before it writes anything: a rejected call writes nothing.
 // A nil m or template is the rule error of a NULL mkey or attr.
+//
+// The common case, when it does not wrap the ring, is written here from
+// the template's image (the checks and the stores in one function: a
+// call more costs its arguments' spills): every word a whole big-endian
+// store of a value known up front (what initWQE, umrWrite, setPSV and
+// finalize write), the WQEs' bookkeeping and fm_ce_se done at once.
+// fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
+// cached fence is the batch's before the UMR and a small fence after it).
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
@@ -96,41 +104,28 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
 	// the checker's answer has a signature BSF exactly when the template
 	// has a signature, and no crypto BSF.
-	need := uint(umrFixed + u.Xlat + (u.WRs-1)*wqebb + 16*t.img.bsfOcto)
+	g, xlat := &t.img, u.Xlat
+	need := uint(umrFixed+xlat+(u.WRs-1)*wqebb) + g.bsf
 	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
 		return q.umrRing(fn, u) // the error, named as umrRing names it
 	}
-	// The whole of it before the ring's end: the image, straight.
-	if slot := int(q.curPost&q.mask) * wqebb; slot+int(need) <= q.qend {
-		q.writeTemplate(mk, &t.img, sges, length, u.Xlat)
-		return nil
-	}
-	q.umrStart(mk)
-	q.access(t.chk.Access)
-	q.layoutList(sges, length)
-	q.umrFinalize(u)
-	return nil
-}
-
-// writeTemplate writes a configuration of the common case (no crypto, no
-// signature-error update: what wrcheck's ConfigureMkey accepts) from the
-// template's image g, when it does not wrap: the UMR, with xlat bytes of
-// translation, then the SET_PSVs. Every word is a whole big-endian store
-// of a value known up front (what initWQE, umrWrite, setPSV and finalize
-// write), and the WQEs' bookkeeping and fm_ce_se are done here at once:
-// fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
-// cached fence is the batch's before the UMR and a small fence after it).
-func (q *SQ) writeTemplate(mk *wrcheck.Mkey, g *mkeyImage, sges []mlx.SGE, length uint64, xlat int) {
 	slot := q.curPost & q.mask
 	base := int(slot) * wqebb
+	if base+int(need) > q.qend { // it wraps: the writers of the calls
+		q.umrStart(mk)
+		q.access(t.chk.Access)
+		q.layoutList(sges, length)
+		q.umrFinalize(u)
+		return nil
+	}
 	p := q.at(base)
-	ds := int(uint(umrFixed+xlat)/16) + g.bsfOcto
+	ds := int((uint(umrFixed+xlat) + g.bsf) / 16)
 	fcs := q.fcs | q.fmCache&q.keepFm
 	if g.sig {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
 	}
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
-	c := (*[umrFixed + 64]byte)(p) // the UMR but its BSF
+	c := (*[umrFixed]byte)(p)
 	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(ds)))
 	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(mk.LKey))
 	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(uint(xlat)/16)<<16)
@@ -150,19 +145,25 @@ func (q *SQ) writeTemplate(mk *wrcheck.Mkey, g *mkeyImage, sges []mlx.SGE, lengt
 	if !g.sig {
 		q.fmCache = smallFence
 		q.curCtrl, q.curSize = base, ds
-		return
+		return nil
 	}
-	b := (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat))
-	*b = g.bsf
+	q.templateSig(mk, g, (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat)))
+	return nil
+}
+
+// templateSig writes a template configuration's signature part: the BSF
+// at b, from the image with the mkey's PSV indexes, and the SET_PSVs.
+// They follow the UMR's small fence; the memory domain's reports no
+// completion when the wire domain's follows it.
+func (q *SQ) templateSig(mk *wrcheck.Mkey, g *mkeyImage, b *mlx.BSF) {
+	*b = g.bsfImg
 	if g.mem {
 		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
 	}
 	if g.wire {
 		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
 	}
-	// The SET_PSVs follow the UMR's small fence; the memory domain's
-	// reports no completion when the wire domain's follows it.
-	fcs = q.fcs | smallFence&q.keepFm
+	fcs := q.fcs | smallFence&q.keepFm
 	if g.mem {
 		f := fcs
 		if g.wire {
