@@ -154,7 +154,8 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 // templateSig writes a template configuration's signature part: the BSF
 // at b, from the image with the mkey's PSV indexes, and the SET_PSVs.
 // They follow the UMR's small fence; the memory domain's reports no
-// completion when the wire domain's follows it.
+// completion when the wire domain's follows it. The last (most often the
+// only) SET_PSV is written here, not through psvWQE: a call more.
 func (q *SQ) templateSig(mk *wrcheck.Mkey, g *mkeyImage, b *mlx.BSF) {
 	*b = g.bsfImg
 	if g.mem {
@@ -164,16 +165,26 @@ func (q *SQ) templateSig(mk *wrcheck.Mkey, g *mkeyImage, b *mlx.BSF) {
 		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
 	}
 	fcs := q.fcs | smallFence&q.keepFm
-	if g.mem {
-		f := fcs
-		if g.wire {
-			f = fcs&^ce | q.sig
-		}
-		q.psvWQE(mk.MemPSV, g.memTS, f)
+	index, ts := mk.WirePSV, g.wireTS
+	switch {
+	case g.mem && g.wire:
+		q.psvWQE(mk.MemPSV, g.memTS, fcs&^ce|q.sig)
+	case g.mem:
+		index, ts = mk.MemPSV, g.memTS
+	case !g.wire: // no domain, no SET_PSV (NewMkeyTemplate refuses it)
+		q.fmCache = smallFence
+		return
 	}
-	if g.wire {
-		q.psvWQE(mk.WirePSV, g.wireTS, fcs)
-	}
+	slot := q.curPost & q.mask
+	off := int(slot) * wqebb
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
+	p := (*[32]byte)(q.at(off))
+	binary.BigEndian.PutUint64(p[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
+	binary.BigEndian.PutUint32(p[8:12], uint32(fcs))
+	binary.BigEndian.PutUint64(p[16:24], uint64(index)<<32)
+	binary.BigEndian.PutUint64(p[24:32], ts)
+	q.curPost++
+	q.curCtrl, q.curSize = off, 2
 	q.fmCache = smallFence
 }
 
