@@ -28,25 +28,24 @@ type Layout struct {
 
 // ListLayout is the layout of a list of sges: the sum of their lengths in
 // 64 bits (as rdma-core 61.0 and later add them) and the first entry the
-// device cannot take. No allocation: the template path calls ListSum on
-// every configuration, and this only when an entry is too long.
+// device cannot take. One pass, no allocation: the four calls' layout
+// setter calls it on every configuration (the template path, ListSum).
 func ListLayout(sges []mlx.SGE) Layout {
 	l := Layout{Entries: len(sges)}
-	var hi uint32
-	l.Length, hi = ListSum(sges)
-	if hi > MaxKLMLength {
-		for i := range sges {
-			if n := sges[i].Length; n > MaxKLMLength {
-				l.Long, l.LongLength = i+1, n
-				break
-			}
+	for i := range sges {
+		n := sges[i].Length
+		l.Length += uint64(n)
+		if n > MaxKLMLength && l.Long == 0 {
+			l.Long, l.LongLength = i+1, n
 		}
 	}
 	return l
 }
 
-// ListSum is the sum of the entries' lengths in 64 bits and the longest
-// entry, in one pass without a branch per entry (inlined).
+// ListSum is the sum of the entries' lengths in 64 bits (as ListLayout's)
+// and the longest entry, in one pass without a branch per entry, inlined
+// into the template path: only when the longest is over MaxKLMLength does
+// it need ListLayout's index of the first such entry (to name it).
 func ListSum(sges []mlx.SGE) (length uint64, hi uint32) {
 	for i := range sges {
 		n := sges[i].Length
