@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -35,8 +37,15 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 	}
 	flagSets := []mlx.SendFlags{mlx.IBV_SEND_INLINE, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED}
 	for name, sig := range sigs {
-		for _, flags := range flagSets {
-			for _, skip := range []int{0, 5, 6, 7} { // UMRs start at, and wrap around, the end of the ring
+		for fi := range 2 * len(flagSets) {
+			// Each wr_flags without and with sq_sig_all (CE on every WQE:
+			// the memory domain's SET_PSV keeps it).
+			flags, sigAll := flagSets[fi%len(flagSets)], fi >= len(flagSets)
+			// UMRs start at, and wrap around, the end of the ring of 16
+			// WQEBBs, in both rounds: the second starts where the first
+			// (5 or 6 WQEBBs with a signature) ended, so that the fast
+			// path's image is written whole for some and wraps for others.
+			for _, skip := range []int{0, 5, 6, 7, 11, 13, 14, 15} {
 				tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ, sig)
 				if err != nil {
 					t.Fatal(err)
@@ -51,7 +60,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 				}
 				var sides [2]side
 				for i := range sides {
-					q, m := newSQ(t, 8, 0)
+					q, m := newSQSigAll(t, 16, sigAll)
 					flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
 					if sig != nil {
 						flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
@@ -114,6 +123,26 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newSQSigAll is newSQ (no max_post) with sq_sig_all as given.
+func newSQSigAll(t testing.TB, n int, sigAll bool) (*sq.SQ, *qmem.Memory) {
+	t.Helper()
+	mem, err := qmem.Plain(n, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	q, err := sq.New(sq.Config{
+		Mem: mem, QPN: qpn, SigAll: sigAll,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
+			MaxMemcpy: 1 << 31, MkeyTagSupported: true},
+		BF: sq.BlueFlame{UUARN: 1, Size: 256},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, mem
 }
 
 // TestConfigureMkeyRules: a template's attributes are checked once, and
