@@ -147,24 +147,19 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 		q.curCtrl, q.curSize = base, ds
 		return nil
 	}
-	q.templateSig(mk, g, (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat)))
-	return nil
-}
-
-// templateSig writes a template configuration's signature part: the BSF
-// at b, from the image with the mkey's PSV indexes, and the SET_PSVs.
-// They follow the UMR's small fence; the memory domain's reports no
-// completion when the wire domain's follows it. The last (most often the
-// only) SET_PSV is written here, not through psvWQE: a call more.
-func (q *SQ) templateSig(mk *wrcheck.Mkey, g *mkeyImage, b *mlx.BSF) {
-	*b = g.bsfImg
+	// The BSF, from the image with the mkey's PSV indexes, and the
+	// SET_PSVs after the UMR's small fence: the memory domain's reports
+	// no completion when the wire domain's follows it. The last (most
+	// often the only) is written here, not through psvWQE: a call more.
+	bsf := (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat))
+	*bsf = g.bsfImg
 	if g.mem {
-		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
+		bsf.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
 	}
 	if g.wire {
-		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
+		bsf.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
 	}
-	fcs := q.fcs | smallFence&q.keepFm
+	fcs = q.fcs | smallFence&q.keepFm
 	index, ts := mk.WirePSV, g.wireTS
 	switch {
 	case g.mem && g.wire:
@@ -173,19 +168,20 @@ func (q *SQ) templateSig(mk *wrcheck.Mkey, g *mkeyImage, b *mlx.BSF) {
 		index, ts = mk.MemPSV, g.memTS
 	case !g.wire: // no domain, no SET_PSV (NewMkeyTemplate refuses it)
 		q.fmCache = smallFence
-		return
+		return nil
 	}
-	slot := q.curPost & q.mask
+	slot = q.curPost & q.mask
 	off := int(slot) * wqebb
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
-	p := (*[32]byte)(q.at(off))
-	binary.BigEndian.PutUint64(p[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
-	binary.BigEndian.PutUint32(p[8:12], uint32(fcs))
-	binary.BigEndian.PutUint64(p[16:24], uint64(index)<<32)
-	binary.BigEndian.PutUint64(p[24:32], ts)
+	ps := (*[32]byte)(q.at(off))
+	binary.BigEndian.PutUint64(ps[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
+	binary.BigEndian.PutUint32(ps[8:12], uint32(fcs))
+	binary.BigEndian.PutUint64(ps[16:24], uint64(index)<<32)
+	binary.BigEndian.PutUint64(ps[24:32], ts)
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2
 	q.fmCache = smallFence
+	return nil
 }
 
 // psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
