@@ -27,6 +27,7 @@ type mkeyImage struct {
 	flagsPD uint64  // mkey context bytes 8..15
 	bsfImg  mlx.BSF // the signature BSF, PSV indexes 0
 	bsf     uint    // the BSF's bytes (0: no signature)
+	tail    uint    // the BSF's and the SET_PSVs' bytes
 	memBFS  uint32  // the BSF's block format selectors
 	wireBFS uint32
 	memTS   uint64 // the SET_PSVs' transient signatures
@@ -66,6 +67,13 @@ func (t *MkeyTemplate) image() {
 		g.memBFS, g.wireBFS = g.bsfImg.Basic().MBfsPSV(), g.bsfImg.Basic().WBfsPSV()
 		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
 		g.sig, g.mem, g.wire = true, c.Mem.Present, c.Wire.Present
+		g.tail = g.bsf
+		if g.mem {
+			g.tail += wqebb
+		}
+		if g.wire {
+			g.tail += wqebb
+		}
 	}
 	g.mask = mask
 }
@@ -97,17 +105,16 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 		return q.configureChecked(mk, t, sges)
 	}
 	length, hi := wrcheck.ListSum(sges)
-	u := q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength)
-	if u == nil {
+	if !q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength) {
 		return q.configureChecked(mk, t, sges)
 	}
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
-	// the checker's answer has a signature BSF exactly when the template
-	// has a signature, and no crypto BSF.
-	g, xlat := &t.img, u.Xlat
-	need := uint(umrFixed+xlat+(u.WRs-1)*wqebb) + g.bsf
+	// the UMR (its translation padded to a WQEBB, the template's BSF) and
+	// the template's SET_PSVs, as the checker's answer (TemplateUMR) says.
+	g, xlat := &t.img, align64(16*len(sges))
+	need := uint(umrFixed+xlat) + g.tail
 	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
-		return q.umrRing(fn, u) // the error, named as umrRing names it
+		return q.umrRing(fn, q.chk.TemplateUMR(t.chk)) // the error, named as umrRing names it
 	}
 	slot := q.curPost & q.mask
 	base := int(slot) * wqebb
@@ -115,7 +122,7 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 		q.umrStart(mk)
 		q.access(t.chk.Access)
 		q.layoutList(sges, length)
-		q.umrFinalize(u)
+		q.umrFinalize(q.chk.TemplateUMR(t.chk))
 		return nil
 	}
 	p := q.at(base)

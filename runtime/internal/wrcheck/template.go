@@ -106,17 +106,23 @@ func (c *Chain) templateEntries() [2]int {
 // carries, or records nothing and returns nil; then the caller makes the
 // calls one by one. fn is mlx5dv_wr_mkey_configure.
 func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, l Layout) *UMR {
-	return c.ConfigureList(fn, wrFlags, m, t, l.Entries, l.Length, l.Long == 0)
+	if !c.ConfigureList(fn, wrFlags, m, t, l.Entries, l.Length, l.Long == 0) {
+		return nil
+	}
+	return c.TemplateUMR(t)
 }
 
 // ConfigureList is ConfigureMkey for a list of entries entries covering
-// length bytes (ListSum), short when none is over MaxKLMLength. It handles
+// length bytes (ListSum), short when none is over MaxKLMLength; it reports
+// whether it recorded the configuration, and TemplateUMR says what its UMR
+// carries (the template path's writer needs that only when the ring
+// wraps or has no room: the answer is not built on every call). It handles
 // the common case only: a batch without error, an mkey in a known state
 // whose signature (if any) has no pending error-count update, no crypto,
 // every entry short.
-func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64, short bool) *UMR {
+func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64, short bool) bool {
 	if m == nil || t == nil {
-		return nil // the calls one by one name the rule
+		return false // the calls one by one name the rule
 	}
 	m.takeSigErrs()
 	w := &c.wr
@@ -137,7 +143,7 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		(m.LKey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
 		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && short) ||
 		t.Sig && (length > 0xffffffff || !t.copyOK) {
-		return nil
+		return false
 	}
 	xlat := 16 * entries
 	c.touch(m)
@@ -157,7 +163,16 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	c.wrs++
 	w.set(mlx.FnWRMkeyConfigure, c.needs[mlx.FnWRMkeyConfigure], got, m, true, true, false, n)
 	w.xlat = int32(xlat)
-	u := c.umr.set(m, (xlat+63)&^63, 1+t.psvs)
+	return true
+}
+
+// TemplateUMR is what the UMR of the configuration ConfigureList just
+// recorded with template t carries (the open work request holds its mkey
+// and translation): a signature BSF and the SET_PSVs exactly when the
+// template has a signature.
+func (c *Chain) TemplateUMR(t *MkeyTemplate) *UMR {
+	w := &c.wr
+	u := c.umr.set(w.mkey, int(w.xlat+63)&^63, 1+t.psvs)
 	u.SigBSF, u.PSVs = t.Sig, t.Sig
 	return u
 }
