@@ -133,8 +133,13 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	}
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
 	c := (*[umrFixed]byte)(p)
-	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(ds)))
-	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(mk.LKey))
+	// The ctrl segment in whole 32-bit words of the device's byte order:
+	// binary.BigEndian's byte stores of a value with bytes known zero are
+	// not merged back into one, but split into up to four narrow stores.
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
+	put32(&c[4], q.qpn<<8|uint32(ds))
+	put32(&c[8], uint32(fcs))
+	put32(&c[12], mk.LKey)
 	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(uint(xlat)/16)<<16)
 	binary.BigEndian.PutUint64(c[24:32], g.mask)
 	*(*[32]byte)(c[32:64]) = [32]byte{}
@@ -181,8 +186,9 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	off := int(slot) * wqebb
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
 	ps := (*[32]byte)(q.at(off))
-	binary.BigEndian.PutUint64(ps[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
-	binary.BigEndian.PutUint32(ps[8:12], uint32(fcs))
+	put32(&ps[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
+	put32(&ps[4], q.qpn<<8|2)
+	put32(&ps[8], uint32(fcs))
 	binary.BigEndian.PutUint64(ps[16:24], uint64(index)<<32)
 	binary.BigEndian.PutUint64(ps[24:32], ts)
 	q.curPost++
@@ -190,6 +196,10 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	q.fmCache = smallFence
 	return nil
 }
+
+// put32 stores v at p (4-byte aligned) in the device's byte order, one
+// store whatever the compiler knows of v's bytes.
+func put32(p *byte, v uint32) { *(*mlx.BE32)(unsafe.Pointer(p)) = mlx.ToBE32(v) }
 
 // psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
 // index, booked, its ctrl segment but the immediate and its PSV segment
