@@ -189,7 +189,8 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	put32(&ps[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
 	put32(&ps[4], q.qpn<<8|2)
 	put32(&ps[8], uint32(fcs))
-	binary.BigEndian.PutUint64(ps[16:24], uint64(index)<<32)
+	put32(&ps[16], index)
+	put32(&ps[20], 0)
 	binary.BigEndian.PutUint64(ps[24:32], ts)
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2
@@ -209,9 +210,11 @@ func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
 	off := int(slot) * wqebb
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
 	p := (*[32]byte)(q.at(off))
-	binary.BigEndian.PutUint64(p[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))<<32|uint64(q.qpn<<8|2))
-	binary.BigEndian.PutUint32(p[8:12], uint32(fcs))
-	binary.BigEndian.PutUint64(p[16:24], uint64(index)<<32)
+	put32(&p[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
+	put32(&p[4], q.qpn<<8|2)
+	put32(&p[8], uint32(fcs))
+	put32(&p[16], index)
+	put32(&p[20], 0)
 	binary.BigEndian.PutUint64(p[24:32], ts)
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2
@@ -224,8 +227,9 @@ func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
 func (q *SQ) headWQE(off int, opcode mlx.Opcode, ds int, fcs uint8) {
 	q.book(q.curPost&q.mask, wrDataUMR, uint8(opcode))
 	c := (*[12]byte)(q.at(off))
-	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
-	binary.BigEndian.PutUint32(c[8:12], uint32(fcs))
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(opcode))
+	put32(&c[4], q.qpn<<8|uint32(ds))
+	put32(&c[8], uint32(fcs))
 	q.curPost += uint32(ds+3) / 4
 }
 
@@ -237,7 +241,8 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 	off := int(q.curPost&q.mask) * wqebb
 	q.headWQE(off, mlx.MLX5_OPCODE_SET_PSV, 2, q.fenceCEFlags(flags))
 	p := (*[16]byte)(q.at(off + mlx.WQECtrlSegSize))
-	binary.BigEndian.PutUint64(p[0:8], uint64(index)<<32)
+	put32(&p[0], index)
+	put32(&p[4], 0)
 	binary.BigEndian.PutUint64(p[8:16], ts)
 	q.fmCache = smallFence
 	q.curCtrl, q.curSize = off, 2
