@@ -281,3 +281,45 @@ func TestConfigureMkeyRingRoom(t *testing.T) {
 		rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, sges) })
 	}
 }
+
+// TestConfigureMkeyAbsentDomain: after a configuration with both
+// signature domains, a template with the wire domain only leaves the mkey
+// as the four calls do (the memory domain absent, the rest of it as the
+// signature setter leaves it), on its fast path.
+func TestConfigureMkeyAbsentDomain(t *testing.T) {
+	both := &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
+		Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	wire := &mlx.SigBlockAttr{Wire: difDomain(3, 4, mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0x0f}
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 4096, LKey: 7}}
+	var mks [2]*sq.Mkey
+	for i := range mks {
+		q, _ := newSQSigAll(t, 64, false)
+		mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
+		mks[i] = mk
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		for _, sig := range []*mlx.SigBlockAttr{both, wire} {
+			q.Start()
+			if i == 0 && sig == wire {
+				if q.ConfigureMkey(mk, tmpl, sges) != nil || mk.Wire.T10dif.AppTag != 3 {
+					t.Fatal("the template's configuration failed")
+				}
+			} else {
+				q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{})
+				q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+				q.SetMkeyLayoutList(sges)
+				q.SetMkeySigBlock(sig)
+			}
+			if err := q.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			q.Completed(q.Outstanding())
+		}
+	}
+	if !mks[0].SameState(mks[1]) {
+		t.Fatalf("template and four calls leave different mkeys:\n%+v\n%+v", *mks[0], *mks[1])
+	}
+}

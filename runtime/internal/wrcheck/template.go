@@ -177,17 +177,27 @@ func (c *Chain) TemplateUMR(t *MkeyTemplate) *UMR {
 	return u
 }
 
-// copyFrom is *d = *s without the union pointer, always nil in a Domain
-// (set clears it): a copy of the struct, which holds a pointer, is a
-// typed memory move with write barriers, a fifth of ConfigureMkey's time;
-// these are plain stores. (Copying the bytes around the pointers through
-// unsafe instead calls memmove: the compiler cannot prove the two sides
-// disjoint.)
+// copyFrom is what set does with the domain s was set from: Present, and
+// for a present domain its type, block size, comp_mask and the member of
+// its type; the rest keeps whatever it had, as set leaves it (only the
+// member of the type of a present domain is read later). Field by field:
+// a copy of the struct, which holds the union pointer (nil in a Domain),
+// is a typed memory move with write barriers. (Copying the bytes around
+// the pointer through unsafe instead calls memmove: the compiler cannot
+// prove the two sides disjoint.)
 func (d *Domain) copyFrom(s *Domain) {
 	d.Present = s.Present
+	if !s.Present {
+		return
+	}
 	d.Domain.SigType, d.Domain.BlockSize, d.Domain.CompMask = s.Domain.SigType, s.Domain.BlockSize, s.Domain.CompMask
 	if d.Domain.Sig != nil {
 		d.Domain.Sig = nil
 	}
-	d.T10dif, d.Crc = s.T10dif, s.Crc
+	switch s.Domain.SigType {
+	case mlx.MLX5DV_SIG_TYPE_T10DIF:
+		d.T10dif = s.T10dif
+	case mlx.MLX5DV_SIG_TYPE_CRC:
+		d.Crc = s.Crc
+	}
 }
