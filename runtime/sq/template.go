@@ -118,11 +118,8 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	}
 	slot := q.curPost & q.mask
 	base := int(slot) * wqebb
-	if base+int(need) > q.qend { // it wraps: the writers of the calls
-		q.umrStart(mk)
-		q.access(t.chk.Access)
-		q.layoutList(sges, length)
-		q.umrFinalize(q.chk.TemplateUMR(t.chk))
+	if base+int(need) > q.qend {
+		q.configureWrapped(mk, t, sges, length)
 		return nil
 	}
 	p := q.at(base)
@@ -201,6 +198,15 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 // put32 stores v at p (4-byte aligned) in the device's byte order, one
 // store whatever the compiler knows of v's bytes.
 func put32(p *byte, v uint32) { *(*mlx.BE32)(unsafe.Pointer(p)) = mlx.ToBE32(v) }
+
+// configureWrapped writes a template configuration the checks accepted
+// that wraps the ring, with the writers of the calls.
+func (q *SQ) configureWrapped(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) {
+	q.umrStart(mk)
+	q.access(t.chk.Access)
+	q.layoutList(sges, length)
+	q.umrFinalize(q.chk.TemplateUMR(t.chk))
+}
 
 // psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
 // index, booked, its ctrl segment but the immediate and its PSV segment
