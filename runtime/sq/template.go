@@ -2,6 +2,7 @@ package sq
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/wrcheck"
@@ -16,13 +17,24 @@ type MkeyTemplate struct {
 }
 
 // mkeyImage is what a template's UMR and SET_PSVs hold whatever the mkey
-// and the layout: ConfigureMkey copies it and writes the rest.
+// and the layout, as the big-endian values of whole words:
+// ConfigureMkey stores them and writes the rest (the ctrl segments, the
+// tag, the length, the KLMs, the PSV indexes).
 type mkeyImage struct {
-	umr             mlx.WQEUMRCtrlSeg     // all but the KLM octowords
-	mkc             mlx.WQEMkeyContextSeg // all but the mkey tag and the length
-	bsf             mlx.BSF               // the signature BSF, PSV indexes 0
-	memBFS, wireBFS uint32                // the BSF's block format selectors
-	memTS, wireTS   uint64                // the SET_PSVs' transient signatures
+	umr0    uint64  // UMR ctrl bytes 0..7 but the KLM octowords: flags, BSF octowords
+	mask    uint64  // UMR ctrl bytes 8..15: the mkey mask
+	mkc0    uint64  // mkey context bytes 0..7 but the tag: access, qpn 0xffffff
+	flagsPD uint64  // mkey context bytes 8..15
+	bsfImg  mlx.BSF // the signature BSF, PSV indexes 0
+	bsf     uint    // the BSF's bytes (0: no signature)
+	tail    uint    // the BSF's and the SET_PSVs' bytes
+	memBFS  uint32  // the BSF's block format selectors
+	wireBFS uint32
+	memTS   uint64 // the SET_PSVs' transient signatures
+	wireTS  uint64
+	sig     bool // a signature: the UMR carries a BSF, SET_PSVs follow
+	mem     bool // the signature domains present: a SET_PSV each
+	wire    bool
 }
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
@@ -37,23 +49,33 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 	return t, nil
 }
 
-// image computes the bytes the template's configurations share, as
-// umrStart, access, layoutEnd and umrFinalize write them.
+// image computes the words the template's configurations share, as
+// umrStart, access, layoutEnd and umrWrite write them, and the BSF as
+// umrFinalize does.
 func (t *MkeyTemplate) image() {
 	c, g := t.chk, &t.img
 	mask := uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY|mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN) | accessMask
-	g.umr.SetFlags(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)
-	g.mkc.SetAccessFlags(mkeyAccess(c.Access))
+	g.umr0 = uint64(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE) << 56
+	g.mkc0 = uint64(mkeyAccess(c.Access))<<40 | 0xffffff00
 	if c.Sig {
 		mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
-		g.umr.SetBSFOctowords(mlx.BSFSize / 16)
-		g.mkc.SetFlagsPD(1 << 30)
+		g.bsf = mlx.BSFSize
+		g.umr0 |= mlx.BSFSize / 16
+		g.flagsPD = 1 << 30
 		mk := wrcheck.Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
-		sigBSF(&g.bsf, &mk, false)
-		g.memBFS, g.wireBFS = g.bsf.Basic().MBfsPSV(), g.bsf.Basic().WBfsPSV()
+		sigBSF(&g.bsfImg, &mk, false)
+		g.memBFS, g.wireBFS = g.bsfImg.Basic().MBfsPSV(), g.bsfImg.Basic().WBfsPSV()
 		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
+		g.sig, g.mem, g.wire = true, c.Mem.Present, c.Wire.Present
+		g.tail = g.bsf
+		if g.mem {
+			g.tail += wqebb
+		}
+		if g.wire {
+			g.tail += wqebb
+		}
 	}
-	g.umr.SetMkeyMask(mask)
+	g.mask = mask
 }
 
 // ConfigureMkey configures m with the template's access flags and
@@ -66,103 +88,142 @@ func (t *MkeyTemplate) image() {
 // unknown by a failed batch) it runs the checks of those calls one by one,
 // all of them before it writes anything: a rejected call writes nothing.
 // A nil m or template is the rule error of a NULL mkey or attr.
+//
+// The common case, when it does not wrap the ring, is written here from
+// the template's image (the checks and the stores in one function: a
+// call more costs its arguments' spills): every word a whole big-endian
+// store of a value known up front (what initWQE, umrWrite, setPSV and
+// finalize write), the WQEs' bookkeeping and fm_ce_se done at once.
+// fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
+// cached fence is the batch's before the UMR and a small fence after it).
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
-	l := wrcheck.ListLayout(sges)
 	if mk == nil || t == nil || !q.fits(3) {
 		// Not the common case: a NULL argument, or max_post near (the
 		// UMR and up to two SET_PSVs).
-		return q.configureChecked(mk, t, sges, l)
+		return q.configureChecked(mk, t, sges)
 	}
-	u := q.chk.ConfigureMkey(fn, q.wrFlags, mk, t.chk, l)
-	if u == nil {
-		return q.configureChecked(mk, t, sges, l)
+	length, hi := wrcheck.ListSum(sges)
+	if !q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength) {
+		return q.configureChecked(mk, t, sges)
 	}
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
-	// the checker's answer has a signature BSF exactly when the template
-	// has a signature, and no crypto BSF.
-	need := umrFixed + u.Xlat + (u.WRs-1)*wqebb + bsfBytes(t)
-	if int(int32(q.limit-q.curPost)) < need/wqebb && (!q.refresh() || int(int32(q.limit-q.curPost)) < need/wqebb) {
-		return q.umrRing(fn, u) // the error, named as umrRing names it
+	// the UMR (its translation padded to a WQEBB, the template's BSF) and
+	// the template's SET_PSVs, as the checker's answer (TemplateUMR) says.
+	g, xlat := &t.img, align64(16*len(sges))
+	need := uint(umrFixed+xlat) + g.tail
+	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
+		return q.umrRing(fn, q.chk.TemplateUMR(t.chk)) // the error, named as umrRing names it
 	}
-	// The whole of it before the ring's end: the image, straight.
-	if slot := int(q.curPost&q.mask) * wqebb; slot+need <= q.qend {
-		q.writeTemplate(mk, t, sges, l.Length, slot+umrFixed+u.Xlat)
+	slot := q.curPost & q.mask
+	base := int(slot) * wqebb
+	if base+int(need) > q.qend {
+		q.configureWrapped(mk, t, sges, length)
 		return nil
 	}
-	q.umrStart(mk)
-	q.access(t.chk.Access)
-	q.layoutList(sges, l.Length)
-	q.umrFinalize(u)
+	p := q.at(base)
+	ds := int((uint(umrFixed+xlat) + g.bsf) / 16)
+	fcs := q.fcs | q.fmCache&q.keepFm
+	if g.sig {
+		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
+	}
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
+	c := (*[umrFixed]byte)(p)
+	// The ctrl segment in whole 32-bit words of the device's byte order:
+	// binary.BigEndian's byte stores of a value with bytes known zero are
+	// not merged back into one, but split into up to four narrow stores.
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
+	put32(&c[4], q.qpn<<8|uint32(ds))
+	put32(&c[8], uint32(fcs))
+	put32(&c[12], mk.LKey)
+	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(uint(xlat)/16)<<16)
+	binary.BigEndian.PutUint64(c[24:32], g.mask)
+	*(*[32]byte)(c[32:64]) = [32]byte{}
+	binary.BigEndian.PutUint64(c[64:72], g.mkc0|uint64(mk.LKey&0xff))
+	binary.BigEndian.PutUint64(c[72:80], g.flagsPD)
+	binary.BigEndian.PutUint64(c[80:88], 0)
+	binary.BigEndian.PutUint64(c[88:96], length)
+	*(*[32]byte)(c[96:128]) = [32]byte{}
+	q.klms(base+umrFixed, sges)
+	if n := mlx.WQEUMRKLMSegSize * len(sges); n < xlat {
+		clear(q.bytes(base+umrFixed+n, xlat-n))
+	}
+	q.curPost += uint32(ds+3) / 4
+	q.inl = true
+	if !g.sig {
+		q.fmCache = smallFence
+		q.curCtrl, q.curSize = base, ds
+		return nil
+	}
+	// The BSF, from the image with the mkey's PSV indexes, and the
+	// SET_PSVs after the UMR's small fence: the memory domain's reports
+	// no completion when the wire domain's follows it. The last (most
+	// often the only) is written here, not through psvWQE: a call more.
+	bsf := (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat))
+	*bsf = g.bsfImg
+	if g.mem {
+		bsf.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
+	}
+	if g.wire {
+		bsf.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
+	}
+	fcs = q.fcs | smallFence&q.keepFm
+	index, ts := mk.WirePSV, g.wireTS
+	switch {
+	case g.mem && g.wire:
+		q.psvWQE(mk.MemPSV, g.memTS, fcs&^ce|q.sig)
+	case g.mem:
+		index, ts = mk.MemPSV, g.memTS
+	case !g.wire: // no domain, no SET_PSV (NewMkeyTemplate refuses it)
+		q.fmCache = smallFence
+		return nil
+	}
+	slot = q.curPost & q.mask
+	off := int(slot) * wqebb
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
+	ps := (*[32]byte)(q.at(off))
+	put32(&ps[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
+	put32(&ps[4], q.qpn<<8|2)
+	put32(&ps[8], uint32(fcs))
+	put32(&ps[16], index)
+	put32(&ps[20], 0)
+	binary.BigEndian.PutUint64(ps[24:32], ts)
+	q.curPost++
+	q.curCtrl, q.curSize = off, 2
+	q.fmCache = smallFence
 	return nil
 }
 
-func bsfBytes(t *MkeyTemplate) int {
-	if t.chk.Sig {
-		return mlx.BSFSize
-	}
-	return 0
+// put32 stores v at p (4-byte aligned) in the device's byte order, one
+// store whatever the compiler knows of v's bytes.
+func put32(p *byte, v uint32) { *(*mlx.BE32)(unsafe.Pointer(p)) = mlx.ToBE32(v) }
+
+// configureWrapped writes a template configuration the checks accepted
+// that wraps the ring, with the writers of the calls.
+func (q *SQ) configureWrapped(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) {
+	q.umrStart(mk)
+	q.access(t.chk.Access)
+	q.layoutList(sges, length)
+	q.umrFinalize(q.chk.TemplateUMR(t.chk))
 }
 
-// writeTemplate writes a configuration of the common case (no crypto, no
-// signature-error update: what wrcheck's ConfigureMkey accepts) from the
-// template's image, when it does not wrap: the UMR with the BSF at bsf,
-// then the SET_PSVs. The ctrl segments, the KLMs and the SET_PSVs are
-// whole-word big-endian stores of values known up front (what initWQE,
-// setPSV and finalize write one field at a time), and the two or three
-// WQEs' bookkeeping is done here at once.
-func (q *SQ) writeTemplate(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64, bsf int) {
-	g := &t.img
-	sig := t.chk.Sig
-	base := int(q.curPost&q.mask) * wqebb
-	ds := (bsf - base) / 16
-	fcs := q.fenceCEFlags(q.wrFlags)
-	if sig {
-		ds += mlx.BSFSize / 16
-		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
-	}
-	q.headWQE(base, mlx.MLX5_OPCODE_UMR, ds, fcs)
-	c := (*[16]byte)(q.at(base))
-	binary.BigEndian.PutUint32(c[12:16], mk.LKey)
-	u := (*mlx.WQEUMRCtrlSeg)(q.at(base + mlx.WQECtrlSegSize))
-	*u = g.umr
-	u.SetKLMOctowords(uint16((bsf - base - umrFixed) / 16))
-	m := (*mlx.WQEMkeyContextSeg)(q.at(base + wqebb))
-	*m = g.mkc
-	m.SetQPNMkey(0xffffff00 | mk.LKey&0xff)
-	m.SetLen(length)
-	off := base + umrFixed
-	q.klms(off, sges)
-	off += mlx.WQEUMRKLMSegSize * len(sges)
-	if off < bsf {
-		clear(q.bytes(off, bsf-off))
-	}
-	q.inl = true
-	q.fmCache = smallFence
-	q.curCtrl, q.curSize = base, ds
-	if !sig {
-		return
-	}
-	b := (*mlx.BSF)(q.at(bsf))
-	*b = g.bsf
-	mem, wire := t.chk.Mem.Present, t.chk.Wire.Present
-	if mem {
-		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
-	}
-	if wire {
-		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
-	}
-	if mem {
-		flags := q.wrFlags
-		if wire {
-			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
-		}
-		q.setPSV(mk.MemPSV, g.memTS, flags)
-	}
-	if wire {
-		q.setPSV(mk.WirePSV, g.wireTS, q.wrFlags)
-	}
+// psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
+// index, booked, its ctrl segment but the immediate and its PSV segment
+// written in whole words.
+func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
+	slot := q.curPost & q.mask
+	off := int(slot) * wqebb
+	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
+	p := (*[32]byte)(q.at(off))
+	put32(&p[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
+	put32(&p[4], q.qpn<<8|2)
+	put32(&p[8], uint32(fcs))
+	put32(&p[16], index)
+	put32(&p[20], 0)
+	binary.BigEndian.PutUint64(p[24:32], ts)
+	q.curPost++
+	q.curCtrl, q.curSize = off, 2
 }
 
 // headWQE books the WQE of ds 16-byte units at the producer index, at
@@ -172,8 +233,9 @@ func (q *SQ) writeTemplate(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, le
 func (q *SQ) headWQE(off int, opcode mlx.Opcode, ds int, fcs uint8) {
 	q.book(q.curPost&q.mask, wrDataUMR, uint8(opcode))
 	c := (*[12]byte)(q.at(off))
-	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
-	binary.BigEndian.PutUint32(c[8:12], uint32(fcs))
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(opcode))
+	put32(&c[4], q.qpn<<8|uint32(ds))
+	put32(&c[8], uint32(fcs))
 	q.curPost += uint32(ds+3) / 4
 }
 
@@ -185,7 +247,8 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 	off := int(q.curPost&q.mask) * wqebb
 	q.headWQE(off, mlx.MLX5_OPCODE_SET_PSV, 2, q.fenceCEFlags(flags))
 	p := (*[16]byte)(q.at(off + mlx.WQECtrlSegSize))
-	binary.BigEndian.PutUint64(p[0:8], uint64(index)<<32)
+	put32(&p[0], index)
+	put32(&p[4], 0)
 	binary.BigEndian.PutUint64(p[8:16], ts)
 	q.fmCache = smallFence
 	q.curCtrl, q.curSize = off, 2
@@ -194,8 +257,9 @@ func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
 // configureChecked is ConfigureMkey's general case: the checks of the
 // calls one by one, and only then is the UMR written, as those calls
 // would have written it.
-func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, l wrcheck.Layout) error {
+func (q *SQ) configureChecked(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	fn := mlx.FnWRMkeyConfigure
+	l := wrcheck.ListLayout(sges)
 	if t == nil {
 		// The template stands for the configuration's attributes: the
 		// checks report a NULL mkey, else a NULL attr.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -35,8 +37,15 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 	}
 	flagSets := []mlx.SendFlags{mlx.IBV_SEND_INLINE, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_INLINE | mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED}
 	for name, sig := range sigs {
-		for _, flags := range flagSets {
-			for _, skip := range []int{0, 5, 6, 7} { // UMRs start at, and wrap around, the end of the ring
+		for fi := range 2 * len(flagSets) {
+			// Each wr_flags without and with sq_sig_all (CE on every WQE:
+			// the memory domain's SET_PSV keeps it).
+			flags, sigAll := flagSets[fi%len(flagSets)], fi >= len(flagSets)
+			// UMRs start at, and wrap around, the end of the ring of 16
+			// WQEBBs, in both rounds: the second starts where the first
+			// (5 or 6 WQEBBs with a signature) ended, so that the fast
+			// path's image is written whole for some and wraps for others.
+			for _, skip := range []int{0, 5, 6, 7, 11, 13, 14, 15} {
 				tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE|mlx.IBV_ACCESS_REMOTE_READ, sig)
 				if err != nil {
 					t.Fatal(err)
@@ -51,7 +60,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 				}
 				var sides [2]side
 				for i := range sides {
-					q, m := newSQ(t, 8, 0)
+					q, m := newSQSigAll(t, 16, sigAll)
 					flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
 					if sig != nil {
 						flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
@@ -114,6 +123,26 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newSQSigAll is newSQ (no max_post) with sq_sig_all as given.
+func newSQSigAll(t testing.TB, n int, sigAll bool) (*sq.SQ, *qmem.Memory) {
+	t.Helper()
+	mem, err := qmem.Plain(n, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	q, err := sq.New(sq.Config{
+		Mem: mem, QPN: qpn, SigAll: sigAll,
+		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
+			MaxMemcpy: 1 << 31, MkeyTagSupported: true},
+		BF: sq.BlueFlame{UUARN: 1, Size: 256},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, mem
 }
 
 // TestConfigureMkeyRules: a template's attributes are checked once, and
@@ -250,5 +279,47 @@ func TestConfigureMkeyRingRoom(t *testing.T) {
 			continue
 		}
 		rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, func() error { return q.ConfigureMkey(mk, tmpl, sges) })
+	}
+}
+
+// TestConfigureMkeyAbsentDomain: after a configuration with both
+// signature domains, a template with the wire domain only leaves the mkey
+// as the four calls do (the memory domain absent, the rest of it as the
+// signature setter leaves it), on its fast path.
+func TestConfigureMkeyAbsentDomain(t *testing.T) {
+	both := &mlx.SigBlockAttr{Mem: crcDomain(mlx.MLX5DV_SIG_CRC_TYPE_CRC32C, 0xffffffff, mlx.MLX5DV_BLOCK_SIZE_512),
+		Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff}
+	wire := &mlx.SigBlockAttr{Wire: difDomain(3, 4, mlx.MLX5DV_BLOCK_SIZE_4096), CheckMask: 0x0f}
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 4096, LKey: 7}}
+	var mks [2]*sq.Mkey
+	for i := range mks {
+		q, _ := newSQSigAll(t, 64, false)
+		mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
+		mks[i] = mk
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		for _, sig := range []*mlx.SigBlockAttr{both, wire} {
+			q.Start()
+			if i == 0 && sig == wire {
+				if q.ConfigureMkey(mk, tmpl, sges) != nil || mk.Wire.T10dif.AppTag != 3 {
+					t.Fatal("the template's configuration failed")
+				}
+			} else {
+				q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{})
+				q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+				q.SetMkeyLayoutList(sges)
+				q.SetMkeySigBlock(sig)
+			}
+			if err := q.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			q.Completed(q.Outstanding())
+		}
+	}
+	if !mks[0].SameState(mks[1]) {
+		t.Fatalf("template and four calls leave different mkeys:\n%+v\n%+v", *mks[0], *mks[1])
 	}
 }

@@ -143,8 +143,10 @@ type umrSegs struct {
 // finalize in one. It is the WQE's first 16 bytes: it never wraps.
 func (q *SQ) umrHead(lkey uint32, fcs uint8) {
 	c := (*[16]byte)(q.at(q.curCtrl))
-	binary.BigEndian.PutUint64(c[0:8], uint64(uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))<<32|uint64(q.qpn<<8|uint32(q.curSize)))
-	binary.BigEndian.PutUint64(c[8:16], uint64(fcs)<<32|uint64(lkey))
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
+	put32(&c[4], q.qpn<<8|uint32(q.curSize))
+	put32(&c[8], uint32(fcs))
+	put32(&c[12], lkey)
 	q.curPost += uint32(q.curSize+3) / 4
 }
 
@@ -163,18 +165,22 @@ func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 }
 
 // umrWrite writes the UMR ctrl and mkey context segments of the finished
-// configuration in whole big-endian words (the generated setters' field
+// configuration in whole big-endian words (put32 where a 64-bit word has
+// bytes the compiler knows are zero: it would split it) (the generated setters' field
 // offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8; access 2,
 // qpn_mkey 4, flags_pd 12, len 24), the rest zero. Both segments lie in
 // one WQEBB each: they never wrap.
 func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32) {
 	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
-	binary.BigEndian.PutUint64(u[0:8], uint64(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<56|uint64(q.umr.klm)<<16|uint64(bsfOcto))
+	put32(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
+	put32(&u[4], uint32(q.umr.klm)<<16|uint32(bsfOcto))
 	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
 	*(*[32]byte)(u[16:48]) = [32]byte{}
 	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
-	binary.BigEndian.PutUint64(m[0:8], uint64(q.umr.access)<<40|uint64(0xffffff00|mk.LKey&0xff))
-	binary.BigEndian.PutUint64(m[8:16], uint64(flagsPD))
+	put32(&m[0], uint32(q.umr.access)<<8)
+	put32(&m[4], 0xffffff00|mk.LKey&0xff)
+	put32(&m[8], 0)
+	put32(&m[12], flagsPD)
 	binary.BigEndian.PutUint64(m[16:24], 0)
 	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
 	*(*[32]byte)(m[32:64]) = [32]byte{}

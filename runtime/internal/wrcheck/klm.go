@@ -28,8 +28,8 @@ type Layout struct {
 
 // ListLayout is the layout of a list of sges: the sum of their lengths in
 // 64 bits (as rdma-core 61.0 and later add them) and the first entry the
-// device cannot take. One pass, no allocation: the template path calls it
-// on every configuration.
+// device cannot take. One pass, no allocation: the four calls' layout
+// setter calls it on every configuration (the template path, ListSum).
 func ListLayout(sges []mlx.SGE) Layout {
 	l := Layout{Entries: len(sges)}
 	for i := range sges {
@@ -40,6 +40,19 @@ func ListLayout(sges []mlx.SGE) Layout {
 		}
 	}
 	return l
+}
+
+// ListSum is the sum of the entries' lengths in 64 bits (as ListLayout's)
+// and the longest entry, in one pass without a branch per entry, inlined
+// into the template path: only when the longest is over MaxKLMLength does
+// it need ListLayout's index of the first such entry (to name it).
+func ListSum(sges []mlx.SGE) (length uint64, hi uint32) {
+	for i := range sges {
+		n := sges[i].Length
+		length += uint64(n)
+		hi = max(hi, n)
+	}
+	return length, hi
 }
 
 // klmFields are the names of the first entries' lengths, made once so

@@ -101,19 +101,31 @@ func (c *Chain) templateEntries() [2]int {
 
 // ConfigureMkey records mlx5dv_wr_mkey_configure of m with the
 // template's setters (access flags, the list layout l, and the signature
-// if the template has one), finished, as
-// the calls one by one would. It handles the common case only: a batch
-// without error, an mkey in a known state whose signature (if any) has no
-// pending error-count update, no crypto. It returns what the UMR carries,
-// or records nothing and returns nil; then the caller makes the calls one
-// by one. fn is mlx5dv_wr_mkey_configure.
+// if the template has one), finished, as the calls one by one would. It
+// handles the common case only (ConfigureList); it returns what the UMR
+// carries, or records nothing and returns nil; then the caller makes the
+// calls one by one. fn is mlx5dv_wr_mkey_configure.
 func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, l Layout) *UMR {
+	if !c.ConfigureList(fn, wrFlags, m, t, l.Entries, l.Length, l.Long == 0) {
+		return nil
+	}
+	return c.TemplateUMR(t)
+}
+
+// ConfigureList is ConfigureMkey for a list of entries entries covering
+// length bytes (ListSum), short when none is over MaxKLMLength; it reports
+// whether it recorded the configuration, and TemplateUMR says what its UMR
+// carries (the template path's writer needs that only when the ring
+// wraps or has no room: the answer is not built on every call). It handles
+// the common case only: a batch without error, an mkey in a known state
+// whose signature (if any) has no pending error-count update, no crypto,
+// every entry short.
+func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTemplate, entries int, length uint64, short bool) bool {
 	if m == nil || t == nil {
-		return nil // the calls one by one name the rule
+		return false // the calls one by one name the rule
 	}
 	m.takeSigErrs()
 	w := &c.wr
-	entries, length := l.Entries, l.Length
 	sig := 0
 	wantFlags := mlx.MkeyInitAttrFlags(0)
 	if t.Sig {
@@ -129,9 +141,9 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	// over MaxKLMLength is left to the calls one by one to name.
 	if !(c.ready && (!w.open || w.whole()) && wrFlags&need == need &&
 		(m.LKey&0xff == 0 || c.qp.MkeyTagSupported) && !m.Unknown && m.Flags&kinds == wantFlags &&
-		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && l.Long == 0) ||
+		!(t.Sig && m.ErrCountUpdated) && entries > 0 && entries <= c.tmplEntries[sig] && entries <= m.NumDesc && short) ||
 		t.Sig && (length > 0xffffffff || !t.copyOK) {
-		return nil
+		return false
 	}
 	xlat := 16 * entries
 	c.touch(m)
@@ -151,20 +163,41 @@ func (c *Chain) ConfigureMkey(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	c.wrs++
 	w.set(mlx.FnWRMkeyConfigure, c.needs[mlx.FnWRMkeyConfigure], got, m, true, true, false, n)
 	w.xlat = int32(xlat)
-	u := c.umr.set(m, (xlat+63)&^63, 1+t.psvs)
+	return true
+}
+
+// TemplateUMR is what the UMR of the configuration ConfigureList just
+// recorded with template t carries (the open work request holds its mkey
+// and translation): a signature BSF and the SET_PSVs exactly when the
+// template has a signature.
+func (c *Chain) TemplateUMR(t *MkeyTemplate) *UMR {
+	w := &c.wr
+	u := c.umr.set(w.mkey, int(w.xlat+63)&^63, 1+t.psvs)
 	u.SigBSF, u.PSVs = t.Sig, t.Sig
 	return u
 }
 
-// copyFrom is *d = *s without the union pointer, always nil in a Domain
-// (set clears it): a copy of the struct, which holds a pointer, is a
-// typed memory move with write barriers, a fifth of ConfigureMkey's time;
-// these are plain stores.
+// copyFrom is what set does with the domain s was set from: Present, and
+// for a present domain its type, block size, comp_mask and the member of
+// its type; the rest keeps whatever it had, as set leaves it (only the
+// member of the type of a present domain is read later). Field by field:
+// a copy of the struct, which holds the union pointer (nil in a Domain),
+// is a typed memory move with write barriers. (Copying the bytes around
+// the pointer through unsafe instead calls memmove: the compiler cannot
+// prove the two sides disjoint.)
 func (d *Domain) copyFrom(s *Domain) {
 	d.Present = s.Present
+	if !s.Present {
+		return
+	}
 	d.Domain.SigType, d.Domain.BlockSize, d.Domain.CompMask = s.Domain.SigType, s.Domain.BlockSize, s.Domain.CompMask
 	if d.Domain.Sig != nil {
 		d.Domain.Sig = nil
 	}
-	d.T10dif, d.Crc = s.T10dif, s.Crc
+	switch s.Domain.SigType {
+	case mlx.MLX5DV_SIG_TYPE_T10DIF:
+		d.T10dif = s.T10dif
+	case mlx.MLX5DV_SIG_TYPE_CRC:
+		d.Crc = s.Crc
+	}
 }

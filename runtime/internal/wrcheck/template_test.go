@@ -160,3 +160,25 @@ func TestConfigureMkeyRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestListSumAgrees: the template path's ListSum gives ListLayout's
+// length, and its longest entry is over MaxKLMLength exactly when
+// ListLayout names a long entry (the template path then leaves the list
+// to the calls one by one, which name it).
+func TestListSumAgrees(t *testing.T) {
+	lengths := []uint32{0, 1, 4096, wrcheck.MaxKLMLength - 1, wrcheck.MaxKLMLength, wrcheck.MaxKLMLength + 1, ^uint32(0)}
+	for _, a := range lengths {
+		for _, b := range lengths {
+			for _, c := range lengths {
+				sges := []mlx.SGE{{Length: a}, {Length: b}, {Length: c}}
+				for n := 0; n <= len(sges); n++ {
+					l := wrcheck.ListLayout(sges[:n])
+					sum, hi := wrcheck.ListSum(sges[:n])
+					if sum != l.Length || (hi > wrcheck.MaxKLMLength) != (l.Long != 0) {
+						t.Fatalf("%d entries %d, %d, %d: ListSum %d, longest %d; ListLayout %+v", n, a, b, c, sum, hi, l)
+					}
+				}
+			}
+		}
+	}
+}
