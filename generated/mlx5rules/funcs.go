@@ -536,6 +536,12 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Name:    "mlx5dv_set_eth_seg",
 		Returns: "void",
 	},
+	mlx5dv.FnCreateFlow: {
+		Kind:    "verb",
+		Man:     "mlx5dv_create_flow(3)",
+		Name:    "mlx5dv_create_flow",
+		Returns: "pointer-errno",
+	},
 	mlx5dv.FnCreateFlowActionESP: {
 		Kind:    "verb",
 		Man:     "mlx5dv_flow_action_esp(3)",

@@ -230,6 +230,9 @@ var Bound = []Binding{{
 	Name:   "mlx5dv_set_eth_seg",
 }, {
 	Inline: false,
+	Name:   "mlx5dv_create_flow",
+}, {
+	Inline: false,
 	Name:   "mlx5dv_create_flow_action_esp",
 }, {
 	Inline: false,

@@ -1646,6 +1646,37 @@ func TestDoubleSetEthSeg(t *testing.T) {
 	})
 }
 
+// TestDoubleCreateFlow: mlx5dv_create_flow (pointer-errno).
+func TestDoubleCreateFlow(t *testing.T) {
+	d := newDouble(t)
+	var want []byte
+	matcher := FlowMatcherFrom(d.alloc(8))
+	want = appendPtr(want, matcher.p)
+	matchValue := FlowMatchParametersFrom(d.alloc(8))
+	want = appendPtr(want, matchValue.p)
+	numActions := uint64(0x3837363534333231)
+	want = binary.NativeEndian.AppendUint64(want, uint64(numActions))
+	actionsAttr := new(mlx5dv.FlowActionAttr)
+	want = appendPtr(want, unsafe.Pointer(actionsAttr))
+	fill(unsafe.Pointer(actionsAttr), 16, 3)
+	want = append(want, bytesOf(unsafe.Pointer(actionsAttr), 16)...)
+	res := d.alloc(8)
+	d.reset(int64(uintptr(res)), 0)
+	r, err := callCreateFlow(matcher, matchValue, numActions, actionsAttr)
+	if r.p != res || err != nil {
+		t.Fatalf("result %v, want %v", r, res)
+	}
+	d.check(78, want)
+	d.reset(0, syscall.ENOMEM)
+	_, err = callCreateFlow(matcher, matchValue, numActions, actionsAttr)
+	d.wantErr(err, "mlx5dv_create_flow", syscall.ENOMEM)
+	d.check(78, want)
+	d.reset(int64(uintptr(res)), 0)
+	d.noAllocs(func() {
+		callCreateFlow(matcher, matchValue, numActions, actionsAttr)
+	})
+}
+
 // TestDoubleCreateFlowActionESP: mlx5dv_create_flow_action_esp (pointer-errno).
 func TestDoubleCreateFlowActionESP(t *testing.T) {
 	d := newDouble(t)
@@ -1664,11 +1695,11 @@ func TestDoubleCreateFlowActionESP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(79, want)
+	d.check(80, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionESP(ctx, esp, mlx5Attr)
 	d.wantErr(err, "mlx5dv_create_flow_action_esp", syscall.ENOMEM)
-	d.check(79, want)
+	d.check(80, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionESP(ctx, esp, mlx5Attr)
@@ -1693,11 +1724,11 @@ func TestDoubleCreateFlowActionModifyHeader(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(80, want)
+	d.check(81, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionModifyHeader(ctx, actionsSz, actions, ftType)
 	d.wantErr(err, "mlx5dv_create_flow_action_modify_header", syscall.ENOMEM)
-	d.check(80, want)
+	d.check(81, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionModifyHeader(ctx, actionsSz, actions, ftType)
@@ -1724,11 +1755,11 @@ func TestDoubleCreateFlowActionPacketReformat(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(81, want)
+	d.check(82, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionPacketReformat(ctx, dataSz, data, reformatType, ftType)
 	d.wantErr(err, "mlx5dv_create_flow_action_packet_reformat", syscall.ENOMEM)
-	d.check(81, want)
+	d.check(82, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionPacketReformat(ctx, dataSz, data, reformatType, ftType)
@@ -1750,11 +1781,11 @@ func TestDoubleCreateFlowMatcher(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(82, want)
+	d.check(83, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowMatcher(context, matcherAttr)
 	d.wantErr(err, "mlx5dv_create_flow_matcher", syscall.ENOMEM)
-	d.check(82, want)
+	d.check(83, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowMatcher(context, matcherAttr)
@@ -1772,11 +1803,11 @@ func TestDoubleDestroyFlowMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(83, want)
+	d.check(84, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroyFlowMatcher(matcher)
 	d.wantErr(err, "mlx5dv_destroy_flow_matcher", syscall.EINVAL)
-	d.check(83, want)
+	d.check(84, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroyFlowMatcher(matcher)
@@ -1796,11 +1827,11 @@ func TestDoubleCreateMkey(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(84, want)
+	d.check(85, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateMkey(mkeyInitAttr)
 	d.wantErr(err, "mlx5dv_create_mkey", syscall.ENOMEM)
-	d.check(84, want)
+	d.check(85, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateMkey(mkeyInitAttr)
@@ -1820,11 +1851,11 @@ func TestDoubleDestroyMkey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(85, want)
+	d.check(86, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroyMkey(mkey)
 	d.wantErr(err, "mlx5dv_destroy_mkey", syscall.EINVAL)
-	d.check(85, want)
+	d.check(86, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroyMkey(mkey)
@@ -1849,11 +1880,11 @@ func TestDoubleCreateQP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(86, want)
+	d.check(87, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateQP(context, qpAttr, mlx5QpAttr)
 	d.wantErr(err, "mlx5dv_create_qp", syscall.ENOMEM)
-	d.check(86, want)
+	d.check(87, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateQP(context, qpAttr, mlx5QpAttr)
@@ -1872,7 +1903,7 @@ func TestDoubleQPExFromIBVQPEx(t *testing.T) {
 	if r.p != res {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(87, want)
+	d.check(88, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQPExFromIBVQPEx(qp)
@@ -1895,11 +1926,11 @@ func TestDoubleCreateSteeringAnchor(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(88, want)
+	d.check(89, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateSteeringAnchor(context, attr)
 	d.wantErr(err, "mlx5dv_create_steering_anchor", syscall.ENOMEM)
-	d.check(88, want)
+	d.check(89, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateSteeringAnchor(context, attr)
@@ -1919,11 +1950,11 @@ func TestDoubleDestroySteeringAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(89, want)
+	d.check(90, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroySteeringAnchor(sa)
 	d.wantErr(err, "mlx5dv_destroy_steering_anchor", syscall.EINVAL)
-	d.check(89, want)
+	d.check(90, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroySteeringAnchor(sa)
@@ -1948,11 +1979,11 @@ func TestDoubleCreateWQ(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(90, want)
+	d.check(91, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateWQ(context, wqInitAttr, mlx5WqAttr)
 	d.wantErr(err, "mlx5dv_create_wq", syscall.ENOMEM)
-	d.check(90, want)
+	d.check(91, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateWQ(context, wqInitAttr, mlx5WqAttr)
@@ -1972,11 +2003,11 @@ func TestDoubleDCIStreamIDReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(91, want)
+	d.check(92, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDCIStreamIDReset(qp, streamId)
 	d.wantErr(err, "mlx5dv_dci_stream_id_reset", syscall.EINVAL)
-	d.check(91, want)
+	d.check(92, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDCIStreamIDReset(qp, streamId)
@@ -1998,11 +2029,11 @@ func TestDoubleDEKCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(92, want)
+	d.check(93, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDEKCreate(context, initAttr)
 	d.wantErr(err, "mlx5dv_dek_create", syscall.ENOMEM)
-	d.check(92, want)
+	d.check(93, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDEKCreate(context, initAttr)
@@ -2024,11 +2055,11 @@ func TestDoubleDEKQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(93, want)
+	d.check(94, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDEKQuery(dek, attr)
 	d.wantErr(err, "mlx5dv_dek_query", syscall.EINVAL)
-	d.check(93, want)
+	d.check(94, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDEKQuery(dek, attr)
@@ -2046,11 +2077,11 @@ func TestDoubleDEKDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(94, want)
+	d.check(95, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDEKDestroy(dek)
 	d.wantErr(err, "mlx5dv_dek_destroy", syscall.EINVAL)
-	d.check(94, want)
+	d.check(95, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDEKDestroy(dek)
@@ -2072,11 +2103,11 @@ func TestDoubleCryptoLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(95, want)
+	d.check(96, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLogin(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login", syscall.EINVAL)
-	d.check(95, want)
+	d.check(96, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLogin(context, loginAttr)
@@ -2096,11 +2127,11 @@ func TestDoubleCryptoLoginQueryState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(96, want)
+	d.check(97, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginQueryState(context, state)
 	d.wantErr(err, "mlx5dv_crypto_login_query_state", syscall.EINVAL)
-	d.check(96, want)
+	d.check(97, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginQueryState(context, state)
@@ -2118,11 +2149,11 @@ func TestDoubleCryptoLogout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(97, want)
+	d.check(98, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLogout(context)
 	d.wantErr(err, "mlx5dv_crypto_logout", syscall.EINVAL)
-	d.check(97, want)
+	d.check(98, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLogout(context)
@@ -2144,11 +2175,11 @@ func TestDoubleCryptoLoginCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(98, want)
+	d.check(99, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCryptoLoginCreate(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_create", syscall.ENOMEM)
-	d.check(98, want)
+	d.check(99, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCryptoLoginCreate(context, loginAttr)
@@ -2170,11 +2201,11 @@ func TestDoubleCryptoLoginQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(99, want)
+	d.check(100, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginQuery(cryptoLogin, queryAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_query", syscall.EINVAL)
-	d.check(99, want)
+	d.check(100, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginQuery(cryptoLogin, queryAttr)
@@ -2192,11 +2223,11 @@ func TestDoubleCryptoLoginDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(100, want)
+	d.check(101, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginDestroy(cryptoLogin)
 	d.wantErr(err, "mlx5dv_crypto_login_destroy", syscall.EINVAL)
-	d.check(100, want)
+	d.check(101, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginDestroy(cryptoLogin)
@@ -2223,11 +2254,11 @@ func TestDoubleDevxObjCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(101, want)
+	d.check(102, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxObjCreate(context, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_create", syscall.ENOMEM)
-	d.check(101, want)
+	d.check(102, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxObjCreate(context, in, inlen, out, outlen)
@@ -2253,11 +2284,11 @@ func TestDoubleDevxObjQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(102, want)
+	d.check(103, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjQuery(obj, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_query", syscall.EINVAL)
-	d.check(102, want)
+	d.check(103, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjQuery(obj, in, inlen, out, outlen)
@@ -2283,11 +2314,11 @@ func TestDoubleDevxObjModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(103, want)
+	d.check(104, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjModify(obj, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_modify", syscall.EINVAL)
-	d.check(103, want)
+	d.check(104, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjModify(obj, in, inlen, out, outlen)
@@ -2305,11 +2336,11 @@ func TestDoubleDevxObjDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(104, want)
+	d.check(105, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjDestroy(obj)
 	d.wantErr(err, "mlx5dv_devx_obj_destroy", syscall.EINVAL)
-	d.check(104, want)
+	d.check(105, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjDestroy(obj)
@@ -2335,11 +2366,11 @@ func TestDoubleDevxGeneralCmd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(105, want)
+	d.check(106, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxGeneralCmd(context, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_general_cmd", syscall.EINVAL)
-	d.check(105, want)
+	d.check(106, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxGeneralCmd(context, in, inlen, out, outlen)
@@ -2364,11 +2395,11 @@ func TestDoubleDevxUmemReg(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(106, want)
+	d.check(107, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxUmemReg(ctx, addr, size, access)
 	d.wantErr(err, "mlx5dv_devx_umem_reg", syscall.ENOMEM)
-	d.check(106, want)
+	d.check(107, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxUmemReg(ctx, addr, size, access)
@@ -2390,11 +2421,11 @@ func TestDoubleDevxUmemRegEx(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(107, want)
+	d.check(108, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxUmemRegEx(ctx, umemIn)
 	d.wantErr(err, "mlx5dv_devx_umem_reg_ex", syscall.ENOMEM)
-	d.check(107, want)
+	d.check(108, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxUmemRegEx(ctx, umemIn)
@@ -2414,11 +2445,11 @@ func TestDoubleDevxUmemDereg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(108, want)
+	d.check(109, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxUmemDereg(umem)
 	d.wantErr(err, "mlx5dv_devx_umem_dereg", syscall.EINVAL)
-	d.check(108, want)
+	d.check(109, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxUmemDereg(umem)
@@ -2439,11 +2470,11 @@ func TestDoubleDRDomainCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(112, want)
+	d.check(113, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRDomainCreate(ctx, type_)
 	d.wantErr(err, "mlx5dv_dr_domain_create", syscall.ENOMEM)
-	d.check(112, want)
+	d.check(113, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRDomainCreate(ctx, type_)
@@ -2463,11 +2494,11 @@ func TestDoubleDRDomainSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(113, want)
+	d.check(114, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRDomainSync(domain, flags)
 	d.wantErr(err, "mlx5dv_dr_domain_sync", syscall.EINVAL)
-	d.check(113, want)
+	d.check(114, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainSync(domain, flags)
@@ -2485,11 +2516,11 @@ func TestDoubleDRDomainDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(114, want)
+	d.check(115, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRDomainDestroy(domain)
 	d.wantErr(err, "mlx5dv_dr_domain_destroy", syscall.EINVAL)
-	d.check(114, want)
+	d.check(115, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainDestroy(domain)
@@ -2506,7 +2537,7 @@ func TestDoubleDRDomainSetReclaimDeviceMemory(t *testing.T) {
 	want = append(want, 1)
 	d.reset(0, 0)
 	callDRDomainSetReclaimDeviceMemory(dmn, enable)
-	d.check(115, want)
+	d.check(116, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainSetReclaimDeviceMemory(dmn, enable)
@@ -2523,7 +2554,7 @@ func TestDoubleDRDomainAllowDuplicateRules(t *testing.T) {
 	want = append(want, 1)
 	d.reset(0, 0)
 	callDRDomainAllowDuplicateRules(domain, allow)
-	d.check(116, want)
+	d.check(117, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainAllowDuplicateRules(domain, allow)
@@ -2544,11 +2575,11 @@ func TestDoubleDRTableCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(117, want)
+	d.check(118, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRTableCreate(domain, level)
 	d.wantErr(err, "mlx5dv_dr_table_create", syscall.ENOMEM)
-	d.check(117, want)
+	d.check(118, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRTableCreate(domain, level)
@@ -2566,11 +2597,11 @@ func TestDoubleDRTableDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(118, want)
+	d.check(119, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRTableDestroy(table)
 	d.wantErr(err, "mlx5dv_dr_table_destroy", syscall.EINVAL)
-	d.check(118, want)
+	d.check(119, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRTableDestroy(table)
@@ -2595,11 +2626,11 @@ func TestDoubleDRMatcherCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(119, want)
+	d.check(120, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRMatcherCreate(table, priority, matchCriteriaEnable, mask)
 	d.wantErr(err, "mlx5dv_dr_matcher_create", syscall.ENOMEM)
-	d.check(119, want)
+	d.check(120, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRMatcherCreate(table, priority, matchCriteriaEnable, mask)
@@ -2617,11 +2648,11 @@ func TestDoubleDRMatcherDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(120, want)
+	d.check(121, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRMatcherDestroy(matcher)
 	d.wantErr(err, "mlx5dv_dr_matcher_destroy", syscall.EINVAL)
-	d.check(120, want)
+	d.check(121, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRMatcherDestroy(matcher)
@@ -2643,11 +2674,11 @@ func TestDoubleDRMatcherSetLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(121, want)
+	d.check(122, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRMatcherSetLayout(matcher, layout)
 	d.wantErr(err, "mlx5dv_dr_matcher_set_layout", syscall.EINVAL)
-	d.check(121, want)
+	d.check(122, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRMatcherSetLayout(matcher, layout)
@@ -2672,11 +2703,11 @@ func TestDoubleDRRuleCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(122, want)
+	d.check(123, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRRuleCreate(matcher, value, numActions, actions)
 	d.wantErr(err, "mlx5dv_dr_rule_create", syscall.ENOMEM)
-	d.check(122, want)
+	d.check(123, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRRuleCreate(matcher, value, numActions, actions)
@@ -2694,11 +2725,11 @@ func TestDoubleDRRuleDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(123, want)
+	d.check(124, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRRuleDestroy(rule)
 	d.wantErr(err, "mlx5dv_dr_rule_destroy", syscall.EINVAL)
-	d.check(123, want)
+	d.check(124, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRRuleDestroy(rule)
@@ -2717,11 +2748,11 @@ func TestDoubleDRActionCreateDestIBVQP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(124, want)
+	d.check(125, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestIBVQP(ibqp)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_ibv_qp", syscall.ENOMEM)
-	d.check(124, want)
+	d.check(125, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestIBVQP(ibqp)
@@ -2740,11 +2771,11 @@ func TestDoubleDRActionCreateDestTable(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(125, want)
+	d.check(126, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestTable(table)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_table", syscall.ENOMEM)
-	d.check(125, want)
+	d.check(126, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestTable(table)
@@ -2765,11 +2796,11 @@ func TestDoubleDRActionCreateDestVport(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(126, want)
+	d.check(127, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestVport(domain, vport)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_vport", syscall.ENOMEM)
-	d.check(126, want)
+	d.check(127, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestVport(domain, vport)
@@ -2790,11 +2821,11 @@ func TestDoubleDRActionCreateDestIBPort(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(127, want)
+	d.check(128, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestIBPort(domain, ibPort)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_ib_port", syscall.ENOMEM)
-	d.check(127, want)
+	d.check(128, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestIBPort(domain, ibPort)
@@ -2813,11 +2844,11 @@ func TestDoubleDRActionCreateDestDevxTIR(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(128, want)
+	d.check(129, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestDevxTIR(devxObj)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_devx_tir", syscall.ENOMEM)
-	d.check(128, want)
+	d.check(129, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestDevxTIR(devxObj)
@@ -2840,11 +2871,11 @@ func TestDoubleDRActionCreateDestArray(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(129, want)
+	d.check(130, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestArray(domain, numDest, dests)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_array", syscall.ENOMEM)
-	d.check(129, want)
+	d.check(130, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestArray(domain, numDest, dests)
@@ -2861,11 +2892,11 @@ func TestDoubleDRActionCreateDrop(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(130, want)
+	d.check(131, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDrop()
 	d.wantErr(err, "mlx5dv_dr_action_create_drop", syscall.ENOMEM)
-	d.check(130, want)
+	d.check(131, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDrop()
@@ -2882,11 +2913,11 @@ func TestDoubleDRActionCreateDefaultMiss(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(131, want)
+	d.check(132, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDefaultMiss()
 	d.wantErr(err, "mlx5dv_dr_action_create_default_miss", syscall.ENOMEM)
-	d.check(131, want)
+	d.check(132, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDefaultMiss()
@@ -2905,11 +2936,11 @@ func TestDoubleDRActionCreateTag(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(132, want)
+	d.check(133, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateTag(tagValue)
 	d.wantErr(err, "mlx5dv_dr_action_create_tag", syscall.ENOMEM)
-	d.check(132, want)
+	d.check(133, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateTag(tagValue)
@@ -2930,11 +2961,11 @@ func TestDoubleDRActionCreateFlowCounter(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(133, want)
+	d.check(134, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowCounter(devxObj, offset)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_counter", syscall.ENOMEM)
-	d.check(133, want)
+	d.check(134, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowCounter(devxObj, offset)
@@ -2961,11 +2992,11 @@ func TestDoubleDRActionCreateASO(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(134, want)
+	d.check(135, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateASO(domain, devxObj, offset, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_action_create_aso", syscall.ENOMEM)
-	d.check(134, want)
+	d.check(135, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateASO(domain, devxObj, offset, flags, returnRegC)
@@ -2989,11 +3020,11 @@ func TestDoubleDRActionModifyASO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(135, want)
+	d.check(136, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionModifyASO(action, offset, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_action_modify_aso", syscall.EINVAL)
-	d.check(135, want)
+	d.check(136, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionModifyASO(action, offset, flags, returnRegC)
@@ -3020,11 +3051,11 @@ func TestDoubleDRActionCreatePacketReformat(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(136, want)
+	d.check(137, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePacketReformat(domain, flags, reformatType, dataSz, data)
 	d.wantErr(err, "mlx5dv_dr_action_create_packet_reformat", syscall.ENOMEM)
-	d.check(136, want)
+	d.check(137, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePacketReformat(domain, flags, reformatType, dataSz, data)
@@ -3049,11 +3080,11 @@ func TestDoubleDRActionCreateModifyHeader(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(137, want)
+	d.check(138, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateModifyHeader(domain, flags, actionsSz, actions)
 	d.wantErr(err, "mlx5dv_dr_action_create_modify_header", syscall.ENOMEM)
-	d.check(137, want)
+	d.check(138, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateModifyHeader(domain, flags, actionsSz, actions)
@@ -3073,11 +3104,11 @@ func TestDoubleDRActionCreateFlowMeter(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(138, want)
+	d.check(139, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowMeter(attr)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_meter", syscall.ENOMEM)
-	d.check(138, want)
+	d.check(139, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowMeter(attr)
@@ -3100,11 +3131,11 @@ func TestDoubleDRActionModifyFlowMeter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(139, want)
+	d.check(140, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionModifyFlowMeter(action, attr, modifyFieldSelect)
 	d.wantErr(err, "mlx5dv_dr_action_modify_flow_meter", syscall.EINVAL)
-	d.check(139, want)
+	d.check(140, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionModifyFlowMeter(action, attr, modifyFieldSelect)
@@ -3124,11 +3155,11 @@ func TestDoubleDRActionCreateFlowSampler(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(140, want)
+	d.check(141, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowSampler(attr)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_sampler", syscall.ENOMEM)
-	d.check(140, want)
+	d.check(141, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowSampler(attr)
@@ -3145,11 +3176,11 @@ func TestDoubleDRActionCreatePopVLAN(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(141, want)
+	d.check(142, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePopVLAN()
 	d.wantErr(err, "mlx5dv_dr_action_create_pop_vlan", syscall.ENOMEM)
-	d.check(141, want)
+	d.check(142, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePopVLAN()
@@ -3170,11 +3201,11 @@ func TestDoubleDRActionCreatePushVLAN(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(142, want)
+	d.check(143, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePushVLAN(domain, vlanHdr)
 	d.wantErr(err, "mlx5dv_dr_action_create_push_vlan", syscall.ENOMEM)
-	d.check(142, want)
+	d.check(143, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePushVLAN(domain, vlanHdr)
@@ -3195,11 +3226,11 @@ func TestDoubleDRActionCreateDestRootTable(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(143, want)
+	d.check(144, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestRootTable(table, priority)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_root_table", syscall.ENOMEM)
-	d.check(143, want)
+	d.check(144, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestRootTable(table, priority)
@@ -3217,11 +3248,11 @@ func TestDoubleDRActionDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(144, want)
+	d.check(145, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionDestroy(action)
 	d.wantErr(err, "mlx5dv_dr_action_destroy", syscall.EINVAL)
-	d.check(144, want)
+	d.check(145, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionDestroy(action)
@@ -3247,11 +3278,11 @@ func TestDoubleDRASOOtherDomainLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(145, want)
+	d.check(146, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRASOOtherDomainLink(devxObj, peerDmn, dmn, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_aso_other_domain_link", syscall.EINVAL)
-	d.check(145, want)
+	d.check(146, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRASOOtherDomainLink(devxObj, peerDmn, dmn, flags, returnRegC)
@@ -3271,11 +3302,11 @@ func TestDoubleDRASOOtherDomainUnlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(146, want)
+	d.check(147, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRASOOtherDomainUnlink(devxObj, dmn)
 	d.wantErr(err, "mlx5dv_dr_aso_other_domain_unlink", syscall.EINVAL)
-	d.check(146, want)
+	d.check(147, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRASOOtherDomainUnlink(devxObj, dmn)
@@ -3295,11 +3326,11 @@ func TestDoubleDumpDRDomain(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(147, want)
+	d.check(148, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRDomain(fout, domain)
 	d.wantErr(err, "mlx5dv_dump_dr_domain", syscall.EINVAL)
-	d.check(147, want)
+	d.check(148, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRDomain(fout, domain)
@@ -3319,11 +3350,11 @@ func TestDoubleDumpDRTable(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(148, want)
+	d.check(149, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRTable(fout, table)
 	d.wantErr(err, "mlx5dv_dump_dr_table", syscall.EINVAL)
-	d.check(148, want)
+	d.check(149, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRTable(fout, table)
@@ -3343,11 +3374,11 @@ func TestDoubleDumpDRMatcher(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(149, want)
+	d.check(150, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRMatcher(fout, matcher)
 	d.wantErr(err, "mlx5dv_dump_dr_matcher", syscall.EINVAL)
-	d.check(149, want)
+	d.check(150, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRMatcher(fout, matcher)
@@ -3367,11 +3398,11 @@ func TestDoubleDumpDRRule(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(150, want)
+	d.check(151, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRRule(fout, rule)
 	d.wantErr(err, "mlx5dv_dump_dr_rule", syscall.EINVAL)
-	d.check(150, want)
+	d.check(151, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRRule(fout, rule)
@@ -3393,11 +3424,11 @@ func TestDoubleGetClockInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(151, want)
+	d.check(152, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callGetClockInfo(context, clockInfo)
 	d.wantErr(err, "mlx5dv_get_clock_info", syscall.EINVAL)
-	d.check(151, want)
+	d.check(152, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callGetClockInfo(context, clockInfo)
@@ -3419,7 +3450,7 @@ func TestDoubleTsToNs(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(152, want)
+	d.check(153, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callTsToNs(clockInfo, deviceTimestamp)
@@ -3439,11 +3470,11 @@ func TestDoubleGetVFIODeviceList(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(154, want)
+	d.check(155, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callGetVFIODeviceList(attr)
 	d.wantErr(err, "mlx5dv_get_vfio_device_list", syscall.ENOMEM)
-	d.check(154, want)
+	d.check(155, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callGetVFIODeviceList(attr)
@@ -3461,7 +3492,7 @@ func TestDoubleVFIOGetEventsFd(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(155, want)
+	d.check(156, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callVFIOGetEventsFd(ibctx)
@@ -3479,11 +3510,11 @@ func TestDoubleVFIOProcessEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(156, want)
+	d.check(157, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callVFIOProcessEvents(context)
 	d.wantErr(err, "mlx5dv_vfio_process_events", syscall.EINVAL)
-	d.check(156, want)
+	d.check(157, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callVFIOProcessEvents(context)
@@ -3501,7 +3532,7 @@ func TestDoubleIsSupported(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(157, want)
+	d.check(158, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callIsSupported(device)
@@ -3524,11 +3555,11 @@ func TestDoubleOpenDevice(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(158, want)
+	d.check(159, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callOpenDevice(device, attr)
 	d.wantErr(err, "mlx5dv_open_device", syscall.ENOMEM)
-	d.check(158, want)
+	d.check(159, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callOpenDevice(device, attr)
@@ -3549,11 +3580,11 @@ func TestDoubleQueryDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(159, want)
+	d.check(160, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryDevice(ctxIn, attrsOut)
 	d.wantErr(err, "mlx5dv_query_device", syscall.EINVAL)
-	d.check(159, want)
+	d.check(160, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryDevice(ctxIn, attrsOut)
@@ -3574,11 +3605,11 @@ func TestDoubleInitObj(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(160, want)
+	d.check(161, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callInitObj(obj, objType)
 	d.wantErr(err, "mlx5dv_init_obj", syscall.EINVAL)
-	d.check(160, want)
+	d.check(161, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callInitObj(obj, objType)
@@ -3599,11 +3630,11 @@ func TestDoubleMapAHToQP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(161, want)
+	d.check(162, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callMapAHToQP(ah, qpNum)
 	d.wantErr(err, "mlx5dv_map_ah_to_qp", syscall.EINVAL)
-	d.check(161, want)
+	d.check(162, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callMapAHToQP(ah, qpNum)
@@ -3625,11 +3656,11 @@ func TestDoubleQueryQPLagPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(162, want)
+	d.check(163, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryQPLagPort(qp, portNum, activePortNum)
 	d.wantErr(err, "mlx5dv_query_qp_lag_port", syscall.EINVAL)
-	d.check(162, want)
+	d.check(163, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryQPLagPort(qp, portNum, activePortNum)
@@ -3649,11 +3680,11 @@ func TestDoubleModifyQPLagPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(163, want)
+	d.check(164, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPLagPort(qp, portNum)
 	d.wantErr(err, "mlx5dv_modify_qp_lag_port", syscall.EINVAL)
-	d.check(163, want)
+	d.check(164, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPLagPort(qp, portNum)
@@ -3673,11 +3704,11 @@ func TestDoubleModifyQPUDPSport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(164, want)
+	d.check(165, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPUDPSport(qp, udpSport)
 	d.wantErr(err, "mlx5dv_modify_qp_udp_sport", syscall.EINVAL)
-	d.check(164, want)
+	d.check(165, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPUDPSport(qp, udpSport)
@@ -3702,11 +3733,11 @@ func TestDoublePpAlloc(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(165, want)
+	d.check(166, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callPpAlloc(context, ppContextSz, ppContext, flags)
 	d.wantErr(err, "mlx5dv_pp_alloc", syscall.ENOMEM)
-	d.check(165, want)
+	d.check(166, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callPpAlloc(context, ppContextSz, ppContext, flags)
@@ -3723,7 +3754,7 @@ func TestDoublePpFree(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(pp), 2)...)
 	d.reset(0, 0)
 	callPpFree(pp)
-	d.check(166, want)
+	d.check(167, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPpFree(pp)
@@ -3743,11 +3774,11 @@ func TestDoubleQPCancelPostedSendWrs(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(167, want)
+	d.check(168, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callQPCancelPostedSendWrs(mqp, wrId)
 	d.wantErr(err, "mlx5dv_qp_cancel_posted_send_wrs", syscall.EINVAL)
-	d.check(167, want)
+	d.check(168, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callQPCancelPostedSendWrs(mqp, wrId)
@@ -3771,11 +3802,11 @@ func TestDoubleQueryPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(168, want)
+	d.check(169, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryPort(context, portNum, info)
 	d.wantErr(err, "mlx5dv_query_port", syscall.EINVAL)
-	d.check(168, want)
+	d.check(169, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryPort(context, portNum, info)
@@ -3795,11 +3826,11 @@ func TestDoubleReservedQPNAlloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(169, want)
+	d.check(170, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callReservedQPNAlloc(ctx, qpn)
 	d.wantErr(err, "mlx5dv_reserved_qpn_alloc", syscall.EINVAL)
-	d.check(169, want)
+	d.check(170, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callReservedQPNAlloc(ctx, qpn)
@@ -3819,11 +3850,11 @@ func TestDoubleReservedQPNDealloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(170, want)
+	d.check(171, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callReservedQPNDealloc(ctx, qpn)
 	d.wantErr(err, "mlx5dv_reserved_qpn_dealloc", syscall.EINVAL)
-	d.check(170, want)
+	d.check(171, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callReservedQPNDealloc(ctx, qpn)
@@ -3845,11 +3876,11 @@ func TestDoubleSchedNodeCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(171, want)
+	d.check(172, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callSchedNodeCreate(context, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_node_create", syscall.ENOMEM)
-	d.check(171, want)
+	d.check(172, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callSchedNodeCreate(context, schedAttr)
@@ -3871,11 +3902,11 @@ func TestDoubleSchedLeafCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(172, want)
+	d.check(173, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callSchedLeafCreate(context, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_leaf_create", syscall.ENOMEM)
-	d.check(172, want)
+	d.check(173, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callSchedLeafCreate(context, schedAttr)
@@ -3896,11 +3927,11 @@ func TestDoubleSchedNodeModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(173, want)
+	d.check(174, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedNodeModify(node, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_node_modify", syscall.EINVAL)
-	d.check(173, want)
+	d.check(174, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedNodeModify(node, schedAttr)
@@ -3921,11 +3952,11 @@ func TestDoubleSchedLeafModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(174, want)
+	d.check(175, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedLeafModify(leaf, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_leaf_modify", syscall.EINVAL)
-	d.check(174, want)
+	d.check(175, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedLeafModify(leaf, schedAttr)
@@ -3943,11 +3974,11 @@ func TestDoubleSchedNodeDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(175, want)
+	d.check(176, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedNodeDestroy(node)
 	d.wantErr(err, "mlx5dv_sched_node_destroy", syscall.EINVAL)
-	d.check(175, want)
+	d.check(176, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedNodeDestroy(node)
@@ -3965,11 +3996,11 @@ func TestDoubleSchedLeafDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(176, want)
+	d.check(177, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedLeafDestroy(leaf)
 	d.wantErr(err, "mlx5dv_sched_leaf_destroy", syscall.EINVAL)
-	d.check(176, want)
+	d.check(177, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedLeafDestroy(leaf)
@@ -3991,11 +4022,11 @@ func TestDoubleModifyQPSchedElem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(177, want)
+	d.check(178, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPSchedElem(qp, requestor, responder)
 	d.wantErr(err, "mlx5dv_modify_qp_sched_elem", syscall.EINVAL)
-	d.check(177, want)
+	d.check(178, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPSchedElem(qp, requestor, responder)
@@ -4017,11 +4048,11 @@ func TestDoubleSetContextAttr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(178, want)
+	d.check(179, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSetContextAttr(context, type_, attr)
 	d.wantErr(err, "mlx5dv_set_context_attr", syscall.EINVAL)
-	d.check(178, want)
+	d.check(179, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSetContextAttr(context, type_, attr)
@@ -4046,7 +4077,7 @@ func TestDoubleWRMkeyConfigure(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 16)...)
 	d.reset(0, 0)
 	callWRMkeyConfigure(mqp, mkey, numSetters, attr)
-	d.check(179, want)
+	d.check(180, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMkeyConfigure(mqp, mkey, numSetters, attr)
@@ -4063,7 +4094,7 @@ func TestDoubleWRSetMkeyAccessFlags(t *testing.T) {
 	want = binary.NativeEndian.AppendUint32(want, uint32(accessFlags))
 	d.reset(0, 0)
 	callWRSetMkeyAccessFlags(mqp, accessFlags)
-	d.check(180, want)
+	d.check(181, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyAccessFlags(mqp, accessFlags)
@@ -4084,7 +4115,7 @@ func TestDoubleWRSetMkeyLayoutList(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
 	callWRSetMkeyLayoutList(mqp, numSges, sge)
-	d.check(181, want)
+	d.check(182, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyLayoutList(mqp, numSges, sge)
@@ -4107,7 +4138,7 @@ func TestDoubleWRSetMkeyLayoutInterleaved(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
 	callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
-	d.check(182, want)
+	d.check(183, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
@@ -4129,7 +4160,7 @@ func TestDoubleWRSetDCAddr(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(remoteDcKey))
 	d.reset(0, 0)
 	callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
-	d.check(183, want)
+	d.check(184, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
@@ -4153,7 +4184,7 @@ func TestDoubleWRSetDCAddrStream(t *testing.T) {
 	want = binary.NativeEndian.AppendUint16(want, uint16(streamId))
 	d.reset(0, 0)
 	callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
-	d.check(184, want)
+	d.check(185, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
@@ -4182,7 +4213,7 @@ func TestDoubleWRMRInterleaved(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
 	callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
-	d.check(185, want)
+	d.check(186, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
@@ -4209,7 +4240,7 @@ func TestDoubleWRMRList(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
 	callWRMRList(mqp, mkey, accessFlags, numSges, sge)
-	d.check(186, want)
+	d.check(187, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMRList(mqp, mkey, accessFlags, numSges, sge)
@@ -4226,7 +4257,7 @@ func TestDoubleWRRawWQE(t *testing.T) {
 	want = appendPtr(want, wqe)
 	d.reset(0, 0)
 	callWRRawWQE(mqp, wqe)
-	d.check(187, want)
+	d.check(188, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRRawWQE(mqp, wqe)
@@ -4251,7 +4282,7 @@ func TestDoubleWRMemcpy(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	d.reset(0, 0)
 	callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
-	d.check(188, want)
+	d.check(189, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
@@ -4269,7 +4300,7 @@ func TestDoubleWRSetMkeyCrypto(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 56)...)
 	d.reset(0, 0)
 	callWRSetMkeyCrypto(mqp, attr)
-	d.check(189, want)
+	d.check(190, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyCrypto(mqp, attr)
@@ -4287,7 +4318,7 @@ func TestDoubleWRSetMkeySigBlock(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 32)...)
 	d.reset(0, 0)
 	callWRSetMkeySigBlock(mqp, attr)
-	d.check(190, want)
+	d.check(191, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeySigBlock(mqp, attr)
@@ -4309,7 +4340,7 @@ func TestDoublePollCQ(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(191, want)
+	d.check(192, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPollCQ(cq, numEntries, wc)
@@ -4329,11 +4360,11 @@ func TestDoubleStartPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(192, want)
+	d.check(193, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callStartPoll(cq, attr)
 	d.wantErr(err, "ibv_start_poll", syscall.EINVAL)
-	d.check(192, want)
+	d.check(193, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callStartPoll(cq, attr)
@@ -4351,11 +4382,11 @@ func TestDoubleNextPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(193, want)
+	d.check(194, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callNextPoll(cq)
 	d.wantErr(err, "ibv_next_poll", syscall.EINVAL)
-	d.check(193, want)
+	d.check(194, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callNextPoll(cq)
@@ -4379,11 +4410,11 @@ func TestDoubleMkeyCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(194, want)
+	d.check(195, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callMkeyCheck(mkey, errInfo)
 	d.wantErr(err, "mlx5dv_mkey_check", syscall.EINVAL)
-	d.check(194, want)
+	d.check(195, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callMkeyCheck(mkey, errInfo)
@@ -4405,11 +4436,11 @@ func TestDoublePostRecv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(195, want)
+	d.check(196, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callPostRecv(qp, wr, badWr)
 	d.wantErr(err, "ibv_post_recv", syscall.EINVAL)
-	d.check(195, want)
+	d.check(196, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPostRecv(qp, wr, badWr)
@@ -4431,11 +4462,11 @@ func TestDoublePostSRQRecv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(196, want)
+	d.check(197, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callPostSRQRecv(srq, recvWr, badRecvWr)
 	d.wantErr(err, "ibv_post_srq_recv", syscall.EINVAL)
-	d.check(196, want)
+	d.check(197, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPostSRQRecv(srq, recvWr, badRecvWr)

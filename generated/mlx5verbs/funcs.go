@@ -920,6 +920,19 @@ func callSetEthSeg(seg WQEEthSeg, csFlags uint8, mss uint16, inlineHdrSz uint16,
 	C.mlx5gen_mlx5dv_set_eth_seg(seg.p, C.uint8_t(csFlags), C.uint16_t(mss), C.uint16_t(inlineHdrSz), unsafe.Pointer(inlineHdrStart))
 }
 
+// CreateFlow calls mlx5dv_create_flow (mlx5dv_create_flow(3)).
+func CreateFlow(matcher FlowMatcher, matchValue FlowMatchParameters, numActions uint64, actionsAttr *mlx5dv.FlowActionAttr) (Flow, error) {
+	return callCreateFlow(matcher, matchValue, numActions, actionsAttr)
+}
+
+func callCreateFlow(matcher FlowMatcher, matchValue FlowMatchParameters, numActions uint64, actionsAttr *mlx5dv.FlowActionAttr) (Flow, error) {
+	c, err := C.mlx5gen_mlx5dv_create_flow(matcher.p, matchValue.p, C.uint64_t(numActions), unsafe.Pointer(actionsAttr))
+	if c == nil {
+		return Flow{c}, newError("mlx5dv_create_flow", errnoOf(err))
+	}
+	return Flow{c}, nil
+}
+
 // CreateFlowActionESP calls mlx5dv_create_flow_action_esp (mlx5dv_flow_action_esp(3)).
 // It checks *mlx5Attr with Validate when it is not nil.
 func CreateFlowActionESP(ctx IBVContext, esp FlowActionESPAttr, mlx5Attr *mlx5dv.FlowActionESP) (FlowAction, error) {

@@ -119,6 +119,22 @@ func IBVDMFrom(p unsafe.Pointer) IBVDM {
 	return IBVDM{p}
 }
 
+// Flow is an opaque handle to a C struct ibv_flow that libibverbs or libmlx5
+// allocated. Its zero value is NULL.
+type Flow struct {
+	p unsafe.Pointer
+}
+
+// Ptr returns the C struct ibv_flow * the handle holds.
+func (h Flow) Ptr() unsafe.Pointer {
+	return h.p
+}
+
+// FlowFrom makes a handle of a C struct ibv_flow * (C memory, never Go memory).
+func FlowFrom(p unsafe.Pointer) Flow {
+	return Flow{p}
+}
+
 // FlowAction is an opaque handle to a C struct ibv_flow_action that libibverbs or libmlx5
 // allocated. Its zero value is NULL.
 type FlowAction struct {
@@ -519,8 +535,13 @@ func DRTableFrom(p unsafe.Pointer) DRTable {
 	return DRTable{p}
 }
 
-// FlowMatchParameters is an opaque handle to a C struct mlx5dv_flow_match_parameters that libibverbs or libmlx5
-// allocated. Its zero value is NULL.
+// FlowMatchParameters is an opaque handle to a C struct
+// mlx5dv_flow_match_parameters (mlx5dv_create_flow_matcher(3)). A match mask
+// or value in the device's specification format, match_sz bytes after the
+// size. Its zero value is NULL. No Go mirror of the struct is generated:
+// match_buf is a flexible array member of match_sz bytes, which a Go mirror
+// cannot lay out as C does; the caller allocates sizeof(size_t) + match_sz
+// bytes in C and passes the handle.
 type FlowMatchParameters struct {
 	p unsafe.Pointer
 }
@@ -551,8 +572,12 @@ func FlowMatcherFrom(p unsafe.Pointer) FlowMatcher {
 	return FlowMatcher{p}
 }
 
-// QPEx is an opaque handle to a C struct mlx5dv_qp_ex that libibverbs or libmlx5
-// allocated. Its zero value is NULL.
+// QPEx is an opaque handle to a C struct mlx5dv_qp_ex (mlx5dv_wr_post(3)). The
+// mlx5dv view of an extended QP that mlx5dv_qp_ex_from_ibv_qp_ex gives. Its
+// zero value is NULL. No Go mirror of the struct is generated: its members are
+// the function pointers libmlx5 sets and the static inline mlx5dv_wr_*
+// functions call; programs call those functions (bound in generated/mlx5verbs)
+// with the QPEx handle, never the pointers.
 type QPEx struct {
 	p unsafe.Pointer
 }

@@ -295,6 +295,10 @@ void mlx5gen_mlx5dv_set_eth_seg(void *seg, uint8_t cs_flags, uint16_t mss, uint1
 	mlx5dv_set_eth_seg((struct mlx5_wqe_eth_seg*)seg, (uint8_t)cs_flags, (uint16_t)mss, (uint16_t)inline_hdr_sz, (uint8_t*)inline_hdr_start);
 }
 
+void *mlx5gen_mlx5dv_create_flow(void *matcher, void *match_value, uint64_t num_actions, void *actions_attr) {
+	return (void *)mlx5dv_create_flow((struct mlx5dv_flow_matcher*)matcher, (struct mlx5dv_flow_match_parameters*)match_value, (size_t)num_actions, (struct mlx5dv_flow_action_attr*)actions_attr);
+}
+
 void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr) {
 	return (void *)mlx5dv_create_flow_action_esp((struct ibv_context*)ctx, (struct ibv_flow_action_esp_attr*)esp, (struct mlx5dv_flow_action_esp*)mlx5_attr);
 }

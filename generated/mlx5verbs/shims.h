@@ -154,6 +154,8 @@ void mlx5gen_mlx5dv_set_dgram_seg(void *seg, uint64_t key, uint32_t dqp_dct, uin
 void mlx5gen_mlx5dv_set_data_seg(void *seg, uint32_t length, uint32_t lkey, uint64_t address);
 // mlx5dv_set_eth_seg: static inline in the header.
 void mlx5gen_mlx5dv_set_eth_seg(void *seg, uint8_t cs_flags, uint16_t mss, uint16_t inline_hdr_sz, void *inline_hdr_start);
+// mlx5dv_create_flow: declared in the header.
+void *mlx5gen_mlx5dv_create_flow(void *matcher, void *match_value, uint64_t num_actions, void *actions_attr);
 // mlx5dv_create_flow_action_esp: declared in the header.
 void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr);
 // mlx5dv_create_flow_action_modify_header: declared in the header.
