@@ -78,7 +78,7 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
 // rdma-core: mlx5_send_wr_rdma_write.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
-	return q.post(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize, rkey, raddr)
+	return q.rdmaWrite(rkey, raddr)
 }
 
 // RDMAWriteImm builds an RDMA write with immediate data (imm as the

@@ -28,9 +28,10 @@ type RDMAWriteReq struct {
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	n := len(reqs)
-	if q.dci || !q.burstRoom(n) || !q.burstLengths(reqs) || !q.chk.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, q.wrFlags, n) {
+	if !q.burstFast(reqs) {
 		return q.rdmaWriteChecked(reqs)
 	}
+	q.chk.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n)
 	flags := q.wrFlags
 	fcs := q.sig
 	if flags&uint32(mlx.IBV_SEND_SIGNALED) != 0 {
@@ -90,24 +91,45 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	return nil
 }
 
-// burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post.
+// burstFast reports whether the burst takes its fast path, on the fast
+// paths' words (fast.go): room below fastEnd (never on a DCI), every
+// length allowed, the builder ready, and the setter making each work
+// request whole on this QP (oneCall, computed by New).
+func (q *SQ) burstFast(reqs []RDMAWriteReq) bool {
+	n := len(reqs)
+	return n != 0 && q.oneCall&oneWrite != 0 && q.burstRoom(n) && q.burstLengths(reqs) && q.chk.Ready(mlx.FnWRRDMAWrite, q.wrFlags)
+}
+
+// burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post:
+// below fastEnd (which is curPost on a DCI), read again if the poller
+// returned room.
 func (q *SQ) burstRoom(n int) bool {
-	return n <= int(int32(q.limit-q.curPost)) && q.fits(n) || q.refresh() && n <= int(int32(q.limit-q.curPost)) && q.fits(n)
+	return int(int32(q.fastEnd-q.curPost)) >= n || q.refresh() && int(int32(q.fastEnd-q.curPost)) >= n
 }
 
 // burstLengths reports whether every request's length is within
 // SGELimit (0 included): the burst's WQEs are written in one pass that
 // cannot stop, so a length the rules refuse (bit 31 set, above
 // max_msg_sz) sends the whole burst to rdmaWriteChecked before anything
-// is written, and that names the request.
+// is written, and that names the request. It walks the lengths by
+// pointer (an indexed loop recomputed i*40 and tested the bound each
+// time) with no branch per request: lim - length, in 64 bits, sets bit
+// 63 only for a length above lim, and the results are ORed.
 func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
-	lim := q.chk.SGELimit()
-	for i := range reqs {
-		if reqs[i].Length > lim {
-			return false
-		}
+	if len(reqs) == 0 {
+		return true
 	}
-	return true
+	lim := uint64(q.chk.SGELimit())
+	var over uint64
+	p := unsafe.Pointer(unsafe.SliceData(reqs))
+	last := unsafe.Add(p, uintptr(len(reqs)-1)*unsafe.Sizeof(RDMAWriteReq{}))
+	for {
+		over |= lim - uint64((*RDMAWriteReq)(p).Length)
+		if p == last { // never a pointer past the last request (checkptr)
+			return over>>63 == 0
+		}
+		p = unsafe.Add(p, unsafe.Sizeof(RDMAWriteReq{}))
+	}
 }
 
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every
@@ -192,7 +214,7 @@ func (c burstChunk) write(k uint32) {
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
 		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32)
-		*slot = Slot{WRID: r.WRID, WQEHead: pi + d, Opcode: uint8(mlx.MLX5_OPCODE_RDMA_WRITE)}
+		setSlot(slot, r.WRID, slotTail(pi+d, 0, uint8(mlx.MLX5_OPCODE_RDMA_WRITE)))
 		*st = pi
 		// Stop before stepping past the last: a pointer past the end of
 		// the requests (or the ring) is invalid even unused (checkptr).

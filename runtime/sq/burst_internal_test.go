@@ -53,6 +53,11 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 				q.SetSGEList(list)
 			}
 			if k == 0 {
+				// The chunks are what this test is about: the burst must
+				// not fall back to the calls.
+				if !q.burstFast(reqs[:n]) {
+					t.Fatalf("batch %d: the burst did not take its fast path", batch)
+				}
 				if err := q.RDMAWriteBurst(reqs[:n]); err != nil {
 					t.Fatal(err)
 				}

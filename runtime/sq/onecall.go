@@ -36,7 +36,31 @@ func (q *SQ) initOneCall() {
 // to raddr (under rkey): RDMAWrite then SetSGE in one call
 // (ibv_wr_rdma_write, ibv_wr_set_sge).
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.postSGE(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, oneWrite, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
+	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length)
+}
+
+// rdmaWriteSGE is postSGE for an RDMA write with the builder's constants
+// folded in (the checker's table entries at constant offsets, the WQE's
+// size and segment offsets constants): the commonest one-call form.
+func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
+	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
+	}
+	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
+	pi, off := q.claim(uint8(opcode))
+	wqe := unsafe.Add(q.ring, off)
+	const ds = 2 + hdr/16
+	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
+	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
+	q.fmCache = 0
+	be64(unsafe.Add(wqe, 16), raddr)
+	be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
+	be64(unsafe.Add(wqe, 32), uint64(length)<<32|uint64(lkey))
+	be64(unsafe.Add(wqe, 40), addr)
+	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
+	q.curPost = pi + 1
+	return nil
 }
 
 // RDMAReadSGE builds an RDMA read of length bytes from raddr (under rkey)

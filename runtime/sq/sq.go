@@ -165,6 +165,16 @@ type SQ struct {
 	// must stay below: the start of the oldest one, plus the ring's size.
 	start []uint32
 	limit uint32
+	// fastEnd bounds the fast paths (fast.go): while curPost is below it,
+	// a work request of one WQEBB or more fits both the ring (limit) and
+	// max_post, so a fast builder tests one word where it tested both.
+	// Each work request moves curPost on by at least one WQEBB and counts
+	// one against max_post, so a value computed once stays safe as the
+	// batch grows (it only errs low, and the general path then refreshes
+	// it); resetLimit computes it. On a DCI it is curPost (fastMax is 0):
+	// the fast paths do not write an address vector.
+	fastEnd uint32
+	fastMax int // maxPost, or 0 on a DCI: resetLimit's bound on fastEnd
 
 	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
 	// a WQE starts.
@@ -245,6 +255,9 @@ func New(c Config) (*SQ, error) {
 	q.pub.tail.Publish(c.Tail)
 	if q.maxPost == 0 {
 		q.maxPost = int(^uint(0) >> 1)
+	}
+	if !q.dci {
+		q.fastMax = q.maxPost
 	}
 	if err := q.outstanding(&c); err != nil {
 		return nil, err
@@ -366,13 +379,16 @@ func (q *SQ) used(n int) int { return int(q.head-q.tail+q.nreq) + n }
 func (q *SQ) fits(n int) bool { return q.used(n) <= q.maxPost }
 
 // resetLimit recomputes limit: the producer index at the start of the
-// oldest WQE in flight (posted or built), plus the ring's size.
+// oldest WQE in flight (posted or built), plus the ring's size; and
+// fastEnd from it.
 func (q *SQ) resetLimit() {
-	if q.head+q.nreq == q.tail {
-		q.limit = q.curPost + q.n
-	} else {
-		q.limit = q.start[q.tail&q.mask] + q.n
+	lim := q.curPost + q.n
+	if q.head+q.nreq != q.tail {
+		lim = q.start[q.tail&q.mask] + q.n
 	}
+	q.limit = lim
+	room := min(int(int32(lim-q.curPost)), q.fastMax-q.used(0))
+	q.fastEnd = q.curPost + uint32(max(room, 0))
 }
 
 // --- batches
@@ -419,8 +435,10 @@ func (q *SQ) rollback() {
 // the doorbell register cannot be written (runtime/mmio); the batch is
 // posted in the ring and the doorbell record by then.
 func (q *SQ) Complete() error {
-	if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
-		return q.completeFailed(open, err)
+	if !q.chk.TryComplete() {
+		if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
+			return q.completeFailed(open, err)
+		}
 	}
 	nreq := q.nreq
 	if nreq == 0 {

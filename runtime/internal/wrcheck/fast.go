@@ -67,6 +67,11 @@ func (c *Chain) initFast() {
 				ff.same |= bitOf[s]
 			}
 		}
+		// ibv_wr_set_sge always has one entry: a QP without one never
+		// takes it on the fast path, so TrySGE need not test max_send_sge.
+		if c.maxSGE < 1 {
+			ff.takes &^= bitOf[mlx.FnWRSetSGE]
+		}
 	}
 }
 
@@ -102,6 +107,45 @@ func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
 func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
 	f := &c.fast[fn]
 	return c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags
+}
+
+// TrySGE is TryData for ibv_wr_set_sge, whose one entry initFast
+// already held to max_send_sge: the setter's table entry a constant, one
+// test fewer, for the per-call path's setter.
+func (c *Chain) TrySGE() (ok, whole bool) {
+	w := &c.wr
+	f := &c.fast[mlx.FnWRSetSGE]
+	if w.accept&f.bit != 0 {
+		w.accept &^= f.same
+		w.got |= f.group
+		w.busy &^= uint32(f.group)
+		return true, w.busy == 0
+	}
+	return false, false
+}
+
+// OpenBurst records n work requests of builder fn each made whole by
+// setter, as Burst does, after Ready said fn may start and Whole that
+// setter makes it whole (a writer computes Whole once per QP): the
+// burst's checks on the fast path's words instead of Burst's tables.
+func (c *Chain) OpenBurst(fn, setter mlx.Func, n int) {
+	c.OpenWhole(fn, setter)
+	c.wrs += n - 1
+}
+
+// TryComplete is Complete's common case, inlinable into a writer's
+// Complete: busy is 0 (the batch is open without error and its open work
+// request, if any, is whole) and the batch configured no mkey, so there
+// is nothing to check, restore or accept: it closes the batch and reports
+// true. Otherwise it does nothing and reports false, and the writer calls
+// Complete.
+func (c *Chain) TryComplete() bool {
+	if c.wr.busy != 0 || len(c.touched) != 0 {
+		return false
+	}
+	c.open, c.ready, c.wr.open = false, false, false
+	c.notReady()
+	return true
 }
 
 // Open opens the work request of builder fn after Ready said it may.

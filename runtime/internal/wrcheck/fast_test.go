@@ -65,12 +65,45 @@ func TestFastStateSound(t *testing.T) {
 			case 0:
 				c.Start()
 			case 1:
-				c.Complete(mlx.FnWRComplete)
+				// TryComplete, where it closes the batch, leaves what
+				// Complete leaves (and Complete runs where it does not).
+				full := *c
+				_, errFull := full.Complete(mlx.FnWRComplete)
+				if c.TryComplete() {
+					if errFull != nil || c.open != full.open || c.ready != full.ready || c.err != full.err || c.wr != full.wr || c.wrs != full.wrs {
+						t.Fatalf("step %d: TryComplete left open %v ready %v wr %+v; Complete %v, %v, %+v (%v)",
+							step, c.open, c.ready, c.wr, full.open, full.ready, full.wr, errFull)
+					}
+				} else {
+					c.Complete(mlx.FnWRComplete)
+				}
 			case 2:
 				c.Abort()
 			case 3, 4:
-				c.Builder(fn, uint32(rng.IntN(32)))
+				flags := uint32(rng.IntN(32))
+				if c.Ready(mlx.FnWRRDMAWrite, flags) && c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE) && rng.IntN(3) == 0 {
+					// OpenBurst, where a writer calls it, records what Burst records.
+					n := 1 + rng.IntN(40)
+					other := *c
+					if !other.Burst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, flags, n) {
+						t.Fatalf("step %d: Burst refused what Ready and Whole allow", step)
+					}
+					if c.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n); c.wr != other.wr || c.wrs != other.wrs {
+						t.Fatalf("step %d: OpenBurst left wr %+v (%d), Burst %+v (%d)", step, c.wr, c.wrs, other.wr, other.wrs)
+					}
+					break
+				}
+				c.Builder(fn, flags)
 			case 5, 6:
+				if fn == mlx.FnWRSetSGE && rng.IntN(2) == 0 {
+					// TrySGE takes the setter where TryData with one entry does.
+					other := *c
+					okData, wholeData := other.TryData(fn, 1)
+					if ok, whole := c.TrySGE(); ok != okData || whole != wholeData || c.wr != other.wr {
+						t.Fatalf("step %d: TrySGE %v, %v, wr %+v; TryData %v, %v, %+v", step, ok, whole, c.wr, okData, wholeData, other.wr)
+					}
+					break
+				}
 				c.Data(fn, rng.IntN(5), rng.IntN(80))
 			case 7:
 				c.MkeyConfigure(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, uint8(rng.IntN(3)), &mlx.MkeyConfAttr{})

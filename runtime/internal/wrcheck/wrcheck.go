@@ -219,11 +219,12 @@ func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting
 // table entry: set with what such a builder has, and the setters it takes
 // on the fast path.
 func (w *wr) setData(fn mlx.Func, f *fastFn) {
+	need, takes := f.need, f.takes // read once: the stores to w could alias f for the compiler
 	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
-	w.fn, w.got, w.need = fn, 0, f.need
+	w.fn, w.got, w.need = fn, 0, need
 	w.numSetters, w.setters, w.xlat = 0, 0, 0
 	w.mkey = nil
-	w.busy, w.accept = uint32(f.need), f.takes
+	w.busy, w.accept = uint32(need), takes
 }
 
 // whole reports whether the work request may be closed: it got the
