@@ -89,7 +89,7 @@ func summarize(cfg gen.Config, res *gen.Result, verbose bool) *outcache.Entry {
 	fmt.Fprintf(&stdout, "read %s (%s) and %d spec files\n", filepath.Join(cfg.IncludeRoot, res.C.Header), release(res.C), len(res.Spec.Files))
 	fmt.Fprintf(&stdout, "  %d constants, %d enum types, %d segments, %d WQE formats\n", len(p.Consts), len(p.Enums), len(p.Segments), len(p.Formats))
 	fmt.Fprintf(&stdout, "  %d functions, %d structs, %d rules described\n", len(p.API.Funcs), len(p.API.Mirrors), len(p.API.Rules))
-	printUncovered(&stdout, "  ", p.API.Uncovered, verbose)
+	printUncovered(&stderr, p.API.Uncovered)
 	if d := res.Alias; d != nil {
 		fmt.Fprintf(&stdout, "  %d types are aliases of %s; %d are declared here (listed in %s)\n", len(d.Aliased), cfg.Alias, len(d.Local), alias.SummaryName)
 	}

@@ -89,8 +89,8 @@ func TestGoldens(t *testing.T) {
 		local   []string
 	}{
 		{"44.0", nil},
-		{"56.1", []string{"AllocDMAttr", "Context", "DevxUmemIn", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
-		{"65.0", []string{"AllocDMAttr", "Context", "ContextAttr", "ContextAttrCompMask", "DevxUmemIn", "ExportSizes", "FlowActionAttr", "FlowMatcherAttr", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"56.1", []string{"AllocDMAttr", "Context", "Devx", "DevxUmemIn", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
+		{"65.0", []string{"AllocDMAttr", "Context", "ContextAttr", "ContextAttrCompMask", "Devx", "DevxUmemIn", "ExportSizes", "FlowActionAttr", "FlowMatcherAttr", "Obj", "OooRecvWrsCaps", "PortAttr", "QPAttr", "QPInitAttr"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			out, d, err := Apply(goldens(t, tc.version), base, basePath)

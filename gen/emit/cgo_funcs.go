@@ -3,16 +3,24 @@ package emit
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/mlx5gen/mlx5gen/gen/model"
 )
 
-// handleTags are the structs the functions take or return only by pointer
-// and that have no mirror: each becomes an opaque handle type.
-func handleTags(p *model.Package) []model.CRef {
-	seen := map[string]model.CRef{}
+// handle is an opaque handle type of the bindings.
+type handle struct {
+	tag, goName      string
+	reason, doc, man string // a struct the spec describes as opaque: why, and what it is
+}
+
+// handles are the structs the functions take or return only by pointer
+// and that have no mirror, and the structs the spec describes as opaque:
+// each becomes an opaque handle type.
+func handles(p *model.Package) []handle {
+	seen := map[string]handle{}
 	for _, fn := range p.API.Funcs {
 		refs := []model.CRef{fn.Result}
 		for _, prm := range fn.Params {
@@ -20,16 +28,19 @@ func handleTags(p *model.Package) []model.CRef {
 		}
 		for _, r := range refs {
 			if r.Handle != "" && r.Depth > 0 {
-				seen[r.Handle] = r
+				seen[r.Handle] = handle{tag: r.Handle, goName: r.GoName}
 			}
 		}
+	}
+	for _, o := range p.API.Opaque {
+		seen[o.CName] = handle{tag: o.CName, goName: o.GoName, reason: o.Reason, doc: o.Doc, man: o.Man}
 	}
 	var tags []string
 	for t := range seen {
 		tags = append(tags, t)
 	}
 	sort.Strings(tags)
-	out := make([]model.CRef, len(tags))
+	out := make([]handle, len(tags))
 	for i, t := range tags {
 		out[i] = seen[t]
 	}
@@ -37,9 +48,13 @@ func handleTags(p *model.Package) []model.CRef {
 }
 
 func handlesFile(p *model.Package, b Bindings, f *jen.File) {
-	for _, r := range handleTags(p) {
-		t, n := r.Handle, r.GoName
-		comment(f, fmt.Sprintf("%s is an opaque handle to a C struct %s that libibverbs or libmlx5\nallocated. Its zero value is NULL.", n, t))
+	for _, h := range handles(p) {
+		t, n := h.tag, h.goName
+		doc := fmt.Sprintf("%s is an opaque handle to a C struct %s that libibverbs or libmlx5\nallocated. Its zero value is NULL.", n, t)
+		if h.reason != "" {
+			doc = opaqueDoc(h)
+		}
+		comment(f, doc)
 		f.Type().Id(n).Struct(jen.Id("p").Add(unsafePointer))
 		f.Line()
 		comment(f, fmt.Sprintf("Ptr returns the C struct %s * the handle holds.", t))
@@ -49,6 +64,17 @@ func handlesFile(p *model.Package, b Bindings, f *jen.File) {
 		f.Func().Id(n + "From").Params(jen.Id("p").Add(unsafePointer)).Id(n).Block(jen.Return(jen.Id(n).Values(jen.Id("p"))))
 		f.Line()
 	}
+}
+
+// opaqueDoc is the doc comment of the handle of a struct the spec
+// describes as opaque: what it is and why Go has no mirror of it.
+func opaqueDoc(h handle) string {
+	s := fmt.Sprintf("%s is an opaque handle to a C struct %s (%s).", h.goName, h.tag, h.man)
+	if h.doc != "" {
+		s += " " + strings.TrimSuffix(h.doc, ".") + "."
+	}
+	s += " Its zero value is NULL. No Go mirror of the struct is generated: " + h.reason
+	return wrap(s, 76)
 }
 
 // goRefType is the Go type of a pointer (depth levels) to what r refers to.

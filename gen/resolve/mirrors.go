@@ -35,6 +35,10 @@ func (b *builder) buildMirrors() {
 	a := b.p.API
 	var specs []*spec.Struct
 	for _, ss := range b.s.Structs {
+		if ss.Opaque != "" {
+			b.opaqueStruct(ss)
+			continue
+		}
 		r := b.c.Struct(ss.Name)
 		if !b.gated(ss.Pos, "struct "+ss.Name, ss.Gate, r != nil && !r.Incomplete) {
 			continue
@@ -59,6 +63,21 @@ func (b *builder) buildMirrors() {
 	for _, m := range a.Mirrors {
 		b.checkGoLayout(m)
 	}
+}
+
+// opaqueStruct records a struct described as opaque. The header need only
+// declare it (a forward declaration will do): nothing reads its layout.
+func (b *builder) opaqueStruct(ss *spec.Struct) {
+	r := b.c.Struct(ss.Name)
+	if !b.gated(ss.Pos, "struct "+ss.Name, ss.Gate, r != nil) {
+		return
+	}
+	if r == nil {
+		b.errorf(ss.Pos, "struct %s: opaque, but %s (rdma-core %s) does not declare it", ss.Name, b.c.Header, orUnknown(b.c.Version))
+		return
+	}
+	b.p.API.Opaque = append(b.p.API.Opaque, &model.Opaque{CName: ss.Name, GoName: b.names.Name(ss.Name),
+		Reason: strings.TrimSpace(ss.Opaque), Man: ss.Man, Doc: strings.TrimSpace(ss.Doc)})
 }
 
 func hasLeaf(leaves []leaf, name string) bool {

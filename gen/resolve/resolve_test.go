@@ -147,6 +147,7 @@ func TestBuildErrors(t *testing.T) {
 			"function mlx5dv_get_clock_info: parameter 1 is context in the header, not ctx"},
 		{"field type", "man: x(3)\nstructs:\n  - name: mlx5dv_striding_rq_init_attr\n    fields:\n      - {name: single_stride_log_num_of_bytes, type: uint32_t}\n      - {name: single_wqe_log_num_of_strides, type: uint16_t}\n      - {name: two_byte_shift_en, type: uint8_t}\n",
 			"spec/x.yaml:6:9: struct mlx5dv_striding_rq_init_attr: field single_wqe_log_num_of_strides has type \"uint32_t\" in the header, not \"uint16_t\""},
+		{"opaque struct not declared", "man: x(3)\nstructs:\n  - {name: mlx5dv_nonsense, opaque: no mirror}\n", "spec/x.yaml:3:5: struct mlx5dv_nonsense: opaque, but infiniband/mlx5dv.h (rdma-core 44.0) does not declare it"},
 		{"missing field", "man: x(3)\nstructs:\n  - name: mlx5dv_striding_rq_init_attr\n    fields:\n      - {name: single_stride_log_num_of_bytes, type: uint32_t}\n      - {name: single_wqe_log_num_of_strides, type: uint32_t}\n",
 			"struct mlx5dv_striding_rq_init_attr: the header has field two_byte_shift_en (uint8_t), which the spec does not list (rdma-core 44.0)"},
 		{"unknown chain check", "man: x(3)\nrules:\n  - id: x.y\n    section: S\n    says: s\n    kind: chain\n    errno: EINVAL\n    funcs: [ibv_wr_send]\n    check: {chain: colour}\n    tests: {good: [], bad: []}\n",

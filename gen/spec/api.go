@@ -67,8 +67,14 @@ type Struct struct {
 	Name   string         `yaml:"name,required"` // struct tag
 	Man    string         `yaml:"man"`
 	Doc    string         `yaml:"doc"`
-	Fields []*StructField `yaml:"fields,required"`
+	Fields []*StructField `yaml:"fields"` // every field; required unless Opaque
 	Gate   `yaml:",inline"`
+
+	// Opaque, one line, says why the struct gets no mirror (a table of
+	// function pointers, a flexible array member): Go holds it only as an
+	// opaque handle. It lists no fields, and no rule checks its fields, but
+	// it counts as described, so the header has nothing left unsaid.
+	Opaque string `yaml:"opaque"`
 }
 
 // StructField is one field; members of an anonymous union are listed by

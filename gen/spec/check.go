@@ -138,6 +138,7 @@ func (k *checker) structs(list []*Struct) map[string]*Struct {
 		structs[st.Name] = st
 		k.man(st.Pos, what, st.Man)
 		k.errs = append(k.errs, checkGate(st.Pos, st.Gate)...)
+		k.opaque(st, what)
 		names := map[string]bool{}
 		for _, f := range st.Fields {
 			if names[f.Name] {
@@ -152,6 +153,21 @@ func (k *checker) structs(list []*Struct) map[string]*Struct {
 	}
 
 	return structs
+}
+
+// opaque checks that a struct either lists its fields or says, in one
+// line, why it has no mirror: an empty struct descriptor would otherwise
+// count as described while generating nothing, hiding the gap.
+func (k *checker) opaque(st *Struct, what string) {
+	reason := strings.TrimSpace(st.Opaque)
+	switch {
+	case st.Opaque != "" && (reason == "" || strings.Contains(reason, "\n")):
+		k.bad(st.Pos, "%s: opaque must be one non-empty line saying why the struct has no mirror", what)
+	case st.Opaque != "" && len(st.Fields) > 0:
+		k.bad(st.Fields[0].Pos, "%s: an opaque struct lists no fields (it gets no mirror, only a handle)", what)
+	case st.Opaque == "" && len(st.Fields) == 0:
+		k.bad(st.Pos, "%s: no fields: list every field of the header's struct, or give opaque: with the reason it gets no mirror", what)
+	}
 }
 
 // rules checks the rules.
@@ -234,6 +250,8 @@ func (k *checker) check(r *Rule, funcs map[string]*Function, structs map[string]
 		forms++
 		if st := structs[c.Struct]; st == nil && !k.partial {
 			k.bad(c.Pos, "%s: check names struct %s, which the spec does not describe", what, c.Struct)
+		} else if st != nil && st.Opaque != "" {
+			k.bad(c.Pos, "%s: check names struct %s, which is opaque: it has no mirror whose fields a validator could read", what, c.Struct)
 		}
 		if c.Field == "" && len(c.NotAllNull) == 0 {
 			k.bad(c.Pos, "%s: a struct check needs field (or not_all_null)", what)

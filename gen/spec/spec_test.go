@@ -61,6 +61,12 @@ func TestDecodeErrorsHavePositions(t *testing.T) {
 		{"second document", "enums:\n  - {c: x, kind: flags}\n---\nfunctions: [{bogus: 1}]\n", "spec/a.yaml:3:1: a second YAML document"},
 		{"empty second document", "enums:\n  - {c: x, kind: flags}\n---\n", "spec/a.yaml:3:1: a second YAML document"},
 		{"syntax in second document", "enums:\n  - {c: x, kind: flags}\n---\nb: [\n", "spec/a.yaml:4:1: YAML syntax"},
+		{"opaque with fields", "man: x(3)\nstructs:\n  - name: s\n    opaque: no mirror\n    fields: [{name: a, type: int}]\n", "spec/a.yaml:5:14: struct s: an opaque struct lists no fields"},
+		{"opaque two lines", "man: x(3)\nstructs:\n  - {name: s, opaque: \"a\\nb\"}\n", "spec/a.yaml:3:5: struct s: opaque must be one non-empty line"},
+		{"opaque blank", "man: x(3)\nstructs:\n  - {name: s, opaque: \" \"}\n", "spec/a.yaml:3:5: struct s: opaque must be one non-empty line"},
+		{"struct without fields", "man: x(3)\nstructs:\n  - {name: s}\n", "spec/a.yaml:3:5: struct s: no fields: list every field of the header's struct, or give opaque:"},
+		{"check on an opaque struct", "man: x(3)\nstructs:\n  - {name: s, opaque: no mirror}\nrules:\n  - id: x.y\n    section: S\n    says: s\n    kind: argument\n    errno: EINVAL\n    check: {struct: s, field: a, zero: true}\n",
+			"spec/a.yaml:10:12: rule x.y: check names struct s, which is opaque"},
 		{"anonymous needs go", "enums:\n  - {anonymous: X, kind: values}\n", "an anonymous enum needs a go name"},
 	}
 	for _, c := range cases {
