@@ -96,15 +96,7 @@ func TestKLMLength(t *testing.T) {
 				if what := atCall.changed(q, mem); what != "" {
 					t.Fatalf("the rejected call changed %s", what)
 				}
-				if err2 := q.Complete(); err2 != err {
-					t.Fatalf("Complete: %v, want the latched %v", err2, err)
-				}
-				if what := start.dev.changed(mem); what == "the doorbell record" || what == "the BlueFlame register" {
-					t.Fatalf("the failed batch changed %s", what)
-				}
-				if q.CurPost() != start.pi {
-					t.Fatalf("producer index %d after the failed batch, want %d", q.CurPost(), start.pi)
-				}
+				completeFails(t, q, mem, start, err)
 				// The same list with every entry at the limit is posted.
 				sges[1].Length = 1 << 31
 				if err := postKLM(t, q, m, tmpl, f.open, f.post, sges); err != nil {

@@ -167,15 +167,7 @@ func TestLengthRules(t *testing.T) {
 							t.Fatalf("the rejected call changed %s", what)
 						}
 					}
-					if err2 := q.Complete(); err2 != err {
-						t.Fatalf("Complete: %v, want the latched %v", err2, err)
-					}
-					if what := start.dev.changed(mem); what == "the doorbell record" || what == "the BlueFlame register" {
-						t.Fatalf("the failed batch changed %s", what)
-					}
-					if q.CurPost() != start.pi {
-						t.Fatalf("producer index %d after the failed batch, want %d", q.CurPost(), start.pi)
-					}
+					completeFails(t, q, mem, start, err)
 					// The queue goes on from where it was: the longest
 					// length allowed is posted at the same index.
 					ok := uint32(1<<31 - 1)
@@ -194,6 +186,22 @@ func TestLengthRules(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// completeFails completes a batch that failed with err: Complete returns
+// the latched err, and the doorbell record, the BlueFlame register and
+// the producer index are as they were at start.
+func completeFails(t *testing.T, q *sq.SQ, mem *qmem.Memory, start bookkeeping, err error) {
+	t.Helper()
+	if err2 := q.Complete(); err2 != err {
+		t.Fatalf("Complete: %v, want the latched %v", err2, err)
+	}
+	if what := start.dev.changed(mem); what == "the doorbell record" || what == "the BlueFlame register" {
+		t.Fatalf("the failed batch changed %s", what)
+	}
+	if q.CurPost() != start.pi {
+		t.Fatalf("producer index %d after the failed batch, want %d", q.CurPost(), start.pi)
 	}
 }
 

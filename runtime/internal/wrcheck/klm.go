@@ -1,10 +1,6 @@
 package wrcheck
 
-import (
-	"strconv"
-
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-)
+import mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 
 // MaxKLMLength is the most one entry of a list layout may cover. The
 // UMR states each entry as a KLM whose 32-bit byte_count has no inline
@@ -55,20 +51,5 @@ func ListSum(sges []mlx.SGE) (length uint64, hi uint32) {
 	return length, hi
 }
 
-// klmFields are the names of the first entries' lengths, made once so
-// that an error names the entry without allocating.
-var klmFields = func() []string {
-	f := make([]string, 64)
-	for i := range f {
-		f[i] = "sge[" + strconv.Itoa(i) + "].length"
-	}
-	return f
-}()
-
 // klmField is the name of list entry i's length in an error ("sge[2].length").
-func klmField(i int) string {
-	if i >= 0 && i < len(klmFields) {
-		return klmFields[i]
-	}
-	return "sge[].length"
-}
+func klmField(i int) string { return klmFields.name(i) }

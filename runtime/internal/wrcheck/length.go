@@ -71,20 +71,32 @@ func (c *Chain) failMsg(fn mlx.Func, field string, n uint64) error {
 	return c.fail(mlx5rules.ChainMsgSize, fn, above(field, n, c.qp.MaxMsgSize, "max_msg_sz"))
 }
 
-// sgeFields are the names of the first elements' lengths, made once so
-// that an error names the element without allocating.
-var sgeFields = func() []string {
-	f := make([]string, 64)
-	for i := range f {
-		f[i] = "sg_list[" + strconv.Itoa(i) + "].length"
+// indexedFields names the length of each of an array's first 64
+// elements ("sg_list[2].length"), made once so that an error names the
+// element without allocating; past them, "sg_list[].length".
+type indexedFields struct {
+	names []string
+	rest  string
+}
+
+func newIndexedFields(array string) indexedFields {
+	f := indexedFields{make([]string, 64), array + "[].length"}
+	for i := range f.names {
+		f.names[i] = array + "[" + strconv.Itoa(i) + "].length"
 	}
 	return f
-}()
+}
+
+func (f *indexedFields) name(i int) string {
+	if i >= 0 && i < len(f.names) {
+		return f.names[i]
+	}
+	return f.rest
+}
+
+// The element names of ibv_wr_set_sge_list's sg_list and of a list
+// layout's sge.
+var sgeFields, klmFields = newIndexedFields("sg_list"), newIndexedFields("sge")
 
 // SGEField is the name of element i's length in an error ("sg_list[2].length").
-func SGEField(i int) string {
-	if i >= 0 && i < len(sgeFields) {
-		return sgeFields[i]
-	}
-	return "sg_list[].length"
-}
+func SGEField(i int) string { return sgeFields.name(i) }
