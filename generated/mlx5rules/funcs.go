@@ -542,6 +542,12 @@ var Funcs = [mlx5dv.NumFuncs]FuncInfo{
 		Name:    "mlx5dv_create_flow",
 		Returns: "pointer-errno",
 	},
+	mlx5dv.FnDestroyFlow: {
+		Kind:    "verb",
+		Man:     "ibv_create_flow(3)",
+		Name:    "ibv_destroy_flow",
+		Returns: "errno",
+	},
 	mlx5dv.FnCreateFlowActionESP: {
 		Kind:    "verb",
 		Man:     "mlx5dv_flow_action_esp(3)",

@@ -232,6 +232,9 @@ var Bound = []Binding{{
 	Inline: false,
 	Name:   "mlx5dv_create_flow",
 }, {
+	Inline: true,
+	Name:   "ibv_destroy_flow",
+}, {
 	Inline: false,
 	Name:   "mlx5dv_create_flow_action_esp",
 }, {

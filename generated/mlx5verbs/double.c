@@ -705,8 +705,15 @@ void *mlx5gen_mlx5dv_create_flow(void *matcher, void *match_value, uint64_t num_
 	return (void *)(intptr_t)ret_next;
 }
 
-void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr) {
+int32_t mlx5gen_ibv_destroy_flow(void *flow_id) {
 	int c = begin(80);
+	rec(c, &flow_id, sizeof flow_id);
+	errno = err_next;
+	return (int32_t)ret_next;
+}
+
+void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr) {
+	int c = begin(81);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &esp, sizeof esp);
 	rec(c, &mlx5_attr, sizeof mlx5_attr);
@@ -717,7 +724,7 @@ void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_att
 }
 
 void *mlx5gen_mlx5dv_create_flow_action_modify_header(void *ctx, uint64_t actions_sz, void *actions, uint32_t ft_type) {
-	int c = begin(81);
+	int c = begin(82);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &actions_sz, sizeof actions_sz);
 	rec(c, &actions, sizeof actions);
@@ -727,7 +734,7 @@ void *mlx5gen_mlx5dv_create_flow_action_modify_header(void *ctx, uint64_t action
 }
 
 void *mlx5gen_mlx5dv_create_flow_action_packet_reformat(void *ctx, uint64_t data_sz, void *data, uint32_t reformat_type, uint32_t ft_type) {
-	int c = begin(82);
+	int c = begin(83);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &data_sz, sizeof data_sz);
 	rec(c, &data, sizeof data);
@@ -738,7 +745,7 @@ void *mlx5gen_mlx5dv_create_flow_action_packet_reformat(void *ctx, uint64_t data
 }
 
 void *mlx5gen_mlx5dv_create_flow_matcher(void *context, void *matcher_attr) {
-	int c = begin(83);
+	int c = begin(84);
 	rec(c, &context, sizeof context);
 	rec(c, &matcher_attr, sizeof matcher_attr);
 	if (matcher_attr)
@@ -748,14 +755,14 @@ void *mlx5gen_mlx5dv_create_flow_matcher(void *context, void *matcher_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_destroy_flow_matcher(void *matcher) {
-	int c = begin(84);
+	int c = begin(85);
 	rec(c, &matcher, sizeof matcher);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_create_mkey(void *mkey_init_attr) {
-	int c = begin(85);
+	int c = begin(86);
 	rec(c, &mkey_init_attr, sizeof mkey_init_attr);
 	if (mkey_init_attr)
 		rec(c, mkey_init_attr, 16);
@@ -764,7 +771,7 @@ void *mlx5gen_mlx5dv_create_mkey(void *mkey_init_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_destroy_mkey(void *mkey) {
-	int c = begin(86);
+	int c = begin(87);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
 		rec(c, mkey, 8);
@@ -773,7 +780,7 @@ int32_t mlx5gen_mlx5dv_destroy_mkey(void *mkey) {
 }
 
 void *mlx5gen_mlx5dv_create_qp(void *context, void *qp_attr, void *mlx5_qp_attr) {
-	int c = begin(87);
+	int c = begin(88);
 	rec(c, &context, sizeof context);
 	rec(c, &qp_attr, sizeof qp_attr);
 	rec(c, &mlx5_qp_attr, sizeof mlx5_qp_attr);
@@ -784,14 +791,14 @@ void *mlx5gen_mlx5dv_create_qp(void *context, void *qp_attr, void *mlx5_qp_attr)
 }
 
 void *mlx5gen_mlx5dv_qp_ex_from_ibv_qp_ex(void *qp) {
-	int c = begin(88);
+	int c = begin(89);
 	rec(c, &qp, sizeof qp);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_create_steering_anchor(void *context, void *attr) {
-	int c = begin(89);
+	int c = begin(90);
 	rec(c, &context, sizeof context);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -801,7 +808,7 @@ void *mlx5gen_mlx5dv_create_steering_anchor(void *context, void *attr) {
 }
 
 int32_t mlx5gen_mlx5dv_destroy_steering_anchor(void *sa) {
-	int c = begin(90);
+	int c = begin(91);
 	rec(c, &sa, sizeof sa);
 	if (sa)
 		rec(c, sa, 4);
@@ -810,7 +817,7 @@ int32_t mlx5gen_mlx5dv_destroy_steering_anchor(void *sa) {
 }
 
 void *mlx5gen_mlx5dv_create_wq(void *context, void *wq_init_attr, void *mlx5_wq_attr) {
-	int c = begin(91);
+	int c = begin(92);
 	rec(c, &context, sizeof context);
 	rec(c, &wq_init_attr, sizeof wq_init_attr);
 	rec(c, &mlx5_wq_attr, sizeof mlx5_wq_attr);
@@ -821,7 +828,7 @@ void *mlx5gen_mlx5dv_create_wq(void *context, void *wq_init_attr, void *mlx5_wq_
 }
 
 int32_t mlx5gen_mlx5dv_dci_stream_id_reset(void *qp, uint16_t stream_id) {
-	int c = begin(92);
+	int c = begin(93);
 	rec(c, &qp, sizeof qp);
 	rec(c, &stream_id, sizeof stream_id);
 	errno = err_next;
@@ -829,7 +836,7 @@ int32_t mlx5gen_mlx5dv_dci_stream_id_reset(void *qp, uint16_t stream_id) {
 }
 
 void *mlx5gen_mlx5dv_dek_create(void *context, void *init_attr) {
-	int c = begin(93);
+	int c = begin(94);
 	rec(c, &context, sizeof context);
 	rec(c, &init_attr, sizeof init_attr);
 	if (init_attr)
@@ -839,7 +846,7 @@ void *mlx5gen_mlx5dv_dek_create(void *context, void *init_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_dek_query(void *dek, void *attr) {
-	int c = begin(94);
+	int c = begin(95);
 	rec(c, &dek, sizeof dek);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -849,14 +856,14 @@ int32_t mlx5gen_mlx5dv_dek_query(void *dek, void *attr) {
 }
 
 int32_t mlx5gen_mlx5dv_dek_destroy(void *dek) {
-	int c = begin(95);
+	int c = begin(96);
 	rec(c, &dek, sizeof dek);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_crypto_login(void *context, void *login_attr) {
-	int c = begin(96);
+	int c = begin(97);
 	rec(c, &context, sizeof context);
 	rec(c, &login_attr, sizeof login_attr);
 	if (login_attr)
@@ -866,7 +873,7 @@ int32_t mlx5gen_mlx5dv_crypto_login(void *context, void *login_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_crypto_login_query_state(void *context, void *state) {
-	int c = begin(97);
+	int c = begin(98);
 	rec(c, &context, sizeof context);
 	rec(c, &state, sizeof state);
 	errno = err_next;
@@ -874,14 +881,14 @@ int32_t mlx5gen_mlx5dv_crypto_login_query_state(void *context, void *state) {
 }
 
 int32_t mlx5gen_mlx5dv_crypto_logout(void *context) {
-	int c = begin(98);
+	int c = begin(99);
 	rec(c, &context, sizeof context);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_crypto_login_create(void *context, void *login_attr) {
-	int c = begin(99);
+	int c = begin(100);
 	rec(c, &context, sizeof context);
 	rec(c, &login_attr, sizeof login_attr);
 	if (login_attr)
@@ -891,7 +898,7 @@ void *mlx5gen_mlx5dv_crypto_login_create(void *context, void *login_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_crypto_login_query(void *crypto_login, void *query_attr) {
-	int c = begin(100);
+	int c = begin(101);
 	rec(c, &crypto_login, sizeof crypto_login);
 	rec(c, &query_attr, sizeof query_attr);
 	if (query_attr)
@@ -901,21 +908,21 @@ int32_t mlx5gen_mlx5dv_crypto_login_query(void *crypto_login, void *query_attr) 
 }
 
 int32_t mlx5gen_mlx5dv_crypto_login_destroy(void *crypto_login) {
-	int c = begin(101);
+	int c = begin(102);
 	rec(c, &crypto_login, sizeof crypto_login);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_devx_alloc_msi_vector(void *ibctx) {
-	int c = begin(102);
+	int c = begin(103);
 	rec(c, &ibctx, sizeof ibctx);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_devx_free_msi_vector(void *msi) {
-	int c = begin(103);
+	int c = begin(104);
 	rec(c, &msi, sizeof msi);
 	if (msi)
 		rec(c, msi, 8);
@@ -924,7 +931,7 @@ int32_t mlx5gen_mlx5dv_devx_free_msi_vector(void *msi) {
 }
 
 void *mlx5gen_mlx5dv_devx_create_eq(void *ibctx, void *in, uint64_t inlen, void *out, uint64_t outlen) {
-	int c = begin(104);
+	int c = begin(105);
 	rec(c, &ibctx, sizeof ibctx);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
@@ -935,7 +942,7 @@ void *mlx5gen_mlx5dv_devx_create_eq(void *ibctx, void *in, uint64_t inlen, void 
 }
 
 int32_t mlx5gen_mlx5dv_devx_destroy_eq(void *eq) {
-	int c = begin(105);
+	int c = begin(106);
 	rec(c, &eq, sizeof eq);
 	if (eq)
 		rec(c, eq, 8);
@@ -944,7 +951,7 @@ int32_t mlx5gen_mlx5dv_devx_destroy_eq(void *eq) {
 }
 
 void *mlx5gen_mlx5dv_devx_alloc_uar(void *context, uint32_t flags) {
-	int c = begin(106);
+	int c = begin(107);
 	rec(c, &context, sizeof context);
 	rec(c, &flags, sizeof flags);
 	errno = err_next;
@@ -952,7 +959,7 @@ void *mlx5gen_mlx5dv_devx_alloc_uar(void *context, uint32_t flags) {
 }
 
 void mlx5gen_mlx5dv_devx_free_uar(void *devx_uar) {
-	int c = begin(107);
+	int c = begin(108);
 	rec(c, &devx_uar, sizeof devx_uar);
 	if (devx_uar)
 		rec(c, devx_uar, 40);
@@ -960,14 +967,14 @@ void mlx5gen_mlx5dv_devx_free_uar(void *devx_uar) {
 }
 
 void *mlx5gen_mlx5dv_devx_create_cmd_comp(void *context) {
-	int c = begin(109);
+	int c = begin(110);
 	rec(c, &context, sizeof context);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void mlx5gen_mlx5dv_devx_destroy_cmd_comp(void *cmd_comp) {
-	int c = begin(110);
+	int c = begin(111);
 	rec(c, &cmd_comp, sizeof cmd_comp);
 	if (cmd_comp)
 		rec(c, cmd_comp, 4);
@@ -975,7 +982,7 @@ void mlx5gen_mlx5dv_devx_destroy_cmd_comp(void *cmd_comp) {
 }
 
 int32_t mlx5gen_mlx5dv_devx_get_async_cmd_comp(void *cmd_comp, void *cmd_resp, uint64_t cmd_resp_len) {
-	int c = begin(111);
+	int c = begin(112);
 	rec(c, &cmd_comp, sizeof cmd_comp);
 	if (cmd_comp)
 		rec(c, cmd_comp, 4);
@@ -986,7 +993,7 @@ int32_t mlx5gen_mlx5dv_devx_get_async_cmd_comp(void *cmd_comp, void *cmd_resp, u
 }
 
 int32_t mlx5gen_mlx5dv_devx_obj_query_async(void *obj, void *in, uint64_t inlen, uint64_t outlen, uint64_t wr_id, void *cmd_comp) {
-	int c = begin(112);
+	int c = begin(113);
 	rec(c, &obj, sizeof obj);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
@@ -1000,7 +1007,7 @@ int32_t mlx5gen_mlx5dv_devx_obj_query_async(void *obj, void *in, uint64_t inlen,
 }
 
 void *mlx5gen_mlx5dv_devx_create_event_channel(void *context, uint32_t flags) {
-	int c = begin(113);
+	int c = begin(114);
 	rec(c, &context, sizeof context);
 	rec(c, &flags, sizeof flags);
 	errno = err_next;
@@ -1008,7 +1015,7 @@ void *mlx5gen_mlx5dv_devx_create_event_channel(void *context, uint32_t flags) {
 }
 
 void mlx5gen_mlx5dv_devx_destroy_event_channel(void *event_channel) {
-	int c = begin(114);
+	int c = begin(115);
 	rec(c, &event_channel, sizeof event_channel);
 	if (event_channel)
 		rec(c, event_channel, 4);
@@ -1016,7 +1023,7 @@ void mlx5gen_mlx5dv_devx_destroy_event_channel(void *event_channel) {
 }
 
 int32_t mlx5gen_mlx5dv_devx_subscribe_devx_event(void *event_channel, void *obj, uint16_t events_sz, void *events_num, uint64_t cookie) {
-	int c = begin(115);
+	int c = begin(116);
 	rec(c, &event_channel, sizeof event_channel);
 	if (event_channel)
 		rec(c, event_channel, 4);
@@ -1029,7 +1036,7 @@ int32_t mlx5gen_mlx5dv_devx_subscribe_devx_event(void *event_channel, void *obj,
 }
 
 int32_t mlx5gen_mlx5dv_devx_subscribe_devx_event_fd(void *event_channel, int32_t fd, void *obj, uint16_t event_num) {
-	int c = begin(116);
+	int c = begin(117);
 	rec(c, &event_channel, sizeof event_channel);
 	if (event_channel)
 		rec(c, event_channel, 4);
@@ -1041,7 +1048,7 @@ int32_t mlx5gen_mlx5dv_devx_subscribe_devx_event_fd(void *event_channel, int32_t
 }
 
 int64_t mlx5gen_mlx5dv_devx_get_event(void *event_channel, void *event_data, uint64_t event_resp_len) {
-	int c = begin(117);
+	int c = begin(118);
 	rec(c, &event_channel, sizeof event_channel);
 	if (event_channel)
 		rec(c, event_channel, 4);
@@ -1052,7 +1059,7 @@ int64_t mlx5gen_mlx5dv_devx_get_event(void *event_channel, void *event_data, uin
 }
 
 void *mlx5gen_mlx5dv_devx_obj_create(void *context, void *in, uint64_t inlen, void *out, uint64_t outlen) {
-	int c = begin(118);
+	int c = begin(119);
 	rec(c, &context, sizeof context);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
@@ -1063,17 +1070,6 @@ void *mlx5gen_mlx5dv_devx_obj_create(void *context, void *in, uint64_t inlen, vo
 }
 
 int32_t mlx5gen_mlx5dv_devx_obj_query(void *obj, void *in, uint64_t inlen, void *out, uint64_t outlen) {
-	int c = begin(119);
-	rec(c, &obj, sizeof obj);
-	rec(c, &in, sizeof in);
-	rec(c, &inlen, sizeof inlen);
-	rec(c, &out, sizeof out);
-	rec(c, &outlen, sizeof outlen);
-	errno = err_next;
-	return (int32_t)ret_next;
-}
-
-int32_t mlx5gen_mlx5dv_devx_obj_modify(void *obj, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(120);
 	rec(c, &obj, sizeof obj);
 	rec(c, &in, sizeof in);
@@ -1084,15 +1080,26 @@ int32_t mlx5gen_mlx5dv_devx_obj_modify(void *obj, void *in, uint64_t inlen, void
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_obj_destroy(void *obj) {
+int32_t mlx5gen_mlx5dv_devx_obj_modify(void *obj, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(121);
+	rec(c, &obj, sizeof obj);
+	rec(c, &in, sizeof in);
+	rec(c, &inlen, sizeof inlen);
+	rec(c, &out, sizeof out);
+	rec(c, &outlen, sizeof outlen);
+	errno = err_next;
+	return (int32_t)ret_next;
+}
+
+int32_t mlx5gen_mlx5dv_devx_obj_destroy(void *obj) {
+	int c = begin(122);
 	rec(c, &obj, sizeof obj);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_devx_general_cmd(void *context, void *in, uint64_t inlen, void *out, uint64_t outlen) {
-	int c = begin(122);
+	int c = begin(123);
 	rec(c, &context, sizeof context);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
@@ -1103,17 +1110,6 @@ int32_t mlx5gen_mlx5dv_devx_general_cmd(void *context, void *in, uint64_t inlen,
 }
 
 int32_t mlx5gen_mlx5dv_devx_cq_query(void *cq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
-	int c = begin(126);
-	rec(c, &cq, sizeof cq);
-	rec(c, &in, sizeof in);
-	rec(c, &inlen, sizeof inlen);
-	rec(c, &out, sizeof out);
-	rec(c, &outlen, sizeof outlen);
-	errno = err_next;
-	return (int32_t)ret_next;
-}
-
-int32_t mlx5gen_mlx5dv_devx_cq_modify(void *cq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(127);
 	rec(c, &cq, sizeof cq);
 	rec(c, &in, sizeof in);
@@ -1124,9 +1120,9 @@ int32_t mlx5gen_mlx5dv_devx_cq_modify(void *cq, void *in, uint64_t inlen, void *
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_qp_query(void *qp, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_cq_modify(void *cq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(128);
-	rec(c, &qp, sizeof qp);
+	rec(c, &cq, sizeof cq);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
 	rec(c, &out, sizeof out);
@@ -1135,7 +1131,7 @@ int32_t mlx5gen_mlx5dv_devx_qp_query(void *qp, void *in, uint64_t inlen, void *o
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_qp_modify(void *qp, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_qp_query(void *qp, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(129);
 	rec(c, &qp, sizeof qp);
 	rec(c, &in, sizeof in);
@@ -1146,9 +1142,9 @@ int32_t mlx5gen_mlx5dv_devx_qp_modify(void *qp, void *in, uint64_t inlen, void *
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_srq_query(void *srq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_qp_modify(void *qp, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(130);
-	rec(c, &srq, sizeof srq);
+	rec(c, &qp, sizeof qp);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
 	rec(c, &out, sizeof out);
@@ -1157,7 +1153,7 @@ int32_t mlx5gen_mlx5dv_devx_srq_query(void *srq, void *in, uint64_t inlen, void 
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_srq_modify(void *srq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_srq_query(void *srq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(131);
 	rec(c, &srq, sizeof srq);
 	rec(c, &in, sizeof in);
@@ -1168,9 +1164,9 @@ int32_t mlx5gen_mlx5dv_devx_srq_modify(void *srq, void *in, uint64_t inlen, void
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_wq_query(void *wq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_srq_modify(void *srq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(132);
-	rec(c, &wq, sizeof wq);
+	rec(c, &srq, sizeof srq);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
 	rec(c, &out, sizeof out);
@@ -1179,7 +1175,7 @@ int32_t mlx5gen_mlx5dv_devx_wq_query(void *wq, void *in, uint64_t inlen, void *o
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_wq_modify(void *wq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_wq_query(void *wq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(133);
 	rec(c, &wq, sizeof wq);
 	rec(c, &in, sizeof in);
@@ -1190,9 +1186,9 @@ int32_t mlx5gen_mlx5dv_devx_wq_modify(void *wq, void *in, uint64_t inlen, void *
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_ind_tbl_query(void *ind_tbl, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_wq_modify(void *wq, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(134);
-	rec(c, &ind_tbl, sizeof ind_tbl);
+	rec(c, &wq, sizeof wq);
 	rec(c, &in, sizeof in);
 	rec(c, &inlen, sizeof inlen);
 	rec(c, &out, sizeof out);
@@ -1201,7 +1197,7 @@ int32_t mlx5gen_mlx5dv_devx_ind_tbl_query(void *ind_tbl, void *in, uint64_t inle
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_ind_tbl_modify(void *ind_tbl, void *in, uint64_t inlen, void *out, uint64_t outlen) {
+int32_t mlx5gen_mlx5dv_devx_ind_tbl_query(void *ind_tbl, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(135);
 	rec(c, &ind_tbl, sizeof ind_tbl);
 	rec(c, &in, sizeof in);
@@ -1212,8 +1208,19 @@ int32_t mlx5gen_mlx5dv_devx_ind_tbl_modify(void *ind_tbl, void *in, uint64_t inl
 	return (int32_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_devx_query_eqn(void *context, uint32_t vector, void *eqn) {
+int32_t mlx5gen_mlx5dv_devx_ind_tbl_modify(void *ind_tbl, void *in, uint64_t inlen, void *out, uint64_t outlen) {
 	int c = begin(136);
+	rec(c, &ind_tbl, sizeof ind_tbl);
+	rec(c, &in, sizeof in);
+	rec(c, &inlen, sizeof inlen);
+	rec(c, &out, sizeof out);
+	rec(c, &outlen, sizeof outlen);
+	errno = err_next;
+	return (int32_t)ret_next;
+}
+
+int32_t mlx5gen_mlx5dv_devx_query_eqn(void *context, uint32_t vector, void *eqn) {
+	int c = begin(137);
 	rec(c, &context, sizeof context);
 	rec(c, &vector, sizeof vector);
 	rec(c, &eqn, sizeof eqn);
@@ -1222,7 +1229,7 @@ int32_t mlx5gen_mlx5dv_devx_query_eqn(void *context, uint32_t vector, void *eqn)
 }
 
 void *mlx5gen_mlx5dv_devx_umem_reg(void *ctx, void *addr, uint64_t size, uint32_t access) {
-	int c = begin(137);
+	int c = begin(138);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &addr, sizeof addr);
 	rec(c, &size, sizeof size);
@@ -1232,7 +1239,7 @@ void *mlx5gen_mlx5dv_devx_umem_reg(void *ctx, void *addr, uint64_t size, uint32_
 }
 
 void *mlx5gen_mlx5dv_devx_umem_reg_ex(void *ctx, void *umem_in) {
-	int c = begin(138);
+	int c = begin(139);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &umem_in, sizeof umem_in);
 	if (umem_in)
@@ -1242,7 +1249,7 @@ void *mlx5gen_mlx5dv_devx_umem_reg_ex(void *ctx, void *umem_in) {
 }
 
 int32_t mlx5gen_mlx5dv_devx_umem_dereg(void *umem) {
-	int c = begin(139);
+	int c = begin(140);
 	rec(c, &umem, sizeof umem);
 	if (umem)
 		rec(c, umem, 4);
@@ -1251,7 +1258,7 @@ int32_t mlx5gen_mlx5dv_devx_umem_dereg(void *umem) {
 }
 
 void *mlx5gen_mlx5dv_dr_domain_create(void *ctx, uint32_t type) {
-	int c = begin(143);
+	int c = begin(144);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &type, sizeof type);
 	errno = err_next;
@@ -1259,7 +1266,7 @@ void *mlx5gen_mlx5dv_dr_domain_create(void *ctx, uint32_t type) {
 }
 
 int32_t mlx5gen_mlx5dv_dr_domain_sync(void *domain, uint32_t flags) {
-	int c = begin(144);
+	int c = begin(145);
 	rec(c, &domain, sizeof domain);
 	rec(c, &flags, sizeof flags);
 	errno = err_next;
@@ -1267,28 +1274,28 @@ int32_t mlx5gen_mlx5dv_dr_domain_sync(void *domain, uint32_t flags) {
 }
 
 int32_t mlx5gen_mlx5dv_dr_domain_destroy(void *domain) {
-	int c = begin(145);
+	int c = begin(146);
 	rec(c, &domain, sizeof domain);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void mlx5gen_mlx5dv_dr_domain_set_reclaim_device_memory(void *dmn, uint8_t enable) {
-	int c = begin(146);
+	int c = begin(147);
 	rec(c, &dmn, sizeof dmn);
 	rec(c, &enable, sizeof enable);
 	errno = err_next;
 }
 
 void mlx5gen_mlx5dv_dr_domain_allow_duplicate_rules(void *domain, uint8_t allow) {
-	int c = begin(147);
+	int c = begin(148);
 	rec(c, &domain, sizeof domain);
 	rec(c, &allow, sizeof allow);
 	errno = err_next;
 }
 
 void *mlx5gen_mlx5dv_dr_table_create(void *domain, uint32_t level) {
-	int c = begin(148);
+	int c = begin(149);
 	rec(c, &domain, sizeof domain);
 	rec(c, &level, sizeof level);
 	errno = err_next;
@@ -1296,14 +1303,14 @@ void *mlx5gen_mlx5dv_dr_table_create(void *domain, uint32_t level) {
 }
 
 int32_t mlx5gen_mlx5dv_dr_table_destroy(void *table) {
-	int c = begin(149);
+	int c = begin(150);
 	rec(c, &table, sizeof table);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_matcher_create(void *table, uint16_t priority, uint8_t match_criteria_enable, void *mask) {
-	int c = begin(150);
+	int c = begin(151);
 	rec(c, &table, sizeof table);
 	rec(c, &priority, sizeof priority);
 	rec(c, &match_criteria_enable, sizeof match_criteria_enable);
@@ -1313,14 +1320,14 @@ void *mlx5gen_mlx5dv_dr_matcher_create(void *table, uint16_t priority, uint8_t m
 }
 
 int32_t mlx5gen_mlx5dv_dr_matcher_destroy(void *matcher) {
-	int c = begin(151);
+	int c = begin(152);
 	rec(c, &matcher, sizeof matcher);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_dr_matcher_set_layout(void *matcher, void *layout) {
-	int c = begin(152);
+	int c = begin(153);
 	rec(c, &matcher, sizeof matcher);
 	rec(c, &layout, sizeof layout);
 	if (layout)
@@ -1330,7 +1337,7 @@ int32_t mlx5gen_mlx5dv_dr_matcher_set_layout(void *matcher, void *layout) {
 }
 
 void *mlx5gen_mlx5dv_dr_rule_create(void *matcher, void *value, uint64_t num_actions, void *actions) {
-	int c = begin(153);
+	int c = begin(154);
 	rec(c, &matcher, sizeof matcher);
 	rec(c, &value, sizeof value);
 	rec(c, &num_actions, sizeof num_actions);
@@ -1340,28 +1347,28 @@ void *mlx5gen_mlx5dv_dr_rule_create(void *matcher, void *value, uint64_t num_act
 }
 
 int32_t mlx5gen_mlx5dv_dr_rule_destroy(void *rule) {
-	int c = begin(154);
+	int c = begin(155);
 	rec(c, &rule, sizeof rule);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_ibv_qp(void *ibqp) {
-	int c = begin(155);
+	int c = begin(156);
 	rec(c, &ibqp, sizeof ibqp);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_table(void *table) {
-	int c = begin(156);
+	int c = begin(157);
 	rec(c, &table, sizeof table);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_vport(void *domain, uint32_t vport) {
-	int c = begin(157);
+	int c = begin(158);
 	rec(c, &domain, sizeof domain);
 	rec(c, &vport, sizeof vport);
 	errno = err_next;
@@ -1369,7 +1376,7 @@ void *mlx5gen_mlx5dv_dr_action_create_dest_vport(void *domain, uint32_t vport) {
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_ib_port(void *domain, uint32_t ib_port) {
-	int c = begin(158);
+	int c = begin(159);
 	rec(c, &domain, sizeof domain);
 	rec(c, &ib_port, sizeof ib_port);
 	errno = err_next;
@@ -1377,14 +1384,14 @@ void *mlx5gen_mlx5dv_dr_action_create_dest_ib_port(void *domain, uint32_t ib_por
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_devx_tir(void *devx_obj) {
-	int c = begin(159);
+	int c = begin(160);
 	rec(c, &devx_obj, sizeof devx_obj);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_array(void *domain, uint64_t num_dest, void *dests) {
-	int c = begin(160);
+	int c = begin(161);
 	rec(c, &domain, sizeof domain);
 	rec(c, &num_dest, sizeof num_dest);
 	rec(c, &dests, sizeof dests);
@@ -1393,26 +1400,26 @@ void *mlx5gen_mlx5dv_dr_action_create_dest_array(void *domain, uint64_t num_dest
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_drop(void) {
-	int c = begin(161);
-	errno = err_next;
-	return (void *)(intptr_t)ret_next;
-}
-
-void *mlx5gen_mlx5dv_dr_action_create_default_miss(void) {
 	int c = begin(162);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
-void *mlx5gen_mlx5dv_dr_action_create_tag(uint32_t tag_value) {
+void *mlx5gen_mlx5dv_dr_action_create_default_miss(void) {
 	int c = begin(163);
+	errno = err_next;
+	return (void *)(intptr_t)ret_next;
+}
+
+void *mlx5gen_mlx5dv_dr_action_create_tag(uint32_t tag_value) {
+	int c = begin(164);
 	rec(c, &tag_value, sizeof tag_value);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_flow_counter(void *devx_obj, uint32_t offset) {
-	int c = begin(164);
+	int c = begin(165);
 	rec(c, &devx_obj, sizeof devx_obj);
 	rec(c, &offset, sizeof offset);
 	errno = err_next;
@@ -1420,7 +1427,7 @@ void *mlx5gen_mlx5dv_dr_action_create_flow_counter(void *devx_obj, uint32_t offs
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_aso(void *domain, void *devx_obj, uint32_t offset, uint32_t flags, uint8_t return_reg_c) {
-	int c = begin(165);
+	int c = begin(166);
 	rec(c, &domain, sizeof domain);
 	rec(c, &devx_obj, sizeof devx_obj);
 	rec(c, &offset, sizeof offset);
@@ -1431,7 +1438,7 @@ void *mlx5gen_mlx5dv_dr_action_create_aso(void *domain, void *devx_obj, uint32_t
 }
 
 int32_t mlx5gen_mlx5dv_dr_action_modify_aso(void *action, uint32_t offset, uint32_t flags, uint8_t return_reg_c) {
-	int c = begin(166);
+	int c = begin(167);
 	rec(c, &action, sizeof action);
 	rec(c, &offset, sizeof offset);
 	rec(c, &flags, sizeof flags);
@@ -1441,7 +1448,7 @@ int32_t mlx5gen_mlx5dv_dr_action_modify_aso(void *action, uint32_t offset, uint3
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_packet_reformat(void *domain, uint32_t flags, uint32_t reformat_type, uint64_t data_sz, void *data) {
-	int c = begin(167);
+	int c = begin(168);
 	rec(c, &domain, sizeof domain);
 	rec(c, &flags, sizeof flags);
 	rec(c, &reformat_type, sizeof reformat_type);
@@ -1452,7 +1459,7 @@ void *mlx5gen_mlx5dv_dr_action_create_packet_reformat(void *domain, uint32_t fla
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_modify_header(void *domain, uint32_t flags, uint64_t actions_sz, void *actions) {
-	int c = begin(168);
+	int c = begin(169);
 	rec(c, &domain, sizeof domain);
 	rec(c, &flags, sizeof flags);
 	rec(c, &actions_sz, sizeof actions_sz);
@@ -1462,7 +1469,7 @@ void *mlx5gen_mlx5dv_dr_action_create_modify_header(void *domain, uint32_t flags
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_flow_meter(void *attr) {
-	int c = begin(169);
+	int c = begin(170);
 	rec(c, &attr, sizeof attr);
 	if (attr)
 		rec(c, attr, 32);
@@ -1471,7 +1478,7 @@ void *mlx5gen_mlx5dv_dr_action_create_flow_meter(void *attr) {
 }
 
 int32_t mlx5gen_mlx5dv_dr_action_modify_flow_meter(void *action, void *attr, uint64_t modify_field_select) {
-	int c = begin(170);
+	int c = begin(171);
 	rec(c, &action, sizeof action);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -1482,7 +1489,7 @@ int32_t mlx5gen_mlx5dv_dr_action_modify_flow_meter(void *action, void *attr, uin
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_flow_sampler(void *attr) {
-	int c = begin(171);
+	int c = begin(172);
 	rec(c, &attr, sizeof attr);
 	if (attr)
 		rec(c, attr, 40);
@@ -1491,13 +1498,13 @@ void *mlx5gen_mlx5dv_dr_action_create_flow_sampler(void *attr) {
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_pop_vlan(void) {
-	int c = begin(172);
+	int c = begin(173);
 	errno = err_next;
 	return (void *)(intptr_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_push_vlan(void *domain, uint32_t vlan_hdr) {
-	int c = begin(173);
+	int c = begin(174);
 	rec(c, &domain, sizeof domain);
 	rec(c, &vlan_hdr, sizeof vlan_hdr);
 	errno = err_next;
@@ -1505,7 +1512,7 @@ void *mlx5gen_mlx5dv_dr_action_create_push_vlan(void *domain, uint32_t vlan_hdr)
 }
 
 void *mlx5gen_mlx5dv_dr_action_create_dest_root_table(void *table, uint16_t priority) {
-	int c = begin(174);
+	int c = begin(175);
 	rec(c, &table, sizeof table);
 	rec(c, &priority, sizeof priority);
 	errno = err_next;
@@ -1513,14 +1520,14 @@ void *mlx5gen_mlx5dv_dr_action_create_dest_root_table(void *table, uint16_t prio
 }
 
 int32_t mlx5gen_mlx5dv_dr_action_destroy(void *action) {
-	int c = begin(175);
+	int c = begin(176);
 	rec(c, &action, sizeof action);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_dr_aso_other_domain_link(void *devx_obj, void *peer_dmn, void *dmn, uint32_t flags, uint8_t return_reg_c) {
-	int c = begin(176);
+	int c = begin(177);
 	rec(c, &devx_obj, sizeof devx_obj);
 	rec(c, &peer_dmn, sizeof peer_dmn);
 	rec(c, &dmn, sizeof dmn);
@@ -1531,7 +1538,7 @@ int32_t mlx5gen_mlx5dv_dr_aso_other_domain_link(void *devx_obj, void *peer_dmn, 
 }
 
 int32_t mlx5gen_mlx5dv_dr_aso_other_domain_unlink(void *devx_obj, void *dmn) {
-	int c = begin(177);
+	int c = begin(178);
 	rec(c, &devx_obj, sizeof devx_obj);
 	rec(c, &dmn, sizeof dmn);
 	errno = err_next;
@@ -1539,7 +1546,7 @@ int32_t mlx5gen_mlx5dv_dr_aso_other_domain_unlink(void *devx_obj, void *dmn) {
 }
 
 int32_t mlx5gen_mlx5dv_dump_dr_domain(void *fout, void *domain) {
-	int c = begin(178);
+	int c = begin(179);
 	rec(c, &fout, sizeof fout);
 	rec(c, &domain, sizeof domain);
 	errno = err_next;
@@ -1547,7 +1554,7 @@ int32_t mlx5gen_mlx5dv_dump_dr_domain(void *fout, void *domain) {
 }
 
 int32_t mlx5gen_mlx5dv_dump_dr_table(void *fout, void *table) {
-	int c = begin(179);
+	int c = begin(180);
 	rec(c, &fout, sizeof fout);
 	rec(c, &table, sizeof table);
 	errno = err_next;
@@ -1555,7 +1562,7 @@ int32_t mlx5gen_mlx5dv_dump_dr_table(void *fout, void *table) {
 }
 
 int32_t mlx5gen_mlx5dv_dump_dr_matcher(void *fout, void *matcher) {
-	int c = begin(180);
+	int c = begin(181);
 	rec(c, &fout, sizeof fout);
 	rec(c, &matcher, sizeof matcher);
 	errno = err_next;
@@ -1563,7 +1570,7 @@ int32_t mlx5gen_mlx5dv_dump_dr_matcher(void *fout, void *matcher) {
 }
 
 int32_t mlx5gen_mlx5dv_dump_dr_rule(void *fout, void *rule) {
-	int c = begin(181);
+	int c = begin(182);
 	rec(c, &fout, sizeof fout);
 	rec(c, &rule, sizeof rule);
 	errno = err_next;
@@ -1571,7 +1578,7 @@ int32_t mlx5gen_mlx5dv_dump_dr_rule(void *fout, void *rule) {
 }
 
 int32_t mlx5gen_mlx5dv_get_clock_info(void *context, void *clock_info) {
-	int c = begin(182);
+	int c = begin(183);
 	rec(c, &context, sizeof context);
 	rec(c, &clock_info, sizeof clock_info);
 	if (clock_info)
@@ -1581,7 +1588,7 @@ int32_t mlx5gen_mlx5dv_get_clock_info(void *context, void *clock_info) {
 }
 
 uint64_t mlx5gen_mlx5dv_ts_to_ns(void *clock_info, uint64_t device_timestamp) {
-	int c = begin(183);
+	int c = begin(184);
 	rec(c, &clock_info, sizeof clock_info);
 	if (clock_info)
 		rec(c, clock_info, 40);
@@ -1591,7 +1598,7 @@ uint64_t mlx5gen_mlx5dv_ts_to_ns(void *clock_info, uint64_t device_timestamp) {
 }
 
 void *mlx5gen_mlx5dv_get_vfio_device_list(void *attr) {
-	int c = begin(185);
+	int c = begin(186);
 	rec(c, &attr, sizeof attr);
 	if (attr)
 		rec(c, attr, 24);
@@ -1600,28 +1607,28 @@ void *mlx5gen_mlx5dv_get_vfio_device_list(void *attr) {
 }
 
 int32_t mlx5gen_mlx5dv_vfio_get_events_fd(void *ibctx) {
-	int c = begin(186);
+	int c = begin(187);
 	rec(c, &ibctx, sizeof ibctx);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_vfio_process_events(void *context) {
-	int c = begin(187);
+	int c = begin(188);
 	rec(c, &context, sizeof context);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 uint8_t mlx5gen_mlx5dv_is_supported(void *device) {
-	int c = begin(188);
+	int c = begin(189);
 	rec(c, &device, sizeof device);
 	errno = err_next;
 	return (uint8_t)ret_next;
 }
 
 void *mlx5gen_mlx5dv_open_device(void *device, void *attr) {
-	int c = begin(189);
+	int c = begin(190);
 	rec(c, &device, sizeof device);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -1631,7 +1638,7 @@ void *mlx5gen_mlx5dv_open_device(void *device, void *attr) {
 }
 
 int32_t mlx5gen_mlx5dv_query_device(void *ctx_in, void *attrs_out) {
-	int c = begin(190);
+	int c = begin(191);
 	rec(c, &ctx_in, sizeof ctx_in);
 	rec(c, &attrs_out, sizeof attrs_out);
 	if (attrs_out)
@@ -1641,7 +1648,7 @@ int32_t mlx5gen_mlx5dv_query_device(void *ctx_in, void *attrs_out) {
 }
 
 int32_t mlx5gen_mlx5dv_init_obj(void *obj, uint64_t obj_type) {
-	int c = begin(191);
+	int c = begin(192);
 	rec(c, &obj, sizeof obj);
 	if (obj)
 		rec(c, obj, 112);
@@ -1651,7 +1658,7 @@ int32_t mlx5gen_mlx5dv_init_obj(void *obj, uint64_t obj_type) {
 }
 
 int32_t mlx5gen_mlx5dv_map_ah_to_qp(void *ah, uint32_t qp_num) {
-	int c = begin(192);
+	int c = begin(193);
 	rec(c, &ah, sizeof ah);
 	if (ah)
 		rec(c, ah, 24);
@@ -1661,7 +1668,7 @@ int32_t mlx5gen_mlx5dv_map_ah_to_qp(void *ah, uint32_t qp_num) {
 }
 
 int32_t mlx5gen_mlx5dv_query_qp_lag_port(void *qp, void *port_num, void *active_port_num) {
-	int c = begin(193);
+	int c = begin(194);
 	rec(c, &qp, sizeof qp);
 	rec(c, &port_num, sizeof port_num);
 	rec(c, &active_port_num, sizeof active_port_num);
@@ -1670,7 +1677,7 @@ int32_t mlx5gen_mlx5dv_query_qp_lag_port(void *qp, void *port_num, void *active_
 }
 
 int32_t mlx5gen_mlx5dv_modify_qp_lag_port(void *qp, uint8_t port_num) {
-	int c = begin(194);
+	int c = begin(195);
 	rec(c, &qp, sizeof qp);
 	rec(c, &port_num, sizeof port_num);
 	errno = err_next;
@@ -1678,7 +1685,7 @@ int32_t mlx5gen_mlx5dv_modify_qp_lag_port(void *qp, uint8_t port_num) {
 }
 
 int32_t mlx5gen_mlx5dv_modify_qp_udp_sport(void *qp, uint16_t udp_sport) {
-	int c = begin(195);
+	int c = begin(196);
 	rec(c, &qp, sizeof qp);
 	rec(c, &udp_sport, sizeof udp_sport);
 	errno = err_next;
@@ -1686,7 +1693,7 @@ int32_t mlx5gen_mlx5dv_modify_qp_udp_sport(void *qp, uint16_t udp_sport) {
 }
 
 void *mlx5gen_mlx5dv_pp_alloc(void *context, uint64_t pp_context_sz, void *pp_context, uint32_t flags) {
-	int c = begin(196);
+	int c = begin(197);
 	rec(c, &context, sizeof context);
 	rec(c, &pp_context_sz, sizeof pp_context_sz);
 	rec(c, &pp_context, sizeof pp_context);
@@ -1696,7 +1703,7 @@ void *mlx5gen_mlx5dv_pp_alloc(void *context, uint64_t pp_context_sz, void *pp_co
 }
 
 void mlx5gen_mlx5dv_pp_free(void *pp) {
-	int c = begin(197);
+	int c = begin(198);
 	rec(c, &pp, sizeof pp);
 	if (pp)
 		rec(c, pp, 2);
@@ -1704,7 +1711,7 @@ void mlx5gen_mlx5dv_pp_free(void *pp) {
 }
 
 int32_t mlx5gen_mlx5dv_qp_cancel_posted_send_wrs(void *mqp, uint64_t wr_id) {
-	int c = begin(198);
+	int c = begin(199);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &wr_id, sizeof wr_id);
 	errno = err_next;
@@ -1712,7 +1719,7 @@ int32_t mlx5gen_mlx5dv_qp_cancel_posted_send_wrs(void *mqp, uint64_t wr_id) {
 }
 
 int32_t mlx5gen_mlx5dv_query_port(void *context, uint32_t port_num, void *info) {
-	int c = begin(199);
+	int c = begin(200);
 	rec(c, &context, sizeof context);
 	rec(c, &port_num, sizeof port_num);
 	rec(c, &info, sizeof info);
@@ -1723,14 +1730,6 @@ int32_t mlx5gen_mlx5dv_query_port(void *context, uint32_t port_num, void *info) 
 }
 
 int32_t mlx5gen_mlx5dv_reserved_qpn_alloc(void *ctx, void *qpn) {
-	int c = begin(200);
-	rec(c, &ctx, sizeof ctx);
-	rec(c, &qpn, sizeof qpn);
-	errno = err_next;
-	return (int32_t)ret_next;
-}
-
-int32_t mlx5gen_mlx5dv_reserved_qpn_dealloc(void *ctx, uint32_t qpn) {
 	int c = begin(201);
 	rec(c, &ctx, sizeof ctx);
 	rec(c, &qpn, sizeof qpn);
@@ -1738,17 +1737,15 @@ int32_t mlx5gen_mlx5dv_reserved_qpn_dealloc(void *ctx, uint32_t qpn) {
 	return (int32_t)ret_next;
 }
 
-void *mlx5gen_mlx5dv_sched_node_create(void *context, void *sched_attr) {
+int32_t mlx5gen_mlx5dv_reserved_qpn_dealloc(void *ctx, uint32_t qpn) {
 	int c = begin(202);
-	rec(c, &context, sizeof context);
-	rec(c, &sched_attr, sizeof sched_attr);
-	if (sched_attr)
-		rec(c, sched_attr, 32);
+	rec(c, &ctx, sizeof ctx);
+	rec(c, &qpn, sizeof qpn);
 	errno = err_next;
-	return (void *)(intptr_t)ret_next;
+	return (int32_t)ret_next;
 }
 
-void *mlx5gen_mlx5dv_sched_leaf_create(void *context, void *sched_attr) {
+void *mlx5gen_mlx5dv_sched_node_create(void *context, void *sched_attr) {
 	int c = begin(203);
 	rec(c, &context, sizeof context);
 	rec(c, &sched_attr, sizeof sched_attr);
@@ -1758,8 +1755,18 @@ void *mlx5gen_mlx5dv_sched_leaf_create(void *context, void *sched_attr) {
 	return (void *)(intptr_t)ret_next;
 }
 
-int32_t mlx5gen_mlx5dv_sched_node_modify(void *node, void *sched_attr) {
+void *mlx5gen_mlx5dv_sched_leaf_create(void *context, void *sched_attr) {
 	int c = begin(204);
+	rec(c, &context, sizeof context);
+	rec(c, &sched_attr, sizeof sched_attr);
+	if (sched_attr)
+		rec(c, sched_attr, 32);
+	errno = err_next;
+	return (void *)(intptr_t)ret_next;
+}
+
+int32_t mlx5gen_mlx5dv_sched_node_modify(void *node, void *sched_attr) {
+	int c = begin(205);
 	rec(c, &node, sizeof node);
 	rec(c, &sched_attr, sizeof sched_attr);
 	if (sched_attr)
@@ -1769,7 +1776,7 @@ int32_t mlx5gen_mlx5dv_sched_node_modify(void *node, void *sched_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_sched_leaf_modify(void *leaf, void *sched_attr) {
-	int c = begin(205);
+	int c = begin(206);
 	rec(c, &leaf, sizeof leaf);
 	rec(c, &sched_attr, sizeof sched_attr);
 	if (sched_attr)
@@ -1779,21 +1786,21 @@ int32_t mlx5gen_mlx5dv_sched_leaf_modify(void *leaf, void *sched_attr) {
 }
 
 int32_t mlx5gen_mlx5dv_sched_node_destroy(void *node) {
-	int c = begin(206);
+	int c = begin(207);
 	rec(c, &node, sizeof node);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_sched_leaf_destroy(void *leaf) {
-	int c = begin(207);
+	int c = begin(208);
 	rec(c, &leaf, sizeof leaf);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_modify_qp_sched_elem(void *qp, void *requestor, void *responder) {
-	int c = begin(208);
+	int c = begin(209);
 	rec(c, &qp, sizeof qp);
 	rec(c, &requestor, sizeof requestor);
 	rec(c, &responder, sizeof responder);
@@ -1802,7 +1809,7 @@ int32_t mlx5gen_mlx5dv_modify_qp_sched_elem(void *qp, void *requestor, void *res
 }
 
 int32_t mlx5gen_mlx5dv_set_context_attr(void *context, uint32_t type, void *attr) {
-	int c = begin(209);
+	int c = begin(210);
 	rec(c, &context, sizeof context);
 	rec(c, &type, sizeof type);
 	rec(c, &attr, sizeof attr);
@@ -1811,7 +1818,7 @@ int32_t mlx5gen_mlx5dv_set_context_attr(void *context, uint32_t type, void *attr
 }
 
 void mlx5gen_mlx5dv_wr_mkey_configure(void *mqp, void *mkey, uint8_t num_setters, void *attr) {
-	int c = begin(210);
+	int c = begin(211);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
@@ -1824,14 +1831,14 @@ void mlx5gen_mlx5dv_wr_mkey_configure(void *mqp, void *mkey, uint8_t num_setters
 }
 
 void mlx5gen_mlx5dv_wr_set_mkey_access_flags(void *mqp, uint32_t access_flags) {
-	int c = begin(211);
+	int c = begin(212);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &access_flags, sizeof access_flags);
 	errno = err_next;
 }
 
 void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void *mqp, uint16_t num_sges, void *sge) {
-	int c = begin(212);
+	int c = begin(213);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &num_sges, sizeof num_sges);
 	rec(c, &sge, sizeof sge);
@@ -1841,7 +1848,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_layout_list(void *mqp, uint16_t num_sges, void *
 }
 
 void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void *mqp, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
-	int c = begin(213);
+	int c = begin(214);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &repeat_count, sizeof repeat_count);
 	rec(c, &num_interleaved, sizeof num_interleaved);
@@ -1852,7 +1859,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_layout_interleaved(void *mqp, uint32_t repeat_co
 }
 
 void mlx5gen_mlx5dv_wr_set_dc_addr(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key) {
-	int c = begin(214);
+	int c = begin(215);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &ah, sizeof ah);
 	if (ah)
@@ -1863,7 +1870,7 @@ void mlx5gen_mlx5dv_wr_set_dc_addr(void *mqp, void *ah, uint32_t remote_dctn, ui
 }
 
 void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void *mqp, void *ah, uint32_t remote_dctn, uint64_t remote_dc_key, uint16_t stream_id) {
-	int c = begin(215);
+	int c = begin(216);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &ah, sizeof ah);
 	if (ah)
@@ -1875,7 +1882,7 @@ void mlx5gen_mlx5dv_wr_set_dc_addr_stream(void *mqp, void *ah, uint32_t remote_d
 }
 
 void mlx5gen_mlx5dv_wr_mr_interleaved(void *mqp, void *mkey, uint32_t access_flags, uint32_t repeat_count, uint16_t num_interleaved, void *data) {
-	int c = begin(216);
+	int c = begin(217);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
@@ -1890,7 +1897,7 @@ void mlx5gen_mlx5dv_wr_mr_interleaved(void *mqp, void *mkey, uint32_t access_fla
 }
 
 void mlx5gen_mlx5dv_wr_mr_list(void *mqp, void *mkey, uint32_t access_flags, uint16_t num_sges, void *sge) {
-	int c = begin(217);
+	int c = begin(218);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
@@ -1904,14 +1911,14 @@ void mlx5gen_mlx5dv_wr_mr_list(void *mqp, void *mkey, uint32_t access_flags, uin
 }
 
 void mlx5gen_mlx5dv_wr_raw_wqe(void *mqp, void *wqe) {
-	int c = begin(218);
+	int c = begin(219);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &wqe, sizeof wqe);
 	errno = err_next;
 }
 
 void mlx5gen_mlx5dv_wr_memcpy(void *mqp, uint32_t dest_lkey, uint64_t dest_addr, uint32_t src_lkey, uint64_t src_addr, uint64_t length) {
-	int c = begin(219);
+	int c = begin(220);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &dest_lkey, sizeof dest_lkey);
 	rec(c, &dest_addr, sizeof dest_addr);
@@ -1922,7 +1929,7 @@ void mlx5gen_mlx5dv_wr_memcpy(void *mqp, uint32_t dest_lkey, uint64_t dest_addr,
 }
 
 void mlx5gen_mlx5dv_wr_set_mkey_crypto(void *mqp, void *attr) {
-	int c = begin(220);
+	int c = begin(221);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -1931,7 +1938,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_crypto(void *mqp, void *attr) {
 }
 
 void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void *mqp, void *attr) {
-	int c = begin(221);
+	int c = begin(222);
 	rec(c, &mqp, sizeof mqp);
 	rec(c, &attr, sizeof attr);
 	if (attr)
@@ -1940,7 +1947,7 @@ void mlx5gen_mlx5dv_wr_set_mkey_sig_block(void *mqp, void *attr) {
 }
 
 int32_t mlx5gen_ibv_poll_cq(void *cq, int32_t num_entries, void *wc) {
-	int c = begin(222);
+	int c = begin(223);
 	rec(c, &cq, sizeof cq);
 	rec(c, &num_entries, sizeof num_entries);
 	rec(c, &wc, sizeof wc);
@@ -1949,7 +1956,7 @@ int32_t mlx5gen_ibv_poll_cq(void *cq, int32_t num_entries, void *wc) {
 }
 
 int32_t mlx5gen_ibv_start_poll(void *cq, void *attr) {
-	int c = begin(223);
+	int c = begin(224);
 	rec(c, &cq, sizeof cq);
 	rec(c, &attr, sizeof attr);
 	errno = err_next;
@@ -1957,14 +1964,14 @@ int32_t mlx5gen_ibv_start_poll(void *cq, void *attr) {
 }
 
 int32_t mlx5gen_ibv_next_poll(void *cq) {
-	int c = begin(224);
+	int c = begin(225);
 	rec(c, &cq, sizeof cq);
 	errno = err_next;
 	return (int32_t)ret_next;
 }
 
 int32_t mlx5gen_mlx5dv_mkey_check(void *mkey, void *err_info) {
-	int c = begin(225);
+	int c = begin(226);
 	rec(c, &mkey, sizeof mkey);
 	if (mkey)
 		rec(c, mkey, 8);
@@ -1976,7 +1983,7 @@ int32_t mlx5gen_mlx5dv_mkey_check(void *mkey, void *err_info) {
 }
 
 int32_t mlx5gen_ibv_post_recv(void *qp, void *wr, void *bad_wr) {
-	int c = begin(226);
+	int c = begin(227);
 	rec(c, &qp, sizeof qp);
 	rec(c, &wr, sizeof wr);
 	rec(c, &bad_wr, sizeof bad_wr);
@@ -1985,7 +1992,7 @@ int32_t mlx5gen_ibv_post_recv(void *qp, void *wr, void *bad_wr) {
 }
 
 int32_t mlx5gen_ibv_post_srq_recv(void *srq, void *recv_wr, void *bad_recv_wr) {
-	int c = begin(227);
+	int c = begin(228);
 	rec(c, &srq, sizeof srq);
 	rec(c, &recv_wr, sizeof recv_wr);
 	rec(c, &bad_recv_wr, sizeof bad_recv_wr);

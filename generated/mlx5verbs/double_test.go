@@ -1677,6 +1677,28 @@ func TestDoubleCreateFlow(t *testing.T) {
 	})
 }
 
+// TestDoubleDestroyFlow: ibv_destroy_flow (errno).
+func TestDoubleDestroyFlow(t *testing.T) {
+	d := newDouble(t)
+	var want []byte
+	flowId := FlowFrom(d.alloc(8))
+	want = appendPtr(want, flowId.p)
+	d.reset(0, 0)
+	err := callDestroyFlow(flowId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.check(80, want)
+	d.reset(int64(syscall.EINVAL), 0)
+	err = callDestroyFlow(flowId)
+	d.wantErr(err, "ibv_destroy_flow", syscall.EINVAL)
+	d.check(80, want)
+	d.reset(0, 0)
+	d.noAllocs(func() {
+		callDestroyFlow(flowId)
+	})
+}
+
 // TestDoubleCreateFlowActionESP: mlx5dv_create_flow_action_esp (pointer-errno).
 func TestDoubleCreateFlowActionESP(t *testing.T) {
 	d := newDouble(t)
@@ -1695,11 +1717,11 @@ func TestDoubleCreateFlowActionESP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(80, want)
+	d.check(81, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionESP(ctx, esp, mlx5Attr)
 	d.wantErr(err, "mlx5dv_create_flow_action_esp", syscall.ENOMEM)
-	d.check(80, want)
+	d.check(81, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionESP(ctx, esp, mlx5Attr)
@@ -1724,11 +1746,11 @@ func TestDoubleCreateFlowActionModifyHeader(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(81, want)
+	d.check(82, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionModifyHeader(ctx, actionsSz, actions, ftType)
 	d.wantErr(err, "mlx5dv_create_flow_action_modify_header", syscall.ENOMEM)
-	d.check(81, want)
+	d.check(82, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionModifyHeader(ctx, actionsSz, actions, ftType)
@@ -1755,11 +1777,11 @@ func TestDoubleCreateFlowActionPacketReformat(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(82, want)
+	d.check(83, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowActionPacketReformat(ctx, dataSz, data, reformatType, ftType)
 	d.wantErr(err, "mlx5dv_create_flow_action_packet_reformat", syscall.ENOMEM)
-	d.check(82, want)
+	d.check(83, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowActionPacketReformat(ctx, dataSz, data, reformatType, ftType)
@@ -1781,11 +1803,11 @@ func TestDoubleCreateFlowMatcher(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(83, want)
+	d.check(84, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateFlowMatcher(context, matcherAttr)
 	d.wantErr(err, "mlx5dv_create_flow_matcher", syscall.ENOMEM)
-	d.check(83, want)
+	d.check(84, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateFlowMatcher(context, matcherAttr)
@@ -1803,11 +1825,11 @@ func TestDoubleDestroyFlowMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(84, want)
+	d.check(85, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroyFlowMatcher(matcher)
 	d.wantErr(err, "mlx5dv_destroy_flow_matcher", syscall.EINVAL)
-	d.check(84, want)
+	d.check(85, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroyFlowMatcher(matcher)
@@ -1827,11 +1849,11 @@ func TestDoubleCreateMkey(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(85, want)
+	d.check(86, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateMkey(mkeyInitAttr)
 	d.wantErr(err, "mlx5dv_create_mkey", syscall.ENOMEM)
-	d.check(85, want)
+	d.check(86, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateMkey(mkeyInitAttr)
@@ -1851,11 +1873,11 @@ func TestDoubleDestroyMkey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(86, want)
+	d.check(87, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroyMkey(mkey)
 	d.wantErr(err, "mlx5dv_destroy_mkey", syscall.EINVAL)
-	d.check(86, want)
+	d.check(87, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroyMkey(mkey)
@@ -1880,11 +1902,11 @@ func TestDoubleCreateQP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(87, want)
+	d.check(88, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateQP(context, qpAttr, mlx5QpAttr)
 	d.wantErr(err, "mlx5dv_create_qp", syscall.ENOMEM)
-	d.check(87, want)
+	d.check(88, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateQP(context, qpAttr, mlx5QpAttr)
@@ -1903,7 +1925,7 @@ func TestDoubleQPExFromIBVQPEx(t *testing.T) {
 	if r.p != res {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(88, want)
+	d.check(89, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQPExFromIBVQPEx(qp)
@@ -1926,11 +1948,11 @@ func TestDoubleCreateSteeringAnchor(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(89, want)
+	d.check(90, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateSteeringAnchor(context, attr)
 	d.wantErr(err, "mlx5dv_create_steering_anchor", syscall.ENOMEM)
-	d.check(89, want)
+	d.check(90, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateSteeringAnchor(context, attr)
@@ -1950,11 +1972,11 @@ func TestDoubleDestroySteeringAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(90, want)
+	d.check(91, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDestroySteeringAnchor(sa)
 	d.wantErr(err, "mlx5dv_destroy_steering_anchor", syscall.EINVAL)
-	d.check(90, want)
+	d.check(91, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDestroySteeringAnchor(sa)
@@ -1979,11 +2001,11 @@ func TestDoubleCreateWQ(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(91, want)
+	d.check(92, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCreateWQ(context, wqInitAttr, mlx5WqAttr)
 	d.wantErr(err, "mlx5dv_create_wq", syscall.ENOMEM)
-	d.check(91, want)
+	d.check(92, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCreateWQ(context, wqInitAttr, mlx5WqAttr)
@@ -2003,11 +2025,11 @@ func TestDoubleDCIStreamIDReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(92, want)
+	d.check(93, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDCIStreamIDReset(qp, streamId)
 	d.wantErr(err, "mlx5dv_dci_stream_id_reset", syscall.EINVAL)
-	d.check(92, want)
+	d.check(93, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDCIStreamIDReset(qp, streamId)
@@ -2029,11 +2051,11 @@ func TestDoubleDEKCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(93, want)
+	d.check(94, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDEKCreate(context, initAttr)
 	d.wantErr(err, "mlx5dv_dek_create", syscall.ENOMEM)
-	d.check(93, want)
+	d.check(94, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDEKCreate(context, initAttr)
@@ -2055,11 +2077,11 @@ func TestDoubleDEKQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(94, want)
+	d.check(95, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDEKQuery(dek, attr)
 	d.wantErr(err, "mlx5dv_dek_query", syscall.EINVAL)
-	d.check(94, want)
+	d.check(95, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDEKQuery(dek, attr)
@@ -2077,11 +2099,11 @@ func TestDoubleDEKDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(95, want)
+	d.check(96, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDEKDestroy(dek)
 	d.wantErr(err, "mlx5dv_dek_destroy", syscall.EINVAL)
-	d.check(95, want)
+	d.check(96, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDEKDestroy(dek)
@@ -2103,11 +2125,11 @@ func TestDoubleCryptoLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(96, want)
+	d.check(97, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLogin(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login", syscall.EINVAL)
-	d.check(96, want)
+	d.check(97, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLogin(context, loginAttr)
@@ -2127,11 +2149,11 @@ func TestDoubleCryptoLoginQueryState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(97, want)
+	d.check(98, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginQueryState(context, state)
 	d.wantErr(err, "mlx5dv_crypto_login_query_state", syscall.EINVAL)
-	d.check(97, want)
+	d.check(98, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginQueryState(context, state)
@@ -2149,11 +2171,11 @@ func TestDoubleCryptoLogout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(98, want)
+	d.check(99, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLogout(context)
 	d.wantErr(err, "mlx5dv_crypto_logout", syscall.EINVAL)
-	d.check(98, want)
+	d.check(99, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLogout(context)
@@ -2175,11 +2197,11 @@ func TestDoubleCryptoLoginCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(99, want)
+	d.check(100, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callCryptoLoginCreate(context, loginAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_create", syscall.ENOMEM)
-	d.check(99, want)
+	d.check(100, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callCryptoLoginCreate(context, loginAttr)
@@ -2201,11 +2223,11 @@ func TestDoubleCryptoLoginQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(100, want)
+	d.check(101, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginQuery(cryptoLogin, queryAttr)
 	d.wantErr(err, "mlx5dv_crypto_login_query", syscall.EINVAL)
-	d.check(100, want)
+	d.check(101, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginQuery(cryptoLogin, queryAttr)
@@ -2223,11 +2245,11 @@ func TestDoubleCryptoLoginDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(101, want)
+	d.check(102, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callCryptoLoginDestroy(cryptoLogin)
 	d.wantErr(err, "mlx5dv_crypto_login_destroy", syscall.EINVAL)
-	d.check(101, want)
+	d.check(102, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callCryptoLoginDestroy(cryptoLogin)
@@ -2246,11 +2268,11 @@ func TestDoubleDevxAllocMsiVector(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(102, want)
+	d.check(103, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxAllocMsiVector(ibctx)
 	d.wantErr(err, "mlx5dv_devx_alloc_msi_vector", syscall.ENOMEM)
-	d.check(102, want)
+	d.check(103, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxAllocMsiVector(ibctx)
@@ -2270,11 +2292,11 @@ func TestDoubleDevxFreeMsiVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(103, want)
+	d.check(104, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxFreeMsiVector(msi)
 	d.wantErr(err, "mlx5dv_devx_free_msi_vector", syscall.EINVAL)
-	d.check(103, want)
+	d.check(104, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxFreeMsiVector(msi)
@@ -2301,11 +2323,11 @@ func TestDoubleDevxCreateEq(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(104, want)
+	d.check(105, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxCreateEq(ibctx, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_create_eq", syscall.ENOMEM)
-	d.check(104, want)
+	d.check(105, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxCreateEq(ibctx, in, inlen, out, outlen)
@@ -2324,11 +2346,11 @@ func TestDoubleDevxDestroyEq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(105, want)
+	d.check(106, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxDestroyEq(eq)
 	d.wantErr(err, "mlx5dv_devx_destroy_eq", syscall.EINVAL)
-	d.check(105, want)
+	d.check(106, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxDestroyEq(eq)
@@ -2349,11 +2371,11 @@ func TestDoubleDevxAllocUAR(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(106, want)
+	d.check(107, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxAllocUAR(context, flags)
 	d.wantErr(err, "mlx5dv_devx_alloc_uar", syscall.ENOMEM)
-	d.check(106, want)
+	d.check(107, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxAllocUAR(context, flags)
@@ -2369,7 +2391,7 @@ func TestDoubleDevxFreeUAR(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(devxUar), 40)...)
 	d.reset(0, 0)
 	callDevxFreeUAR(devxUar)
-	d.check(107, want)
+	d.check(108, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxFreeUAR(devxUar)
@@ -2388,11 +2410,11 @@ func TestDoubleDevxCreateCmdComp(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(109, want)
+	d.check(110, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxCreateCmdComp(context)
 	d.wantErr(err, "mlx5dv_devx_create_cmd_comp", syscall.ENOMEM)
-	d.check(109, want)
+	d.check(110, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxCreateCmdComp(context)
@@ -2409,7 +2431,7 @@ func TestDoubleDevxDestroyCmdComp(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(cmdComp), 4)...)
 	d.reset(0, 0)
 	callDevxDestroyCmdComp(cmdComp)
-	d.check(110, want)
+	d.check(111, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxDestroyCmdComp(cmdComp)
@@ -2433,11 +2455,11 @@ func TestDoubleDevxGetAsyncCmdComp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(111, want)
+	d.check(112, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxGetAsyncCmdComp(cmdComp, cmdResp, cmdRespLen)
 	d.wantErr(err, "mlx5dv_devx_get_async_cmd_comp", syscall.EINVAL)
-	d.check(111, want)
+	d.check(112, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxGetAsyncCmdComp(cmdComp, cmdResp, cmdRespLen)
@@ -2467,11 +2489,11 @@ func TestDoubleDevxObjQueryAsync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(112, want)
+	d.check(113, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjQueryAsync(obj, in, inlen, outlen, wrId, cmdComp)
 	d.wantErr(err, "mlx5dv_devx_obj_query_async", syscall.EINVAL)
-	d.check(112, want)
+	d.check(113, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjQueryAsync(obj, in, inlen, outlen, wrId, cmdComp)
@@ -2492,11 +2514,11 @@ func TestDoubleDevxCreateEventChannel(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(113, want)
+	d.check(114, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxCreateEventChannel(context, flags)
 	d.wantErr(err, "mlx5dv_devx_create_event_channel", syscall.ENOMEM)
-	d.check(113, want)
+	d.check(114, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxCreateEventChannel(context, flags)
@@ -2513,7 +2535,7 @@ func TestDoubleDevxDestroyEventChannel(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(eventChannel), 4)...)
 	d.reset(0, 0)
 	callDevxDestroyEventChannel(eventChannel)
-	d.check(114, want)
+	d.check(115, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxDestroyEventChannel(eventChannel)
@@ -2541,11 +2563,11 @@ func TestDoubleDevxSubscribeDevxEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(115, want)
+	d.check(116, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxSubscribeDevxEvent(eventChannel, obj, eventsSz, eventsNum, cookie)
 	d.wantErr(err, "mlx5dv_devx_subscribe_devx_event", syscall.EINVAL)
-	d.check(115, want)
+	d.check(116, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxSubscribeDevxEvent(eventChannel, obj, eventsSz, eventsNum, cookie)
@@ -2571,11 +2593,11 @@ func TestDoubleDevxSubscribeDevxEventFd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(116, want)
+	d.check(117, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxSubscribeDevxEventFd(eventChannel, fd, obj, eventNum)
 	d.wantErr(err, "mlx5dv_devx_subscribe_devx_event_fd", syscall.EINVAL)
-	d.check(116, want)
+	d.check(117, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxSubscribeDevxEventFd(eventChannel, fd, obj, eventNum)
@@ -2599,11 +2621,11 @@ func TestDoubleDevxGetEvent(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(117, want)
+	d.check(118, want)
 	d.reset(-1, syscall.EIO)
 	_, err = callDevxGetEvent(eventChannel, eventData, eventRespLen)
 	d.wantErr(err, "mlx5dv_devx_get_event", syscall.EIO)
-	d.check(117, want)
+	d.check(118, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDevxGetEvent(eventChannel, eventData, eventRespLen)
@@ -2630,11 +2652,11 @@ func TestDoubleDevxObjCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(118, want)
+	d.check(119, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxObjCreate(context, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_create", syscall.ENOMEM)
-	d.check(118, want)
+	d.check(119, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxObjCreate(context, in, inlen, out, outlen)
@@ -2660,11 +2682,11 @@ func TestDoubleDevxObjQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(119, want)
+	d.check(120, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjQuery(obj, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_query", syscall.EINVAL)
-	d.check(119, want)
+	d.check(120, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjQuery(obj, in, inlen, out, outlen)
@@ -2690,11 +2712,11 @@ func TestDoubleDevxObjModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(120, want)
+	d.check(121, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjModify(obj, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_obj_modify", syscall.EINVAL)
-	d.check(120, want)
+	d.check(121, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjModify(obj, in, inlen, out, outlen)
@@ -2712,11 +2734,11 @@ func TestDoubleDevxObjDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(121, want)
+	d.check(122, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxObjDestroy(obj)
 	d.wantErr(err, "mlx5dv_devx_obj_destroy", syscall.EINVAL)
-	d.check(121, want)
+	d.check(122, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxObjDestroy(obj)
@@ -2742,11 +2764,11 @@ func TestDoubleDevxGeneralCmd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(122, want)
+	d.check(123, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxGeneralCmd(context, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_general_cmd", syscall.EINVAL)
-	d.check(122, want)
+	d.check(123, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxGeneralCmd(context, in, inlen, out, outlen)
@@ -2772,11 +2794,11 @@ func TestDoubleDevxCQQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(126, want)
+	d.check(127, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxCQQuery(cq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_cq_query", syscall.EINVAL)
-	d.check(126, want)
+	d.check(127, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxCQQuery(cq, in, inlen, out, outlen)
@@ -2802,11 +2824,11 @@ func TestDoubleDevxCQModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(127, want)
+	d.check(128, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxCQModify(cq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_cq_modify", syscall.EINVAL)
-	d.check(127, want)
+	d.check(128, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxCQModify(cq, in, inlen, out, outlen)
@@ -2832,11 +2854,11 @@ func TestDoubleDevxQPQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(128, want)
+	d.check(129, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxQPQuery(qp, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_qp_query", syscall.EINVAL)
-	d.check(128, want)
+	d.check(129, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxQPQuery(qp, in, inlen, out, outlen)
@@ -2862,11 +2884,11 @@ func TestDoubleDevxQPModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(129, want)
+	d.check(130, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxQPModify(qp, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_qp_modify", syscall.EINVAL)
-	d.check(129, want)
+	d.check(130, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxQPModify(qp, in, inlen, out, outlen)
@@ -2892,11 +2914,11 @@ func TestDoubleDevxSRQQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(130, want)
+	d.check(131, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxSRQQuery(srq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_srq_query", syscall.EINVAL)
-	d.check(130, want)
+	d.check(131, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxSRQQuery(srq, in, inlen, out, outlen)
@@ -2922,11 +2944,11 @@ func TestDoubleDevxSRQModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(131, want)
+	d.check(132, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxSRQModify(srq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_srq_modify", syscall.EINVAL)
-	d.check(131, want)
+	d.check(132, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxSRQModify(srq, in, inlen, out, outlen)
@@ -2952,11 +2974,11 @@ func TestDoubleDevxWQQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(132, want)
+	d.check(133, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxWQQuery(wq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_wq_query", syscall.EINVAL)
-	d.check(132, want)
+	d.check(133, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxWQQuery(wq, in, inlen, out, outlen)
@@ -2982,11 +3004,11 @@ func TestDoubleDevxWQModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(133, want)
+	d.check(134, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxWQModify(wq, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_wq_modify", syscall.EINVAL)
-	d.check(133, want)
+	d.check(134, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxWQModify(wq, in, inlen, out, outlen)
@@ -3012,11 +3034,11 @@ func TestDoubleDevxIndTblQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(134, want)
+	d.check(135, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxIndTblQuery(indTbl, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_ind_tbl_query", syscall.EINVAL)
-	d.check(134, want)
+	d.check(135, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxIndTblQuery(indTbl, in, inlen, out, outlen)
@@ -3042,11 +3064,11 @@ func TestDoubleDevxIndTblModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(135, want)
+	d.check(136, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxIndTblModify(indTbl, in, inlen, out, outlen)
 	d.wantErr(err, "mlx5dv_devx_ind_tbl_modify", syscall.EINVAL)
-	d.check(135, want)
+	d.check(136, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxIndTblModify(indTbl, in, inlen, out, outlen)
@@ -3068,11 +3090,11 @@ func TestDoubleDevxQueryEqn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(136, want)
+	d.check(137, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxQueryEqn(context, vector, eqn)
 	d.wantErr(err, "mlx5dv_devx_query_eqn", syscall.EINVAL)
-	d.check(136, want)
+	d.check(137, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxQueryEqn(context, vector, eqn)
@@ -3097,11 +3119,11 @@ func TestDoubleDevxUmemReg(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(137, want)
+	d.check(138, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxUmemReg(ctx, addr, size, access)
 	d.wantErr(err, "mlx5dv_devx_umem_reg", syscall.ENOMEM)
-	d.check(137, want)
+	d.check(138, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxUmemReg(ctx, addr, size, access)
@@ -3123,11 +3145,11 @@ func TestDoubleDevxUmemRegEx(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(138, want)
+	d.check(139, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDevxUmemRegEx(ctx, umemIn)
 	d.wantErr(err, "mlx5dv_devx_umem_reg_ex", syscall.ENOMEM)
-	d.check(138, want)
+	d.check(139, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDevxUmemRegEx(ctx, umemIn)
@@ -3147,11 +3169,11 @@ func TestDoubleDevxUmemDereg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(139, want)
+	d.check(140, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDevxUmemDereg(umem)
 	d.wantErr(err, "mlx5dv_devx_umem_dereg", syscall.EINVAL)
-	d.check(139, want)
+	d.check(140, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDevxUmemDereg(umem)
@@ -3172,11 +3194,11 @@ func TestDoubleDRDomainCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(143, want)
+	d.check(144, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRDomainCreate(ctx, type_)
 	d.wantErr(err, "mlx5dv_dr_domain_create", syscall.ENOMEM)
-	d.check(143, want)
+	d.check(144, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRDomainCreate(ctx, type_)
@@ -3196,11 +3218,11 @@ func TestDoubleDRDomainSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(144, want)
+	d.check(145, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRDomainSync(domain, flags)
 	d.wantErr(err, "mlx5dv_dr_domain_sync", syscall.EINVAL)
-	d.check(144, want)
+	d.check(145, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainSync(domain, flags)
@@ -3218,11 +3240,11 @@ func TestDoubleDRDomainDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(145, want)
+	d.check(146, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRDomainDestroy(domain)
 	d.wantErr(err, "mlx5dv_dr_domain_destroy", syscall.EINVAL)
-	d.check(145, want)
+	d.check(146, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainDestroy(domain)
@@ -3239,7 +3261,7 @@ func TestDoubleDRDomainSetReclaimDeviceMemory(t *testing.T) {
 	want = append(want, 1)
 	d.reset(0, 0)
 	callDRDomainSetReclaimDeviceMemory(dmn, enable)
-	d.check(146, want)
+	d.check(147, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainSetReclaimDeviceMemory(dmn, enable)
@@ -3256,7 +3278,7 @@ func TestDoubleDRDomainAllowDuplicateRules(t *testing.T) {
 	want = append(want, 1)
 	d.reset(0, 0)
 	callDRDomainAllowDuplicateRules(domain, allow)
-	d.check(147, want)
+	d.check(148, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRDomainAllowDuplicateRules(domain, allow)
@@ -3277,11 +3299,11 @@ func TestDoubleDRTableCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(148, want)
+	d.check(149, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRTableCreate(domain, level)
 	d.wantErr(err, "mlx5dv_dr_table_create", syscall.ENOMEM)
-	d.check(148, want)
+	d.check(149, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRTableCreate(domain, level)
@@ -3299,11 +3321,11 @@ func TestDoubleDRTableDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(149, want)
+	d.check(150, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRTableDestroy(table)
 	d.wantErr(err, "mlx5dv_dr_table_destroy", syscall.EINVAL)
-	d.check(149, want)
+	d.check(150, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRTableDestroy(table)
@@ -3328,11 +3350,11 @@ func TestDoubleDRMatcherCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(150, want)
+	d.check(151, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRMatcherCreate(table, priority, matchCriteriaEnable, mask)
 	d.wantErr(err, "mlx5dv_dr_matcher_create", syscall.ENOMEM)
-	d.check(150, want)
+	d.check(151, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRMatcherCreate(table, priority, matchCriteriaEnable, mask)
@@ -3350,11 +3372,11 @@ func TestDoubleDRMatcherDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(151, want)
+	d.check(152, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRMatcherDestroy(matcher)
 	d.wantErr(err, "mlx5dv_dr_matcher_destroy", syscall.EINVAL)
-	d.check(151, want)
+	d.check(152, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRMatcherDestroy(matcher)
@@ -3376,11 +3398,11 @@ func TestDoubleDRMatcherSetLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(152, want)
+	d.check(153, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRMatcherSetLayout(matcher, layout)
 	d.wantErr(err, "mlx5dv_dr_matcher_set_layout", syscall.EINVAL)
-	d.check(152, want)
+	d.check(153, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRMatcherSetLayout(matcher, layout)
@@ -3405,11 +3427,11 @@ func TestDoubleDRRuleCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(153, want)
+	d.check(154, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRRuleCreate(matcher, value, numActions, actions)
 	d.wantErr(err, "mlx5dv_dr_rule_create", syscall.ENOMEM)
-	d.check(153, want)
+	d.check(154, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRRuleCreate(matcher, value, numActions, actions)
@@ -3427,11 +3449,11 @@ func TestDoubleDRRuleDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(154, want)
+	d.check(155, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRRuleDestroy(rule)
 	d.wantErr(err, "mlx5dv_dr_rule_destroy", syscall.EINVAL)
-	d.check(154, want)
+	d.check(155, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRRuleDestroy(rule)
@@ -3450,11 +3472,11 @@ func TestDoubleDRActionCreateDestIBVQP(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(155, want)
+	d.check(156, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestIBVQP(ibqp)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_ibv_qp", syscall.ENOMEM)
-	d.check(155, want)
+	d.check(156, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestIBVQP(ibqp)
@@ -3473,11 +3495,11 @@ func TestDoubleDRActionCreateDestTable(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(156, want)
+	d.check(157, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestTable(table)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_table", syscall.ENOMEM)
-	d.check(156, want)
+	d.check(157, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestTable(table)
@@ -3498,11 +3520,11 @@ func TestDoubleDRActionCreateDestVport(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(157, want)
+	d.check(158, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestVport(domain, vport)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_vport", syscall.ENOMEM)
-	d.check(157, want)
+	d.check(158, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestVport(domain, vport)
@@ -3523,11 +3545,11 @@ func TestDoubleDRActionCreateDestIBPort(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(158, want)
+	d.check(159, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestIBPort(domain, ibPort)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_ib_port", syscall.ENOMEM)
-	d.check(158, want)
+	d.check(159, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestIBPort(domain, ibPort)
@@ -3546,11 +3568,11 @@ func TestDoubleDRActionCreateDestDevxTIR(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(159, want)
+	d.check(160, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestDevxTIR(devxObj)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_devx_tir", syscall.ENOMEM)
-	d.check(159, want)
+	d.check(160, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestDevxTIR(devxObj)
@@ -3573,11 +3595,11 @@ func TestDoubleDRActionCreateDestArray(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(160, want)
+	d.check(161, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestArray(domain, numDest, dests)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_array", syscall.ENOMEM)
-	d.check(160, want)
+	d.check(161, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestArray(domain, numDest, dests)
@@ -3594,11 +3616,11 @@ func TestDoubleDRActionCreateDrop(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(161, want)
+	d.check(162, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDrop()
 	d.wantErr(err, "mlx5dv_dr_action_create_drop", syscall.ENOMEM)
-	d.check(161, want)
+	d.check(162, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDrop()
@@ -3615,11 +3637,11 @@ func TestDoubleDRActionCreateDefaultMiss(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(162, want)
+	d.check(163, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDefaultMiss()
 	d.wantErr(err, "mlx5dv_dr_action_create_default_miss", syscall.ENOMEM)
-	d.check(162, want)
+	d.check(163, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDefaultMiss()
@@ -3638,11 +3660,11 @@ func TestDoubleDRActionCreateTag(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(163, want)
+	d.check(164, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateTag(tagValue)
 	d.wantErr(err, "mlx5dv_dr_action_create_tag", syscall.ENOMEM)
-	d.check(163, want)
+	d.check(164, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateTag(tagValue)
@@ -3663,11 +3685,11 @@ func TestDoubleDRActionCreateFlowCounter(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(164, want)
+	d.check(165, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowCounter(devxObj, offset)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_counter", syscall.ENOMEM)
-	d.check(164, want)
+	d.check(165, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowCounter(devxObj, offset)
@@ -3694,11 +3716,11 @@ func TestDoubleDRActionCreateASO(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(165, want)
+	d.check(166, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateASO(domain, devxObj, offset, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_action_create_aso", syscall.ENOMEM)
-	d.check(165, want)
+	d.check(166, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateASO(domain, devxObj, offset, flags, returnRegC)
@@ -3722,11 +3744,11 @@ func TestDoubleDRActionModifyASO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(166, want)
+	d.check(167, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionModifyASO(action, offset, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_action_modify_aso", syscall.EINVAL)
-	d.check(166, want)
+	d.check(167, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionModifyASO(action, offset, flags, returnRegC)
@@ -3753,11 +3775,11 @@ func TestDoubleDRActionCreatePacketReformat(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(167, want)
+	d.check(168, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePacketReformat(domain, flags, reformatType, dataSz, data)
 	d.wantErr(err, "mlx5dv_dr_action_create_packet_reformat", syscall.ENOMEM)
-	d.check(167, want)
+	d.check(168, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePacketReformat(domain, flags, reformatType, dataSz, data)
@@ -3782,11 +3804,11 @@ func TestDoubleDRActionCreateModifyHeader(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(168, want)
+	d.check(169, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateModifyHeader(domain, flags, actionsSz, actions)
 	d.wantErr(err, "mlx5dv_dr_action_create_modify_header", syscall.ENOMEM)
-	d.check(168, want)
+	d.check(169, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateModifyHeader(domain, flags, actionsSz, actions)
@@ -3806,11 +3828,11 @@ func TestDoubleDRActionCreateFlowMeter(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(169, want)
+	d.check(170, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowMeter(attr)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_meter", syscall.ENOMEM)
-	d.check(169, want)
+	d.check(170, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowMeter(attr)
@@ -3833,11 +3855,11 @@ func TestDoubleDRActionModifyFlowMeter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(170, want)
+	d.check(171, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionModifyFlowMeter(action, attr, modifyFieldSelect)
 	d.wantErr(err, "mlx5dv_dr_action_modify_flow_meter", syscall.EINVAL)
-	d.check(170, want)
+	d.check(171, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionModifyFlowMeter(action, attr, modifyFieldSelect)
@@ -3857,11 +3879,11 @@ func TestDoubleDRActionCreateFlowSampler(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(171, want)
+	d.check(172, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateFlowSampler(attr)
 	d.wantErr(err, "mlx5dv_dr_action_create_flow_sampler", syscall.ENOMEM)
-	d.check(171, want)
+	d.check(172, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateFlowSampler(attr)
@@ -3878,11 +3900,11 @@ func TestDoubleDRActionCreatePopVLAN(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(172, want)
+	d.check(173, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePopVLAN()
 	d.wantErr(err, "mlx5dv_dr_action_create_pop_vlan", syscall.ENOMEM)
-	d.check(172, want)
+	d.check(173, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePopVLAN()
@@ -3903,11 +3925,11 @@ func TestDoubleDRActionCreatePushVLAN(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(173, want)
+	d.check(174, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreatePushVLAN(domain, vlanHdr)
 	d.wantErr(err, "mlx5dv_dr_action_create_push_vlan", syscall.ENOMEM)
-	d.check(173, want)
+	d.check(174, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreatePushVLAN(domain, vlanHdr)
@@ -3928,11 +3950,11 @@ func TestDoubleDRActionCreateDestRootTable(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(174, want)
+	d.check(175, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callDRActionCreateDestRootTable(table, priority)
 	d.wantErr(err, "mlx5dv_dr_action_create_dest_root_table", syscall.ENOMEM)
-	d.check(174, want)
+	d.check(175, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callDRActionCreateDestRootTable(table, priority)
@@ -3950,11 +3972,11 @@ func TestDoubleDRActionDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(175, want)
+	d.check(176, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRActionDestroy(action)
 	d.wantErr(err, "mlx5dv_dr_action_destroy", syscall.EINVAL)
-	d.check(175, want)
+	d.check(176, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRActionDestroy(action)
@@ -3980,11 +4002,11 @@ func TestDoubleDRASOOtherDomainLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(176, want)
+	d.check(177, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRASOOtherDomainLink(devxObj, peerDmn, dmn, flags, returnRegC)
 	d.wantErr(err, "mlx5dv_dr_aso_other_domain_link", syscall.EINVAL)
-	d.check(176, want)
+	d.check(177, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRASOOtherDomainLink(devxObj, peerDmn, dmn, flags, returnRegC)
@@ -4004,11 +4026,11 @@ func TestDoubleDRASOOtherDomainUnlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(177, want)
+	d.check(178, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callDRASOOtherDomainUnlink(devxObj, dmn)
 	d.wantErr(err, "mlx5dv_dr_aso_other_domain_unlink", syscall.EINVAL)
-	d.check(177, want)
+	d.check(178, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callDRASOOtherDomainUnlink(devxObj, dmn)
@@ -4028,11 +4050,11 @@ func TestDoubleDumpDRDomain(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(178, want)
+	d.check(179, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRDomain(fout, domain)
 	d.wantErr(err, "mlx5dv_dump_dr_domain", syscall.EINVAL)
-	d.check(178, want)
+	d.check(179, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRDomain(fout, domain)
@@ -4052,11 +4074,11 @@ func TestDoubleDumpDRTable(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(179, want)
+	d.check(180, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRTable(fout, table)
 	d.wantErr(err, "mlx5dv_dump_dr_table", syscall.EINVAL)
-	d.check(179, want)
+	d.check(180, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRTable(fout, table)
@@ -4076,11 +4098,11 @@ func TestDoubleDumpDRMatcher(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(180, want)
+	d.check(181, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRMatcher(fout, matcher)
 	d.wantErr(err, "mlx5dv_dump_dr_matcher", syscall.EINVAL)
-	d.check(180, want)
+	d.check(181, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRMatcher(fout, matcher)
@@ -4100,11 +4122,11 @@ func TestDoubleDumpDRRule(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(181, want)
+	d.check(182, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callDumpDRRule(fout, rule)
 	d.wantErr(err, "mlx5dv_dump_dr_rule", syscall.EINVAL)
-	d.check(181, want)
+	d.check(182, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callDumpDRRule(fout, rule)
@@ -4126,11 +4148,11 @@ func TestDoubleGetClockInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(182, want)
+	d.check(183, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callGetClockInfo(context, clockInfo)
 	d.wantErr(err, "mlx5dv_get_clock_info", syscall.EINVAL)
-	d.check(182, want)
+	d.check(183, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callGetClockInfo(context, clockInfo)
@@ -4152,7 +4174,7 @@ func TestDoubleTsToNs(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(183, want)
+	d.check(184, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callTsToNs(clockInfo, deviceTimestamp)
@@ -4172,11 +4194,11 @@ func TestDoubleGetVFIODeviceList(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(185, want)
+	d.check(186, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callGetVFIODeviceList(attr)
 	d.wantErr(err, "mlx5dv_get_vfio_device_list", syscall.ENOMEM)
-	d.check(185, want)
+	d.check(186, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callGetVFIODeviceList(attr)
@@ -4194,7 +4216,7 @@ func TestDoubleVFIOGetEventsFd(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(186, want)
+	d.check(187, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callVFIOGetEventsFd(ibctx)
@@ -4212,11 +4234,11 @@ func TestDoubleVFIOProcessEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(187, want)
+	d.check(188, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callVFIOProcessEvents(context)
 	d.wantErr(err, "mlx5dv_vfio_process_events", syscall.EINVAL)
-	d.check(187, want)
+	d.check(188, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callVFIOProcessEvents(context)
@@ -4234,7 +4256,7 @@ func TestDoubleIsSupported(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(188, want)
+	d.check(189, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callIsSupported(device)
@@ -4257,11 +4279,11 @@ func TestDoubleOpenDevice(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(189, want)
+	d.check(190, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callOpenDevice(device, attr)
 	d.wantErr(err, "mlx5dv_open_device", syscall.ENOMEM)
-	d.check(189, want)
+	d.check(190, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callOpenDevice(device, attr)
@@ -4282,11 +4304,11 @@ func TestDoubleQueryDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(190, want)
+	d.check(191, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryDevice(ctxIn, attrsOut)
 	d.wantErr(err, "mlx5dv_query_device", syscall.EINVAL)
-	d.check(190, want)
+	d.check(191, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryDevice(ctxIn, attrsOut)
@@ -4307,11 +4329,11 @@ func TestDoubleInitObj(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(191, want)
+	d.check(192, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callInitObj(obj, objType)
 	d.wantErr(err, "mlx5dv_init_obj", syscall.EINVAL)
-	d.check(191, want)
+	d.check(192, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callInitObj(obj, objType)
@@ -4332,11 +4354,11 @@ func TestDoubleMapAHToQP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(192, want)
+	d.check(193, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callMapAHToQP(ah, qpNum)
 	d.wantErr(err, "mlx5dv_map_ah_to_qp", syscall.EINVAL)
-	d.check(192, want)
+	d.check(193, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callMapAHToQP(ah, qpNum)
@@ -4358,11 +4380,11 @@ func TestDoubleQueryQPLagPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(193, want)
+	d.check(194, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryQPLagPort(qp, portNum, activePortNum)
 	d.wantErr(err, "mlx5dv_query_qp_lag_port", syscall.EINVAL)
-	d.check(193, want)
+	d.check(194, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryQPLagPort(qp, portNum, activePortNum)
@@ -4382,11 +4404,11 @@ func TestDoubleModifyQPLagPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(194, want)
+	d.check(195, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPLagPort(qp, portNum)
 	d.wantErr(err, "mlx5dv_modify_qp_lag_port", syscall.EINVAL)
-	d.check(194, want)
+	d.check(195, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPLagPort(qp, portNum)
@@ -4406,11 +4428,11 @@ func TestDoubleModifyQPUDPSport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(195, want)
+	d.check(196, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPUDPSport(qp, udpSport)
 	d.wantErr(err, "mlx5dv_modify_qp_udp_sport", syscall.EINVAL)
-	d.check(195, want)
+	d.check(196, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPUDPSport(qp, udpSport)
@@ -4435,11 +4457,11 @@ func TestDoublePpAlloc(t *testing.T) {
 	if unsafe.Pointer(r) != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(196, want)
+	d.check(197, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callPpAlloc(context, ppContextSz, ppContext, flags)
 	d.wantErr(err, "mlx5dv_pp_alloc", syscall.ENOMEM)
-	d.check(196, want)
+	d.check(197, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callPpAlloc(context, ppContextSz, ppContext, flags)
@@ -4456,7 +4478,7 @@ func TestDoublePpFree(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(pp), 2)...)
 	d.reset(0, 0)
 	callPpFree(pp)
-	d.check(197, want)
+	d.check(198, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPpFree(pp)
@@ -4476,11 +4498,11 @@ func TestDoubleQPCancelPostedSendWrs(t *testing.T) {
 	if r != 7 || err != nil {
 		t.Fatalf("result %v, want %v", r, 7)
 	}
-	d.check(198, want)
+	d.check(199, want)
 	d.reset(-int64(syscall.EINVAL), 0)
 	_, err = callQPCancelPostedSendWrs(mqp, wrId)
 	d.wantErr(err, "mlx5dv_qp_cancel_posted_send_wrs", syscall.EINVAL)
-	d.check(198, want)
+	d.check(199, want)
 	d.reset(7, 0)
 	d.noAllocs(func() {
 		callQPCancelPostedSendWrs(mqp, wrId)
@@ -4504,11 +4526,11 @@ func TestDoubleQueryPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(199, want)
+	d.check(200, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callQueryPort(context, portNum, info)
 	d.wantErr(err, "mlx5dv_query_port", syscall.EINVAL)
-	d.check(199, want)
+	d.check(200, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callQueryPort(context, portNum, info)
@@ -4528,11 +4550,11 @@ func TestDoubleReservedQPNAlloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(200, want)
+	d.check(201, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callReservedQPNAlloc(ctx, qpn)
 	d.wantErr(err, "mlx5dv_reserved_qpn_alloc", syscall.EINVAL)
-	d.check(200, want)
+	d.check(201, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callReservedQPNAlloc(ctx, qpn)
@@ -4552,11 +4574,11 @@ func TestDoubleReservedQPNDealloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(201, want)
+	d.check(202, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callReservedQPNDealloc(ctx, qpn)
 	d.wantErr(err, "mlx5dv_reserved_qpn_dealloc", syscall.EINVAL)
-	d.check(201, want)
+	d.check(202, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callReservedQPNDealloc(ctx, qpn)
@@ -4578,11 +4600,11 @@ func TestDoubleSchedNodeCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(202, want)
+	d.check(203, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callSchedNodeCreate(context, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_node_create", syscall.ENOMEM)
-	d.check(202, want)
+	d.check(203, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callSchedNodeCreate(context, schedAttr)
@@ -4604,11 +4626,11 @@ func TestDoubleSchedLeafCreate(t *testing.T) {
 	if r.p != res || err != nil {
 		t.Fatalf("result %v, want %v", r, res)
 	}
-	d.check(203, want)
+	d.check(204, want)
 	d.reset(0, syscall.ENOMEM)
 	_, err = callSchedLeafCreate(context, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_leaf_create", syscall.ENOMEM)
-	d.check(203, want)
+	d.check(204, want)
 	d.reset(int64(uintptr(res)), 0)
 	d.noAllocs(func() {
 		callSchedLeafCreate(context, schedAttr)
@@ -4629,11 +4651,11 @@ func TestDoubleSchedNodeModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(204, want)
+	d.check(205, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedNodeModify(node, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_node_modify", syscall.EINVAL)
-	d.check(204, want)
+	d.check(205, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedNodeModify(node, schedAttr)
@@ -4654,11 +4676,11 @@ func TestDoubleSchedLeafModify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(205, want)
+	d.check(206, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedLeafModify(leaf, schedAttr)
 	d.wantErr(err, "mlx5dv_sched_leaf_modify", syscall.EINVAL)
-	d.check(205, want)
+	d.check(206, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedLeafModify(leaf, schedAttr)
@@ -4676,11 +4698,11 @@ func TestDoubleSchedNodeDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(206, want)
+	d.check(207, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedNodeDestroy(node)
 	d.wantErr(err, "mlx5dv_sched_node_destroy", syscall.EINVAL)
-	d.check(206, want)
+	d.check(207, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedNodeDestroy(node)
@@ -4698,11 +4720,11 @@ func TestDoubleSchedLeafDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(207, want)
+	d.check(208, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSchedLeafDestroy(leaf)
 	d.wantErr(err, "mlx5dv_sched_leaf_destroy", syscall.EINVAL)
-	d.check(207, want)
+	d.check(208, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSchedLeafDestroy(leaf)
@@ -4724,11 +4746,11 @@ func TestDoubleModifyQPSchedElem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(208, want)
+	d.check(209, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callModifyQPSchedElem(qp, requestor, responder)
 	d.wantErr(err, "mlx5dv_modify_qp_sched_elem", syscall.EINVAL)
-	d.check(208, want)
+	d.check(209, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callModifyQPSchedElem(qp, requestor, responder)
@@ -4750,11 +4772,11 @@ func TestDoubleSetContextAttr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(209, want)
+	d.check(210, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callSetContextAttr(context, type_, attr)
 	d.wantErr(err, "mlx5dv_set_context_attr", syscall.EINVAL)
-	d.check(209, want)
+	d.check(210, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callSetContextAttr(context, type_, attr)
@@ -4779,7 +4801,7 @@ func TestDoubleWRMkeyConfigure(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 16)...)
 	d.reset(0, 0)
 	callWRMkeyConfigure(mqp, mkey, numSetters, attr)
-	d.check(210, want)
+	d.check(211, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMkeyConfigure(mqp, mkey, numSetters, attr)
@@ -4796,7 +4818,7 @@ func TestDoubleWRSetMkeyAccessFlags(t *testing.T) {
 	want = binary.NativeEndian.AppendUint32(want, uint32(accessFlags))
 	d.reset(0, 0)
 	callWRSetMkeyAccessFlags(mqp, accessFlags)
-	d.check(211, want)
+	d.check(212, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyAccessFlags(mqp, accessFlags)
@@ -4817,7 +4839,7 @@ func TestDoubleWRSetMkeyLayoutList(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
 	callWRSetMkeyLayoutList(mqp, numSges, sge)
-	d.check(212, want)
+	d.check(213, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyLayoutList(mqp, numSges, sge)
@@ -4840,7 +4862,7 @@ func TestDoubleWRSetMkeyLayoutInterleaved(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
 	callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
-	d.check(213, want)
+	d.check(214, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyLayoutInterleaved(mqp, repeatCount, numInterleaved, data)
@@ -4862,7 +4884,7 @@ func TestDoubleWRSetDCAddr(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(remoteDcKey))
 	d.reset(0, 0)
 	callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
-	d.check(214, want)
+	d.check(215, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetDCAddr(mqp, ah, remoteDctn, remoteDcKey)
@@ -4886,7 +4908,7 @@ func TestDoubleWRSetDCAddrStream(t *testing.T) {
 	want = binary.NativeEndian.AppendUint16(want, uint16(streamId))
 	d.reset(0, 0)
 	callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
-	d.check(215, want)
+	d.check(216, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetDCAddrStream(mqp, ah, remoteDctn, remoteDcKey, streamId)
@@ -4915,7 +4937,7 @@ func TestDoubleWRMRInterleaved(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(data), 24)...)
 	d.reset(0, 0)
 	callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
-	d.check(216, want)
+	d.check(217, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMRInterleaved(mqp, mkey, accessFlags, repeatCount, numInterleaved, data)
@@ -4942,7 +4964,7 @@ func TestDoubleWRMRList(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(sge), 16)...)
 	d.reset(0, 0)
 	callWRMRList(mqp, mkey, accessFlags, numSges, sge)
-	d.check(217, want)
+	d.check(218, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMRList(mqp, mkey, accessFlags, numSges, sge)
@@ -4959,7 +4981,7 @@ func TestDoubleWRRawWQE(t *testing.T) {
 	want = appendPtr(want, wqe)
 	d.reset(0, 0)
 	callWRRawWQE(mqp, wqe)
-	d.check(218, want)
+	d.check(219, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRRawWQE(mqp, wqe)
@@ -4984,7 +5006,7 @@ func TestDoubleWRMemcpy(t *testing.T) {
 	want = binary.NativeEndian.AppendUint64(want, uint64(length))
 	d.reset(0, 0)
 	callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
-	d.check(219, want)
+	d.check(220, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRMemcpy(mqp, destLKey, destAddr, srcLKey, srcAddr, length)
@@ -5002,7 +5024,7 @@ func TestDoubleWRSetMkeyCrypto(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 56)...)
 	d.reset(0, 0)
 	callWRSetMkeyCrypto(mqp, attr)
-	d.check(220, want)
+	d.check(221, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeyCrypto(mqp, attr)
@@ -5020,7 +5042,7 @@ func TestDoubleWRSetMkeySigBlock(t *testing.T) {
 	want = append(want, bytesOf(unsafe.Pointer(attr), 32)...)
 	d.reset(0, 0)
 	callWRSetMkeySigBlock(mqp, attr)
-	d.check(221, want)
+	d.check(222, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callWRSetMkeySigBlock(mqp, attr)
@@ -5042,7 +5064,7 @@ func TestDoublePollCQ(t *testing.T) {
 	if r != 5 {
 		t.Fatalf("result %v, want %v", r, 5)
 	}
-	d.check(222, want)
+	d.check(223, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPollCQ(cq, numEntries, wc)
@@ -5062,11 +5084,11 @@ func TestDoubleStartPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(223, want)
+	d.check(224, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callStartPoll(cq, attr)
 	d.wantErr(err, "ibv_start_poll", syscall.EINVAL)
-	d.check(223, want)
+	d.check(224, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callStartPoll(cq, attr)
@@ -5084,11 +5106,11 @@ func TestDoubleNextPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(224, want)
+	d.check(225, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callNextPoll(cq)
 	d.wantErr(err, "ibv_next_poll", syscall.EINVAL)
-	d.check(224, want)
+	d.check(225, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callNextPoll(cq)
@@ -5112,11 +5134,11 @@ func TestDoubleMkeyCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(225, want)
+	d.check(226, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callMkeyCheck(mkey, errInfo)
 	d.wantErr(err, "mlx5dv_mkey_check", syscall.EINVAL)
-	d.check(225, want)
+	d.check(226, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callMkeyCheck(mkey, errInfo)
@@ -5138,11 +5160,11 @@ func TestDoublePostRecv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(226, want)
+	d.check(227, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callPostRecv(qp, wr, badWr)
 	d.wantErr(err, "ibv_post_recv", syscall.EINVAL)
-	d.check(226, want)
+	d.check(227, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPostRecv(qp, wr, badWr)
@@ -5164,11 +5186,11 @@ func TestDoublePostSRQRecv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.check(227, want)
+	d.check(228, want)
 	d.reset(int64(syscall.EINVAL), 0)
 	err = callPostSRQRecv(srq, recvWr, badRecvWr)
 	d.wantErr(err, "ibv_post_srq_recv", syscall.EINVAL)
-	d.check(227, want)
+	d.check(228, want)
 	d.reset(0, 0)
 	d.noAllocs(func() {
 		callPostSRQRecv(srq, recvWr, badRecvWr)

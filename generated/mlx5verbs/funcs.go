@@ -933,6 +933,18 @@ func callCreateFlow(matcher FlowMatcher, matchValue FlowMatchParameters, numActi
 	return Flow{c}, nil
 }
 
+// DestroyFlow calls ibv_destroy_flow (ibv_create_flow(3)).
+func DestroyFlow(flowId Flow) error {
+	return callDestroyFlow(flowId)
+}
+
+func callDestroyFlow(flowId Flow) error {
+	if c := C.mlx5gen_ibv_destroy_flow(flowId.p); c != 0 {
+		return newError("ibv_destroy_flow", syscall.Errno(c))
+	}
+	return nil
+}
+
 // CreateFlowActionESP calls mlx5dv_create_flow_action_esp (mlx5dv_flow_action_esp(3)).
 // It checks *mlx5Attr with Validate when it is not nil.
 func CreateFlowActionESP(ctx IBVContext, esp FlowActionESPAttr, mlx5Attr *mlx5dv.FlowActionESP) (FlowAction, error) {

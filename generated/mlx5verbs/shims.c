@@ -299,6 +299,10 @@ void *mlx5gen_mlx5dv_create_flow(void *matcher, void *match_value, uint64_t num_
 	return (void *)mlx5dv_create_flow((struct mlx5dv_flow_matcher*)matcher, (struct mlx5dv_flow_match_parameters*)match_value, (size_t)num_actions, (struct mlx5dv_flow_action_attr*)actions_attr);
 }
 
+int32_t mlx5gen_ibv_destroy_flow(void *flow_id) {
+	return ibv_destroy_flow((struct ibv_flow*)flow_id);
+}
+
 void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr) {
 	return (void *)mlx5dv_create_flow_action_esp((struct ibv_context*)ctx, (struct ibv_flow_action_esp_attr*)esp, (struct mlx5dv_flow_action_esp*)mlx5_attr);
 }

@@ -156,6 +156,8 @@ void mlx5gen_mlx5dv_set_data_seg(void *seg, uint32_t length, uint32_t lkey, uint
 void mlx5gen_mlx5dv_set_eth_seg(void *seg, uint8_t cs_flags, uint16_t mss, uint16_t inline_hdr_sz, void *inline_hdr_start);
 // mlx5dv_create_flow: declared in the header.
 void *mlx5gen_mlx5dv_create_flow(void *matcher, void *match_value, uint64_t num_actions, void *actions_attr);
+// ibv_destroy_flow: static inline in the header.
+int32_t mlx5gen_ibv_destroy_flow(void *flow_id);
 // mlx5dv_create_flow_action_esp: declared in the header.
 void *mlx5gen_mlx5dv_create_flow_action_esp(void *ctx, void *esp, void *mlx5_attr);
 // mlx5dv_create_flow_action_modify_header: declared in the header.

@@ -16,7 +16,7 @@ import (
 // register or modify objects.
 var apiTypes = []any{(*device.Context)(nil), (*device.PD)(nil), (*device.QP)(nil), (*device.CQ)(nil),
 	(*device.SRQ)(nil), (*device.CompChannel)(nil), (*device.MR)(nil), (*device.Umem)(nil),
-	(*device.Mkey)(nil), (*device.DEK)(nil), (*device.DevxObj)(nil)}
+	(*device.Mkey)(nil), (*device.DEK)(nil), (*device.DevxObj)(nil), (*device.FlowMatcher)(nil), (*device.Flow)(nil)}
 
 // entryPrefixes start the names of the methods that stand for a C call
 // with arguments the man pages constrain.

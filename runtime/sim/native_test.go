@@ -29,3 +29,20 @@ func TestNativeRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowSteeringRefused: the simulator's fabric carries RDMA operations,
+// not packets, so it has no flow tables; CreateFlowMatcher says so with
+// ErrNoFlowSteering (errors.ErrUnsupported) after the configuration's
+// own checks.
+func TestFlowSteeringRefused(t *testing.T) {
+	c := devicetest.Must[*device.Context](t, "Open")(device.Open("sim:flow"))
+	defer c.Close()
+	m, err := c.CreateFlowMatcher(device.FlowMatcherConfig{Mask: make([]byte, 8)})
+	if m != nil || !errors.Is(err, device.ErrNoFlowSteering) || !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("CreateFlowMatcher: %v, %v; want ErrNoFlowSteering", m, err)
+	}
+	var ce *device.ConfigError
+	if _, err := c.CreateFlowMatcher(device.FlowMatcherConfig{}); !errors.As(err, &ce) {
+		t.Fatalf("an empty mask: %v, want the ConfigError before the backend's refusal", err)
+	}
+}

@@ -28,6 +28,8 @@ var EntryPoints = map[string][]string{
 	"PD.CreateMkey":             {"mlx5dv_create_mkey"},
 	"PD.CreateDEK":              {"mlx5dv_dek_create"},
 	"QP.Modify":                 {"ibv_modify_qp"},
+	"Context.CreateFlowMatcher": {"mlx5dv_create_flow_matcher"},
+	"FlowMatcher.CreateFlow":    {"mlx5dv_create_flow"},
 	// The DEVX rules are use and info rules: the command bytes are the
 	// device's, and the API checks the buffer sizes itself.
 	"DevxObj.Modify": {"mlx5dv_devx_obj_modify"},
