@@ -3,35 +3,36 @@ package benchlibmlx5
 import (
 	"strings"
 	"testing"
+
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
+
+// goSide runs post on a fresh runtime/sq writer and returns what it wrote.
+func goSide(t testing.TB, post func(q *sq.SQ) error) Side {
+	mem, err := NewMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	q, err := NewSQ(mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := post(q); err != nil {
+		t.Fatal(err)
+	}
+	return Side{Mem: mem, CurPost: q.CurPost(), BFOff: q.BFOffset()}
+}
 
 // twinSides posts the same writes with two of the Go forms: they agree, as
 // libmlx5 must agree with them.
 func twinSides(t *testing.T) (Side, Side) {
 	t.Helper()
-	var sides [2]Side
-	for i := range sides {
-		mem, err := NewMem()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { mem.Close() })
-		q, err := NewSQ(mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			err = PostWrites(q, 300, Batch)
-		} else {
+	return goSide(t, func(q *sq.SQ) error { return PostWrites(q, 300, Batch) }),
+		goSide(t, func(q *sq.SQ) error {
 			var b Burst
-			err = b.PostBursts(q, 300, Batch)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sides[i] = Side{Mem: mem, CurPost: q.CurPost(), BFOff: q.BFOffset()}
-	}
-	return sides[0], sides[1]
+			return b.PostBursts(q, 300, Batch)
+		})
 }
 
 // TestSameFailsOnAByte shows that the byte check of the libmlx5 harness
@@ -72,35 +73,22 @@ func TestSameFailsOnAByte(t *testing.T) {
 // the mkey rows write the same configuration (libmlx5 is compared with
 // both when the tree is there).
 func TestMkeyTwinsAgree(t *testing.T) {
-	var sides [2]Side
-	for i := range sides {
-		mem, err := NewMem()
-		if err != nil {
-			t.Fatal(err)
+	conf := func(template bool) func(q *sq.SQ) error {
+		return func(q *sq.SQ) error {
+			m, err := NewMkeyConf()
+			if err != nil {
+				return err
+			}
+			if err := m.Configure(q, 1, 1); err != nil {
+				return err
+			}
+			if template {
+				return m.ConfigureTemplate(q, 10, 8)
+			}
+			return m.Configure(q, 10, 8)
 		}
-		t.Cleanup(func() { mem.Close() })
-		q, err := NewSQ(mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := NewMkeyConf()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Configure(q, 1, 1); err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			err = m.Configure(q, 10, 8)
-		} else {
-			err = m.ConfigureTemplate(q, 10, 8)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sides[i] = Side{Mem: mem, CurPost: q.CurPost(), BFOff: q.BFOffset()}
 	}
-	if err := Same("mkey", sides[0], sides[1]); err != nil {
+	if err := Same("mkey", goSide(t, conf(false)), goSide(t, conf(true))); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,23 +9,6 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// goSide runs post on a fresh runtime/sq writer and returns what it wrote.
-func goSide(t testing.TB, post func(q *sq.SQ) error) Side {
-	mem, err := NewMem()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	q, err := NewSQ(mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := post(q); err != nil {
-		t.Fatal(err)
-	}
-	return Side{Mem: mem, CurPost: q.CurPost(), BFOff: q.BFOffset()}
-}
-
 // libSide does the same with libmlx5's builders.
 func libSide(t testing.TB, lock bool, post func(l *Lib) error) Side {
 	l, err := NewLib(lock)
