@@ -185,7 +185,8 @@ type CQ struct {
 	regMu   sync.Mutex // Add and Remove calls, one at a time
 	wait    time.Duration
 	buf     []byte
-	dbr     []byte
+	ciRec   *[4]byte // the doorbell record's consumer index (MLX5_CQ_SET_CI)
+	armRec  *[4]byte // and its arm word (MLX5_CQ_ARM_DB)
 	uar     []byte
 	device  bool
 	sz      int    // CQE size, 64 or 128
@@ -256,7 +257,7 @@ func New(c Config) (*CQ, error) {
 		sh++
 	}
 	return &CQ{ownSh: sh, szShift: uint32(6 + sz/128),
-		buf: c.Mem.CQ, dbr: c.Mem.CQDBR[:8], uar: c.UAR, device: c.Device,
+		buf: c.Mem.CQ, ciRec: (*[4]byte)(c.Mem.CQDBR[0:4]), armRec: (*[4]byte)(c.Mem.CQDBR[4:8]), uar: c.UAR, device: c.Device,
 		sz: sz, mask: uint32(n - 1), ci: c.ConsIndex, armSN: c.ArmSN, cqn: c.CQN,
 		v1: c.CQEVersion == 1, dump: c.DumpFillLKey, scat: c.Scatter, log: c.Log,
 		qps: map[uint32]*QP{}, srqs: map[uint32]SharedRecvQueue{}, mkeys: map[uint32]SigRecorder{},
@@ -491,7 +492,7 @@ func (c *CQ) nextCQE() (off int, cqe []byte) {
 
 // updateConsIndex writes SET_CI. rdma-core: update_cons_index.
 func (c *CQ) updateConsIndex() {
-	binary.BigEndian.PutUint32(c.dbr[0:4], c.ci&0xffffff)
+	mmio.Record32(c.ciRec, c.ci&0xffffff)
 }
 
 // Arm requests a completion event for the next completion (solicited
@@ -517,7 +518,7 @@ func (c *CQ) Arm(solicited bool) error {
 		cmd = mlx.MLX5_CQ_DB_REQ_NOT_SOL
 	}
 	word := sn<<28 | cmd | ci
-	binary.BigEndian.PutUint32(c.dbr[4:8], word)
+	mmio.Record32(c.armRec, word)
 	if c.uar == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
@@ -78,7 +79,7 @@ func (d *fakeDevice) ncqe() uint32 { return uint32(len(d.mem.CQ) / d.mem.CQESize
 // room is how many CQEs the device may write: the CQ doorbell record's
 // consumer index says how far the poller has come.
 func (d *fakeDevice) room() uint32 {
-	ci := be.Uint32(d.mem.CQDBR[0:4]) & 0xffffff
+	ci := mmio.LoadRecord32((*[4]byte)(d.mem.CQDBR[0:4])) & 0xffffff
 	used := (d.cqPI - ci) & 0xffffff
 	if used > d.ncqe() {
 		panic(fmt.Sprintf("device: CQ doorbell record %d is ahead of the CQEs written (%d)", ci, d.cqPI))
@@ -111,10 +112,10 @@ func (d *fakeDevice) write(op mlx.CQEOpcode, sop uint8, ctr uint16, w devCQE, sy
 // sqPending is how many WQEBBs the send doorbell record holds beyond
 // those executed.
 func (d *fakeDevice) sqPending() uint32 {
-	return (be.Uint32(d.mem.DBR[4:8]) - d.sqPI) & 0xffff
+	return (mmio.LoadRecord32((*[4]byte)(d.mem.DBR[4:8])) - d.sqPI) & 0xffff
 }
 
-func (d *fakeDevice) rqPending() uint32 { return (be.Uint32(d.rqDBR[:]) - d.rqCI) & 0xffff }
+func (d *fakeDevice) rqPending() uint32 { return (mmio.LoadRecord32(d.rqDBR) - d.rqCI) & 0xffff }
 
 // execute runs up to n send WQEs and delivers up to m receives to the
 // receive queue and m to the SRQ.
@@ -125,7 +126,7 @@ func (d *fakeDevice) execute(n, m int) {
 	for k := m; k > 0 && d.rqPending() > 0 && d.room() > 0 && !d.flush; k-- {
 		d.receive(false)
 	}
-	for ; m > 0 && uint16(be.Uint32(d.srqDBR[:]))-d.srqCI > 0 && d.room() > 0; m-- {
+	for ; m > 0 && uint16(mmio.LoadRecord32(d.srqDBR))-d.srqCI > 0 && d.room() > 0; m-- {
 		d.receive(true)
 	}
 	if d.flush {

@@ -86,7 +86,7 @@ func TestFastPathAgrees(t *testing.T) {
 				}
 			}
 			a, b := side[0], side[1]
-			if a.c.ci != b.c.ci || string(a.c.dbr) != string(b.c.dbr) || a.q.Outstanding() != b.q.Outstanding() ||
+			if a.c.ci != b.c.ci || *a.c.ciRec != *b.c.ciRec || *a.c.armRec != *b.c.armRec || a.q.Outstanding() != b.q.Outstanding() ||
 				a.sqs[1].tail != b.sqs[1].tail || a.rq.tail != b.rq.tail {
 				t.Fatalf("v%d round %d: consumer index %d/%d, tails %d/%d %d/%d", v, round, a.c.ci, b.c.ci,
 					a.sqs[0].tail, b.sqs[0].tail, a.sqs[1].tail, b.sqs[1].tail)

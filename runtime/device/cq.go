@@ -339,8 +339,9 @@ func (ch *CompChannel) put(cqn uint32) {
 }
 
 // waitFor waits for an event of q, reading the backend in turn with the
-// other waiters and keeping their events for them. It returns ctx's
-// error or the backend's.
+// other waiters and keeping their events for them (before the turn
+// passes on: TestWaitForHandOff). It returns ctx's error or the
+// backend's.
 func (ch *CompChannel) waitFor(ctx context.Context, q *CQ) error {
 	for {
 		if ch.take(q.mem.CQN) {
@@ -356,13 +357,20 @@ func (ch *CompChannel) waitFor(ctx context.Context, q *CQ) error {
 			return nil
 		}
 		cqn, err := ch.b.Wait(ctx)
+		mine := err == nil && cqn == q.mem.CQN
+		if err == nil && !mine {
+			// Kept before the turn passes on: the next reader looks
+			// for its events once it has the turn, and one kept after
+			// that look would wait for it while it reads the backend
+			// for an event that has come already.
+			ch.put(cqn)
+		}
 		<-ch.turn
 		if err != nil {
 			return err
 		}
-		if cqn == q.mem.CQN {
+		if mine {
 			return nil
 		}
-		ch.put(cqn)
 	}
 }

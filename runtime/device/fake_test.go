@@ -13,6 +13,7 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/cq"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
 	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -247,7 +248,7 @@ func (q *fakeCQ) write(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn 
 // writeResp is write with a responder's SRQ number and byte count.
 func (q *fakeCQ) writeResp(op mlx.CQEOpcode, synd mlx.CQESyndrome, wqeOp uint8, qpn uint32, idx uint16, srqn, byteCnt uint32) bool {
 	n := uint32(len(q.mem.CQ) / 64)
-	if q.overrun || q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff >= n {
+	if q.overrun || q.pi-mmio.LoadRecord32((*[4]byte)(q.mem.CQDBR[0:4]))&0xffffff >= n {
 		q.overrun = true
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/device"
 	"github.com/mlx5gen/mlx5gen/runtime/dma"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/rq"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
@@ -142,7 +143,7 @@ func (c *fakeCtx) run() {
 		// The doorbell first, as a device: its write (atomic under the
 		// race detector) orders the ring and the record before it.
 		if q.rung() {
-			q.posted = be.Uint32(q.mem.DBR[4:8])
+			q.posted = mmio.LoadRecord32((*[4]byte)(q.mem.DBR[4:8]))
 		}
 		for uint16(q.done) != uint16(q.posted) {
 			if !q.step() {

@@ -104,5 +104,5 @@ func (q *fakeQP) sendTo(msg []byte) (mlx.CQESyndrome, bool) {
 
 // room reports whether the CQ has an entry free.
 func (q *fakeCQ) room() bool {
-	return q.pi-be.Uint32(q.mem.CQDBR[0:4])&0xffffff < uint32(len(q.mem.CQ)/64)
+	return q.pi-mmio.LoadRecord32((*[4]byte)(q.mem.CQDBR[0:4]))&0xffffff < uint32(len(q.mem.CQ)/64)
 }

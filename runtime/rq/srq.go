@@ -9,6 +9,7 @@ import (
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 	"github.com/mlx5gen/mlx5gen/runtime/internal/gate"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 )
 
 const (
@@ -152,7 +153,7 @@ func (s *SRQ) init(waitq bool) {
 			s.setNext(i, uint16(i+1))
 		}
 	}
-	binary.BigEndian.PutUint32(s.dbr[:], uint32(s.counter))
+	mmio.Record32(s.dbr, uint32(s.counter))
 }
 
 // readList walks an existing free list from head to tail; WQEs not on it

@@ -13,6 +13,7 @@ import (
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 )
 
 var be = binary.BigEndian
@@ -62,7 +63,7 @@ func (r *Ring) Written() uint32 { return r.pi }
 // Free returns how many CQEs may be written before the poller's consumer
 // index (24 bits in the doorbell record) says the ring is full.
 func (r *Ring) Free() uint32 {
-	ci := be.Uint32(r.dbr[0:4])
+	ci := mmio.LoadRecord32((*[4]byte)(r.dbr[0:4]))
 	used := (r.pi - ci) & 0xffffff
 	if used > r.n {
 		return 0 // a consumer index ahead of the CQEs written: broken

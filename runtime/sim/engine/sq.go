@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
 
@@ -64,7 +65,7 @@ func (s *sendQueue) reset() {
 // posted returns the producer index of the doorbell record, as an
 // unmasked index at or after ci (16 bits of difference).
 func (s *sendQueue) posted() uint32 {
-	return s.ci + (be.Uint32(s.dbr[4:8])-s.ci)&0xffff
+	return s.ci + (mmio.LoadRecord32((*[4]byte)(s.dbr[4:8]))-s.ci)&0xffff
 }
 
 // doorbell reads the doorbell register: a write naming this QP (the first
