@@ -77,6 +77,20 @@ func smapsAt(t *testing.T, addr uint64) (smaps, bool) {
 	return s, in
 }
 
+// sameBytesAt reports whether the process's memory at addr holds want,
+// read through /proc/self/mem, which fails (EIO) rather than faults where
+// nothing is mapped.
+func sameBytesAt(addr uint64, want []byte) bool {
+	f, err := os.Open("/proc/self/mem")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got := make([]byte, len(want))
+	n, err := f.ReadAt(got, int64(addr))
+	return err == nil && n == len(want) && bytes.Equal(got, want)
+}
+
 // mapped maps a small region or fails the test; the test closes it.
 func mapped(t testing.TB, o Options) *Region {
 	t.Helper()
