@@ -41,6 +41,17 @@ func Write(dst, src []byte, device bool) error {
 	return write64s(dst, src)
 }
 
+// Direct8 reports whether Write8 to an 8-byte window of reg at a
+// multiple of 8 is one plain 64-bit store of an aligned source word, so
+// that a writer may make that store itself, inlined, without the call
+// and its checks (runtime/sq's Complete does): the architecture stores to
+// the register from user space, reg is aligned, and no race-detector
+// hand-off is needed (on plain memory under -race Write8 publishes the
+// word atomically instead).
+func Direct8(reg []byte, device bool) bool {
+	return store8 && len(reg) >= 8 && aligned(reg) && !(raceEnabled && !device)
+}
+
 // Write8 is Write of one 64-bit word, the 8-byte doorbell, as
 // mmio_write64_be: a single store where the architecture allows one (a
 // whole word, aligned), else what Write does, errors included.

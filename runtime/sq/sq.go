@@ -138,6 +138,7 @@ type SQ struct {
 	sig     uint8 // sq_signal_bits
 	bf      BlueFlame
 	bfOff   int
+	db8     unsafe.Pointer // the register's first byte, when Complete may store the 8-byte doorbell itself (New)
 	pd      PD
 
 	// head and tail are the writer's: the work requests it posted, and
@@ -267,6 +268,13 @@ func New(c Config) (*SQ, error) {
 		q.sig = ce
 	}
 	q.sndDBR = unsafe.Pointer(&c.Mem.DBR[4])
+	// The 8-byte doorbell as one inlined store where mmio.Write8 would
+	// make that store: both halves of the register inside it, and the
+	// ring's WQEs 8-byte aligned (the ctrl segment is the source).
+	if bf := c.Mem.BF; mmio.Direct8(bf, c.Mem.Device) && q.bf.Size%8 == 0 && len(bf) >= q.bf.Size+8 &&
+		uintptr(q.ring)%8 == 0 {
+		q.db8 = unsafe.Pointer(unsafe.SliceData(bf))
+	}
 	q.chk.Init(&qp)
 	_ = q.SetWRFlags(0) // 0 is always valid
 	q.initOneCall()
@@ -462,7 +470,9 @@ func (q *SQ) Complete() error {
 	}
 	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
 	off := q.bfOff
-	if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
+	if q.db8 != nil {
+		*(*uint64)(unsafe.Add(q.db8, off)) = *(*uint64)(q.at(q.curCtrl))
+	} else if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
 		q.Last = Doorbell{Rung: true, Offset: off}
 		err = q.dbError(err)
 		q.pub.gate.Leave()

@@ -222,7 +222,13 @@ func interleavedLength(repeat uint32, data []mlx.MRInterleaved) (total, once uin
 // memory regions, one after the other. mlx5dv_wr_set_mkey_layout_list.
 func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	fn := mlx.FnWRSetMkeyLayoutList
-	l := wrcheck.ListLayout(sges)
+	// ListLayout through its branch-free sum: only a list with an entry
+	// over MaxKLMLength (refused) needs the index of the first such entry.
+	length, hi := wrcheck.ListSum(sges)
+	l := wrcheck.Layout{Entries: len(sges), Length: length}
+	if hi > wrcheck.MaxKLMLength {
+		l = wrcheck.ListLayout(sges)
+	}
 	u, err := q.chk.MkeyLayout(fn, l)
 	if err != nil {
 		return err
@@ -365,7 +371,13 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 func (q *SQ) MRList(m *Mkey, acc mlx.AccessFlags, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMRList
-	l := wrcheck.ListLayout(sges)
+	// ListLayout through its branch-free sum: only a list with an entry
+	// over MaxKLMLength (refused) needs the index of the first such entry.
+	length, hi := wrcheck.ListSum(sges)
+	l := wrcheck.Layout{Entries: len(sges), Length: length}
+	if hi > wrcheck.MaxKLMLength {
+		l = wrcheck.ListLayout(sges)
+	}
 	u, err := q.chk.MR(fn, q.wrFlags, mk, uint32(acc), l)
 	if err != nil {
 		return err
