@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mlx5gen/mlx5gen/generated/mlx5prm"
@@ -29,8 +30,12 @@ func TestQueryHCACap(t *testing.T) {
 		if name == "sim:hca-single" {
 			caps.CryptoMultiBlock = false
 		}
-		if _, err := sim.NewDevice(name, caps); err != nil {
-			t.Fatal(err)
+		// Created on first use: the fabric is the process's, and -count
+		// runs the test again in the same process.
+		if sim.Fabric().Device(strings.TrimPrefix(name, sim.Prefix)) == nil {
+			if _, err := sim.NewDevice(name, caps); err != nil {
+				t.Fatal(err)
+			}
 		}
 		c := devicetest.Must[*device.Context](t, "Open")(device.Open(name))
 		info := c.Info().Caps
