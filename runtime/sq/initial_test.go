@@ -4,7 +4,6 @@ import (
 	"syscall"
 	"testing"
 
-	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -13,19 +12,10 @@ import (
 // requests: head, tail and cur_post as given.
 func newAt(t *testing.T, n, maxPost int, curPost, head, tail uint32, starts []uint32) (*sq.SQ, *qmem.Memory, error) {
 	t.Helper()
-	mem, err := qmem.Plain(n, 0, 256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	q, err := sq.New(sq.Config{
-		Mem: mem, QPN: qpn,
-		QP: sq.QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 8,
-			MaxPost: maxPost, MaxMemcpy: 1 << 31},
-		BF:      sq.BlueFlame{UUARN: 1, Size: 256},
-		CurPost: curPost, Head: head, Tail: tail, Starts: starts,
+	return newSQConf(t, n, func(c *sq.Config) {
+		c.QP.SendOps, c.QP.MlxSendOps, c.QP.MaxPost, c.QP.MkeyTagSupported = 0x3ff, 0x1f, maxPost, false
+		c.CurPost, c.Head, c.Tail, c.Starts = curPost, head, tail, starts
 	})
-	return q, mem, err
 }
 
 // TestInitialFull: a queue that starts with max_post work requests

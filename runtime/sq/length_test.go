@@ -9,29 +9,15 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// newLenSQ is newSQ with the port's max_msg_sz (0: unknown).
+// newLenSQ is newSQ with the port's max_msg_sz (0: unknown), without
+// mkey tags.
 func newLenSQ(t *testing.T, maxMsg uint64) (*sq.SQ, *qmem.Memory) {
 	t.Helper()
-	mem, err := qmem.Plain(64, 0, 256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	q, err := sq.New(sq.Config{
-		Mem: mem, QPN: qpn,
-		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
-			MaxMemcpy: 1 << 31, MaxMsgSize: maxMsg},
-		BF: sq.BlueFlame{UUARN: 1, Size: 256},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q, mem
+	return mustSQConf(t, 64, func(c *sq.Config) { c.QP.MaxMsgSize, c.QP.MkeyTagSupported = maxMsg, false })
 }
 
 // lengthForm posts one work request of length n (or with a list or

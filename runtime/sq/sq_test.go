@@ -14,26 +14,44 @@ import (
 
 const qpn = 0x1234
 
-// newSQ makes an RC writer with every builder on a plain queue of n
-// WQEBBs; maxPost 0 leaves the work-request budget unchecked, so that
-// only the ring limits it.
-func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *qmem.Memory) {
+// newSQConf makes an RC writer with every builder on a plain queue of n
+// WQEBBs (the tests' common QP: max_inline_data 316, 8 SGEs, memcpy up
+// to 2 GiB, mkey tags, a 256-byte BlueFlame register), its config
+// changed by edit first; it returns sq.New's error.
+func newSQConf(t testing.TB, n int, edit func(*sq.Config)) (*sq.SQ, *qmem.Memory, error) {
 	t.Helper()
 	mem, err := qmem.Plain(n, 0, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mem.Close() })
-	q, err := sq.New(sq.Config{
+	c := sq.Config{
 		Mem: mem, QPN: qpn,
 		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
-			MaxPost: maxPost, MaxMemcpy: 1 << 31, MkeyTagSupported: true},
+			MaxMemcpy: 1 << 31, MkeyTagSupported: true},
 		BF: sq.BlueFlame{UUARN: 1, Size: 256},
-	})
+	}
+	edit(&c)
+	q, err := sq.New(c)
+	return q, mem, err
+}
+
+// mustSQConf is newSQConf failing the test on sq.New's error.
+func mustSQConf(t testing.TB, n int, edit func(*sq.Config)) (*sq.SQ, *qmem.Memory) {
+	t.Helper()
+	q, mem, err := newSQConf(t, n, edit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return q, mem
+}
+
+// newSQ makes an RC writer with every builder on a plain queue of n
+// WQEBBs; maxPost 0 leaves the work-request budget unchecked, so that
+// only the ring limits it.
+func newSQ(t testing.TB, n, maxPost int) (*sq.SQ, *qmem.Memory) {
+	t.Helper()
+	return mustSQConf(t, n, func(c *sq.Config) { c.QP.MaxPost = maxPost })
 }
 
 // TestRingFull fills the ring with work requests larger than one WQEBB

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
@@ -128,21 +127,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 // newSQSigAll is newSQ (no max_post) with sq_sig_all as given.
 func newSQSigAll(t testing.TB, n int, sigAll bool) (*sq.SQ, *qmem.Memory) {
 	t.Helper()
-	mem, err := qmem.Plain(n, 0, 256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	q, err := sq.New(sq.Config{
-		Mem: mem, QPN: qpn, SigAll: sigAll,
-		QP: sq.QP{Type: mlx.QPRC, SendOps: ruletest.RCSendOps, MlxSendOps: ruletest.RCMlxSendOps, MaxInlineData: 316, MaxSendSGE: 8,
-			MaxMemcpy: 1 << 31, MkeyTagSupported: true},
-		BF: sq.BlueFlame{UUARN: 1, Size: 256},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q, mem
+	return mustSQConf(t, n, func(c *sq.Config) { c.SigAll = sigAll })
 }
 
 // TestConfigureMkeyRules: a template's attributes are checked once, and
