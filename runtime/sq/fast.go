@@ -13,9 +13,20 @@ import (
 // queue, a broken rule) takes the general path, which checks in full and
 // names the rule. Both write the same bytes (TestFastMatchesGeneral).
 
-// quick reports whether builder fn takes the fast path.
+// quick reports whether builder fn takes the fast path. When fastEnd is
+// reached it reads the poller's tail again (Start does not: the room the
+// poller returned is read when the ring looks full, not once per batch).
 func (q *SQ) quick(fn mlx.Func) bool {
 	return int32(q.fastEnd-q.curPost) >= 1 && q.chk.Ready(fn, q.wrFlags)
+}
+
+// requick is quick again for a builder that missed the fast path, after
+// reading the poller's tail if fastEnd was reached (Start does not read
+// it: a batch reads it when the ring looks full). The general paths call
+// it first, so that room the poller returned costs one read, not a work
+// request on the general path.
+func (q *SQ) requick(fn mlx.Func) bool {
+	return int32(q.fastEnd-q.curPost) < 1 && q.refresh() && q.quick(fn)
 }
 
 // be64 stores v big-endian at p: two adjacent big-endian 32-bit fields
@@ -72,6 +83,9 @@ func (q *SQ) rdmaWrite(rkey uint32, raddr uint64) error {
 //
 //go:noinline
 func (q *SQ) postSlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr uint64) error {
+	if q.requick(fn) {
+		return q.post(fn, opcode, hdr, rkey, raddr)
+	}
 	r, err := q.dataWR(fn, opcode, hdr)
 	if err != nil || hdr == 0 {
 		return err

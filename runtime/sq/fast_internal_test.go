@@ -47,7 +47,7 @@ func TestFastMatchesGeneral(t *testing.T) {
 					case round%2 == 1 && fast:
 						err = q.postSGE(fn, op, oneWrite|oneSend, hdr, 0x55, 0x1000, 0x66, 0x2000, length)
 					case round%2 == 1:
-						err = q.postSGESlow(fn, op, hdr, 0x55, 0x1000, 0x66, 0x2000, length)
+						err = q.postSGESlow(fn, op, 0, hdr, 0x55, 0x1000, 0x66, 0x2000, length)
 					case fast:
 						if err = q.post(fn, op, hdr, 0x55, 0x1000); err == nil {
 							err = q.SetSGE(0x66, 0x2000, length)
@@ -76,4 +76,96 @@ func TestFastMatchesGeneral(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoomReadWhenFull: Start does not read the poller's tail; a builder
+// that finds the fast paths' room used up reads it (requick) and goes on
+// on the fast path, in every form, batch after batch of a full ring.
+func TestRoomReadWhenFull(t *testing.T) {
+	forms := map[string]func(q *SQ) error{
+		"RDMAWrite+SetSGE": func(q *SQ) error {
+			if err := q.RDMAWrite(1, 0x1000); err != nil {
+				return err
+			}
+			return q.SetSGE(2, 0x2000, 64)
+		},
+		"Send+SetSGE": func(q *SQ) error {
+			if err := q.Send(); err != nil {
+				return err
+			}
+			return q.SetSGE(2, 0x2000, 64)
+		},
+		"RDMAWriteSGE": func(q *SQ) error { return q.RDMAWriteSGE(1, 0x1000, 2, 0x2000, 64) },
+		"SendSGE":      func(q *SQ) error { return q.SendSGE(2, 0x2000, 64) },
+	}
+	for name, post := range forms {
+		t.Run(name, func(t *testing.T) {
+			mem, err := qmem.Plain(8, 0, 256)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mem.Close()
+			q, err := New(Config{Mem: mem, QPN: 0x1234,
+				QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 64, MaxSendSGE: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range 4 {
+				if err := q.Start(); err != nil {
+					t.Fatal(err)
+				}
+				if round > 0 && q.tail == q.pub.tail.Load() {
+					t.Fatalf("round %d: Start read the poller's tail", round)
+				}
+				for k := range 8 { // the ring's 8 WQEBBs, one per work request
+					if err := post(q); err != nil {
+						t.Fatalf("round %d, work request %d: %v", round, k, err)
+					}
+					if q.tail != q.pub.tail.Load() {
+						t.Fatalf("round %d, work request %d: the tail was not read with the ring full", round, k)
+					}
+				}
+				if err := q.Complete(); err != nil {
+					t.Fatal(err)
+				}
+				if q.fastEnd != q.curPost {
+					t.Fatalf("round %d: %d WQEBBs of fast room left in a full ring", round, q.fastEnd-q.curPost)
+				}
+				if err := q.Completed(8); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestRequick: with the fast paths' room used up, requick reads the
+// poller's tail and reports whether a builder may take the fast path now.
+func TestRequick(t *testing.T) {
+	mem, err := qmem.Plain(8, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := New(Config{Mem: mem, QPN: 0x1234, QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxSendSGE: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	if q.requick(mlx.FnWRRDMAWrite) {
+		t.Fatal("requick with room left: the fast path was not missed for room")
+	}
+	for range 8 {
+		q.RDMAWriteSGE(1, 0x1000, 2, 0x2000, 64)
+	}
+	q.Complete()
+	q.Start()
+	if q.requick(mlx.FnWRRDMAWrite) {
+		t.Fatal("requick with nothing completed: true")
+	}
+	q.Completed(3)
+	if !q.requick(mlx.FnWRRDMAWrite) || q.fastEnd-q.curPost != 3 {
+		t.Fatalf("requick after 3 completions: fast room %d, want 3", q.fastEnd-q.curPost)
+	}
+	q.Abort()
 }

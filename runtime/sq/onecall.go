@@ -45,7 +45,7 @@ func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
 	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
-		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
+		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	pi, off := q.claim(uint8(opcode))
@@ -82,7 +82,7 @@ func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 // one the length rules refuse, fails the one compare with SGELimit.
 func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
-		return q.postSGESlow(fn, opcode, hdr, rkey, raddr, lkey, addr, length)
+		return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	pi, off := q.claim(uint8(opcode))
@@ -106,12 +106,16 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 	return nil
 }
 
-// postSGESlow is postSGE's general path: the builder's checks, its room,
+// postSGESlow is postSGE's general path (bit: the builder's one-call
+// bit; 0 never tries the fast path again): the builder's checks, its room,
 // the setter's checks and the room of the whole WQE, then the WQE as the
 // two calls write it.
 //
 //go:noinline
-func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	if bit != 0 && q.oneCall&bit != 0 && length-1 < q.chk.SGELimit() && q.requick(fn) {
+		return q.postSGE(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
+	}
 	set := mlx.FnWRSetSGE
 	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
 		return err

@@ -410,7 +410,9 @@ func (q *SQ) Start() error {
 		q.chk.Abort()
 		return ErrClosed
 	}
-	q.refresh() // the room the poller returned, once per batch: the fast paths see it
+	// The poller's tail is not read here: every room check reads it again
+	// when the ring looks full (room, budget, quick, the burst's and the
+	// template's), so a batch pays for it only then.
 	q.nreq, q.inl = 0, false
 	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
 	return nil

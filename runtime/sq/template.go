@@ -99,9 +99,9 @@ func (t *MkeyTemplate) image() {
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
-	if mk == nil || t == nil || !q.fits(3) {
+	if mk == nil || t == nil || !q.fits(3) && !(q.refresh() && q.fits(3)) {
 		// Not the common case: a NULL argument, or max_post near (the
-		// UMR and up to two SET_PSVs).
+		// UMR and up to two SET_PSVs) after reading the poller's tail.
 		return q.configureChecked(mk, t, sges)
 	}
 	length, hi := wrcheck.ListSum(sges)
