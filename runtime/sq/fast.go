@@ -13,9 +13,7 @@ import (
 // queue, a broken rule) takes the general path, which checks in full and
 // names the rule. Both write the same bytes (TestFastMatchesGeneral).
 
-// quick reports whether builder fn takes the fast path. When fastEnd is
-// reached it reads the poller's tail again (Start does not: the room the
-// poller returned is read when the ring looks full, not once per batch).
+// quick reports whether builder fn takes the fast path.
 func (q *SQ) quick(fn mlx.Func) bool {
 	return int32(q.fastEnd-q.curPost) >= 1 && q.chk.Ready(fn, q.wrFlags)
 }
