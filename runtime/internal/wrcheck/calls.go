@@ -24,7 +24,7 @@ func (c *Chain) closeWR() {
 	case w.need&mlx5rules.GroupDCAddr != 0 && w.got&mlx5rules.GroupDCAddr == 0:
 		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
 	}
-	w.open, w.accept = false, 0
+	w.open, w.st = false, uint64(w.busy())
 }
 
 // needsAddr reports whether a work request of builder fn needs a DC
@@ -97,7 +97,7 @@ func (c *Chain) openWR(fn mlx.Func) {
 // checks and names the rule).
 func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 	f := &c.fast[fn]
-	if c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags {
+	if c.wr.busy() == 0 && uint64(wrFlags)&f.flags == f.flags {
 		c.wrs++
 		c.wr.setData(fn, f)
 		return true
@@ -114,11 +114,11 @@ func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 func (c *Chain) TryData(fn mlx.Func, sges int) (ok, whole bool) {
 	w := &c.wr
 	f := &c.fast[fn]
-	if w.accept&f.bit != 0 && sges <= c.maxSGE {
-		w.accept &^= f.same
+	if w.st&f.bitHi != 0 && sges <= c.maxSGE {
+		st := w.st &^ f.clear
+		w.st = st
 		w.got |= f.group
-		w.busy &^= uint32(f.group)
-		return true, w.busy == 0
+		return true, uint32(st) == 0
 	}
 	return false, false
 }

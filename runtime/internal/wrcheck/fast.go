@@ -5,20 +5,20 @@ import (
 	"github.com/mlx5gen/mlx5gen/generated/mlx5rules"
 )
 
-// The fast paths (TryBuilder, TryData) read two words of the open work
-// request, kept with the state they summarise so that each check is a
-// compare:
+// The fast paths (TryBuilder, TryData) read one word of the open work
+// request, wr.st, kept with the state it summarises so that each check is
+// a compare and each transition one store; its halves are:
 //
-//   - wr.busy is 0 when a builder may start at once: the batch is open
+//   - busy (the low half) is 0 when a builder may start at once: the batch is open
 //     without error and the open work request, if any, is whole. Otherwise
 //     it holds the setter groups still missing, busyCounting for an mkey
 //     configuration still counting setters, or busyNotReady. Every
 //     change that can make a builder wrong sets it (wr.set, fail, the
 //     batch calls); a stale non-zero value only sends the next builder
 //     through the full checks, which name the rule or succeed.
-//   - wr.accept holds the setters (fastFn.bit) the open work request may
-//     still take without the full checks. wr.set clears it; only an
-//     ordinary builder on a ready batch sets it.
+//   - accept (the high half) holds the setters (fastFn.bit) the open
+//     work request may still take without the full checks. wr.set clears
+//     it; only an ordinary builder on a ready batch sets it.
 const (
 	busyNotReady = 1 << 31 // no batch open, or the batch failed
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
@@ -35,6 +35,11 @@ type fastFn struct {
 	bit   uint64                // setter: its bit; 0 for a setter without a fast path
 	group mlx5rules.SetterGroup // setter: its group
 	same  uint64                // setter: the bits of every setter of its group
+
+	// The same in wr.st's halves: a fast transition is one operation.
+	open  uint64 // builder: st once it opened a work request (takes, need)
+	bitHi uint64 // setter: bit in accept's half
+	clear uint64 // setter: the bits it clears from st (same, group)
 }
 
 // initFast fills the fast paths' table from the full one.
@@ -45,7 +50,7 @@ func (c *Chain) initFast() {
 		info := &mlx5rules.Funcs[s]
 		// Layout setters may repeat (the once rule exempts them); they
 		// belong to mkey configurations, which never take the fast path.
-		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 64 {
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 32 {
 			continue
 		}
 		bitOf[s] = 1 << n
@@ -72,6 +77,9 @@ func (c *Chain) initFast() {
 		if c.maxSGE < 1 {
 			ff.takes &^= bitOf[mlx.FnWRSetSGE]
 		}
+		ff.open = ff.takes<<32 | uint64(ff.need)
+		ff.bitHi = ff.bit << 32
+		ff.clear = ff.same<<32 | uint64(ff.group)
 	}
 }
 
@@ -92,13 +100,12 @@ func (c *Chain) got(fn mlx.Func) (whole bool) {
 	w := &c.wr
 	g := c.group[fn]
 	w.got |= g
-	w.busy &^= uint32(g)
-	w.accept &^= c.fast[fn].same
+	w.st &^= c.fast[fn].same<<32 | uint64(g)
 	return w.need&^w.got == 0
 }
 
 // notReady stops the fast paths until the next batch.
-func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
+func (c *Chain) notReady() { c.wr.st = busyNotReady }
 
 // Ready reports whether builder fn, with wrFlags, passes its checks on
 // the fast path (TryBuilder's test), without recording anything: a writer
@@ -106,7 +113,7 @@ func (c *Chain) notReady() { c.wr.busy, c.wr.accept = busyNotReady, 0 }
 // Open.
 func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
 	f := &c.fast[fn]
-	return c.wr.busy == 0 && uint64(wrFlags)&f.flags == f.flags
+	return c.wr.busy() == 0 && uint64(wrFlags)&f.flags == f.flags
 }
 
 // TrySGE is TryData for ibv_wr_set_sge, whose one entry initFast
@@ -115,11 +122,11 @@ func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
 func (c *Chain) TrySGE() (ok, whole bool) {
 	w := &c.wr
 	f := &c.fast[mlx.FnWRSetSGE]
-	if w.accept&f.bit != 0 {
-		w.accept &^= f.same
+	if w.st&f.bitHi != 0 {
+		st := w.st &^ f.clear
+		w.st = st
 		w.got |= f.group
-		w.busy &^= uint32(f.group)
-		return true, w.busy == 0
+		return true, uint32(st) == 0
 	}
 	return false, false
 }
@@ -140,7 +147,7 @@ func (c *Chain) OpenBurst(fn, setter mlx.Func, n int) {
 // true. Otherwise it does nothing and reports false, and the writer calls
 // Complete.
 func (c *Chain) TryComplete() bool {
-	if c.wr.busy != 0 || len(c.touched) != 0 {
+	if c.wr.busy() != 0 || len(c.touched) != 0 {
 		return false
 	}
 	c.open, c.ready, c.wr.open = false, false, false
@@ -173,5 +180,5 @@ func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	w.fn, w.got, w.need = fn, s.group, f.need
 	w.numSetters, w.setters, w.xlat = 0, 0, 0
 	w.mkey = nil
-	w.busy, w.accept = 0, f.takes&^s.same
+	w.st = (f.takes &^ s.same) << 32
 }

@@ -16,12 +16,12 @@ import (
 func checkFastState(t *testing.T, c *Chain, step int) {
 	t.Helper()
 	w := &c.wr
-	if w.busy == 0 && !(c.ready && c.open && c.err == nil && (!w.open || w.whole())) {
+	if w.busy() == 0 && !(c.ready && c.open && c.err == nil && (!w.open || w.whole())) {
 		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.open, w.whole())
 	}
 	for s := range mlx.NumFuncs {
 		f := &c.fast[s]
-		if w.accept&f.bit == 0 {
+		if w.accept()&f.bit == 0 {
 			continue
 		}
 		if !(c.ready && c.err == nil && w.open && !w.finalized && !w.counting && c.follows[w.fn][s] && w.got&c.group[s] == 0) {
@@ -158,8 +158,8 @@ func TestFastPathsTaken(t *testing.T) {
 	if whole, err := c.Data(mlx.FnWRSetInlineData, 0, 8); err != nil || !whole {
 		t.Fatal(whole, err)
 	}
-	if c.wr.busy != 0 || c.wr.accept&c.fast[mlx.FnWRSetSGE].bit != 0 {
-		t.Fatalf("after a full data setter: busy %#x, accept %#x", c.wr.busy, c.wr.accept)
+	if c.wr.busy() != 0 || c.wr.accept()&c.fast[mlx.FnWRSetSGE].bit != 0 {
+		t.Fatalf("after a full data setter: busy %#x, accept %#x", c.wr.busy(), c.wr.accept())
 	}
 	if c.TryBuilder(mlx.FnWRAtomicCmpSwp, 0) && c.needs[mlx.FnWRAtomicCmpSwp]&mlx5rules.GroupData == 0 {
 		t.Fatal("an atomic without its data setter requirement")

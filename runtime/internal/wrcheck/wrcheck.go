@@ -194,9 +194,19 @@ type wr struct {
 	setters    int32
 	xlat       int32 // translation bytes
 	mkey       *Mkey
-	busy       uint32 // 0: a builder may start on the fast path (fast.go)
-	accept     uint64 // the setters it takes on the fast path (fast.go)
+	// st is the fast paths' state in one word (fast.go): busy (0: a
+	// builder may start) in the low half, accept (the setters the work
+	// request takes on the fast path) in the high half, so that each fast
+	// transition is one load and one store of a value New precomputed.
+	st uint64
 }
+
+// busy is st's low half: 0 when a builder may start on the fast path.
+func (w *wr) busy() uint32 { return uint32(w.st) }
+
+// accept is st's high half: the setters (fastFn.bit) the open work
+// request takes on the fast path.
+func (w *wr) accept() uint64 { return w.st >> 32 }
 
 // set starts a work request. It assigns the fields one by one: a
 // composite literal is built on the stack and copied with wide loads that
@@ -212,19 +222,21 @@ func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting
 		w.setters = 0
 	}
 	w.mkey = m
-	w.busy, w.accept = pending(need, got, counting, finalized), 0
+	w.st = uint64(pending(need, got, counting, finalized))
 }
 
 // setData starts the work request of an ordinary builder, f its fast
 // table entry: set with what such a builder has, and the setters it takes
 // on the fast path.
 func (w *wr) setData(fn mlx.Func, f *fastFn) {
-	need, takes := f.need, f.takes // read once: the stores to w could alias f for the compiler
+	need, st := f.need, f.open // read once: the stores to w could alias f for the compiler
 	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
 	w.fn, w.got, w.need = fn, 0, need
 	w.numSetters, w.setters, w.xlat = 0, 0, 0
-	w.mkey = nil
-	w.busy, w.accept = uint32(need), takes
+	if w.mkey != nil { // a load, not the write barrier's test, in the common case
+		w.mkey = nil
+	}
+	w.st = st
 }
 
 // whole reports whether the work request may be closed: it got the
