@@ -60,10 +60,12 @@ func BenchmarkLibmlx5Post(b *testing.B) {
 
 // BenchmarkLibmlx5DoorbellEach is the same with one work request per
 // Start/Complete: every work request writes the doorbell record and rings.
+// GoPost posts each with PostRDMAWriteSGE (the three calls in one).
 func BenchmarkLibmlx5DoorbellEach(b *testing.B) {
 	b.Run("C", func(b *testing.B) { benchLib(b, true, func(l *Lib, n int) error { return l.PostWrites(n, 1) }) })
 	b.Run("Go", func(b *testing.B) { benchGo(b, func(q *sq.SQ, n int) error { return PostWrites(q, n, 1) }) })
 	b.Run("CUnlocked", func(b *testing.B) { benchLib(b, false, func(l *Lib, n int) error { return l.PostWrites(n, 1) }) })
+	b.Run("GoPost", func(b *testing.B) { benchGo(b, PostEach) })
 }
 
 // BenchmarkLibmlx5Mkey configures the signature mkey (access, 4-entry

@@ -60,6 +60,9 @@ func TestBytesAgree(t *testing.T) {
 			if err := Same(name, lib, goSide(t, func(q *sq.SQ) error { return PostWrites(q, k, 1) })); err != nil {
 				t.Error(err)
 			}
+			if err := Same(name+"/post", lib, goSide(t, func(q *sq.SQ) error { return PostEach(q, k) })); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	for _, per := range []int{1, 8} {

@@ -100,6 +100,23 @@ func PostWritesOneCall(q *sq.SQ, n, batch int) error {
 	return nil
 }
 
+// PostEach posts the same writes one per doorbell with PostRDMAWriteSGE
+// (Start, RDMAWriteSGE and Complete in one call), completing each.
+func PostEach(q *sq.SQ, n int) error {
+	a := uint64(Addr)
+	delta := uint64(Raddr) - a // wraps, as in C
+	for range n {
+		if err := q.PostRDMAWriteSGE(RKey, a+delta, LKey, a, Len); err != nil {
+			return err
+		}
+		if err := q.Completed(q.Outstanding()); err != nil {
+			return err
+		}
+		a += Len
+	}
+	return nil
+}
+
 // Burst holds the prepared requests of PostBursts, so that the loop
 // allocates nothing.
 type Burst struct{ reqs [64]sq.RDMAWriteReq }

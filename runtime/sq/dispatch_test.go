@@ -23,6 +23,8 @@ func (r *runner) call(s step) error {
 		return r.template(s)
 	case "@onecall":
 		return r.oneCall(s)
+	case "@post":
+		return r.post(s)
 	}
 	r.last = entryOf(s.name)
 	if r.last == "" {
@@ -176,6 +178,15 @@ func (r *runner) oneCall(s step) error {
 		return r.q.RDMAReadSGE(rkey, raddr, lkey, addr, length)
 	}
 	return r.q.SendSGE(lkey, addr, length)
+}
+
+// post runs start, rdma_write, set_sge and complete as one
+// PostRDMAWriteSGE.
+func (r *runner) post(s step) error {
+	b, g := s.parts[1], s.parts[2]
+	r.last = "PostRDMAWriteSGE"
+	return r.q.PostRDMAWriteSGE(uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000),
+		r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64)))
 }
 
 // burst runs rdma_write + set_sge pairs as one RDMAWriteBurst.

@@ -16,7 +16,7 @@ import (
 // run through every entry point implementing it (TestRulesEveryEntryPoint).
 type entryPoint struct {
 	funcs []string // the C functions (and ibv_qp_ex attributes) it implements
-	form  string   // how the rule examples reach it: formCalls, formBurst or formTemplate
+	form  string   // how the rule examples reach it: formCalls, formBurst, formTemplate, formOneCall or formPost
 }
 
 const (
@@ -24,10 +24,11 @@ const (
 	formBurst    = "burst"    // RDMAWriteBurst: ibv_wr_rdma_write + ibv_wr_set_sge per request
 	formTemplate = "template" // NewMkeyTemplate + ConfigureMkey: a whole mkey configuration
 	formOneCall  = "onecall"  // RDMAWriteSGE, RDMAReadSGE, SendSGE: a builder and ibv_wr_set_sge
+	formPost     = "post"     // PostRDMAWriteSGE: a batch of one RDMA write and its SGE
 )
 
 // forms lists every form.
-var forms = []string{formCalls, formBurst, formTemplate, formOneCall}
+var forms = []string{formCalls, formBurst, formTemplate, formOneCall, formPost}
 
 var entryPoints = map[string]entryPoint{
 	"Start":                    {[]string{"ibv_wr_start"}, formCalls},
@@ -63,6 +64,7 @@ var entryPoints = map[string]entryPoint{
 	"MRInterleaved":            {[]string{"mlx5dv_wr_mr_interleaved"}, formCalls},
 	"RDMAWriteBurst":           {[]string{"ibv_qp_ex.wr_id", "ibv_wr_rdma_write", "ibv_wr_set_sge"}, formBurst},
 	"RDMAWriteSGE":             {[]string{"ibv_wr_rdma_write", "ibv_wr_set_sge"}, formOneCall},
+	"PostRDMAWriteSGE":         {[]string{"ibv_wr_start", "ibv_wr_rdma_write", "ibv_wr_set_sge", "ibv_wr_complete"}, formPost},
 	"RDMAReadSGE":              {[]string{"ibv_wr_rdma_read", "ibv_wr_set_sge"}, formOneCall},
 	"SendSGE":                  {[]string{"ibv_wr_send", "ibv_wr_set_sge"}, formOneCall},
 	"ConfigureMkey": {[]string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags",

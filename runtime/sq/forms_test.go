@@ -1,6 +1,8 @@
 package sq_test
 
 import (
+	"slices"
+
 	"github.com/mlx5gen/mlx5gen/runtime/internal/ruletest"
 )
 
@@ -19,6 +21,8 @@ func rewrite(v ruletest.Values, form string, steps []step) (out []step, ok bool)
 		return asTemplate(v, steps)
 	case formOneCall:
 		return asOneCall(steps)
+	case formPost:
+		return asPost(steps)
 	}
 	return nil, false
 }
@@ -59,6 +63,33 @@ func asOneCall(steps []step) ([]step, bool) {
 		out = append(out, steps[i])
 	}
 	return out, ok
+}
+
+// postSteps is the batch PostRDMAWriteSGE makes in one call.
+var postSteps = []string{"ibv_wr_start", "ibv_wr_rdma_write", "ibv_wr_set_sge", "ibv_wr_complete"}
+
+// asPost makes each batch of one RDMA write and its SGE one step.
+func asPost(steps []step) ([]step, bool) {
+	var out []step
+	ok := false
+	for i := 0; i < len(steps); i++ {
+		if i+len(postSteps) <= len(steps) && slices.Equal(names(steps[i:i+len(postSteps)]), postSteps) {
+			out = append(out, step{name: "@post", line: steps[i].line, parts: steps[i : i+len(postSteps)]})
+			ok, i = true, i+len(postSteps)-1
+			continue
+		}
+		out = append(out, steps[i])
+	}
+	return out, ok
+}
+
+// names lists the steps' C function names.
+func names(steps []step) []string {
+	n := make([]string, len(steps))
+	for i, s := range steps {
+		n[i] = s.name
+	}
+	return n
 }
 
 // The setters a template holds: access flags and a list layout, and a

@@ -36,18 +36,56 @@ func (q *SQ) initOneCall() {
 // to raddr (under rkey): RDMAWrite then SetSGE in one call
 // (ibv_wr_rdma_write, ibv_wr_set_sge).
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length)
+	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, false)
+}
+
+// PostRDMAWriteSGE posts one RDMA write of length bytes at addr (under
+// lkey) to raddr (under rkey) with a doorbell of its own: Start,
+// RDMAWriteSGE and Complete in one call (ibv_wr_start, ibv_wr_rdma_write,
+// ibv_wr_set_sge, ibv_wr_complete), for a program that rings each work
+// request as it comes (the latency path). It returns what those
+// three calls would (ErrClosed, a batch already open, a broken rule, the
+// doorbell's error) and, like them, posts nothing when a rule is broken.
+// Its common case changes nothing in the checker's state: a batch of one
+// whole work request leaves the chain as it found it.
+func (q *SQ) PostRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, true)
+}
+
+// postWriteSGE is PostRDMAWriteSGE's general case: the three calls.
+//
+//go:noinline
+func (q *SQ) postWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	if err := q.Start(); err != nil {
+		return err
+	}
+	if err := q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, false); err != nil {
+		q.Complete() // the latched error again: it rolls back and says nothing was rung (Last)
+		return err
+	}
+	return q.Complete()
 }
 
 // rdmaWriteSGE is postSGE for an RDMA write with the builder's constants
 // folded in (the checker's table entries at constant offsets, the WQE's
-// size and segment offsets constants): the commonest one-call form.
-func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+// size and segment offsets constants): the commonest one-call form. With
+// post, it is a batch of its own (PostRDMAWriteSGE): Start's checks are
+// the checker's Idle and the gate's, and it rings the doorbell.
+func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
-	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
-		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
+	if post {
+		// The gate last: entered, the batch is committed to.
+		if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
+			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
+			return q.postWriteSGE(rkey, raddr, lkey, addr, length)
+		}
+		q.inl = false
+	} else {
+		if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+			return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
+		}
+		q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	}
-	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	const ds = 2 + hdr/16
@@ -60,6 +98,10 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 	be64(unsafe.Add(wqe, 40), addr)
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
+	if post {
+		q.nreq = 0
+		return q.ringDoorbell(1)
+	}
 	return nil
 }
 

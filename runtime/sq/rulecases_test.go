@@ -282,7 +282,7 @@ func (c *coverage) check(t *testing.T) {
 		}
 	}
 	sort.Strings(never)
-	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate", "RDMAWriteSGE"} {
+	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate", "RDMAWriteSGE", "PostRDMAWriteSGE"} {
 		if c.rejected[must] == 0 {
 			t.Errorf("no bad example was rejected by %s", must)
 		}

@@ -115,16 +115,17 @@ type Doorbell struct {
 // SQ is a send queue writer.
 //
 // Concurrency: one goroutine at a time writes (Start, the builders and
-// setters, Complete, Abort, SetWRID, SetWRFlags, and the accessors of the
-// writer's own state: CurPost, FmCache, BFOffset, Last, Slots). While it
-// does, one other goroutine may poll the CQ this queue completes to: the
-// poller's calls (Completed, Retire, Head, Outstanding, and reading Slots
-// of posted work requests) hand off through atomics, not a lock: the
-// writer publishes its head before the doorbell, the poller its tail; the
-// writer reads the tail again only when the ring looks full. Close may be
-// called from any goroutine at any time: it waits for a batch in
-// progress (Start to Complete or Abort) to end. Two goroutines writing at
-// once are not supported: serialise them with a lock of your own.
+// setters, Complete, Abort, PostRDMAWriteSGE, SetWRID, SetWRFlags, and
+// the accessors of the writer's own state: CurPost, FmCache, BFOffset,
+// Last, Slots). While it does, one other goroutine may poll the CQ this
+// queue completes to: the poller's calls (Completed, Retire, Head,
+// Outstanding, and reading Slots of posted work requests) hand off
+// through atomics, not a lock: the writer publishes its head before the
+// doorbell, the poller its tail; the writer reads the tail again only
+// when the ring looks full. Close may be called from any goroutine at any
+// time: it waits for a batch in progress (Start to Complete or Abort, or
+// one PostRDMAWriteSGE) to end. Two goroutines writing at once are not
+// supported: serialise them with a lock of your own.
 type SQ struct {
 	ring    unsafe.Pointer
 	mem     *qmem.Memory
@@ -437,9 +438,8 @@ func (q *SQ) rollback() {
 // the batch broke a rule it posts nothing, rolls the producer index back
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 //
-// Then it tells the device about the batch's work requests (in this
-// function rather than one it calls: a call less on the latency path).
-// rdma-core: post_send_db, with its fences: udma_to_device_barrier before
+// Then it tells the device about the batch's work requests
+// (ringDoorbell). rdma-core: post_send_db, with its fences: udma_to_device_barrier before
 // the doorbell record, mmio_wc_start before the register (which orders the
 // record before it too), mmio_flush_writes after. It fails then only if
 // the doorbell register cannot be written (runtime/mmio); the batch is
@@ -456,8 +456,14 @@ func (q *SQ) Complete() error {
 		q.pub.gate.Leave()
 		return nil
 	}
-	q.head += nreq
 	q.nreq = 0
+	return q.ringDoorbell(nreq)
+}
+
+// ringDoorbell posts the batch's nreq work requests, written and checked,
+// and leaves the gate: Complete's second half, and PostRDMAWriteSGE's.
+func (q *SQ) ringDoorbell(nreq uint32) error {
+	q.head += nreq
 	// The poller may see the batch's completions as soon as the doorbell
 	// is rung: the head goes first.
 	q.pub.head.Publish(q.head)

@@ -349,6 +349,10 @@ func TestNoAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		q.Completed(q.Outstanding())
+		if err := q.PostRDMAWriteSGE(1, 2, 3, 4, 5); err != nil {
+			t.Fatal(err)
+		}
+		q.Completed(q.Outstanding())
 	}
 	run()
 	if n := testing.AllocsPerRun(1000, run); n != 0 {

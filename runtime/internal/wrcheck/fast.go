@@ -182,3 +182,14 @@ func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	w.mkey = nil
 	w.st = (f.takes &^ s.same) << 32
 }
+
+// Idle reports whether a batch of one work request of builder fn, with
+// wrFlags, passes Start's and the builder's checks on the fast path: no
+// batch is open and the QP offers fn with these flags. A writer's
+// one-call post (Start, a one-call form and Complete in one) tests it
+// and then changes nothing here: the chain after such a batch is the
+// chain before it (closed, nothing open, no mkey touched).
+func (c *Chain) Idle(fn mlx.Func, wrFlags uint32) bool {
+	f := &c.fast[fn]
+	return !c.open && uint64(wrFlags)&f.flags == f.flags
+}

@@ -1,0 +1,188 @@
+package sq_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// TestPostMatchesCalls: PostRDMAWriteSGE answers what Start, RDMAWriteSGE
+// and Complete answer, and posts the same queue (ring, doorbell record,
+// register, bookkeeping), on its fast path and off it: every QP of the
+// one-call test (a DCI, no SGE, a small max_post), any flags, a fence
+// cached by an earlier batch, lengths the rules refuse, a full ring, a
+// call inside an open batch, the ring's wrap.
+func TestPostMatchesCalls(t *testing.T) {
+	flagSets := []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED, mlx.IBV_SEND_INLINE}
+	lengths := []uint32{0, 1, 64, 1 << 31, 0xffffffff}
+	for name, cfg := range oneCallQPs() {
+		for _, preferBF := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/preferBF=%v", name, preferBF), func(t *testing.T) {
+				cfg.BF.PreferBF = preferBF
+				var p oneCallPair
+				p.one, p.oneMem = newPostSide(t, cfg)
+				p.two, p.twoMem = newPostSide(t, cfg)
+				r := rand.New(rand.NewPCG(3, uint64(len(name))))
+				for i := range 300 {
+					flags := flagSets[r.IntN(len(flagSets))]
+					switch r.IntN(6) {
+					case 0: // a batch that caches a small fence
+						for _, q := range []*sq.SQ{p.one, p.two} {
+							q.Start()
+							q.LocalInv(7)
+							q.Complete()
+						}
+					case 2: // a batch with inline data: its BlueFlame choice must not carry over
+						for _, q := range []*sq.SQ{p.one, p.two} {
+							q.Start()
+							q.Send()
+							q.SetInlineData([]byte("inline"))
+							q.Complete()
+						}
+					case 1: // inside an open batch: Start's error, and the batch goes on
+						p.one.Start()
+						p.two.Start()
+						sameError(t, p.one.PostRDMAWriteSGE(1, 2, 3, 4, 64), p.two.Start())
+						sameError(t, p.one.Complete(), p.two.Complete())
+					}
+					p.one.SetWRFlags(flags)
+					p.two.SetWRFlags(flags)
+					p.one.SetWRID(uint64(i))
+					p.two.SetWRID(uint64(i))
+					length := lengths[r.IntN(len(lengths))]
+					rkey, raddr, lkey, addr := uint32(i), uint64(i)<<12, uint32(i+1), uint64(i)<<8
+					e1 := p.one.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
+					e2 := postByCalls(p.two, rkey, raddr, lkey, addr, length)
+					sameError(t, e1, e2)
+					samePosted(t, &p, i)
+					if r.IntN(3) == 0 { // else the ring fills: the full ring's errors, then room again
+						n := uint32(r.IntN(int(p.one.Outstanding()) + 1))
+						p.one.Completed(n)
+						p.two.Completed(n)
+					}
+				}
+			})
+		}
+	}
+}
+
+func newPostSide(t *testing.T, cfg sq.Config) (*sq.SQ, *qmem.Memory) {
+	mem, err := qmem.Plain(8, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	cfg.Mem = mem
+	q, err := sq.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, mem
+}
+
+// postByCalls is what PostRDMAWriteSGE stands for.
+func postByCalls(q *sq.SQ, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	if err := q.Start(); err != nil {
+		return err
+	}
+	if err := q.RDMAWriteSGE(rkey, raddr, lkey, addr, length); err != nil {
+		q.Complete() // the latched error again; nothing is posted
+		return err
+	}
+	return q.Complete()
+}
+
+// samePosted fails if the two queues differ in what was posted.
+func samePosted(t *testing.T, p *oneCallPair, i int) {
+	t.Helper()
+	if !bytes.Equal(p.oneMem.SQ, p.twoMem.SQ) || !bytes.Equal(p.oneMem.BF, p.twoMem.BF) || !bytes.Equal(p.oneMem.DBR, p.twoMem.DBR) {
+		t.Fatalf("post %d: PostRDMAWriteSGE and the calls wrote different queues", i)
+	}
+	if p.one.CurPost() != p.two.CurPost() || p.one.FmCache() != p.two.FmCache() || p.one.Last != p.two.Last ||
+		p.one.Head() != p.two.Head() || p.one.BFOffset() != p.two.BFOffset() {
+		t.Fatalf("post %d: state differs: producer index %d, %d; doorbell %+v, %+v", i, p.one.CurPost(), p.two.CurPost(), p.one.Last, p.two.Last)
+	}
+	for k := range p.one.Slots {
+		if p.one.Slots[k] != p.two.Slots[k] {
+			t.Fatalf("post %d: bookkeeping of slot %d: %+v, %+v", i, k, p.one.Slots[k], p.two.Slots[k])
+		}
+	}
+}
+
+// TestPostCloseRace: a writer posting with PostRDMAWriteSGE, a poller
+// completing beside it and Close from a third goroutine. Close returns
+// only when the writer is outside; after it nothing changes in the
+// queue's memory and every later post returns ErrClosed. Run with -race.
+func TestPostCloseRace(t *testing.T) {
+	for round := range 20 {
+		mem, err := qmem.Plain(8, 0, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := sq.New(sq.Config{Mem: mem, QPN: 9, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		var wg, writer sync.WaitGroup
+		wg.Add(1)
+		writer.Add(1)
+		var posted int
+		var last error
+		go func() { // the writer: retries while the ring is full
+			defer writer.Done()
+			for i := 0; ; i++ {
+				err := q.PostRDMAWriteSGE(1, uint64(i), 2, uint64(i), 64)
+				if errors.Is(err, sq.ErrClosed) {
+					last = err
+					return
+				}
+				if err == nil {
+					posted++
+				}
+			}
+		}()
+		go func() { // the poller
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q.Completed(q.Outstanding())
+			}
+		}()
+		time.Sleep(time.Duration(1+round%5) * time.Millisecond)
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// The writer may still be trying: what it does now must change
+		// nothing. Then this goroutine is the writer.
+		snap := bytes.Join([][]byte{mem.SQ, mem.DBR, mem.BF}, nil)
+		head := q.Head()
+		writer.Wait()
+		for range 100 {
+			if err := q.PostRDMAWriteSGE(1, 2, 3, 4, 64); !errors.Is(err, sq.ErrClosed) {
+				t.Fatalf("round %d: PostRDMAWriteSGE after Close: %v", round, err)
+			}
+		}
+		close(stop)
+		wg.Wait()
+		if !bytes.Equal(snap, bytes.Join([][]byte{mem.SQ, mem.DBR, mem.BF}, nil)) || q.Head() != head {
+			t.Fatalf("round %d: the queue changed after Close returned", round)
+		}
+		if posted == 0 || last == nil {
+			t.Fatalf("round %d: %d posted, last error %v", round, posted, last)
+		}
+		mem.Close()
+	}
+}
