@@ -178,8 +178,6 @@ func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
 	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
 	w.fn, w.got, w.need = fn, s.group, f.need
-	w.numSetters, w.setters, w.xlat = 0, 0, 0
-	w.mkey = nil
 	w.st = (f.takes &^ s.same) << 32
 }
 

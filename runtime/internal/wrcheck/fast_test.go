@@ -171,3 +171,87 @@ func TestFastPathsTaken(t *testing.T) {
 		t.Fatal("a builder took the fast path after Complete")
 	}
 }
+
+// TestDataWRLeavesMkeyFields: a data builder on the fast path (Open,
+// OpenWhole) leaves the mkey fields of the work request (mkey, setter
+// counts, translation) as an earlier mkey configuration of the batch set
+// them; nothing reads them for a data work request. A batch that
+// configured an mkey first answers the later calls as a batch whose first
+// work request was a data one does: an mkey setter after the data
+// builder, Complete, and the next batch's configuration.
+func TestDataWRLeavesMkeyFields(t *testing.T) {
+	qp := &QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 2}
+	inline := uint32(mlx.IBV_SEND_INLINE)
+	for _, whole := range []bool{false, true} {
+		used, fresh := New(qp), New(qp)
+		mkeys := [2]*Mkey{NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8), NewMkey(0x200, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)}
+		used.Start()
+		used.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, mkeys[0], 2, &mlx.MkeyConfAttr{})
+		used.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, uint32(mlx.IBV_ACCESS_LOCAL_WRITE))
+		if u, err := used.MkeyLayout(mlx.FnWRSetMkeyLayoutList, Layout{Entries: 5, Length: 5 << 12}); err != nil || u == nil {
+			t.Fatal(u, err)
+		}
+		fresh.Start()
+		fresh.Builder(mlx.FnWRRDMAWrite, 0)
+		fresh.Data(mlx.FnWRSetSGE, 1, 0)
+		// The data builder after the configuration, then the one under
+		// test: Builder's setData, or OpenWhole after Ready.
+		for _, c := range []*Chain{used, fresh} {
+			if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
+				t.Fatal(err)
+			}
+			if whole, err := c.Data(mlx.FnWRSetSGE, 1, 0); err != nil || !whole {
+				t.Fatal(whole, err)
+			}
+			switch {
+			case !whole:
+				if err := c.Builder(mlx.FnWRRDMAWrite, 0); err != nil {
+					t.Fatal(err)
+				}
+			case !c.Ready(mlx.FnWRRDMAWrite, 0):
+				t.Fatal("the one-call builder misses the fast path")
+			default:
+				c.OpenWhole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE)
+			}
+		}
+		if used.wr.mkey == nil || used.wr.xlat == 0 {
+			t.Fatal("the data builder cleared the mkey fields: the test checks nothing")
+		}
+		_, e1 := used.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, 0)
+		_, e2 := fresh.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, 0)
+		if e1 == nil {
+			t.Fatal("an mkey setter after a data builder was accepted")
+		}
+		sameRule(t, "an mkey setter after the data builder", e1, e2)
+		_, e1 = used.Complete(mlx.FnWRComplete)
+		_, e2 = fresh.Complete(mlx.FnWRComplete)
+		sameRule(t, "Complete", e1, e2)
+		var umr [2]UMR
+		for i, c := range []*Chain{used, fresh} {
+			c.Start()
+			c.MkeyConfigure(mlx.FnWRMkeyConfigure, inline, mkeys[i], 1, &mlx.MkeyConfAttr{})
+			u, err := c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, Layout{Entries: 2, Length: 2 << 12})
+			if err != nil || u == nil {
+				t.Fatal(u, err)
+			}
+			umr[i] = *u
+			umr[i].Mkey = nil
+			if _, err := c.Complete(mlx.FnWRComplete); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if umr[0] != umr[1] {
+			t.Fatalf("the next configuration's UMR: %+v after the data builder, %+v on a fresh chain", umr[0], umr[1])
+		}
+	}
+}
+
+// sameRule fails unless both errors are nil or break the same rule.
+func sameRule(t *testing.T, what string, e1, e2 error) {
+	t.Helper()
+	r1, _ := e1.(*mlx.RuleError)
+	r2, _ := e2.(*mlx.RuleError)
+	if (e1 == nil) != (e2 == nil) || e1 != nil && (r1 == nil || r2 == nil || r1.Rule != r2.Rule || r1.WR != r2.WR) {
+		t.Fatalf("%s: %v after an mkey configuration, %v on a fresh chain", what, e1, e2)
+	}
+}

@@ -181,7 +181,10 @@ func (u *UMR) set(m *Mkey, xlat, wrs int) *UMR {
 }
 
 // wr is the work request being built. It is small: every builder resets
-// it.
+// it, but for the mkey fields (mkey, numSetters, setters, xlat), which
+// only an mkey builder's wr.set writes and only an mkey configuration's
+// calls read: a data builder leaves them (two stores and a write
+// barrier's test fewer per work request; TestDataWRLeavesMkeyFields).
 type wr struct {
 	open       bool
 	counting   bool // an mkey configuration counting setters
@@ -226,16 +229,12 @@ func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting
 }
 
 // setData starts the work request of an ordinary builder, f its fast
-// table entry: set with what such a builder has, and the setters it takes
-// on the fast path.
+// table entry: set with what such a builder has (the mkey fields left as
+// they are), and the setters it takes on the fast path.
 func (w *wr) setData(fn mlx.Func, f *fastFn) {
 	need, st := f.need, f.open // read once: the stores to w could alias f for the compiler
 	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
 	w.fn, w.got, w.need = fn, 0, need
-	w.numSetters, w.setters, w.xlat = 0, 0, 0
-	if w.mkey != nil { // a load, not the write barrier's test, in the common case
-		w.mkey = nil
-	}
 	w.st = st
 }
 
