@@ -75,3 +75,36 @@ func Example() {
 	// ibv_wr_set_sge ibv_wr.builder_then_setters ibv_wr_post(3) true
 	// batch failed: true
 }
+
+// ExampleSQ_PostRDMAWriteSGE posts RDMA writes one doorbell each, the
+// latency path: each call is Start, RDMAWriteSGE and Complete, with their
+// answers and bytes. A length the rules refuse posts nothing.
+func ExampleSQ_PostRDMAWriteSGE() {
+	mem, err := qmem.Plain(8, 0, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := sq.New(sq.Config{Mem: mem, QPN: 0x1234,
+		QP: sq.QP{Type: mlx5dv.QPRC, SendOps: mlx5dv.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := range uint64(3) {
+		q.SetWRID(i)
+		if err := q.PostRDMAWriteSGE(0x11223344, 0x10000+i*64, 0x55667788, 0x20000+i*64, 64); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("doorbell record:", binary.BigEndian.Uint32(mem.DBR[4:8]), "rung:", q.Last.Rung)
+	}
+	err = q.PostRDMAWriteSGE(0x11223344, 0x10000, 0x55667788, 0x20000, 1<<31)
+	var re *mlx5dv.RuleError
+	if errors.As(err, &re) {
+		fmt.Println(re.Rule, "posted:", q.Head(), "rung:", q.Last.Rung)
+	}
+	// Output:
+	// doorbell record: 1 rung: true
+	// doorbell record: 2 rung: true
+	// doorbell record: 3 rung: true
+	// ibv_wr.sge_length posted: 3 rung: false
+}
