@@ -180,13 +180,20 @@ func (r *runner) oneCall(s step) error {
 	return r.q.SendSGE(lkey, addr, length)
 }
 
-// post runs start, rdma_write, set_sge and complete as one
-// PostRDMAWriteSGE.
+// post runs start, a builder with a Post form, set_sge and complete as
+// that Post method.
 func (r *runner) post(s step) error {
 	b, g := s.parts[1], s.parts[2]
-	r.last = "PostRDMAWriteSGE"
-	return r.q.PostRDMAWriteSGE(uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000),
-		r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64)))
+	r.last = postOf[b.name]
+	rkey, raddr := uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000)
+	lkey, addr, length := r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64))
+	switch b.name {
+	case "ibv_wr_rdma_write":
+		return r.q.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
+	case "ibv_wr_rdma_read":
+		return r.q.PostRDMAReadSGE(rkey, raddr, lkey, addr, length)
+	}
+	return r.q.PostSendSGE(lkey, addr, length)
 }
 
 // burst runs rdma_write + set_sge pairs as one RDMAWriteBurst.

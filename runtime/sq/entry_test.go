@@ -24,7 +24,7 @@ const (
 	formBurst    = "burst"    // RDMAWriteBurst: ibv_wr_rdma_write + ibv_wr_set_sge per request
 	formTemplate = "template" // NewMkeyTemplate + ConfigureMkey: a whole mkey configuration
 	formOneCall  = "onecall"  // RDMAWriteSGE, RDMAReadSGE, SendSGE: a builder and ibv_wr_set_sge
-	formPost     = "post"     // PostRDMAWriteSGE: a batch of one RDMA write and its SGE
+	formPost     = "post"     // PostRDMAWriteSGE, PostRDMAReadSGE, PostSendSGE: a batch of one one-call work request
 )
 
 // forms lists every form.
@@ -65,6 +65,8 @@ var entryPoints = map[string]entryPoint{
 	"RDMAWriteBurst":           {[]string{"ibv_qp_ex.wr_id", "ibv_wr_rdma_write", "ibv_wr_set_sge"}, formBurst},
 	"RDMAWriteSGE":             {[]string{"ibv_wr_rdma_write", "ibv_wr_set_sge"}, formOneCall},
 	"PostRDMAWriteSGE":         {[]string{"ibv_wr_start", "ibv_wr_rdma_write", "ibv_wr_set_sge", "ibv_wr_complete"}, formPost},
+	"PostRDMAReadSGE":          {[]string{"ibv_wr_start", "ibv_wr_rdma_read", "ibv_wr_set_sge", "ibv_wr_complete"}, formPost},
+	"PostSendSGE":              {[]string{"ibv_wr_start", "ibv_wr_send", "ibv_wr_set_sge", "ibv_wr_complete"}, formPost},
 	"RDMAReadSGE":              {[]string{"ibv_wr_rdma_read", "ibv_wr_set_sge"}, formOneCall},
 	"SendSGE":                  {[]string{"ibv_wr_send", "ibv_wr_set_sge"}, formOneCall},
 	"ConfigureMkey": {[]string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags",

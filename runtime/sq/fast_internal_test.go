@@ -45,7 +45,7 @@ func TestFastMatchesGeneral(t *testing.T) {
 					var err error
 					switch {
 					case round%2 == 1 && fast:
-						err = q.postSGE(fn, op, oneWrite|oneSend, hdr, 0x55, 0x1000, 0x66, 0x2000, length)
+						err = q.postSGE(fn, op, oneWrite|oneSend, hdr, 0x55, 0x1000, 0x66, 0x2000, length, false)
 					case round%2 == 1:
 						err = q.postSGESlow(fn, op, 0, hdr, 0x55, 0x1000, 0x66, 0x2000, length)
 					case fast:

@@ -65,17 +65,20 @@ func asOneCall(steps []step) ([]step, bool) {
 	return out, ok
 }
 
-// postSteps is the batch PostRDMAWriteSGE makes in one call.
-var postSteps = []string{"ibv_wr_start", "ibv_wr_rdma_write", "ibv_wr_set_sge", "ibv_wr_complete"}
+// postOf maps the builders with a Post form to its method: a batch of
+// start, the builder, ibv_wr_set_sge and complete in one call.
+var postOf = map[string]string{"ibv_wr_rdma_write": "PostRDMAWriteSGE", "ibv_wr_rdma_read": "PostRDMAReadSGE", "ibv_wr_send": "PostSendSGE"}
 
-// asPost makes each batch of one RDMA write and its SGE one step.
+// asPost makes each batch of one builder with a Post form and its SGE
+// one step.
 func asPost(steps []step) ([]step, bool) {
 	var out []step
 	ok := false
 	for i := 0; i < len(steps); i++ {
-		if i+len(postSteps) <= len(steps) && slices.Equal(names(steps[i:i+len(postSteps)]), postSteps) {
-			out = append(out, step{name: "@post", line: steps[i].line, parts: steps[i : i+len(postSteps)]})
-			ok, i = true, i+len(postSteps)-1
+		if i+4 <= len(steps) && postOf[steps[i+1].name] != "" &&
+			slices.Equal(names(steps[i:i+4]), []string{"ibv_wr_start", steps[i+1].name, "ibv_wr_set_sge", "ibv_wr_complete"}) {
+			out = append(out, step{name: "@post", line: steps[i].line, parts: steps[i : i+4]})
+			ok, i = true, i+3
 			continue
 		}
 		out = append(out, steps[i])

@@ -45,25 +45,48 @@ func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // ibv_wr_set_sge, ibv_wr_complete), for a program that rings each work
 // request as it comes (the latency path). It returns what those
 // three calls would (ErrClosed, a batch already open, a broken rule, the
-// doorbell's error) and, like them, posts nothing when a rule is broken.
-// Its common case changes nothing in the checker's state: a batch of one
-// whole work request leaves the chain as it found it.
+// doorbell's error) and, like them, posts nothing when a rule is broken;
+// it writes nothing then either, since all its checks, Complete's too,
+// come before its first store (the calls leave what their accepted calls
+// wrote past the producer index). Its common case changes nothing in the
+// checker's state: a batch of one whole work request leaves the chain as
+// it found it.
 func (q *SQ) PostRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, true)
 }
 
-// postWriteSGE is PostRDMAWriteSGE's general case: the three calls.
+// PostRDMAReadSGE is PostRDMAWriteSGE for an RDMA read (RDMAReadSGE):
+// ibv_wr_start, ibv_wr_rdma_read, ibv_wr_set_sge, ibv_wr_complete.
+func (q *SQ) PostRDMAReadSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	return q.postSGE(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, oneRead, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length, true)
+}
+
+// PostSendSGE is PostRDMAWriteSGE for a send (SendSGE): ibv_wr_start,
+// ibv_wr_send, ibv_wr_set_sge, ibv_wr_complete.
+func (q *SQ) PostSendSGE(lkey uint32, addr uint64, length uint32) error {
+	return q.postSGE(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, oneSend, 0, 0, 0, lkey, addr, length, true)
+}
+
+// postOne is the general case of the Post forms: the three calls, but
+// with every check made before the first store, so that a batch that
+// fails writes nothing: the one-call form's checks, and Complete's (a
+// work request the builder and one SGE leave incomplete, such as a DCI's
+// without its address, is not written at all). A failed batch is
+// completed as the calls would complete it: rolled back, Last cleared.
 //
 //go:noinline
-func (q *SQ) postWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	if int32(q.fastEnd-q.curPost) < 1 && q.refresh() && int32(q.fastEnd-q.curPost) >= 1 {
+		// The fast path again, with the room the poller returned.
+		return q.postSGE(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length, true)
+	}
 	if err := q.Start(); err != nil {
 		return err
 	}
-	if err := q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, false); err != nil {
-		q.Complete() // the latched error again: it rolls back and says nothing was rung (Last)
-		return err
+	if whole, err := q.oneCheck(fn, hdr, length); err == nil && whole {
+		q.oneWrite(opcode, hdr, true, rkey, raddr, lkey, addr, length)
 	}
-	return q.Complete()
+	return q.Complete() // the latched error, Complete's own, or the posted batch
 }
 
 // rdmaWriteSGE is postSGE for an RDMA write with the builder's constants
@@ -74,10 +97,14 @@ func (q *SQ) postWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
 	if post {
-		// The gate last: entered, the batch is committed to.
+		// The Post forms' common case: the one-call form's tests (the
+		// builder's bit, the length, room for a WQEBB), Start's and the
+		// builder's (the checker's Idle), and the gate's, last, since
+		// entering commits the batch. (Written out: as a function it
+		// does not inline.)
 		if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
 			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
-			return q.postWriteSGE(rkey, raddr, lkey, addr, length)
+			return q.postOne(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 		}
 		q.inl = false
 	} else {
@@ -109,24 +136,34 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // into addr (under lkey): RDMARead then SetSGE in one call
 // (ibv_wr_rdma_read, ibv_wr_set_sge).
 func (q *SQ) RDMAReadSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.postSGE(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, oneRead, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length)
+	return q.postSGE(mlx.FnWRRDMARead, mlx.MLX5_OPCODE_RDMA_READ, oneRead, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length, false)
 }
 
 // SendSGE builds a send of length bytes at addr (under lkey): Send then
 // SetSGE in one call (ibv_wr_send, ibv_wr_set_sge).
 func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
-	return q.postSGE(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, oneSend, 0, 0, 0, lkey, addr, length)
+	return q.postSGE(mlx.FnWRSend, mlx.MLX5_OPCODE_SEND, oneSend, 0, 0, 0, lkey, addr, length, false)
 }
 
 // postSGE writes a one-call work request: on the fast path (an RC QP, the
 // checks on the checker's fast path, room for a WQEBB, a non-empty SGE)
 // the whole WQE in one go, else through postSGESlow. A length of 0, or
-// one the length rules refuse, fails the one compare with SGELimit.
-func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
-		return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
+// one the length rules refuse, fails the one compare with SGELimit. With
+// post, it is a batch of its own (the Post forms), as rdmaWriteSGE.
+func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
+	if post {
+		// rdmaWriteSGE's test of the Post forms' common case.
+		if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
+			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
+			return q.postOne(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
+		}
+		q.inl = false
+	} else {
+		if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+			return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
+		}
+		q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	}
-	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	ds := 2 + hdr/16
@@ -145,6 +182,10 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 	be64(unsafe.Add(d, 8), addr)
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
+	if post {
+		q.nreq = 0
+		return q.ringDoorbell(1)
+	}
 	return nil
 }
 
@@ -156,33 +197,48 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 //go:noinline
 func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	if bit != 0 && q.oneCall&bit != 0 && length-1 < q.chk.SGELimit() && q.requick(fn) {
-		return q.postSGE(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
+		return q.postSGE(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length, false)
 	}
-	set := mlx.FnWRSetSGE
-	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
-		return err
-	}
-	if err := q.budget(fn, 1); err != nil {
-		return err
-	}
-	t := q.transport()
-	size := 16 + t + hdr
-	if err := q.room(fn, size); err != nil {
-		return err
-	}
-	whole, err := q.chk.Data(set, 1, 0)
+	whole, err := q.oneCheck(fn, hdr, length)
 	if err != nil {
 		return err
 	}
+	q.oneWrite(opcode, hdr, whole, rkey, raddr, lkey, addr, length)
+	return nil
+}
+
+// oneCheck makes the checks of a one-call form's builder and SGE, in the
+// calls' order and before any store: the builder's, its room, the
+// setter's and the room of the whole WQE. whole: the setter made the work
+// request whole.
+func (q *SQ) oneCheck(fn mlx.Func, hdr int, length uint32) (whole bool, err error) {
+	set := mlx.FnWRSetSGE
+	if err := q.chk.Builder(fn, q.wrFlags); err != nil {
+		return false, err
+	}
+	if err := q.budget(fn, 1); err != nil {
+		return false, err
+	}
+	size := 16 + q.transport() + hdr
+	if err := q.room(fn, size); err != nil {
+		return false, err
+	}
+	if whole, err = q.chk.Data(set, 1, 0); err != nil {
+		return false, err
+	}
 	if err := q.chk.SGE(set, length); err != nil {
-		return err
+		return false, err
 	}
 	if length != 0 {
 		size += mlx.WQEDataSegSize
 	}
-	if err := q.room(set, size); err != nil {
-		return err
-	}
+	return whole, q.room(set, size)
+}
+
+// oneWrite writes the WQE of a one-call form that oneCheck accepted, as
+// the builder and SetSGE write it.
+func (q *SQ) oneWrite(opcode mlx.Opcode, hdr int, whole bool, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) {
+	t := q.transport()
 	q.initWQE(opcode, 0, q.wrFlags)
 	q.curSize = (16 + t + hdr) / 16
 	r := q.wrap(q.curCtrl + 16 + t)
@@ -198,5 +254,4 @@ func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rke
 		q.curSize++
 	}
 	q.done(whole)
-	return nil
 }

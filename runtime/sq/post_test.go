@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,12 +16,15 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// TestPostMatchesCalls: PostRDMAWriteSGE answers what Start, RDMAWriteSGE
-// and Complete answer, and posts the same queue (ring, doorbell record,
-// register, bookkeeping), on its fast path and off it: every QP of the
-// one-call test (a DCI, no SGE, a small max_post), any flags, a fence
-// cached by an earlier batch, lengths the rules refuse, a full ring, a
-// call inside an open batch, the ring's wrap.
+// TestPostMatchesCalls: PostRDMAWriteSGE, PostRDMAReadSGE and PostSendSGE
+// answer what Start, the builder, SetSGE and Complete answer, and post the
+// same queue (ring, doorbell record, register, bookkeeping), on their fast
+// path and off it: every QP of the one-call test (a DCI, no RDMA read, no
+// SGE, a small max_post), any flags, a fence cached by an earlier batch,
+// lengths the rules refuse, a full ring, a call inside an open batch, the
+// ring's wrap. A Post that fails writes nothing at all, where the calls
+// leave the bytes of their accepted calls past the producer index (rolled
+// back, never rung): those are not compared.
 func TestPostMatchesCalls(t *testing.T) {
 	flagSets := []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED, mlx.IBV_SEND_INLINE}
 	lengths := []uint32{0, 1, 64, 1 << 31, 0xffffffff}
@@ -59,10 +63,20 @@ func TestPostMatchesCalls(t *testing.T) {
 					p.one.SetWRID(uint64(i))
 					p.two.SetWRID(uint64(i))
 					length := lengths[r.IntN(len(lengths))]
+					kind := r.IntN(3)
 					rkey, raddr, lkey, addr := uint32(i), uint64(i)<<12, uint32(i+1), uint64(i)<<8
-					e1 := p.one.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
-					e2 := postByCalls(p.two, rkey, raddr, lkey, addr, length)
+					before := bytes.Join([][]byte{p.oneMem.SQ, p.oneMem.BF, p.oneMem.DBR}, nil)
+					slots := slices.Clone(p.one.Slots)
+					e1 := postOneCall(p.one, kind, rkey, raddr, lkey, addr, length)
+					e2 := postByCalls(p.two, kind, rkey, raddr, lkey, addr, length)
 					sameError(t, e1, e2)
+					if e1 != nil {
+						if !bytes.Equal(before, bytes.Join([][]byte{p.oneMem.SQ, p.oneMem.BF, p.oneMem.DBR}, nil)) || !slices.Equal(slots, p.one.Slots) {
+							t.Fatalf("post %d: a failed Post (%v) wrote to the queue", i, e1)
+						}
+						copy(p.twoMem.SQ, p.oneMem.SQ) // the calls' rolled-back bytes and bookkeeping
+						copy(p.two.Slots, p.one.Slots)
+					}
 					samePosted(t, &p, i)
 					if r.IntN(3) == 0 { // else the ring fills: the full ring's errors, then room again
 						n := uint32(r.IntN(int(p.one.Outstanding()) + 1))
@@ -89,16 +103,40 @@ func newPostSide(t *testing.T, cfg sq.Config) (*sq.SQ, *qmem.Memory) {
 	return q, mem
 }
 
-// postByCalls is what PostRDMAWriteSGE stands for.
-func postByCalls(q *sq.SQ, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+// postOneCall posts with the Post form of kind: 0 an RDMA write, 1 a
+// read, 2 a send.
+func postOneCall(q *sq.SQ, kind int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	switch kind {
+	case 0:
+		return q.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
+	case 1:
+		return q.PostRDMAReadSGE(rkey, raddr, lkey, addr, length)
+	}
+	return q.PostSendSGE(lkey, addr, length)
+}
+
+// postByCalls is what the Post form of kind stands for: Start, the
+// builder, SetSGE and Complete.
+func postByCalls(q *sq.SQ, kind int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	if err := q.Start(); err != nil {
 		return err
 	}
-	if err := q.RDMAWriteSGE(rkey, raddr, lkey, addr, length); err != nil {
-		q.Complete() // the latched error again; nothing is posted
-		return err
+	var err error
+	switch kind {
+	case 0:
+		err = q.RDMAWrite(rkey, raddr)
+	case 1:
+		err = q.RDMARead(rkey, raddr)
+	default:
+		err = q.Send()
 	}
-	return q.Complete()
+	if err == nil {
+		err = q.SetSGE(lkey, addr, length)
+	}
+	if cerr := q.Complete(); err == nil {
+		err = cerr // else Complete returns the latched error again; nothing is posted
+	}
+	return err
 }
 
 // samePosted fails if the two queues differ in what was posted.

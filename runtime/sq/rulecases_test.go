@@ -75,6 +75,7 @@ var unexercised = map[string]string{
 	"SetWRID":  "no rule constrains wr_id",
 	"RDMAReadSGE": "no example has an RDMA read and ibv_wr_set_sge that break a rule (no write example has a read variant: the read takes no inline data); " +
 		"TestOneCallMatchesCalls compares its rejections with RDMARead + SetSGE",
+	"PostRDMAReadSGE": "as RDMAReadSGE; TestPostMatchesCalls compares its rejections with Start, RDMARead, SetSGE and Complete",
 }
 
 // ruleCase is an example of a rule as a QP and calls.

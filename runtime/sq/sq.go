@@ -115,7 +115,7 @@ type Doorbell struct {
 // SQ is a send queue writer.
 //
 // Concurrency: one goroutine at a time writes (Start, the builders and
-// setters, Complete, Abort, PostRDMAWriteSGE, SetWRID, SetWRFlags, and
+// setters, Complete, Abort, the Post forms, SetWRID, SetWRFlags, and
 // the accessors of the writer's own state: CurPost, FmCache, BFOffset,
 // Last, Slots). While it does, one other goroutine may poll the CQ this
 // queue completes to: the poller's calls (Completed, Retire, Head,
@@ -124,7 +124,7 @@ type Doorbell struct {
 // doorbell, the poller its tail; the writer reads the tail again only
 // when the ring looks full. Close may be called from any goroutine at any
 // time: it waits for a batch in progress (Start to Complete or Abort, or
-// one PostRDMAWriteSGE) to end. Two goroutines writing at once are not
+// one Post call) to end. Two goroutines writing at once are not
 // supported: serialise them with a lock of your own.
 type SQ struct {
 	ring    unsafe.Pointer
