@@ -439,9 +439,10 @@ func (q *SQ) rollback() {
 // and returns that error. rdma-core: mlx5_send_wr_complete.
 //
 // Then it tells the device about the batch's work requests
-// (ringDoorbell). rdma-core: post_send_db, with its fences: udma_to_device_barrier before
-// the doorbell record, mmio_wc_start before the register (which orders the
-// record before it too), mmio_flush_writes after. It fails then only if
+// (ringDoorbell). rdma-core: post_send_db, with its fences:
+// udma_to_device_barrier before the doorbell record, mmio_wc_start before
+// the register (which orders the record before it too), mmio_flush_writes
+// after. It fails then only if
 // the doorbell register cannot be written (runtime/mmio); the batch is
 // posted in the ring and the doorbell record by then.
 func (q *SQ) Complete() error {
@@ -461,7 +462,7 @@ func (q *SQ) Complete() error {
 }
 
 // ringDoorbell posts the batch's nreq work requests, written and checked,
-// and leaves the gate: Complete's second half, and PostRDMAWriteSGE's.
+// and leaves the gate: Complete's second half, and the Post forms'.
 func (q *SQ) ringDoorbell(nreq uint32) error {
 	q.head += nreq
 	// The poller may see the batch's completions as soon as the doorbell
