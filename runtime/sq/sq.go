@@ -442,9 +442,9 @@ func (q *SQ) rollback() {
 // (ringDoorbell). rdma-core: post_send_db, with its fences:
 // udma_to_device_barrier before the doorbell record, mmio_wc_start before
 // the register (which orders the record before it too), mmio_flush_writes
-// after. It fails then only if
-// the doorbell register cannot be written (runtime/mmio); the batch is
-// posted in the ring and the doorbell record by then.
+// after. It fails then only if the doorbell register cannot be written
+// (runtime/mmio); the batch is posted in the ring and the doorbell record
+// by then.
 func (q *SQ) Complete() error {
 	if !q.chk.TryComplete() {
 		if open, err := q.chk.Complete(mlx.FnWRComplete); err != nil {
