@@ -167,33 +167,23 @@ func (r *runner) mkeyCall(s step) error {
 // oneCall runs a builder and ibv_wr_set_sge as the builder's one-call
 // form.
 func (r *runner) oneCall(s step) error {
-	b, g := s.parts[0], s.parts[1]
-	r.last = oneCallOf[b.name]
-	rkey, raddr := uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000)
-	lkey, addr, length := r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64))
-	switch b.name {
-	case "ibv_wr_rdma_write":
-		return r.q.RDMAWriteSGE(rkey, raddr, lkey, addr, length)
-	case "ibv_wr_rdma_read":
-		return r.q.RDMAReadSGE(rkey, raddr, lkey, addr, length)
-	}
-	return r.q.SendSGE(lkey, addr, length)
+	r.last = oneCallOf[s.parts[0].name]
+	return r.oneCallOf(s.parts[0], s.parts[1], false)
 }
 
 // post runs start, a builder with a Post form, set_sge and complete as
 // that Post method.
 func (r *runner) post(s step) error {
-	b, g := s.parts[1], s.parts[2]
-	r.last = postOf[b.name]
+	r.last = postOf[s.parts[1].name]
+	return r.oneCallOf(s.parts[1], s.parts[2], true)
+}
+
+// oneCallOf calls builder b's one-call form (post: its Post form) with
+// the arguments of b and of its ibv_wr_set_sge g.
+func (r *runner) oneCallOf(b, g step, post bool) error {
 	rkey, raddr := uint32(r.arg(b, "rkey", 0x200)), r.arg(b, "remote_addr", 0x20000)
 	lkey, addr, length := r.lkey(g, "lkey"), r.arg(g, "addr", 0x10000), uint32(r.arg(g, "length", 64))
-	switch b.name {
-	case "ibv_wr_rdma_write":
-		return r.q.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
-	case "ibv_wr_rdma_read":
-		return r.q.PostRDMAReadSGE(rkey, raddr, lkey, addr, length)
-	}
-	return r.q.PostSendSGE(lkey, addr, length)
+	return oneCallForm(r.q, b.name, post, rkey, raddr, lkey, addr, length)
 }
 
 // burst runs rdma_write + set_sge pairs as one RDMAWriteBurst.

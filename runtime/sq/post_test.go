@@ -67,7 +67,7 @@ func TestPostMatchesCalls(t *testing.T) {
 					rkey, raddr, lkey, addr := uint32(i), uint64(i)<<12, uint32(i+1), uint64(i)<<8
 					before := bytes.Join([][]byte{p.oneMem.SQ, p.oneMem.BF, p.oneMem.DBR}, nil)
 					slots := slices.Clone(p.one.Slots)
-					e1 := postOneCall(p.one, kind, rkey, raddr, lkey, addr, length)
+					e1 := oneCallForm(p.one, postKinds[kind], true, rkey, raddr, lkey, addr, length)
 					e2 := postByCalls(p.two, kind, rkey, raddr, lkey, addr, length)
 					sameError(t, e1, e2)
 					if e1 != nil {
@@ -103,17 +103,26 @@ func newPostSide(t *testing.T, cfg sq.Config) (*sq.SQ, *qmem.Memory) {
 	return q, mem
 }
 
-// postOneCall posts with the Post form of kind: 0 an RDMA write, 1 a
-// read, 2 a send.
-func postOneCall(q *sq.SQ, kind int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	switch kind {
-	case 0:
+// oneCallForm calls the one-call form of builder (ibv_wr_rdma_write,
+// ibv_wr_rdma_read, ibv_wr_send), or with post its Post form.
+func oneCallForm(q *sq.SQ, builder string, post bool, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	switch {
+	case builder == "ibv_wr_rdma_write" && post:
 		return q.PostRDMAWriteSGE(rkey, raddr, lkey, addr, length)
-	case 1:
+	case builder == "ibv_wr_rdma_write":
+		return q.RDMAWriteSGE(rkey, raddr, lkey, addr, length)
+	case builder == "ibv_wr_rdma_read" && post:
 		return q.PostRDMAReadSGE(rkey, raddr, lkey, addr, length)
+	case builder == "ibv_wr_rdma_read":
+		return q.RDMAReadSGE(rkey, raddr, lkey, addr, length)
+	case post:
+		return q.PostSendSGE(lkey, addr, length)
 	}
-	return q.PostSendSGE(lkey, addr, length)
+	return q.SendSGE(lkey, addr, length)
 }
+
+// postKinds are the builders TestPostMatchesCalls posts, by kind.
+var postKinds = [3]string{"ibv_wr_rdma_write", "ibv_wr_rdma_read", "ibv_wr_send"}
 
 // postByCalls is what the Post form of kind stands for: Start, the
 // builder, SetSGE and Complete.
