@@ -130,8 +130,10 @@ func (q *SQ) claim(opcode uint8) (uint32, int) {
 	if w == q.tail {
 		q.limit = pi + q.n // the oldest WQE in flight
 	}
-	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&mask)*4)) = pi
-	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(pi&mask)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, Opcode: opcode}
+	*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
+	// The Slot in setSlot's two stores (a Slot literal is four): the wr_id
+	// and slotTail(w, 0, opcode), written out to keep claim inlinable.
+	*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(pi&mask)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(opcode)<<slotOpShift}
 	q.nreq++
 	return pi, int(pi&mask) * wqebb
 }

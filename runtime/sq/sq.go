@@ -167,6 +167,9 @@ type SQ struct {
 	// must stay below: the start of the oldest one, plus the ring's size.
 	start []uint32
 	limit uint32
+	// startp and slotp are &start[0] and &Slots[0], for claim, which
+	// must stay small enough to inline.
+	startp, slotp unsafe.Pointer
 	// fastEnd bounds the fast paths (fast.go): while curPost is below it,
 	// a work request of one WQEBB or more fits both the ring (limit) and
 	// max_post, so a fast builder tests one word where it tested both.
@@ -179,7 +182,8 @@ type SQ struct {
 	fastMax int // maxPost, or 0 on a DCI: resetLimit's bound on fastEnd
 
 	// Per WQEBB, what libmlx5 keeps for its CQ poller, at the slot where
-	// a WQE starts.
+	// a WQE starts. The writer keeps its own pointer to the array (slotp):
+	// read it, do not replace it.
 	Slots []Slot
 
 	// Last is what the last Complete did to tell the device.
@@ -269,6 +273,7 @@ func New(c Config) (*SQ, error) {
 		q.sig = ce
 	}
 	q.sndDBR = unsafe.Pointer(&c.Mem.DBR[4])
+	q.startp, q.slotp = unsafe.Pointer(unsafe.SliceData(q.start)), unsafe.Pointer(unsafe.SliceData(q.Slots))
 	// The 8-byte doorbell as one inlined store where mmio.Write8 would
 	// make that store: both halves of the register inside it, and the
 	// ring's WQEs 8-byte aligned (the ctrl segment is the source).
@@ -580,8 +585,8 @@ func (q *SQ) book(slot, wrData uint32, opcode uint8) {
 		q.limit = q.curPost + q.n // the oldest WQE in flight
 	}
 	// Both have mask+1 entries (New): no bounds checks.
-	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.start)), uintptr(w&q.mask)*4)) = q.curPost
-	*(*Slot)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.Slots)), uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: uint16(wrData), Opcode: opcode}
+	*(*uint32)(unsafe.Add(q.startp, uintptr(w&q.mask)*4)) = q.curPost
+	*(*Slot)(unsafe.Add(q.slotp, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: uint16(wrData), Opcode: opcode}
 	q.nreq++
 }
 
