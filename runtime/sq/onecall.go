@@ -36,7 +36,7 @@ func (q *SQ) initOneCall() {
 // to raddr (under rkey): RDMAWrite then SetSGE in one call
 // (ibv_wr_rdma_write, ibv_wr_set_sge).
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, false)
+	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length)
 }
 
 // PostRDMAWriteSGE posts one RDMA write of length bytes at addr (under
@@ -52,7 +52,7 @@ func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // checker's state: a batch of one whole work request leaves the chain as
 // it found it.
 func (q *SQ) PostRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length, true)
+	return q.postSGE(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, oneWrite, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length, true)
 }
 
 // PostRDMAReadSGE is PostRDMAWriteSGE for an RDMA read (RDMAReadSGE):
@@ -91,28 +91,13 @@ func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 
 // rdmaWriteSGE is postSGE for an RDMA write with the builder's constants
 // folded in (the checker's table entries at constant offsets, the WQE's
-// size and segment offsets constants): the commonest one-call form. With
-// post, it is a batch of its own (PostRDMAWriteSGE): Start's checks are
-// the checker's Idle and the gate's, and it rings the doorbell.
-func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
+// size and segment offsets constants): the commonest one-call form.
+func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
-	if post {
-		// The Post forms' common case: the one-call form's tests (the
-		// builder's bit, the length, room for a WQEBB), Start's and the
-		// builder's (the checker's Idle), and the gate's, last, since
-		// entering commits the batch. (Written out: as a function it
-		// does not inline.)
-		if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
-			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
-			return q.postOne(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
-		}
-		q.inl = false
-	} else {
-		if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
-			return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
-		}
-		q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
+	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
+	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	const ds = 2 + hdr/16
@@ -125,10 +110,6 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 	be64(unsafe.Add(wqe, 40), addr)
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
-	if post {
-		q.nreq = 0
-		return q.ringDoorbell(1)
-	}
 	return nil
 }
 
@@ -149,10 +130,14 @@ func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 // checks on the checker's fast path, room for a WQEBB, a non-empty SGE)
 // the whole WQE in one go, else through postSGESlow. A length of 0, or
 // one the length rules refuse, fails the one compare with SGELimit. With
-// post, it is a batch of its own (the Post forms), as rdmaWriteSGE.
+// post, it is a batch of its own (the Post forms): Start's checks are the
+// checker's Idle and the gate's, and it rings the doorbell.
 func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
 	if post {
-		// rdmaWriteSGE's test of the Post forms' common case.
+		// The Post forms' common case: the one-call form's tests (the
+		// builder's bit, the length, room for a WQEBB), Start's and the
+		// builder's (the checker's Idle), and the gate's, last, since
+		// entering commits the batch.
 		if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
 			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
 			return q.postOne(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
