@@ -180,3 +180,67 @@ func (q *SQ) cryptoBSF(b *mlx.CryptoBSF, mk *wrcheck.Mkey) {
 	b.SetDEK((*DEK)(a.DEK).ObjectID)
 	b.SetKeytag(a.Keytag)
 }
+
+// sigImage is a signature BSF with the PSV indexes left 0, and the
+// SET_PSVs' transient signatures: what a configuration with given
+// signature attributes writes whatever the mkey (a template's, and the
+// four calls' through sigCache).
+type sigImage struct {
+	bsfImg  mlx.BSF
+	memBFS  uint32 // the BSF's block format selectors
+	wireBFS uint32
+	memTS   uint64 // the SET_PSVs' transient signatures
+	wireTS  uint64
+	mem     bool // the signature domains present: a SET_PSV each
+	wire    bool
+}
+
+// build computes the image of mk's signature attributes.
+func (g *sigImage) build(mk *wrcheck.Mkey) {
+	sigBSF(&g.bsfImg, mk, false)
+	b := g.bsfImg.Basic()
+	g.memBFS, g.wireBFS = b.MBfsPSV()&^0xffffff, b.WBfsPSV()&^0xffffff
+	b.SetMBfsPSV(g.memBFS)
+	b.SetWBfsPSV(g.wireBFS)
+	g.memTS, g.wireTS = transientSig(&mk.Mem), transientSig(&mk.Wire)
+	g.mem, g.wire = mk.Mem.Present, mk.Wire.Present
+}
+
+// writeBSF writes the image's BSF at b with mk's PSV indexes.
+func (g *sigImage) writeBSF(b *mlx.BSF, mk *wrcheck.Mkey) {
+	*b = g.bsfImg
+	if g.mem {
+		b.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
+	}
+	if g.wire {
+		b.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
+	}
+}
+
+// sigCache is the image of the signature attributes the four calls set
+// last (the chain's generation gen of them, wrcheck.UMR.SigGen): a
+// storage path that sets the same attributes on every configuration
+// builds its BSF once.
+type sigCache struct {
+	gen uint64 // 0: none
+	sigImage
+}
+
+// sigFor writes the signature BSF of the finished configuration p at b
+// and returns the transient signatures of its SET_PSVs: from the cache
+// when p's attributes are those it holds (building it when they are a new
+// generation), else computed (a crypto BSF follows: the header differs).
+func (q *SQ) sigFor(b *mlx.BSF, p *wrcheck.UMR) (memTS, wireTS uint64) {
+	mk := p.Mkey
+	if p.SigGen == 0 || p.CryptoBSF {
+		sigBSF(b, mk, p.CryptoBSF)
+		return transientSig(&mk.Mem), transientSig(&mk.Wire)
+	}
+	g := &q.sigImg
+	if g.gen != p.SigGen {
+		g.build(mk)
+		g.gen = p.SigGen
+	}
+	g.writeBSF(b, mk)
+	return g.memTS, g.wireTS
+}

@@ -161,6 +161,7 @@ type SQ struct {
 	curData   int     // where its next segment goes
 	curSize   int     // its size so far, in 16-byte units (ds)
 	umr       umrSegs // the open mkey configuration's UMR fields, written when it finishes
+	sigImg    sigCache
 
 	// start[w & mask] is the producer index at which work request w
 	// starts, for the outstanding ones; limit is the producer index WQEs

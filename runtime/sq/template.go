@@ -21,20 +21,14 @@ type MkeyTemplate struct {
 // ConfigureMkey stores them and writes the rest (the ctrl segments, the
 // tag, the length, the KLMs, the PSV indexes).
 type mkeyImage struct {
-	umr0    uint64  // UMR ctrl bytes 0..7 but the KLM octowords: flags, BSF octowords
-	mask    uint64  // UMR ctrl bytes 8..15: the mkey mask
-	mkc0    uint64  // mkey context bytes 0..7 but the tag: access, qpn 0xffffff
-	flagsPD uint64  // mkey context bytes 8..15
-	bsfImg  mlx.BSF // the signature BSF, PSV indexes 0
-	bsf     uint    // the BSF's bytes (0: no signature)
-	tail    uint    // the BSF's and the SET_PSVs' bytes
-	memBFS  uint32  // the BSF's block format selectors
-	wireBFS uint32
-	memTS   uint64 // the SET_PSVs' transient signatures
-	wireTS  uint64
-	sig     bool // a signature: the UMR carries a BSF, SET_PSVs follow
-	mem     bool // the signature domains present: a SET_PSV each
-	wire    bool
+	umr0    uint64 // UMR ctrl bytes 0..7 but the KLM octowords: flags, BSF octowords
+	mask    uint64 // UMR ctrl bytes 8..15: the mkey mask
+	mkc0    uint64 // mkey context bytes 0..7 but the tag: access, qpn 0xffffff
+	flagsPD uint64 // mkey context bytes 8..15
+	bsf     uint   // the BSF's bytes (0: no signature)
+	tail    uint   // the BSF's and the SET_PSVs' bytes
+	sig     bool   // a signature: the UMR carries a BSF, SET_PSVs follow
+	sigImage
 }
 
 // NewMkeyTemplate validates access flags and signature attributes (nil
@@ -63,10 +57,8 @@ func (t *MkeyTemplate) image() {
 		g.umr0 |= mlx.BSFSize / 16
 		g.flagsPD = 1 << 30
 		mk := wrcheck.Mkey{Mem: c.Mem, Wire: c.Wire, SigFlags: c.SigFlags, CheckMask: c.CheckMask, CopyMask: c.CopyMask}
-		sigBSF(&g.bsfImg, &mk, false)
-		g.memBFS, g.wireBFS = g.bsfImg.Basic().MBfsPSV(), g.bsfImg.Basic().WBfsPSV()
-		g.memTS, g.wireTS = transientSig(&c.Mem), transientSig(&c.Wire)
-		g.sig, g.mem, g.wire = true, c.Mem.Present, c.Wire.Present
+		g.build(&mk)
+		g.sig = true
 		g.tail = g.bsf
 		if g.mem {
 			g.tail += wqebb
@@ -160,14 +152,7 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	// SET_PSVs after the UMR's small fence: the memory domain's reports
 	// no completion when the wire domain's follows it. The last (most
 	// often the only) is written here, not through psvWQE: a call more.
-	bsf := (*mlx.BSF)(unsafe.Add(p, umrFixed+xlat))
-	*bsf = g.bsfImg
-	if g.mem {
-		bsf.Basic().SetMBfsPSV(g.memBFS | mk.MemPSV&0xffffff)
-	}
-	if g.wire {
-		bsf.Basic().SetWBfsPSV(g.wireBFS | mk.WirePSV&0xffffff)
-	}
+	g.writeBSF((*mlx.BSF)(unsafe.Add(p, umrFixed+xlat)), mk)
 	fcs = q.fcs | smallFence&q.keepFm
 	index, ts := mk.WirePSV, g.wireTS
 	switch {

@@ -428,13 +428,14 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		flagsPD |= (mk.ErrCount & 1) << 26
 	}
 	bsz := 0
+	var memTS, wireTS uint64
 	if p.SigBSF || p.CryptoBSF {
 		off := q.curData + p.Xlat
 		if off >= q.qend {
 			off -= q.qend
 		}
 		if p.SigBSF {
-			sigBSF((*mlx.BSF)(q.at(off)), mk, p.CryptoBSF)
+			memTS, wireTS = q.sigFor((*mlx.BSF)(q.at(off)), p)
 			off = q.wrap(off + mlx.BSFSize)
 			bsz += mlx.BSFSize
 		}
@@ -456,14 +457,17 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if !p.PSVs {
 		return
 	}
+	if !p.SigBSF { // the SIG_ERR update alone: no BSF gave the signatures
+		memTS, wireTS = transientSig(&mk.Mem), transientSig(&mk.Wire)
+	}
 	if mk.Mem.Present {
 		flags := q.wrFlags
 		if mk.Wire.Present {
 			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
 		}
-		q.setPSV(mk.MemPSV, transientSig(&mk.Mem), flags)
+		q.setPSV(mk.MemPSV, memTS, flags)
 	}
 	if mk.Wire.Present {
-		q.setPSV(mk.WirePSV, transientSig(&mk.Wire), q.wrFlags)
+		q.setPSV(mk.WirePSV, wireTS, q.wrFlags)
 	}
 }

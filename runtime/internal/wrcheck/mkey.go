@@ -201,9 +201,13 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 		return nil, c.fail(mlx5rules.ChainMkeySignature, fn, what{field: "mkey create_flags", test: mlx.TestNeedBits,
 			value: uint64(m.Flags), limit: uint64(mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE), names: mkeyFlagNames})
 	}
-	if !mlx.ValidateArgsWRSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
-		return nil, c.latchRule(fn)
+	if !c.sig.same(attr) {
+		if !mlx.ValidateArgsWRSetMkeySigBlockInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
+			return nil, c.latchRule(fn)
+		}
+		c.sig.take(attr)
 	}
+	c.wr.sigGen = c.sig.gen // the mkey gets the values of this generation
 	m.Mem.set(attr.Mem)
 	m.Wire.set(attr.Wire)
 	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
@@ -359,6 +363,7 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 			return nil, err
 		}
 		u.SigBSF, repost = true, true
+		u.SigGen = w.sigGen
 	}
 	if repost {
 		u.PSVs = true

@@ -168,6 +168,12 @@ type UMR struct {
 	DisableBSF bool  // BSF_ENABLE in the mask without a BSF: disable the mkey's BSF
 	SigErr     bool  // SIG_ERR in the mask, with the parity of Mkey.ErrCount
 	PSVs       bool  // SET_PSV work requests follow for the configured domains; the last reports the completion
+	// SigGen, when not 0 and the UMR carries a signature BSF and no
+	// crypto BSF, says that the mkey's signature attributes are the values
+	// of this generation of the chain's (sigSeen): the BSF and the
+	// transient signatures are those of the last UMR with the same SigGen
+	// (but for the PSV indexes, which are the mkey's).
+	SigGen uint64
 }
 
 // set starts the answer for mkey m, with no BSF, no SIG_ERR and no
@@ -177,6 +183,7 @@ type UMR struct {
 func (u *UMR) set(m *Mkey, xlat, wrs int) *UMR {
 	u.Mkey, u.Xlat, u.WRs = m, xlat, wrs
 	u.SigBSF, u.CryptoBSF, u.DisableBSF, u.SigErr, u.PSVs = false, false, false, false, false
+	u.SigGen = 0
 	return u
 }
 
@@ -195,7 +202,8 @@ type wr struct {
 	need       mlx5rules.SetterGroup // the setter groups it must get
 	numSetters int32
 	setters    int32
-	xlat       int32 // translation bytes
+	xlat       int32  // translation bytes
+	sigGen     uint64 // the sigSeen generation MkeySigBlock set (0: none)
 	mkey       *Mkey
 	// st is the fast paths' state in one word (fast.go): busy (0: a
 	// builder may start) in the low half, accept (the setters the work
@@ -218,7 +226,7 @@ func (w *wr) accept() uint64 { return w.st >> 32 }
 func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
 	w.open, w.counting, w.finalized, w.resetSig = true, counting, finalized, resetSig
 	w.fn, w.got, w.need = fn, got, need
-	w.numSetters, w.xlat = numSetters, 0
+	w.numSetters, w.xlat, w.sigGen = numSetters, 0, 0
 	if finalized {
 		w.setters = numSetters
 	} else {
@@ -259,6 +267,7 @@ type Chain struct {
 	errv, outv, scratch mlx.RuleError
 
 	umr UMR // the answer of the last finished mkey configuration
+	sig sigSeen
 
 	// touched lists the mkeys the batch configured, with their state
 	// before it, so that a failed or aborted batch can restore them and
