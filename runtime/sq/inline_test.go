@@ -12,8 +12,9 @@ import (
 // TestMkeyFastPathsInline checks that the mkey path's common-case tests
 // and stores stay inlined (-gcflags=-m): the ring's room (roomFor, in
 // umrBegin, umrRoom and SetMkeyLayoutList), a finished configuration's
-// size (umrNeed) and the KLM stores (klms, in layoutList and
-// writeTemplate).
+// size (umrNeed), the KLM stores (klms, in layoutList and
+// writeTemplate) and the bookkeeping of a WQE (book: the template writes
+// two per configuration).
 func TestMkeyFastPathsInline(t *testing.T) {
 	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	// rdma-core's architectures, whatever the test runs on (riscv64 and
@@ -25,7 +26,7 @@ func TestMkeyFastPathsInline(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GOARCH=%s go build -gcflags=-m: %v\n%s", arch, err, out)
 		}
-		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2} {
+		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2, "(*SQ).book": 5} {
 			if got := strings.Count(string(out), "inlining call to "+fn+"\n"); got < n {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}

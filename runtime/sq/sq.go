@@ -585,9 +585,10 @@ func (q *SQ) book(slot, wrData uint32, opcode uint8) {
 	if w == q.tail {
 		q.limit = q.curPost + q.n // the oldest WQE in flight
 	}
-	// Both have mask+1 entries (New): no bounds checks.
+	// Both have mask+1 entries (New): no bounds checks. The Slot in two
+	// stores, as claim writes it (through setSlot, book would not inline).
 	*(*uint32)(unsafe.Add(q.startp, uintptr(w&q.mask)*4)) = q.curPost
-	*(*Slot)(unsafe.Add(q.slotp, uintptr(slot)*unsafe.Sizeof(Slot{}))) = Slot{WRID: q.wrID, WQEHead: w, WRData: uint16(wrData), Opcode: opcode}
+	*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(slot)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(wrData)<<slotDataShift | uint64(opcode)<<slotOpShift}
 	q.nreq++
 }
 
