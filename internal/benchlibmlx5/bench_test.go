@@ -71,7 +71,8 @@ func BenchmarkLibmlx5DoorbellEach(b *testing.B) {
 // BenchmarkLibmlx5Mkey configures the signature mkey (access, 4-entry
 // list, T10-DIF wire domain: a UMR with a BSF and a SET_PSV) per
 // configurations per doorbell: C with libmlx5's four calls, Go with
-// runtime/sq's, GoTemplate through an MkeyTemplate. ns/config is per
+// runtime/sq's, GoTemplate through an MkeyTemplate, GoPost (1 per
+// doorbell) through the template with PostConfigureMkey. ns/config is per
 // configuration.
 func BenchmarkLibmlx5Mkey(b *testing.B) {
 	for _, per := range []int{1, 8} {
@@ -91,19 +92,7 @@ func BenchmarkLibmlx5Mkey(b *testing.B) {
 		for _, tmpl := range []bool{false, true} {
 			name := map[bool]string{false: "Go", true: "GoTemplate"}[tmpl]
 			b.Run(fmt.Sprintf("%s-batch%d", name, per), func(b *testing.B) {
-				mem, err := NewMem()
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer mem.Close()
-				q, err := NewSQ(mem)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m, err := NewMkeyConf()
-				if err != nil {
-					b.Fatal(err)
-				}
+				q, m := goMkeySide(b)
 				run := func(n int) error { return m.Configure(q, n, per) }
 				if tmpl {
 					run = func(n int) error { return m.ConfigureTemplate(q, n, per) }
@@ -112,6 +101,29 @@ func BenchmarkLibmlx5Mkey(b *testing.B) {
 			})
 		}
 	}
+	b.Run("GoPost-batch1", func(b *testing.B) {
+		q, m := goMkeySide(b)
+		mkeyBench(b, 1, func() error { return m.Configure(q, 1, 1) }, func(n int) error { return m.ConfigurePost(q, n) })
+	})
+}
+
+// goMkeySide is a fresh runtime/sq writer and mkey configuration for the
+// mkey benchmarks; the queue's memory is freed when b ends.
+func goMkeySide(b *testing.B) (*sq.SQ, *MkeyConf) {
+	mem, err := NewMem()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { mem.Close() })
+	q, err := NewSQ(mem)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := NewMkeyConf()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return q, m
 }
 
 // mkeyBench runs first untimed (the mkey's first configuration, which a

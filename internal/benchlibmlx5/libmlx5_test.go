@@ -76,7 +76,25 @@ func TestBytesAgree(t *testing.T) {
 		if err := Same(fmt.Sprintf("mkey-template/batch%d", per), lib, goSide(t, func(q *sq.SQ) error { return goMkeys(q, per, true) })); err != nil {
 			t.Error(err)
 		}
+		if per == 1 {
+			if err := Same("mkey-template/post", lib, goSide(t, goMkeysPost)); err != nil {
+				t.Error(err)
+			}
+		}
 	}
+}
+
+// goMkeysPost is goMkeys with a template, each configuration posted by
+// PostConfigureMkey.
+func goMkeysPost(q *sq.SQ) error {
+	m, err := NewMkeyConf()
+	if err != nil {
+		return err
+	}
+	if err := m.Configure(q, 1, 1); err != nil {
+		return err
+	}
+	return m.ConfigurePost(q, mkeyBatches)
 }
 
 // mkeyBatches is how many batches the mkey check posts after the first

@@ -89,3 +89,22 @@ func (m *MkeyConf) ConfigureTemplate(q *sq.SQ, batches, per int) error {
 	}
 	return nil
 }
+
+// ConfigurePost posts the same configurations through the template, each
+// with PostConfigureMkey (Start, ConfigureMkey and Complete in one call),
+// completing each (the mkey's first configuration must have gone the long
+// way).
+func (m *MkeyConf) ConfigurePost(q *sq.SQ, n int) error {
+	if err := q.SetWRFlags(mlx.IBV_SEND_INLINE | mlx.IBV_SEND_SIGNALED); err != nil {
+		return err
+	}
+	for range n {
+		if err := q.PostConfigureMkey(m.Mk, m.Tmpl, m.SGEs[:]); err != nil {
+			return err
+		}
+		if err := q.Completed(q.Outstanding()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -25,6 +25,8 @@ func (r *runner) call(s step) error {
 		return r.oneCall(s)
 	case "@post":
 		return r.post(s)
+	case "@posttemplate":
+		return r.templateOf(s.parts[1], true)
 	}
 	r.last = entryOf(s.name)
 	if r.last == "" {
@@ -202,12 +204,20 @@ func (r *runner) burst(s step) error {
 // parts are mlx5dv_wr_mkey_configure and its access, list layout and
 // (optional) signature setters, or a lone configuration with a NULL mkey
 // or attr.
-func (r *runner) template(s step) error {
+func (r *runner) template(s step) error { return r.templateOf(s, false) }
+
+// templateOf runs the configuration of template step s through
+// ConfigureMkey, or with post (a batch of its own) PostConfigureMkey.
+func (r *runner) templateOf(s step, post bool) error {
+	configure, name := r.q.ConfigureMkey, "ConfigureMkey"
+	if post {
+		configure, name = r.q.PostConfigureMkey, "PostConfigureMkey"
+	}
 	conf := s.parts[0]
 	mk := r.mkey(conf)
 	sges := []mlx.SGE{{Addr: 0x10000, Length: 4096, LKey: 0x100}}
 	if len(s.parts) == 1 {
-		r.last = "ConfigureMkey"
+		r.last = name
 		var t *sq.MkeyTemplate
 		if !ruletest.IsNull(conf.args["attr"]) {
 			var err error
@@ -215,7 +225,7 @@ func (r *runner) template(s step) error {
 				r.t.Fatal(err)
 			}
 		}
-		return r.q.ConfigureMkey(mk, t, sges)
+		return configure(mk, t, sges)
 	}
 	var acc mlx.AccessFlags
 	var sig *mlx.SigBlockAttr
@@ -237,6 +247,6 @@ func (r *runner) template(s step) error {
 	if err != nil {
 		return err
 	}
-	r.last = "ConfigureMkey"
-	return r.q.ConfigureMkey(mk, t, sges)
+	r.last = name
+	return configure(mk, t, sges)
 }

@@ -16,7 +16,7 @@ import (
 // run through every entry point implementing it (TestRulesEveryEntryPoint).
 type entryPoint struct {
 	funcs []string // the C functions (and ibv_qp_ex attributes) it implements
-	form  string   // how the rule examples reach it: formCalls, formBurst, formTemplate, formOneCall or formPost
+	form  string   // how the rule examples reach it: formCalls, formBurst, formTemplate, formOneCall, formPost or formPostTemplate
 }
 
 const (
@@ -25,10 +25,12 @@ const (
 	formTemplate = "template" // NewMkeyTemplate + ConfigureMkey: a whole mkey configuration
 	formOneCall  = "onecall"  // RDMAWriteSGE, RDMAReadSGE, SendSGE: a builder and ibv_wr_set_sge
 	formPost     = "post"     // PostRDMAWriteSGE, PostRDMAReadSGE, PostSendSGE: a batch of one one-call work request
+	// PostConfigureMkey: a batch of one template configuration.
+	formPostTemplate = "posttemplate"
 )
 
 // forms lists every form.
-var forms = []string{formCalls, formBurst, formTemplate, formOneCall, formPost}
+var forms = []string{formCalls, formBurst, formTemplate, formOneCall, formPost, formPostTemplate}
 
 var entryPoints = map[string]entryPoint{
 	"Start":                    {[]string{"ibv_wr_start"}, formCalls},
@@ -72,6 +74,8 @@ var entryPoints = map[string]entryPoint{
 	"ConfigureMkey": {[]string{"mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags",
 		"mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_sig_block"}, formTemplate},
 	"NewMkeyTemplate": {[]string{"mlx5dv_wr_set_mkey_access_flags", "mlx5dv_wr_set_mkey_sig_block"}, formTemplate},
+	"PostConfigureMkey": {[]string{"ibv_wr_start", "mlx5dv_wr_mkey_configure", "mlx5dv_wr_set_mkey_access_flags",
+		"mlx5dv_wr_set_mkey_layout_list", "mlx5dv_wr_set_mkey_sig_block", "ibv_wr_complete"}, formPostTemplate},
 }
 
 // stateMethods are the methods of sq.SQ that implement no C function: the

@@ -108,3 +108,50 @@ func ExampleSQ_PostRDMAWriteSGE() {
 	// doorbell record: 3 rung: true
 	// ibv_wr.sge_length posted: 3 rung: false
 }
+
+// ExampleSQ_PostConfigureMkey reconfigures a signature mkey for each I/O
+// with a doorbell of its own, a storage target's path: the template holds
+// the access flags and the T10-DIF wire domain, checked once; each call is
+// Start, ConfigureMkey and Complete. A fresh signature mkey's first
+// configuration also tells the device its error count (the calls one by
+// one, inside the same call). A list longer than the mkey's entries posts
+// nothing.
+func ExampleSQ_PostConfigureMkey() {
+	mem, err := qmem.Plain(16, 0, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := sq.New(sq.Config{Mem: mem, QPN: 0x1234,
+		QP: sq.QP{Type: mlx5dv.QPRC, MlxSendOps: mlx5dv.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, MaxInlineData: 316}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	dif := mlx5dv.SigT10DIF{BGType: mlx5dv.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 0x1234, RefTag: 0x5678}
+	wire := mlx5dv.SigBlockDomain{SigType: mlx5dv.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx5dv.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigDif(&dif)
+	t, err := sq.NewMkeyTemplate(mlx5dv.IBV_ACCESS_LOCAL_WRITE|mlx5dv.IBV_ACCESS_REMOTE_READ, &mlx5dv.SigBlockAttr{Wire: &wire, CheckMask: 0xff})
+	if err != nil {
+		log.Fatal(err)
+	}
+	mk := sq.NewMkey(0x4500, mlx5dv.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx5dv.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	q.SetWRFlags(mlx5dv.IBV_SEND_INLINE | mlx5dv.IBV_SEND_SIGNALED)
+	for i := range uint64(3) {
+		sges := []mlx5dv.SGE{{Addr: 0x100000 + i*8192, Length: 4096, LKey: 7}, {Addr: 0x300000 + i*8192, Length: 4096, LKey: 7}}
+		if err := q.PostConfigureMkey(mk, t, sges); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("work requests posted:", q.Head(), "mkey length:", mk.Length)
+		q.Completed(q.Outstanding()) // the poller's part
+	}
+	err = q.PostConfigureMkey(mk, t, make([]mlx5dv.SGE, 5))
+	var re *mlx5dv.RuleError
+	if errors.As(err, &re) {
+		fmt.Println(re.Rule, "posted:", q.Head())
+	}
+	// Output:
+	// work requests posted: 2 mkey length: 8192
+	// work requests posted: 4 mkey length: 8192
+	// work requests posted: 6 mkey length: 8192
+	// create_mkey.max_entries posted: 6
+}

@@ -23,6 +23,8 @@ func rewrite(v ruletest.Values, form string, steps []step) (out []step, ok bool)
 		return asOneCall(steps)
 	case formPost:
 		return asPost(steps)
+	case formPostTemplate:
+		return asPostTemplate(v, steps)
 	}
 	return nil, false
 }
@@ -162,4 +164,31 @@ func templateLength(v ruletest.Values, steps []step) int {
 		return 0
 	}
 	return n + 1
+}
+
+// asPostTemplate makes each batch of one configuration a template holds
+// (start, the configuration, complete) one step. The wr_id and wr_flags
+// the batch sets before the configuration are set before the step (Start
+// reads neither).
+func asPostTemplate(v ruletest.Values, steps []step) ([]step, bool) {
+	steps, ok := asTemplate(v, steps)
+	if !ok {
+		return nil, false
+	}
+	var out []step
+	ok = false
+	for i := 0; i < len(steps); i++ {
+		j := i + 1
+		for j < len(steps) && (steps[j].name == "ibv_qp_ex.wr_flags" || steps[j].name == "ibv_qp_ex.wr_id") {
+			j++
+		}
+		if steps[i].name == "ibv_wr_start" && j+2 <= len(steps) && steps[j].name == "@template" && steps[j+1].name == "ibv_wr_complete" {
+			out = append(out, steps[i+1:j]...)
+			out = append(out, step{name: "@posttemplate", line: steps[i].line, parts: []step{steps[i], steps[j], steps[j+1]}})
+			ok, i = true, j+1
+			continue
+		}
+		out = append(out, steps[i])
+	}
+	return out, ok
 }

@@ -165,18 +165,41 @@ func samePosted(t *testing.T, p *oneCallPair, i int) {
 	}
 }
 
-// TestPostCloseRace: a writer posting with PostRDMAWriteSGE, a poller
-// completing beside it and Close from a third goroutine. Close returns
-// only when the writer is outside; after it nothing changes in the
-// queue's memory and every later post returns ErrClosed. Run with -race.
+// TestPostCloseRace: a writer posting with PostRDMAWriteSGE (or
+// PostConfigureMkey), a poller completing beside it and Close from a third
+// goroutine. Close returns only when the writer is outside; after it
+// nothing changes in the queue's memory and every later post returns
+// ErrClosed. Run with -race.
 func TestPostCloseRace(t *testing.T) {
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 64, LKey: 7}}
+	for _, post := range []struct {
+		name string
+		call func(q *sq.SQ, i int) error
+	}{
+		{"PostRDMAWriteSGE", func(q *sq.SQ, i int) error { return q.PostRDMAWriteSGE(1, uint64(i), 2, uint64(i), 64) }},
+		{"PostConfigureMkey", func(q *sq.SQ, _ int) error { return q.PostConfigureMkey(mk, tmpl, sges) }},
+	} {
+		t.Run(post.name, func(t *testing.T) { postCloseRace(t, post.call) })
+	}
+}
+
+func postCloseRace(t *testing.T, post func(q *sq.SQ, i int) error) {
 	for round := range 20 {
 		mem, err := qmem.Plain(8, 0, 256)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := sq.New(sq.Config{Mem: mem, QPN: 9, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE, MaxSendSGE: 1}})
+		q, err := sq.New(sq.Config{Mem: mem, QPN: 9, QP: sq.QP{Type: mlx.QPRC, SendOps: mlx.IBV_QP_EX_WITH_RDMA_WRITE,
+			MlxSendOps: mlx.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, MaxSendSGE: 1, MaxInlineData: 64}})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.SetWRFlags(mlx.IBV_SEND_INLINE); err != nil {
 			t.Fatal(err)
 		}
 		stop := make(chan struct{})
@@ -188,7 +211,7 @@ func TestPostCloseRace(t *testing.T) {
 		go func() { // the writer: retries while the ring is full
 			defer writer.Done()
 			for i := 0; ; i++ {
-				err := q.PostRDMAWriteSGE(1, uint64(i), 2, uint64(i), 64)
+				err := post(q, i)
 				if errors.Is(err, sq.ErrClosed) {
 					last = err
 					return
@@ -227,8 +250,8 @@ func TestPostCloseRace(t *testing.T) {
 		head := q.Head()
 		writer.Wait()
 		for range 100 {
-			if err := q.PostRDMAWriteSGE(1, 2, 3, 4, 64); !errors.Is(err, sq.ErrClosed) {
-				t.Fatalf("round %d: PostRDMAWriteSGE after Close: %v", round, err)
+			if err := post(q, 0); !errors.Is(err, sq.ErrClosed) {
+				t.Fatalf("round %d: a post after Close: %v", round, err)
 			}
 		}
 		close(stop)

@@ -283,7 +283,7 @@ func (c *coverage) check(t *testing.T) {
 		}
 	}
 	sort.Strings(never)
-	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate", "RDMAWriteSGE", "PostRDMAWriteSGE"} {
+	for _, must := range []string{"RDMAWriteBurst", "ConfigureMkey", "NewMkeyTemplate", "RDMAWriteSGE", "PostRDMAWriteSGE", "PostConfigureMkey"} {
 		if c.rejected[must] == 0 {
 			t.Errorf("no bad example was rejected by %s", must)
 		}

@@ -353,6 +353,11 @@ func TestNoAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		q.Completed(q.Outstanding())
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		if err := q.PostConfigureMkey(mk, tmpl, sges); err != nil {
+			t.Fatal(err)
+		}
+		q.Completed(q.Outstanding())
 	}
 	run()
 	if n := testing.AllocsPerRun(1000, run); n != 0 {

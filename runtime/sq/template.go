@@ -89,15 +89,51 @@ func (t *MkeyTemplate) image() {
 // fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
 // cached fence is the batch's before the UMR and a small fence after it).
 func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+	return q.configureMkey(m, t, sges, false)
+}
+
+// PostConfigureMkey posts one configuration of m with template t and a
+// list layout of sges, with a doorbell of its own: Start, ConfigureMkey
+// and Complete in one call, for a program that rings each configuration
+// as it comes (a storage target's per-I/O mkey). It returns what those
+// three calls would, posts nothing when a rule is broken and then writes
+// nothing either (ConfigureMkey's checks come before its first store). Its
+// common case leaves the checker as it found it (closed, nothing open, no
+// mkey to roll back) but for the mkey's state, which it updates as the
+// posted configuration does.
+func (q *SQ) PostConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+	return q.configureMkey(m, t, sges, true)
+}
+
+// postConfigureOne is PostConfigureMkey's general case: the three calls
+// (ConfigureMkey writes nothing when it fails; Complete then returns its
+// error and posts nothing).
+//
+//go:noinline
+func (q *SQ) postConfigureOne(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
+	if err := q.Start(); err != nil {
+		return err
+	}
+	q.configureMkey(m, t, sges, false) // its error is latched: Complete returns it
+	return q.Complete()
+}
+
+// configureMkey is ConfigureMkey, and with post PostConfigureMkey: its
+// common case makes Start's checks (the checker's, and the gate's last,
+// since entering commits the batch) with the configuration's, and rings
+// the doorbell.
+func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) error {
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
-	if mk == nil || t == nil || !q.fits(3) && !(q.refresh() && q.fits(3)) {
-		// Not the common case: a NULL argument, or max_post near (the
-		// UMR and up to two SET_PSVs) after reading the poller's tail.
-		return q.configureChecked(mk, t, sges)
-	}
 	length, hi := wrcheck.ListSum(sges)
-	if !q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength) {
+	if mk == nil || t == nil || !q.fits(3) && !(q.refresh() && q.fits(3)) ||
+		!q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength, post) {
+		// Not the common case: a NULL argument, max_post near (the UMR
+		// and up to two SET_PSVs) after reading the poller's tail, or a
+		// configuration the checker's common case does not take.
+		if post {
+			return q.postConfigureOne(m, t, sges)
+		}
 		return q.configureChecked(mk, t, sges)
 	}
 	// umrRing's room check (max_post holds it: fits(3)), in whole WQEBBs:
@@ -105,11 +141,14 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	// the template's SET_PSVs, as the checker's answer (TemplateUMR) says.
 	g, xlat := &t.img, align64(16*len(sges))
 	need := uint(umrFixed+xlat) + g.tail
+	slot := q.curPost & q.mask
+	base := int(slot) * wqebb
+	if post && !q.enterPosted(mk, t, length, base, need) {
+		return q.postConfigureOne(m, t, sges)
+	}
 	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
 		return q.umrRing(fn, q.chk.TemplateUMR(t.chk)) // the error, named as umrRing names it
 	}
-	slot := q.curPost & q.mask
-	base := int(slot) * wqebb
 	if base+int(need) > q.qend {
 		q.configureWrapped(mk, t, sges, length)
 		return nil
@@ -146,7 +185,7 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	if !g.sig {
 		q.fmCache = smallFence
 		q.curCtrl, q.curSize = base, ds
-		return nil
+		return q.posted(post)
 	}
 	// The BSF, from the image with the mkey's PSV indexes, and the
 	// SET_PSVs after the UMR's small fence: the memory domain's reports
@@ -162,7 +201,7 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 		index, ts = mk.MemPSV, g.memTS
 	case !g.wire: // no domain, no SET_PSV (NewMkeyTemplate refuses it)
 		q.fmCache = smallFence
-		return nil
+		return q.posted(post)
 	}
 	slot = q.curPost & q.mask
 	off := int(slot) * wqebb
@@ -177,7 +216,32 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2
 	q.fmCache = smallFence
-	return nil
+	return q.posted(post)
+}
+
+// enterPosted is PostConfigureMkey's common case past the checks:
+// unless the ring has no room before reading the poller's tail, or the
+// configuration at base (need bytes) wraps it, or the gate is closed or
+// contended (then the three calls run instead), it enters the gate, which
+// commits the batch, and records the configuration on mk.
+func (q *SQ) enterPosted(mk *wrcheck.Mkey, t *MkeyTemplate, length uint64, base int, need uint) bool {
+	if int(int32(q.limit-q.curPost)) < int(need/wqebb) || base+int(need) > q.qend || !q.pub.gate.EnterFast() {
+		return false
+	}
+	wrcheck.TemplatePosted(mk, t.chk, length)
+	q.inl = false
+	return true
+}
+
+// posted rings the doorbell for the work requests a Post form wrote
+// (post), as Complete does: nothing to do for a call inside a batch.
+func (q *SQ) posted(post bool) error {
+	if !post {
+		return nil
+	}
+	n := q.nreq
+	q.nreq = 0
+	return q.ringDoorbell(n)
 }
 
 // put32 stores v at p (4-byte aligned) in the device's byte order, one

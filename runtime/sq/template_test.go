@@ -57,7 +57,7 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 					dbr  []byte
 					name string
 				}
-				var sides [2]side
+				var sides [3]side // ConfigureMkey, the four calls, PostConfigureMkey
 				for i := range sides {
 					q, m := newSQSigAll(t, 16, sigAll)
 					flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
@@ -83,6 +83,13 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 				for round := 0; round < 2; round++ {
 					for i := range sides {
 						s := &sides[i]
+						if i == 2 {
+							if err := s.q.PostConfigureMkey(s.mk, tmpl, sges); err != nil {
+								t.Fatalf("%s: PostConfigureMkey: %v", name, err)
+							}
+							s.q.Completed(s.q.Outstanding())
+							continue
+						}
 						s.q.Start()
 						if i == 0 {
 							if err := s.q.ConfigureMkey(s.mk, tmpl, sges); err != nil {
@@ -105,18 +112,22 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 						}
 						s.q.Completed(s.q.Outstanding())
 					}
-					a, b := &sides[0], &sides[1]
-					where := func() string { return name + " flags " + flags.String() }
-					if !bytes.Equal(a.mem, b.mem) || !bytes.Equal(a.bf, b.bf) || !bytes.Equal(a.dbr, b.dbr) {
-						t.Fatalf("%s skip %d round %d: different queues", where(), skip, round)
-					}
-					for j := range a.q.Slots {
-						if a.q.Slots[j] != b.q.Slots[j] {
-							t.Fatalf("%s: bookkeeping of slot %d differs", where(), j)
+					for _, a := range []*side{&sides[0], &sides[2]} {
+						b := &sides[1]
+						where := func() string {
+							return name + " flags " + flags.String() + " " + map[bool]string{true: "Post", false: "in a batch"}[a == &sides[2]]
 						}
-					}
-					if !a.mk.SameState(b.mk) || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
-						t.Fatalf("%s round %d: state differs:\n%+v\n%+v", where(), round, *a.mk, *b.mk)
+						if !bytes.Equal(a.mem, b.mem) || !bytes.Equal(a.bf, b.bf) || !bytes.Equal(a.dbr, b.dbr) {
+							t.Fatalf("%s skip %d round %d: different queues", where(), skip, round)
+						}
+						for j := range a.q.Slots {
+							if a.q.Slots[j] != b.q.Slots[j] {
+								t.Fatalf("%s: bookkeeping of slot %d differs", where(), j)
+							}
+						}
+						if !a.mk.SameState(b.mk) || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
+							t.Fatalf("%s round %d: state differs:\n%+v\n%+v", where(), round, *a.mk, *b.mk)
+						}
 					}
 				}
 			}

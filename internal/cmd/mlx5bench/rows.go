@@ -74,6 +74,8 @@ var rows = []row{
 		Bench: "BenchmarkMkeyConfigure/template-batch8", Unit: "ns/config", Ref: cHelper, RefWhy: cWhy, Target: "≤ 12 ns"},
 	{Key: "mkey-template-libmlx5", Path: "mkey configure through a template, a doorbell each, against libmlx5's four calls", Pkg: lib, Lib: true,
 		Bench: libMkey + "GoTemplate-batch1", Unit: "ns/config", Ref: libMkey + "C-batch1", RefUnit: "ns/config", RefWhy: mkWhy + ", 1 per doorbell", Target: "≤ 0.5×"},
+	{Key: "mkey-template-post-libmlx5", Path: "the same, each posted by PostConfigureMkey (Start, ConfigureMkey, Complete in one call)", Pkg: lib, Lib: true,
+		Bench: libMkey + "GoPost-batch1", Unit: "ns/config", Ref: libMkey + "C-batch1", RefUnit: "ns/config", RefWhy: mkWhy + ", 1 per doorbell", Target: "≤ 0.5×"},
 	{Key: "mkey-template8-libmlx5", Path: "the same, 8 per doorbell", Pkg: lib, Lib: true,
 		Bench: libMkey + "GoTemplate-batch8", Unit: "ns/config", Ref: libMkey + "C-batch8", RefUnit: "ns/config", RefWhy: mkWhy + ", 8 per doorbell", Target: "≤ 0.5×"},
 	{Key: "poll", Path: "poll one CQE in batches of 16 (ns per batch)", Pkg: verify,
