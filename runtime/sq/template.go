@@ -84,7 +84,7 @@ func (t *MkeyTemplate) image() {
 // The common case, when it does not wrap the ring, is written here from
 // the template's image (the checks and the stores in one function: a
 // call more costs its arguments' spills): every word a whole big-endian
-// store of a value known up front (what initWQE, umrWrite, setPSV and
+// store of a value known up front (what initWQE, umrWrite, psvWQE and
 // finalize write), the WQEs' bookkeeping and fm_ce_se done at once.
 // fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
 // cached fence is the batch's before the UMR and a small fence after it).
@@ -257,9 +257,11 @@ func (q *SQ) configureWrapped(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE,
 	q.umrFinalize(q.chk.TemplateUMR(t.chk))
 }
 
-// psvWQE is setPSV with fm_ce_se computed: a SET_PSV at the producer
-// index, booked, its ctrl segment but the immediate and its PSV segment
-// written in whole words.
+// psvWQE writes a SET_PSV work request, the initial transient signature
+// ts of a signature domain's PSV index, with fm_ce_se fcs: at the
+// producer index, booked, its ctrl segment but the immediate (libmlx5
+// leaves it) and its PSV segment in whole words. It is one WQEBB: it
+// never wraps.
 func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
 	slot := q.curPost & q.mask
 	off := int(slot) * wqebb
@@ -272,34 +274,6 @@ func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
 	put32(&p[20], 0)
 	binary.BigEndian.PutUint64(p[24:32], ts)
 	q.curPost++
-	q.curCtrl, q.curSize = off, 2
-}
-
-// headWQE books the WQE of ds 16-byte units at the producer index, at
-// offset off (it must not wrap), writes its ctrl segment's first 12 bytes
-// (opcode and index, QPN and size, fm_ce_se) in two stores and moves the
-// producer index past it: initWQE and finalize in one.
-func (q *SQ) headWQE(off int, opcode mlx.Opcode, ds int, fcs uint8) {
-	q.book(q.curPost&q.mask, wrDataUMR, uint8(opcode))
-	c := (*[12]byte)(q.at(off))
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(opcode))
-	put32(&c[4], q.qpn<<8|uint32(ds))
-	put32(&c[8], uint32(fcs))
-	q.curPost += uint32(ds+3) / 4
-}
-
-// setPSV writes a SET_PSV work request, the initial transient signature
-// of a signature domain: its ctrl segment but the immediate (libmlx5
-// leaves it), the PSV index and the signature, in whole words. It is one
-// WQEBB: it never wraps.
-func (q *SQ) setPSV(index uint32, ts uint64, flags uint32) {
-	off := int(q.curPost&q.mask) * wqebb
-	q.headWQE(off, mlx.MLX5_OPCODE_SET_PSV, 2, q.fenceCEFlags(flags))
-	p := (*[16]byte)(q.at(off + mlx.WQECtrlSegSize))
-	put32(&p[0], index)
-	put32(&p[4], 0)
-	binary.BigEndian.PutUint64(p[8:16], ts)
-	q.fmCache = smallFence
 	q.curCtrl, q.curSize = off, 2
 }
 

@@ -137,21 +137,8 @@ type umrSegs struct {
 	fcs    uint8 // the ctrl segment's fm_ce_se, from wr_flags when it began
 }
 
-// umrHead writes the finished UMR's ctrl segment in two big-endian
-// stores (opcode and index, QPN and size; fm_ce_se and the immediate, the
-// mkey) and moves the producer index past the UMR: initWQE's stores and
-// finalize in one. It is the WQE's first 16 bytes: it never wraps.
-func (q *SQ) umrHead(lkey uint32, fcs uint8) {
-	c := (*[16]byte)(q.at(q.curCtrl))
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
-	put32(&c[4], q.qpn<<8|uint32(q.curSize))
-	put32(&c[8], uint32(fcs))
-	put32(&c[12], lkey)
-	q.curPost += uint32(q.curSize+3) / 4
-}
-
 // umrStart books an mkey configuration's UMR (initWQE's bookkeeping and
-// fence); its segments are written when it finishes (umrWrite, umrHead).
+// fence); its segments are written when it finishes (umrWrite).
 func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 	slot := q.curPost & q.mask
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
@@ -164,13 +151,23 @@ func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 	q.inl = true
 }
 
-// umrWrite writes the UMR ctrl and mkey context segments of the finished
-// configuration in whole big-endian words (put32 where a 64-bit word has
-// bytes the compiler knows are zero: it would split it) (the generated setters' field
-// offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8; access 2,
-// qpn_mkey 4, flags_pd 12, len 24), the rest zero. Both segments lie in
-// one WQEBB each: they never wrap.
-func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32) {
+// umrWrite writes the finished configuration's UMR but its translation
+// and BSFs, and moves the producer index past it (initWQE's stores and
+// finalize in one; one call, where a call more costs its arguments'
+// spills): the ctrl segment (opcode and index, QPN and size, fm_ce_se,
+// the mkey as the immediate), then the UMR ctrl and mkey context segments,
+// in whole big-endian words (put32 where a 64-bit word has bytes the
+// compiler knows are zero: it would split it) (the generated setters'
+// field offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8;
+// access 2, qpn_mkey 4, flags_pd 12, len 24), the rest zero. Each segment
+// lies in one WQEBB: none wraps.
+func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32, fcs uint8) {
+	c := (*[16]byte)(q.at(q.curCtrl))
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
+	put32(&c[4], q.qpn<<8|uint32(q.curSize))
+	put32(&c[8], uint32(fcs))
+	put32(&c[12], mk.LKey)
+	q.curPost += uint32(q.curSize+3) / 4
 	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
 	put32(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
 	put32(&u[4], uint32(q.umr.klm)<<16|uint32(bsfOcto))
@@ -448,12 +445,11 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		flagsPD |= 1 << 30
 	}
 	q.umr.mask = mask
-	q.umrWrite(mk, uint16(bsz/16), flagsPD)
 	fcs := q.umr.fcs
 	if p.PSVs {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
 	}
-	q.umrHead(mk.LKey, fcs)
+	q.umrWrite(mk, uint16(bsz/16), flagsPD, fcs)
 	if !p.PSVs {
 		return
 	}
@@ -465,9 +461,11 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		if mk.Wire.Present {
 			flags &^= uint32(mlx.IBV_SEND_SIGNALED)
 		}
-		q.setPSV(mk.MemPSV, memTS, flags)
+		q.psvWQE(mk.MemPSV, memTS, q.fenceCEFlags(flags))
+		q.fmCache = smallFence
 	}
 	if mk.Wire.Present {
-		q.setPSV(mk.WirePSV, wireTS, q.wrFlags)
+		q.psvWQE(mk.WirePSV, wireTS, q.fenceCEFlags(q.wrFlags))
+		q.fmCache = smallFence
 	}
 }
