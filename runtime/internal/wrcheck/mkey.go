@@ -207,10 +207,14 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 		}
 		c.sig.take(attr)
 	}
-	c.wr.sigGen = c.sig.gen // the mkey gets the values of this generation
-	m.Mem.set(attr.Mem)
-	m.Wire.set(attr.Wire)
-	m.SigFlags, m.CheckMask, m.CopyMask = attr.Flags, attr.CheckMask, attr.CopyMask
+	// The mkey gets the values of this generation: attr's, copied from
+	// the snapshot, which holds them side by side (attr's are behind two
+	// levels of pointers).
+	s := &c.sig
+	c.wr.sigGen = s.gen
+	m.Mem.copyFrom(&s.mem)
+	m.Wire.copyFrom(&s.wire)
+	m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
 	m.Sig = SigUpdated
 	if c.counted(mlx5rules.GroupSignature) {
 		return c.finish(fn)
