@@ -319,3 +319,54 @@ func TestConfigureMkeyAbsentDomain(t *testing.T) {
 		t.Fatalf("template and four calls leave different mkeys:\n%+v\n%+v", *mks[0], *mks[1])
 	}
 }
+
+// TestPostConfigureMkeyInBatchAndFull: PostConfigureMkey inside an open
+// batch answers what Start answers there (and the batch goes on, as after
+// Start), and on a ring the configuration does not fit it answers what
+// the calls answer and writes nothing.
+func TestPostConfigureMkeyInBatchAndFull(t *testing.T) {
+	tmpl, err := sq.NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, &mlx.SigBlockAttr{Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}}
+	sigFlags := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
+	var qs [2]*sq.SQ
+	var mems [2]*qmem.Memory
+	for i := range qs {
+		qs[i], mems[i] = newSQ(t, 8, 0)
+		qs[i].SetWRFlags(mlx.IBV_SEND_INLINE)
+	}
+	one, two := qs[0], qs[1]
+	mk1, mk2 := sq.NewMkey(0x4500, sigFlags, 4), sq.NewMkey(0x4500, sigFlags, 4)
+	one.Start()
+	two.Start()
+	sameError(t, one.PostConfigureMkey(mk1, tmpl, sges), two.Start())
+	one.RDMAWriteSGE(1, 2, 3, 4, 64)
+	two.RDMAWriteSGE(1, 2, 3, 4, 64)
+	sameError(t, one.Complete(), two.Complete())
+	if !bytes.Equal(mems[0].SQ, mems[1].SQ) || one.Head() != two.Head() {
+		t.Fatal("the batch went on differently after PostConfigureMkey's error")
+	}
+	// A ring of 8 WQEBBs with 4 outstanding: the UMR, its translation,
+	// BSF and SET_PSV (5 WQEBBs) do not fit; nothing completes in between.
+	raw := make([]byte, 64)
+	raw[7] = 4 // ds: 4 16-byte units
+	for _, q := range qs {
+		q.Start()
+		for range 3 {
+			q.RawWQE(raw)
+		}
+		if err := q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e1, err := rejected(t, mems[0], func() error { return one.PostConfigureMkey(mk1, tmpl, sges) })
+	two.Start()
+	e2 := two.ConfigureMkey(mk2, tmpl, sges)
+	two.Complete()
+	sameError(t, e1, e2)
+	if one.Head() != two.Head() || one.CurPost() != two.CurPost() {
+		t.Fatalf("after a full ring: head %d, %d; producer index %d, %d", one.Head(), two.Head(), one.CurPost(), two.CurPost())
+	}
+}
