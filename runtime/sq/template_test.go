@@ -2,6 +2,7 @@ package sq_test
 
 import (
 	"bytes"
+	"fmt"
 	"syscall"
 	"testing"
 
@@ -49,89 +50,106 @@ func TestConfigureMkeyMatchesCalls(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				type side struct {
-					q    *sq.SQ
-					mem  []byte
-					mk   *sq.Mkey
-					bf   []byte
-					dbr  []byte
-					name string
-				}
-				var sides [3]side // ConfigureMkey, the four calls, PostConfigureMkey
+				var sides [3]mkeySide // ConfigureMkey, the four calls, PostConfigureMkey
 				for i := range sides {
-					q, m := newSQSigAll(t, 16, sigAll)
-					flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
-					if sig != nil {
-						flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
-					}
-					mk := sq.NewMkey(0x4500, flagsMk, 8)
-					mk.MemPSV, mk.WirePSV = 0x31, 0x32
-					sides[i] = side{q: q, mem: m.SQ, mk: mk, bf: m.BF, dbr: m.DBR}
-					q.SetWRFlags(0)
-					q.Start()
-					for range skip {
-						q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
-					}
-					if err := q.Complete(); err != nil {
-						t.Fatal(err)
-					}
-					q.Completed(q.Outstanding())
-					q.SetWRFlags(flags)
+					sides[i] = newMkeySide(t, sig != nil, sigAll, skip, flags)
 				}
 				sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}, {Addr: 0x9000, Length: 1024, LKey: 8}, {Addr: 0x20000, Length: 0, LKey: 9}}
 				// Twice: a fresh signature mkey goes the long way first.
 				for round := 0; round < 2; round++ {
 					for i := range sides {
-						s := &sides[i]
-						if i == 2 {
-							if err := s.q.PostConfigureMkey(s.mk, tmpl, sges); err != nil {
-								t.Fatalf("%s: PostConfigureMkey: %v", name, err)
-							}
-							s.q.Completed(s.q.Outstanding())
-							continue
-						}
-						s.q.Start()
-						if i == 0 {
-							if err := s.q.ConfigureMkey(s.mk, tmpl, sges); err != nil {
-								t.Fatalf("%s: %v", name, err)
-							}
-						} else {
-							n := uint8(2)
-							if sig != nil {
-								n = 3
-							}
-							s.q.MkeyConfigure(s.mk, n, &mlx.MkeyConfAttr{})
-							s.q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ)
-							s.q.SetMkeyLayoutList(sges)
-							if sig != nil {
-								s.q.SetMkeySigBlock(sig)
-							}
-						}
-						if err := s.q.Complete(); err != nil {
+						if err := sides[i].configure(i, tmpl, sig, sges); err != nil {
 							t.Fatalf("%s side %d: %v", name, i, err)
 						}
-						s.q.Completed(s.q.Outstanding())
 					}
-					for _, a := range []*side{&sides[0], &sides[2]} {
-						b := &sides[1]
-						where := func() string {
-							return name + " flags " + flags.String() + " " + map[bool]string{true: "Post", false: "in a batch"}[a == &sides[2]]
-						}
-						if !bytes.Equal(a.mem, b.mem) || !bytes.Equal(a.bf, b.bf) || !bytes.Equal(a.dbr, b.dbr) {
-							t.Fatalf("%s skip %d round %d: different queues", where(), skip, round)
-						}
-						for j := range a.q.Slots {
-							if a.q.Slots[j] != b.q.Slots[j] {
-								t.Fatalf("%s: bookkeeping of slot %d differs", where(), j)
-							}
-						}
-						if !a.mk.SameState(b.mk) || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
-							t.Fatalf("%s round %d: state differs:\n%+v\n%+v", where(), round, *a.mk, *b.mk)
-						}
+					for _, a := range []*mkeySide{&sides[0], &sides[2]} {
+						where := fmt.Sprintf("%s flags %v %s skip %d round %d", name, flags, map[bool]string{true: "Post", false: "in a batch"}[a == &sides[2]], skip, round)
+						a.same(t, &sides[1], where)
 					}
 				}
 			}
 		}
+	}
+}
+
+// mkeySide is a writer of TestConfigureMkeyMatchesCalls, its queue's
+// memory and its mkey.
+type mkeySide struct {
+	q            *sq.SQ
+	mem, bf, dbr []byte
+	mk           *sq.Mkey
+}
+
+// newMkeySide makes a side whose ring has skip WQEBBs posted and
+// completed, with wr_flags flags.
+func newMkeySide(t *testing.T, sig, sigAll bool, skip int, flags mlx.SendFlags) mkeySide {
+	q, m := newSQSigAll(t, 16, sigAll)
+	flagsMk := mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT
+	if sig {
+		flagsMk |= mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE
+	}
+	mk := sq.NewMkey(0x4500, flagsMk, 8)
+	mk.MemPSV, mk.WirePSV = 0x31, 0x32
+	q.SetWRFlags(0)
+	q.Start()
+	for range skip {
+		q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	q.Completed(q.Outstanding())
+	q.SetWRFlags(flags)
+	return mkeySide{q: q, mem: m.SQ, bf: m.BF, dbr: m.DBR, mk: mk}
+}
+
+// configure posts one configuration, as form 0 (ConfigureMkey in a
+// batch), 1 (the four calls) or 2 (PostConfigureMkey), and completes it.
+func (s *mkeySide) configure(form int, tmpl *sq.MkeyTemplate, sig *mlx.SigBlockAttr, sges []mlx.SGE) error {
+	if form == 2 {
+		if err := s.q.PostConfigureMkey(s.mk, tmpl, sges); err != nil {
+			return err
+		}
+		return s.q.Completed(s.q.Outstanding())
+	}
+	s.q.Start()
+	if form == 0 {
+		if err := s.q.ConfigureMkey(s.mk, tmpl, sges); err != nil {
+			return err
+		}
+	} else {
+		n := uint8(2)
+		if sig != nil {
+			n = 3
+		}
+		s.q.MkeyConfigure(s.mk, n, &mlx.MkeyConfAttr{})
+		s.q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE | mlx.IBV_ACCESS_REMOTE_READ)
+		s.q.SetMkeyLayoutList(sges)
+		if sig != nil {
+			s.q.SetMkeySigBlock(sig)
+		}
+	}
+	if err := s.q.Complete(); err != nil {
+		return err
+	}
+	return s.q.Completed(s.q.Outstanding())
+}
+
+// same fails unless a and b hold the same queue (ring, register,
+// doorbell record, bookkeeping) and state (mkey, cached fence, producer
+// index, Last).
+func (a *mkeySide) same(t *testing.T, b *mkeySide, where string) {
+	t.Helper()
+	if !bytes.Equal(a.mem, b.mem) || !bytes.Equal(a.bf, b.bf) || !bytes.Equal(a.dbr, b.dbr) {
+		t.Fatalf("%s: different queues", where)
+	}
+	for j := range a.q.Slots {
+		if a.q.Slots[j] != b.q.Slots[j] {
+			t.Fatalf("%s: bookkeeping of slot %d differs", where, j)
+		}
+	}
+	if !a.mk.SameState(b.mk) || a.q.FmCache() != b.q.FmCache() || a.q.CurPost() != b.q.CurPost() || a.q.Last != b.q.Last {
+		t.Fatalf("%s: state differs:\n%+v\n%+v", where, *a.mk, *b.mk)
 	}
 }
 
