@@ -94,8 +94,11 @@ func (q *SQ) ConfigureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE) error {
 
 // PostConfigureMkey posts one configuration of m with template t and a
 // list layout of sges, with a doorbell of its own: Start, ConfigureMkey
-// and Complete in one call, for a program that rings each configuration
-// as it comes (a storage target's per-I/O mkey). It returns what those
+// and Complete in one call (ibv_wr_start, mlx5dv_wr_mkey_configure,
+// mlx5dv_wr_set_mkey_access_flags, mlx5dv_wr_set_mkey_layout_list,
+// mlx5dv_wr_set_mkey_sig_block with the template's signature if it has
+// one, ibv_wr_complete), for a program that rings each configuration as
+// it comes (a storage target's per-I/O mkey). It returns what those
 // three calls would, posts nothing when a rule is broken and then writes
 // nothing either (ConfigureMkey's checks come before its first store). Its
 // common case leaves the checker as it found it (closed, nothing open, no
