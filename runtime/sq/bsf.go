@@ -228,8 +228,9 @@ type sigCache struct {
 
 // sigFor writes the signature BSF of the finished configuration p at b
 // and returns the transient signatures of its SET_PSVs: from the cache
-// when p's attributes are those it holds (building it when they are a new
-// generation), else computed (a crypto BSF follows: the header differs).
+// when p's attributes are those it holds (building it, from the values
+// the checker validated, when they are a new generation), else computed
+// (a crypto BSF follows: the header differs).
 func (q *SQ) sigFor(b *mlx.BSF, p *wrcheck.UMR) (memTS, wireTS uint64) {
 	mk := p.Mkey
 	if p.SigGen == 0 || p.CryptoBSF {
@@ -237,10 +238,26 @@ func (q *SQ) sigFor(b *mlx.BSF, p *wrcheck.UMR) (memTS, wireTS uint64) {
 		return transientSig(&mk.Mem), transientSig(&mk.Wire)
 	}
 	g := &q.sigImg
-	if g.gen != p.SigGen {
-		g.build(mk)
-		g.gen = p.SigGen
+	if g.gen != p.SigGen && !q.sigBuild(p.SigGen) {
+		sigBSF(b, mk, false) // not the checker's current generation: never, within one work request
+		return transientSig(&mk.Mem), transientSig(&mk.Wire)
 	}
 	g.writeBSF(b, mk)
 	return g.memTS, g.wireTS
+}
+
+// sigBuild builds the cache's image of generation gen from the values
+// the checker holds for it (as libmlx5 builds the BSF from its own copy
+// of the attributes, not from one the program can change), and reports
+// whether gen is the checker's current generation.
+//
+//go:noinline
+func (q *SQ) sigBuild(gen uint64) bool {
+	var v wrcheck.Mkey
+	if q.chk.SigValues(&v) != gen {
+		return false
+	}
+	q.sigImg.build(&v)
+	q.sigImg.gen = gen
+	return true
 }

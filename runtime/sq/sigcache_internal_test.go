@@ -105,3 +105,56 @@ func TestSigCacheFollowsValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSigCacheFromValidatedValues: the BSF of a signature set by
+// SetMkeySigBlock is built from the attributes as the call gave them, as
+// libmlx5 builds it from its own copy: a program that changes the mkey's
+// exported copy before the configuration's last setter changes neither
+// that configuration's BSF nor the next one's.
+func TestSigCacheFromValidatedValues(t *testing.T) {
+	mem, err := qmem.Plain(64, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := New(Config{Mem: mem, QPN: 0x99,
+		QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 2, MaxPost: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dif := mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 1, RefTag: 2}
+	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
+	wire.SetSigDif(&dif)
+	attr := mlx.SigBlockAttr{Wire: &wire, CheckMask: 0xff}
+	mk := NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 4)
+	mk.WirePSV = 0x12
+	sges := []mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}}
+	// The BSF of attr's values, with the mkey's PSV index.
+	want := Mkey{WirePSV: mk.WirePSV, CheckMask: attr.CheckMask}
+	want.Wire.Present, want.Wire.Domain.SigType, want.Wire.Domain.BlockSize, want.Wire.T10dif = true, wire.SigType, wire.BlockSize, dif
+	var bsfWant mlx.BSF
+	sigBSF(&bsfWant, want.check(), false)
+	for round := range 2 {
+		q.SetWRFlags(mlx.IBV_SEND_INLINE)
+		if err := q.Start(); err != nil {
+			t.Fatal(err)
+		}
+		base := int(q.curPost&q.mask) * wqebb
+		q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{})
+		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+		q.SetMkeySigBlock(&attr)
+		if round == 0 {
+			mk.Wire.T10dif.AppTag = 0x999 // the program's copy, changed before the last setter
+		}
+		q.SetMkeyLayoutList(sges)
+		if err := q.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		if got := q.bytes(base+umrFixed+wqebb, mlx.BSFSize); !bytes.Equal(got, bsfWant[:]) {
+			t.Errorf("round %d: BSF\n got %x\nwant %x", round, got, bsfWant[:])
+		}
+		if err := q.Completed(q.Outstanding()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -52,3 +52,16 @@ func (d *Domain) same(src *mlx.SigBlockDomain) bool {
 	}
 	return false
 }
+
+// SigValues copies the signature attributes of the current generation
+// into dst's signature fields (its domains, flags and masks) and returns
+// the generation (0: none). A writer builds the image of a generation
+// from these values, which the chain validated and holds, not from the
+// mkey's exported copy of them.
+func (c *Chain) SigValues(dst *Mkey) uint64 {
+	s := &c.sig
+	dst.Mem.copyFrom(&s.mem)
+	dst.Wire.copyFrom(&s.wire)
+	dst.SigFlags, dst.CheckMask, dst.CopyMask = s.flags, s.check, s.copy
+	return s.gen
+}
