@@ -17,16 +17,7 @@ import (
 // what the BSF and the signatures of the mkey's state are (computed here
 // afresh); attributes made invalid in place after valid ones are refused.
 func TestSigCacheFollowsValues(t *testing.T) {
-	mem, err := qmem.Plain(64, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mem.Close()
-	q, err := New(Config{Mem: mem, QPN: 0x99,
-		QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 2, MaxPost: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := newSigCacheSQ(t)
 	dif := mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 1, RefTag: 2}
 	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(&dif)
@@ -112,16 +103,7 @@ func TestSigCacheFollowsValues(t *testing.T) {
 // exported copy before the configuration's last setter changes neither
 // that configuration's BSF nor the next one's.
 func TestSigCacheFromValidatedValues(t *testing.T) {
-	mem, err := qmem.Plain(64, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mem.Close()
-	q, err := New(Config{Mem: mem, QPN: 0x99,
-		QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 2, MaxPost: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := newSigCacheSQ(t)
 	dif := mlx.SigT10DIF{BGType: mlx.MLX5DV_SIG_T10DIF_CRC, BG: 0xffff, AppTag: 1, RefTag: 2}
 	wire := mlx.SigBlockDomain{SigType: mlx.MLX5DV_SIG_TYPE_T10DIF, BlockSize: mlx.MLX5DV_BLOCK_SIZE_512}
 	wire.SetSigDif(&dif)
@@ -157,4 +139,20 @@ func TestSigCacheFromValidatedValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// newSigCacheSQ is an RC writer with every builder on a plain queue of 64
+// WQEBBs, room for every configuration of the tests above without a wrap.
+func newSigCacheSQ(t *testing.T) *SQ {
+	mem, err := qmem.Plain(64, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	q, err := New(Config{Mem: mem, QPN: 0x99,
+		QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 316, MaxSendSGE: 2, MaxPost: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
