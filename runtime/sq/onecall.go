@@ -167,11 +167,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 	be64(unsafe.Add(d, 8), addr)
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
-	if post {
-		q.nreq = 0
-		return q.ringDoorbell(1)
-	}
-	return nil
+	return q.posted(post)
 }
 
 // postSGESlow is postSGE's general path (bit: the builder's one-call

@@ -149,7 +149,7 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 	if post && !q.enterPosted(mk, t, length, base, need) {
 		return q.postConfigureOne(m, t, sges)
 	}
-	if int(int32(q.limit-q.curPost)) < int(need/wqebb) && (!q.refresh() || int(int32(q.limit-q.curPost)) < int(need/wqebb)) {
+	if !q.roomFor(int(need)) && (!q.refresh() || !q.roomFor(int(need))) {
 		return q.umrRing(fn, q.chk.TemplateUMR(t.chk)) // the error, named as umrRing names it
 	}
 	if base+int(need) > q.qend {
@@ -228,7 +228,7 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 // contended (then the three calls run instead), it enters the gate, which
 // commits the batch, and records the configuration on mk.
 func (q *SQ) enterPosted(mk *wrcheck.Mkey, t *MkeyTemplate, length uint64, base int, need uint) bool {
-	if int(int32(q.limit-q.curPost)) < int(need/wqebb) || base+int(need) > q.qend || !q.pub.gate.EnterFast() {
+	if !q.roomFor(int(need)) || base+int(need) > q.qend || !q.pub.gate.EnterFast() {
 		return false
 	}
 	wrcheck.TemplatePosted(mk, t.chk, length)

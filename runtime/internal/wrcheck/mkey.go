@@ -210,6 +210,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 	// The mkey gets the values of this generation: attr's, copied from
 	// the snapshot, which holds them side by side (attr's are behind two
 	// levels of pointers).
+	// (sigSeen.copyTo written out: the call costs the four calls 2%.)
 	s := &c.sig
 	c.wr.sigGen = s.gen
 	m.Mem.copyFrom(&s.mem)

@@ -59,9 +59,14 @@ func (d *Domain) same(src *mlx.SigBlockDomain) bool {
 // from these values, which the chain validated and holds, not from the
 // mkey's exported copy of them.
 func (c *Chain) SigValues(dst *Mkey) uint64 {
-	s := &c.sig
-	dst.Mem.copyFrom(&s.mem)
-	dst.Wire.copyFrom(&s.wire)
-	dst.SigFlags, dst.CheckMask, dst.CopyMask = s.flags, s.check, s.copy
-	return s.gen
+	c.sig.copyTo(dst)
+	return c.sig.gen
+}
+
+// copyTo gives m the snapshot's signature attributes (its domains, flags
+// and masks).
+func (s *sigSeen) copyTo(m *Mkey) {
+	m.Mem.copyFrom(&s.mem)
+	m.Wire.copyFrom(&s.wire)
+	m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
 }
