@@ -119,13 +119,49 @@ func TestPattern(t *testing.T) {
 		{Key: "c", Pkg: command, Bench: "BenchmarkGenerate"},
 		{Key: "d", NotMeasured: "no benchmark"},
 	})
-	if got, want := r.pattern(verify), `^(BenchmarkPostRDMAWrite|BenchmarkPollCQ)$/^(Go|C|C-one-barrier)$`; got != want {
+	if got, want := r.pattern(verify, true), `^(BenchmarkPostRDMAWrite|BenchmarkPollCQ)$/^(Go|C|C-one-barrier)$`; got != want {
 		t.Errorf("verify: %s, want %s", got, want)
 	}
-	if got, want := r.pattern(command), `^(BenchmarkGenerate)$`; got != want {
+	if got, want := r.pattern(command, true), `^(BenchmarkGenerate)$`; got != want {
 		t.Errorf("command: %s, want %s", got, want)
 	}
 	if got := r.packages(); len(got) != 2 || got[0] != verify || got[1] != command {
 		t.Errorf("packages %v", got)
+	}
+}
+
+// TestPGOPattern: a PGO row's binary is its own, and its profile run
+// measures only its Go side, not the reference.
+func TestPGOPattern(t *testing.T) {
+	rs := withPGO([]row{
+		{Key: "a", Pkg: lib, Bench: libPost + "Go", Ref: libPost + "C", Target: "≤ 1.0×"},
+		{Key: "b", Pkg: lib, Bench: libDB + "Go", Ref: libDB + "CUnlocked"},
+	}, "a", "b")
+	r := newRunner("", "", rs)
+	if got := r.packages(); len(got) != 2 || got[0] != lib || got[1] != lib+pgoKey {
+		t.Fatalf("packages %v", got)
+	}
+	if got, want := r.pattern(lib+pgoKey, false), `^(BenchmarkLibmlx5Post|BenchmarkLibmlx5DoorbellEach)$/^(Go)$`; got != want {
+		t.Errorf("profile run: %s, want %s", got, want)
+	}
+	if got, want := r.pattern(lib+pgoKey, true), `^(BenchmarkLibmlx5Post|BenchmarkLibmlx5DoorbellEach)$/^(Go|C|CUnlocked)$`; got != want {
+		t.Errorf("rounds: %s, want %s", got, want)
+	}
+	if rs[1].Key != "a-pgo" || !rs[1].PGO || rs[1].Target != "" || rs[1].Bench != rs[0].Bench || rs[1].Ref != rs[0].Ref {
+		t.Errorf("twin of a: %+v", rs[1])
+	}
+}
+
+// TestPGOTwins: every libmlx5 row with a target in issue 26 has its PGO
+// twin (withPGO skips a key it does not find).
+func TestPGOTwins(t *testing.T) {
+	have := map[string]bool{}
+	for _, w := range rows {
+		have[w.Key] = true
+	}
+	for _, w := range plainRows {
+		if w.Lib && w.Target != "" && !have[w.Key+"-pgo"] {
+			t.Errorf("row %s has no PGO twin", w.Key)
+		}
 	}
 }

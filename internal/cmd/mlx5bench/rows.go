@@ -14,6 +14,7 @@ type row struct {
 	NotMeasured string
 	RefUnit     string // the reference's metric; "" is ns/op
 	Lib         bool   // the reference is libmlx5's, built from -rdma-core-src
+	PGO         bool   // measured in a binary built with its own profile (pgo.go)
 }
 
 const (
@@ -29,7 +30,13 @@ const (
 	wrWhy   = "ibv_wr_rdma_write + ibv_wr_set_sge, 32 per ibv_wr_start/complete"
 )
 
-var rows = []row{
+// rows is the table: the libmlx5 rows of issue 26's targets each with a
+// PGO twin.
+var rows = withPGO(plainRows, "percall-libmlx5", "onecall-libmlx5", "burst-libmlx5",
+	"doorbell-each-libmlx5-unlocked", "doorbell-each-post-libmlx5-unlocked", "mkey-libmlx5", "mkey8-libmlx5",
+	"mkey-template-libmlx5", "mkey-template-post-libmlx5", "mkey-template8-libmlx5")
+
+var plainRows = []row{
 	{Key: "post", Path: "RDMA WRITE + SGE, per-call API, Complete every 32", Pkg: verify,
 		Bench: "BenchmarkPostRDMAWrite/Go", Unit: "ns/op", Ref: cHelper, RefWhy: cWhy, Target: "≤ 1.9×"},
 	{Key: "post-onecall", Path: "the same, one-call form (RDMAWriteSGE: builder and SGE in one call)", Pkg: verify,

@@ -32,12 +32,13 @@ func newRunner(root, tmp string, rs []row) *runner {
 		vals: map[string][]float64{}, refs: map[string][]float64{}, allocs: map[string][]float64{}}
 }
 
-// packages lists the packages of the measured rows in table order.
+// packages lists the test binaries of the measured rows in table order:
+// a package, or a package built with a profile (binKey).
 func (r *runner) packages() []string {
 	var ps []string
 	for _, w := range r.rows {
-		if w.NotMeasured == "" && !contains(ps, w.Pkg) {
-			ps = append(ps, w.Pkg)
+		if w.NotMeasured == "" && !contains(ps, w.binKey()) {
+			ps = append(ps, w.binKey())
 		}
 	}
 	return ps
@@ -52,35 +53,55 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// build compiles each benchmark package's test binary once, and mlx5gen
-// for the whole-process row.
+// build compiles each benchmark package's test binary once (and once more
+// with a profile for the PGO rows), and mlx5gen for the whole-process row.
 func (r *runner) build() error {
 	for i, p := range r.packages() {
 		out := filepath.Join(r.tmp, fmt.Sprintf("bench%d", i))
-		args := []string{"test", "-c", "-o", out, p}
-		if p == "process" {
-			args = []string{"build", "-o", out, "./cmd/mlx5gen"}
-			inc, err := rdmacore.IncludeRoot(r.root, "44.0")
-			if err != nil {
-				return err
-			}
-			r.include = inc
+		var err error
+		if pkg, ok := strings.CutSuffix(p, pgoKey); ok {
+			err = r.buildPGO(pkg, p, out)
+		} else {
+			err = r.buildPkg(p, out, "")
 		}
-		cmd := exec.Command("go", args...)
-		cmd.Dir = r.root
-		if p == libPkg {
-			cmd.Args = []string{"go", "test", "-c", "-tags", "libmlx5", "-o", out, p}
-			cmd.Env = r.lib.cgoEnv()
-		}
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
+		if err != nil {
+			return err
 		}
 		r.bins[p] = out
-		if p == libPkg {
-			if err := r.checkBytes(out); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// buildPkg compiles package p's test binary to out, with the CPU profile
+// pgo unless it is "" (mlx5gen itself for "process"), and checks a
+// libmlx5 binary's bytes.
+func (r *runner) buildPkg(p, out, pgo string) error {
+	args := []string{"test", "-c", "-o", out}
+	if pgo != "" {
+		args = append(args, "-pgo="+pgo)
+	}
+	if p == libPkg {
+		args = append(args, "-tags", "libmlx5")
+	}
+	args = append(args, p)
+	if p == "process" {
+		args = []string{"build", "-o", out, "./cmd/mlx5gen"}
+		inc, err := rdmacore.IncludeRoot(r.root, "44.0")
+		if err != nil {
+			return err
 		}
+		r.include = inc
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = r.root
+	if p == libPkg {
+		cmd.Env = r.lib.cgoEnv()
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
+	}
+	if p == libPkg {
+		return r.checkBytes(out)
 	}
 	return nil
 }
@@ -99,14 +120,19 @@ func (r *runner) checkBytes(bin string) error {
 }
 
 // pattern is the -test.bench expression selecting exactly the benchmarks
-// pkg's rows and their references need (one level per '/').
-func (r *runner) pattern(pkg string) string {
+// the rows of test binary key need and their references (one level per
+// '/'); without the references when refs is false (a profile's run).
+func (r *runner) pattern(key string, refs bool) string {
 	var tops, subs []string
 	for _, w := range r.rows {
-		if w.Pkg != pkg || w.NotMeasured != "" {
+		if w.binKey() != key || w.NotMeasured != "" {
 			continue
 		}
-		for _, b := range []string{w.Bench, w.Ref} {
+		bs := []string{w.Bench, w.Ref}
+		if !refs {
+			bs = bs[:1]
+		}
+		for _, b := range bs {
 			if b == "" {
 				continue
 			}
@@ -136,7 +162,7 @@ func (r *runner) round() error {
 			return err
 		}
 		for _, w := range r.rows {
-			if w.Pkg != p || w.NotMeasured != "" {
+			if w.binKey() != p || w.NotMeasured != "" {
 				continue
 			}
 			v, ok := res[w.Bench][w.Unit]
@@ -172,9 +198,9 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	if p == command {
 		bt = r.genBenchtime
 	}
-	cmd := exec.Command(bin, "-test.run=^$", "-test.bench="+r.pattern(p),
+	cmd := exec.Command(bin, "-test.run=^$", "-test.bench="+r.pattern(p, true),
 		"-test.benchtime="+bt, "-test.count=1", "-test.benchmem")
-	cmd.Dir = filepath.Join(r.root, p)
+	cmd.Dir = filepath.Join(r.root, strings.TrimSuffix(p, pgoKey))
 	if p == command {
 		// BenchmarkGenerate is the cold run: never the model cache the
 		// environment may name.
