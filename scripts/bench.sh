@@ -10,7 +10,9 @@
 # -rdma-core-src DIR or MLX5GEN_RDMA_CORE_SRC=DIR, e.g.
 #   git clone --branch v44.0 https://github.com/linux-rdma/rdma-core DIR
 # (also needs python3, which runs the tree's make_abi_structs.py). Without
-# a tree those rows say how to get one and the others still run.
+# a tree those rows say how to get one and the others still run. Each
+# libmlx5 row with a target has a "-pgo" twin: the same benchmarks in a
+# test binary built with a CPU profile of their own Go side (go test -pgo).
 # A default run takes a few minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
