@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The slow test stage, which CI (.ci/run) runs after scripts/test.sh:
 # the command's end-to-end tests (cmd/mlx5gen, examples), the generator's
-# release bindings and hostile headers, the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
+# release bindings and hostile headers, bench.sh's PGO build, the cgo link tests (internal/verbslink, with a cgocheck2 rebuild), the
 # pure-Go packages built and tested without cgo, the examples' hardware
 # path without cgo, the race detector, the 32-bit targets, and the pure-Go
 # tests of the other 64-bit architectures under qemu-user. Installs its
@@ -29,6 +29,10 @@ step command go test -count=1 ./cmd/mlx5gen/ ./examples/
 # (TestHostileHeaders).
 step gen-slow go test -count=1 -tags mlx5gen_slow -run 'TestBindingsReleases|TestHostileHeaders' ./gen/ ./gen/cheader/
 step gen-slow-vet go vet -tags mlx5gen_slow ./gen/ ./gen/cheader/
+# bench.sh's PGO rows end to end: a row and its twin built (the twin with
+# the profile of its own run: the standard library is recompiled with it)
+# and measured.
+step bench-pgo go test -count=1 -tags mlx5gen_slow -run TestSmokePGO ./internal/cmd/mlx5bench/
 # The bindings linked against libibverbs and libmlx5, and cgo's pointer
 # rules, also re-built with GOEXPERIMENT=cgocheck2 (TestCgocheck2); then
 # against the generated C test double.
