@@ -29,9 +29,9 @@ step command go test -count=1 ./cmd/mlx5gen/ ./examples/
 # (TestHostileHeaders).
 step gen-slow go test -count=1 -tags mlx5gen_slow -run 'TestBindingsReleases|TestHostileHeaders' ./gen/ ./gen/cheader/
 step gen-slow-vet go vet -tags mlx5gen_slow ./gen/ ./gen/cheader/
-# bench.sh's PGO rows end to end: a row and its twin built (the twin with
-# the profile of its own run: the standard library is recompiled with it)
-# and measured.
+# bench.sh's PGO rows end to end: a PGO twin built (the plain binary for
+# its profile run, then the twin with that profile: the standard library
+# is recompiled with it) and measured.
 step bench-pgo go test -count=1 -tags mlx5gen_slow -run TestSmokePGO ./internal/cmd/mlx5bench/
 # The bindings linked against libibverbs and libmlx5, and cgo's pointer
 # rules, also re-built with GOEXPERIMENT=cgocheck2 (TestCgocheck2); then
