@@ -232,18 +232,15 @@ type sigCache struct {
 // the checker validated, when they are a new generation), else computed
 // (a crypto BSF follows: the header differs).
 func (q *SQ) sigFor(b *mlx.BSF, p *wrcheck.UMR) (memTS, wireTS uint64) {
-	mk := p.Mkey
-	if p.SigGen == 0 || p.CryptoBSF {
-		sigBSF(b, mk, p.CryptoBSF)
-		return transientSig(&mk.Mem), transientSig(&mk.Wire)
+	mk, g := p.Mkey, &q.sigImg
+	// sigBuild fails only for a generation that is not the checker's
+	// current one: never, within one work request.
+	if p.SigGen != 0 && !p.CryptoBSF && (g.gen == p.SigGen || q.sigBuild(p.SigGen)) {
+		g.writeBSF(b, mk)
+		return g.memTS, g.wireTS
 	}
-	g := &q.sigImg
-	if g.gen != p.SigGen && !q.sigBuild(p.SigGen) {
-		sigBSF(b, mk, false) // not the checker's current generation: never, within one work request
-		return transientSig(&mk.Mem), transientSig(&mk.Wire)
-	}
-	g.writeBSF(b, mk)
-	return g.memTS, g.wireTS
+	sigBSF(b, mk, p.CryptoBSF)
+	return transientSig(&mk.Mem), transientSig(&mk.Wire)
 }
 
 // sigBuild builds the cache's image of generation gen from the values
