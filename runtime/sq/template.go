@@ -44,7 +44,7 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 }
 
 // image computes the words the template's configurations share, as
-// umrStart, access, layoutEnd and umrWrite write them, and the BSF as
+// umrStart, access, layoutEnd and umrFinalize write them, and the BSF as
 // umrFinalize does.
 func (t *MkeyTemplate) image() {
 	c, g := t.chk, &t.img
@@ -84,7 +84,7 @@ func (t *MkeyTemplate) image() {
 // The common case, when it does not wrap the ring, is written here from
 // the template's image (the checks and the stores in one function: a
 // call more costs its arguments' spills): every word a whole big-endian
-// store of a value known up front (what initWQE, umrWrite, psvWQE and
+// store of a value known up front (what initWQE, umrFinalize, psvWQE and
 // finalize write), the WQEs' bookkeeping and fm_ce_se done at once.
 // fm_ce_se is fenceCEFlags' (q.fcs holds the current wr_flags' part; the
 // cached fence is the batch's before the UMR and a small fence after it).

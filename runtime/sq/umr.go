@@ -73,6 +73,14 @@ func umrNeed(u *wrcheck.UMR) int {
 	return need
 }
 
+// umrFits is umrRoom's common case for a setter that finished the
+// configuration (header false, no layout added), inlinable: max_post
+// holds its SET_PSVs (its UMR was counted when it began) and the ring
+// its bytes. umrRoom names the rule when it does not hold.
+func (q *SQ) umrFits(u *wrcheck.UMR) bool {
+	return q.fits(u.WRs-1) && q.roomFor(umrNeed(u))
+}
+
 // umrRing checks that the ring holds the UMR of a finished configuration.
 func (q *SQ) umrRing(fn mlx.Func, u *wrcheck.UMR) error {
 	return q.room(fn, umrNeed(u))
@@ -117,8 +125,10 @@ func (q *SQ) MkeyConfigure(m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) er
 	if err != nil {
 		return err
 	}
-	if err := q.umrBegin(fn, 0, u); err != nil {
-		return err
+	if u != nil || !q.fits(1) || !q.roomFor(umrFixed) { // else umrBegin's common case, inlined
+		if err := q.umrBegin(fn, 0, u); err != nil {
+			return err
+		}
 	}
 	q.umrStart(mk)
 	q.finishIfDone(u)
@@ -138,7 +148,7 @@ type umrSegs struct {
 }
 
 // umrStart books an mkey configuration's UMR (initWQE's bookkeeping and
-// fence); its segments are written when it finishes (umrWrite).
+// fence); its segments are written when it finishes (umrFinalize).
 func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 	slot := q.curPost & q.mask
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_UMR))
@@ -151,38 +161,6 @@ func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 	q.inl = true
 }
 
-// umrWrite writes the finished configuration's UMR but its translation
-// and BSFs, and moves the producer index past it (initWQE's stores and
-// finalize in one; one call, where a call more costs its arguments'
-// spills): the ctrl segment (opcode and index, QPN and size, fm_ce_se,
-// the mkey as the immediate), then the UMR ctrl and mkey context segments,
-// in whole big-endian words (put32 where a 64-bit word has bytes the
-// compiler knows are zero: it would split it) (the generated setters'
-// field offsets: flags 0, KLM octowords 4, BSF octowords 6, mask 8;
-// access 2, qpn_mkey 4, flags_pd 12, len 24), the rest zero. Each segment
-// lies in one WQEBB: none wraps.
-func (q *SQ) umrWrite(mk *wrcheck.Mkey, bsfOcto uint16, flagsPD uint32, fcs uint8) {
-	c := (*[16]byte)(q.at(q.curCtrl))
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
-	put32(&c[4], q.qpn<<8|uint32(q.curSize))
-	put32(&c[8], uint32(fcs))
-	put32(&c[12], mk.LKey)
-	q.curPost += uint32(q.curSize+3) / 4
-	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
-	put32(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
-	put32(&u[4], uint32(q.umr.klm)<<16|uint32(bsfOcto))
-	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
-	*(*[32]byte)(u[16:48]) = [32]byte{}
-	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
-	put32(&m[0], uint32(q.umr.access)<<8)
-	put32(&m[4], 0xffffff00|mk.LKey&0xff)
-	put32(&m[8], 0)
-	put32(&m[12], flagsPD)
-	binary.BigEndian.PutUint64(m[16:24], 0)
-	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
-	*(*[32]byte)(m[32:64]) = [32]byte{}
-}
-
 // SetMkeyAccessFlags sets the configured mkey's access flags.
 // mlx5dv_wr_set_mkey_access_flags.
 func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
@@ -191,7 +169,7 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 	if err != nil {
 		return err
 	}
-	if u != nil { // else nothing was added to what the configuration checked
+	if u != nil && !q.umrFits(u) { // else it fits, or nothing was added to what the configuration checked
 		if err := q.umrRoom(fn, 0, false, u); err != nil {
 			return err
 		}
@@ -201,10 +179,22 @@ func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
 	return nil
 }
 
+// access records validated access flags (the four of accessByte's
+// index: the rules refuse any other).
 func (q *SQ) access(acc uint32) {
 	q.umr.mask |= accessMask
-	q.umr.access = mkeyAccess(acc)
+	q.umr.access = accessByte[acc&0xf]
 }
+
+// accessByte is mkeyAccess of the four flags an mkey configuration takes
+// (IBV_ACCESS_LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC: bits
+// 0 to 3): one load instead of four tests.
+var accessByte = func() (t [16]mlx.WQEMkeyContextAccessFlags) {
+	for i := range t {
+		t[i] = mkeyAccess(uint32(i))
+	}
+	return t
+}()
 
 // interleavedLength is the length an interleaved layout covers (wrapping
 // at 2^64 as libmlx5's does) and the bytes of one repetition.
@@ -337,7 +327,7 @@ func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	if err != nil {
 		return err
 	}
-	if u != nil { // else nothing was added to what the configuration checked
+	if u != nil && !q.umrFits(u) { // else it fits, or nothing was added to what the configuration checked
 		if err := q.umrRoom(fn, 0, false, u); err != nil {
 			return err
 		}
@@ -354,7 +344,7 @@ func (q *SQ) SetMkeyCrypto(attr *mlx.CryptoAttr) error {
 	if err != nil {
 		return err
 	}
-	if u != nil { // else nothing was added to what the configuration checked
+	if u != nil && !q.umrFits(u) { // else it fits, or nothing was added to what the configuration checked
 		if err := q.umrRoom(fn, 0, false, u); err != nil {
 			return err
 		}
@@ -431,7 +421,13 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 		if off >= q.qend {
 			off -= q.qend
 		}
-		if p.SigBSF {
+		if g := &q.sigImg; p.SigBSF && p.SigGen != 0 && !p.CryptoBSF && g.gen == p.SigGen {
+			// sigFor's common case, inlined: the cached image.
+			g.writeBSF((*mlx.BSF)(q.at(off)), mk)
+			memTS, wireTS = g.memTS, g.wireTS
+			off = q.wrap(off + mlx.BSFSize)
+			bsz += mlx.BSFSize
+		} else if p.SigBSF {
 			memTS, wireTS = q.sigFor((*mlx.BSF)(q.at(off)), p)
 			off = q.wrap(off + mlx.BSFSize)
 			bsz += mlx.BSFSize
@@ -449,7 +445,34 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	if p.PSVs {
 		fcs &^= ce // the last SET_PSV reports the completion, not the UMR
 	}
-	q.umrWrite(mk, uint16(bsz/16), flagsPD, fcs)
+	// The UMR but its translation and BSFs, and the producer index past
+	// it (initWQE's stores and finalize in one, here: a call more costs
+	// its arguments' spills): the ctrl segment (opcode and index, QPN and
+	// size, fm_ce_se, the mkey as the immediate), then the UMR ctrl and
+	// mkey context segments, in whole big-endian words (put32 where a
+	// 64-bit word has bytes the compiler knows are zero: it would split
+	// it) (the generated setters' field offsets: flags 0, KLM octowords 4,
+	// BSF octowords 6, mask 8; access 2, qpn_mkey 4, flags_pd 12, len
+	// 24), the rest zero. Each segment lies in one WQEBB: none wraps.
+	c := (*[16]byte)(q.at(q.curCtrl))
+	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
+	put32(&c[4], q.qpn<<8|uint32(q.curSize))
+	put32(&c[8], uint32(fcs))
+	put32(&c[12], mk.LKey)
+	q.curPost += uint32(q.curSize+3) / 4
+	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
+	put32(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
+	put32(&u[4], uint32(q.umr.klm)<<16|uint32(bsz/16))
+	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
+	*(*[32]byte)(u[16:48]) = [32]byte{}
+	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
+	put32(&m[0], uint32(q.umr.access)<<8)
+	put32(&m[4], 0xffffff00|mk.LKey&0xff)
+	put32(&m[8], 0)
+	put32(&m[12], flagsPD)
+	binary.BigEndian.PutUint64(m[16:24], 0)
+	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
+	*(*[32]byte)(m[32:64]) = [32]byte{}
 	if !p.PSVs {
 		return
 	}
