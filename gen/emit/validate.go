@@ -26,15 +26,25 @@ func validateFile(p *model.Package, f *jen.File) {
 		}
 		doc += ", then the structs it points to that are in use. It reports whether\nthey hold, and fills e with the first violation when they do not."
 		comment(f, doc)
-		var body []jen.Code
-		for _, r := range m.Rules {
-			body = append(body, ruleCheck(r, enums))
-		}
+		body, holds := ruleBody(m.Rules, enums)
+		var nested []jen.Code
 		for _, mf := range m.Fields {
-			body = append(body, nestedValidation(mf)...)
+			nested = append(nested, nestedValidation(mf)...)
 		}
-		body = append(body, jen.Return(jen.True()))
-		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("ValidateInto").Params(jen.Id("e").Op("*").Id("RuleError")).Bool().Block(body...)
+		if len(nested) > 0 {
+			holds = nil // what a pointer leads to is not one cheap test
+		}
+		body = append(append(body, nested...), jen.Return(jen.True()))
+		recv := jen.Id("s").Op("*").Id(m.GoName)
+		eParam := jen.Id("e").Op("*").Id("RuleError")
+		if holds != nil {
+			f.Func().Params(recv.Clone()).Id("ValidateInto").Params(eParam.Clone()).Bool().Block(commonCase(holds, jen.Id("s").Dot("validateRules").Call(jen.Id("e")))...)
+			f.Line()
+			comment(f, "validateRules is ValidateInto's rules one by one, which name the first violation.")
+			f.Func().Params(recv).Id("validateRules").Params(eParam).Bool().Block(body...)
+		} else {
+			f.Func().Params(recv).Id("ValidateInto").Params(eParam).Bool().Block(body...)
+		}
 		f.Line()
 		comment(f, fmt.Sprintf("Validate checks the rules on struct %s and the structs it points to that\nare in use, and returns the first violation as a *RuleError.", m.CName))
 		f.Func().Params(jen.Id("s").Op("*").Id(m.GoName)).Id("Validate").Params().Error().Block(
@@ -65,15 +75,21 @@ func validateFile(p *model.Package, f *jen.File) {
 			args = append(args, jen.Id(prm.GoName))
 			names = append(names, prm.Name)
 		}
-		var body []jen.Code
-		for _, r := range fn.Rules {
-			body = append(body, ruleCheck(r, enums))
-		}
+		body, holds := ruleBody(fn.Rules, enums)
 		body = append(body, jen.Return(jen.True()))
 		name := fn.Validator()
 		comment(f, fmt.Sprintf("%sInto checks the rules on the arguments %s of %s. It\nreports whether they hold, and fills e with the first violation when they do not.",
 			name, strings.Join(names, ", "), fn.Name))
-		f.Func().Id(name + "Into").Params(append([]jen.Code{jen.Id("e").Op("*").Id("RuleError")}, sig...)...).Bool().Block(body...)
+		eps := append([]jen.Code{jen.Id("e").Op("*").Id("RuleError")}, sig...)
+		if holds != nil {
+			rules := "validateRules" + strings.TrimPrefix(name, "Validate")
+			f.Func().Id(name + "Into").Params(eps...).Bool().Block(commonCase(holds, jen.Id(rules).Call(append([]jen.Code{jen.Id("e")}, args...)...))...)
+			f.Line()
+			comment(f, fmt.Sprintf("%s is %sInto's rules one by one, which name the first violation.", rules, name))
+			f.Func().Id(rules).Params(eps...).Bool().Block(body...)
+		} else {
+			f.Func().Id(name + "Into").Params(eps...).Bool().Block(body...)
+		}
 		f.Line()
 		comment(f, fmt.Sprintf("%s checks the rules on the arguments %s of %s, and\nreturns the first violation as a *RuleError.", name, strings.Join(names, ", "), fn.Name))
 		f.Func().Id(name).Params(sig...).Error().Block(
@@ -94,6 +110,46 @@ func validateFile(p *model.Package, f *jen.File) {
 		f.Func().Id(e.NamesFunc()).Params(jen.Id("v").Uint64()).String().Block(
 			jen.Return(jen.Id(e.GoName).Call(jen.Id("v")).Dot("String").Call()))
 		f.Line()
+	}
+}
+
+// maxCommonRules is the most rules a validator's inlinable common case
+// tests: more would not fit the compiler's inlining budget, and the test
+// would only be repeated on the way to the checks one by one.
+const maxCommonRules = 3
+
+// ruleBody renders the checks of rules one by one and, when there are at
+// most maxCommonRules and each is cheap, the test that all of them hold
+// (nil otherwise).
+func ruleBody(rules []*model.Rule, enums map[*model.Enum]bool) (body []jen.Code, holds jen.Code) {
+	var all *jen.Statement
+	cheap := len(rules) > 0 && len(rules) <= maxCommonRules
+	for _, r := range rules {
+		check, violation, ok := ruleTest(r, enums)
+		body = append(body, check)
+		cheap = cheap && ok
+		t := jen.Op("!").Add(violation)
+		if all == nil {
+			all = t
+		} else {
+			all = all.Op("&&").Add(t)
+		}
+	}
+	if !cheap {
+		return body, nil
+	}
+	return body, all
+}
+
+// commonCase is a validator's body when its rules are few and cheap: the
+// test that all hold, small enough to inline where the validator is
+// called (a hot path then pays no call when the arguments are good), and
+// the checks one by one (rules) to name the first violation.
+func commonCase(holds, rules jen.Code) []jen.Code {
+	return []jen.Code{
+		jen.Comment("The common case, inlinable: every rule holds."),
+		jen.If(holds).Block(jen.Return(jen.True())),
+		jen.Return(rules),
 	}
 }
 
@@ -168,6 +224,15 @@ func condExpr(c *model.Cond) jen.Code {
 // ruleCheck renders "if <violation> { e.set(...); return false }" for an
 // argument rule, recording in enums the enums whose names the error uses.
 func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
+	check, _, _ := ruleTest(r, enums)
+	return check
+}
+
+// ruleTest is ruleCheck, and also the rule's violation as one expression
+// (its When folded in) and whether that is cheap enough to repeat in an
+// inlinable common case: one comparison or bit test (a OneOf or an enum's
+// member list is not).
+func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, violation jen.Code, cheap bool) {
 	a := r.Arg
 	var v *jen.Statement
 	st, field := "", a.FieldName
@@ -257,10 +322,13 @@ func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
 		jen.Id("setRuleError").Call(jen.Id("e"), jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
 		jen.Return(jen.False()),
 	)
+	violation = jen.Parens(bad)
 	if a.When != nil {
 		stmt = jen.If(condExpr(a.When)).Block(stmt)
+		violation = jen.Parens(condExpr(a.When)).Op("&&").Add(violation)
 	}
-	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Applied())).Line().Add(stmt)
+	cheap = test != "TestOneOf" && a.When == nil
+	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Applied())).Line().Add(stmt), violation, cheap
 }
 
 // namedBy returns the enum that names the checked value's members or bits.

@@ -26,4 +26,6 @@
 // ValidateInto fills a caller's RuleError instead and does not allocate (the
 // ValidateArgs functions likewise). A RuleError names the call, the rule, the
 // field, the value and the limit, and formats them only when Error is called.
+// A validator of at most three simple rules tests them all in one inlinable
+// condition first: a hot path that calls it with good arguments pays no call.
 package mlx5dv

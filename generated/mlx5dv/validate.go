@@ -202,6 +202,15 @@ func (s *QPCap) Validate() error {
 // ValidateInto checks the rules on struct ibv_query_device_ex_input (query_device_ex.input), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *QueryDeviceExInput) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *QueryDeviceExInput) validateRules(e *RuleError) bool {
 	// rule query_device_ex.input: input is NULL, or its comp_mask is 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errQueryDeviceExInput, "ibv_query_device_ex_input", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -723,6 +732,15 @@ func (s *DCIStreams) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_steering_anchor_attr (steering_anchor.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *SteeringAnchorAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *SteeringAnchorAttr) validateRules(e *RuleError) bool {
 	// rule steering_anchor.comp_mask: comp_mask is reserved for future extension and is 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errSteeringAnchorCompMask, "mlx5dv_steering_anchor_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -835,6 +853,15 @@ func (s *DEKInitAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_dek_attr (dek.attr.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *DEKAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *DEKAttr) validateRules(e *RuleError) bool {
 	// rule dek.attr.comp_mask: The comp_mask of the query attributes is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errDekAttrCompMask, "mlx5dv_dek_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -856,6 +883,15 @@ func (s *DEKAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_attr (crypto_login.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *CryptoLoginAttr) validateRules(e *RuleError) bool {
 	// rule crypto_login.comp_mask: comp_mask is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginCompMask, "mlx5dv_crypto_login_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -877,6 +913,15 @@ func (s *CryptoLoginAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_attr_ex (crypto_login_obj.comp_mask, crypto_login_obj.credential), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginAttrEx) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) && !(s.Credential == nil) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *CryptoLoginAttrEx) validateRules(e *RuleError) bool {
 	// rule crypto_login_obj.comp_mask: The comp_mask of login_attr is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginObjCompMask, "mlx5dv_crypto_login_attr_ex", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -903,6 +948,15 @@ func (s *CryptoLoginAttrEx) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_crypto_login_query_attr (crypto_login_obj.query_comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginQueryAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *CryptoLoginQueryAttr) validateRules(e *RuleError) bool {
 	// rule crypto_login_obj.query_comp_mask: The comp_mask of query_attr is reserved and 0.
 	if s.CompMask != 0 {
 		setRuleError(e, errCryptoLoginObjQueryCompMask, "mlx5dv_crypto_login_query_attr", "comp_mask", TestZero, uint64(s.CompMask), 0, nil)
@@ -1060,6 +1114,15 @@ func (s *DevxUmemIn) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_dr_flow_meter_attr (dr.action.meter.next_table), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *DRFlowMeterAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.NextTable == nil) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *DRFlowMeterAttr) validateRules(e *RuleError) bool {
 	// rule dr.action.meter.next_table: next_table is not NULL.
 	if s.NextTable == nil {
 		setRuleError(e, errDrActionMeterNextTable, "mlx5dv_dr_flow_meter_attr", "next_table", TestNotNull, 0, 0, nil)
@@ -1081,6 +1144,15 @@ func (s *DRFlowMeterAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_dr_flow_sampler_attr (dr.action.sampler.next_table, dr.action.sampler.actions), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *DRFlowSamplerAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(s.DefaultNextTable == nil) && !(s.SampleActions == nil) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *DRFlowSamplerAttr) validateRules(e *RuleError) bool {
 	// rule dr.action.sampler.next_table: default_next_table is not NULL.
 	if s.DefaultNextTable == nil {
 		setRuleError(e, errDrActionSamplerNextTable, "mlx5dv_dr_flow_sampler_attr", "default_next_table", TestNotNull, 0, 0, nil)
@@ -1107,6 +1179,15 @@ func (s *DRFlowSamplerAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_dr_matcher_layout (dr.matcher.layout.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *DRMatcherLayout) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(s.Flags)&^0x3 != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *DRMatcherLayout) validateRules(e *RuleError) bool {
 	// rule dr.matcher.layout.flags: The layout's flags are a set of enum mlx5dv_dr_matcher_layout_flags (RESIZABLE, NUM_RULE).
 	if uint64(s.Flags)&^0x3 != 0 {
 		setRuleError(e, errDrMatcherLayoutFlags, "mlx5dv_dr_matcher_layout", "flags", TestBits, uint64(s.Flags), 0x3, namesDRMatcherLayoutFlags)
@@ -1187,6 +1268,15 @@ func (s *ClockInfo) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_vfio_context_attr (vfio.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *VFIOContextAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(s.Flags)&^0x1 != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *VFIOContextAttr) validateRules(e *RuleError) bool {
 	// rule vfio.flags: flags is an OR of the values the page lists: MLX5DV_VFIO_CTX_FLAGS_INIT_LINK_DOWN keeps the link down when the device is initialized.
 	if uint64(s.Flags)&^0x1 != 0 {
 		setRuleError(e, errVfioFlags, "mlx5dv_vfio_context_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesVFIOContextAttrFlags)
@@ -1208,6 +1298,15 @@ func (s *VFIOContextAttr) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_context_attr (dv_open_device.flags), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *ContextAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(s.Flags)&^0x1 != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *ContextAttr) validateRules(e *RuleError) bool {
 	// rule dv_open_device.flags: flags is 0 or an OR of MLX5DV_CONTEXT_FLAGS_DEVX (a DEVX context).
 	if uint64(s.Flags)&^0x1 != 0 {
 		setRuleError(e, errDvOpenDeviceFlags, "mlx5dv_context_attr", "flags", TestBits, uint64(s.Flags), 0x1, namesContextAttrFlags)
@@ -1663,6 +1762,15 @@ func (s *CtxAllocators) Validate() error {
 // ValidateInto checks the rules on struct mlx5dv_mkey_conf_attr (mkey_configure.conf_flags, mkey_configure.comp_mask), then the structs it points to that are in use. It reports whether
 // they hold, and fills e with the first violation when they do not.
 func (s *MkeyConfAttr) ValidateInto(e *RuleError) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(s.ConfFlags)&^0x1 != 0) && !(s.CompMask != 0) {
+		return true
+	}
+	return s.validateRules(e)
+}
+
+// validateRules is ValidateInto's rules one by one, which name the first violation.
+func (s *MkeyConfAttr) validateRules(e *RuleError) bool {
 	// rule mkey_configure.conf_flags: conf_flags is an OR of the listed flags; only MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR exists.
 	if uint64(s.ConfFlags)&^0x1 != 0 {
 		setRuleError(e, errMkeyConfigureConfFlags, "mlx5dv_mkey_conf_attr", "conf_flags", TestBits, uint64(s.ConfFlags), 0x1, namesMkeyConfFlags)
@@ -1917,6 +2025,15 @@ func (s *SigT10DIF) Validate() error {
 // ValidateArgsGetCQEventInto checks the rules on the arguments cq, cq_context of ibv_get_cq_event. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsGetCQEventInto(e *RuleError, cq unsafe.Pointer, cqContext unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(cq == nil) && !(cqContext == nil) {
+		return true
+	}
+	return validateRulesArgsGetCQEvent(e, cq, cqContext)
+}
+
+// validateRulesArgsGetCQEvent is ValidateArgsGetCQEventInto's rules one by one, which name the first violation.
+func validateRulesArgsGetCQEvent(e *RuleError, cq unsafe.Pointer, cqContext unsafe.Pointer) bool {
 	// rule get_cq_event.out: cq and cq_context are not NULL.
 	if cq == nil {
 		setRuleError(e, errGetCqEventOut, "", "cq", TestNotNull, 0, 0, nil)
@@ -1943,6 +2060,15 @@ func ValidateArgsGetCQEvent(cq unsafe.Pointer, cqContext unsafe.Pointer) error {
 // ValidateArgsCreateSRQInto checks the rules on the arguments srq_init_attr of ibv_create_srq. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateSRQInto(e *RuleError, srqInitAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(srqInitAttr == nil) {
+		return true
+	}
+	return validateRulesArgsCreateSRQ(e, srqInitAttr)
+}
+
+// validateRulesArgsCreateSRQ is ValidateArgsCreateSRQInto's rules one by one, which name the first violation.
+func validateRulesArgsCreateSRQ(e *RuleError, srqInitAttr unsafe.Pointer) bool {
 	// rule create_srq.attr: srq_init_attr is not NULL.
 	if srqInitAttr == nil {
 		setRuleError(e, errCreateSrqAttr, "", "srq_init_attr", TestNotNull, 0, 0, nil)
@@ -1964,6 +2090,15 @@ func ValidateArgsCreateSRQ(srqInitAttr unsafe.Pointer) error {
 // ValidateArgsModifySRQInto checks the rules on the arguments srq_attr, srq_attr_mask of ibv_modify_srq. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsModifySRQInto(e *RuleError, srqAttr unsafe.Pointer, srqAttrMask SRQAttrMask) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(srqAttrMask)&^0x3 != 0) && !(srqAttr == nil) {
+		return true
+	}
+	return validateRulesArgsModifySRQ(e, srqAttr, srqAttrMask)
+}
+
+// validateRulesArgsModifySRQ is ValidateArgsModifySRQInto's rules one by one, which name the first violation.
+func validateRulesArgsModifySRQ(e *RuleError, srqAttr unsafe.Pointer, srqAttrMask SRQAttrMask) bool {
 	// rule modify_srq.attr_mask: srq_attr_mask is 0 or an OR of IBV_SRQ_MAX_WR (resize) and IBV_SRQ_LIMIT (set the limit).
 	if uint64(srqAttrMask)&^0x3 != 0 {
 		setRuleError(e, errModifySrqAttrMask, "", "srq_attr_mask", TestBits, uint64(srqAttrMask), 0x3, namesSRQAttrMask)
@@ -1990,6 +2125,15 @@ func ValidateArgsModifySRQ(srqAttr unsafe.Pointer, srqAttrMask SRQAttrMask) erro
 // ValidateArgsQuerySRQInto checks the rules on the arguments srq_attr of ibv_query_srq. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQuerySRQInto(e *RuleError, srqAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(srqAttr == nil) {
+		return true
+	}
+	return validateRulesArgsQuerySRQ(e, srqAttr)
+}
+
+// validateRulesArgsQuerySRQ is ValidateArgsQuerySRQInto's rules one by one, which name the first violation.
+func validateRulesArgsQuerySRQ(e *RuleError, srqAttr unsafe.Pointer) bool {
 	// rule query_srq.attr: srq_attr is not NULL.
 	if srqAttr == nil {
 		setRuleError(e, errQuerySrqAttr, "", "srq_attr", TestNotNull, 0, 0, nil)
@@ -2011,6 +2155,15 @@ func ValidateArgsQuerySRQ(srqAttr unsafe.Pointer) error {
 // ValidateArgsModifyQPInto checks the rules on the arguments attr, attr_mask of ibv_modify_qp. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsModifyQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(attrMask)&^0x21fffff != 0) && !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsModifyQP(e, attr, attrMask)
+}
+
+// validateRulesArgsModifyQP is ValidateArgsModifyQPInto's rules one by one, which name the first violation.
+func validateRulesArgsModifyQP(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask) bool {
 	// rule modify_qp.attr_mask: attr_mask is 0 or an OR of the IBV_QP_* attribute bits the page lists, each naming the fields of attr to apply.
 	if uint64(attrMask)&^0x21fffff != 0 {
 		setRuleError(e, errModifyQpAttrMask, "", "attr_mask", TestBits, uint64(attrMask), 0x21fffff, namesQPAttrMask)
@@ -2037,6 +2190,15 @@ func ValidateArgsModifyQP(attr unsafe.Pointer, attrMask QPAttrMask) error {
 // ValidateArgsQueryQPInto checks the rules on the arguments attr, attr_mask, init_attr of ibv_query_qp. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) && !(initAttr == nil) && !(uint64(attrMask)&^0x21fffff != 0) {
+		return true
+	}
+	return validateRulesArgsQueryQP(e, attr, attrMask, initAttr)
+}
+
+// validateRulesArgsQueryQP is ValidateArgsQueryQPInto's rules one by one, which name the first violation.
+func validateRulesArgsQueryQP(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsafe.Pointer) bool {
 	// rule query_qp.out: attr is not NULL (init_attr, likewise, is written).
 	if attr == nil {
 		setRuleError(e, errQueryQpOut, "", "attr", TestNotNull, 0, 0, nil)
@@ -2068,6 +2230,15 @@ func ValidateArgsQueryQP(attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsa
 // ValidateArgsQueryDeviceExInto checks the rules on the arguments attr of ibv_query_device_ex. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryDeviceExInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsQueryDeviceEx(e, attr)
+}
+
+// validateRulesArgsQueryDeviceEx is ValidateArgsQueryDeviceExInto's rules one by one, which name the first violation.
+func validateRulesArgsQueryDeviceEx(e *RuleError, attr unsafe.Pointer) bool {
 	// rule query_device_ex.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errQueryDeviceExAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2089,6 +2260,15 @@ func ValidateArgsQueryDeviceEx(attr unsafe.Pointer) error {
 // ValidateArgsIBVQueryPortInto checks the rules on the arguments port_attr of ibv_query_port. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsIBVQueryPortInto(e *RuleError, portAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(portAttr == nil) {
+		return true
+	}
+	return validateRulesArgsIBVQueryPort(e, portAttr)
+}
+
+// validateRulesArgsIBVQueryPort is ValidateArgsIBVQueryPortInto's rules one by one, which name the first violation.
+func validateRulesArgsIBVQueryPort(e *RuleError, portAttr unsafe.Pointer) bool {
 	// rule query_port.port_attr: port_attr is not NULL.
 	if portAttr == nil {
 		setRuleError(e, errQueryPortPortAttr, "", "port_attr", TestNotNull, 0, 0, nil)
@@ -2110,6 +2290,15 @@ func ValidateArgsIBVQueryPort(portAttr unsafe.Pointer) error {
 // ValidateArgsQueryGIDInto checks the rules on the arguments index, gid of ibv_query_gid. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryGIDInto(e *RuleError, index int32, gid unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(gid == nil) && !(index < 0) {
+		return true
+	}
+	return validateRulesArgsQueryGID(e, index, gid)
+}
+
+// validateRulesArgsQueryGID is ValidateArgsQueryGIDInto's rules one by one, which name the first violation.
+func validateRulesArgsQueryGID(e *RuleError, index int32, gid unsafe.Pointer) bool {
 	// rule query_gid.gid: gid is not NULL.
 	if gid == nil {
 		setRuleError(e, errQueryGidGid, "", "gid", TestNotNull, 0, 0, nil)
@@ -2136,6 +2325,15 @@ func ValidateArgsQueryGID(index int32, gid unsafe.Pointer) error {
 // ValidateArgsGetAsyncEventInto checks the rules on the arguments event of ibv_get_async_event. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsGetAsyncEventInto(e *RuleError, event unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(event == nil) {
+		return true
+	}
+	return validateRulesArgsGetAsyncEvent(e, event)
+}
+
+// validateRulesArgsGetAsyncEvent is ValidateArgsGetAsyncEventInto's rules one by one, which name the first violation.
+func validateRulesArgsGetAsyncEvent(e *RuleError, event unsafe.Pointer) bool {
 	// rule async_event.event: event is not NULL.
 	if event == nil {
 		setRuleError(e, errAsyncEventEvent, "", "event", TestNotNull, 0, 0, nil)
@@ -2157,6 +2355,15 @@ func ValidateArgsGetAsyncEvent(event unsafe.Pointer) error {
 // ValidateArgsRegMRInto checks the rules on the arguments access of ibv_reg_mr. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsRegMRInto(e *RuleError, access AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(access)&^0x1000ff != 0) {
+		return true
+	}
+	return validateRulesArgsRegMR(e, access)
+}
+
+// validateRulesArgsRegMR is ValidateArgsRegMRInto's rules one by one, which name the first violation.
+func validateRulesArgsRegMR(e *RuleError, access AccessFlags) bool {
 	// rule reg_mr.access: access is 0 or an OR of the IBV_ACCESS_* flags the page lists.
 	if uint64(access)&^0x1000ff != 0 {
 		setRuleError(e, errRegMrAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
@@ -2178,6 +2385,15 @@ func ValidateArgsRegMR(access AccessFlags) error {
 // ValidateArgsRegMRIova2Into checks the rules on the arguments access of ibv_reg_mr_iova2. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsRegMRIova2Into(e *RuleError, access AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(access)&^0x1000ff != 0) {
+		return true
+	}
+	return validateRulesArgsRegMRIova2(e, access)
+}
+
+// validateRulesArgsRegMRIova2 is ValidateArgsRegMRIova2Into's rules one by one, which name the first violation.
+func validateRulesArgsRegMRIova2(e *RuleError, access AccessFlags) bool {
 	// rule reg_mr.iova2.access: ibv_reg_mr_iova2 takes the same access flags as ibv_reg_mr.
 	if uint64(access)&^0x1000ff != 0 {
 		setRuleError(e, errRegMrIova2Access, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
@@ -2199,6 +2415,15 @@ func ValidateArgsRegMRIova2(access AccessFlags) error {
 // ValidateArgsIBVRegDmabufMRInto checks the rules on the arguments fd, access of ibv_reg_dmabuf_mr. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsIBVRegDmabufMRInto(e *RuleError, fd int32, access AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(access)&^0x10000f != 0) && !(fd < 0) {
+		return true
+	}
+	return validateRulesArgsIBVRegDmabufMR(e, fd, access)
+}
+
+// validateRulesArgsIBVRegDmabufMR is ValidateArgsIBVRegDmabufMRInto's rules one by one, which name the first violation.
+func validateRulesArgsIBVRegDmabufMR(e *RuleError, fd int32, access AccessFlags) bool {
 	// rule reg_mr.dmabuf.access: A dma-buf MR takes only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC and RELAXED_ORDERING access.
 	if uint64(access)&^0x10000f != 0 {
 		setRuleError(e, errRegMrDmabufAccess, "", "access", TestBits, uint64(access), 0x10000f, namesAccessFlags)
@@ -2247,6 +2472,15 @@ func ValidateArgsAllocMW(type_ MWType) error {
 // ValidateArgsCreateAHInto checks the rules on the arguments attr of ibv_create_ah. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateAHInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsCreateAH(e, attr)
+}
+
+// validateRulesArgsCreateAH is ValidateArgsCreateAHInto's rules one by one, which name the first violation.
+func validateRulesArgsCreateAH(e *RuleError, attr unsafe.Pointer) bool {
 	// rule create_ah.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errCreateAhAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2268,6 +2502,15 @@ func ValidateArgsCreateAH(attr unsafe.Pointer) error {
 // ValidateArgsWRBindMWInto checks the rules on the arguments mw, bind_info of ibv_wr_bind_mw. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRBindMWInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(mw == nil) && !(bindInfo == nil) {
+		return true
+	}
+	return validateRulesArgsWRBindMW(e, mw, bindInfo)
+}
+
+// validateRulesArgsWRBindMW is ValidateArgsWRBindMWInto's rules one by one, which name the first violation.
+func validateRulesArgsWRBindMW(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// rule ibv_wr.bind_mw.mw: mw is the type 2 memory window to bind; the page gives no meaning to NULL.
 	if mw == nil {
 		setRuleError(e, errIbvWrBindMwMw, "", "mw", TestNotNull, 0, 0, nil)
@@ -2318,6 +2561,15 @@ func ValidateArgsCreateFlowActionPacketReformat(reformatType IBUAPIFlowActionPac
 // ValidateArgsCreateSteeringAnchorInto checks the rules on the arguments attr of mlx5dv_create_steering_anchor. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateSteeringAnchorInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsCreateSteeringAnchor(e, attr)
+}
+
+// validateRulesArgsCreateSteeringAnchor is ValidateArgsCreateSteeringAnchorInto's rules one by one, which name the first violation.
+func validateRulesArgsCreateSteeringAnchor(e *RuleError, attr unsafe.Pointer) bool {
 	// rule steering_anchor.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errSteeringAnchorAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2339,6 +2591,15 @@ func ValidateArgsCreateSteeringAnchor(attr unsafe.Pointer) error {
 // ValidateArgsDevxUmemRegInto checks the rules on the arguments access of mlx5dv_devx_umem_reg. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(access)&^0x1000ff != 0) {
+		return true
+	}
+	return validateRulesArgsDevxUmemReg(e, access)
+}
+
+// validateRulesArgsDevxUmemReg is ValidateArgsDevxUmemRegInto's rules one by one, which name the first violation.
+func validateRulesArgsDevxUmemReg(e *RuleError, access AccessFlags) bool {
 	// rule umem.access: access is 0 or an OR of enum ibv_access_flags.
 	if uint64(access)&^0x1000ff != 0 {
 		setRuleError(e, errUmemAccess, "", "access", TestBits, uint64(access), 0x1000ff, namesAccessFlags)
@@ -2383,6 +2644,15 @@ func ValidateArgsDRDomainCreate(type_ DRDomainType) error {
 // ValidateArgsDRDomainSyncInto checks the rules on the arguments flags of mlx5dv_dr_domain_sync. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRDomainSyncInto(e *RuleError, flags DRDomainSyncFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(flags)&^0x7 != 0) {
+		return true
+	}
+	return validateRulesArgsDRDomainSync(e, flags)
+}
+
+// validateRulesArgsDRDomainSync is ValidateArgsDRDomainSyncInto's rules one by one, which name the first violation.
+func validateRulesArgsDRDomainSync(e *RuleError, flags DRDomainSyncFlags) bool {
 	// rule dr.domain.sync.flags: flags is a set of enum mlx5dv_dr_domain_sync_flags (SW, HW, MEM).
 	if uint64(flags)&^0x7 != 0 {
 		setRuleError(e, errDrDomainSyncFlags, "", "flags", TestBits, uint64(flags), 0x7, namesDRDomainSyncFlags)
@@ -2404,6 +2674,15 @@ func ValidateArgsDRDomainSync(flags DRDomainSyncFlags) error {
 // ValidateArgsDRMatcherSetLayoutInto checks the rules on the arguments layout of mlx5dv_dr_matcher_set_layout. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRMatcherSetLayoutInto(e *RuleError, layout unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(layout == nil) {
+		return true
+	}
+	return validateRulesArgsDRMatcherSetLayout(e, layout)
+}
+
+// validateRulesArgsDRMatcherSetLayout is ValidateArgsDRMatcherSetLayoutInto's rules one by one, which name the first violation.
+func validateRulesArgsDRMatcherSetLayout(e *RuleError, layout unsafe.Pointer) bool {
 	// rule dr.matcher.layout.layout: layout is not NULL.
 	if layout == nil {
 		setRuleError(e, errDrMatcherLayoutLayout, "", "layout", TestNotNull, 0, 0, nil)
@@ -2425,6 +2704,15 @@ func ValidateArgsDRMatcherSetLayout(layout unsafe.Pointer) error {
 // ValidateArgsDRActionCreateDestVportInto checks the rules on the arguments vport of mlx5dv_dr_action_create_dest_vport. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateDestVportInto(e *RuleError, vport uint32) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(vport) > 0xffff) {
+		return true
+	}
+	return validateRulesArgsDRActionCreateDestVport(e, vport)
+}
+
+// validateRulesArgsDRActionCreateDestVport is ValidateArgsDRActionCreateDestVportInto's rules one by one, which name the first violation.
+func validateRulesArgsDRActionCreateDestVport(e *RuleError, vport uint32) bool {
 	// rule dr.action.dest_vport: vport is at most 0xffff.
 	if uint64(vport) > 0xffff {
 		setRuleError(e, errDrActionDestVport, "", "vport", TestMax, uint64(vport), 0xffff, nil)
@@ -2475,6 +2763,15 @@ func ValidateArgsDRActionCreatePacketReformat(flags DRActionFlags, reformatType 
 // ValidateArgsDRActionCreateModifyHeaderInto checks the rules on the arguments flags, actions_sz of mlx5dv_dr_action_create_modify_header. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateModifyHeaderInto(e *RuleError, flags DRActionFlags, actionsSz uint64) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(flags)&^0x1 != 0) && !(uint64(actionsSz)%0x8 != 0) {
+		return true
+	}
+	return validateRulesArgsDRActionCreateModifyHeader(e, flags, actionsSz)
+}
+
+// validateRulesArgsDRActionCreateModifyHeader is ValidateArgsDRActionCreateModifyHeaderInto's rules one by one, which name the first violation.
+func validateRulesArgsDRActionCreateModifyHeader(e *RuleError, flags DRActionFlags, actionsSz uint64) bool {
 	// rule dr.action.modify_header.flags: The flags of a modify header action are a set of enum mlx5dv_dr_action_flags.
 	if uint64(flags)&^0x1 != 0 {
 		setRuleError(e, errDrActionModifyHeaderFlags, "", "flags", TestBits, uint64(flags), 0x1, namesDRActionFlags)
@@ -2501,6 +2798,15 @@ func ValidateArgsDRActionCreateModifyHeader(flags DRActionFlags, actionsSz uint6
 // ValidateArgsDRActionCreateFlowMeterInto checks the rules on the arguments attr of mlx5dv_dr_action_create_flow_meter. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateFlowMeterInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsDRActionCreateFlowMeter(e, attr)
+}
+
+// validateRulesArgsDRActionCreateFlowMeter is ValidateArgsDRActionCreateFlowMeterInto's rules one by one, which name the first violation.
+func validateRulesArgsDRActionCreateFlowMeter(e *RuleError, attr unsafe.Pointer) bool {
 	// rule dr.action.meter.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errDrActionMeterAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2522,6 +2828,15 @@ func ValidateArgsDRActionCreateFlowMeter(attr unsafe.Pointer) error {
 // ValidateArgsDRActionCreateFlowSamplerInto checks the rules on the arguments attr of mlx5dv_dr_action_create_flow_sampler. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateFlowSamplerInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsDRActionCreateFlowSampler(e, attr)
+}
+
+// validateRulesArgsDRActionCreateFlowSampler is ValidateArgsDRActionCreateFlowSamplerInto's rules one by one, which name the first violation.
+func validateRulesArgsDRActionCreateFlowSampler(e *RuleError, attr unsafe.Pointer) bool {
 	// rule dr.action.sampler.attr: attr is not NULL.
 	if attr == nil {
 		setRuleError(e, errDrActionSamplerAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2543,6 +2858,15 @@ func ValidateArgsDRActionCreateFlowSampler(attr unsafe.Pointer) error {
 // ValidateArgsQueryDeviceInto checks the rules on the arguments attrs_out of mlx5dv_query_device. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryDeviceInto(e *RuleError, attrsOut unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attrsOut == nil) {
+		return true
+	}
+	return validateRulesArgsQueryDevice(e, attrsOut)
+}
+
+// validateRulesArgsQueryDevice is ValidateArgsQueryDeviceInto's rules one by one, which name the first violation.
+func validateRulesArgsQueryDevice(e *RuleError, attrsOut unsafe.Pointer) bool {
 	// rule query_device.attrs_out: attrs_out is not NULL.
 	if attrsOut == nil {
 		setRuleError(e, errQueryDeviceAttrsOut, "", "attrs_out", TestNotNull, 0, 0, nil)
@@ -2564,6 +2888,15 @@ func ValidateArgsQueryDevice(attrsOut unsafe.Pointer) error {
 // ValidateArgsInitObjInto checks the rules on the arguments obj_type of mlx5dv_init_obj. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsInitObjInto(e *RuleError, objType uint64) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(objType)&^0x7f != 0) {
+		return true
+	}
+	return validateRulesArgsInitObj(e, objType)
+}
+
+// validateRulesArgsInitObj is ValidateArgsInitObjInto's rules one by one, which name the first violation.
+func validateRulesArgsInitObj(e *RuleError, objType uint64) bool {
 	// rule init_obj.obj_type: obj_type is an OR of MLX5DV_OBJ_* bits; several types are converted in one call.
 	if uint64(objType)&^0x7f != 0 {
 		setRuleError(e, errInitObjObjType, "", "obj_type", TestBits, uint64(objType), 0x7f, namesObjType)
@@ -2585,6 +2918,15 @@ func ValidateArgsInitObj(objType uint64) error {
 // ValidateArgsPpAllocInto checks the rules on the arguments flags of mlx5dv_pp_alloc. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsPpAllocInto(e *RuleError, flags IBUAPIPpAllocFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(flags)&^0x1 != 0) {
+		return true
+	}
+	return validateRulesArgsPpAlloc(e, flags)
+}
+
+// validateRulesArgsPpAlloc is ValidateArgsPpAllocInto's rules one by one, which name the first violation.
+func validateRulesArgsPpAlloc(e *RuleError, flags IBUAPIPpAllocFlags) bool {
 	// rule pp.flags: flags is 0 or MLX5DV_PP_ALLOC_FLAGS_DEDICATED_INDEX, which asks for an index of the entry's own.
 	if uint64(flags)&^0x1 != 0 {
 		setRuleError(e, errPpFlags, "", "flags", TestBits, uint64(flags), 0x1, namesIBUAPIPpAllocFlags)
@@ -2606,6 +2948,15 @@ func ValidateArgsPpAlloc(flags IBUAPIPpAllocFlags) error {
 // ValidateArgsSchedNodeCreateInto checks the rules on the arguments sched_attr of mlx5dv_sched_node_create. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedNodeCreateInto(e *RuleError, schedAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(schedAttr == nil) {
+		return true
+	}
+	return validateRulesArgsSchedNodeCreate(e, schedAttr)
+}
+
+// validateRulesArgsSchedNodeCreate is ValidateArgsSchedNodeCreateInto's rules one by one, which name the first violation.
+func validateRulesArgsSchedNodeCreate(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// rule sched.node_create.attr: sched_attr is not NULL.
 	if schedAttr == nil {
 		setRuleError(e, errSchedNodeCreateAttr, "", "sched_attr", TestNotNull, 0, 0, nil)
@@ -2627,6 +2978,15 @@ func ValidateArgsSchedNodeCreate(schedAttr unsafe.Pointer) error {
 // ValidateArgsSchedLeafCreateInto checks the rules on the arguments sched_attr of mlx5dv_sched_leaf_create. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedLeafCreateInto(e *RuleError, schedAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(schedAttr == nil) {
+		return true
+	}
+	return validateRulesArgsSchedLeafCreate(e, schedAttr)
+}
+
+// validateRulesArgsSchedLeafCreate is ValidateArgsSchedLeafCreateInto's rules one by one, which name the first violation.
+func validateRulesArgsSchedLeafCreate(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// rule sched.leaf_create.attr: sched_attr is not NULL.
 	if schedAttr == nil {
 		setRuleError(e, errSchedLeafCreateAttr, "", "sched_attr", TestNotNull, 0, 0, nil)
@@ -2648,6 +3008,15 @@ func ValidateArgsSchedLeafCreate(schedAttr unsafe.Pointer) error {
 // ValidateArgsSchedNodeModifyInto checks the rules on the arguments sched_attr of mlx5dv_sched_node_modify. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedNodeModifyInto(e *RuleError, schedAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(schedAttr == nil) {
+		return true
+	}
+	return validateRulesArgsSchedNodeModify(e, schedAttr)
+}
+
+// validateRulesArgsSchedNodeModify is ValidateArgsSchedNodeModifyInto's rules one by one, which name the first violation.
+func validateRulesArgsSchedNodeModify(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// rule sched.node_modify.attr: sched_attr is not NULL.
 	if schedAttr == nil {
 		setRuleError(e, errSchedNodeModifyAttr, "", "sched_attr", TestNotNull, 0, 0, nil)
@@ -2669,6 +3038,15 @@ func ValidateArgsSchedNodeModify(schedAttr unsafe.Pointer) error {
 // ValidateArgsSchedLeafModifyInto checks the rules on the arguments sched_attr of mlx5dv_sched_leaf_modify. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedLeafModifyInto(e *RuleError, schedAttr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(schedAttr == nil) {
+		return true
+	}
+	return validateRulesArgsSchedLeafModify(e, schedAttr)
+}
+
+// validateRulesArgsSchedLeafModify is ValidateArgsSchedLeafModifyInto's rules one by one, which name the first violation.
+func validateRulesArgsSchedLeafModify(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// rule sched.leaf_modify.attr: sched_attr is not NULL.
 	if schedAttr == nil {
 		setRuleError(e, errSchedLeafModifyAttr, "", "sched_attr", TestNotNull, 0, 0, nil)
@@ -2690,6 +3068,15 @@ func ValidateArgsSchedLeafModify(schedAttr unsafe.Pointer) error {
 // ValidateArgsWRMkeyConfigureInto checks the rules on the arguments mkey, attr of mlx5dv_wr_mkey_configure. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(mkey == nil) && !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsWRMkeyConfigure(e, mkey, attr)
+}
+
+// validateRulesArgsWRMkeyConfigure is ValidateArgsWRMkeyConfigureInto's rules one by one, which name the first violation.
+func validateRulesArgsWRMkeyConfigure(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// rule mkey_configure.mkey: mkey is the existing mkey (from mlx5dv_create_mkey) to configure, and mqp the QP to post on.
 	if mkey == nil {
 		setRuleError(e, errMkeyConfigureMkey, "", "mkey", TestNotNull, 0, 0, nil)
@@ -2716,6 +3103,15 @@ func ValidateArgsWRMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error
 // ValidateArgsWRSetMkeyAccessFlagsInto checks the rules on the arguments access_flags of mlx5dv_wr_set_mkey_access_flags. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(accessFlags)&^0xf != 0) {
+		return true
+	}
+	return validateRulesArgsWRSetMkeyAccessFlags(e, accessFlags)
+}
+
+// validateRulesArgsWRSetMkeyAccessFlags is ValidateArgsWRSetMkeyAccessFlagsInto's rules one by one, which name the first violation.
+func validateRulesArgsWRSetMkeyAccessFlags(e *RuleError, accessFlags AccessFlags) bool {
 	// rule mkey_configure.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errMkeyConfigureAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -2737,6 +3133,15 @@ func ValidateArgsWRSetMkeyAccessFlags(accessFlags AccessFlags) error {
 // ValidateArgsWRSetDCAddrInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetDCAddrInto(e *RuleError, ah unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(ah == nil) {
+		return true
+	}
+	return validateRulesArgsWRSetDCAddr(e, ah)
+}
+
+// validateRulesArgsWRSetDCAddr is ValidateArgsWRSetDCAddrInto's rules one by one, which name the first violation.
+func validateRulesArgsWRSetDCAddr(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -2758,6 +3163,15 @@ func ValidateArgsWRSetDCAddr(ah unsafe.Pointer) error {
 // ValidateArgsWRSetDCAddrStreamInto checks the rules on the arguments ah of mlx5dv_wr_set_dc_addr_stream. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetDCAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(ah == nil) {
+		return true
+	}
+	return validateRulesArgsWRSetDCAddrStream(e, ah)
+}
+
+// validateRulesArgsWRSetDCAddrStream is ValidateArgsWRSetDCAddrStreamInto's rules one by one, which name the first violation.
+func validateRulesArgsWRSetDCAddrStream(e *RuleError, ah unsafe.Pointer) bool {
 	// rule wr_post.dc_addr_stream.ah: ah is the address handle of the destination; the page gives no meaning to NULL.
 	if ah == nil {
 		setRuleError(e, errWrPostDcAddrStreamAh, "", "ah", TestNotNull, 0, 0, nil)
@@ -2779,6 +3193,15 @@ func ValidateArgsWRSetDCAddrStream(ah unsafe.Pointer) error {
 // ValidateArgsWRMRInterleavedInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_interleaved. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMRInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(accessFlags)&^0xf != 0) && !(mkey == nil) {
+		return true
+	}
+	return validateRulesArgsWRMRInterleaved(e, mkey, accessFlags)
+}
+
+// validateRulesArgsWRMRInterleaved is ValidateArgsWRMRInterleavedInto's rules one by one, which name the first violation.
+func validateRulesArgsWRMRInterleaved(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_interleaved.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errWrPostMrInterleavedAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -2805,6 +3228,15 @@ func ValidateArgsWRMRInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) e
 // ValidateArgsWRMRListInto checks the rules on the arguments mkey, access_flags of mlx5dv_wr_mr_list. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMRListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
+	// The common case, inlinable: every rule holds.
+	if !(uint64(accessFlags)&^0xf != 0) && !(mkey == nil) {
+		return true
+	}
+	return validateRulesArgsWRMRList(e, mkey, accessFlags)
+}
+
+// validateRulesArgsWRMRList is ValidateArgsWRMRListInto's rules one by one, which name the first violation.
+func validateRulesArgsWRMRList(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// rule wr_post.mr_list.access_flags: Only IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ and IBV_ACCESS_REMOTE_ATOMIC are accepted; every other flag of enum ibv_access_flags (RELAXED_ORDERING, MW_BIND, ZERO_BASED, ...) is refused, as libmlx5 refuses it.
 	if uint64(accessFlags)&^0xf != 0 {
 		setRuleError(e, errWrPostMrListAccessFlags, "", "access_flags", TestBits, uint64(accessFlags), 0xf, namesAccessFlags)
@@ -2831,6 +3263,15 @@ func ValidateArgsWRMRList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 // ValidateArgsWRSetMkeyCryptoInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_crypto. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsWRSetMkeyCrypto(e, attr)
+}
+
+// validateRulesArgsWRSetMkeyCrypto is ValidateArgsWRSetMkeyCryptoInto's rules one by one, which name the first violation.
+func validateRulesArgsWRSetMkeyCrypto(e *RuleError, attr unsafe.Pointer) bool {
 	// rule crypto.attr: attr holds the crypto attributes to set; the page gives no meaning to NULL.
 	if attr == nil {
 		setRuleError(e, errCryptoAttr, "", "attr", TestNotNull, 0, 0, nil)
@@ -2852,6 +3293,15 @@ func ValidateArgsWRSetMkeyCrypto(attr unsafe.Pointer) error {
 // ValidateArgsWRSetMkeySigBlockInto checks the rules on the arguments attr of mlx5dv_wr_set_mkey_sig_block. It
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
+	// The common case, inlinable: every rule holds.
+	if !(attr == nil) {
+		return true
+	}
+	return validateRulesArgsWRSetMkeySigBlock(e, attr)
+}
+
+// validateRulesArgsWRSetMkeySigBlock is ValidateArgsWRSetMkeySigBlockInto's rules one by one, which name the first violation.
+func validateRulesArgsWRSetMkeySigBlock(e *RuleError, attr unsafe.Pointer) bool {
 	// rule sig.attr: attr holds the signature attributes to set; the page gives no meaning to NULL (a signature is dropped with MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR).
 	if attr == nil {
 		setRuleError(e, errSigAttr, "", "attr", TestNotNull, 0, 0, nil)

@@ -18,6 +18,11 @@ import (
 func TestMkeyFastPathsInline(t *testing.T) {
 	want := map[string]int{"builderOK": 2, "mkeySetter": 4, "counted": 5}
 	inlined(t, ".", "(*Chain).", want)
+	// The generated validators of the builders' arguments, through their
+	// common case (gen/emit: a validator of few cheap rules tests them in
+	// one inlinable condition before the checks one by one).
+	inlined(t, ".", "mlx5dv.", map[string]int{"ValidateArgsWRMkeyConfigureInto": 1, "(*MkeyConfAttr).ValidateInto": 1,
+		"ValidateArgsWRMRListInto": 1, "ValidateArgsWRMRInterleavedInto": 1})
 }
 
 // rdmaArches are the architectures rdma-core ships for, whose inlining the

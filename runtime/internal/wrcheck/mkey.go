@@ -103,7 +103,7 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, l L
 	if _, err := c.countedFinish(fn, mlx5rules.GroupAccess); err != nil {
 		return nil, err
 	}
-	return c.layout(fn, l)
+	return c.layout(fn, l, false)
 }
 
 // mkeySetter runs the checks of a setter of an mkey configuration. Its
@@ -148,16 +148,21 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 
 // MkeyLayout records a layout setter: l.Entries KLMs (list) or
 // interleaved entries, covering l.Length bytes.
+// It inlines into the caller, which then calls layout directly: a level
+// of calls less on every configuration.
 func (c *Chain) MkeyLayout(fn mlx.Func, l Layout) (*UMR, error) {
-	if !c.mkeySetter(fn) {
+	return c.layout(fn, l, true)
+}
+
+// layout records a layout of the open configuration: for a setter (the
+// checks of a setter first), or for mlx5dv_wr_mr_* (which checked its
+// builder).
+func (c *Chain) layout(fn mlx.Func, l Layout, setter bool) (*UMR, error) {
+	if setter && !c.mkeySetter(fn) {
 		if err := c.mkeySetterSlow(fn); err != nil {
 			return nil, err
 		}
 	}
-	return c.layout(fn, l)
-}
-
-func (c *Chain) layout(fn mlx.Func, l Layout) (*UMR, error) {
 	w := &c.wr
 	entries := l.Entries
 	limit, need := (c.qp.MaxInlineData+4)/16, entries
