@@ -181,7 +181,7 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 	*(*[32]byte)(c[96:128]) = [32]byte{}
 	q.klms(base+umrFixed, sges)
 	if n := mlx.WQEUMRKLMSegSize * len(sges); n < xlat {
-		clear(q.bytes(base+umrFixed+n, xlat-n))
+		q.zeroPad(base+umrFixed+n, xlat-n)
 	}
 	q.curPost += uint32(ds+3) / 4
 	q.inl = true

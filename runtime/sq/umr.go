@@ -307,12 +307,21 @@ func (q *SQ) layoutInterleaved(repeat uint32, data []mlx.MRInterleaved, length, 
 	q.layoutEnd(off, align64(xlat)-xlat, xlat, length)
 }
 
+// zeroPad writes n bytes of zeros at off, the padding of a translation
+// to its WQEBB (n a multiple of 16 below 64; it does not wrap: the
+// WQEBB ends at or before the ring's end), as 16-byte stores: clear's
+// call to memclr made its callers keep a frame and spill for it.
+func (q *SQ) zeroPad(off, n int) {
+	p := q.at(off)
+	for i := 0; i < n; i += 16 { // never a pointer past the padding (checkptr)
+		*(*[16]byte)(unsafe.Add(p, i)) = [16]byte{}
+	}
+}
+
 // layoutEnd pads the translation with zeros and writes its size and the
 // mkey's length.
 func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
-	if pad > 0 {
-		clear(q.bytes(off, pad))
-	}
+	q.zeroPad(off, pad)
 	q.umr.length = length
 	q.umr.mask |= uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN)
 	q.umr.klm = uint16(align64(xlat) / 16)
