@@ -125,12 +125,14 @@ func ruleBody(rules []*model.Rule, enums map[*model.Enum]bool) (body []jen.Code,
 	var all *jen.Statement
 	cheap := len(rules) > 0 && len(rules) <= maxCommonRules
 	for _, r := range rules {
-		check, violation, ok := ruleTest(r, enums)
+		check, t, ok := ruleTest(r, enums)
 		body = append(body, check)
 		cheap = cheap && ok
-		t := jen.Op("!").Add(violation)
+		if !ok {
+			continue
+		}
 		if all == nil {
-			all = t
+			all = jen.Add(t)
 		} else {
 			all = all.Op("&&").Add(t)
 		}
@@ -228,11 +230,11 @@ func ruleCheck(r *model.Rule, enums map[*model.Enum]bool) jen.Code {
 	return check
 }
 
-// ruleTest is ruleCheck, and also the rule's violation as one expression
-// (its When folded in) and whether that is cheap enough to repeat in an
-// inlinable common case: one comparison or bit test (a OneOf or an enum's
-// member list is not).
-func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, violation jen.Code, cheap bool) {
+// ruleTest is ruleCheck, and also the test that the rule holds, and
+// whether that is cheap enough to repeat in an inlinable common case: one
+// comparison or bit test, with no condition (a OneOf or an enum's member
+// list is not).
+func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, holds jen.Code, cheap bool) {
 	a := r.Arg
 	var v *jen.Statement
 	st, field := "", a.FieldName
@@ -250,25 +252,26 @@ func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, violation jen.C
 		st = a.Mirror.CName
 	}
 	u := func() *jen.Statement { return jen.Uint64().Call(v.Clone()) }
-	var bad jen.Code
+	var bad, good jen.Code // the violation; the rule holding, for the cheap tests
 	test, value, limit := "TestNone", jen.Code(jen.Lit(0)), jen.Code(jen.Lit(0))
 	names := namedBy(a)
 	switch {
 	case len(a.NotAllNull) > 0:
-		var e *jen.Statement
+		var e, g *jen.Statement
 		var fs []string
 		for i, nf := range a.NotAllNull {
 			t := jen.Id("s").Dot(nf.GoName).Op("==").Nil()
+			h := jen.Id("s").Dot(nf.GoName).Op("!=").Nil()
 			fs = append(fs, nf.CName)
 			if i == 0 {
-				e = t
+				e, g = t, h
 			} else {
-				e = e.Op("&&").Add(t)
+				e, g = e.Op("&&").Add(t), g.Op("||").Add(h)
 			}
 		}
-		bad, test, field = e, "TestNotNull", strings.Join(fs, " and ")
+		bad, good, test, field = e, jen.Parens(g), "TestNotNull", strings.Join(fs, " and ")
 	case a.NotNull:
-		bad, test = jen.Add(v).Op("==").Nil(), "TestNotNull"
+		bad, good, test = jen.Add(v).Op("==").Nil(), jen.Add(v).Op("!=").Nil(), "TestNotNull"
 	case len(a.OneOf) > 0:
 		var e *jen.Statement
 		for i, x := range a.OneOf {
@@ -302,16 +305,19 @@ func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, violation jen.C
 		bad, test, value, names = e, "TestOneOf", u(), a.Enum
 	case a.MaskIsSet:
 		bad, test, value, limit = u().Op("&^").Add(hex(a.Mask)).Op("!=").Lit(0), "TestBits", u(), hex(a.Mask)
+		good = u().Op("&^").Add(hex(a.Mask)).Op("==").Lit(0)
 	case a.Has != 0:
 		bad, test, value, limit = u().Op("&").Add(hex(a.Has)).Op("!=").Add(hex(a.Has)), "TestNeedBits", u(), hex(a.Has)
+		good = u().Op("&").Add(hex(a.Has)).Op("==").Add(hex(a.Has))
 	case a.Zero:
-		bad, test, value = jen.Add(v).Op("!=").Lit(0), "TestZero", u()
+		bad, good, test, value = jen.Add(v).Op("!=").Lit(0), jen.Add(v).Op("==").Lit(0), "TestZero", u()
 	case a.NotNeg:
-		bad, test, value = jen.Add(v).Op("<").Lit(0), "TestNotNegative", u()
+		bad, good, test, value = jen.Add(v).Op("<").Lit(0), jen.Add(v).Op(">=").Lit(0), "TestNotNegative", u()
 	case a.Max != nil:
-		bad, test, value, limit = u().Op(">").Add(hex(*a.Max)), "TestMax", u(), hex(*a.Max)
+		bad, good, test, value, limit = u().Op(">").Add(hex(*a.Max)), u().Op("<=").Add(hex(*a.Max)), "TestMax", u(), hex(*a.Max)
 	case a.MultipleOf != 0:
 		bad, test, value, limit = u().Op("%").Add(hex(a.MultipleOf)).Op("!=").Lit(0), "TestMultipleOf", u(), hex(a.MultipleOf)
+		good = u().Op("%").Add(hex(a.MultipleOf)).Op("==").Lit(0)
 	}
 	namesCode := jen.Code(jen.Nil())
 	if names != nil {
@@ -322,13 +328,10 @@ func ruleTest(r *model.Rule, enums map[*model.Enum]bool) (check, violation jen.C
 		jen.Id("setRuleError").Call(jen.Id("e"), jen.Id(r.GoName), jen.Lit(st), jen.Lit(field), jen.Id(test), value, limit, namesCode),
 		jen.Return(jen.False()),
 	)
-	violation = jen.Parens(bad)
 	if a.When != nil {
 		stmt = jen.If(condExpr(a.When)).Block(stmt)
-		violation = jen.Parens(condExpr(a.When)).Op("&&").Add(violation)
 	}
-	cheap = test != "TestOneOf" && a.When == nil
-	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Applied())).Line().Add(stmt), violation, cheap
+	return jen.Comment("rule " + r.ID + ": " + oneLine(r.Applied())).Line().Add(stmt), good, good != nil && a.When == nil
 }
 
 // namedBy returns the enum that names the checked value's members or bits.

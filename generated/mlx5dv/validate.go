@@ -203,7 +203,7 @@ func (s *QPCap) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *QueryDeviceExInput) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) {
+	if s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -733,7 +733,7 @@ func (s *DCIStreams) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *SteeringAnchorAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) {
+	if s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -854,7 +854,7 @@ func (s *DEKInitAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *DEKAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) {
+	if s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -884,7 +884,7 @@ func (s *DEKAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) {
+	if s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -914,7 +914,7 @@ func (s *CryptoLoginAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginAttrEx) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) && !(s.Credential == nil) {
+	if s.CompMask == 0 && s.Credential != nil {
 		return true
 	}
 	return s.validateRules(e)
@@ -949,7 +949,7 @@ func (s *CryptoLoginAttrEx) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *CryptoLoginQueryAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.CompMask != 0) {
+	if s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -1115,7 +1115,7 @@ func (s *DevxUmemIn) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *DRFlowMeterAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.NextTable == nil) {
+	if s.NextTable != nil {
 		return true
 	}
 	return s.validateRules(e)
@@ -1145,7 +1145,7 @@ func (s *DRFlowMeterAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *DRFlowSamplerAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(s.DefaultNextTable == nil) && !(s.SampleActions == nil) {
+	if s.DefaultNextTable != nil && s.SampleActions != nil {
 		return true
 	}
 	return s.validateRules(e)
@@ -1180,7 +1180,7 @@ func (s *DRFlowSamplerAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *DRMatcherLayout) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(s.Flags)&^0x3 != 0) {
+	if uint64(s.Flags)&^0x3 == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -1269,7 +1269,7 @@ func (s *ClockInfo) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *VFIOContextAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(s.Flags)&^0x1 != 0) {
+	if uint64(s.Flags)&^0x1 == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -1299,7 +1299,7 @@ func (s *VFIOContextAttr) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *ContextAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(s.Flags)&^0x1 != 0) {
+	if uint64(s.Flags)&^0x1 == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -1763,7 +1763,7 @@ func (s *CtxAllocators) Validate() error {
 // they hold, and fills e with the first violation when they do not.
 func (s *MkeyConfAttr) ValidateInto(e *RuleError) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(s.ConfFlags)&^0x1 != 0) && !(s.CompMask != 0) {
+	if uint64(s.ConfFlags)&^0x1 == 0 && s.CompMask == 0 {
 		return true
 	}
 	return s.validateRules(e)
@@ -2026,7 +2026,7 @@ func (s *SigT10DIF) Validate() error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsGetCQEventInto(e *RuleError, cq unsafe.Pointer, cqContext unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(cq == nil) && !(cqContext == nil) {
+	if cq != nil && cqContext != nil {
 		return true
 	}
 	return validateRulesArgsGetCQEvent(e, cq, cqContext)
@@ -2061,7 +2061,7 @@ func ValidateArgsGetCQEvent(cq unsafe.Pointer, cqContext unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateSRQInto(e *RuleError, srqInitAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(srqInitAttr == nil) {
+	if srqInitAttr != nil {
 		return true
 	}
 	return validateRulesArgsCreateSRQ(e, srqInitAttr)
@@ -2091,7 +2091,7 @@ func ValidateArgsCreateSRQ(srqInitAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsModifySRQInto(e *RuleError, srqAttr unsafe.Pointer, srqAttrMask SRQAttrMask) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(srqAttrMask)&^0x3 != 0) && !(srqAttr == nil) {
+	if uint64(srqAttrMask)&^0x3 == 0 && srqAttr != nil {
 		return true
 	}
 	return validateRulesArgsModifySRQ(e, srqAttr, srqAttrMask)
@@ -2126,7 +2126,7 @@ func ValidateArgsModifySRQ(srqAttr unsafe.Pointer, srqAttrMask SRQAttrMask) erro
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQuerySRQInto(e *RuleError, srqAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(srqAttr == nil) {
+	if srqAttr != nil {
 		return true
 	}
 	return validateRulesArgsQuerySRQ(e, srqAttr)
@@ -2156,7 +2156,7 @@ func ValidateArgsQuerySRQ(srqAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsModifyQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(attrMask)&^0x21fffff != 0) && !(attr == nil) {
+	if uint64(attrMask)&^0x21fffff == 0 && attr != nil {
 		return true
 	}
 	return validateRulesArgsModifyQP(e, attr, attrMask)
@@ -2191,7 +2191,7 @@ func ValidateArgsModifyQP(attr unsafe.Pointer, attrMask QPAttrMask) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryQPInto(e *RuleError, attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) && !(initAttr == nil) && !(uint64(attrMask)&^0x21fffff != 0) {
+	if attr != nil && initAttr != nil && uint64(attrMask)&^0x21fffff == 0 {
 		return true
 	}
 	return validateRulesArgsQueryQP(e, attr, attrMask, initAttr)
@@ -2231,7 +2231,7 @@ func ValidateArgsQueryQP(attr unsafe.Pointer, attrMask QPAttrMask, initAttr unsa
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryDeviceExInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsQueryDeviceEx(e, attr)
@@ -2261,7 +2261,7 @@ func ValidateArgsQueryDeviceEx(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsIBVQueryPortInto(e *RuleError, portAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(portAttr == nil) {
+	if portAttr != nil {
 		return true
 	}
 	return validateRulesArgsIBVQueryPort(e, portAttr)
@@ -2291,7 +2291,7 @@ func ValidateArgsIBVQueryPort(portAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryGIDInto(e *RuleError, index int32, gid unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(gid == nil) && !(index < 0) {
+	if gid != nil && index >= 0 {
 		return true
 	}
 	return validateRulesArgsQueryGID(e, index, gid)
@@ -2326,7 +2326,7 @@ func ValidateArgsQueryGID(index int32, gid unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsGetAsyncEventInto(e *RuleError, event unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(event == nil) {
+	if event != nil {
 		return true
 	}
 	return validateRulesArgsGetAsyncEvent(e, event)
@@ -2356,7 +2356,7 @@ func ValidateArgsGetAsyncEvent(event unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsRegMRInto(e *RuleError, access AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(access)&^0x1000ff != 0) {
+	if uint64(access)&^0x1000ff == 0 {
 		return true
 	}
 	return validateRulesArgsRegMR(e, access)
@@ -2386,7 +2386,7 @@ func ValidateArgsRegMR(access AccessFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsRegMRIova2Into(e *RuleError, access AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(access)&^0x1000ff != 0) {
+	if uint64(access)&^0x1000ff == 0 {
 		return true
 	}
 	return validateRulesArgsRegMRIova2(e, access)
@@ -2416,7 +2416,7 @@ func ValidateArgsRegMRIova2(access AccessFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsIBVRegDmabufMRInto(e *RuleError, fd int32, access AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(access)&^0x10000f != 0) && !(fd < 0) {
+	if uint64(access)&^0x10000f == 0 && fd >= 0 {
 		return true
 	}
 	return validateRulesArgsIBVRegDmabufMR(e, fd, access)
@@ -2473,7 +2473,7 @@ func ValidateArgsAllocMW(type_ MWType) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateAHInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsCreateAH(e, attr)
@@ -2503,7 +2503,7 @@ func ValidateArgsCreateAH(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRBindMWInto(e *RuleError, mw unsafe.Pointer, bindInfo unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(mw == nil) && !(bindInfo == nil) {
+	if mw != nil && bindInfo != nil {
 		return true
 	}
 	return validateRulesArgsWRBindMW(e, mw, bindInfo)
@@ -2562,7 +2562,7 @@ func ValidateArgsCreateFlowActionPacketReformat(reformatType IBUAPIFlowActionPac
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsCreateSteeringAnchorInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsCreateSteeringAnchor(e, attr)
@@ -2592,7 +2592,7 @@ func ValidateArgsCreateSteeringAnchor(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDevxUmemRegInto(e *RuleError, access AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(access)&^0x1000ff != 0) {
+	if uint64(access)&^0x1000ff == 0 {
 		return true
 	}
 	return validateRulesArgsDevxUmemReg(e, access)
@@ -2645,7 +2645,7 @@ func ValidateArgsDRDomainCreate(type_ DRDomainType) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRDomainSyncInto(e *RuleError, flags DRDomainSyncFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(flags)&^0x7 != 0) {
+	if uint64(flags)&^0x7 == 0 {
 		return true
 	}
 	return validateRulesArgsDRDomainSync(e, flags)
@@ -2675,7 +2675,7 @@ func ValidateArgsDRDomainSync(flags DRDomainSyncFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRMatcherSetLayoutInto(e *RuleError, layout unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(layout == nil) {
+	if layout != nil {
 		return true
 	}
 	return validateRulesArgsDRMatcherSetLayout(e, layout)
@@ -2705,7 +2705,7 @@ func ValidateArgsDRMatcherSetLayout(layout unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateDestVportInto(e *RuleError, vport uint32) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(vport) > 0xffff) {
+	if uint64(vport) <= 0xffff {
 		return true
 	}
 	return validateRulesArgsDRActionCreateDestVport(e, vport)
@@ -2764,7 +2764,7 @@ func ValidateArgsDRActionCreatePacketReformat(flags DRActionFlags, reformatType 
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateModifyHeaderInto(e *RuleError, flags DRActionFlags, actionsSz uint64) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(flags)&^0x1 != 0) && !(uint64(actionsSz)%0x8 != 0) {
+	if uint64(flags)&^0x1 == 0 && uint64(actionsSz)%0x8 == 0 {
 		return true
 	}
 	return validateRulesArgsDRActionCreateModifyHeader(e, flags, actionsSz)
@@ -2799,7 +2799,7 @@ func ValidateArgsDRActionCreateModifyHeader(flags DRActionFlags, actionsSz uint6
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateFlowMeterInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsDRActionCreateFlowMeter(e, attr)
@@ -2829,7 +2829,7 @@ func ValidateArgsDRActionCreateFlowMeter(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsDRActionCreateFlowSamplerInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsDRActionCreateFlowSampler(e, attr)
@@ -2859,7 +2859,7 @@ func ValidateArgsDRActionCreateFlowSampler(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsQueryDeviceInto(e *RuleError, attrsOut unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attrsOut == nil) {
+	if attrsOut != nil {
 		return true
 	}
 	return validateRulesArgsQueryDevice(e, attrsOut)
@@ -2889,7 +2889,7 @@ func ValidateArgsQueryDevice(attrsOut unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsInitObjInto(e *RuleError, objType uint64) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(objType)&^0x7f != 0) {
+	if uint64(objType)&^0x7f == 0 {
 		return true
 	}
 	return validateRulesArgsInitObj(e, objType)
@@ -2919,7 +2919,7 @@ func ValidateArgsInitObj(objType uint64) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsPpAllocInto(e *RuleError, flags IBUAPIPpAllocFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(flags)&^0x1 != 0) {
+	if uint64(flags)&^0x1 == 0 {
 		return true
 	}
 	return validateRulesArgsPpAlloc(e, flags)
@@ -2949,7 +2949,7 @@ func ValidateArgsPpAlloc(flags IBUAPIPpAllocFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedNodeCreateInto(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(schedAttr == nil) {
+	if schedAttr != nil {
 		return true
 	}
 	return validateRulesArgsSchedNodeCreate(e, schedAttr)
@@ -2979,7 +2979,7 @@ func ValidateArgsSchedNodeCreate(schedAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedLeafCreateInto(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(schedAttr == nil) {
+	if schedAttr != nil {
 		return true
 	}
 	return validateRulesArgsSchedLeafCreate(e, schedAttr)
@@ -3009,7 +3009,7 @@ func ValidateArgsSchedLeafCreate(schedAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedNodeModifyInto(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(schedAttr == nil) {
+	if schedAttr != nil {
 		return true
 	}
 	return validateRulesArgsSchedNodeModify(e, schedAttr)
@@ -3039,7 +3039,7 @@ func ValidateArgsSchedNodeModify(schedAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsSchedLeafModifyInto(e *RuleError, schedAttr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(schedAttr == nil) {
+	if schedAttr != nil {
 		return true
 	}
 	return validateRulesArgsSchedLeafModify(e, schedAttr)
@@ -3069,7 +3069,7 @@ func ValidateArgsSchedLeafModify(schedAttr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMkeyConfigureInto(e *RuleError, mkey unsafe.Pointer, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(mkey == nil) && !(attr == nil) {
+	if mkey != nil && attr != nil {
 		return true
 	}
 	return validateRulesArgsWRMkeyConfigure(e, mkey, attr)
@@ -3104,7 +3104,7 @@ func ValidateArgsWRMkeyConfigure(mkey unsafe.Pointer, attr unsafe.Pointer) error
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeyAccessFlagsInto(e *RuleError, accessFlags AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(accessFlags)&^0xf != 0) {
+	if uint64(accessFlags)&^0xf == 0 {
 		return true
 	}
 	return validateRulesArgsWRSetMkeyAccessFlags(e, accessFlags)
@@ -3134,7 +3134,7 @@ func ValidateArgsWRSetMkeyAccessFlags(accessFlags AccessFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetDCAddrInto(e *RuleError, ah unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(ah == nil) {
+	if ah != nil {
 		return true
 	}
 	return validateRulesArgsWRSetDCAddr(e, ah)
@@ -3164,7 +3164,7 @@ func ValidateArgsWRSetDCAddr(ah unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetDCAddrStreamInto(e *RuleError, ah unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(ah == nil) {
+	if ah != nil {
 		return true
 	}
 	return validateRulesArgsWRSetDCAddrStream(e, ah)
@@ -3194,7 +3194,7 @@ func ValidateArgsWRSetDCAddrStream(ah unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMRInterleavedInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(accessFlags)&^0xf != 0) && !(mkey == nil) {
+	if uint64(accessFlags)&^0xf == 0 && mkey != nil {
 		return true
 	}
 	return validateRulesArgsWRMRInterleaved(e, mkey, accessFlags)
@@ -3229,7 +3229,7 @@ func ValidateArgsWRMRInterleaved(mkey unsafe.Pointer, accessFlags AccessFlags) e
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRMRListInto(e *RuleError, mkey unsafe.Pointer, accessFlags AccessFlags) bool {
 	// The common case, inlinable: every rule holds.
-	if !(uint64(accessFlags)&^0xf != 0) && !(mkey == nil) {
+	if uint64(accessFlags)&^0xf == 0 && mkey != nil {
 		return true
 	}
 	return validateRulesArgsWRMRList(e, mkey, accessFlags)
@@ -3264,7 +3264,7 @@ func ValidateArgsWRMRList(mkey unsafe.Pointer, accessFlags AccessFlags) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeyCryptoInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsWRSetMkeyCrypto(e, attr)
@@ -3294,7 +3294,7 @@ func ValidateArgsWRSetMkeyCrypto(attr unsafe.Pointer) error {
 // reports whether they hold, and fills e with the first violation when they do not.
 func ValidateArgsWRSetMkeySigBlockInto(e *RuleError, attr unsafe.Pointer) bool {
 	// The common case, inlinable: every rule holds.
-	if !(attr == nil) {
+	if attr != nil {
 		return true
 	}
 	return validateRulesArgsWRSetMkeySigBlock(e, attr)
