@@ -142,13 +142,16 @@ func (c *Chain) OpenBurst(fn, setter mlx.Func, n int) {
 
 // TryComplete is Complete's common case, inlinable into a writer's
 // Complete: busy is 0 (the batch is open without error and its open work
-// request, if any, is whole) and the batch configured no mkey, so there
-// is nothing to check, restore or accept: it closes the batch and reports
+// request, if any, is whole), so there is nothing to check or restore: it
+// accepts the mkeys the batch configured, closes the batch and reports
 // true. Otherwise it does nothing and reports false, and the writer calls
 // Complete.
 func (c *Chain) TryComplete() bool {
-	if c.wr.busy() != 0 || len(c.touched) != 0 {
+	if c.wr.busy() != 0 {
 		return false
+	}
+	if len(c.touched) != 0 {
+		c.succeed()
 	}
 	c.open, c.ready, c.wr.open = false, false, false
 	c.notReady()

@@ -386,7 +386,10 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 			u.WRs++
 		}
 	}
+	// Whole now: the fast paths' word says so, so that the next builder
+	// and Complete take their common case.
 	w.finalized = true
+	w.st = uint64(pending(w.need, w.got, w.counting, true))
 	return u, nil
 }
 
