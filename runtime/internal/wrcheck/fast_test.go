@@ -20,6 +20,13 @@ func checkFastState(t *testing.T, c *Chain, step int) {
 		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.open, w.whole())
 	}
 	for s := range mlx.NumFuncs {
+		// The mkey setters' common case (mkeySetter, on busy) holds only
+		// where its checks one by one would: an open, unfinished
+		// mkey_configure with its mkey, in a batch without error.
+		if c.mkeySetter(s) && !(c.ready && c.err == nil && w.open && w.fn == mlx.FnWRMkeyConfigure && w.mkey != nil &&
+			w.counting && !w.finalized && c.follows[w.fn][s] && w.got&c.group[s] == 0) {
+			t.Fatalf("step %d: %v taken as an mkey setter after %v (ready %v, mkey %v, finalized %v)", step, s, w.fn, c.ready, w.mkey != nil, w.finalized)
+		}
 		f := &c.fast[s]
 		if w.accept()&f.bit == 0 {
 			continue

@@ -24,14 +24,13 @@ func (c *Chain) MkeyConfigure(fn mlx.Func, wrFlags uint32, m *Mkey, numSetters u
 	return c.configure(fn, m, numSetters, attr.ConfFlags&mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR != 0)
 }
 
-// builderOK is begin's common case in one test on the QP's tables, as
-// TryBuilder's, inlined: a batch without error, the open work request (if
-// any) whole, the builder offered with these wr_flags. begin runs the
-// checks one by one, and names the rule, when it does not hold.
+// builderOK is begin's common case on the fast paths' words, as
+// TryBuilder's, inlined: a batch without error whose open work request
+// (if any) is whole (busy 0; finish leaves it so), the builder offered
+// with these wr_flags. begin runs the checks one by one, and names the
+// rule, when it does not hold.
 func (c *Chain) builderOK(fn mlx.Func, wrFlags uint32) bool {
-	w := &c.wr
-	return c.ready && (!w.open || w.need&^w.got == 0 && (!w.counting || w.finalized)) && c.offered[fn] &&
-		wrFlags&c.wrFlags[fn] == c.wrFlags[fn]
+	return c.Ready(fn, wrFlags)
 }
 
 // configure opens the configuration of m once begin and the argument
@@ -112,11 +111,13 @@ func (c *Chain) MR(fn mlx.Func, wrFlags uint32, m *Mkey, accessFlags uint32, l L
 // (mkeySetterSlow) names the rule.
 func (c *Chain) mkeySetter(fn mlx.Func) bool {
 	w := &c.wr
-	// An open, unfinished configuration with an mkey is mkey_configure's
-	// (the mr_* builders and templates finish theirs at once): its row of
-	// follows is a constant offset.
-	return c.ready && w.open && w.fn == mlx.FnWRMkeyConfigure && w.mkey != nil && !w.finalized &&
-		c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&c.group[fn] == 0
+	// busy is busyCounting alone only while a batch without error has an
+	// open configuration still counting its setters and missing no group
+	// it needs (pending, set by wr.set; fail and the batch calls replace
+	// it), and between calls such a configuration is mkey_configure's
+	// with its mkey (the mr_* builders and templates finish theirs at
+	// once): its row of follows is a constant offset.
+	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&c.group[fn] == 0
 }
 
 func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
