@@ -131,7 +131,7 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	m.takeSigErrs()
 	w := &c.wr
-	batch := c.ready && (!w.open || w.whole())
+	batch := w.busy() == 0 // a batch without error, its open work request whole
 	if post {
 		batch = !c.open
 	}
