@@ -13,8 +13,9 @@ import (
 // and stores stay inlined (-gcflags=-m): the ring's room (roomFor, in
 // umrBegin, umrRoom and SetMkeyLayoutList), a finished configuration's
 // size (umrNeed), the KLM stores (klms, in layoutList and
-// writeTemplate) and the bookkeeping of a WQE (book: the template writes
-// two per configuration).
+// writeTemplate), the bookkeeping of a WQE (book: the template writes
+// two per configuration), and the checker's common cases of the access
+// and list-layout setters (TryMkeyAccess; ListLayoutOK, TookListLayout).
 func TestMkeyFastPathsInline(t *testing.T) {
 	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	// rdma-core's architectures, whatever the test runs on (riscv64 and
@@ -26,7 +27,8 @@ func TestMkeyFastPathsInline(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GOARCH=%s go build -gcflags=-m: %v\n%s", arch, err, out)
 		}
-		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2, "(*SQ).book": 5} {
+		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2, "(*SQ).book": 5,
+			"wrcheck.(*Chain).TryMkeyAccess": 1, "wrcheck.(*Chain).ListLayoutOK": 1, "wrcheck.(*Chain).TookListLayout": 1} {
 			if got := strings.Count(string(out), "inlining call to "+fn+"\n"); got < n {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}

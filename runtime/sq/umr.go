@@ -164,6 +164,10 @@ func (q *SQ) umrStart(mk *wrcheck.Mkey) {
 // SetMkeyAccessFlags sets the configured mkey's access flags.
 // mlx5dv_wr_set_mkey_access_flags.
 func (q *SQ) SetMkeyAccessFlags(acc mlx.AccessFlags) error {
+	if q.chk.TryMkeyAccess(uint32(acc)) { // the checker's common case, inlined
+		q.access(uint32(acc))
+		return nil
+	}
 	fn := mlx.FnWRSetMkeyAccessFlags
 	u, err := q.chk.MkeyAccess(fn, uint32(acc))
 	if err != nil {
@@ -212,6 +216,11 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	// ListLayout through its branch-free sum: only a list with an entry
 	// over MaxKLMLength (refused) needs the index of the first such entry.
 	length, hi := wrcheck.ListSum(sges)
+	if hi <= wrcheck.MaxKLMLength && q.roomFor(umrFixed+align64(16*len(sges))) && q.chk.ListLayoutOK(len(sges)) {
+		q.chk.TookListLayout(len(sges), length) // the common case: room, and the checker's, inlined
+		q.layoutList(sges, length)
+		return nil
+	}
 	l := wrcheck.Layout{Entries: len(sges), Length: length}
 	if hi > wrcheck.MaxKLMLength {
 		l = wrcheck.ListLayout(sges)

@@ -1,6 +1,7 @@
 package wrcheck
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -46,12 +47,12 @@ func TestFastStateSound(t *testing.T) {
 	var ahObj [64]byte
 	for round := range 3000 {
 		qp := &QP{Type: mlx.QPType(1 << rng.IntN(6)), SendOps: mlx.IBVQPCreateSendOpsFlags(rng.Uint64()),
-			MlxSendOps: mlx.QPCreateSendOpsFlags(rng.Uint64()), MaxInlineData: rng.IntN(64), MaxSendSGE: rng.IntN(4), MaxMemcpy: 1 << 20}
+			MlxSendOps: mlx.QPCreateSendOpsFlags(rng.Uint64()), MaxInlineData: rng.IntN(256), MaxSendSGE: rng.IntN(4), MaxMemcpy: 1 << 20}
 		if round%2 == 0 {
 			qp.Type, qp.SendOps = mlx.QPRC, 0x3ff
 		}
 		c := New(qp)
-		m := NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 4)
+		m := NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 1+rng.IntN(8)) // 4 or 8 entries
 		tmpl, err := NewMkeyTemplate(mlx.IBV_ACCESS_LOCAL_WRITE, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func TestFastStateSound(t *testing.T) {
 		}
 		for step := range 40 {
 			fn := pick()
-			switch rng.IntN(10) {
+			switch rng.IntN(12) {
 			case 0:
 				c.Start()
 			case 1:
@@ -130,9 +131,94 @@ func TestFastStateSound(t *testing.T) {
 				} else {
 					c.DCAddr(fn, unsafe.Pointer(&ahObj), rng.IntN(3)-1)
 				}
+			case 10:
+				// TryMkeyAccess, where it takes the setter, records what
+				// MkeyAccess records, which accepts it and does not
+				// finish the configuration.
+				acc := []uint32{0, 1, 3, 1 << 20}[rng.IntN(4)]
+				other := *c
+				if c.TryMkeyAccess(acc) {
+					if u, err := other.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, acc); err != nil || u != nil || c.wr != other.wr {
+						t.Fatalf("step %d: TryMkeyAccess(%#x) took it; MkeyAccess %v, %v, wr %+v, want %+v", step, acc, u, err, other.wr, c.wr)
+					}
+				} else {
+					c.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, acc)
+				}
+			case 11:
+				// ListLayoutOK and TookListLayout likewise for MkeyLayout.
+				l := Layout{Entries: rng.IntN(12), Length: uint64(rng.IntN(1 << 20))}
+				other := *c
+				if c.ListLayoutOK(l.Entries) {
+					c.TookListLayout(l.Entries, l.Length)
+					if u, err := other.MkeyLayout(mlx.FnWRSetMkeyLayoutList, l); err != nil || u != nil || c.wr != other.wr || m.Length != l.Length {
+						t.Fatalf("step %d: ListLayoutOK(%d) took it; MkeyLayout %v, %v, wr %+v, want %+v", step, l.Entries, u, err, other.wr, c.wr)
+					}
+				} else {
+					c.MkeyLayout(mlx.FnWRSetMkeyLayoutList, l)
+				}
 			}
 			checkFastState(t, c, step)
 		}
+	}
+}
+
+// TestTrySettersAgree: the writer's inlined mkey setters (TryMkeyAccess;
+// ListLayoutOK with TookListLayout) take a setter only where the checks
+// one by one (MkeyAccess, MkeyLayout) accept it without finishing the
+// configuration, and record what they record; and they take the common
+// case (the last setter, an unvalidated value, too many entries for the
+// QP or the mkey are left to the checks).
+func TestTrySettersAgree(t *testing.T) {
+	taken := 0
+	for _, inline := range []int{12, 44, 60, 316} {
+		for _, maxEntries := range []int{4, 8} {
+			for numSetters := range uint8(4) {
+				for entries := range 11 {
+					for _, acc := range []uint32{0, 1, 0xf, 0x10, 1 << 20} {
+						for _, primed := range []bool{false, true} {
+							c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: inline, MaxSendSGE: 2})
+							m := NewMkey(0x100, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, maxEntries)
+							if primed { // accessSeen holds acc if the rule accepts it
+								c.accessSeen = noAccess
+								if mlx.ValidateArgsWRSetMkeyAccessFlags(mlx.AccessFlags(acc)) == nil {
+									c.accessSeen = uint64(acc)
+								}
+							}
+							if err := c.Start(); err != nil {
+								t.Fatal(err)
+							}
+							if _, err := c.MkeyConfigure(mlx.FnWRMkeyConfigure, uint32(mlx.IBV_SEND_INLINE), m, numSetters, &mlx.MkeyConfAttr{}); err != nil {
+								continue // the configuration itself refused: nothing open
+							}
+							name := fmt.Sprintf("inline %d, %d entries of %d, %d setters, access %#x", inline, entries, maxEntries, numSetters, acc)
+							other := *c
+							if c.TryMkeyAccess(acc) {
+								taken++
+								if u, err := other.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, acc); err != nil || u != nil || c.wr != other.wr {
+									t.Fatalf("%s: TryMkeyAccess took it; MkeyAccess %v, %v", name, u, err)
+								}
+							} else if u, err := other.MkeyAccess(mlx.FnWRSetMkeyAccessFlags, acc); err == nil && u == nil && primed {
+								t.Errorf("%s: TryMkeyAccess left a setter MkeyAccess takes without finishing", name)
+							}
+							other = *c
+							l := Layout{Entries: entries, Length: 4096}
+							if c.ListLayoutOK(entries) {
+								taken++
+								c.TookListLayout(entries, l.Length)
+								if u, err := other.MkeyLayout(mlx.FnWRSetMkeyLayoutList, l); err != nil || u != nil || c.wr != other.wr || m.Length != l.Length {
+									t.Fatalf("%s: ListLayoutOK took it; MkeyLayout %v, %v", name, u, err)
+								}
+							} else if u, err := other.MkeyLayout(mlx.FnWRSetMkeyLayoutList, l); err == nil && u == nil {
+								t.Errorf("%s: ListLayoutOK left a setter MkeyLayout takes without finishing", name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if taken == 0 {
+		t.Fatal("the inlined setters took nothing")
 	}
 }
 

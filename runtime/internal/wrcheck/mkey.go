@@ -141,10 +141,58 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 	if !mlx.ValidateArgsWRSetMkeyAccessFlagsInto(&c.scratch, mlx.AccessFlags(accessFlags)) {
 		return nil, c.latchRule(fn)
 	}
+	c.accessSeen = uint64(accessFlags)
 	if c.counted(mlx5rules.GroupAccess) {
 		return c.finish(fn)
 	}
 	return nil, nil
+}
+
+// midSetter is mkeySetter for setter fn of group g (its table entry,
+// given as a constant) that does not finish the configuration: the Try
+// setters' test, which records the setter without finish.
+func (c *Chain) midSetter(fn mlx.Func, g mlx5rules.SetterGroup) bool {
+	w := &c.wr
+	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&g == 0 && w.setters+1 != w.numSetters
+}
+
+// ListLayoutOK is MkeyLayout's common case for a list of entries, every
+// entry short (the caller tests ListSum's longest against MaxKLMLength,
+// as for ConfigureList), inlinable into the writer: the entries within
+// max_inline_data and the mkey's, set on the open configuration by a
+// setter that does not finish it (layout's checks). When it reports
+// true, the writer records the setter with TookListLayout; otherwise it
+// calls MkeyLayout. (Two calls: one would not inline.)
+func (c *Chain) ListLayoutOK(entries int) bool {
+	return entries <= c.listLimit && c.midSetter(mlx.FnWRSetMkeyLayoutList, mlx5rules.GroupLayout) && entries <= c.wr.mkey.NumDesc
+}
+
+// TookListLayout records, after ListLayoutOK, the list layout of entries
+// covering length bytes (ListSum's) as MkeyLayout does.
+func (c *Chain) TookListLayout(entries int, length uint64) {
+	w := &c.wr
+	w.xlat, w.mkey.Length = int32(16*entries), length
+	w.got |= mlx5rules.GroupLayout
+	w.setters++
+}
+
+// noAccess is accessSeen before any access flags were accepted: no
+// uint32 is equal to it.
+const noAccess = 1 << 32
+
+// TryMkeyAccess is MkeyAccess's common case, inlinable into the writer:
+// the access flags last accepted, set on the open configuration by a
+// setter that does not finish it. It records the setter as MkeyAccess
+// does and reports true; otherwise it does nothing, and the writer calls
+// MkeyAccess.
+func (c *Chain) TryMkeyAccess(accessFlags uint32) bool {
+	w := &c.wr
+	if uint64(accessFlags) != c.accessSeen || !c.midSetter(mlx.FnWRSetMkeyAccessFlags, mlx5rules.GroupAccess) {
+		return false
+	}
+	w.got |= mlx5rules.GroupAccess
+	w.setters++
+	return true
 }
 
 // MkeyLayout records a layout setter: l.Entries KLMs (list) or
@@ -166,7 +214,7 @@ func (c *Chain) layout(fn mlx.Func, l Layout, setter bool) (*UMR, error) {
 	}
 	w := &c.wr
 	entries := l.Entries
-	limit, need := (c.qp.MaxInlineData+4)/16, entries
+	limit, need := c.listLimit, entries
 	if l.Interleaved {
 		// The repeat-block header takes one entry of the WQE and one of
 		// the mkey.

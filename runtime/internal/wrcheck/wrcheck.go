@@ -268,6 +268,11 @@ type Chain struct {
 
 	umr UMR // the answer of the last finished mkey configuration
 	sig sigSeen
+	// accessSeen is the access flags mlx5dv_wr_set_mkey_access_flags'
+	// validator last accepted (as sig, a value validated once need not
+	// be again: the rule is a function of it alone); noAccess before.
+	accessSeen uint64
+	listLimit  int // the most entries of a list layout: (max_inline_data + 4) / 16
 
 	// touched lists the mkeys the batch configured, with their state
 	// before it, so that a failed or aborted batch can restore them and
@@ -325,6 +330,7 @@ func (c *Chain) Init(qp *QP) {
 		}
 	}
 	c.tmplEntries = c.templateEntries()
+	c.accessSeen, c.listLimit = noAccess, (qp.MaxInlineData+4)/16
 	c.initFast()
 	c.notReady()
 }
