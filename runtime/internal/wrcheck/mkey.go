@@ -150,7 +150,9 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 
 // midSetter is mkeySetter for setter fn of group g (its table entry,
 // given as a constant) that does not finish the configuration: the Try
-// setters' test, which records the setter without finish.
+// setters' test, which records the setter without finish. It repeats
+// mkeySetter's test rather than calling it: the group's table load
+// would put TryMkeyAccess over the inlining budget (measured).
 func (c *Chain) midSetter(fn mlx.Func, g mlx5rules.SetterGroup) bool {
 	w := &c.wr
 	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&g == 0 && w.setters+1 != w.numSetters
