@@ -15,7 +15,8 @@ import (
 // size (umrNeed), the KLM stores (klms, in layoutList and
 // writeTemplate), the bookkeeping of a WQE (book: the template writes
 // two per configuration), and the checker's common cases of the access
-// and list-layout setters (TryMkeyAccess; ListLayoutOK, TookListLayout).
+// and list-layout setters (TryMkeyAccess; ListLayoutOK, TookListLayout)
+// and of mlx5dv_wr_mkey_configure (MkeyConfigureOK, OpenMkey).
 func TestMkeyFastPathsInline(t *testing.T) {
 	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	// rdma-core's architectures, whatever the test runs on (riscv64 and
@@ -28,7 +29,8 @@ func TestMkeyFastPathsInline(t *testing.T) {
 			t.Fatalf("GOARCH=%s go build -gcflags=-m: %v\n%s", arch, err, out)
 		}
 		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2, "(*SQ).book": 5,
-			"wrcheck.(*Chain).TryMkeyAccess": 1, "wrcheck.(*Chain).ListLayoutOK": 1, "wrcheck.(*Chain).TookListLayout": 1} {
+			"wrcheck.(*Chain).TryMkeyAccess": 1, "wrcheck.(*Chain).ListLayoutOK": 1, "wrcheck.(*Chain).TookListLayout": 1,
+			"wrcheck.(*Chain).MkeyConfigureOK": 1, "wrcheck.(*Chain).OpenMkey": 1} {
 			if got := strings.Count(string(out), "inlining call to "+fn+"\n"); got < n {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}

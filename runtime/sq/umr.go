@@ -120,6 +120,19 @@ func (q *SQ) finishIfDone(u *wrcheck.UMR) {
 // mlx5dv_wr_mkey_configure; rdma-core: mlx5_send_wr_mkey_configure.
 func (q *SQ) MkeyConfigure(m *Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
 	mk := m.check() // the same memory, as the checker declares it
+	if q.chk.MkeyConfigureOK(q.wrFlags, mk, numSetters, attr) && q.fits(1) && q.roomFor(umrFixed) {
+		// The common case (the checker's, and umrBegin's), one call into
+		// the checker where MkeyConfigure is two.
+		q.chk.OpenMkey(mk, numSetters)
+		q.umrStart(mk)
+		return nil
+	}
+	return q.mkeyConfigure(mk, numSetters, attr)
+}
+
+// mkeyConfigure is MkeyConfigure's general case: the checks one by one,
+// which name the rule, then the room.
+func (q *SQ) mkeyConfigure(mk *wrcheck.Mkey, numSetters uint8, attr *mlx.MkeyConfAttr) error {
 	fn := mlx.FnWRMkeyConfigure
 	u, err := q.chk.MkeyConfigure(fn, q.wrFlags, mk, numSetters, attr)
 	if err != nil {
