@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,7 +199,17 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	if p == command {
 		bt = r.genBenchtime
 	}
-	cmd := exec.Command(bin, "-test.run=^$", "-test.bench="+r.pattern(p, true),
+	// Each round runs its own copy of the binary: on the machines this was
+	// measured on, one copy of a test binary ran a row up to 50% slower
+	// than another copy of the same file, run after run (the placement of
+	// its pages; docs/performance.md, "Copies of one binary"), so a run of
+	// one copy would report that copy's draw in every round.
+	run, err := freshCopy(bin, r.tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(run)
+	cmd := exec.Command(run, "-test.run=^$", "-test.bench="+r.pattern(p, true),
 		"-test.benchtime="+bt, "-test.count=1", "-test.benchmem")
 	cmd.Dir = filepath.Join(r.root, strings.TrimSuffix(p, pgoKey))
 	if p == command {
@@ -212,6 +223,32 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 		return nil, fmt.Errorf("%s: %v\n%s", p, err, out.Bytes())
 	}
 	return parseBench(&out)
+}
+
+// freshCopy copies the executable bin into a new file in dir and returns
+// its path; the caller removes it.
+func freshCopy(bin, dir string) (string, error) {
+	src, err := os.Open(bin)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := os.CreateTemp(dir, "run-*-"+filepath.Base(bin))
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(dst.Name(), 0o755)
+	}
+	if err != nil {
+		os.Remove(dst.Name())
+		return "", fmt.Errorf("copying %s: %w", bin, err)
+	}
+	return dst.Name(), nil
 }
 
 // runProcess times two fresh runs of `mlx5gen generate` of the 44.0

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFreshCopy: each round's copy of a binary is a new executable file
+// with the same bytes, which runs; a missing binary is an error naming it.
+func TestFreshCopy(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tool")
+	script := []byte("#!/bin/sh\necho ran\n")
+	if err := os.WriteFile(bin, script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := freshCopy(bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := freshCopy(bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || a == bin {
+		t.Fatalf("copies %s and %s of %s are not distinct files", a, b, bin)
+	}
+	got, err := os.ReadFile(a)
+	if err != nil || !bytes.Equal(got, script) {
+		t.Fatalf("copy holds %q, %v", got, err)
+	}
+	if out, err := exec.Command(a).Output(); err != nil || string(out) != "ran\n" {
+		t.Fatalf("the copy ran: %q, %v", out, err)
+	}
+	if _, err := freshCopy(filepath.Join(dir, "missing"), dir); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("a missing binary: %v", err)
+	}
+}
