@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures every path of the performance table (docs/performance.md) in one
-# run: mlx5gen against its C reference, interleaved, 10 rounds, the median
-# of the per-round ratios. Extra arguments go to internal/cmd/mlx5bench
+# run: mlx5gen against its C reference, interleaved, 10 rounds (each from a
+# fresh copy of the test binaries), the median of the per-round ratios. Extra arguments go to internal/cmd/mlx5bench
 # (-rounds, -benchtime, -rows, -o FILE, -json, -update FILES). Needs gcc
 # (cgo) for the C loops.
 #

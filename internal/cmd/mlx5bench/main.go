@@ -5,9 +5,11 @@
 //
 // It builds each benchmark package's test binary once, then runs R rounds;
 // a round runs every pair (mlx5gen and its C reference, in one process,
-// back to back) once. A row's ratio is the median of its per-round ratios,
-// so drift between rounds (other jobs on the machine, frequency changes)
-// cancels; the range of the per-round ratios shows the noise. Rows without
+// back to back) once, from a fresh copy of its binary (a copy's page
+// placement alone moved rows by up to 50%). A row's ratio is the median of
+// its per-round ratios, so drift between rounds (other jobs on the
+// machine, frequency changes, placements) cancels; the range of the
+// per-round ratios shows the noise. Rows without
 // a benchmark are printed as not measured, with the reason. The libmlx5
 // rows measure libmlx5's own builders, built from the rdma-core tree of
 // -rdma-core-src (libmlx5.go); without one they say how to get it.
