@@ -1,6 +1,8 @@
 package cq
 
 import (
+	"unsafe"
+
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
@@ -67,17 +69,10 @@ func (c *CQ) flushRetire() {
 // it), then the bodies, in hotRun while the QP stays the same, in fastOne
 // when it changes or its send queue is not runtime/sq's.
 func (c *CQ) pollFast(wc []WC) int {
-	buf, mask, ownSh := c.buf, c.mask, c.ownSh
+	buf, mask := c.buf, c.mask
 	base, sh := c.sz-64, c.szShift&63
 	ci := c.ci
-	k := 0
-	for ; k < len(wc); k++ {
-		n := ci + uint32(k)
-		own := buf[int(n&mask)<<sh+base+63]
-		if own>>4 == uint8(mlx.MLX5_CQE_INVALID) || own&1 != uint8(n>>ownSh&1) {
-			break
-		}
-	}
+	k := owned(buf, ci, mask, c.ownSh, sh, base, len(wc))
 	if k == 0 {
 		return 0
 	}
@@ -106,35 +101,105 @@ func (c *CQ) pollFast(wc []WC) int {
 	return i
 }
 
+// owned counts the CQEs from index ci on, at most max, that the software
+// owns (a valid opcode and the owner bit of their pass through the ring),
+// as Poll reads them before its barrier. It walks each stretch up to the
+// ring's end by a pointer step with the stretch's owner bit: the indexed
+// loop recomputed each owner byte's offset with a variable shift, tested
+// its bound and reloaded its values, 30 instructions per CQE of the
+// fast path's 108. buf holds mask+1 CQEs of 1<<sh bytes, each 64-byte CQE
+// at base in its slot.
+func owned(buf []byte, ci, mask, ownSh, sh uint32, base, max int) int {
+	sh &= 31
+	stride := uintptr(1) << sh
+	k := 0
+	for k < max {
+		n := ci + uint32(k)
+		idx := int(n & mask)
+		run := min(max-k, int(mask)+1-idx) // the owner bit is the same up to the ring's end
+		want := uint(n>>(ownSh&31)) & 1
+		first := unsafe.Pointer(&buf[idx<<sh+base+63])
+		last := unsafe.Add(first, uintptr(run-1)<<sh) // within buf: idx+run-1 <= mask
+		for p := first; ; {
+			// Not the software's: an invalid opcode (0xf in the high
+			// nibble) or the owner bit of another pass.
+			if own := uint(*(*uint8)(p)); own >= 0xf0 || (own^want)&1 != 0 {
+				return k + int((uintptr(p)-uintptr(first))>>sh)
+			}
+			// Stop at the last owner byte of the stretch: a pointer past
+			// the buffer is invalid even unused.
+			if p == last {
+				break
+			}
+			p = unsafe.Add(p, stride)
+		}
+		k += run
+	}
+	return k
+}
+
 // hotRun completes the 64-byte CQEs (cqe_version 0) from ci, all the
 // software's and read after the barrier, while they are fast-path
 // requester completions of the QP of hotKey, whose send queue's
 // bookkeeping is slots; it returns how many and the send queue tail after
-// the last. It calls nothing and takes few values, so that its loop keeps
-// them in registers.
+// the last. It splits them into stretches up to the ring's end, which
+// hotStretch walks by pointers.
 func hotRun(wc []WC, buf []byte, ci, mask, hotKey uint32, slots []sq.Slot) (n int, tail uint32) {
-	smask := uint32(len(slots) - 1)
-	for i := range wc {
-		off := int((ci+uint32(i))&mask) << 6
-		cqe := buf[off : off+64 : off+64]
+	st := hotSlots{base: unsafe.Pointer(unsafe.SliceData(slots)), mask: uintptr(len(slots) - 1), key: hotKey}
+	for n < len(wc) {
+		idx := (ci + uint32(n)) & mask
+		run := min(len(wc)-n, int(mask-idx)+1)                          // to the ring's end
+		k, t := st.stretch((*[64]byte)(buf[int(idx)<<6:]), &wc[n], run) // buf holds mask+1 CQEs
+		if k > 0 {
+			tail = t
+		}
+		if n += k; k < run {
+			break
+		}
+	}
+	return n, tail
+}
+
+// hotSlots is what hotRun's stretches read besides the CQEs: the send
+// queue's slots (an index masked by mask is within them) and the hot QP.
+type hotSlots struct {
+	base unsafe.Pointer
+	mask uintptr
+	key  uint32
+}
+
+// stretch completes up to run CQEs from cqe into w on, none past the
+// ring's end, as hotRun; it returns how many and the tail after the last.
+// It is a function of its own, called with few values, so that its loop
+// keeps them in registers (inside hotRun, with an index per CQE, the loop
+// reloaded five values from the stack for every CQE).
+//
+//go:noinline
+func (h hotSlots) stretch(cqe *[64]byte, w *WC, run int) (n int, tail uint32) {
+	for {
 		sqpn := be.Uint32(cqe[56:60])
 		op := &reqOps[uint8(sqpn>>24)]
 		// The opcode without inline scatter, the send opcode, the QP.
-		if cqe[63]&0xfc != opReq<<4 || !op.ok || sqpn&0xffffff != hotKey {
-			return i, tail
+		if cqe[63]&0xfc != opReq<<4 || !op.ok || sqpn&0xffffff != h.key {
+			return n, tail
 		}
-		s := &slots[uint32(be.Uint16(cqe[60:62]))&smask]
+		s := (*sq.Slot)(unsafe.Add(h.base, (uintptr(be.Uint16(cqe[60:62]))&h.mask)*unsafe.Sizeof(sq.Slot{})))
 		if s.WRData != 0 {
-			return i, tail
+			return n, tail
 		}
 		// Field by field: a composite literal is built on the stack and
 		// copied, and its wide loads stall on the narrow stores just made.
-		w := &wc[i]
 		*w = WC{}
-		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = s.WRID, op.opcode, op.flags, op.byteLen, hotKey
+		w.WRID, w.Opcode, w.Flags, w.ByteLen, w.QPNum = s.WRID, op.opcode, op.flags, op.byteLen, h.key
 		tail = s.WQEHead + 1
+		// Stop at the last CQE: a pointer past the ring or past the
+		// completions is invalid even unused.
+		if n++; n == run {
+			return n, tail
+		}
+		cqe = (*[64]byte)(unsafe.Add(unsafe.Pointer(cqe), 64))
+		w = (*WC)(unsafe.Add(unsafe.Pointer(w), unsafe.Sizeof(WC{})))
 	}
-	return len(wc), tail
 }
 
 // fastOne completes one CQE, read after the barrier, into w if the fast

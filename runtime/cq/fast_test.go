@@ -124,3 +124,108 @@ func (l *loopSide) realSQ(t *testing.T, m *qmem.Memory, f *fakeSQ) SQ {
 	l.q = q
 	return SQ{Q: q, Mem: m}
 }
+
+// TestHotRunStopsAtRingEnd: a batch of fast-path completions that wraps
+// the CQ ring continues at its start, never past its end. The 64 bytes
+// after the ring hold a CQE the fast path would take (its QP, its
+// opcode, another slot): a walk past the end would complete it.
+func TestHotRunStopsAtRingEnd(t *testing.T) {
+	m := newMem(t, 8, 8)
+	backing := make([]byte, 9*64)
+	m.CQ = backing[: 8*64 : 8*64]
+	InitBuffer(m)
+	var side loopSide
+	side.m, side.c = m, newCQ(t, m, 0)
+	f := newFakeSQ(8)
+	if err := side.c.AddQP(&QP{QPN: 0x100, UIdx: 0x200, RC: true, SQ: side.realSQ(t, m, f)}); err != nil {
+		t.Fatal(err)
+	}
+	hot := cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_RDMA_WRITE), qpn: 0x100, srqnUidx: 0x200}
+	phantom := hot
+	phantom.ctr = 5
+	put(&qmem.Memory{CQ: backing[8*64:], CQESize: 64}, 0, phantom)
+	wc := make([]WC, 16)
+	for round, ctrs := range [][]uint16{{0, 1, 2, 3, 4, 5}, {6, 7, 0, 1}, {2, 3, 4, 5, 6, 7, 0}} {
+		ci := side.c.ci
+		for i, ctr := range ctrs {
+			e := hot
+			e.ctr = ctr
+			put(m, ci+uint32(i), e)
+		}
+		n, err := side.c.Poll(wc)
+		if err != nil || n != len(ctrs) {
+			t.Fatalf("round %d: polled %d, %v; want %d", round, n, err, len(ctrs))
+		}
+		for i, ctr := range ctrs {
+			if want := f.wrid[ctr]; wc[i].WRID != want {
+				t.Fatalf("round %d, completion %d (CQE %d): wr_id %d, want %d", round, i, ci+uint32(i), wc[i].WRID, want)
+			}
+		}
+	}
+}
+
+// TestOwnedAcrossWrap: Poll's scan of the CQEs the software owns (owned)
+// follows the owner bit of each pass through the ring, for 64- and
+// 128-byte CQEs: batches that wrap the ring complete every CQE written,
+// and stop at one not yet written (its owner bit of the pass before).
+func TestOwnedAcrossWrap(t *testing.T) {
+	for _, sz := range []int{64, 128} {
+		m := newMem(t, 8, 8)
+		m.CQ, m.CQESize = make([]byte, 4*sz), sz
+		InitBuffer(m)
+		c := newCQ(t, m, 0)
+		f := newFakeSQ(8)
+		if err := c.AddQP(&QP{QPN: 0x100, UIdx: 0x200, RC: true, SQ: f}); err != nil {
+			t.Fatal(err)
+		}
+		wc := make([]WC, 16)
+		ctr := uint16(0)
+		for round := range 12 {
+			written := 1 + round%3 // at most 3 of the 4: the next is never the software's
+			for i := range written {
+				put(m, c.ci+uint32(i), cqe{op: opReq, sop: uint8(mlx.MLX5_OPCODE_RDMA_WRITE), qpn: 0x100, srqnUidx: 0x200, ctr: (ctr + uint16(i)) & 7})
+			}
+			ci := c.ci
+			n, err := c.Poll(wc)
+			if err != nil || n != written {
+				t.Fatalf("%d-byte CQEs, round %d (CQEs %d..): polled %d, %v; want %d", sz, round, ci, n, err, written)
+			}
+			for i := range n {
+				if want := f.wrid[(ctr+uint16(i))&7]; wc[i].WRID != want {
+					t.Fatalf("%d-byte CQEs, round %d, completion %d: wr_id %d, want %d", sz, round, i, wc[i].WRID, want)
+				}
+			}
+			ctr += uint16(written)
+		}
+	}
+}
+
+// TestOwned: owned counts exactly the CQEs from ci on, up to max, that
+// are the software's, for 64- and 128-byte CQEs, from every index of two
+// passes through the ring, the first not the software's either invalid
+// or left from the pass before.
+func TestOwned(t *testing.T) {
+	const ncqe = 8
+	for _, sz := range []int{64, 128} {
+		m := &qmem.Memory{CQ: make([]byte, ncqe*sz), CQESize: sz}
+		for ci := uint32(0); ci < 2*ncqe; ci++ {
+			for v := 0; v <= ncqe; v++ {
+				InitBuffer(m)
+				for i := range v {
+					put(m, ci+uint32(i), cqe{op: opReq, qpn: 1})
+				}
+				if v < ncqe && v%2 == 1 {
+					// The next CQE as the pass before left it: a valid
+					// opcode, the other owner bit.
+					put(m, ci+uint32(v)+ncqe, cqe{op: opReq, qpn: 1})
+				}
+				for _, max := range []int{1, 3, ncqe, 2 * ncqe} {
+					got := owned(m.CQ, ci, ncqe-1, 3, uint32(6+sz/128), sz-64, max)
+					if want := min(v, max); got != want {
+						t.Fatalf("%d-byte CQEs from %d, %d owned, at most %d: owned %d, want %d", sz, ci, v, max, got, want)
+					}
+				}
+			}
+		}
+	}
+}
