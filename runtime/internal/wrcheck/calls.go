@@ -12,19 +12,20 @@ import (
 // setters its builder requires (its data; on a DCI, its address).
 func (c *Chain) closeWR() {
 	w := &c.wr
-	if !w.open {
+	if !w.isOpen() {
 		return
 	}
 	switch {
-	case w.counting && !w.finalized:
-		c.fail(mlx5rules.ChainNumSetters, w.fn, what{field: "setters called", test: mlx.TestEqual,
+	case w.isCounting() && !w.isFinalized():
+		c.fail(mlx5rules.ChainNumSetters, w.fn(), what{field: "setters called", test: mlx.TestEqual,
 			value: uint64(w.setters), limit: uint64(w.numSetters), limitName: "num_setters"})
-	case w.need&mlx5rules.GroupData != 0 && w.got&mlx5rules.GroupData == 0:
-		c.fail(mlx5rules.ChainRequiresData, w.fn, what{field: "data setter", test: mlx.TestMissing})
-	case w.need&mlx5rules.GroupDCAddr != 0 && w.got&mlx5rules.GroupDCAddr == 0:
-		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn, what{field: "DC address setter", test: mlx.TestMissing})
+	case w.need()&mlx5rules.GroupData != 0 && w.got()&mlx5rules.GroupData == 0:
+		c.fail(mlx5rules.ChainRequiresData, w.fn(), what{field: "data setter", test: mlx.TestMissing})
+	case w.need()&mlx5rules.GroupDCAddr != 0 && w.got()&mlx5rules.GroupDCAddr == 0:
+		c.fail(mlx5rules.ChainRequiresDCAddr, w.fn(), what{field: "DC address setter", test: mlx.TestMissing})
 	}
-	w.open, w.st = false, uint64(w.busy())
+	w.meta &^= metaOpen
+	w.st = uint64(w.busy())
 }
 
 // needsAddr reports whether a work request of builder fn needs a DC
@@ -86,7 +87,7 @@ func (c *Chain) failQPType(fn mlx.Func) error {
 // openWR starts the work request of builder fn.
 func (c *Chain) openWR(fn mlx.Func) {
 	c.wrs++
-	c.wr.setData(fn, &c.fast[fn])
+	c.wr.setData(&c.fast[fn])
 }
 
 // TryBuilder is Builder's common case, small enough to inline into a
@@ -99,7 +100,7 @@ func (c *Chain) TryBuilder(fn mlx.Func, wrFlags uint32) bool {
 	f := &c.fast[fn]
 	if c.wr.busy() == 0 && uint64(wrFlags)&f.flags == f.flags {
 		c.wrs++
-		c.wr.setData(fn, f)
+		c.wr.setData(f)
 		return true
 	}
 	return false
@@ -117,7 +118,7 @@ func (c *Chain) TryData(fn mlx.Func, sges int) (ok, whole bool) {
 	if w.st&f.bitHi != 0 && sges <= c.maxSGE {
 		st := w.st &^ f.clear
 		w.st = st
-		w.got |= f.group
+		w.addGot(f.group)
 		return true, uint32(st) == 0
 	}
 	return false, false
@@ -166,14 +167,14 @@ func (c *Chain) setter(fn mlx.Func) error {
 	}
 	w := &c.wr
 	switch {
-	case !w.open:
+	case !w.isOpen():
 		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "open work request", test: mlx.TestMissing})
-	case w.finalized || !c.follows[w.fn][fn]:
+	case w.isFinalized() || !c.follows[w.fn()][fn]:
 		// The open work request's builder does not take the setter, or
 		// has all its setters already.
-		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn), names: funcNames})
+		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(w.fn()), names: funcNames})
 	}
-	if g := info.Group; g != mlx5rules.GroupLayout && w.got&g != 0 {
+	if g := info.Group; g != mlx5rules.GroupLayout && w.got()&g != 0 {
 		return c.fail(mlx5rules.ChainSetterOnce, fn, what{field: "calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per work request"})
 	}
 	return nil
@@ -205,7 +206,7 @@ func (c *Chain) takes(b, fn mlx.Func) bool {
 func (c *Chain) Data(fn mlx.Func, sges, inlineBytes int) (whole bool, err error) {
 	w := &c.wr
 	g := mlx5rules.Funcs[fn].Group
-	if c.open && c.err == nil && w.open && !w.finalized && c.follows[w.fn][fn] && w.got&g == 0 &&
+	if c.open && c.err == nil && w.isOpen() && !w.isFinalized() && c.follows[w.fn()][fn] && w.got()&g == 0 &&
 		sges <= c.qp.MaxSendSGE && inlineBytes <= c.qp.MaxInlineData {
 		return c.got(fn), nil
 	}
@@ -297,13 +298,13 @@ func (c *Chain) RawWQE(fn mlx.Func, wrFlags uint32, wqe []byte) error {
 // returns false, recording nothing, when any of that does not hold; then
 // the caller makes the calls one by one, and they report the rule.
 func (c *Chain) Burst(fn, setter mlx.Func, wrFlags uint32, n int) bool {
-	if !(c.open && c.err == nil && (!c.wr.open || c.wr.whole()) && c.offered[fn] && c.follows[fn][setter] &&
+	if !(c.open && c.err == nil && (!c.wr.isOpen() || c.wr.whole()) && c.offered[fn] && c.follows[fn][setter] &&
 		wrFlags&mlx5rules.Funcs[fn].WRFlags == mlx5rules.Funcs[fn].WRFlags &&
 		c.needs[fn]&^mlx5rules.Funcs[setter].Group == 0 && c.qp.MaxSendSGE >= 1 && n > 0) {
 		return false
 	}
 	c.wrs += n
-	c.wr.setData(fn, &c.fast[fn])
+	c.wr.setData(&c.fast[fn])
 	c.got(setter)
 	return true
 }

@@ -38,7 +38,7 @@ func above(field string, v, limit uint64, limitName string) what {
 // builder is opening; -1 for a setter when none is open.
 func (c *Chain) wrIndex(fn mlx.Func) int {
 	switch {
-	case c.wr.open:
+	case c.wr.isOpen():
 		return c.wrs - 1
 	case mlx5rules.Funcs[fn].Kind == mlx5rules.KindSetter:
 		return -1

@@ -37,9 +37,14 @@ type fastFn struct {
 	same  uint64                // setter: the bits of every setter of its group
 
 	// The same in wr.st's halves: a fast transition is one operation.
-	open  uint64 // builder: st once it opened a work request (takes, need)
-	bitHi uint64 // setter: bit in accept's half
-	clear uint64 // setter: the bits it clears from st (same, group)
+	open uint64 // builder: st once it opened a work request (takes, need)
+	meta uint64 // builder: wr.meta once it opened a work request
+
+	// An mkey builder's (set) as it opens a configuration counting its
+	// setters, none got yet: wr.meta and wr.st.
+	cfgMeta, cfgSt uint64
+	bitHi          uint64 // setter: bit in accept's half
+	clear          uint64 // setter: the bits it clears from st (same, group)
 }
 
 // initFast fills the fast paths' table from the full one.
@@ -78,6 +83,9 @@ func (c *Chain) initFast() {
 			ff.takes &^= bitOf[mlx.FnWRSetSGE]
 		}
 		ff.open = ff.takes<<32 | uint64(ff.need)
+		ff.meta = packMeta(f, 0, ff.need, true, false, false, false)
+		ff.cfgMeta = packMeta(f, 0, ff.need, true, true, false, false)
+		ff.cfgSt = uint64(pending(ff.need, 0, true, false))
 		ff.bitHi = ff.bit << 32
 		ff.clear = ff.same<<32 | uint64(ff.group)
 	}
@@ -99,9 +107,9 @@ func pending(need, got mlx5rules.SetterGroup, counting, finalized bool) uint32 {
 func (c *Chain) got(fn mlx.Func) (whole bool) {
 	w := &c.wr
 	g := c.group[fn]
-	w.got |= g
+	w.addGot(g)
 	w.st &^= c.fast[fn].same<<32 | uint64(g)
-	return w.need&^w.got == 0
+	return w.need()&^w.got() == 0
 }
 
 // notReady stops the fast paths until the next batch.
@@ -125,7 +133,7 @@ func (c *Chain) TrySGE() (ok, whole bool) {
 	if w.st&f.bitHi != 0 {
 		st := w.st &^ f.clear
 		w.st = st
-		w.got |= f.group
+		w.addGot(f.group)
 		return true, uint32(st) == 0
 	}
 	return false, false
@@ -153,7 +161,8 @@ func (c *Chain) TryComplete() bool {
 	if len(c.touched) != 0 {
 		c.succeed()
 	}
-	c.open, c.ready, c.wr.open = false, false, false
+	c.open, c.ready = false, false
+	c.wr.meta &^= metaOpen
 	c.notReady()
 	return true
 }
@@ -161,7 +170,7 @@ func (c *Chain) TryComplete() bool {
 // Open opens the work request of builder fn after Ready said it may.
 func (c *Chain) Open(fn mlx.Func) {
 	c.wrs++
-	c.wr.setData(fn, &c.fast[fn])
+	c.wr.setData(&c.fast[fn])
 }
 
 // Whole reports whether a work request of builder fn is whole once setter
@@ -179,8 +188,7 @@ func (c *Chain) Whole(fn, setter mlx.Func) bool {
 func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	c.wrs++
 	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
-	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
-	w.fn, w.got, w.need = fn, s.group, f.need
+	w.meta = f.meta | uint64(s.group)<<16
 	w.st = (f.takes &^ s.same) << 32
 }
 

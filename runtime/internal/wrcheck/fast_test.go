@@ -17,24 +17,24 @@ import (
 func checkFastState(t *testing.T, c *Chain, step int) {
 	t.Helper()
 	w := &c.wr
-	if w.busy() == 0 && !(c.ready && c.open && c.err == nil && (!w.open || w.whole())) {
-		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.open, w.whole())
+	if w.busy() == 0 && !(c.ready && c.open && c.err == nil && (!w.isOpen() || w.whole())) {
+		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.isOpen(), w.whole())
 	}
 	for s := range mlx.NumFuncs {
 		// The mkey setters' common case (mkeySetter, on busy) holds only
 		// where its checks one by one would: an open, unfinished
 		// mkey_configure with its mkey, in a batch without error.
-		if c.mkeySetter(s) && !(c.ready && c.err == nil && w.open && w.fn == mlx.FnWRMkeyConfigure && w.mkey != nil &&
-			w.counting && !w.finalized && c.follows[w.fn][s] && w.got&c.group[s] == 0) {
-			t.Fatalf("step %d: %v taken as an mkey setter after %v (ready %v, mkey %v, finalized %v)", step, s, w.fn, c.ready, w.mkey != nil, w.finalized)
+		if c.mkeySetter(s) && !(c.ready && c.err == nil && w.isOpen() && w.fn() == mlx.FnWRMkeyConfigure && w.mkey != nil &&
+			w.isCounting() && !w.isFinalized() && c.follows[w.fn()][s] && w.got()&c.group[s] == 0) {
+			t.Fatalf("step %d: %v taken as an mkey setter after %v (ready %v, mkey %v, finalized %v)", step, s, w.fn(), c.ready, w.mkey != nil, w.isFinalized())
 		}
 		f := &c.fast[s]
 		if w.accept()&f.bit == 0 {
 			continue
 		}
-		if !(c.ready && c.err == nil && w.open && !w.finalized && !w.counting && c.follows[w.fn][s] && w.got&c.group[s] == 0) {
+		if !(c.ready && c.err == nil && w.isOpen() && !w.isFinalized() && !w.isCounting() && c.follows[w.fn()][s] && w.got()&c.group[s] == 0) {
 			t.Fatalf("step %d: %v accepted on the fast path after %v (ready %v, got %#x, finalized %v)",
-				step, mlx.Func(s), w.fn, c.ready, w.got, w.finalized)
+				step, mlx.Func(s), w.fn(), c.ready, w.got(), w.isFinalized())
 		}
 	}
 }
@@ -350,5 +350,31 @@ func sameRule(t *testing.T, what string, e1, e2 error) {
 	r2, _ := e2.(*mlx.RuleError)
 	if (e1 == nil) != (e2 == nil) || e1 != nil && (r1 == nil || r2 == nil || r1.Rule != r2.Rule || r1.WR != r2.WR) {
 		t.Fatalf("%s: %v after an mkey configuration, %v on a fresh chain", what, e1, e2)
+	}
+}
+
+// TestPackMeta: a work request's builder, setter groups and flags come
+// back from its meta word as they went in, each independent of the
+// others (the extreme values of each field included), and addGot adds a
+// group without touching the rest.
+func TestPackMeta(t *testing.T) {
+	for _, fn := range []mlx.Func{0, 1, mlx.FnWRMkeyConfigure, 0xffff} {
+		for _, got := range []mlx5rules.SetterGroup{0, 1, 0x8001, 0xffff} {
+			for _, need := range []mlx5rules.SetterGroup{0, 2, 0xffff} {
+				for flags := range 16 {
+					open, counting, finalized, resetSig := flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0
+					w := wr{meta: packMeta(fn, got, need, open, counting, finalized, resetSig)}
+					if w.fn() != fn || w.got() != got || w.need() != need || w.isOpen() != open || w.isCounting() != counting ||
+						w.isFinalized() != finalized || w.isResetSig() != resetSig {
+						t.Fatalf("packMeta(%#x, %#x, %#x, %04b) reads back %#x, %#x, %#x, %v %v %v %v", fn, got, need, flags,
+							w.fn(), w.got(), w.need(), w.isOpen(), w.isCounting(), w.isFinalized(), w.isResetSig())
+					}
+					w.addGot(0x10)
+					if w.got() != got|0x10 || w.fn() != fn || w.need() != need || w.isOpen() != open || w.isResetSig() != resetSig {
+						t.Fatalf("addGot changed more than got: %#x", w.meta)
+					}
+				}
+			}
+		}
 	}
 }

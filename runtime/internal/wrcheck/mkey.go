@@ -88,7 +88,12 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 		m.Crypto = CryptoSet
 	}
 	c.wrs++
-	c.wr.set(fn, c.needs[fn], 0, m, true, false, reset, int32(numSetters))
+	f := &c.fast[fn]
+	meta := f.cfgMeta
+	if reset {
+		meta |= metaResetSig
+	}
+	c.wr.set(meta, f.cfgSt, m, int32(numSetters))
 }
 
 // counted records a successful mkey setter and reports whether it was
@@ -96,7 +101,7 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 // Inlined (finish is called by the setters), it saves a call per setter.
 func (c *Chain) counted(g mlx5rules.SetterGroup) (last bool) {
 	w := &c.wr
-	w.got |= g
+	w.addGot(g)
 	w.setters++
 	return w.setters == w.numSetters
 }
@@ -147,7 +152,7 @@ func (c *Chain) mkeySetter(fn mlx.Func) bool {
 	// it), and between calls such a configuration is mkey_configure's
 	// with its mkey (the mr_* builders and templates finish theirs at
 	// once): its row of follows is a constant offset.
-	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&c.group[fn] == 0
+	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got()&c.group[fn] == 0
 }
 
 func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
@@ -156,7 +161,7 @@ func (c *Chain) mkeySetterSlow(fn mlx.Func) error {
 	}
 	if c.wr.mkey == nil {
 		// The open work request was not opened by MkeyConfigure.
-		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(c.wr.fn), names: funcNames})
+		return c.fail(mlx5rules.ChainSetterAfterBuilder, fn, what{field: "builder", test: mlx.TestNone, value: uint64(c.wr.fn()), names: funcNames})
 	}
 	return nil
 }
@@ -185,7 +190,7 @@ func (c *Chain) MkeyAccess(fn mlx.Func, accessFlags uint32) (*UMR, error) {
 // would put TryMkeyAccess over the inlining budget (measured).
 func (c *Chain) midSetter(fn mlx.Func, g mlx5rules.SetterGroup) bool {
 	w := &c.wr
-	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.got&g == 0 && w.setters+1 != w.numSetters
+	return w.busy() == busyCounting && c.follows[mlx.FnWRMkeyConfigure][fn] && w.meta&(uint64(g)<<16) == 0 && w.setters+1 != w.numSetters
 }
 
 // ListLayoutOK is MkeyLayout's common case for a list of entries, every
@@ -204,7 +209,7 @@ func (c *Chain) ListLayoutOK(entries int) bool {
 func (c *Chain) TookListLayout(entries int, length uint64) {
 	w := &c.wr
 	w.xlat, w.mkey.Length = int32(16*entries), length
-	w.got |= mlx5rules.GroupLayout
+	w.meta |= uint64(mlx5rules.GroupLayout) << 16 // addGot, cheaper to inline
 	w.setters++
 }
 
@@ -222,7 +227,7 @@ func (c *Chain) TryMkeyAccess(accessFlags uint32) bool {
 	if uint64(accessFlags) != c.accessSeen || !c.midSetter(mlx.FnWRSetMkeyAccessFlags, mlx5rules.GroupAccess) {
 		return false
 	}
-	w.got |= mlx5rules.GroupAccess
+	w.meta |= uint64(mlx5rules.GroupAccess) << 16 // addGot, cheaper to inline
 	w.setters++
 	return true
 }
@@ -258,7 +263,7 @@ func (c *Chain) layout(fn mlx.Func, l Layout, setter bool) (*UMR, error) {
 		return nil, c.fail(mlx5rules.ChainLayoutEntries, fn, above("entries", uint64(entries), uint64(max(limit, 0)), "(max_inline_data + 4) / 16"))
 	case need > w.mkey.NumDesc:
 		return nil, c.fail(mlx5rules.ChainMkeyEntries, fn, above("mkey entries needed", uint64(need), uint64(w.mkey.NumDesc), "max_entries rounded up to 4"))
-	case w.got&mlx5rules.GroupLayout != 0:
+	case w.got()&mlx5rules.GroupLayout != 0:
 		return nil, c.fail(mlx5rules.ChainLayoutOnce, fn, what{field: "layout setter calls", test: mlx.TestMax, value: 2, limit: 1, limitName: "one per configuration"})
 	case l.Long != 0:
 		return nil, c.fail(mlx5rules.ChainKLMLength, fn, above(klmField(l.Long-1), uint64(l.LongLength), MaxKLMLength, "2 GiB, the most one KLM takes"))
@@ -335,8 +340,8 @@ func (c *Chain) finishSig(m *Mkey) *UMR {
 	}
 	u := c.umr.set(m, xlat, wrs)
 	u.SigBSF, u.PSVs, u.SigGen = true, true, w.sigGen
-	w.finalized = true
-	w.st = uint64(pending(w.need, w.got, w.counting, true))
+	w.meta |= metaFinalized
+	w.st = uint64(pending(w.need(), w.got(), w.isCounting(), true))
 	return u
 }
 
@@ -436,10 +441,10 @@ func (m *Mkey) orderAllowed() bool {
 func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	w := &c.wr
 	m := w.mkey
-	if m.Unknown && m.HasSig() && w.got&mlx5rules.GroupSignature == 0 && !w.resetSig {
+	if m.Unknown && m.HasSig() && w.got()&mlx5rules.GroupSignature == 0 && !w.isResetSig() {
 		return nil, c.fail(mlx5rules.ChainMkeyState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.LKey)})
 	}
-	if m.Unknown && m.HasCrypto() && w.got&mlx5rules.GroupCrypto == 0 {
+	if m.Unknown && m.HasCrypto() && w.got()&mlx5rules.GroupCrypto == 0 {
 		return nil, c.fail(mlx5rules.ChainMkeyCryptoState, fn, what{field: "mkey lkey", test: mlx.TestNone, value: uint64(m.LKey)})
 	}
 	room := c.qp.MaxInlineData + 4
@@ -500,8 +505,8 @@ func (c *Chain) finish(fn mlx.Func) (*UMR, error) {
 	}
 	// Whole now: the fast paths' word says so, so that the next builder
 	// and Complete take their common case.
-	w.finalized = true
-	w.st = uint64(pending(w.need, w.got, w.counting, true))
+	w.meta |= metaFinalized
+	w.st = uint64(pending(w.need(), w.got(), w.isCounting(), true))
 	return u, nil
 }
 

@@ -173,7 +173,8 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		n = 3
 	}
 	c.wrs++
-	w.set(mlx.FnWRMkeyConfigure, c.needs[mlx.FnWRMkeyConfigure], got, m, true, true, false, n)
+	f := &c.fast[mlx.FnWRMkeyConfigure]
+	w.set(f.cfgMeta|metaFinalized|uint64(got)<<16, uint64(pending(f.need, got, true, true)), m, n)
 	w.xlat = int32(xlat)
 	return true
 }

@@ -193,13 +193,12 @@ func (u *UMR) set(m *Mkey, xlat, wrs int) *UMR {
 // calls read: a data builder leaves them (two stores and a write
 // barrier's test fewer per work request; TestDataWRLeavesMkeyFields).
 type wr struct {
-	open       bool
-	counting   bool // an mkey configuration counting setters
-	finalized  bool
-	resetSig   bool
-	fn         mlx.Func
-	got        mlx5rules.SetterGroup
-	need       mlx5rules.SetterGroup // the setter groups it must get
+	// meta is the builder, the setter groups got and needed, and the
+	// flags (open; counting: an mkey configuration counting setters;
+	// finalized; resetSig) in one word (packMeta), so that a data
+	// builder's fast path opens a work request in one store of a value
+	// New precomputed (fastFn.meta) where it took a store per field.
+	meta       uint64
 	numSetters int32
 	setters    int32
 	xlat       int32  // translation bytes
@@ -219,38 +218,76 @@ func (w *wr) busy() uint32 { return uint32(w.st) }
 // request takes on the fast path.
 func (w *wr) accept() uint64 { return w.st >> 32 }
 
-// set starts a work request. It assigns the fields one by one: a
-// composite literal is built on the stack and copied with wide loads that
-// cannot forward from its narrow stores, which costs more than the
-// rest of a builder's checks.
-func (w *wr) set(fn mlx.Func, need, got mlx5rules.SetterGroup, m *Mkey, counting, finalized, resetSig bool, numSetters int32) {
-	w.open, w.counting, w.finalized, w.resetSig = true, counting, finalized, resetSig
-	w.fn, w.got, w.need = fn, got, need
-	w.numSetters, w.xlat, w.sigGen = numSetters, 0, 0
-	if finalized {
+// set starts an mkey configuration's work request, which counts its
+// setters: meta as packMeta gives it and st as pending does (finalized
+// when the call finished the configuration: its setters are then all
+// counted). The callers take both from values precomputed per QP
+// (fastFn.cfgMeta, cfgSt), so that set inlines. It assigns the fields one
+// by one: a composite literal is built on the stack and copied with wide
+// loads that cannot forward from its narrow stores, which costs more
+// than the rest of a builder's checks.
+func (w *wr) set(meta, st uint64, m *Mkey, numSetters int32) {
+	w.meta = meta
+	w.numSetters, w.xlat, w.sigGen, w.setters = numSetters, 0, 0, 0
+	if meta&metaFinalized != 0 {
 		w.setters = numSetters
-	} else {
-		w.setters = 0
 	}
 	w.mkey = m
-	w.st = uint64(pending(need, got, counting, finalized))
+	w.st = st
 }
 
 // setData starts the work request of an ordinary builder, f its fast
 // table entry: set with what such a builder has (the mkey fields left as
 // they are), and the setters it takes on the fast path.
-func (w *wr) setData(fn mlx.Func, f *fastFn) {
-	need, st := f.need, f.open // read once: the stores to w could alias f for the compiler
-	w.open, w.counting, w.finalized, w.resetSig = true, false, false, false
-	w.fn, w.got, w.need = fn, 0, need
+func (w *wr) setData(f *fastFn) {
+	meta, st := f.meta, f.open // read once: the stores to w could alias f for the compiler
+	w.meta = meta
 	w.st = st
 }
 
 // whole reports whether the work request may be closed: it got the
 // setters it needs, and an mkey configuration got all it announced.
 func (w *wr) whole() bool {
-	return w.need&^w.got == 0 && (!w.counting || w.finalized)
+	return w.need()&^w.got() == 0 && (!w.isCounting() || w.isFinalized())
 }
+
+// The flags of wr.meta, above its builder (bits 0-15), the groups got
+// (16-31) and needed (32-47).
+const (
+	metaOpen      = 1 << 48
+	metaCounting  = 1 << 49
+	metaFinalized = 1 << 50
+	metaResetSig  = 1 << 51
+)
+
+// packMeta is wr.meta of a work request of builder fn that got and needs
+// those setter groups, with those flags.
+func packMeta(fn mlx.Func, got, need mlx5rules.SetterGroup, open, counting, finalized, resetSig bool) uint64 {
+	m := uint64(fn) | uint64(got)<<16 | uint64(need)<<32
+	if open {
+		m |= metaOpen
+	}
+	if counting {
+		m |= metaCounting
+	}
+	if finalized {
+		m |= metaFinalized
+	}
+	if resetSig {
+		m |= metaResetSig
+	}
+	return m
+}
+
+// The fields of wr.meta.
+func (w *wr) fn() mlx.Func                   { return mlx.Func(w.meta) }
+func (w *wr) got() mlx5rules.SetterGroup     { return mlx5rules.SetterGroup(w.meta >> 16) }
+func (w *wr) need() mlx5rules.SetterGroup    { return mlx5rules.SetterGroup(w.meta >> 32) }
+func (w *wr) isOpen() bool                   { return w.meta&metaOpen != 0 }
+func (w *wr) isCounting() bool               { return w.meta&metaCounting != 0 }
+func (w *wr) isFinalized() bool              { return w.meta&metaFinalized != 0 }
+func (w *wr) isResetSig() bool               { return w.meta&metaResetSig != 0 }
+func (w *wr) addGot(g mlx5rules.SetterGroup) { w.meta |= uint64(g) << 16 }
 
 // Chain checks the calls of one QP. The zero value is not usable; call
 // New.
@@ -358,7 +395,7 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 	if !c.open {
 		return false, c.outside(fn)
 	}
-	if c.err == nil && c.wr.open {
+	if c.err == nil && c.wr.isOpen() {
 		c.closeWR()
 	}
 	c.open, c.ready = false, false
