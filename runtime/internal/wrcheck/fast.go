@@ -37,14 +37,10 @@ type fastFn struct {
 	same  uint64                // setter: the bits of every setter of its group
 
 	// The same in wr.st's halves: a fast transition is one operation.
-	open uint64 // builder: st once it opened a work request (takes, need)
-	meta uint64 // builder: wr.meta once it opened a work request
-
-	// An mkey builder's (set) as it opens a configuration counting its
-	// setters, none got yet: wr.meta and wr.st.
-	cfgMeta, cfgSt uint64
-	bitHi          uint64 // setter: bit in accept's half
-	clear          uint64 // setter: the bits it clears from st (same, group)
+	open  uint64 // builder: st once it opened a work request (takes, need)
+	meta  uint64 // builder: wr.meta once it opened a work request
+	bitHi uint64 // setter: bit in accept's half
+	clear uint64 // setter: the bits it clears from st (same, group)
 }
 
 // initFast fills the fast paths' table from the full one.
@@ -84,8 +80,6 @@ func (c *Chain) initFast() {
 		}
 		ff.open = ff.takes<<32 | uint64(ff.need)
 		ff.meta = packMeta(f, 0, ff.need, true, false, false, false)
-		ff.cfgMeta = packMeta(f, 0, ff.need, true, true, false, false)
-		ff.cfgSt = uint64(pending(ff.need, 0, true, false))
 		ff.bitHi = ff.bit << 32
 		ff.clear = ff.same<<32 | uint64(ff.group)
 	}

@@ -89,11 +89,11 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 	}
 	c.wrs++
 	f := &c.fast[fn]
-	meta := f.cfgMeta
+	meta := f.meta | metaCounting // counting its setters, none got yet
 	if reset {
 		meta |= metaResetSig
 	}
-	c.wr.set(meta, f.cfgSt, m, int32(numSetters))
+	c.wr.set(meta, uint64(f.need)|busyCounting, m, int32(numSetters)) // pending(need, 0, true, false)
 }
 
 // counted records a successful mkey setter and reports whether it was

@@ -174,7 +174,7 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	c.wrs++
 	f := &c.fast[mlx.FnWRMkeyConfigure]
-	w.set(f.cfgMeta|metaFinalized|uint64(got)<<16, uint64(pending(f.need, got, true, true)), m, n)
+	w.set(f.meta|metaCounting|metaFinalized|uint64(got)<<16, uint64(pending(f.need, got, true, true)), m, n)
 	w.xlat = int32(xlat)
 	return true
 }

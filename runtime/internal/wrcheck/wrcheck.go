@@ -222,7 +222,7 @@ func (w *wr) accept() uint64 { return w.st >> 32 }
 // setters: meta as packMeta gives it and st as pending does (finalized
 // when the call finished the configuration: its setters are then all
 // counted). The callers take both from values precomputed per QP
-// (fastFn.cfgMeta, cfgSt), so that set inlines. It assigns the fields one
+// (fastFn.meta), so that set inlines. It assigns the fields one
 // by one: a composite literal is built on the stack and copied with wide
 // loads that cannot forward from its narrow stores, which costs more
 // than the rest of a builder's checks.
