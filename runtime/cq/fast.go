@@ -143,7 +143,7 @@ func owned(buf []byte, ci, mask, ownSh, sh uint32, base, max int) int {
 // requester completions of the QP of hotKey, whose send queue's
 // bookkeeping is slots; it returns how many and the send queue tail after
 // the last. It splits them into stretches up to the ring's end, which
-// hotStretch walks by pointers.
+// hotSlots.stretch walks by pointers.
 func hotRun(wc []WC, buf []byte, ci, mask, hotKey uint32, slots []sq.Slot) (n int, tail uint32) {
 	st := hotSlots{base: unsafe.Pointer(unsafe.SliceData(slots)), mask: uintptr(len(slots) - 1), key: hotKey}
 	for n < len(wc) {
