@@ -63,7 +63,10 @@ func (m *MkeyConf) Configure(q *sq.SQ, batches, per int) error {
 			q.SetMkeyLayoutList(m.SGEs[:])
 			q.SetMkeySigBlock(&m.Sig)
 		}
-		if err := finish(q); err != nil {
+		if err := q.Complete(); err != nil {
+			return err
+		}
+		if err := q.Completed(q.Outstanding()); err != nil {
 			return err
 		}
 	}
@@ -83,7 +86,10 @@ func (m *MkeyConf) ConfigureTemplate(q *sq.SQ, batches, per int) error {
 		for range per {
 			q.ConfigureMkey(m.Mk, m.Tmpl, m.SGEs[:])
 		}
-		if err := finish(q); err != nil {
+		if err := q.Complete(); err != nil {
+			return err
+		}
+		if err := q.Completed(q.Outstanding()); err != nil {
 			return err
 		}
 	}

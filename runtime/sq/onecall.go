@@ -52,7 +52,7 @@ func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // checker's state: a batch of one whole work request leaves the chain as
 // it found it.
 func (q *SQ) PostRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	return q.postSGE(mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, oneWrite, mlx.WQERaddrSegSize, rkey, raddr, lkey, addr, length, true)
+	return q.postRDMAWriteSGE(rkey, raddr, lkey, addr, length)
 }
 
 // PostRDMAReadSGE is PostRDMAWriteSGE for an RDMA read (RDMAReadSGE):
@@ -111,6 +111,33 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
 	return nil
+}
+
+// postRDMAWriteSGE is postSGE's Post form for an RDMA write with the
+// builder's constants folded in, as rdmaWriteSGE is its one-call form
+// (PostRDMAWriteSGE, the latency path: the shared form tested the post
+// flag, the header size and the builder's table index at run time).
+func (q *SQ) postRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
+	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
+	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
+		!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
+		return q.postOne(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
+	}
+	q.inl = false
+	pi, off := q.claim(uint8(opcode))
+	wqe := unsafe.Add(q.ring, off)
+	const ds = 2 + hdr/16
+	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
+	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
+	q.fmCache = 0
+	be64(unsafe.Add(wqe, 16), raddr)
+	be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
+	be64(unsafe.Add(wqe, 32), uint64(length)<<32|uint64(lkey))
+	be64(unsafe.Add(wqe, 40), addr)
+	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
+	q.curPost = pi + 1
+	q.nreq = 0 // the batch is this one work request (Idle: none was open)
+	return q.ringDoorbell(1)
 }
 
 // RDMAReadSGE builds an RDMA read of length bytes from raddr (under rkey)
