@@ -117,8 +117,9 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // builder's constants folded in, as rdmaWriteSGE is its one-call form
 // (PostRDMAWriteSGE, the latency path: the shared form took two of its
 // eleven arguments on the stack and tested the post flag, the header
-// size and the builder's table index at run time; this one is 27%
-// faster). Its stores repeat rdmaWriteSGE's on purpose: a helper shared
+// size and the builder's table index at run time; this one is 28%
+// faster in internal/benchlibmlx5's test binary, 9% in gen/verify's).
+// Its stores repeat rdmaWriteSGE's on purpose: a helper shared
 // by the two does not inline (cost 249 against 80), one body with a
 // post argument cost the one-call form 7%, and one with the builder as
 // arguments cost this form 16% (docs/performance.md).
