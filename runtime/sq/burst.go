@@ -111,25 +111,46 @@ func (q *SQ) burstRoom(n int) bool {
 // SGELimit (0 included): the burst's WQEs are written in one pass that
 // cannot stop, so a length the rules refuse (bit 31 set, above
 // max_msg_sz) sends the whole burst to rdmaWriteChecked before anything
-// is written, and that names the request. It walks the lengths by
-// pointer (an indexed loop recomputed i*40 and tested the bound each
-// time) with no branch per request: lim - length, in 64 bits, sets bit
-// 63 only for a length above lim, and the results are ORed.
+// is written, and that names the request. The lengths are ORed, four
+// requests a step: an OR is at least each of its terms, so an OR within
+// the limit proves every length within it, at one load-and-OR per
+// request (the subtract-and-OR walk this replaced took eight
+// instructions a request, a tenth of the burst's). Lengths whose OR
+// passes the limit (1 GiB and 1 under a max_msg_sz of 1 GiB) are
+// compared one by one.
 func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
-	if len(reqs) == 0 {
+	n := len(reqs)
+	if n == 0 {
 		return true
 	}
-	lim := uint64(q.chk.SGELimit())
-	var over uint64
+	const size = unsafe.Sizeof(RDMAWriteReq{})
+	var or uint32
 	p := unsafe.Pointer(unsafe.SliceData(reqs))
-	last := unsafe.Add(p, uintptr(len(reqs)-1)*unsafe.Sizeof(RDMAWriteReq{}))
-	for {
-		over |= lim - uint64((*RDMAWriteReq)(p).Length)
-		if p == last { // never a pointer past the last request (checkptr)
-			return over>>63 == 0
-		}
-		p = unsafe.Add(p, unsafe.Sizeof(RDMAWriteReq{}))
+	for ; n > 4; n -= 4 { // at least one request left after the step (checkptr)
+		r := (*[4]RDMAWriteReq)(p)
+		or |= r[0].Length | r[1].Length | r[2].Length | r[3].Length
+		p = unsafe.Add(p, 4*size)
 	}
+	for {
+		or |= (*RDMAWriteReq)(p).Length
+		if n--; n == 0 {
+			break
+		}
+		p = unsafe.Add(p, size)
+	}
+	return or <= q.chk.SGELimit() || q.lengthsEach(reqs)
+}
+
+// lengthsEach is burstLengths' case of lengths whose OR passes the
+// limit: each compared with it.
+func (q *SQ) lengthsEach(reqs []RDMAWriteReq) bool {
+	lim := q.chk.SGELimit()
+	for i := range reqs {
+		if reqs[i].Length > lim {
+			return false
+		}
+	}
+	return true
 }
 
 // rdmaWriteChecked is RDMAWriteBurst's general case: the checks of every

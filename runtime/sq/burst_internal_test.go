@@ -2,6 +2,7 @@ package sq
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -90,4 +91,63 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 			return
 		}
 	}
+}
+
+// TestBurstLengthsExact: burstLengths accepts a burst exactly when every
+// length is within the QP's limit, for bursts of 1 to 13 requests (the
+// four-request steps and the rest) with a refused length at each place,
+// and lengths whose OR passes the limit while each is within it (taken
+// one by one, and accepted).
+func TestBurstLengthsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	for _, maxMsg := range []uint64{0, 1 << 30, 64, 100, 1<<31 - 5} {
+		mem, err := qmem.Plain(64, 0, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mem.Close()
+		q, err := New(Config{Mem: mem, QPN: 0x1234,
+			QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxSendSGE: 4, MaxMsgSize: maxMsg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim := q.chk.SGELimit()
+		good := func() uint32 {
+			return []uint32{0, 1, lim, lim - 1, lim/2 + 1, rng.Uint32N(lim + 1)}[rng.IntN(6)]
+		}
+		bad := func() uint32 {
+			return []uint32{lim + 1, 1 << 31, 0xffffffff, lim + 1 + rng.Uint32N(^lim)}[rng.IntN(4)]
+		}
+		orOver := 0 // accepted bursts whose OR passed the limit
+		for n := 1; n <= 13; n++ {
+			reqs := make([]RDMAWriteReq, n)
+			for trial := range 200 {
+				or, want := uint32(0), true
+				for i := range reqs {
+					reqs[i] = RDMAWriteReq{Length: good()}
+					if trial%2 == 1 && i == trial/2%n {
+						reqs[i].Length, want = bad(), false
+					}
+					or |= reqs[i].Length
+				}
+				if got := q.burstLengths(reqs); got != want {
+					t.Fatalf("max_msg_sz %#x, limit %#x: lengths %v: got %v, want %v", maxMsg, lim, lengthsOf(reqs), got, want)
+				}
+				if want && or > lim {
+					orOver++
+				}
+			}
+		}
+		if orOver == 0 && lim&(lim+1) != 0 { // (under 2^k - 1, no OR of lengths within it passes it)
+			t.Fatalf("max_msg_sz %#x: no accepted burst had an OR above the limit", maxMsg)
+		}
+	}
+}
+
+func lengthsOf(reqs []RDMAWriteReq) []uint32 {
+	l := make([]uint32, len(reqs))
+	for i, r := range reqs {
+		l[i] = r.Length
+	}
+	return l
 }
