@@ -70,7 +70,9 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 			slot:  (*Slot)(unsafe.Add(slots, uintptr(pi&mask)*unsafe.Sizeof(Slot{}))),
 			start: (*uint32)(unsafe.Add(start, uintptr((pi+d)&mask)*4)),
 			ctrl:  uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs,
-			pi:    pi, d: d, word2: word2,
+			tail:  slotTail(pi+d, 0, uint8(mlx.MLX5_OPCODE_RDMA_WRITE)),
+			step:  1 << 40,
+			pi:    pi, word2: word2,
 		}
 		c.write(k)
 		if pi += k; pi != end { // never past the last request (checkptr)
@@ -206,27 +208,33 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 
 // burstChunk is where RDMAWriteBurst's next WQE goes, in a stretch where
 // no index wraps: the request, the WQE, its slot and start entry, its ctrl
-// segment's first 8 bytes and its producer index.
+// segment's first 8 bytes and its slot's second word, its producer index,
+// and the ctrl word's step (1<<40, a field so that the loop keeps it in a
+// register: as a constant it was loaded afresh each request).
 type burstChunk struct {
 	r     *RDMAWriteReq
 	wqe   unsafe.Pointer
 	slot  *Slot
 	start *uint32
 	ctrl  uint64
-	pi, d uint32
+	tail  uint64
+	step  uint64
+	pi    uint32
 	word2 mlx.BE32
 }
 
 // write writes k WQEs of the burst. It is a function of its own so that
 // the register allocator has only the chunk's values to keep in registers
-// (inside RDMAWriteBurst it spilled them around the loop).
+// (inside RDMAWriteBurst it spilled them around the loop). The slot's
+// second word steps by one work request (its head does not wrap in a
+// chunk: New makes the slots a power of two, which divides 2^32).
 //
 //go:noinline
 func (c burstChunk) write(k uint32) {
-	r, wqe, slot, st, ctrl, pi, d, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.pi, c.d, c.word2
-	for {
+	r, wqe, slot, st, ctrl, tail, step, pi, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.tail, c.step, c.pi, c.word2
+	for end := pi + k; ; {
 		if r.Length != 0 {
-			be64(unsafe.Add(wqe, 32), uint64(r.Length)<<32|uint64(r.LKey))
+			be64(unsafe.Add(wqe, 32), lkeyLength(r))
 			be64(unsafe.Add(wqe, 40), r.Addr)
 			be64(wqe, ctrl)
 		} else {
@@ -235,15 +243,15 @@ func (c burstChunk) write(k uint32) {
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
 		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32)
-		setSlot(slot, r.WRID, slotTail(pi+d, 0, uint8(mlx.MLX5_OPCODE_RDMA_WRITE)))
+		setSlot(slot, r.WRID, tail)
 		*st = pi
 		// Stop before stepping past the last: a pointer past the end of
 		// the requests (or the ring) is invalid even unused (checkptr).
-		if k--; k == 0 {
+		if pi++; pi == end {
 			return
 		}
-		ctrl += 1 << 40 // the 16-bit index (bits 40..55): it does not wrap in a chunk
-		pi++
+		ctrl += step // the 16-bit index (bits 40..55): it does not wrap in a chunk
+		tail += 1 << slotHeadShift
 		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), unsafe.Sizeof(RDMAWriteReq{})))
 		wqe = unsafe.Add(wqe, wqebb)
 		slot = (*Slot)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(Slot{})))
