@@ -56,22 +56,24 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 		q.limit = first + q.n // the first WQE is the oldest in flight
 	}
 	// The loop runs over chunks in which neither the WQEs and slots (index
-	// pi), the starts (index pi+d) nor the ctrl segment's 16-bit index
-	// wrap, so that each is a pointer or word stepped by its stride. Slots
-	// and start have mask+1 entries (New): no bounds checks.
+	// pi), the starts (index pi+d) nor the low byte of the ctrl segment's
+	// 16-bit index wrap, so that each is a pointer or word stepped by its
+	// stride: the ctrl word is kept as it is stored (big-endian), and the
+	// index's low byte steps in it with no carry. Slots and start have
+	// mask+1 entries (New): no bounds checks.
 	d, end := w-first, first+uint32(n)
 	r := (*RDMAWriteReq)(unsafe.Pointer(unsafe.SliceData(reqs)))
 	slots, start := unsafe.Pointer(unsafe.SliceData(q.Slots)), unsafe.Pointer(unsafe.SliceData(q.start))
 	for pi := first; pi != end; {
-		k := min(end-pi, mask+1-pi&mask, mask+1-(pi+d)&mask, 0x10000-pi&0xffff)
+		k := min(end-pi, mask+1-pi&mask, mask+1-(pi+d)&mask, 0x100-pi&0xff)
 		c := burstChunk{
 			r:     r,
 			wqe:   unsafe.Add(ring, uintptr(pi&mask)*wqebb),
 			slot:  (*Slot)(unsafe.Add(slots, uintptr(pi&mask)*unsafe.Sizeof(Slot{}))),
 			start: (*uint32)(unsafe.Add(start, uintptr((pi+d)&mask)*4)),
-			ctrl:  uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs,
+			ctrl:  uint64(mlx.ToBE64(uint64(uint32(uint16(pi))<<8|uint32(mlx.MLX5_OPCODE_RDMA_WRITE))<<32 | qpnDs)),
 			tail:  slotTail(pi+d, 0, uint8(mlx.MLX5_OPCODE_RDMA_WRITE)),
-			step:  1 << 40,
+			step:  uint64(mlx.ToBE64(1 << 40)),
 			pi:    pi, word2: word2,
 		}
 		c.write(k)
@@ -208,9 +210,10 @@ func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
 
 // burstChunk is where RDMAWriteBurst's next WQE goes, in a stretch where
 // no index wraps: the request, the WQE, its slot and start entry, its ctrl
-// segment's first 8 bytes and its slot's second word, its producer index,
-// and the ctrl word's step (1<<40, a field so that the loop keeps it in a
-// register: as a constant it was loaded afresh each request).
+// segment's first 8 bytes as stored (big-endian) and its slot's second
+// word, its producer index, and the stored ctrl word's step (the index's
+// low byte; a field so that the loop keeps it in a register: as a
+// constant it was loaded afresh each request).
 type burstChunk struct {
 	r     *RDMAWriteReq
 	wqe   unsafe.Pointer
@@ -233,24 +236,26 @@ type burstChunk struct {
 func (c burstChunk) write(k uint32) {
 	r, wqe, slot, st, ctrl, tail, step, pi, word2 := c.r, c.wqe, c.slot, c.start, c.ctrl, c.tail, c.step, c.pi, c.word2
 	for end := pi + k; ; {
+		cw := ctrl
 		if r.Length != 0 {
 			be64(unsafe.Add(wqe, 32), lkeyLength(r))
 			be64(unsafe.Add(wqe, 40), r.Addr)
-			be64(wqe, ctrl)
 		} else {
-			be64(wqe, ctrl-1) // ds 2: an empty SGE adds no data segment
+			cw -= uint64(mlx.ToBE64(1)) // ds 2: an empty SGE adds no data segment
 		}
+		*(*uint64)(wqe) = cw
 		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = word2
 		be64(unsafe.Add(wqe, 16), r.Raddr)
-		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32)
+		be64(unsafe.Add(wqe, 24), uint64(r.RKey)<<32) // rkey, reserved 0
 		setSlot(slot, r.WRID, tail)
 		*st = pi
 		// Stop before stepping past the last: a pointer past the end of
 		// the requests (or the ring) is invalid even unused (checkptr).
-		if pi++; pi == end {
+		pi++
+		if pi == end {
 			return
 		}
-		ctrl += step // the 16-bit index (bits 40..55): it does not wrap in a chunk
+		ctrl += step
 		tail += 1 << slotHeadShift
 		r = (*RDMAWriteReq)(unsafe.Add(unsafe.Pointer(r), unsafe.Sizeof(RDMAWriteReq{})))
 		wqe = unsafe.Add(wqe, wqebb)
