@@ -32,19 +32,11 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 		return q.rdmaWriteChecked(reqs)
 	}
 	q.chk.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n)
-	flags := q.wrFlags
-	fcs := q.sig
-	if flags&uint32(mlx.IBV_SEND_SIGNALED) != 0 {
-		fcs |= ce
-	}
-	if flags&uint32(mlx.IBV_SEND_SOLICITED) != 0 {
-		fcs |= se
-	}
-	fcsFirst := fcs | q.fmCache // the cached fence goes to the first WQE only
-	if flags&uint32(mlx.IBV_SEND_FENCE) != 0 {
-		fcs |= fence
-		fcsFirst = fcs
-	}
+	// fm_ce_se as the one-call forms write it: the flags' part (SetWRFlags)
+	// in every WQE, the cached fence in the first only (none when the flags
+	// fence).
+	fcs := q.fcs
+	fcsFirst := fcs | q.fmCache&q.keepFm
 	q.fmCache = 0
 	// The ctrl segment's first 8 bytes (opcode and index; qpn and ds) and
 	// bytes 8..11 (fm_ce_se), a data segment's byte count and lkey, the
