@@ -2,11 +2,6 @@
 
 package sq
 
-import (
-	"math/bits"
-	"unsafe"
-)
-
 // The shifts of a Slot's WQEHead, WRData and Opcode in the word of its
 // bytes 8..15 (the pad byte 0), on a big-endian machine: setSlot stores a
 // Slot as two words.
@@ -19,11 +14,4 @@ const (
 // slotTail is that word.
 func slotTail(head uint32, wrData uint16, opcode uint8) uint64 {
 	return uint64(head)<<slotHeadShift | uint64(wrData)<<slotDataShift | uint64(opcode)<<slotOpShift
-}
-
-// lkeyLength is a request's LKey and Length as a data segment's first
-// 8 bytes hold them (byte_count, then lkey, big-endian): on a big-endian
-// machine the two adjacent fields' load, its halves swapped.
-func lkeyLength(r *RDMAWriteReq) uint64 {
-	return bits.RotateLeft64(*(*uint64)(unsafe.Pointer(&r.LKey)), 32)
 }

@@ -2,8 +2,6 @@
 
 package sq
 
-import "unsafe"
-
 // The shifts of a Slot's WQEHead, WRData and Opcode in the word of its
 // bytes 8..15 (the pad byte 0), on a little-endian machine: setSlot stores a
 // Slot as two words.
@@ -17,8 +15,3 @@ const (
 func slotTail(head uint32, wrData uint16, opcode uint8) uint64 {
 	return uint64(head)<<slotHeadShift | uint64(wrData)<<slotDataShift | uint64(opcode)<<slotOpShift
 }
-
-// lkeyLength is a request's LKey and Length as a data segment's first
-// 8 bytes hold them (byte_count, then lkey, big-endian): on a
-// little-endian machine one load of the two adjacent fields.
-func lkeyLength(r *RDMAWriteReq) uint64 { return *(*uint64)(unsafe.Pointer(&r.LKey)) }
