@@ -153,9 +153,8 @@ type SQ struct {
 	wrFlags uint32
 
 	// the batch
-	rbCurPost uint32
-	rbFmCache uint8
-	nreq      uint32  // work requests written in this batch, SET_PSVs included
+	rbFmCache uint8   // fmCache at Start, for rollback
+	nreq      uint32  // work requests written in this batch, SET_PSVs included; 0 between batches
 	inl       bool    // an inline setter or an mkey configuration ran (BlueFlame)
 	curCtrl   int     // offset of the WQE being built
 	curData   int     // where its next segment goes
@@ -419,9 +418,12 @@ func (q *SQ) Start() error {
 	}
 	// The poller's tail is not read here: every room check reads it again
 	// when the ring looks full (room, budget, quick, the burst's and the
-	// template's), so a batch pays for it only then.
-	q.nreq, q.inl = 0, false
-	q.rbCurPost, q.rbFmCache = q.curPost, q.fmCache
+	// template's), so a batch pays for it only then. nreq is 0 already
+	// (every way out of a batch leaves it so) and rollback finds the
+	// producer index the batch started at in start: what Start does not
+	// store is what a doorbell each pays per work request (issue 26).
+	q.inl = false
+	q.rbFmCache = q.fmCache
 	return nil
 }
 
@@ -433,9 +435,15 @@ func (q *SQ) Abort() {
 	}
 }
 
-// rollback forgets the WQEs the batch wrote.
+// rollback forgets the WQEs the batch wrote: the producer index goes
+// back to where its first work request started (claim and book record
+// it in start before writing the WQE; a batch holds fewer work requests
+// than start has entries), or stays if it wrote none.
 func (q *SQ) rollback() {
-	q.curPost, q.fmCache, q.nreq = q.rbCurPost, q.rbFmCache, 0
+	if q.nreq != 0 {
+		q.curPost = q.start[q.head&q.mask]
+	}
+	q.fmCache, q.nreq = q.rbFmCache, 0
 	q.resetLimit()
 }
 

@@ -55,7 +55,7 @@ func (c *Chain) fail(ck mlx5rules.ChainCheck, fn mlx.Func, w what) error {
 	e := &c.errv
 	*e = *mlx5rules.ChainError(ck, fn)
 	c.fill(e, fn, w)
-	c.err, c.ready = e, false
+	c.err = e
 	c.notReady()
 	return e
 }
@@ -89,7 +89,7 @@ func (c *Chain) LatchRule(fn mlx.Func, e *mlx.RuleError) error {
 	}
 	c.errv = *e
 	c.errv.Func, c.errv.WR = fn, c.wrIndex(fn)
-	c.err, c.ready = &c.errv, false
+	c.err = &c.errv
 	c.notReady()
 	return c.err
 }

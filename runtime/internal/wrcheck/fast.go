@@ -155,8 +155,8 @@ func (c *Chain) TryComplete() bool {
 	if len(c.touched) != 0 {
 		c.succeed()
 	}
-	c.open, c.ready = false, false
-	c.wr.meta &^= metaOpen
+	c.open = false
+	c.wr.meta = 0 // closed clean (Start): the work request was whole
 	c.notReady()
 	return true
 }

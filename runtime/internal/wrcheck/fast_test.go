@@ -17,24 +17,24 @@ import (
 func checkFastState(t *testing.T, c *Chain, step int) {
 	t.Helper()
 	w := &c.wr
-	if w.busy() == 0 && !(c.ready && c.open && c.err == nil && (!w.isOpen() || w.whole())) {
-		t.Fatalf("step %d: busy 0 with ready %v, open WR %v, whole %v", step, c.ready, w.isOpen(), w.whole())
+	if w.busy() == 0 && !(c.open && c.err == nil && (!w.isOpen() || w.whole())) {
+		t.Fatalf("step %d: busy 0 with open %v, open WR %v, whole %v", step, c.open, w.isOpen(), w.whole())
 	}
 	for s := range mlx.NumFuncs {
 		// The mkey setters' common case (mkeySetter, on busy) holds only
 		// where its checks one by one would: an open, unfinished
 		// mkey_configure with its mkey, in a batch without error.
-		if c.mkeySetter(s) && !(c.ready && c.err == nil && w.isOpen() && w.fn() == mlx.FnWRMkeyConfigure && w.mkey != nil &&
+		if c.mkeySetter(s) && !(c.open && c.err == nil && w.isOpen() && w.fn() == mlx.FnWRMkeyConfigure && w.mkey != nil &&
 			w.isCounting() && !w.isFinalized() && c.follows[w.fn()][s] && w.got()&c.group[s] == 0) {
-			t.Fatalf("step %d: %v taken as an mkey setter after %v (ready %v, mkey %v, finalized %v)", step, s, w.fn(), c.ready, w.mkey != nil, w.isFinalized())
+			t.Fatalf("step %d: %v taken as an mkey setter after %v (open %v, mkey %v, finalized %v)", step, s, w.fn(), c.open, w.mkey != nil, w.isFinalized())
 		}
 		f := &c.fast[s]
 		if w.accept()&f.bit == 0 {
 			continue
 		}
-		if !(c.ready && c.err == nil && w.isOpen() && !w.isFinalized() && !w.isCounting() && c.follows[w.fn()][s] && w.got()&c.group[s] == 0) {
-			t.Fatalf("step %d: %v accepted on the fast path after %v (ready %v, got %#x, finalized %v)",
-				step, mlx.Func(s), w.fn(), c.ready, w.got(), w.isFinalized())
+		if !(c.open && c.err == nil && w.isOpen() && !w.isFinalized() && !w.isCounting() && c.follows[w.fn()][s] && w.got()&c.group[s] == 0) {
+			t.Fatalf("step %d: %v accepted on the fast path after %v (open %v, got %#x, finalized %v)",
+				step, mlx.Func(s), w.fn(), c.open, w.got(), w.isFinalized())
 		}
 	}
 }
@@ -81,10 +81,10 @@ func TestFastStateSound(t *testing.T) {
 				if c.TryComplete() {
 					// (The mkeys the batch configured are shared with the
 					// copy: both accept them; the chain's list is emptied.)
-					if errFull != nil || c.open != full.open || c.ready != full.ready || c.err != full.err || c.wr != full.wr || c.wrs != full.wrs ||
+					if errFull != nil || c.open != full.open || c.err != full.err || c.wr != full.wr || c.wrs != full.wrs ||
 						len(c.touched) != 0 || touched && m.Unknown {
-						t.Fatalf("step %d: TryComplete left open %v ready %v wr %+v; Complete %v, %v, %+v (%v)",
-							step, c.open, c.ready, c.wr, full.open, full.ready, full.wr, errFull)
+						t.Fatalf("step %d: TryComplete left open %v wr %+v; Complete %v, %+v (%v)",
+							step, c.open, c.wr, full.open, full.wr, errFull)
 					}
 				} else {
 					c.Complete(mlx.FnWRComplete)

@@ -292,9 +292,8 @@ func (w *wr) addGot(g mlx5rules.SetterGroup) { w.meta |= uint64(g) << 16 }
 // Chain checks the calls of one QP. The zero value is not usable; call
 // New.
 type Chain struct {
-	qp    *QP
-	ready bool // a batch is open and has no error
-	open  bool
+	qp   *QP
+	open bool
 	err   *mlx.RuleError
 	wrs   int // work requests the batch opened, as the user counts them: builder calls
 	wr    wr
@@ -377,9 +376,12 @@ func (c *Chain) Start() error {
 	if c.open {
 		return c.outside(mlx.FnWRStart)
 	}
-	c.open, c.err, c.wrs, c.ready = true, nil, 0, true
-	c.wr = wr{}
-	c.touched = c.touched[:0]
+	// Every way out of a batch (TryComplete, Complete, Abort) leaves the
+	// chain clean: no error latched, no mkey touched, no work request
+	// open. So a batch starts with three stores, not a reset of the whole
+	// state (issue 26: a doorbell each pays Start per work request).
+	c.open, c.wrs = true, 0
+	c.wr.st = 0
 	return nil
 }
 
@@ -398,14 +400,15 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 	if c.err == nil && c.wr.isOpen() {
 		c.closeWR()
 	}
-	c.open, c.ready = false, false
+	c.open = false
+	c.wr.meta = 0 // closed clean, as TryComplete leaves it: Start does not reset it
 	c.notReady()
-	if c.err != nil {
+	if err := c.err; err != nil {
 		c.forget()
-		return true, c.err
+		c.err = nil
+		return true, err
 	}
 	c.succeed()
-	c.notReady() // Start resets the work request
 	return true, nil
 }
 
@@ -416,8 +419,7 @@ func (c *Chain) Abort() (wasOpen bool) {
 	if c.open {
 		c.forget()
 	}
-	c.open, c.err, c.wr, c.ready = false, nil, wr{}, false
-	c.notReady()
+	c.open, c.err, c.wr = false, nil, wr{st: busyNotReady}
 	return wasOpen
 }
 
