@@ -41,6 +41,13 @@ type Mkey struct {
 	// aborted: the man pages call its state unknown until it is configured
 	// again with its signature and crypto set or reset.
 	Unknown bool
+
+	// attrTag names the signature attributes Mem, Wire, SigFlags and the
+	// masks hold (the checker's Mkey.attrTag): a configuration with the
+	// same attributes does not copy them again. So those fields are the
+	// writer's record; set them, if at all, only on an mkey no writer has
+	// configured yet (taking one over), as the state fields.
+	attrTag uint64
 }
 
 // Domain is a copy of a signature domain, taken when the setter is called

@@ -78,6 +78,7 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 		switch {
 		case reset:
 			m.Sig, m.Mem.Present, m.Wire.Present = SigReset, false, false
+			m.attrTag = 0
 		case m.Sig == SigUpdated:
 			m.Sig = SigSet
 		case m.Sig == SigReset:
@@ -304,9 +305,12 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 	// (sigSeen.copyTo written out: the call costs the four calls 2%.)
 	s := &c.sig
 	c.wr.sigGen = s.gen
-	m.Mem.copyFrom(&s.mem)
-	m.Wire.copyFrom(&s.wire)
-	m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
+	if m.attrTag != s.tag {
+		m.Mem.copyFrom(&s.mem)
+		m.Wire.copyFrom(&s.wire)
+		m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
+		m.attrTag = s.tag
+	}
 	m.Sig = SigUpdated
 	if !c.counted(mlx5rules.GroupSignature) {
 		return nil, nil

@@ -10,6 +10,7 @@ import mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 // transient signatures it built from them (UMR.SigGen names them).
 type sigSeen struct {
 	gen         uint64 // 0: nothing validated yet; then counts the takes (never wraps)
+	tag         uint64 // this generation's attrTags tag
 	flags       mlx.SigBlockAttrFlags
 	check, copy uint8
 	mem, wire   Domain
@@ -29,6 +30,7 @@ func (s *sigSeen) same(a *mlx.SigBlockAttr) bool {
 // generation.
 func (s *sigSeen) take(a *mlx.SigBlockAttr) {
 	s.gen++
+	s.tag = attrTags.Add(1)
 	s.flags, s.check, s.copy = a.Flags, a.CheckMask, a.CopyMask
 	s.mem.set(a.Mem)
 	s.wire.set(a.Wire)

@@ -15,8 +15,9 @@ type MkeyTemplate struct {
 	Mem, Wire           Domain
 	SigFlags            mlx.SigBlockAttrFlags
 	CheckMask, CopyMask uint8
-	psvs                int  // SET_PSV work requests that follow the UMR
-	copyOK              bool // COPY_MASK, if set, has the same block structure in both domains
+	psvs                int    // SET_PSV work requests that follow the UMR
+	tag                 uint64 // its attributes' attrTags tag
+	copyOK              bool   // COPY_MASK, if set, has the same block structure in both domains
 
 	// The attributes again as the C structs, pointing into the template,
 	// for the calls one by one.
@@ -65,7 +66,7 @@ func NewMkeyTemplate(access mlx.AccessFlags, sig *mlx.SigBlockAttr) (*MkeyTempla
 	if err := sig.Validate(); err != nil {
 		return nil, err
 	}
-	t.Sig = true
+	t.Sig, t.tag = true, attrTags.Add(1)
 	t.Mem.set(sig.Mem)
 	t.Wire.set(sig.Wire)
 	t.SigFlags, t.CheckMask, t.CopyMask = sig.Flags, sig.CheckMask, sig.CopyMask
@@ -166,9 +167,7 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	n := int32(2)
 	if t.Sig {
 		m.Sig = SigUpdated
-		m.Mem.copyFrom(&t.Mem)
-		m.Wire.copyFrom(&t.Wire)
-		m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
+		t.copyTo(m)
 		got |= mlx5rules.GroupSignature
 		n = 3
 	}
@@ -188,14 +187,26 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 // closed, nothing open, no mkey touched).
 func TemplatePosted(m *Mkey, t *MkeyTemplate, length uint64) bool {
 	m.Length = length
-	if !t.Sig {
-		return false
+	if t.Sig {
+		m.Sig = SigUpdated
+		t.copyTo(m)
 	}
-	m.Sig = SigUpdated
+	return t.Sig
+}
+
+// copyTo gives m the template's signature attributes, unless it holds
+// them already (attrTag): the test inlines, the copy does not.
+func (t *MkeyTemplate) copyTo(m *Mkey) {
+	if m.attrTag != t.tag {
+		t.copyAttrs(m)
+	}
+}
+
+func (t *MkeyTemplate) copyAttrs(m *Mkey) {
 	m.Mem.copyFrom(&t.Mem)
 	m.Wire.copyFrom(&t.Wire)
 	m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
-	return true
+	m.attrTag = t.tag
 }
 
 // TemplateUMR is what the UMR of the configuration ConfigureList just

@@ -134,7 +134,20 @@ type Mkey struct {
 	// aborted: the man pages call its state unknown until it is configured
 	// again with its signature and crypto set or reset.
 	Unknown bool
+
+	// attrTag names the signature attributes Mem, Wire, SigFlags and the
+	// masks hold: the tag of the snapshot (sigSeen) or template they were
+	// copied from, 0 when they are not known to be either's. Those never
+	// change under a tag, so a configuration with the attributes the mkey
+	// already holds (a storage path's every I/O) does not copy them again.
+	// A rollback restores it with the values it names.
+	attrTag uint64
 }
+
+// attrTags hands out the tags of signature attributes (Mkey.attrTag):
+// unique across chains and templates, so that an mkey moved from one QP
+// to another never takes another's values for its own.
+var attrTags atomic.Uint64
 
 // NewMkey describes a freshly created mkey (mlx5dv_create_mkey).
 func NewMkey(lkey uint32, flags mlx.MkeyInitAttrFlags, maxEntries int) *Mkey {
@@ -294,9 +307,9 @@ func (w *wr) addGot(g mlx5rules.SetterGroup) { w.meta |= uint64(g) << 16 }
 type Chain struct {
 	qp   *QP
 	open bool
-	err   *mlx.RuleError
-	wrs   int // work requests the batch opened, as the user counts them: builder calls
-	wr    wr
+	err  *mlx.RuleError
+	wrs  int // work requests the batch opened, as the user counts them: builder calls
+	wr   wr
 
 	// The errors the chain reports live here: the latched one, one for a
 	// call outside a batch, and a validator's before it is latched.
@@ -500,6 +513,7 @@ func (m *Mkey) PendingSigErrs() uint32 {
 func (m *Mkey) SameState(o *Mkey) bool {
 	a, b := *m, *o
 	a.sigErrs, b.sigErrs = nil, nil
+	a.attrTag, b.attrTag = 0, 0 // which copy the values came from, not state
 	return a == b && m.PendingSigErrs() == o.PendingSigErrs()
 }
 
