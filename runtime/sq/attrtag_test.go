@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
@@ -41,9 +42,9 @@ func TestMkeyAttrsFollowConfigurations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 38))
 	var held *mlx.SigBlockAttr // what the mkey must hold; nil: no domain
 	// The sequences the tag could confuse, then random ones.
-	fixed := []int{0, 3, 0, 6, 0, 9, 1, 4, 7, 1, 12, 1, 13, 4, 2, 14, 8, 5}
+	fixed := []int{0, 3, 0, 6, 0, 9, 1, 4, 7, 1, 12, 1, 13, 4, 2, 14, 8, 5, 0, 15, 1}
 	for step := range 400 {
-		op := rng.IntN(15)
+		op := rng.IntN(16)
 		if step < len(fixed) {
 			op = fixed[step]
 		}
@@ -74,6 +75,10 @@ func TestMkeyAttrsFollowConfigurations(t *testing.T) {
 		case op == 13:
 			q.Start()
 			fourCallsOpen(q, mk, attrs[(step+2)%3], sges)
+			q.Abort()
+		case op == 15: // a reset aborted
+			q.Start()
+			q.MkeyConfigure(mk, 2, &mlx.MkeyConfAttr{ConfFlags: mlx.MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR})
 			q.Abort()
 		default: // a batch that fails at Complete: nothing posted
 			q.Start()
@@ -150,4 +155,36 @@ func holds(mk *sq.Mkey, a *mlx.SigBlockAttr) string {
 		}
 	}
 	return ""
+}
+
+// TestMkeyCryptoRollback: an aborted batch leaves an mkey's crypto
+// attributes as the last posted configuration set them (a configuration
+// saves them only when it changes them).
+func TestMkeyCryptoRollback(t *testing.T) {
+	q, _ := newSQ(t, 64, 0)
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	mk := sq.NewMkey(0x4400, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO, 8)
+	dek := sq.DEK{ObjectID: 0x77}
+	attr := func(tag byte) *mlx.CryptoAttr {
+		a := &mlx.CryptoAttr{DataUnitSize: mlx.MLX5DV_BLOCK_SIZE_512, DEK: unsafe.Pointer(&dek)}
+		a.Keytag[0] = tag
+		return a
+	}
+	configure := func(a *mlx.CryptoAttr) {
+		q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{})
+		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+		q.SetMkeyLayoutList([]mlx.SGE{{Addr: 0x1000, Length: 512, LKey: 7}})
+		q.SetMkeyCrypto(a)
+	}
+	q.Start()
+	configure(attr(1))
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	configure(attr(2))
+	q.Abort()
+	if mk.CryptoAttr != *attr(1) || !mk.Unknown {
+		t.Fatalf("after an aborted batch: keytag %d, unknown %v; want 1, true", mk.CryptoAttr.Keytag[0], mk.Unknown)
+	}
 }

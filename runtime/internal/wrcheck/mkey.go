@@ -77,8 +77,7 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 	if m.HasSig() {
 		switch {
 		case reset:
-			m.Sig, m.Mem.Present, m.Wire.Present = SigReset, false, false
-			m.attrTag = 0
+			c.resetSig(m)
 		case m.Sig == SigUpdated:
 			m.Sig = SigSet
 		case m.Sig == SigReset:
@@ -95,6 +94,15 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 		meta |= metaResetSig
 	}
 	c.wr.set(meta, uint64(f.need)|busyCounting, m, int32(numSetters)) // pending(need, 0, true, false)
+}
+
+// resetSig is a configuration's reset of m's signature attributes
+// (MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR), outlined: a save and stores
+// openMkey's common case would spill around.
+func (c *Chain) resetSig(m *Mkey) {
+	c.saveAttrs(m)
+	m.Sig, m.Mem.Present, m.Wire.Present = SigReset, false, false
+	m.attrTag = 0
 }
 
 // counted records a successful mkey setter and reports whether it was
@@ -306,6 +314,7 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 	s := &c.sig
 	c.wr.sigGen = s.gen
 	if m.attrTag != s.tag {
+		c.saveAttrs(m)
 		m.Mem.copyFrom(&s.mem)
 		m.Wire.copyFrom(&s.wire)
 		m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
@@ -365,6 +374,7 @@ func (c *Chain) MkeyCrypto(fn mlx.Func, attr *mlx.CryptoAttr) (*UMR, error) {
 	if !mlx.ValidateArgsWRSetMkeyCryptoInto(&c.scratch, unsafe.Pointer(attr)) || !attr.ValidateInto(&c.scratch) {
 		return nil, c.latchRule(fn)
 	}
+	c.saveCrypto(m)
 	m.CryptoAttr = *attr
 	m.Crypto = CryptoUpdated
 	if c.counted(mlx5rules.GroupCrypto) {

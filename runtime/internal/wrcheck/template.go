@@ -167,7 +167,10 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	n := int32(2)
 	if t.Sig {
 		m.Sig = SigUpdated
-		t.copyTo(m)
+		if m.attrTag != t.tag {
+			c.saveAttrs(m)
+			t.copyAttrs(m)
+		}
 		got |= mlx5rules.GroupSignature
 		n = 3
 	}

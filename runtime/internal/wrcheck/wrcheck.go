@@ -436,54 +436,6 @@ func (c *Chain) Abort() (wasOpen bool) {
 	return wasOpen
 }
 
-type touchedMkey struct {
-	m     *Mkey
-	saved Mkey
-}
-
-// touch remembers an mkey's state before the batch changes it.
-func (c *Chain) touch(m *Mkey) {
-	for i := range c.touched {
-		if c.touched[i].m == m {
-			return
-		}
-	}
-	// Grown in place and copied once: append of a composite literal
-	// builds the 270-byte entry on the stack and copies it again, a
-	// quarter of a template configuration with a doorbell each.
-	n := len(c.touched)
-	if n == cap(c.touched) {
-		c.touched = append(c.touched, touchedMkey{})
-	} else {
-		c.touched = c.touched[:n+1]
-	}
-	e := &c.touched[n]
-	e.m = m
-	e.saved = *m
-}
-
-// forget restores the mkeys a failed or aborted batch configured (nothing
-// was posted) and marks them unknown: the man pages require their next
-// configuration to set or reset the signature and crypto attributes.
-// libmlx5 keeps the half-applied state instead (and can lose a pending
-// signature-error update); see spec/RULES.md.
-func (c *Chain) forget() {
-	for i := len(c.touched) - 1; i >= 0; i-- {
-		t := &c.touched[i]
-		*t.m = t.saved
-		t.m.Unknown = true
-	}
-	c.touched = c.touched[:0]
-}
-
-// succeed accepts what the batch did to its mkeys.
-func (c *Chain) succeed() {
-	for i := range c.touched {
-		c.touched[i].m.Unknown = false
-	}
-	c.touched = c.touched[:0]
-}
-
 // SigError records a signature-error completion of the mkey, as the CQ
 // poller sees it: the error count moves on, and the mkey's next
 // configuration tells the device (SIG_ERR in the UMR).
