@@ -139,8 +139,12 @@ type SQ struct {
 	sig     uint8 // sq_signal_bits
 	bf      BlueFlame
 	bfOff   int
-	db8     unsafe.Pointer // the register's first byte, when Complete may store the 8-byte doorbell itself (New)
-	pd      PD
+	// bfMax is the largest WQE, in 16-byte units, that a batch of one
+	// copies to the BlueFlame register: 0 when the QP never does
+	// (ShutUpBF, no UUAR); computed once, as the configuration fixes it.
+	bfMax int
+	db8   unsafe.Pointer // the register's first byte, when Complete may store the 8-byte doorbell itself (New)
+	pd    PD
 
 	// head and tail are the writer's: the work requests it posted, and
 	// the poller's tail as the writer last read it (pub.tail is ahead of
@@ -280,6 +284,9 @@ func New(c Config) (*SQ, error) {
 	if bf := c.Mem.BF; mmio.Direct8(bf, c.Mem.Device) && q.bf.Size%8 == 0 && len(bf) >= q.bf.Size+8 &&
 		uintptr(q.ring)%8 == 0 {
 		q.db8 = unsafe.Pointer(unsafe.SliceData(bf))
+	}
+	if !q.bf.ShutUpBF && q.bf.UUARN != 0 {
+		q.bfMax = q.bf.Size / 16
 	}
 	q.chk.Init(&qp)
 	_ = q.SetWRFlags(0) // 0 is always valid
@@ -475,39 +482,6 @@ func (q *SQ) Complete() error {
 	return q.ringDoorbell(nreq)
 }
 
-// ringDoorbell posts the batch's nreq work requests, written and checked,
-// and leaves the gate: Complete's second half, and the Post forms'.
-func (q *SQ) ringDoorbell(nreq uint32) error {
-	q.head += nreq
-	// The poller may see the batch's completions as soon as the doorbell
-	// is rung: the head goes first.
-	q.pub.head.Publish(q.head)
-	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
-	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
-	barrier.MMIOWCStart()
-	if !q.bf.ShutUpBF && nreq == 1 && q.bf.UUARN != 0 && (q.inl || q.bf.PreferBF) &&
-		q.curSize > 1 && q.curSize <= q.bf.Size/16 {
-		err := q.blueFlame()
-		q.pub.gate.Leave()
-		return err
-	}
-	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
-	off := q.bfOff
-	if q.db8 != nil {
-		*(*uint64)(unsafe.Add(q.db8, off)) = *(*uint64)(q.at(q.curCtrl))
-	} else if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
-		q.Last = Doorbell{Rung: true, Offset: off}
-		err = q.dbError(err)
-		q.pub.gate.Leave()
-		return err
-	}
-	barrier.MMIOFlushWrites()
-	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
-	q.bfOff = off ^ q.bf.Size
-	q.pub.gate.Leave()
-	return nil
-}
-
 // completeFailed is Complete's case of a batch that broke a rule.
 func (q *SQ) completeFailed(open bool, err error) error {
 	if open {
@@ -516,38 +490,6 @@ func (q *SQ) completeFailed(open bool, err error) error {
 	}
 	q.Last = Doorbell{}
 	return err
-}
-
-// blueFlame copies the batch's one WQE to the BlueFlame register in
-// 64-byte chunks, following the ring's wrap (Complete's BlueFlame case).
-func (q *SQ) blueFlame() error {
-	bf := q.mem.BF
-	q.Last = Doorbell{Rung: true, Offset: q.bfOff}
-	n := (q.curSize*16 + wqebb - 1) &^ (wqebb - 1)
-	src, dst := q.curCtrl, q.bfOff
-	for ; n > 0; n -= wqebb {
-		if err := mmio.Write(bf[dst:dst+wqebb], q.bytes(src, wqebb), q.mem.Device); err != nil {
-			return q.dbError(err)
-		}
-		dst += wqebb
-		if src += wqebb; src == q.qend {
-			src = 0
-		}
-	}
-	barrier.MMIOFlushWrites()
-	q.Last.BlueFlame, q.Last.Length = true, dst-q.bfOff
-	q.bfOff ^= q.bf.Size
-	return nil
-}
-
-// dbError reports a doorbell register that could not be written. The
-// half of the register is still switched, as libmlx5 does after every
-// doorbell.
-func (q *SQ) dbError(err error) error {
-	barrier.MMIOFlushWrites()
-	q.bfOff ^= q.bf.Size
-	q.Last.Length = 0
-	return fmt.Errorf("sq: the work requests are in the ring and the doorbell record, but ringing the doorbell failed: %w", err)
 }
 
 // initWQE starts a WQE with opcode at the producer index: the ctrl

@@ -1,0 +1,77 @@
+package sq
+
+import (
+	"fmt"
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/barrier"
+	"github.com/mlx5gen/mlx5gen/runtime/mmio"
+)
+
+// The doorbell: what Complete and the Post forms do once a batch is
+// written and checked (rdma-core: post_send_db).
+
+// ringDoorbell posts the batch's nreq work requests, written and checked,
+// and leaves the gate: Complete's second half, and the Post forms'.
+func (q *SQ) ringDoorbell(nreq uint32) error {
+	q.head += nreq
+	// The poller may see the batch's completions as soon as the doorbell
+	// is rung: the head goes first.
+	q.pub.head.Publish(q.head)
+	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
+	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
+	barrier.MMIOWCStart()
+	if nreq == 1 && (q.inl || q.bf.PreferBF) && q.curSize > 1 && q.curSize <= q.bfMax {
+		err := q.blueFlame()
+		q.pub.gate.Leave()
+		return err
+	}
+	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
+	off := q.bfOff
+	if q.db8 != nil {
+		*(*uint64)(unsafe.Add(q.db8, off)) = *(*uint64)(q.at(q.curCtrl))
+	} else if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
+		q.Last = Doorbell{Rung: true, Offset: off}
+		err = q.dbError(err)
+		q.pub.gate.Leave()
+		return err
+	}
+	barrier.MMIOFlushWrites()
+	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
+	q.bfOff = off ^ q.bf.Size
+	q.pub.gate.Leave()
+	return nil
+}
+
+// blueFlame copies the batch's one WQE to the BlueFlame register in
+// 64-byte chunks, following the ring's wrap (Complete's BlueFlame case).
+func (q *SQ) blueFlame() error {
+	bf := q.mem.BF
+	q.Last = Doorbell{Rung: true, Offset: q.bfOff}
+	n := (q.curSize*16 + wqebb - 1) &^ (wqebb - 1)
+	src, dst := q.curCtrl, q.bfOff
+	for ; n > 0; n -= wqebb {
+		if err := mmio.Write(bf[dst:dst+wqebb], q.bytes(src, wqebb), q.mem.Device); err != nil {
+			return q.dbError(err)
+		}
+		dst += wqebb
+		if src += wqebb; src == q.qend {
+			src = 0
+		}
+	}
+	barrier.MMIOFlushWrites()
+	q.Last.BlueFlame, q.Last.Length = true, dst-q.bfOff
+	q.bfOff ^= q.bf.Size
+	return nil
+}
+
+// dbError reports a doorbell register that could not be written. The
+// half of the register is still switched, as libmlx5 does after every
+// doorbell.
+func (q *SQ) dbError(err error) error {
+	barrier.MMIOFlushWrites()
+	q.bfOff ^= q.bf.Size
+	q.Last.Length = 0
+	return fmt.Errorf("sq: the work requests are in the ring and the doorbell record, but ringing the doorbell failed: %w", err)
+}
