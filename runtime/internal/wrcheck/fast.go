@@ -155,9 +155,7 @@ func (c *Chain) TryComplete() bool {
 	if len(c.touched) != 0 {
 		c.succeed()
 	}
-	c.open = false
-	c.wr.meta = 0 // closed clean (Start): the work request was whole
-	c.notReady()
+	c.closeClean()
 	return true
 }
 

@@ -42,10 +42,8 @@ func (c *Chain) touch(m *Mkey) {
 }
 
 func (c *Chain) touchSlow(m *Mkey) {
-	for i := range c.touched {
-		if c.touched[i].m == m {
-			return
-		}
+	if c.touchedEntry(m) != nil {
+		return
 	}
 	// Grown in place: append of a composite literal builds the entry on
 	// the stack and copies it again.
@@ -62,7 +60,7 @@ func (c *Chain) touchSlow(m *Mkey) {
 	e.attrsSaved, e.cryptoSaved = false, false
 }
 
-// touched returns m's entry (nil when the batch has not touched m: a
+// touchedEntry returns m's entry (nil when the batch has not touched m: a
 // Post form's configuration, which has nothing to roll back).
 func (c *Chain) touchedEntry(m *Mkey) *touchedMkey {
 	for i := range c.touched {

@@ -66,9 +66,7 @@ func (c *Chain) SigValues(dst *Mkey) uint64 {
 }
 
 // copyTo gives m the snapshot's signature attributes (its domains, flags
-// and masks).
+// and masks), and their tag.
 func (s *sigSeen) copyTo(m *Mkey) {
-	m.Mem.copyFrom(&s.mem)
-	m.Wire.copyFrom(&s.wire)
-	m.SigFlags, m.CheckMask, m.CopyMask = s.flags, s.check, s.copy
+	m.setAttrs(&s.mem, &s.wire, s.flags, s.check, s.copy, s.tag)
 }

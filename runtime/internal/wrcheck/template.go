@@ -206,10 +206,7 @@ func (t *MkeyTemplate) copyTo(m *Mkey) {
 }
 
 func (t *MkeyTemplate) copyAttrs(m *Mkey) {
-	m.Mem.copyFrom(&t.Mem)
-	m.Wire.copyFrom(&t.Wire)
-	m.SigFlags, m.CheckMask, m.CopyMask = t.SigFlags, t.CheckMask, t.CopyMask
-	m.attrTag = t.tag
+	m.setAttrs(&t.Mem, &t.Wire, t.SigFlags, t.CheckMask, t.CopyMask, t.tag)
 }
 
 // TemplateUMR is what the UMR of the configuration ConfigureList just

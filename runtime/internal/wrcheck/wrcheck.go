@@ -144,6 +144,13 @@ type Mkey struct {
 	attrTag uint64
 }
 
+// setAttrs gives m signature attributes and the tag that names them.
+func (m *Mkey) setAttrs(mem, wire *Domain, flags mlx.SigBlockAttrFlags, check, cp uint8, tag uint64) {
+	m.Mem.copyFrom(mem)
+	m.Wire.copyFrom(wire)
+	m.SigFlags, m.CheckMask, m.CopyMask, m.attrTag = flags, check, cp, tag
+}
+
 // attrTags hands out the tags of signature attributes (Mkey.attrTag):
 // unique across chains and templates, so that an mkey moved from one QP
 // to another never takes another's values for its own.
@@ -413,9 +420,7 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 	if c.err == nil && c.wr.isOpen() {
 		c.closeWR()
 	}
-	c.open = false
-	c.wr.meta = 0 // closed clean, as TryComplete leaves it: Start does not reset it
-	c.notReady()
+	c.closeClean()
 	if err := c.err; err != nil {
 		c.forget()
 		c.err = nil
@@ -423,6 +428,16 @@ func (c *Chain) Complete(fn mlx.Func) (wasOpen bool, err error) {
 	}
 	c.succeed()
 	return true, nil
+}
+
+// closeClean closes the batch with no work request open and the fast
+// paths' word not ready, as Start expects every closed batch (the mkey
+// fields of the work request are left: only an mkey builder reads them,
+// after writing them).
+func (c *Chain) closeClean() {
+	c.open = false
+	c.wr.meta = 0
+	c.notReady()
 }
 
 // Abort discards the batch (ibv_wr_abort) and reports whether one was
