@@ -90,10 +90,11 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 // burstFast reports whether the burst takes its fast path, on the fast
 // paths' words (fast.go): room below fastEnd (never on a DCI), every
 // length allowed, the builder ready, and the setter making each work
-// request whole on this QP (oneCall, computed by New).
+// request whole on this QP with the builder offered with the current
+// wr_flags (oneOK, computed by SetWRFlags).
 func (q *SQ) burstFast(reqs []RDMAWriteReq) bool {
 	n := len(reqs)
-	return n != 0 && q.oneCall&oneWrite != 0 && q.burstRoom(n) && q.burstLengths(reqs) && q.chk.Ready(mlx.FnWRRDMAWrite, q.wrFlags)
+	return n != 0 && q.oneOK&oneWrite != 0 && q.burstRoom(n) && q.burstLengths(reqs) && q.chk.Free()
 }
 
 // burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post:

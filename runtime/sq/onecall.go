@@ -32,6 +32,21 @@ func (q *SQ) initOneCall() {
 	}
 }
 
+// setOneOK computes oneOK for the current wr_flags: the one-call forms'
+// fast paths test one bit where they tested the builder's bit and its
+// flags (the checker's Ready) per call.
+func (q *SQ) setOneOK() {
+	q.oneOK = 0
+	for _, b := range []struct {
+		fn  mlx.Func
+		bit uint8
+	}{{mlx.FnWRRDMAWrite, oneWrite}, {mlx.FnWRRDMARead, oneRead}, {mlx.FnWRSend, oneSend}} {
+		if q.oneCall&b.bit != 0 && q.chk.FlagsOK(b.fn, q.wrFlags) {
+			q.oneOK |= b.bit
+		}
+	}
+}
+
 // RDMAWriteSGE builds an RDMA write of length bytes at addr (under lkey)
 // to raddr (under rkey): RDMAWrite then SetSGE in one call
 // (ibv_wr_rdma_write, ibv_wr_set_sge).
@@ -94,7 +109,7 @@ func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 // size and segment offsets constants): the commonest one-call form.
 func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
-	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
 		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
@@ -125,8 +140,8 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 // arguments cost this form 16% (docs/performance.md).
 func (q *SQ) postRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
-	if q.oneCall&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
-		!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
+	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
+		q.chk.IsOpen() || !q.pub.gate.EnterFast() {
 		return q.postOne(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.inl = false
@@ -142,7 +157,7 @@ func (q *SQ) postRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint6
 	be64(unsafe.Add(wqe, 40), addr)
 	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
 	q.curPost = pi + 1
-	q.nreq = 0 // the batch is this one work request (Idle: none was open)
+	q.nreq = 0 // the batch is this one work request (none was open)
 	return q.ringDoorbell(1)
 }
 
@@ -164,20 +179,21 @@ func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 // the whole WQE in one go, else through postSGESlow. A length of 0, or
 // one the length rules refuse, fails the one compare with SGELimit. With
 // post, it is a batch of its own (the Post forms): Start's checks are the
-// checker's Idle and the gate's, and it rings the doorbell.
+// checker's (no batch open; oneOK holds the builder's flags) and the
+// gate's, and it rings the doorbell.
 func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
 	if post {
 		// The Post forms' common case: the one-call form's tests (the
 		// builder's bit, the length, room for a WQEBB), Start's and the
-		// builder's (the checker's Idle), and the gate's, last, since
+		// builder's (no batch open, the flags in oneOK), and the gate's, last, since
 		// entering commits the batch.
-		if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
-			!q.chk.Idle(fn, q.wrFlags) || !q.pub.gate.EnterFast() {
+		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
+			q.chk.IsOpen() || !q.pub.gate.EnterFast() {
 			return q.postOne(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 		}
 		q.inl = false
 	} else {
-		if q.oneCall&bit == 0 || length-1 >= q.chk.SGELimit() || !q.quick(fn) {
+		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
 			return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 		}
 		q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
@@ -210,7 +226,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 //
 //go:noinline
 func (q *SQ) postSGESlow(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
-	if bit != 0 && q.oneCall&bit != 0 && length-1 < q.chk.SGELimit() && q.requick(fn) {
+	if bit != 0 && q.oneOK&bit != 0 && length-1 < q.chk.SGELimit() && q.requick(fn) {
 		return q.postSGE(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length, false)
 	}
 	whole, err := q.oneCheck(fn, hdr, length)

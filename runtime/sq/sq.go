@@ -199,6 +199,7 @@ type SQ struct {
 	fcs, keepFm uint8
 	sndDBR      unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
 	oneCall     uint8          // the builders with a one-call form on this QP (onecall.go)
+	oneOK       uint8          // those of oneCall the QP offers with the current wr_flags (setOneOK)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 
@@ -289,8 +290,8 @@ func New(c Config) (*SQ, error) {
 		q.bfMax = q.bf.Size / 16
 	}
 	q.chk.Init(&qp)
-	_ = q.SetWRFlags(0) // 0 is always valid
 	q.initOneCall()
+	_ = q.SetWRFlags(0) // 0 is always valid
 	return q, nil
 }
 
@@ -328,6 +329,7 @@ func (q *SQ) SetWRFlags(f mlx.SendFlags) error {
 	if f&mlx.IBV_SEND_SOLICITED != 0 {
 		q.fcs |= se
 	}
+	q.setOneOK()
 	return nil
 }
 

@@ -118,6 +118,19 @@ func (c *Chain) Ready(fn mlx.Func, wrFlags uint32) bool {
 	return c.wr.busy() == 0 && uint64(wrFlags)&f.flags == f.flags
 }
 
+// Free is Ready's first half: a builder may start (busy is 0), whatever
+// its wr_flags. A writer that computed FlagsOK for its current wr_flags
+// tests only this per call.
+func (c *Chain) Free() bool { return c.wr.busy() == 0 }
+
+// FlagsOK is Ready's second half: the QP offers builder fn with
+// wrFlags. It depends only on the QP and the flags, so a writer computes
+// it when its wr_flags change.
+func (c *Chain) FlagsOK(fn mlx.Func, wrFlags uint32) bool {
+	f := &c.fast[fn]
+	return uint64(wrFlags)&f.flags == f.flags
+}
+
 // TrySGE is TryData for ibv_wr_set_sge, whose one entry initFast
 // already held to max_send_sge: the setter's table entry a constant, one
 // test fewer, for the per-call path's setter.
@@ -182,15 +195,4 @@ func (c *Chain) OpenWhole(fn, setter mlx.Func) {
 	w, f, s := &c.wr, &c.fast[fn], &c.fast[setter]
 	w.meta = f.meta | uint64(s.group)<<16
 	w.st = (f.takes &^ s.same) << 32
-}
-
-// Idle reports whether a batch of one work request of builder fn, with
-// wrFlags, passes Start's and the builder's checks on the fast path: no
-// batch is open and the QP offers fn with these flags. A writer's
-// one-call post (Start, a one-call form and Complete in one) tests it
-// and then changes nothing here: the chain after such a batch is the
-// chain before it (closed, nothing open, no mkey touched).
-func (c *Chain) Idle(fn mlx.Func, wrFlags uint32) bool {
-	f := &c.fast[fn]
-	return !c.open && uint64(wrFlags)&f.flags == f.flags
 }
