@@ -169,3 +169,35 @@ func TestRequick(t *testing.T) {
 	}
 	q.Abort()
 }
+
+// TestWriteRunFlags: RDMAWriteSGE starts a run that its next call takes,
+// and new wr_flags end it (a run's writes take the builder's flag checks
+// the first one passed).
+func TestWriteRunFlags(t *testing.T) {
+	mem, err := qmem.Plain(8, 0, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	q, err := New(Config{Mem: mem, QPN: 0x1234, QP: QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 64, MaxSendSGE: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := q.RDMAWriteSGE(1, 0x1000, 2, 0x2000, 64); err != nil {
+			t.Fatal(err)
+		}
+		if !q.chk.WriteRun() {
+			t.Fatalf("write %d: no run", i)
+		}
+	}
+	if err := q.SetWRFlags(mlx.IBV_SEND_SIGNALED); err != nil {
+		t.Fatal(err)
+	}
+	if q.chk.WriteRun() {
+		t.Fatal("new wr_flags left the run")
+	}
+}

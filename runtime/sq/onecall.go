@@ -107,15 +107,44 @@ func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 // rdmaWriteSGE is postSGE for an RDMA write with the builder's constants
 // folded in (the checker's table entries at constant offsets, the WQE's
 // size and segment offsets constants): the commonest one-call form.
+//
+// A write that follows another with nothing between them (the checker's
+// WriteRun: its state word is the one this function left, which any
+// other transition of the chain or new wr_flags change) is a run's next:
+// the builder's bit and flags, the checker's state and the writer's own
+// (the fence cache consumed, the size of the current WQE, the batch not
+// empty, so that limit is set) are those the last one found or left, so
+// it tests only its length and room, counts itself in the checker and
+// stores what differs: its WQE, its start, slot and count, the producer
+// index and where the WQE is. The first of a run records the rest.
 func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
+	const ds = 2 + hdr/16
+	if q.chk.WriteRun() && length-1 < q.chk.SGELimit() && int32(q.fastEnd-q.curPost) >= 1 {
+		q.chk.CountWrite()
+		pi, mask := q.curPost, q.mask
+		w := q.head + q.nreq
+		*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
+		*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(pi&mask)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(opcode)<<slotOpShift}
+		q.nreq++
+		off := int(pi&mask) * wqebb
+		wqe := unsafe.Add(q.ring, off)
+		be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
+		be32(unsafe.Add(wqe, 8), uint32(q.fcs))
+		be64(unsafe.Add(wqe, 16), raddr)
+		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
+		be64(unsafe.Add(wqe, 32), uint64(length)<<32|uint64(lkey))
+		be64(unsafe.Add(wqe, 40), addr)
+		q.curCtrl, q.curData = off, off+16+hdr
+		q.curPost = pi + 1
+		return nil
+	}
 	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
 		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
-	q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
+	q.chk.OpenWriteRun()
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
-	const ds = 2 + hdr/16
 	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
 	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
 	q.fmCache = 0

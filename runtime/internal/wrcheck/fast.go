@@ -22,6 +22,13 @@ import (
 const (
 	busyNotReady = 1 << 31 // no batch open, or the batch failed
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
+
+	// runMark, in accept's half where no setter has its bit (initFast
+	// gives them bits 0..30), marks a state word that OpenWriteRun set and
+	// nothing has changed since: the open work request is an RDMA write
+	// made whole by its SGE in one call, and the writer's own state is
+	// what that call left (WriteRun).
+	runMark = 1 << 63
 )
 
 // fastFn is what the fast paths need of one function on this QP,
@@ -51,7 +58,7 @@ func (c *Chain) initFast() {
 		info := &mlx5rules.Funcs[s]
 		// Layout setters may repeat (the once rule exempts them); they
 		// belong to mkey configurations, which never take the fast path.
-		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 32 {
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 31 {
 			continue
 		}
 		bitOf[s] = 1 << n
@@ -83,6 +90,8 @@ func (c *Chain) initFast() {
 		ff.bitHi = ff.bit << 32
 		ff.clear = ff.same<<32 | uint64(ff.group)
 	}
+	w, s := &c.fast[mlx.FnWRRDMAWrite], &c.fast[mlx.FnWRSetSGE]
+	c.runSt = (w.takes&^s.same)<<32 | runMark
 }
 
 // pending is busy for a work request that needs the groups need, has
@@ -102,7 +111,9 @@ func (c *Chain) got(fn mlx.Func) (whole bool) {
 	w := &c.wr
 	g := c.group[fn]
 	w.addGot(g)
-	w.st &^= c.fast[fn].same<<32 | uint64(g)
+	// runMark too: a setter without a fast-path bit (or group) would
+	// leave the word as it was.
+	w.st &^= c.fast[fn].same<<32 | uint64(g) | runMark
 	return w.need()&^w.got() == 0
 }
 
@@ -186,6 +197,33 @@ func (c *Chain) Whole(fn, setter mlx.Func) bool {
 	f := &c.fast[fn]
 	return f.takes&c.fast[setter].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
 }
+
+// OpenWriteRun is OpenWhole for an RDMA write and its SGE in one call
+// (Whole holds for them on this QP, Ready said the write may start), with
+// runMark in the state word: WriteRun holds until any other transition
+// of the chain, and until EndWriteRun.
+func (c *Chain) OpenWriteRun() {
+	c.wrs++
+	w, f, s := &c.wr, &c.fast[mlx.FnWRRDMAWrite], &c.fast[mlx.FnWRSetSGE]
+	w.meta = f.meta | uint64(s.group)<<16
+	w.st = c.runSt
+}
+
+// WriteRun reports whether the last transition was OpenWriteRun (or a
+// CountWrite after it): the batch is open without error and its open work
+// request a whole RDMA write with one SGE, so another one needs no check
+// of the chain's and records itself with CountWrite. Every other
+// transition stores a state word without runMark (got clears it), so a
+// stale true is impossible.
+func (c *Chain) WriteRun() bool { return c.wr.st == c.runSt }
+
+// CountWrite records another RDMA write with one SGE while WriteRun
+// holds: all it changes is the count, since its state is the last one's.
+func (c *Chain) CountWrite() { c.wrs++ }
+
+// EndWriteRun ends a run: a writer whose own state changed outside the
+// chain's transitions (new wr_flags) calls it.
+func (c *Chain) EndWriteRun() { c.wr.st &^= runMark }
 
 // OpenWhole opens the work request of builder fn and records setter, as
 // Open and TryData would, after Ready said fn may start and Whole that

@@ -1,0 +1,114 @@
+package sq_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+	"github.com/mlx5gen/mlx5gen/runtime/qmem"
+	"github.com/mlx5gen/mlx5gen/runtime/sq"
+)
+
+// TestWriteRunMatchesCalls: a run of RDMAWriteSGE calls (each after the
+// first takes the run's path, which trusts the state the last one left)
+// answers and writes what RDMAWrite and SetSGE do, whatever comes between
+// two of its writes: every other kind of call that changes the writer's
+// or the checker's state (new wr_id and wr_flags, a fence for the next
+// WQE, a two-WQEBB send, a setter the write refuses, a read, a burst, the
+// batch's end or abort, a Post form, the poller's retirement), on a ring
+// small enough that room runs out. The queues are compared after every
+// step: answers, ring, doorbell, bookkeeping.
+func TestWriteRunMatchesCalls(t *testing.T) {
+	flagSets := []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED, mlx.IBV_SEND_INLINE}
+	for name, cfg := range oneCallQPs() {
+		if name == "no-sge" {
+			continue // no RDMA write is whole there: RDMAWriteSGE refuses it (writing nothing), the calls write the builder's part
+		}
+		for round := range 30 {
+			t.Run(fmt.Sprintf("%s/%d", name, round), func(t *testing.T) {
+				var p oneCallPair
+				for _, side := range []struct {
+					q   **sq.SQ
+					mem **qmem.Memory
+				}{{&p.one, &p.oneMem}, {&p.two, &p.twoMem}} {
+					mem, err := qmem.Plain(8, 0, 256)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { mem.Close() })
+					c := cfg
+					c.Mem = mem
+					if *side.q, err = sq.New(c); err != nil {
+						t.Fatal(err)
+					}
+					*side.mem = mem
+				}
+				r := rand.New(rand.NewPCG(uint64(round), 26))
+				inline := make([]byte, 100) // a send with it takes two WQEBBs
+				for step := range 200 {
+					k := r.IntN(16)
+					both := func(f func(q *sq.SQ) error) {
+						t.Helper()
+						sameError(t, f(p.one), f(p.two))
+					}
+					switch {
+					case k < 7: // the write: one call on one side, two on the other
+						length := uint32(r.IntN(3)) * 32 // 0: the general path
+						p.wr(t, 0, 0x10+uint32(step), 0x1000*uint64(step), 0x20, 0x7000+uint64(step), length)
+					case k == 7:
+						id := r.Uint64()
+						both(func(q *sq.SQ) error { q.SetWRID(id); return nil })
+					case k == 8:
+						f := flagSets[r.IntN(len(flagSets))]
+						both(func(q *sq.SQ) error { return q.SetWRFlags(f) })
+					case k == 9:
+						both(func(q *sq.SQ) error { return q.LocalInv(5) }) // a small fence for the next WQE
+					case k == 10:
+						both(func(q *sq.SQ) error {
+							if err := q.Send(); err != nil {
+								return err
+							}
+							return q.SetInlineData(inline)
+						})
+					case k == 11:
+						both(func(q *sq.SQ) error { return q.SetSGE(0x21, 0x8000, 64) }) // after a whole write: refused
+					case k == 12:
+						reqs := []sq.RDMAWriteReq{{WRID: 7, Raddr: 0x9000, Addr: 0xa000, RKey: 3, LKey: 4, Length: 64}}
+						both(func(q *sq.SQ) error { return q.RDMAWriteBurst(reqs) })
+					case k == 13:
+						both(func(q *sq.SQ) error { return q.RDMAReadSGE(0x11, 0x2000, 0x22, 0x3000, 32) })
+					case k == 14:
+						switch r.IntN(4) {
+						case 0:
+							both(func(q *sq.SQ) error { q.Abort(); return nil })
+						case 1:
+							both(func(q *sq.SQ) error { return q.PostRDMAWriteSGE(0x12, 0x4000, 0x23, 0x5000, 16) })
+						default:
+							both(func(q *sq.SQ) error { return q.Complete() })
+						}
+					default:
+						n := p.one.Outstanding()
+						if n != 0 {
+							n = 1 + r.Uint32N(n)
+						}
+						both(func(q *sq.SQ) error { return q.Completed(n) })
+						both(func(q *sq.SQ) error { return q.Start() })
+					}
+					if !bytes.Equal(p.oneMem.SQ, p.twoMem.SQ) || !bytes.Equal(p.oneMem.DBR, p.twoMem.DBR) || !bytes.Equal(p.oneMem.BF, p.twoMem.BF) {
+						t.Fatalf("step %d (%d): the run and the calls wrote different queues", step, k)
+					}
+					if p.one.CurPost() != p.two.CurPost() || p.one.FmCache() != p.two.FmCache() || p.one.Last != p.two.Last || p.one.Outstanding() != p.two.Outstanding() {
+						t.Fatalf("step %d (%d): state differs: producer index %d, %d; doorbell %+v, %+v", step, k, p.one.CurPost(), p.two.CurPost(), p.one.Last, p.two.Last)
+					}
+					for i := range p.one.Slots {
+						if p.one.Slots[i] != p.two.Slots[i] {
+							t.Fatalf("step %d (%d): bookkeeping of slot %d: %+v, %+v", step, k, i, p.one.Slots[i], p.two.Slots[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
