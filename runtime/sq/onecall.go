@@ -49,7 +49,10 @@ func (q *SQ) setOneOK() {
 
 // RDMAWriteSGE builds an RDMA write of length bytes at addr (under lkey)
 // to raddr (under rkey): RDMAWrite then SetSGE in one call
-// (ibv_wr_rdma_write, ibv_wr_set_sge).
+// (ibv_wr_rdma_write, ibv_wr_set_sge). Calls that follow each other in
+// a batch with no other call of the writer between them (SetWRID and the
+// poller's calls aside) take its fastest path: each after the first
+// checks only its length and the room.
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length)
 }
