@@ -38,6 +38,30 @@ type oneCallPair struct {
 	oneMem, twoMem *qmem.Memory
 }
 
+// newOneCallPair makes the two queues of a pair on 8-WQEBB rings, with
+// configuration cfg; t's cleanup frees their memory.
+func newOneCallPair(t *testing.T, cfg sq.Config) *oneCallPair {
+	t.Helper()
+	var p oneCallPair
+	for _, side := range []struct {
+		q   **sq.SQ
+		mem **qmem.Memory
+	}{{&p.one, &p.oneMem}, {&p.two, &p.twoMem}} {
+		mem, err := qmem.Plain(8, 0, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { mem.Close() })
+		c := cfg
+		c.Mem = mem
+		if *side.q, err = sq.New(c); err != nil {
+			t.Fatal(err)
+		}
+		*side.mem = mem
+	}
+	return &p
+}
+
 // wr posts one work request both ways and fails if they answer
 // differently: the same rule, or both nil.
 func (p *oneCallPair) wr(t *testing.T, kind int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) {
@@ -84,26 +108,10 @@ func TestOneCallMatchesCalls(t *testing.T) {
 	for name, cfg := range oneCallQPs() {
 		for round := range 40 {
 			t.Run(fmt.Sprintf("%s/%d", name, round), func(t *testing.T) {
-				var p oneCallPair
-				for _, side := range []struct {
-					q   **sq.SQ
-					mem **qmem.Memory
-				}{{&p.one, &p.oneMem}, {&p.two, &p.twoMem}} {
-					mem, err := qmem.Plain(8, 0, 256)
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { mem.Close() })
-					c := cfg
-					c.Mem = mem
-					if *side.q, err = sq.New(c); err != nil {
-						t.Fatal(err)
-					}
-					*side.mem = mem
-				}
+				p := newOneCallPair(t, cfg)
 				r := rand.New(rand.NewPCG(uint64(round), 7))
 				for range 3 {
-					oneCallBatch(t, &p, r, flagSets[rng.IntN(len(flagSets))])
+					oneCallBatch(t, p, r, flagSets[rng.IntN(len(flagSets))])
 				}
 			})
 		}

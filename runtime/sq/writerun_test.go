@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
-	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
@@ -28,23 +27,7 @@ func TestWriteRunMatchesCalls(t *testing.T) {
 		}
 		for round := range 30 {
 			t.Run(fmt.Sprintf("%s/%d", name, round), func(t *testing.T) {
-				var p oneCallPair
-				for _, side := range []struct {
-					q   **sq.SQ
-					mem **qmem.Memory
-				}{{&p.one, &p.oneMem}, {&p.two, &p.twoMem}} {
-					mem, err := qmem.Plain(8, 0, 256)
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { mem.Close() })
-					c := cfg
-					c.Mem = mem
-					if *side.q, err = sq.New(c); err != nil {
-						t.Fatal(err)
-					}
-					*side.mem = mem
-				}
+				p := newOneCallPair(t, cfg)
 				r := rand.New(rand.NewPCG(uint64(round), 26))
 				inline := make([]byte, 100) // a send with it takes two WQEBBs
 				for step := range 200 {
