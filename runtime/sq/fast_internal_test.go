@@ -170,10 +170,10 @@ func TestRequick(t *testing.T) {
 	q.Abort()
 }
 
-// TestWriteRunFlags: RDMAWriteSGE starts a run that its next call takes,
+// TestRunFlags: RDMAWriteSGE starts a run that its next call takes,
 // and new wr_flags end it (a run's writes take the builder's flag checks
 // the first one passed).
-func TestWriteRunFlags(t *testing.T) {
+func TestRunFlags(t *testing.T) {
 	mem, err := qmem.Plain(8, 0, 256)
 	if err != nil {
 		t.Fatal(err)
@@ -190,14 +190,14 @@ func TestWriteRunFlags(t *testing.T) {
 		if err := q.RDMAWriteSGE(1, 0x1000, 2, 0x2000, 64); err != nil {
 			t.Fatal(err)
 		}
-		if !q.chk.WriteRun() {
+		if !q.chk.InRun(mlx.FnWRRDMAWrite) {
 			t.Fatalf("write %d: no run", i)
 		}
 	}
 	if err := q.SetWRFlags(mlx.IBV_SEND_SIGNALED); err != nil {
 		t.Fatal(err)
 	}
-	if q.chk.WriteRun() {
+	if q.chk.InRun(mlx.FnWRRDMAWrite) {
 		t.Fatal("new wr_flags left the run")
 	}
 }

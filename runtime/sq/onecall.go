@@ -52,7 +52,8 @@ func (q *SQ) setOneOK() {
 // (ibv_wr_rdma_write, ibv_wr_set_sge). Calls that follow each other in
 // a batch with no other call of the writer between them (SetWRID and the
 // poller's calls aside) take its fastest path: each after the first
-// checks only its length and the room.
+// checks only its length and the room. So do RDMAReadSGE's and
+// SendSGE's.
 func (q *SQ) RDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	return q.rdmaWriteSGE(rkey, raddr, lkey, addr, length)
 }
@@ -112,8 +113,8 @@ func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 // size and segment offsets constants): the commonest one-call form.
 //
 // A write that follows another with nothing between them (the checker's
-// WriteRun: its state word is the one this function left, which any
-// other transition of the chain or new wr_flags change) is a run's next:
+// InRun: its state word is the one this function left, which any other
+// transition of the chain or new wr_flags change) is a run's next:
 // the builder's bit and flags, the checker's state and the writer's own
 // (the fence cache consumed, the size of the current WQE, the batch not
 // empty, so that limit is set) are those the last one found or left, so
@@ -123,8 +124,8 @@ func (q *SQ) postOne(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32) error {
 	const fn, opcode, hdr = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE, mlx.WQERaddrSegSize
 	const ds = 2 + hdr/16
-	if q.chk.WriteRun() && length-1 < q.chk.SGELimit() && int32(q.fastEnd-q.curPost) >= 1 {
-		q.chk.CountWrite()
+	if q.chk.InRun(fn) && length-1 < q.chk.SGELimit() && int32(q.fastEnd-q.curPost) >= 1 {
+		q.chk.CountRun()
 		pi, mask := q.curPost, q.mask
 		w := q.head + q.nreq
 		*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
@@ -145,7 +146,7 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
 		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
-	q.chk.OpenWriteRun()
+	q.chk.OpenRun(fn)
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
@@ -212,32 +213,51 @@ func (q *SQ) SendSGE(lkey uint32, addr uint64, length uint32) error {
 // one the length rules refuse, fails the one compare with SGELimit. With
 // post, it is a batch of its own (the Post forms): Start's checks are the
 // checker's (no batch open; oneOK holds the builder's flags) and the
-// gate's, and it rings the doorbell.
+// gate's, and it rings the doorbell. Without post, a work request that
+// follows one of the same builder with nothing between them is a run's
+// next, as in rdmaWriteSGE: it stores only what differs from the last.
 func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey uint32, raddr uint64, lkey uint32, addr uint64, length uint32, post bool) error {
+	next := false // a run's next: the state is the last work request's
 	if post {
 		// The Post forms' common case: the one-call form's tests (the
 		// builder's bit, the length, room for a WQEBB), Start's and the
-		// builder's (no batch open, the flags in oneOK), and the gate's, last, since
-		// entering commits the batch.
+		// builder's (no batch open, the flags in oneOK), and the gate's,
+		// last, since entering commits the batch.
 		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 ||
 			q.chk.IsOpen() || !q.pub.gate.EnterFast() {
 			return q.postOne(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 		}
 		q.inl = false
+	} else if q.chk.InRun(fn) && length-1 < q.chk.SGELimit() && int32(q.fastEnd-q.curPost) >= 1 {
+		q.chk.CountRun()
+		next = true
 	} else {
 		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
 			return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 		}
-		q.chk.OpenWhole(fn, mlx.FnWRSetSGE)
+		q.chk.OpenRun(fn)
 	}
-	pi, off := q.claim(uint8(opcode))
-	wqe := unsafe.Add(q.ring, off)
+	pi, mask := q.curPost, q.mask
+	w := q.head + q.nreq
 	ds := 2 + hdr/16
+	fcs := q.fcs
+	if !next {
+		if w == q.tail {
+			q.limit = pi + q.n // the oldest WQE in flight
+		}
+		fcs |= q.fmCache & q.keepFm
+		q.fmCache = 0
+		q.curSize = ds
+	}
+	*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
+	*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(pi&mask)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(opcode)<<slotOpShift}
+	q.nreq++
+	off := int(pi&mask) * wqebb
+	wqe := unsafe.Add(q.ring, off)
 	// The ctrl segment: opcode and index, then qpn and ds, in one store;
 	// signature 0, stream id 0 and fm_ce_se in another.
 	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|uint32(ds)))
-	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
-	q.fmCache = 0
+	be32(unsafe.Add(wqe, 8), uint32(fcs))
 	d := unsafe.Add(wqe, 16)
 	if hdr != 0 {
 		be64(d, raddr)
@@ -246,7 +266,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 	}
 	be64(d, uint64(length)<<32|uint64(lkey)) // byte_count, lkey
 	be64(unsafe.Add(d, 8), addr)
-	q.curCtrl, q.curSize, q.curData = off, ds, off+16+hdr
+	q.curCtrl, q.curData = off, off+16+hdr
 	q.curPost = pi + 1
 	return q.posted(post)
 }

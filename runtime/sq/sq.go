@@ -319,7 +319,7 @@ func (q *SQ) SetWRFlags(f mlx.SendFlags) error {
 		return err
 	}
 	q.wrFlags = uint32(f)
-	q.chk.EndWriteRun() // a run's writes take the flags the first one found
+	q.chk.EndRun() // a run's work requests take the flags the first one found
 	q.fcs, q.keepFm = q.sig, 0xff
 	if f&mlx.IBV_SEND_FENCE != 0 {
 		q.fcs, q.keepFm = q.fcs|fence, 0

@@ -23,13 +23,17 @@ const (
 	busyNotReady = 1 << 31 // no batch open, or the batch failed
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
 
-	// runMark, in accept's half where no setter has its bit (initFast
-	// gives them bits 0..30), marks a state word that OpenWriteRun set and
-	// nothing has changed since: the open work request is an RDMA write
-	// made whole by its SGE in one call, and the writer's own state is
-	// what that call left (WriteRun).
-	runMark = 1 << 63
+	// runMarks, in accept's half where no setter has its bit (initFast
+	// gives them bits 0..28), are the builders' run marks (fastFn.run):
+	// a state word that OpenRun set for builder fn and nothing has changed
+	// since; the open work request is fn's made whole by its SGE in one
+	// call, and the writer's own state is what that call left (InRun).
+	runMarks = 7 << 61
 )
+
+// runBuilders are the builders with a run, each with its mark: those
+// with a one-call form (a writer's builder and ibv_wr_set_sge in one).
+var runBuilders = [...]mlx.Func{mlx.FnWRRDMAWrite, mlx.FnWRRDMARead, mlx.FnWRSend}
 
 // fastFn is what the fast paths need of one function on this QP,
 // computed once by New.
@@ -48,6 +52,7 @@ type fastFn struct {
 	meta  uint64 // builder: wr.meta once it opened a work request
 	bitHi uint64 // setter: bit in accept's half
 	clear uint64 // setter: the bits it clears from st (same, group)
+	run   uint64 // builder with a run: st once OpenRun recorded it (its runMarks bit)
 }
 
 // initFast fills the fast paths' table from the full one.
@@ -58,7 +63,7 @@ func (c *Chain) initFast() {
 		info := &mlx5rules.Funcs[s]
 		// Layout setters may repeat (the once rule exempts them); they
 		// belong to mkey configurations, which never take the fast path.
-		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 31 {
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 29 {
 			continue
 		}
 		bitOf[s] = 1 << n
@@ -90,8 +95,11 @@ func (c *Chain) initFast() {
 		ff.bitHi = ff.bit << 32
 		ff.clear = ff.same<<32 | uint64(ff.group)
 	}
-	w, s := &c.fast[mlx.FnWRRDMAWrite], &c.fast[mlx.FnWRSetSGE]
-	c.runSt = (w.takes&^s.same)<<32 | runMark
+	s := &c.fast[mlx.FnWRSetSGE]
+	for i, fn := range runBuilders {
+		f := &c.fast[fn]
+		f.run = (f.takes&^s.same)<<32 | 1<<(63-i)
+	}
 }
 
 // pending is busy for a work request that needs the groups need, has
@@ -111,9 +119,9 @@ func (c *Chain) got(fn mlx.Func) (whole bool) {
 	w := &c.wr
 	g := c.group[fn]
 	w.addGot(g)
-	// runMark too: a setter without a fast-path bit (or group) would
+	// runMarks too: a setter without a fast-path bit (or group) would
 	// leave the word as it was.
-	w.st &^= c.fast[fn].same<<32 | uint64(g) | runMark
+	w.st &^= c.fast[fn].same<<32 | uint64(g) | runMarks
 	return w.need()&^w.got() == 0
 }
 
@@ -198,32 +206,33 @@ func (c *Chain) Whole(fn, setter mlx.Func) bool {
 	return f.takes&c.fast[setter].bit != 0 && f.need&^c.group[setter] == 0 && c.maxSGE >= 1
 }
 
-// OpenWriteRun is OpenWhole for an RDMA write and its SGE in one call
-// (Whole holds for them on this QP, Ready said the write may start), with
-// runMark in the state word: WriteRun holds until any other transition
-// of the chain, and until EndWriteRun.
-func (c *Chain) OpenWriteRun() {
+// OpenRun is OpenWhole for builder fn (one of runBuilders) and its SGE
+// in one call (Whole holds for them on this QP, Ready said fn may start),
+// with fn's run mark in the state word: InRun(fn) holds until any other
+// transition of the chain, and until EndRun.
+func (c *Chain) OpenRun(fn mlx.Func) {
 	c.wrs++
-	w, f, s := &c.wr, &c.fast[mlx.FnWRRDMAWrite], &c.fast[mlx.FnWRSetSGE]
+	w, f, s := &c.wr, &c.fast[fn], &c.fast[mlx.FnWRSetSGE]
 	w.meta = f.meta | uint64(s.group)<<16
-	w.st = c.runSt
+	w.st = f.run
 }
 
-// WriteRun reports whether the last transition was OpenWriteRun (or a
-// CountWrite after it): the batch is open without error and its open work
-// request a whole RDMA write with one SGE, so another one needs no check
-// of the chain's and records itself with CountWrite. Every other
-// transition stores a state word without runMark (got clears it), so a
-// stale true is impossible.
-func (c *Chain) WriteRun() bool { return c.wr.st == c.runSt }
+// InRun reports whether the last transition was OpenRun(fn) (or a
+// CountRun after it): the batch is open without error and its open work
+// request is fn's, whole with one SGE, so another one needs no check of
+// the chain's and records itself with CountRun. Every other transition
+// stores a state word without fn's mark (got clears them), so a stale
+// true is impossible. fn is one of runBuilders.
+func (c *Chain) InRun(fn mlx.Func) bool { return c.wr.st == c.fast[fn].run }
 
-// CountWrite records another RDMA write with one SGE while WriteRun
-// holds: all it changes is the count, since its state is the last one's.
-func (c *Chain) CountWrite() { c.wrs++ }
+// CountRun records another work request of the run's builder with one
+// SGE while InRun holds: all it changes is the count, since its state is
+// the last one's.
+func (c *Chain) CountRun() { c.wrs++ }
 
-// EndWriteRun ends a run: a writer whose own state changed outside the
+// EndRun ends a run: a writer whose own state changed outside the
 // chain's transitions (new wr_flags) calls it.
-func (c *Chain) EndWriteRun() { c.wr.st &^= runMark }
+func (c *Chain) EndRun() { c.wr.st &^= runMarks }
 
 // OpenWhole opens the work request of builder fn and records setter, as
 // Open and TryData would, after Ready said fn may start and Whole that

@@ -17,12 +17,14 @@ import (
 func checkFastState(t *testing.T, c *Chain, step int) {
 	t.Helper()
 	w := &c.wr
-	// A run holds only where its next write needs no check: a batch
-	// without error whose open work request is a whole RDMA write with
-	// its SGE and nothing more.
-	if f, s := &c.fast[mlx.FnWRRDMAWrite], &c.fast[mlx.FnWRSetSGE]; c.WriteRun() &&
-		!(c.open && c.err == nil && w.isOpen() && w.meta == f.meta|uint64(s.group)<<16 && w.whole()) {
-		t.Fatalf("step %d: a run after %v (open %v, got %#x)", step, w.fn(), c.open, w.got())
+	// A run holds only where its next work request needs no check: a
+	// batch without error whose open work request is a whole one of the
+	// run's builder with its SGE and nothing more.
+	for _, fn := range runBuilders {
+		if f, s := &c.fast[fn], &c.fast[mlx.FnWRSetSGE]; c.InRun(fn) &&
+			!(c.open && c.err == nil && w.isOpen() && w.meta == f.meta|uint64(s.group)<<16 && w.whole()) {
+			t.Fatalf("step %d: a run of %v after %v (open %v, got %#x)", step, fn, w.fn(), c.open, w.got())
+		}
 	}
 	if w.busy() == 0 && !(c.open && c.err == nil && (!w.isOpen() || w.whole())) {
 		t.Fatalf("step %d: busy 0 with open %v, open WR %v, whole %v", step, c.open, w.isOpen(), w.whole())
@@ -100,24 +102,25 @@ func TestFastStateSound(t *testing.T) {
 				c.Abort()
 			case 3, 4:
 				flags := uint32(rng.IntN(32))
-				if ready := c.Ready(mlx.FnWRRDMAWrite, flags); (ready || c.WriteRun()) && c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE) && rng.IntN(3) == 1 {
-					// A writer's run of RDMA writes with one SGE each
-					// (OpenWriteRun, then CountWrite while WriteRun holds)
-					// records what the builder and the setter record, but
-					// for the run's mark.
+				rb := runBuilders[rng.IntN(len(runBuilders))]
+				if (c.Ready(rb, flags) || c.InRun(rb)) && c.Whole(rb, mlx.FnWRSetSGE) && rng.IntN(3) == 1 {
+					// A writer's run of one builder's work requests with
+					// one SGE each (OpenRun, then CountRun while InRun
+					// holds) records what the builder and the setter
+					// record, but for the run's mark.
 					other := *c
-					if other.Builder(mlx.FnWRRDMAWrite, flags) != nil {
-						t.Fatalf("step %d: the builder refused what Ready or WriteRun allows", step)
+					if other.Builder(rb, flags) != nil {
+						t.Fatalf("step %d: %v refused what Ready or InRun allows", step, rb)
 					}
 					if _, err := other.Data(mlx.FnWRSetSGE, 1, 0); err != nil {
 						t.Fatalf("step %d: the SGE refused what Whole allows: %v", step, err)
 					}
-					if c.WriteRun() {
-						c.CountWrite()
+					if c.InRun(rb) {
+						c.CountRun()
 					} else {
-						c.OpenWriteRun()
+						c.OpenRun(rb)
 					}
-					if run := c.wr; run.st&^runMark != other.wr.st || run.st&runMark == 0 || run.meta != other.wr.meta || c.wrs != other.wrs {
+					if run := c.wr; run.st&^runMarks != other.wr.st || run.st&runMarks == 0 || run.meta != other.wr.meta || c.wrs != other.wrs {
 						t.Fatalf("step %d: the run left wr %+v (%d), the calls %+v (%d)", step, c.wr, c.wrs, other.wr, other.wrs)
 					}
 					break
@@ -408,29 +411,34 @@ func TestPackMeta(t *testing.T) {
 	}
 }
 
-// TestWriteRunEnds: a run ends at every setter the chain records, whatever
-// its group or fast-path bit (got clears the mark: a setter without either
-// would leave the state word as it was), and at EndWriteRun.
-func TestWriteRunEnds(t *testing.T) {
-	for s := range mlx.NumFuncs {
-		if mlx5rules.Funcs[s].Kind != mlx5rules.KindSetter {
-			continue
-		}
-		c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 64, MaxSendSGE: 2})
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		c.OpenWriteRun()
-		if !c.WriteRun() {
-			t.Fatal("OpenWriteRun started no run")
-		}
-		c.got(s)
-		if c.WriteRun() {
-			t.Fatalf("%v recorded, the run goes on", s)
-		}
-		c.OpenWriteRun()
-		if c.EndWriteRun(); c.WriteRun() {
-			t.Fatal("EndWriteRun left the run")
+// TestRunEnds: a run ends at every setter the chain records, whatever
+// its group or fast-path bit (got clears the marks: a setter without
+// either would leave the state word as it was), and at EndRun; and one
+// builder's run is not another's.
+func TestRunEnds(t *testing.T) {
+	for _, fn := range runBuilders {
+		for s := range mlx.NumFuncs {
+			if mlx5rules.Funcs[s].Kind != mlx5rules.KindSetter {
+				continue
+			}
+			c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MaxInlineData: 64, MaxSendSGE: 2})
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			c.OpenRun(fn)
+			for _, other := range runBuilders {
+				if c.InRun(other) != (other == fn) {
+					t.Fatalf("after OpenRun(%v), InRun(%v) is %v", fn, other, c.InRun(other))
+				}
+			}
+			c.got(s)
+			if c.InRun(fn) {
+				t.Fatalf("%v recorded, the run of %v goes on", s, fn)
+			}
+			c.OpenRun(fn)
+			if c.EndRun(); c.InRun(fn) {
+				t.Fatal("EndRun left the run")
+			}
 		}
 	}
 }

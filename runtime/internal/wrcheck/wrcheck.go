@@ -349,7 +349,6 @@ type Chain struct {
 	// one call; 0 when the QP does not offer the calls it stands for.
 	tmplEntries [2]int
 	fast        [mlx.NumFuncs]fastFn // the same, for the fast paths (fast.go)
-	runSt       uint64               // the state word OpenWriteRun stores (runMark)
 	maxSGE      int                  // qp.MaxSendSGE
 	sgeLimit    uint32               // the longest SGE a message may have here (SGELimit)
 }

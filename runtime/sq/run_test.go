@@ -10,20 +10,22 @@ import (
 	"github.com/mlx5gen/mlx5gen/runtime/sq"
 )
 
-// TestWriteRunMatchesCalls: a run of RDMAWriteSGE calls (each after the
-// first takes the run's path, which trusts the state the last one left)
-// answers and writes what RDMAWrite and SetSGE do, whatever comes between
-// two of its writes: every other kind of call that changes the writer's
-// or the checker's state (new wr_id and wr_flags, a fence for the next
-// WQE, a two-WQEBB send, a setter the write refuses, a read, a burst, the
-// batch's end or abort, a Post form, the poller's retirement), on a ring
-// small enough that room runs out. The queues are compared after every
-// step: answers, ring, doorbell, bookkeeping.
-func TestWriteRunMatchesCalls(t *testing.T) {
+// TestRunMatchesCalls: runs of one-call forms (RDMAWriteSGE,
+// RDMAReadSGE, SendSGE: each call after the first of a run of one
+// builder takes the run's path, which trusts the state the last one left)
+// answer and write what the builders and SetSGE do, whatever comes
+// between two of them: another one-call form (another builder's run),
+// and every other kind of call that changes the writer's or the
+// checker's state (new wr_id and wr_flags, a fence for the next WQE, a
+// two-WQEBB send, a setter the work request refuses, a burst, the batch's
+// end or abort, a Post form, a write through the calls, the poller's
+// retirement), on a ring small enough that room runs out. The queues are
+// compared after every step: answers, ring, doorbell, bookkeeping.
+func TestRunMatchesCalls(t *testing.T) {
 	flagSets := []mlx.SendFlags{0, mlx.IBV_SEND_SIGNALED, mlx.IBV_SEND_FENCE | mlx.IBV_SEND_SOLICITED, mlx.IBV_SEND_INLINE}
 	for name, cfg := range oneCallQPs() {
 		if name == "no-sge" {
-			continue // no RDMA write is whole there: RDMAWriteSGE refuses it (writing nothing), the calls write the builder's part
+			continue // no work request is whole there: a one-call form refuses it (writing nothing), the calls write the builder's part
 		}
 		for round := range 30 {
 			t.Run(fmt.Sprintf("%s/%d", name, round), func(t *testing.T) {
@@ -37,9 +39,13 @@ func TestWriteRunMatchesCalls(t *testing.T) {
 						sameError(t, f(p.one), f(p.two))
 					}
 					switch {
-					case k < 7: // the write: one call on one side, two on the other
+					case k < 7: // a work request: one call on one side, two on the other
 						length := uint32(r.IntN(3)) * 32 // 0: the general path
-						p.wr(t, 0, 0x10+uint32(step), 0x1000*uint64(step), 0x20, 0x7000+uint64(step), length)
+						kind := 0                        // mostly writes: long runs
+						if r.IntN(3) == 0 {
+							kind = 1 + r.IntN(2) // a read or a send
+						}
+						p.wr(t, kind, 0x10+uint32(step), 0x1000*uint64(step), 0x20, 0x7000+uint64(step), length)
 					case k == 7:
 						id := r.Uint64()
 						both(func(q *sq.SQ) error { q.SetWRID(id); return nil })
@@ -60,8 +66,13 @@ func TestWriteRunMatchesCalls(t *testing.T) {
 					case k == 12:
 						reqs := []sq.RDMAWriteReq{{WRID: 7, Raddr: 0x9000, Addr: 0xa000, RKey: 3, LKey: 4, Length: 64}}
 						both(func(q *sq.SQ) error { return q.RDMAWriteBurst(reqs) })
-					case k == 13:
-						both(func(q *sq.SQ) error { return q.RDMAReadSGE(0x11, 0x2000, 0x22, 0x3000, 32) })
+					case k == 13: // a write through the calls on both sides
+						both(func(q *sq.SQ) error {
+							if err := q.RDMAWrite(0x13, 0x6000); err != nil {
+								return err
+							}
+							return q.SetSGE(0x24, 0x6800, 48)
+						})
 					case k == 14:
 						switch r.IntN(4) {
 						case 0:
@@ -80,7 +91,7 @@ func TestWriteRunMatchesCalls(t *testing.T) {
 						both(func(q *sq.SQ) error { return q.Start() })
 					}
 					if !bytes.Equal(p.oneMem.SQ, p.twoMem.SQ) || !bytes.Equal(p.oneMem.DBR, p.twoMem.DBR) || !bytes.Equal(p.oneMem.BF, p.twoMem.BF) {
-						t.Fatalf("step %d (%d): the run and the calls wrote different queues", step, k)
+						t.Fatalf("step %d (%d): the runs and the calls wrote different queues", step, k)
 					}
 					if p.one.CurPost() != p.two.CurPost() || p.one.FmCache() != p.two.FmCache() || p.one.Last != p.two.Last || p.one.Outstanding() != p.two.Outstanding() {
 						t.Fatalf("step %d (%d): state differs: producer index %d, %d; doorbell %+v, %+v", step, k, p.one.CurPost(), p.two.CurPost(), p.one.Last, p.two.Last)
