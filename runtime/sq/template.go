@@ -129,8 +129,10 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 	mk := m.check() // the same memory, as the checker declares it
 	fn := mlx.FnWRMkeyConfigure
 	length, hi := wrcheck.ListSum(sges)
+	short := hi <= wrcheck.MaxKLMLength
 	if mk == nil || t == nil || !q.fits(3) && !(q.refresh() && q.fits(3)) ||
-		!q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, hi <= wrcheck.MaxKLMLength, post) {
+		!(!post && q.chk.TemplateRun() && q.chk.TemplateNext(mk, t.chk, len(sges), length, short) ||
+			q.chk.ConfigureList(fn, q.wrFlags, mk, t.chk, len(sges), length, short, post)) {
 		// Not the common case: a NULL argument, max_post near (the UMR
 		// and up to two SET_PSVs) after reading the poller's tail, or a
 		// configuration the checker's common case does not take.

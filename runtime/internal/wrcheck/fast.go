@@ -24,11 +24,14 @@ const (
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
 
 	// runMarks, in accept's half where no setter has its bit (initFast
-	// gives them bits 0..28), are the builders' run marks (fastFn.run):
-	// a state word that OpenRun set for builder fn and nothing has changed
-	// since; the open work request is fn's made whole by its SGE in one
-	// call, and the writer's own state is what that call left (InRun).
-	runMarks = 7 << 61
+	// gives them bits 0..27), are the runs' marks: bits 61..63 the
+	// builders' (Chain.runSt), a state word that OpenRun set for builder
+	// fn and nothing has changed since, the open work request fn's made
+	// whole by its SGE in one call, and the writer's own state what that
+	// call left (InRun); bit 60 a template configuration's (tmplMark,
+	// TemplateNext).
+	runMarks = 15 << 60
+	tmplMark = 1 << 60
 )
 
 // runBuilders are the builders with a run, each with its mark: those
@@ -52,7 +55,6 @@ type fastFn struct {
 	meta  uint64 // builder: wr.meta once it opened a work request
 	bitHi uint64 // setter: bit in accept's half
 	clear uint64 // setter: the bits it clears from st (same, group)
-	run   uint64 // builder with a run: st once OpenRun recorded it (its runMarks bit)
 }
 
 // initFast fills the fast paths' table from the full one.
@@ -63,7 +65,7 @@ func (c *Chain) initFast() {
 		info := &mlx5rules.Funcs[s]
 		// Layout setters may repeat (the once rule exempts them); they
 		// belong to mkey configurations, which never take the fast path.
-		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 29 {
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 28 {
 			continue
 		}
 		bitOf[s] = 1 << n
@@ -97,8 +99,7 @@ func (c *Chain) initFast() {
 	}
 	s := &c.fast[mlx.FnWRSetSGE]
 	for i, fn := range runBuilders {
-		f := &c.fast[fn]
-		f.run = (f.takes&^s.same)<<32 | 1<<(63-i)
+		c.runSt[i] = (c.fast[fn].takes&^s.same)<<32 | 1<<(63-i)
 	}
 }
 
@@ -214,7 +215,7 @@ func (c *Chain) OpenRun(fn mlx.Func) {
 	c.wrs++
 	w, f, s := &c.wr, &c.fast[fn], &c.fast[mlx.FnWRSetSGE]
 	w.meta = f.meta | uint64(s.group)<<16
-	w.st = f.run
+	w.st = c.runSt[runIndex(fn)]
 }
 
 // InRun reports whether the last transition was OpenRun(fn) (or a
@@ -223,7 +224,19 @@ func (c *Chain) OpenRun(fn mlx.Func) {
 // the chain's and records itself with CountRun. Every other transition
 // stores a state word without fn's mark (got clears them), so a stale
 // true is impossible. fn is one of runBuilders.
-func (c *Chain) InRun(fn mlx.Func) bool { return c.wr.st == c.fast[fn].run }
+func (c *Chain) InRun(fn mlx.Func) bool { return c.wr.st == c.runSt[runIndex(fn)] }
+
+// runIndex is fn's place in runBuilders (fn one of them): constant where
+// fn is.
+func runIndex(fn mlx.Func) int {
+	switch fn {
+	case mlx.FnWRRDMAWrite:
+		return 0
+	case mlx.FnWRRDMARead:
+		return 1
+	}
+	return 2
+}
 
 // CountRun records another work request of the run's builder with one
 // SGE while InRun holds: all it changes is the count, since its state is

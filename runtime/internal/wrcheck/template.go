@@ -176,8 +176,55 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 	}
 	c.wrs++
 	f := &c.fast[mlx.FnWRMkeyConfigure]
-	w.set(f.meta|metaCounting|metaFinalized|uint64(got)<<16, uint64(pending(f.need, got, true, true)), m, n)
+	w.set(f.meta|metaCounting|metaFinalized|uint64(got)<<16, uint64(pending(f.need, got, true, true))|tmplMark, m, n)
 	w.xlat = int32(xlat)
+	return true
+}
+
+// TemplateRun is TemplateNext's first test, inlinable: the last
+// transition of the chain was a template configuration's (ConfigureList or
+// TemplateNext), so that a writer calls TemplateNext only then.
+func (c *Chain) TemplateRun() bool { return c.wr.st == tmplMark }
+
+// TemplateNext is ConfigureList for a configuration that follows one of
+// the same mkey, with a template with or without a signature as that
+// one's, with nothing between them (the state word ConfigureList left,
+// with tmplMark: any other transition of the chain stores another, new
+// wr_flags clear it): what that one checked of the batch, the work
+// request, wr_flags, the QP and the mkey's kind holds still, its record
+// of the work request is this one's (it depends on the template only
+// through its signature: numSetters), and the mkey is in this batch's
+// rollback entries; so it checks what may have changed since (the mkey's
+// state, its tag, the signature errors the poller counted, the
+// attributes it holds, which another template or QP's configuration may
+// have changed) and the layout, and records what differs: the count, the
+// mkey's length and signature state, the translation's size. It reports
+// false, recording nothing, where ConfigureList must decide.
+func (c *Chain) TemplateNext(m *Mkey, t *MkeyTemplate, entries int, length uint64, short bool) bool {
+	w := &c.wr
+	sig := 0
+	if t.Sig {
+		sig = 1
+	}
+	if w.st != tmplMark || w.mkey != m || w.numSetters != int32(2+sig) || m == nil {
+		return false
+	}
+	m.takeSigErrs() // as ConfigureList does, whatever it decides
+	// The mkey holding t's attributes (its tag, which no other template
+	// or snapshot has) says ConfigureList took t before, COPY_MASK
+	// included.
+	if t.Sig && (m.ErrCountUpdated || length > 0xffffffff || m.attrTag != t.tag) {
+		return false
+	}
+	if m.Unknown || m.LKey&0xff != 0 && !c.qp.MkeyTagSupported || entries <= 0 || entries > c.tmplEntries[sig] || entries > m.NumDesc || !short {
+		return false
+	}
+	c.wrs++
+	m.Length = length
+	if t.Sig {
+		m.Sig = SigUpdated
+	}
+	w.xlat = int32(16 * entries)
 	return true
 }
 
