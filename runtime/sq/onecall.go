@@ -12,36 +12,25 @@ import (
 // builder's first; unlike the two calls, a rejected one writes nothing
 // (the batch fails as the failing call would fail it).
 
-// The builders with a one-call form, as bits of SQ.oneCall: those whose
-// work requests an SGE makes whole on this QP.
+// The builders with a one-call form, as bits of SQ.oneOK.
 const (
 	oneWrite = 1 << iota
 	oneRead
 	oneSend
 )
 
-// initOneCall computes SQ.oneCall.
-func (q *SQ) initOneCall() {
-	for _, b := range []struct {
-		fn  mlx.Func
-		bit uint8
-	}{{mlx.FnWRRDMAWrite, oneWrite}, {mlx.FnWRRDMARead, oneRead}, {mlx.FnWRSend, oneSend}} {
-		if q.chk.Whole(b.fn, mlx.FnWRSetSGE) {
-			q.oneCall |= b.bit
-		}
-	}
-}
-
-// setOneOK computes oneOK for the current wr_flags: the one-call forms'
-// fast paths test one bit where they tested the builder's bit and its
-// flags (the checker's Ready) per call.
+// setOneOK computes oneOK for the current wr_flags: the builders with a
+// one-call form whose work requests an SGE makes whole on this QP and
+// that the QP offers with these flags. The one-call forms' fast paths
+// test one bit where they tested the builder's bit and its flags (the
+// checker's Ready) per call.
 func (q *SQ) setOneOK() {
 	q.oneOK = 0
 	for _, b := range []struct {
 		fn  mlx.Func
 		bit uint8
 	}{{mlx.FnWRRDMAWrite, oneWrite}, {mlx.FnWRRDMARead, oneRead}, {mlx.FnWRSend, oneSend}} {
-		if q.oneCall&b.bit != 0 && q.chk.FlagsOK(b.fn, q.wrFlags) {
+		if q.chk.Whole(b.fn, mlx.FnWRSetSGE) && q.chk.FlagsOK(b.fn, q.wrFlags) {
 			q.oneOK |= b.bit
 		}
 	}

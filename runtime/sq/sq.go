@@ -198,8 +198,7 @@ type SQ struct {
 	// replaced), 0xff otherwise. SetWRFlags computes them.
 	fcs, keepFm uint8
 	sndDBR      unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
-	oneCall     uint8          // the builders with a one-call form on this QP (onecall.go)
-	oneOK       uint8          // those of oneCall the QP offers with the current wr_flags (setOneOK)
+	oneOK       uint8          // the one-call forms' builders whole with an SGE and offered with the current wr_flags (setOneOK)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 
@@ -290,7 +289,6 @@ func New(c Config) (*SQ, error) {
 		q.bfMax = q.bf.Size / 16
 	}
 	q.chk.Init(&qp)
-	q.initOneCall()
 	_ = q.SetWRFlags(0) // 0 is always valid
 	return q, nil
 }
