@@ -60,12 +60,30 @@ func (q *SQ) post(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, raddr ui
 // builder's constants folded in: the checker's table entry at a constant
 // offset and no header-size arithmetic (issue 26: about 10 instructions
 // of a per-call work request's 120).
+//
+// A write that follows a whole write (its SGE by SetSGE or a one-call
+// form) with nothing between them is a run's next (the checker's InRun,
+// as in rdmaWriteSGE): the builder's checks and flags are those the last
+// one passed, the fence cache is consumed and the batch is not empty, so
+// it tests its room only. Either way it opens the work request with
+// OpenPair, so that SetSGE, called next, takes its pair's path.
 func (q *SQ) rdmaWrite(rkey uint32, raddr uint64) error {
 	const fn, opcode = mlx.FnWRRDMAWrite, mlx.MLX5_OPCODE_RDMA_WRITE
+	if q.chk.InRun(fn) && int32(q.fastEnd-q.curPost) >= 1 {
+		q.chk.OpenPair()
+		pi, off := q.claimNext(uint8(opcode))
+		wqe := unsafe.Add(q.ring, off)
+		be32(wqe, uint32(uint16(pi))<<8|uint32(opcode))
+		be32(unsafe.Add(wqe, 8), uint32(q.fcs))
+		be64(unsafe.Add(wqe, 16), raddr)
+		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
+		q.curCtrl, q.curSize, q.curData = off, 1+mlx.WQERaddrSegSize/16, off+16+mlx.WQERaddrSegSize
+		return nil
+	}
 	if !q.quick(fn) {
 		return q.postSlow(fn, opcode, mlx.WQERaddrSegSize, rkey, raddr)
 	}
-	q.chk.Open(fn)
+	q.chk.OpenPair()
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	be32(wqe, uint32(uint16(pi))<<8|uint32(opcode))
@@ -99,7 +117,23 @@ func (q *SQ) postSlow(fn mlx.Func, opcode mlx.Opcode, hdr int, rkey uint32, radd
 // checker's fast path, with a length from 1 to SGELimit (the test that
 // was length == 0 also sends a length with bit 31 set, or above
 // max_msg_sz, to the general path, which refuses it).
+//
+// The SGE of a write that RDMAWrite opened on its fast path, with nothing
+// between them (the checker's InPair), makes it whole: the WQE's size is
+// RDMAWrite's and its data segment inside the WQEBB RDMAWrite claimed, so
+// it tests its length only.
 func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
+	if q.chk.InPair() && length-1 < q.chk.SGELimit() {
+		q.chk.ClosePair()
+		d := q.at(q.curData)
+		be64(d, uint64(length)<<32|uint64(lkey)) // byte_count, lkey
+		be64(unsafe.Add(d, 8), addr)
+		const ds = 2 + mlx.WQERaddrSegSize/16
+		q.curSize = ds
+		q.ctrl().SetQPNDS(q.qpn<<8 | ds)
+		q.curPost++
+		return nil
+	}
 	n := q.curSize
 	if length-1 >= q.chk.SGELimit() || n&3 == 0 {
 		return q.setSGE(lkey, addr, length)
@@ -133,6 +167,19 @@ func (q *SQ) claim(opcode uint8) (uint32, int) {
 	*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
 	// The Slot in setSlot's two stores (a Slot literal is four): the wr_id
 	// and slotTail(w, 0, opcode), written out to keep claim inlinable.
+	*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(pi&mask)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(opcode)<<slotOpShift}
+	q.nreq++
+	return pi, int(pi&mask) * wqebb
+}
+
+// claimNext is claim for a run's next work request: the batch holds the
+// last one, so the oldest WQE in flight, and limit, stay. (rdmaWriteSGE's
+// run writes the same stores inline: through claimNext the compiler
+// spilled the producer index there, three instructions a write more.)
+func (q *SQ) claimNext(opcode uint8) (uint32, int) {
+	pi, mask := q.curPost, q.mask
+	w := q.head + q.nreq
+	*(*uint32)(unsafe.Add(q.startp, uintptr(w&mask)*4)) = pi
 	*(*[2]uint64)(unsafe.Add(q.slotp, uintptr(pi&mask)*16)) = [2]uint64{q.wrID, uint64(w)<<slotHeadShift | uint64(opcode)<<slotOpShift}
 	q.nreq++
 	return pi, int(pi&mask) * wqebb

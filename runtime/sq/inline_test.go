@@ -18,7 +18,8 @@ import (
 // and list-layout setters (TryMkeyAccess; ListLayoutOK, TookListLayout)
 // and of mlx5dv_wr_mkey_configure (MkeyConfigureOK, OpenMkey), and the
 // runs of one-call forms (InRun, CountRun, OpenRun; in rdmaWriteSGE and
-// postSGE).
+// postSGE) and of RDMAWrite and SetSGE (InRun, OpenPair and claimNext in
+// rdmaWrite; InPair and ClosePair in SetSGE).
 func TestMkeyFastPathsInline(t *testing.T) {
 	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	// rdma-core's architectures, whatever the test runs on (riscv64 and
@@ -33,7 +34,8 @@ func TestMkeyFastPathsInline(t *testing.T) {
 		for fn, n := range map[string]int{"(*SQ).roomFor": 3, "umrNeed": 2, "(*SQ).klms": 2, "(*SQ).claim": 2, "(*SQ).book": 5,
 			"wrcheck.(*Chain).TryMkeyAccess": 1, "wrcheck.(*Chain).ListLayoutOK": 1, "wrcheck.(*Chain).TookListLayout": 1,
 			"wrcheck.(*Chain).MkeyConfigureOK": 1, "wrcheck.(*Chain).OpenMkey": 1,
-			"wrcheck.(*Chain).InRun": 2, "wrcheck.(*Chain).CountRun": 2, "wrcheck.(*Chain).OpenRun": 2} {
+			"wrcheck.(*Chain).InRun": 3, "wrcheck.(*Chain).CountRun": 2, "wrcheck.(*Chain).OpenRun": 2, "(*SQ).claimNext": 1,
+			"wrcheck.(*Chain).OpenPair": 2, "wrcheck.(*Chain).InPair": 1, "wrcheck.(*Chain).ClosePair": 1} {
 			if got := strings.Count(string(out), "inlining call to "+fn+"\n"); got < n {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}

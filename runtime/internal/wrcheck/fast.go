@@ -24,14 +24,16 @@ const (
 	busyCounting = 1 << 30 // an mkey configuration waiting for its setters
 
 	// runMarks, in accept's half where no setter has its bit (initFast
-	// gives them bits 0..27), are the runs' marks: bits 61..63 the
+	// gives them bits 0..26), are the runs' marks: bits 61..63 the
 	// builders' (Chain.runSt), a state word that OpenRun set for builder
 	// fn and nothing has changed since, the open work request fn's made
 	// whole by its SGE in one call, and the writer's own state what that
 	// call left (InRun); bit 60 a template configuration's (tmplMark,
-	// TemplateNext).
-	runMarks = 15 << 60
+	// TemplateNext); bit 59 an RDMA write's that its SGE will make whole,
+	// opened by a writer's RDMAWrite and nothing since (pairMark, InPair).
+	runMarks = 31 << 59
 	tmplMark = 1 << 60
+	pairMark = 1 << 59
 )
 
 // runBuilders are the builders with a run, each with its mark: those
@@ -65,7 +67,7 @@ func (c *Chain) initFast() {
 		info := &mlx5rules.Funcs[s]
 		// Layout setters may repeat (the once rule exempts them); they
 		// belong to mkey configurations, which never take the fast path.
-		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 28 {
+		if info.Kind != mlx5rules.KindSetter || info.Group == 0 || info.Group == mlx5rules.GroupLayout || n == 27 {
 			continue
 		}
 		bitOf[s] = 1 << n
@@ -100,6 +102,12 @@ func (c *Chain) initFast() {
 	s := &c.fast[mlx.FnWRSetSGE]
 	for i, fn := range runBuilders {
 		c.runSt[i] = (c.fast[fn].takes&^s.same)<<32 | 1<<(63-i)
+	}
+	wf := &c.fast[mlx.FnWRRDMAWrite]
+	c.pairOpen, c.pairTest, c.pairMeta = wf.open, ^uint64(0), wf.meta|uint64(s.group)<<16
+	if c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE) {
+		c.pairOpen |= pairMark
+		c.pairTest = c.pairOpen
 	}
 }
 
@@ -246,6 +254,33 @@ func (c *Chain) CountRun() { c.wrs++ }
 // EndRun ends a run: a writer whose own state changed outside the
 // chain's transitions (new wr_flags) calls it.
 func (c *Chain) EndRun() { c.wr.st &^= runMarks }
+
+// OpenPair is Open for the RDMA write (a writer's RDMAWrite on its fast
+// path: after Ready, or while InRun(FnWRRDMAWrite) holds), with pairMark
+// in the state word where its SGE makes it whole on this QP: InPair holds
+// until any other transition of the chain, and until EndRun.
+func (c *Chain) OpenPair() {
+	c.wrs++
+	w := &c.wr
+	w.meta = c.fast[mlx.FnWRRDMAWrite].meta
+	w.st = c.pairOpen
+}
+
+// InPair reports whether the last transition was OpenPair on a QP where
+// ibv_wr_set_sge makes the write whole: the batch is open without error
+// and its open work request is the write, with nothing since, so that its
+// SGE needs no check of the chain's (its length is the writer's) and
+// records itself with ClosePair.
+func (c *Chain) InPair() bool { return c.wr.st == c.pairTest }
+
+// ClosePair records the SGE of OpenPair's write while InPair holds, as
+// TrySGE would, with the write's run mark: the state OpenRun leaves, so
+// that a write after it (RDMAWrite or RDMAWriteSGE) is a run's next.
+func (c *Chain) ClosePair() {
+	w := &c.wr
+	w.meta = c.pairMeta
+	w.st = c.runSt[runIndex(mlx.FnWRRDMAWrite)]
+}
 
 // OpenWhole opens the work request of builder fn and records setter, as
 // Open and TryData would, after Ready said fn may start and Whole that

@@ -26,6 +26,13 @@ func checkFastState(t *testing.T, c *Chain, step int) {
 			t.Fatalf("step %d: a run of %v after %v (open %v, got %#x)", step, fn, w.fn(), c.open, w.got())
 		}
 	}
+	// A pair (InPair) holds only where the SGE needs no check of the
+	// chain's: an open write with nothing got, in a batch without error,
+	// on a QP where the SGE makes it whole.
+	if wf := &c.fast[mlx.FnWRRDMAWrite]; c.InPair() && !(c.open && c.err == nil && w.isOpen() && w.meta == wf.meta &&
+		c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE)) {
+		t.Fatalf("step %d: a pair after %v (open %v, got %#x)", step, w.fn(), c.open, w.got())
+	}
 	if w.busy() == 0 && !(c.open && c.err == nil && (!w.isOpen() || w.whole())) {
 		t.Fatalf("step %d: busy 0 with open %v, open WR %v, whole %v", step, c.open, w.isOpen(), w.whole())
 	}
@@ -125,6 +132,22 @@ func TestFastStateSound(t *testing.T) {
 					}
 					break
 				}
+				if wr := mlx.FnWRRDMAWrite; (c.Ready(wr, flags) || c.InRun(wr)) && rng.IntN(3) == 0 {
+					// A writer's RDMAWrite on its fast path (OpenPair,
+					// after Ready or in a run) records what Builder does,
+					// but for the pair's mark, where the SGE makes the
+					// write whole.
+					other := *c
+					if other.Builder(wr, flags) != nil {
+						t.Fatalf("step %d: the write refused what Ready or InRun allows", step)
+					}
+					c.OpenPair()
+					if c.wr.st&^runMarks != other.wr.st || (c.wr.st&pairMark != 0) != c.Whole(wr, mlx.FnWRSetSGE) ||
+						c.wr.meta != other.wr.meta || c.wrs != other.wrs {
+						t.Fatalf("step %d: OpenPair left wr %+v (%d), Builder %+v (%d)", step, c.wr, c.wrs, other.wr, other.wrs)
+					}
+					break
+				}
 				if c.Ready(mlx.FnWRRDMAWrite, flags) && c.Whole(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE) && rng.IntN(3) == 0 {
 					// OpenBurst, where a writer calls it, records what Burst records.
 					n := 1 + rng.IntN(40)
@@ -139,6 +162,20 @@ func TestFastStateSound(t *testing.T) {
 				}
 				c.Builder(fn, flags)
 			case 5, 6:
+				if fn == mlx.FnWRSetSGE && c.InPair() && rng.IntN(3) != 0 {
+					// ClosePair records what Data records for one entry,
+					// which makes the write whole, with the write's run
+					// mark.
+					other := *c
+					if whole, err := other.Data(fn, 1, 0); err != nil || !whole {
+						t.Fatalf("step %d: the SGE of a pair: Data whole %v, %v", step, whole, err)
+					}
+					c.ClosePair()
+					if c.wr.st&^runMarks != other.wr.st || !c.InRun(mlx.FnWRRDMAWrite) || c.wr.meta != other.wr.meta || c.wrs != other.wrs {
+						t.Fatalf("step %d: ClosePair left wr %+v (%d), Data %+v (%d)", step, c.wr, c.wrs, other.wr, other.wrs)
+					}
+					break
+				}
 				if fn == mlx.FnWRSetSGE && rng.IntN(2) == 0 {
 					// TrySGE takes the setter where TryData with one entry does.
 					other := *c

@@ -357,6 +357,12 @@ type Chain struct {
 	// stride of 88 bytes) measured the four mkey calls 12% slower at a
 	// doorbell each, their instructions unchanged.
 	runSt [len(runBuilders)]uint64
+	// pairOpen is the state word OpenPair stores: the RDMA write's open
+	// word, with pairMark where ibv_wr_set_sge makes it whole on this QP;
+	// pairTest the word InPair compares with (pairOpen there, else ^0,
+	// which no state has); pairMeta the meta ClosePair stores (the
+	// write's, with the SGE's group got).
+	pairOpen, pairTest, pairMeta uint64
 }
 
 // New returns a state machine for a QP. The QP must not change
