@@ -76,7 +76,10 @@ func (q *SQ) setRaddr(off int, rkey uint32, raddr uint64) {
 }
 
 // RDMAWrite builds an RDMA write to raddr under rkey. ibv_wr_rdma_write;
-// rdma-core: mlx5_send_wr_rdma_write.
+// rdma-core: mlx5_send_wr_rdma_write. Writes that follow each other, each
+// made whole by its SetSGE (or RDMAWriteSGE) with no other call between
+// them, take its fastest path, as do their SetSGE calls: a run, whose
+// calls after the first check only their room and length.
 func (q *SQ) RDMAWrite(rkey uint32, raddr uint64) error {
 	return q.rdmaWrite(rkey, raddr)
 }
