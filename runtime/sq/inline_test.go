@@ -40,5 +40,11 @@ func TestMkeyFastPathsInline(t *testing.T) {
 				t.Errorf("GOARCH=%s: %s is inlined at %d call sites, want %d", arch, fn, got, n)
 			}
 		}
+		// The poller's hand-off, inlined where a program calls it.
+		for _, fn := range []string{"(*SQ).Completed", "(*SQ).Retire", "(*SQ).Outstanding"} {
+			if !strings.Contains(string(out), "can inline "+fn+"\n") {
+				t.Errorf("GOARCH=%s: %s does not inline", arch, fn)
+			}
+		}
 	}
 }
