@@ -18,6 +18,18 @@ func (q *SQ) quick(fn mlx.Func) bool {
 	return int32(q.fastEnd-q.curPost) >= 1 && q.chk.Ready(fn, q.wrFlags)
 }
 
+// refreshed reports whether a WQEBB fits after reading the poller's
+// tail, for a one-call form's fast path that found fastEnd reached: most
+// often the first work request of a batch (Start does not read the
+// tail), which then takes its fast path at once where it went through
+// the general path's requick and back (three calls more, every max_post
+// work requests of a stream: 2% of a one-call write's instructions). A
+// run's next does not test it: a call there costs its arguments' spills
+// on every write.
+func (q *SQ) refreshed() bool {
+	return q.refresh() && int32(q.fastEnd-q.curPost) >= 1
+}
+
 // requick is quick again for a builder that missed the fast path, after
 // reading the poller's tail if fastEnd was reached (Start does not read
 // it: a batch reads it when the ring looks full). The general paths call
@@ -80,7 +92,7 @@ func (q *SQ) rdmaWrite(rkey uint32, raddr uint64) error {
 		q.curCtrl, q.curSize, q.curData = off, 1+mlx.WQERaddrSegSize/16, off+16+mlx.WQERaddrSegSize
 		return nil
 	}
-	if !q.quick(fn) {
+	if !q.quick(fn) && !q.requick(fn) {
 		return q.postSlow(fn, opcode, mlx.WQERaddrSegSize, rkey, raddr)
 	}
 	q.chk.OpenPair()

@@ -132,7 +132,7 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 		q.curPost = pi + 1
 		return nil
 	}
-	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
+	if q.oneOK&oneWrite == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 && !q.refreshed() || !q.chk.Free() {
 		return q.postSGESlow(fn, opcode, oneWrite, hdr, rkey, raddr, lkey, addr, length)
 	}
 	q.chk.OpenRun(fn)
@@ -221,7 +221,7 @@ func (q *SQ) postSGE(fn mlx.Func, opcode mlx.Opcode, bit uint8, hdr int, rkey ui
 		q.chk.CountRun()
 		next = true
 	} else {
-		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 || !q.chk.Free() {
+		if q.oneOK&bit == 0 || length-1 >= q.chk.SGELimit() || int32(q.fastEnd-q.curPost) < 1 && !q.refreshed() || !q.chk.Free() {
 			return q.postSGESlow(fn, opcode, bit, hdr, rkey, raddr, lkey, addr, length)
 		}
 		q.chk.OpenRun(fn)
