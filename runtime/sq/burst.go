@@ -27,8 +27,15 @@ type RDMAWriteReq struct {
 // only when all passed: a rejected burst writes nothing (and fails the
 // batch, as its first failing call would).
 func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
+	// The fast path's tests, written out here (each call a burst makes
+	// costs about 3 ns, as much as these tests: docs/performance.md):
+	// room below fastEnd (never on a DCI), the builder ready and offered
+	// with the current wr_flags, the setter making each work request
+	// whole on this QP (oneOK, computed by SetWRFlags), every length
+	// within SGELimit (0 included).
 	n := len(reqs)
-	if !q.burstFast(reqs) {
+	if n == 0 || q.oneOK&oneWrite == 0 || !q.burstRoom(n) || !q.chk.Free() ||
+		lengthsOR(reqs) > q.chk.SGELimit() && !q.lengthsEach(reqs) {
 		return q.rdmaWriteChecked(reqs)
 	}
 	q.chk.OpenBurst(mlx.FnWRRDMAWrite, mlx.FnWRSetSGE, n)
@@ -87,16 +94,6 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	return nil
 }
 
-// burstFast reports whether the burst takes its fast path, on the fast
-// paths' words (fast.go): room below fastEnd (never on a DCI), every
-// length allowed, the builder ready, and the setter making each work
-// request whole on this QP with the builder offered with the current
-// wr_flags (oneOK, computed by SetWRFlags).
-func (q *SQ) burstFast(reqs []RDMAWriteReq) bool {
-	n := len(reqs)
-	return n != 0 && q.oneOK&oneWrite != 0 && q.burstRoom(n) && q.burstLengths(reqs) && q.chk.Free()
-}
-
 // burstRoom reports whether n one-WQEBB WQEs fit the ring and max_post:
 // below fastEnd (which is curPost on a DCI), read again if the poller
 // returned room.
@@ -104,25 +101,20 @@ func (q *SQ) burstRoom(n int) bool {
 	return int(int32(q.fastEnd-q.curPost)) >= n || q.refresh() && int(int32(q.fastEnd-q.curPost)) >= n
 }
 
-// burstLengths reports whether every request's length is within
-// SGELimit (0 included): the burst's WQEs are written in one pass that
-// cannot stop, so a length the rules refuse (bit 31 set, above
-// max_msg_sz) sends the whole burst to rdmaWriteChecked before anything
-// is written, and that names the request. The lengths are ORed, four
-// requests a step: an OR is at least each of its terms, so an OR within
-// the limit proves every length within it, at one load-and-OR per
-// request (the subtract-and-OR walk this replaced took eight
-// instructions a request, a tenth of the burst's). Lengths whose OR
-// passes the limit (1 GiB and 1 under a max_msg_sz of 1 GiB) are
-// compared one by one.
-func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
-	n := len(reqs)
-	if n == 0 {
-		return true
-	}
+// lengthsOR is the OR of the lengths of reqs (at least one). The burst's
+// WQEs are written in one pass that cannot stop, so a length the rules
+// refuse (bit 31 set, above max_msg_sz) sends the whole burst to
+// rdmaWriteChecked before anything is written, and that names the
+// request. The lengths are ORed, four requests a step: an OR is at least
+// each of its terms, so an OR within the limit proves every length within
+// it, at one load-and-OR per request (the subtract-and-OR walk this
+// replaced took eight instructions a request, a tenth of the burst's).
+// Lengths whose OR passes the limit (1 GiB and 1 under a max_msg_sz of
+// 1 GiB) are compared one by one (lengthsEach).
+func lengthsOR(reqs []RDMAWriteReq) uint32 {
 	const size = unsafe.Sizeof(RDMAWriteReq{})
 	var or uint32
-	p := unsafe.Pointer(unsafe.SliceData(reqs))
+	p, n := unsafe.Pointer(unsafe.SliceData(reqs)), len(reqs)
 	for ; n > 4; n -= 4 { // at least one request left after the step (checkptr)
 		r := (*[4]RDMAWriteReq)(p)
 		or |= r[0].Length | r[1].Length | r[2].Length | r[3].Length
@@ -131,15 +123,19 @@ func (q *SQ) burstLengths(reqs []RDMAWriteReq) bool {
 	for {
 		or |= (*RDMAWriteReq)(p).Length
 		if n--; n == 0 {
-			break
+			return or
 		}
 		p = unsafe.Add(p, size)
 	}
-	return or <= q.chk.SGELimit() || q.lengthsEach(reqs)
 }
 
-// lengthsEach is burstLengths' case of lengths whose OR passes the
-// limit: each compared with it.
+// testHookBurstChecked, set by tests only, is called when a burst takes
+// the general path: the fast path's tests are written out in
+// RDMAWriteBurst, and its tests say which bursts must not take it.
+var testHookBurstChecked func()
+
+// lengthsEach is the case of lengths whose OR passes the limit: each
+// compared with it.
 func (q *SQ) lengthsEach(reqs []RDMAWriteReq) bool {
 	lim := q.chk.SGELimit()
 	for i := range reqs {
@@ -154,6 +150,9 @@ func (q *SQ) lengthsEach(reqs []RDMAWriteReq) bool {
 // RDMAWrite and SetSGE call first, then the room for all the WQEs, then
 // the WQEs as those calls write them.
 func (q *SQ) rdmaWriteChecked(reqs []RDMAWriteReq) error {
+	if testHookBurstChecked != nil {
+		testHookBurstChecked()
+	}
 	fn, set := mlx.FnWRRDMAWrite, mlx.FnWRSetSGE
 	t := q.transport()
 	wqebbs := 0

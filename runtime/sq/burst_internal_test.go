@@ -56,11 +56,8 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 			if k == 0 {
 				// The chunks are what this test is about: the burst must
 				// not fall back to the calls.
-				if !q.burstFast(reqs[:n]) {
-					t.Fatalf("batch %d: the burst did not take its fast path", batch)
-				}
-				if err := q.RDMAWriteBurst(reqs[:n]); err != nil {
-					t.Fatal(err)
+				if checked, err := burstChecked(q, reqs[:n]); err != nil || checked {
+					t.Fatalf("batch %d: the burst took the general path %v: %v", batch, checked, err)
 				}
 			} else {
 				for _, r := range reqs[:n] {
@@ -93,11 +90,20 @@ func burstVsCalls(t *testing.T, wqebbs, batches int) {
 	}
 }
 
-// TestBurstLengthsExact: burstLengths accepts a burst exactly when every
-// length is within the QP's limit, for bursts of 1 to 13 requests (the
-// four-request steps and the rest) with a refused length at each place,
-// and lengths whose OR passes the limit while each is within it (taken
-// one by one, and accepted).
+// burstChecked posts reqs with RDMAWriteBurst and reports whether the
+// burst took the general path (rdmaWriteChecked).
+func burstChecked(q *SQ, reqs []RDMAWriteReq) (checked bool, err error) {
+	testHookBurstChecked = func() { checked = true }
+	defer func() { testHookBurstChecked = nil }()
+	err = q.RDMAWriteBurst(reqs)
+	return checked, err
+}
+
+// TestBurstLengthsExact: RDMAWriteBurst takes its fast path exactly when
+// every length is within the QP's limit, for bursts of 1 to 13 requests
+// (the four-request steps and the rest) with a refused length at each
+// place, and lengths whose OR passes the limit while each is within it
+// (taken one by one, and accepted); the general path refuses the others.
 func TestBurstLengthsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 4))
 	for _, maxMsg := range []uint64{0, 1 << 30, 64, 100, 1<<31 - 5} {
@@ -130,9 +136,14 @@ func TestBurstLengthsExact(t *testing.T) {
 					}
 					or |= reqs[i].Length
 				}
-				if got := q.burstLengths(reqs); got != want {
-					t.Fatalf("max_msg_sz %#x, limit %#x: lengths %v: got %v, want %v", maxMsg, lim, lengthsOf(reqs), got, want)
+				if err := q.Start(); err != nil {
+					t.Fatal(err)
 				}
+				checked, err := burstChecked(q, reqs)
+				if checked == want || (err == nil) != want {
+					t.Fatalf("max_msg_sz %#x, limit %#x: lengths %v: general path %v (%v), want the fast path %v", maxMsg, lim, lengthsOf(reqs), checked, err, want)
+				}
+				q.Abort()
 				if want && or > lim {
 					orOver++
 				}
