@@ -15,7 +15,10 @@
 //
 // ("compiler": the call itself, which the Go compiler does not reorder
 // memory accesses across.) On any other GOARCH, Check returns an error and
-// the barriers panic: there is no silent stand-in.
+// the barriers panic: there is no silent stand-in. Doorbell8 is
+// post_send_db's 8-byte doorbell (the record and the register's store
+// with the three barriers around them) in one call: one assembly
+// function on amd64, the barriers' calls elsewhere.
 package barrier
 
 import (

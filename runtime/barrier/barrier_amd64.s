@@ -18,3 +18,18 @@ TEXT ·MMIOWCStart(SB), NOSPLIT|NOFRAME, $0-0
 TEXT ·MMIOFlushWrites(SB), NOSPLIT|NOFRAME, $0-0
 	SFENCE
 	RET
+
+
+// Doorbell8: the record, then mmio_wc_start's sfence, the register's 8
+// bytes, mmio_flush_writes' sfence. Calling it is the compiler barrier
+// UDMAToDeviceBarrier is.
+TEXT ·Doorbell8(SB), NOSPLIT|NOFRAME, $0-32
+	MOVQ rec+0(FP), AX
+	MOVL v+8(FP), BX
+	MOVQ reg+16(FP), CX
+	MOVQ w+24(FP), DX
+	MOVL BX, (AX)
+	SFENCE
+	MOVQ DX, (CX)
+	SFENCE
+	RET

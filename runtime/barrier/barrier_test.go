@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestBarriersRun executes every barrier on the architecture the test runs
@@ -12,11 +13,16 @@ import (
 // instruction the CPU does not have would kill the test. Elsewhere Check
 // names the GOARCH and every barrier panics with that error.
 func TestBarriersRun(t *testing.T) {
+	var rec uint32
+	var reg [2]uint64
 	fns := map[string]func(){
 		"UDMAToDeviceBarrier":   UDMAToDeviceBarrier,
 		"UDMAFromDeviceBarrier": UDMAFromDeviceBarrier,
 		"MMIOWCStart":           MMIOWCStart,
 		"MMIOFlushWrites":       MMIOFlushWrites,
+		"Doorbell8": func() {
+			Doorbell8(unsafe.Pointer(&rec), 0x01020304, unsafe.Pointer(&reg[1]), 0x1122334455667788)
+		},
 	}
 	err := Check()
 	if slices.Contains(strings.Split(Supported, ", "), runtime.GOARCH) {
@@ -25,6 +31,11 @@ func TestBarriersRun(t *testing.T) {
 		}
 		for _, fn := range fns {
 			fn()
+		}
+		// Doorbell8 stores its two values where it is told, and nothing
+		// else.
+		if rec != 0x01020304 || reg != [2]uint64{0, 0x1122334455667788} {
+			t.Fatalf("Doorbell8 stored %#x and %#x", rec, reg)
 		}
 		return
 	}

@@ -21,6 +21,9 @@ var wantInsns = map[string]map[string][]string{
 		"UDMAFromDeviceBarrier": {"0faee8"}, // lfence
 		"MMIOWCStart":           {"0faef8"}, // sfence
 		"MMIOFlushWrites":       {"0faef8"}, // sfence
+		// The record, sfence, the register, sfence (its four arguments
+		// loaded from the frame first).
+		"Doorbell8": {"488b442408", "8b5c2410", "488b4c2418", "488b542420", "8918", "0faef8", "488911", "0faef8"},
 	},
 	"arm64": {
 		"UDMAToDeviceBarrier":   {"d50332bf"}, // dmb oshst

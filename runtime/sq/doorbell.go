@@ -19,6 +19,18 @@ func (q *SQ) ringDoorbell(nreq uint32) error {
 	// The poller may see the batch's completions as soon as the doorbell
 	// is rung: the head goes first.
 	q.pub.head.Publish(q.head)
+	// An 8-byte doorbell to a mapped register, the common case: the
+	// record, the barriers and the register in one call (Doorbell8; the
+	// BlueFlame choice below reads only the writer's own fields, so it
+	// may come first). Otherwise the steps one by one.
+	if q.db8 != nil && !(nreq == 1 && (q.inl || q.bf.PreferBF) && q.curSize > 1 && q.curSize <= q.bfMax) {
+		off := q.bfOff
+		barrier.Doorbell8(q.sndDBR, uint32(mlx.ToBE32(q.curPost&0xffff)), unsafe.Add(q.db8, off), *(*uint64)(q.at(q.curCtrl)))
+		q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
+		q.bfOff = off ^ q.bf.Size
+		q.pub.gate.Leave()
+		return nil
+	}
 	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
 	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
 	barrier.MMIOWCStart()
