@@ -128,7 +128,9 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
 		be64(unsafe.Add(wqe, 32), uint64(length)<<32|uint64(lkey))
 		be64(unsafe.Add(wqe, 40), addr)
-		q.curCtrl, q.curData = off, off+16+hdr
+		// (curData stays: after a whole work request no setter may
+		// follow, and every builder sets it before its setters read it.)
+		q.curCtrl = off
 		q.curPost = pi + 1
 		return nil
 	}
