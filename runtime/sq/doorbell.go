@@ -23,18 +23,16 @@ func (q *SQ) ringDoorbell(nreq uint32) error {
 	// record, the barriers and the register in one call (Doorbell8; the
 	// BlueFlame choice below reads only the writer's own fields, so it
 	// may come first). Otherwise the steps one by one.
-	if q.db8 != nil && !(nreq == 1 && (q.inl || q.bf.PreferBF) && q.curSize > 1 && q.curSize <= q.bfMax) {
+	if q.db8 != nil && !q.blueFlameWanted(nreq) {
 		off := q.bfOff
-		barrier.Doorbell8(q.sndDBR, uint32(mlx.ToBE32(q.curPost&0xffff)), unsafe.Add(q.db8, off), *(*uint64)(q.at(q.curCtrl)))
-		q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
-		q.bfOff = off ^ q.bf.Size
-		q.pub.gate.Leave()
+		barrier.Doorbell8(q.db8Args(off))
+		q.rung8(off)
 		return nil
 	}
 	barrier.UDMAToDeviceBarrier() // the WQEs before the doorbell record
 	*(*mlx.BE32)(q.sndDBR) = mlx.ToBE32(q.curPost & 0xffff)
 	barrier.MMIOWCStart()
-	if nreq == 1 && (q.inl || q.bf.PreferBF) && q.curSize > 1 && q.curSize <= q.bfMax {
+	if q.blueFlameWanted(nreq) {
 		err := q.blueFlame()
 		q.pub.gate.Leave()
 		return err
@@ -54,6 +52,30 @@ func (q *SQ) ringDoorbell(nreq uint32) error {
 	q.bfOff = off ^ q.bf.Size
 	q.pub.gate.Leave()
 	return nil
+}
+
+// db8Args are Doorbell8's arguments for the batch just written: the
+// doorbell record and its value (the producer index), the register at
+// off, and the last WQE's first 8 bytes. With rung8, what Complete and
+// ringDoorbell both write inline (a call fewer per batch in Complete:
+// issue 26).
+func (q *SQ) db8Args(off int) (unsafe.Pointer, uint32, unsafe.Pointer, uint64) {
+	return q.sndDBR, uint32(mlx.ToBE32(q.curPost & 0xffff)), unsafe.Add(q.db8, off), *(*uint64)(q.at(q.curCtrl))
+}
+
+// rung8 records the 8-byte doorbell rung at off, moves to the other
+// BlueFlame buffer and leaves the gate.
+func (q *SQ) rung8(off int) {
+	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
+	q.bfOff = off ^ q.bf.Size
+	q.pub.gate.Leave()
+}
+
+// blueFlameWanted reports whether a batch of nreq work requests is
+// copied to the BlueFlame register: one work request, inline data in the
+// batch or PreferBF, and a WQE the register takes.
+func (q *SQ) blueFlameWanted(nreq uint32) bool {
+	return nreq == 1 && (q.inl || q.bf.PreferBF) && q.curSize > 1 && q.curSize <= q.bfMax
 }
 
 // blueFlame copies the batch's one WQE to the BlueFlame register in

@@ -480,6 +480,16 @@ func (q *SQ) Complete() error {
 		return nil
 	}
 	q.nreq = 0
+	if q.db8 != nil && !q.blueFlameWanted(nreq) {
+		// ringDoorbell's common case, here: a call fewer per batch (a
+		// doorbell each pays it per work request).
+		q.head += nreq
+		q.pub.head.Publish(q.head)
+		off := q.bfOff
+		barrier.Doorbell8(q.db8Args(off))
+		q.rung8(off)
+		return nil
+	}
 	return q.ringDoorbell(nreq)
 }
 
