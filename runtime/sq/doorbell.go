@@ -37,20 +37,18 @@ func (q *SQ) ringDoorbell(nreq uint32) error {
 		q.pub.gate.Leave()
 		return err
 	}
-	// An 8-byte doorbell: the first 8 bytes of the last WQE's ctrl.
+	// An 8-byte doorbell through runtime/mmio (no mapped register: a
+	// mapped one took Doorbell8 above): the first 8 bytes of the last
+	// WQE's ctrl.
 	off := q.bfOff
-	if q.db8 != nil {
-		*(*uint64)(unsafe.Add(q.db8, off)) = *(*uint64)(q.at(q.curCtrl))
-	} else if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
+	if err := mmio.Write8(q.mem.BF[off:off+8], (*[8]byte)(q.at(q.curCtrl)), q.mem.Device); err != nil {
 		q.Last = Doorbell{Rung: true, Offset: off}
 		err = q.dbError(err)
 		q.pub.gate.Leave()
 		return err
 	}
 	barrier.MMIOFlushWrites()
-	q.Last = Doorbell{Rung: true, Offset: off, Length: 8}
-	q.bfOff = off ^ q.bf.Size
-	q.pub.gate.Leave()
+	q.rung8(off)
 	return nil
 }
 
