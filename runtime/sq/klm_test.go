@@ -30,6 +30,16 @@ var klmForms = []struct {
 	}, func(q *sq.SQ, _ *sq.Mkey, _ *sq.MkeyTemplate, sges []mlx.SGE) error {
 		return q.SetMkeyLayoutList(sges)
 	}},
+	// The layout as the first of two setters: SetMkeyLayoutList's fast
+	// path (a setter that does not finish the configuration).
+	{"SetMkeyLayoutList first", func(q *sq.SQ, m *sq.Mkey) error {
+		return q.MkeyConfigure(m, 2, &mlx.MkeyConfAttr{})
+	}, func(q *sq.SQ, _ *sq.Mkey, _ *sq.MkeyTemplate, sges []mlx.SGE) error {
+		if err := q.SetMkeyLayoutList(sges); err != nil {
+			return err
+		}
+		return q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
+	}},
 	{"ConfigureMkey", nil, func(q *sq.SQ, m *sq.Mkey, t *sq.MkeyTemplate, sges []mlx.SGE) error {
 		return q.ConfigureMkey(m, t, sges)
 	}},

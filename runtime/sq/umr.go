@@ -356,9 +356,20 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 // CRC, in the memory and/or wire domain). mlx5dv_wr_set_mkey_sig_block.
 func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	fn := mlx.FnWRSetMkeySigBlock
-	u, err := q.chk.MkeySigBlock(fn, attr)
-	if err != nil {
-		return err
+	u := q.chk.TrySigBlock(attr) // the common case, one call into the checker
+	// And the writer's: room, nothing wraps, the image cached. (Its
+	// generation is the answer's whenever TrySigBlock answers: the mkey
+	// holds the attributes only after a configuration finished with them,
+	// whose umrFinalize built it. The test guards the bytes.)
+	if u != nil && q.sigImg.gen == u.SigGen && q.umrFits(u) && q.curCtrl+umrNeed(u) <= q.qend {
+		q.umrFinalizeSig(u)
+		return nil
+	}
+	if u == nil {
+		var err error
+		if u, err = q.chk.MkeySigBlock(fn, attr); err != nil {
+			return err
+		}
 	}
 	if u != nil && !q.umrFits(u) { // else it fits, or nothing was added to what the configuration checked
 		if err := q.umrRoom(fn, 0, false, u); err != nil {

@@ -73,7 +73,9 @@ func (c *Chain) openMkey(fn mlx.Func, m *Mkey, numSetters uint8, reset, take boo
 	if take {
 		m.takeSigErrs()
 	}
-	c.touch(m)
+	if !c.touchFirst(m) {
+		c.touch(m)
+	}
 	if m.HasSig() {
 		switch {
 		case reset:
@@ -335,12 +337,27 @@ func (c *Chain) MkeySigBlock(fn mlx.Func, attr *mlx.SigBlockAttr) (*UMR, error) 
 // state (a third of the setter's checks). Otherwise it returns nil and
 // does nothing: finish runs.
 func (c *Chain) finishSig(m *Mkey) *UMR {
-	const kinds = mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
-	w := &c.wr
-	xlat := int(w.xlat+63) &^ 63
-	if m.Flags&kinds != mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE || m.ErrCountUpdated || !bsfOK(m, xlat, 64, c.qp.MaxInlineData+4) {
+	xlat := int(c.wr.xlat+63) &^ 63
+	if !c.sigFinishable(m, xlat) {
 		return nil
 	}
+	return c.sigFinished(m, xlat)
+}
+
+// sigFinishable is finishSig's test, for a translation of xlat bytes:
+// an mkey without crypto, no signature-error update, the BSF within the
+// UMR's room, no copy mask.
+func (c *Chain) sigFinishable(m *Mkey, xlat int) bool {
+	const kinds = mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE | mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO
+	return m.Flags&kinds == mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE && !m.ErrCountUpdated && bsfOK(m, xlat, 64, c.qp.MaxInlineData+4)
+}
+
+// sigFinished is finishSig's answer once sigFinishable held: the UMR
+// with its signature BSF and a SET_PSV per domain, and the work request
+// finalized.
+func (c *Chain) sigFinished(m *Mkey, xlat int) *UMR {
+	w := &c.wr
+	u := &c.umr // UMR.set's stores, with this answer's values
 	wrs := 1
 	if m.Mem.Present {
 		wrs++
@@ -348,11 +365,41 @@ func (c *Chain) finishSig(m *Mkey) *UMR {
 	if m.Wire.Present {
 		wrs++
 	}
-	u := c.umr.set(m, xlat, wrs)
-	u.SigBSF, u.PSVs, u.SigGen = true, true, w.sigGen
+	u.Mkey, u.Xlat, u.WRs = m, xlat, wrs
+	u.SigBSF, u.CryptoBSF, u.DisableBSF, u.SigErr, u.PSVs, u.SigGen = true, false, false, false, true, w.sigGen
 	w.meta |= metaFinalized
-	w.st = uint64(pending(w.need(), w.got(), w.isCounting(), true))
+	w.st = uint64(uint32(w.need() &^ w.got())) // pending(need, got, counting, true)
 	return u
+}
+
+// TrySigBlock is MkeySigBlock's common case in one call, for the writer:
+// the last setter of an mkey configuration that gave it no signature
+// yet, with the attributes the chain validated last (sigSeen.same), which
+// the mkey already holds (its attrTag), and finishSig's case. Then it
+// records the setter and returns finishSig's answer; otherwise it returns
+// nil and changes nothing: the writer calls MkeySigBlock.
+func (c *Chain) TrySigBlock(attr *mlx.SigBlockAttr) *UMR {
+	w := &c.wr
+	s := &c.sig
+	m := w.mkey
+	if w.busy() != busyCounting || !c.follows[mlx.FnWRMkeyConfigure][mlx.FnWRSetMkeySigBlock] ||
+		w.meta&(uint64(mlx5rules.GroupSignature)<<16) != 0 || w.setters+1 != w.numSetters ||
+		m.attrTag != s.tag || attr == nil || s.gen == 0 { // HasSig: sigFinishable's kind
+		return nil
+	}
+	// sigSeen.same, written out: its domains' tests inline here.
+	if flagsWord(attr) != s.attrWords[0] || attr.CompMask != s.attrWords[1] || !s.memRaw.same(attr.Mem) || !s.wireRaw.same(attr.Wire) {
+		return nil
+	}
+	xlat := int(w.xlat+63) &^ 63
+	if !c.sigFinishable(m, xlat) {
+		return nil
+	}
+	w.sigGen = s.gen
+	m.Sig = SigUpdated
+	w.meta |= uint64(mlx5rules.GroupSignature) << 16 // addGot, inlined
+	w.setters++
+	return c.sigFinished(m, xlat)
 }
 
 // MkeyCrypto records mlx5dv_wr_set_mkey_crypto and keeps a copy of the

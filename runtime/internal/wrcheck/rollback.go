@@ -34,11 +34,25 @@ type touchedMkey struct {
 }
 
 // touch remembers an mkey's state before the batch changes it. The
-// test of a batch's later configurations of one mkey inlines.
+// test of a batch's later configurations of one mkey inlines; callers
+// call touchFirst before it, which inlines too: a batch of one
+// configuration takes that case every time (one function would not
+// inline).
 func (c *Chain) touch(m *Mkey) {
 	if len(c.touched) != 1 || c.touched[0].m != m {
 		c.touchSlow(m)
 	}
+}
+
+// touchFirst records m when the batch has touched no mkey yet and the
+// list has room (after the first batch), and reports whether it did.
+func (c *Chain) touchFirst(m *Mkey) bool {
+	if len(c.touched) != 0 || cap(c.touched) == 0 {
+		return false
+	}
+	c.touched = c.touched[:1]
+	c.touched[0].save(m)
+	return true
 }
 
 func (c *Chain) touchSlow(m *Mkey) {
@@ -53,7 +67,12 @@ func (c *Chain) touchSlow(m *Mkey) {
 	} else {
 		c.touched = c.touched[:n+1]
 	}
-	e := &c.touched[n]
+	c.touched[n].save(m)
+}
+
+// save records m's state, but for the attributes (saveAttrs and
+// saveCrypto save them when a call changes them).
+func (e *touchedMkey) save(m *Mkey) {
 	e.m = m
 	e.length, e.sig, e.crypto = m.Length, m.Sig, m.Crypto
 	e.errCount, e.taken, e.errCountUpdated = m.ErrCount, m.taken, m.ErrCountUpdated

@@ -102,20 +102,29 @@ func scramble(v reflect.Value, k uint64) {
 }
 
 // TestRollbackTwoMkeys: a batch that configures two mkeys, one of them
-// again after the other, rolls each back to its state before the batch.
+// again after the other, rolls each back to its state before the batch:
+// the first batch and a later one (whose first mkey touchFirst records
+// in the list the first left), touched as openMkey touches them.
 func TestRollbackTwoMkeys(t *testing.T) {
 	c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 64, MaxSendSGE: 2})
+	touch := func(m *Mkey) {
+		if !c.touchFirst(m) {
+			c.touch(m)
+		}
+	}
 	a, b := NewMkey(0x100, 0, 4), NewMkey(0x200, 0, 4)
-	a.Length, b.Length = 1, 2
-	c.touch(a)
-	a.Length = 10
-	c.touch(b)
-	b.Length = 20
-	c.touch(a) // touched already: its state before the batch stays saved
-	a.Length = 100
-	c.touch(b)
-	c.forget()
-	if a.Length != 1 || b.Length != 2 || len(c.touched) != 0 {
-		t.Fatalf("lengths %d, %d after the rollback (want 1, 2), %d entries left", a.Length, b.Length, len(c.touched))
+	for batch := range 2 {
+		a.Length, b.Length = 1, 2
+		touch(a)
+		a.Length = 10
+		touch(b)
+		b.Length = 20
+		touch(a) // touched already: its state before the batch stays saved
+		a.Length = 100
+		touch(b)
+		c.forget()
+		if a.Length != 1 || b.Length != 2 || len(c.touched) != 0 {
+			t.Fatalf("batch %d: lengths %d, %d after the rollback (want 1, 2), %d entries left", batch, a.Length, b.Length, len(c.touched))
+		}
 	}
 }

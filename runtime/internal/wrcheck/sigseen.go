@@ -1,6 +1,10 @@
 package wrcheck
 
-import mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+import (
+	"unsafe"
+
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
+)
 
 // sigSeen is the last signature attributes MkeySigBlock validated, by
 // value. A storage path sets the same attributes on every configuration
@@ -14,16 +18,73 @@ type sigSeen struct {
 	flags       mlx.SigBlockAttrFlags
 	check, copy uint8
 	mem, wire   Domain
+
+	// The attributes' memory as validated, for same: the words of the
+	// attribute struct after its two pointers (flags, masks and their
+	// padding; comp_mask), and each domain's (rawDomain).
+	attrWords       [2]uint64
+	memRaw, wireRaw rawDomain
 }
 
-// same reports whether a holds the values last validated. It reads
-// every value a rule of the attributes reads (comp_mask included: it
-// must be 0, as it was), and through the domains' union pointers the
+// rawDomain is a domain's memory as validated: its words but the union
+// pointer (sig_type and its padding, block_size and its padding,
+// comp_mask) and the 16 bytes the pointer pointed at (both members,
+// mlx5dv_sig_t10dif and mlx5dv_sig_crc, are 16 bytes).
+type rawDomain struct {
+	present bool
+	words   [3]uint64
+	member  [16]byte
+}
+
+// same reports whether a holds the values last validated: the same
+// memory, compared word by word, the blank padding included (padding
+// that differs only sends a call through the validators again). It
+// covers every value a rule of the attributes reads (comp_mask included:
+// it must be 0, as it was) and through the domains' union pointers the
 // member of their type; the snapshot has at least one domain (the
 // validated attributes had one), so a with neither never matches.
 func (s *sigSeen) same(a *mlx.SigBlockAttr) bool {
-	return a != nil && s.gen != 0 && a.CompMask == 0 && a.Flags == s.flags && a.CheckMask == s.check &&
-		a.CopyMask == s.copy && s.mem.same(a.Mem) && s.wire.same(a.Wire)
+	if a == nil || s.gen == 0 {
+		return false
+	}
+	return flagsWord(a) == s.attrWords[0] && a.CompMask == s.attrWords[1] && s.memRaw.same(a.Mem) && s.wireRaw.same(a.Wire)
+}
+
+// same reports whether d (nil: absent) is the domain r holds. The
+// member is read only once d's sig_type is the validated one, whose
+// member is 16 bytes: a domain of another type is not read through.
+func (r *rawDomain) same(d *mlx.SigBlockDomain) bool {
+	if d == nil || !r.present {
+		return d == nil && !r.present
+	}
+	return typeWord(d) == r.words[0] && sizeWord(d) == r.words[1] && d.CompMask == r.words[2] && d.Sig != nil &&
+		*(*[16]byte)(d.Sig) == r.member
+}
+
+// set keeps d's memory (nil: absent); d has been validated.
+func (r *rawDomain) set(d *mlx.SigBlockDomain) {
+	r.present = d != nil && d.Sig != nil // validated: a domain has its member
+	if !r.present {
+		return
+	}
+	r.words = [3]uint64{typeWord(d), sizeWord(d), d.CompMask}
+	r.member = *(*[16]byte)(d.Sig)
+}
+
+// flagsWord is the 8 bytes of a from its flags: flags, the two masks and
+// their padding (on the 64-bit ABIs; more of a elsewhere, which only
+// compares more). typeWord and sizeWord are a domain's from its sig_type
+// and from its block_size, their padding included.
+func flagsWord(a *mlx.SigBlockAttr) uint64 {
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(a), unsafe.Offsetof(a.Flags)))
+}
+
+func typeWord(d *mlx.SigBlockDomain) uint64 {
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(d), unsafe.Offsetof(d.SigType)))
+}
+
+func sizeWord(d *mlx.SigBlockDomain) uint64 {
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(d), unsafe.Offsetof(d.BlockSize)))
 }
 
 // take keeps a's values, which have just been validated, as a new
@@ -34,25 +95,9 @@ func (s *sigSeen) take(a *mlx.SigBlockAttr) {
 	s.flags, s.check, s.copy = a.Flags, a.CheckMask, a.CopyMask
 	s.mem.set(a.Mem)
 	s.wire.set(a.Wire)
-}
-
-// same reports whether src (nil: absent) is the domain d holds: its
-// type, block size and comp_mask, and the member of its type (the blank
-// padding of the C structs is not compared).
-func (d *Domain) same(src *mlx.SigBlockDomain) bool {
-	if src == nil || !d.Present {
-		return src == nil && !d.Present
-	}
-	if src.SigType != d.Domain.SigType || src.BlockSize != d.Domain.BlockSize || src.CompMask != d.Domain.CompMask || src.Sig == nil {
-		return false
-	}
-	switch src.SigType {
-	case mlx.MLX5DV_SIG_TYPE_T10DIF:
-		return *src.SigDif() == d.T10dif
-	case mlx.MLX5DV_SIG_TYPE_CRC:
-		return *src.SigCRC() == d.Crc
-	}
-	return false
+	s.attrWords = [2]uint64{flagsWord(a), a.CompMask}
+	s.memRaw.set(a.Mem)
+	s.wireRaw.set(a.Wire)
 }
 
 // SigValues copies the signature attributes of the current generation

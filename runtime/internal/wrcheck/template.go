@@ -159,7 +159,9 @@ func (c *Chain) ConfigureList(fn mlx.Func, wrFlags uint32, m *Mkey, t *MkeyTempl
 		return true
 	}
 	xlat := 16 * entries
-	c.touch(m)
+	if !c.touchFirst(m) {
+		c.touch(m)
+	}
 	// What TemplatePosted records, written out: the call costs 4% of a
 	// template configuration (measured).
 	m.Length = length
