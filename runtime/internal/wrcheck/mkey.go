@@ -357,7 +357,6 @@ func (c *Chain) sigFinishable(m *Mkey, xlat int) bool {
 // finalized.
 func (c *Chain) sigFinished(m *Mkey, xlat int) *UMR {
 	w := &c.wr
-	u := &c.umr // UMR.set's stores, with this answer's values
 	wrs := 1
 	if m.Mem.Present {
 		wrs++
@@ -365,8 +364,8 @@ func (c *Chain) sigFinished(m *Mkey, xlat int) *UMR {
 	if m.Wire.Present {
 		wrs++
 	}
-	u.Mkey, u.Xlat, u.WRs = m, xlat, wrs
-	u.SigBSF, u.CryptoBSF, u.DisableBSF, u.SigErr, u.PSVs, u.SigGen = true, false, false, false, true, w.sigGen
+	u := &c.sigUMR // its kind is set
+	u.Mkey, u.Xlat, u.WRs, u.SigGen = m, xlat, wrs, w.sigGen
 	w.meta |= metaFinalized
 	w.st = uint64(uint32(w.need() &^ w.got())) // pending(need, got, counting, true)
 	return u

@@ -323,6 +323,10 @@ type Chain struct {
 	errv, outv, scratch mlx.RuleError
 
 	umr UMR // the answer of the last finished mkey configuration
+	// sigUMR is finishSig's answer: its kind (a signature BSF and SET_PSVs,
+	// no crypto BSF, no SIG_ERR, no BSF disable), set by Init, never
+	// changes, so an answer stores only the rest.
+	sigUMR UMR
 	sig sigSeen
 	// accessSeen is the access flags mlx5dv_wr_set_mkey_access_flags'
 	// validator last accepted (as sig, a value validated once need not
@@ -398,6 +402,7 @@ func (c *Chain) Init(qp *QP) {
 		}
 	}
 	c.tmplEntries = c.templateEntries()
+	c.sigUMR.SigBSF, c.sigUMR.PSVs = true, true
 	c.accessSeen, c.listLimit = noAccess, (qp.MaxInlineData+4)/16
 	c.initFast()
 	c.notReady()
