@@ -327,7 +327,7 @@ type Chain struct {
 	// no crypto BSF, no SIG_ERR, no BSF disable), set by Init, never
 	// changes, so an answer stores only the rest.
 	sigUMR UMR
-	sig sigSeen
+	sig    sigSeen
 	// accessSeen is the access flags mlx5dv_wr_set_mkey_access_flags'
 	// validator last accepted (as sig, a value validated once need not
 	// be again: the rule is a function of it alone); noAccess before.
