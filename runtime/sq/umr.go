@@ -233,6 +233,11 @@ func (q *SQ) SetMkeyLayoutList(sges []mlx.SGE) error {
 	length, hi := wrcheck.ListSum(sges)
 	if hi <= wrcheck.MaxKLMLength && q.roomFor(umrFixed+align64(16*len(sges))) && q.chk.ListLayoutOK(len(sges)) {
 		q.chk.TookListLayout(len(sges), length) // the common case: room, and the checker's, inlined
+		if n, off := len(sges), q.curData; off+16*n <= q.qend {
+			q.klms(off, sges) // layoutList's case of KLMs that do not wrap, inlined
+			q.layoutEnd(off+16*n, align64(16*n)-16*n, 16*n, length)
+			return nil
+		}
 		q.layoutList(sges, length)
 		return nil
 	}
