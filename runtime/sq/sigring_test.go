@@ -100,16 +100,7 @@ func TestMkeyCallsRingRoom(t *testing.T) {
 		if err := s.batch(1, 1, nil, sig, sges, mlx.IBV_ACCESS_LOCAL_WRITE); err != nil {
 			t.Fatal(err) // the first configuration: the attributes validated, the mkey given them
 		}
-		q.SetWRFlags(0)
-		q.Start()
-		for range 16 - free { // WQEs in flight: never completed
-			q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
-		}
-		if err := q.Complete(); err != nil {
-			t.Fatal(err)
-		}
-		q.SetWRFlags(mlx.IBV_SEND_INLINE)
-		q.Start()
+		inFlight(t, q, 16-free)
 		q.MkeyConfigure(mk, 3, &mlx.MkeyConfAttr{})
 		q.SetMkeyAccessFlags(mlx.IBV_ACCESS_LOCAL_WRITE)
 		if err := q.SetMkeyLayoutList(sges); err != nil {
@@ -135,16 +126,7 @@ func TestMkeyLayoutRingRoom(t *testing.T) {
 	for _, free := range []int{need, need - 1} {
 		q, mem := newSQ(t, 16, 0)
 		mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT, 8)
-		q.SetWRFlags(0)
-		q.Start()
-		for range 16 - free { // WQEs in flight: never completed
-			q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
-		}
-		if err := q.Complete(); err != nil {
-			t.Fatal(err)
-		}
-		q.SetWRFlags(mlx.IBV_SEND_INLINE)
-		q.Start()
+		inFlight(t, q, 16-free)
 		if err := q.MkeyConfigure(mk, 2, &mlx.MkeyConfAttr{}); err != nil {
 			t.Fatal(err)
 		}
@@ -156,4 +138,20 @@ func TestMkeyLayoutRingRoom(t *testing.T) {
 		}
 		rejects(t, mem, "ibv_wr.sq_room", syscall.ENOMEM, func() error { return q.SetMkeyLayoutList(sges) })
 	}
+}
+
+// inFlight posts n one-WQEBB WQEs that are never completed (the ring's
+// room less n), then opens a batch with wr_flags IBV_SEND_INLINE.
+func inFlight(t *testing.T, q *sq.SQ, n int) {
+	t.Helper()
+	q.SetWRFlags(0)
+	q.Start()
+	for range n {
+		q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+	}
+	if err := q.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	q.Start()
 }

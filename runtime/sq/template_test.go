@@ -276,16 +276,7 @@ func TestConfigureMkeyRingRoom(t *testing.T) {
 		q, mem := newSQ(t, 16, 0)
 		mk := sq.NewMkey(0x4500, mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT|mlx.MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE, 8)
 		mk.ErrCountUpdated = false // the template's common case
-		q.SetWRFlags(0)
-		q.Start()
-		for range 16 - free { // WQEs in flight: never completed
-			q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
-		}
-		if err := q.Complete(); err != nil {
-			t.Fatal(err)
-		}
-		q.SetWRFlags(mlx.IBV_SEND_INLINE)
-		q.Start()
+		inFlight(t, q, 16-free)
 		if free == need {
 			if err := q.ConfigureMkey(mk, tmpl, sges); err != nil {
 				t.Fatalf("%d WQEBBs free: %v", free, err)
