@@ -12,9 +12,10 @@ import (
 // TestMkeyCallsAroundRing: batches of signature configurations by the
 // four calls write what ConfigureMkey writes (ring, doorbell,
 // bookkeeping, mkey state) at every ring position: the four calls' fast
-// path (the checker's TrySigBlock, the cached BSF) begins, ends and wraps
-// everywhere once a batch has found its room, and the mkey's tag byte is
-// set (a QP that supports it).
+// path (the checker's TrySigBlock, the cached BSF) begins and ends
+// everywhere once a batch has found its room, a configuration that would
+// wrap takes umrFinalize instead, and the mkey's tag byte is set (a QP
+// that supports it).
 func TestMkeyCallsAroundRing(t *testing.T) {
 	sigs := map[string]*mlx.SigBlockAttr{
 		"wire dif": {Wire: difDomain(1, 2, mlx.MLX5DV_BLOCK_SIZE_512), CheckMask: 0xff},
