@@ -72,9 +72,9 @@ func (r *rawDomain) set(d *mlx.SigBlockDomain) {
 }
 
 // flagsWord is the 8 bytes of a from its flags: flags, the two masks and
-// their padding (on the 64-bit ABIs; more of a elsewhere, which only
-// compares more). typeWord and sizeWord are a domain's from its sig_type
-// and from its block_size, their padding included.
+// their padding. typeWord and sizeWord are a domain's from its sig_type
+// and from its block_size, their padding included. (The mirrors declare
+// that padding as fields: 8 bytes each on every ABI.)
 func flagsWord(a *mlx.SigBlockAttr) uint64 {
 	return *(*uint64)(unsafe.Add(unsafe.Pointer(a), unsafe.Offsetof(a.Flags)))
 }
