@@ -52,6 +52,7 @@ func (c *Chain) touchFirst(m *Mkey) bool {
 	}
 	c.touched = c.touched[:1]
 	c.touched[0].save(m)
+	c.unknownTouched = c.unknownTouched || m.Unknown
 	return true
 }
 
@@ -68,6 +69,7 @@ func (c *Chain) touchSlow(m *Mkey) {
 		c.touched = c.touched[:n+1]
 	}
 	c.touched[n].save(m)
+	c.unknownTouched = c.unknownTouched || m.Unknown
 }
 
 // save records m's state, but for the attributes (saveAttrs and
@@ -130,12 +132,16 @@ func (c *Chain) forget() {
 		m.Unknown = true
 	}
 	c.touched = c.touched[:0]
+	c.unknownTouched = false
 }
 
 // succeed accepts what the batch did to its mkeys.
 func (c *Chain) succeed() {
-	for i := range c.touched {
-		c.touched[i].m.Unknown = false
+	if c.unknownTouched { // else every touched mkey's Unknown is false already
+		for i := range c.touched {
+			c.touched[i].m.Unknown = false
+		}
+		c.unknownTouched = false
 	}
 	c.touched = c.touched[:0]
 }

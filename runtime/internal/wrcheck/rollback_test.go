@@ -128,3 +128,40 @@ func TestRollbackTwoMkeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSucceedClearsUnknown: a batch that succeeds clears the unknown
+// state of every mkey it touched that was unknown, whether it was the
+// batch's first (touchFirst) or a later one after a known one
+// (touchSlow), and a rolled-back batch leaves its mkeys unknown.
+func TestSucceedClearsUnknown(t *testing.T) {
+	c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 64, MaxSendSGE: 2})
+	touch := func(m *Mkey) {
+		if !c.touchFirst(m) {
+			c.touch(m)
+		}
+	}
+	a, b := NewMkey(0x100, 0, 4), NewMkey(0x200, 0, 4)
+	for _, tc := range []struct{ failed, again []*Mkey }{
+		{[]*Mkey{a}, []*Mkey{a}},
+		{[]*Mkey{a}, []*Mkey{b, a}},
+		{[]*Mkey{b}, []*Mkey{a, b}},
+		{[]*Mkey{a, b}, []*Mkey{b, a}},
+	} {
+		for _, m := range tc.failed {
+			touch(m)
+		}
+		c.forget() // a failed batch: its mkeys are unknown
+		for _, m := range tc.failed {
+			if !m.Unknown {
+				t.Fatalf("%v: a rolled-back mkey is not unknown", tc)
+			}
+		}
+		for _, m := range tc.again { // a batch that configures them and succeeds
+			touch(m)
+		}
+		c.succeed()
+		if a.Unknown || b.Unknown {
+			t.Fatalf("%v: unknown after a successful batch: %v, %v", tc, a.Unknown, b.Unknown)
+		}
+	}
+}

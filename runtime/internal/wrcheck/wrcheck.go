@@ -323,6 +323,10 @@ type Chain struct {
 	errv, outv, scratch mlx.RuleError
 
 	umr UMR // the answer of the last finished mkey configuration
+	// unknownTouched says that a mkey the batch touched was unknown when
+	// it did (succeed clears the mark of those only: a batch that touched
+	// none skips the loop).
+	unknownTouched bool
 	// sigUMR is finishSig's answer: its kind (a signature BSF and SET_PSVs,
 	// no crypto BSF, no SIG_ERR, no BSF disable), set by Init, never
 	// changes, so an answer stores only the rest.
