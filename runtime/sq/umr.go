@@ -362,10 +362,11 @@ func (q *SQ) layoutEnd(off, pad, xlat int, length uint64) {
 func (q *SQ) SetMkeySigBlock(attr *mlx.SigBlockAttr) error {
 	fn := mlx.FnWRSetMkeySigBlock
 	u := q.chk.TrySigBlock(attr) // the common case, one call into the checker
-	// And the writer's: room, nothing wraps, the image cached. (Its
-	// generation is the answer's whenever TrySigBlock answers: the mkey
-	// holds the attributes only after a configuration finished with them,
-	// whose umrFinalize built it. The test guards the bytes.)
+	// And the writer's: room, nothing wraps, the image cached. (The
+	// cache holds the answer's generation whenever TrySigBlock answers:
+	// the mkey holds the attributes only after a configuration finished
+	// with them, whose umrFinalize built it; the test stays, one compare,
+	// as the guard of the BSF's bytes.)
 	if u != nil && q.sigImg.gen == u.SigGen && q.umrFits(u) && q.curCtrl+umrNeed(u) <= q.qend {
 		q.umrFinalizeSig(u)
 		return nil
