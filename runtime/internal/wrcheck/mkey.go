@@ -381,8 +381,7 @@ func (c *Chain) TrySigBlock(attr *mlx.SigBlockAttr) *UMR {
 	w := &c.wr
 	s := &c.sig
 	m := w.mkey
-	if w.busy() != busyCounting || !c.follows[mlx.FnWRMkeyConfigure][mlx.FnWRSetMkeySigBlock] ||
-		w.meta&(uint64(mlx5rules.GroupSignature)<<16) != 0 || w.setters+1 != w.numSetters ||
+	if !c.mkeySetter(mlx.FnWRSetMkeySigBlock) || w.setters+1 != w.numSetters ||
 		m.attrTag != s.tag || attr == nil || s.gen == 0 { // HasSig: sigFinishable's kind
 		return nil
 	}
@@ -396,8 +395,7 @@ func (c *Chain) TrySigBlock(attr *mlx.SigBlockAttr) *UMR {
 	}
 	w.sigGen = s.gen
 	m.Sig = SigUpdated
-	w.meta |= uint64(mlx5rules.GroupSignature) << 16 // addGot, inlined
-	w.setters++
+	c.counted(mlx5rules.GroupSignature) // the last, as tested above
 	return c.sigFinished(m, xlat)
 }
 

@@ -107,11 +107,7 @@ func scramble(v reflect.Value, k uint64) {
 // in the list the first left), touched as openMkey touches them.
 func TestRollbackTwoMkeys(t *testing.T) {
 	c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 64, MaxSendSGE: 2})
-	touch := func(m *Mkey) {
-		if !c.touchFirst(m) {
-			c.touch(m)
-		}
-	}
+	touch := func(m *Mkey) { touchAsCalls(c, m) }
 	a, b := NewMkey(0x100, 0, 4), NewMkey(0x200, 0, 4)
 	for batch := range 2 {
 		a.Length, b.Length = 1, 2
@@ -135,11 +131,7 @@ func TestRollbackTwoMkeys(t *testing.T) {
 // (touchSlow), and a rolled-back batch leaves its mkeys unknown.
 func TestSucceedClearsUnknown(t *testing.T) {
 	c := New(&QP{Type: mlx.QPRC, SendOps: 0x3ff, MlxSendOps: 0x1f, MaxInlineData: 64, MaxSendSGE: 2})
-	touch := func(m *Mkey) {
-		if !c.touchFirst(m) {
-			c.touch(m)
-		}
-	}
+	touch := func(m *Mkey) { touchAsCalls(c, m) }
 	a, b := NewMkey(0x100, 0, 4), NewMkey(0x200, 0, 4)
 	for _, tc := range []struct{ failed, again []*Mkey }{
 		{[]*Mkey{a}, []*Mkey{a}},
@@ -163,5 +155,12 @@ func TestSucceedClearsUnknown(t *testing.T) {
 		if a.Unknown || b.Unknown {
 			t.Fatalf("%v: unknown after a successful batch: %v, %v", tc, a.Unknown, b.Unknown)
 		}
+	}
+}
+
+// touchAsCalls touches m as openMkey and the template path do.
+func touchAsCalls(c *Chain, m *Mkey) {
+	if !c.touchFirst(m) {
+		c.touch(m)
 	}
 }
