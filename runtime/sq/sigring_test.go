@@ -145,6 +145,15 @@ func TestMkeyLayoutRingRoom(t *testing.T) {
 // room less n), then opens a batch with wr_flags IBV_SEND_INLINE.
 func inFlight(t *testing.T, q *sq.SQ, n int) {
 	t.Helper()
+	postRaw(t, q, n)
+	q.SetWRFlags(mlx.IBV_SEND_INLINE)
+	q.Start()
+}
+
+// postRaw posts n one-WQEBB raw WQEs in a batch of their own, with
+// wr_flags 0, moving the producer index on by n.
+func postRaw(t *testing.T, q *sq.SQ, n int) {
+	t.Helper()
 	q.SetWRFlags(0)
 	q.Start()
 	for range n {
@@ -153,6 +162,4 @@ func inFlight(t *testing.T, q *sq.SQ, n int) {
 	if err := q.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	q.SetWRFlags(mlx.IBV_SEND_INLINE)
-	q.Start()
 }

@@ -90,14 +90,7 @@ func newMkeySide(t *testing.T, sig, sigAll bool, skip int, flags mlx.SendFlags) 
 	}
 	mk := sq.NewMkey(0x4500, flagsMk, 8)
 	mk.MemPSV, mk.WirePSV = 0x31, 0x32
-	q.SetWRFlags(0)
-	q.Start()
-	for range skip {
-		q.RawWQE([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
-	}
-	if err := q.Complete(); err != nil {
-		t.Fatal(err)
-	}
+	postRaw(t, q, skip)
 	q.Completed(q.Outstanding())
 	q.SetWRFlags(flags)
 	return mkeySide{q: q, mem: m.SQ, bf: m.BF, dbr: m.DBR, mk: mk}
