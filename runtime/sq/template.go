@@ -169,10 +169,8 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 	// The ctrl segment in whole 32-bit words of the device's byte order:
 	// binary.BigEndian's byte stores of a value with bytes known zero are
 	// not merged back into one, but split into up to four narrow stores.
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
-	put32(&c[4], q.qpn<<8|uint32(ds))
-	put32(&c[8], uint32(fcs))
-	put32(&c[12], mk.LKey)
+	put2(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR), q.qpn<<8|uint32(ds))
+	put2(&c[8], uint32(fcs), mk.LKey)
 	binary.BigEndian.PutUint64(c[16:24], g.umr0|uint64(uint(xlat)/16)<<16)
 	binary.BigEndian.PutUint64(c[24:32], g.mask)
 	*(*[32]byte)(c[32:64]) = [32]byte{}
@@ -212,11 +210,9 @@ func (q *SQ) configureMkey(m *Mkey, t *MkeyTemplate, sges []mlx.SGE, post bool) 
 	off := int(slot) * wqebb
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
 	ps := (*[32]byte)(q.at(off))
-	put32(&ps[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
-	put32(&ps[4], q.qpn<<8|2)
+	put2(&ps[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV), q.qpn<<8|2)
 	put32(&ps[8], uint32(fcs))
-	put32(&ps[16], index)
-	put32(&ps[20], 0)
+	put2(&ps[16], index, 0)
 	binary.BigEndian.PutUint64(ps[24:32], ts)
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2
@@ -253,6 +249,12 @@ func (q *SQ) posted(post bool) error {
 // store whatever the compiler knows of v's bytes.
 func put32(p *byte, v uint32) { *(*mlx.BE32)(unsafe.Pointer(p)) = mlx.ToBE32(v) }
 
+// put2 stores hi and lo at p (8-byte aligned) as two consecutive words in
+// the device's byte order, in one 64-bit store: on the template's and
+// the four calls' paths the stores, more than the instructions, are what
+// a configuration's time follows (docs/performance.md).
+func put2(p *byte, hi, lo uint32) { be64(unsafe.Pointer(p), uint64(hi)<<32|uint64(lo)) }
+
 // configureWrapped writes a template configuration the checks accepted
 // that wraps the ring, with the writers of the calls.
 func (q *SQ) configureWrapped(mk *wrcheck.Mkey, t *MkeyTemplate, sges []mlx.SGE, length uint64) {
@@ -272,11 +274,9 @@ func (q *SQ) psvWQE(index uint32, ts uint64, fcs uint8) {
 	off := int(slot) * wqebb
 	q.book(slot, wrDataUMR, uint8(mlx.MLX5_OPCODE_SET_PSV))
 	p := (*[32]byte)(q.at(off))
-	put32(&p[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV))
-	put32(&p[4], q.qpn<<8|2)
+	put2(&p[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_SET_PSV), q.qpn<<8|2)
 	put32(&p[8], uint32(fcs))
-	put32(&p[16], index)
-	put32(&p[20], 0)
+	put2(&p[16], index, 0)
 	binary.BigEndian.PutUint64(p[24:32], ts)
 	q.curPost++
 	q.curCtrl, q.curSize = off, 2

@@ -505,21 +505,16 @@ func (q *SQ) umrFinalize(p *wrcheck.UMR) {
 	// BSF octowords 6, mask 8; access 2, qpn_mkey 4, flags_pd 12, len
 	// 24), the rest zero. Each segment lies in one WQEBB: none wraps.
 	c := (*[16]byte)(q.at(q.curCtrl))
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
-	put32(&c[4], q.qpn<<8|uint32(q.curSize))
-	put32(&c[8], uint32(fcs))
-	put32(&c[12], mk.LKey)
+	put2(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR), q.qpn<<8|uint32(q.curSize))
+	put2(&c[8], uint32(fcs), mk.LKey)
 	q.curPost += uint32(q.curSize+3) / 4
 	u := (*[mlx.WQEUMRCtrlSegSize]byte)(q.at(q.curCtrl + mlx.WQECtrlSegSize))
-	put32(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
-	put32(&u[4], uint32(q.umr.klm)<<16|uint32(bsz/16))
+	put2(&u[0], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24, uint32(q.umr.klm)<<16|uint32(bsz/16))
 	binary.BigEndian.PutUint64(u[8:16], q.umr.mask)
 	*(*[32]byte)(u[16:48]) = [32]byte{}
 	m := (*[mlx.WQEMkeyContextSegSize]byte)(q.at(q.wrap(q.curCtrl + mlx.WQECtrlSegSize + mlx.WQEUMRCtrlSegSize)))
-	put32(&m[0], uint32(q.umr.access)<<8)
-	put32(&m[4], 0xffffff00|mk.LKey&0xff)
-	put32(&m[8], 0)
-	put32(&m[12], flagsPD)
+	put2(&m[0], uint32(q.umr.access)<<8, 0xffffff00|mk.LKey&0xff)
+	put2(&m[8], 0, flagsPD)
 	binary.BigEndian.PutUint64(m[16:24], 0)
 	binary.BigEndian.PutUint64(m[24:32], q.umr.length)
 	*(*[32]byte)(m[32:64]) = [32]byte{}

@@ -20,18 +20,13 @@ func (q *SQ) umrFinalizeSig(u *wrcheck.UMR) {
 	ds := q.curSize + mlx.BSFSize/16
 	mask := q.umr.mask | uint64(mlx.MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE)
 	c := (*[umrFixed]byte)(p)
-	put32(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR))
-	put32(&c[4], q.qpn<<8|uint32(ds))
-	put32(&c[8], uint32(q.umr.fcs&^ce)) // the last SET_PSV reports the completion, not the UMR
-	put32(&c[12], mk.LKey)
-	put32(&c[16], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24)
-	put32(&c[20], uint32(q.umr.klm)<<16|mlx.BSFSize/16)
+	put2(&c[0], uint32(uint16(q.curPost))<<8|uint32(mlx.MLX5_OPCODE_UMR), q.qpn<<8|uint32(ds))
+	put2(&c[8], uint32(q.umr.fcs&^ce), mk.LKey) // the last SET_PSV reports the completion, not the UMR
+	put2(&c[16], uint32(mlx.MLX5_WQE_UMR_CTRL_FLAG_INLINE)<<24, uint32(q.umr.klm)<<16|mlx.BSFSize/16)
 	binary.BigEndian.PutUint64(c[24:32], mask)
 	*(*[32]byte)(c[32:64]) = [32]byte{}
-	put32(&c[64], uint32(q.umr.access)<<8)
-	put32(&c[68], 0xffffff00|mk.LKey&0xff)
-	put32(&c[72], 0)
-	put32(&c[76], 1<<30) // flags_pd: the BSF enabled
+	put2(&c[64], uint32(q.umr.access)<<8, 0xffffff00|mk.LKey&0xff)
+	put2(&c[72], 0, 1<<30) // flags_pd: the BSF enabled
 	binary.BigEndian.PutUint64(c[80:88], 0)
 	binary.BigEndian.PutUint64(c[88:96], q.umr.length)
 	*(*[32]byte)(c[96:128]) = [32]byte{}
