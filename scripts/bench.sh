@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Measures every path of the performance table (docs/performance.md) in one
-# run: mlx5gen against its C reference, interleaved, 10 rounds (each from a
-# fresh copy of the test binaries), the median of the per-round ratios. Extra arguments go to internal/cmd/mlx5bench
-# (-rounds, -benchtime, -rows, -o FILE, -json, -update FILES). Needs gcc
-# (cgo) for the C loops.
+# run: mlx5gen against its C reference, interleaved, 12 rounds (each from a
+# fresh copy of the test binaries; the libmlx5 rows' rounds rotate through
+# four placements of their code), the median of the per-round ratios.
+# Extra arguments go to internal/cmd/mlx5bench (-rounds, -placements,
+# -benchtime, -rows, -o FILE, -json, -update FILES). Needs gcc (cgo) for
+# the C loops.
 #
 # The libmlx5 rows compare with libmlx5's own builders, built once (into
 # the user cache directory) from an rdma-core source tree given with

@@ -38,7 +38,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mlx5bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rounds := fs.Int("rounds", 10, "rounds (each runs every pair once)")
+	rounds := fs.Int("rounds", 12, "rounds (each runs every pair once)")
 	bt := fs.String("benchtime", "200ms", "-test.benchtime of the post, encoder and poll benchmarks")
 	gbt := fs.String("gen-benchtime", "2x", "-test.benchtime of BenchmarkGenerate")
 	sel := fs.String("rows", "", "only the rows whose key matches this regular expression (keys: "+keys()+")")
@@ -47,11 +47,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmdLine := fs.String("command", "", "the command line to print above the table (default: this one)")
 	src := fs.String("rdma-core-src", "", "an rdma-core source tree (tag v44.0) to build libmlx5's builders from for the libmlx5 rows (default $"+srcEnv+")")
 	asJSON := fs.Bool("json", false, "print (or -o) the rows as a JSON array instead of the Markdown table")
+	placements := fs.Int("placements", 4, "placements of the libmlx5 harness's code (32 bytes apart) the rounds rotate through")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 || *rounds < 1 {
-		fmt.Fprintln(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds must be at least 1")
+	if fs.NArg() > 0 || *rounds < 1 || *placements < 1 || *placements > maxPlacements {
+		fmt.Fprintf(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds must be at least 1, -placements from 1 to %d\n", maxPlacements)
 		return 2
 	}
 	re, err := regexp.Compile(*sel)
@@ -91,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	o := output{cmdLine: *cmdLine, file: *outFile, updates: updates, json: *asJSON}
-	if err := measure(rs, lb, *rounds, *bt, *gbt, o, stdout, stderr); err != nil {
+	if err := measure(rs, lb, plan{*rounds, *placements}, *bt, *gbt, o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
 		return 1
 	}
@@ -136,7 +137,13 @@ func libRows(rs []row, src string, log io.Writer) ([]row, *libBuild, error) {
 	return rs, lb, err
 }
 
-func measure(rs []row, lb *libBuild, rounds int, bt, gbt string, o output, stdout, stderr io.Writer) error {
+// plan is how many rounds a run measures, and in how many placements of
+// their code the libmlx5 rows' rounds rotate (layout.go).
+type plan struct{ rounds, placements int }
+
+// measure runs the rounds of n and writes the table.
+func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, stderr io.Writer) error {
+	rounds := n.rounds
 	root, err := rdmacore.ModuleRoot(".")
 	if err != nil {
 		return err
@@ -148,6 +155,9 @@ func measure(rs []row, lb *libBuild, rounds int, bt, gbt string, o output, stdou
 	defer os.RemoveAll(tmp)
 	r := newRunner(root, tmp, rs)
 	r.lib = lb
+	if lb != nil {
+		r.placements = n.placements
+	}
 	r.benchtime, r.genBenchtime = bt, gbt
 	fmt.Fprintln(stderr, "mlx5bench: building the benchmark binaries")
 	if err := r.build(); err != nil {
@@ -162,7 +172,7 @@ func measure(rs []row, lb *libBuild, rounds int, bt, gbt string, o output, stdou
 	}
 	h := header{Date: start.Format("2006-01-02 15:04 UTC"), CPU: cpuModel(), Cores: runtime.NumCPU(),
 		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: o.cmdLine, Rounds: rounds, Load: load,
-		Benchtime: bt, GenBenchtime: gbt}
+		Benchtime: bt, GenBenchtime: gbt, Placements: r.placements}
 	var md bytes.Buffer
 	writeTable(&md, h, rs, r)
 	if len(o.updates) > 0 {

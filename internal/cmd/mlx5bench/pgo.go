@@ -28,15 +28,17 @@ func (w row) binKey() string {
 	return w.Pkg
 }
 
-// buildPGO builds package pkg's test binary for the rows of key: it runs
-// the Go side of those rows once, in pkg's plain test binary (built here
-// if no plain row needs it), with a CPU profile, and builds pkg again with
-// that profile to out.
-func (r *runner) buildPGO(pkg, key, out string) error {
-	plain, ok := r.bins[pkg]
-	if !ok {
+// buildPGO builds package pkg's test binary for the rows of key, with its
+// code at placement j: it runs the Go side of those rows once, in pkg's
+// plain test binary of that placement (built here if no plain row needs
+// it), with a CPU profile, and builds pkg again with that profile to out.
+func (r *runner) buildPGO(pkg, key, out string, j int) error {
+	var plain string
+	if bins := r.bins[pkg]; j < len(bins) {
+		plain = bins[j]
+	} else {
 		plain = out + ".plain"
-		if err := r.buildPkg(pkg, plain, ""); err != nil {
+		if err := r.buildPkg(pkg, plain, "", j); err != nil {
 			return err
 		}
 	}
@@ -47,7 +49,7 @@ func (r *runner) buildPGO(pkg, key, out string) error {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("the profile run for the PGO rows of %s: %v\n%s", pkg, err, b)
 	}
-	return r.buildPkg(pkg, out, prof)
+	return r.buildPkg(pkg, out, prof, j)
 }
 
 // withPGO returns rs with a PGO twin after each row whose key is in keys:

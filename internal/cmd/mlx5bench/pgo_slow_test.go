@@ -36,10 +36,11 @@ func TestSmokePGO(t *testing.T) {
 	if err := r.build(); err != nil {
 		t.Fatal(err)
 	}
-	pgo := r.bins[verify+pgoKey]
-	if _, ok := r.bins[verify]; ok || pgo == "" {
+	bins := r.bins[verify+pgoKey]
+	if _, ok := r.bins[verify]; ok || len(bins) != 1 {
 		t.Fatalf("binaries: %v", r.bins)
 	}
+	pgo := bins[0]
 	if fi, err := os.Stat(pgo + ".pprof"); err != nil || fi.Size() == 0 {
 		t.Fatalf("no profile from the profile run: %v", err)
 	}

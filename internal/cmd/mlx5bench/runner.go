@@ -21,15 +21,17 @@ type runner struct {
 	benchtime    string // for gen/verify's benchmarks
 	genBenchtime string // for BenchmarkGenerate
 	rows         []row
-	bins         map[string]string // package -> test binary, "process" -> mlx5gen
-	include      string            // 44.0 headers, for the whole-process row
+	bins         map[string][]string // package -> test binaries (one a placement), "process" -> mlx5gen
+	placements   int                 // of the libmlx5 harness's code (layout.go)
+	done         int                 // rounds run
+	include      string              // 44.0 headers, for the whole-process row
 	vals, refs   map[string][]float64
 	allocs       map[string][]float64
 	lib          *libBuild // libmlx5's build for the Lib rows (nil: none measured)
 }
 
 func newRunner(root, tmp string, rs []row) *runner {
-	return &runner{root: root, tmp: tmp, rows: rs, bins: map[string]string{},
+	return &runner{root: root, tmp: tmp, rows: rs, bins: map[string][]string{}, placements: 1,
 		vals: map[string][]float64{}, refs: map[string][]float64{}, allocs: map[string][]float64{}}
 }
 
@@ -55,34 +57,47 @@ func contains(xs []string, x string) bool {
 }
 
 // build compiles each benchmark package's test binary once (and once more
-// with a profile for the PGO rows), and mlx5gen for the whole-process row.
+// with a profile for the PGO rows), the libmlx5 harness's once a
+// placement, and mlx5gen for the whole-process row.
 func (r *runner) build() error {
 	for i, p := range r.packages() {
-		out := filepath.Join(r.tmp, fmt.Sprintf("bench%d", i))
-		var err error
-		if pkg, ok := strings.CutSuffix(p, pgoKey); ok {
-			err = r.buildPGO(pkg, p, out)
-		} else {
-			err = r.buildPkg(p, out, "")
+		pkg, pgo := strings.CutSuffix(p, pgoKey)
+		n := 1
+		if pkg == libPkg {
+			n = r.placements
 		}
-		if err != nil {
-			return err
+		for j := range n {
+			out := filepath.Join(r.tmp, fmt.Sprintf("bench%d.%d", i, j))
+			var err error
+			if pgo {
+				err = r.buildPGO(pkg, p, out, j)
+			} else {
+				err = r.buildPkg(p, out, "", j)
+			}
+			if err != nil {
+				return err
+			}
+			r.bins[p] = append(r.bins[p], out)
 		}
-		r.bins[p] = out
 	}
 	return nil
 }
 
 // buildPkg compiles package p's test binary to out, with the CPU profile
 // pgo unless it is "" (mlx5gen itself for "process"), and checks a
-// libmlx5 binary's bytes.
-func (r *runner) buildPkg(p, out, pgo string) error {
+// libmlx5 binary's bytes; the libmlx5 harness with its code at placement
+// j.
+func (r *runner) buildPkg(p, out, pgo string, j int) error {
 	args := []string{"test", "-c", "-o", out}
 	if pgo != "" {
 		args = append(args, "-pgo="+pgo)
 	}
 	if p == libPkg {
-		args = append(args, "-tags", "libmlx5")
+		ov, err := r.layoutOverlay(j)
+		if err != nil {
+			return err
+		}
+		args = append(args, "-tags", "libmlx5", "-overlay", ov)
 	}
 	args = append(args, p)
 	if p == "process" {
@@ -155,8 +170,10 @@ func (r *runner) pattern(key string, refs bool) string {
 }
 
 // round runs every package's benchmarks once, back to back, and records
-// each row's value and reference from that one process.
+// each row's value and reference from that one process; the libmlx5 rows
+// in the binary of the next placement.
 func (r *runner) round() error {
+	defer func() { r.done++ }()
 	for _, p := range r.packages() {
 		res, err := r.runPkg(p)
 		if err != nil {
@@ -190,8 +207,15 @@ func (r *runner) round() error {
 	return nil
 }
 
+// bin is package p's test binary for the next round: the libmlx5
+// harness's of the round's placement.
+func (r *runner) bin(p string) string {
+	bs := r.bins[p]
+	return bs[r.done%len(bs)]
+}
+
 func (r *runner) runPkg(p string) (map[string]result, error) {
-	bin := r.bins[p]
+	bin := r.bin(p)
 	if p == "process" {
 		return r.runProcess(bin)
 	}

@@ -40,3 +40,22 @@ func TestFreshCopy(t *testing.T) {
 		t.Fatalf("a missing binary: %v", err)
 	}
 }
+
+// TestRoundsRotatePlacements: round i runs the libmlx5 harness's binary of
+// placement i mod the placements built, and a package built once its one
+// binary in every round.
+func TestRoundsRotatePlacements(t *testing.T) {
+	r := newRunner(t.TempDir(), t.TempDir(), nil)
+	r.bins[libPkg] = []string{"p0", "p1", "p2", "p3"}
+	r.bins[verify] = []string{"v"}
+	var got []string
+	for range 6 {
+		got = append(got, r.bin(libPkg)+r.bin(verify))
+		if err := r.round(); err != nil { // no rows: nothing runs
+			t.Fatal(err)
+		}
+	}
+	if want := "p0v p1v p2v p3v p0v p1v"; strings.Join(got, " ") != want {
+		t.Errorf("binaries by round: %s, want %s", strings.Join(got, " "), want)
+	}
+}

@@ -36,13 +36,18 @@ type header struct {
 	Date, CPU, GoVersion, GOAMD64, Command string
 	Load                                   string // /proc/loadavg at the start: how quiet the machine was
 	Cores, Rounds                          int
+	Placements                             int // of the libmlx5 rows' code (layout.go)
 	Benchtime, GenBenchtime                string
 }
 
 // writeTable prints the Markdown table of rows from the runner's samples.
 func writeTable(w io.Writer, h header, rs []row, r *runner) {
-	fmt.Fprintf(w, "Measured %s on %s (%d cores, load average %s), %s, GOAMD64=%s; %d rounds, benchtime %s (BenchmarkGenerate %s):\n\n",
-		h.Date, h.CPU, h.Cores, h.Load, h.GoVersion, h.GOAMD64, h.Rounds, h.Benchtime, h.GenBenchtime)
+	where := ""
+	if h.Placements > 1 {
+		where = fmt.Sprintf(", the libmlx5 rows' round i with their code at placement i mod %d", h.Placements)
+	}
+	fmt.Fprintf(w, "Measured %s on %s (%d cores, load average %s), %s, GOAMD64=%s; %d rounds%s, benchtime %s (BenchmarkGenerate %s):\n\n",
+		h.Date, h.CPU, h.Cores, h.Load, h.GoVersion, h.GOAMD64, h.Rounds, where, h.Benchtime, h.GenBenchtime)
 	fmt.Fprintf(w, "    %s\n\n", h.Command)
 	fmt.Fprintln(w, "| path | reference | reference median | mlx5gen median | ratio (median of rounds) | ratio range | allocs/op | target |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- |")
