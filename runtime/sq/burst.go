@@ -49,7 +49,7 @@ func (q *SQ) RDMAWriteBurst(reqs []RDMAWriteReq) error {
 	// bytes 8..11 (fm_ce_se), a data segment's byte count and lkey, the
 	// remote address segment's rkey and reserved word: one store each.
 	word2 := mlx.ToBE32(uint32(fcs))
-	qpnDs := uint64(q.qpn<<8 | 3)
+	qpnDs := q.qpnDs3
 	ring, mask, first, w := q.ring, q.mask, q.curPost, q.head+q.nreq
 	if w == q.tail {
 		q.limit = first + q.n // the first WQE is the oldest in flight

@@ -86,7 +86,7 @@ func (q *SQ) rdmaWrite(rkey uint32, raddr uint64) error {
 		pi, off := q.claimNext(uint8(opcode))
 		wqe := unsafe.Add(q.ring, off)
 		be32(wqe, uint32(uint16(pi))<<8|uint32(opcode))
-		be32(unsafe.Add(wqe, 8), uint32(q.fcs))
+		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = q.fcsWord
 		be64(unsafe.Add(wqe, 16), raddr)
 		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
 		q.curCtrl, q.curSize, q.curData = off, 1+mlx.WQERaddrSegSize/16, off+16+mlx.WQERaddrSegSize
@@ -142,7 +142,7 @@ func (q *SQ) SetSGE(lkey uint32, addr uint64, length uint32) error {
 		be64(unsafe.Add(d, 8), addr)
 		const ds = 2 + mlx.WQERaddrSegSize/16
 		q.curSize = ds
-		q.ctrl().SetQPNDS(q.qpn<<8 | ds)
+		*(*mlx.BE32)(unsafe.Add(unsafe.Pointer(q.ctrl()), 4)) = q.qpnDs3Word // qpn_ds
 		q.curPost++
 		return nil
 	}

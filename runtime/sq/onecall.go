@@ -122,8 +122,8 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 		q.nreq++
 		off := int(pi&mask) * wqebb
 		wqe := unsafe.Add(q.ring, off)
-		be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
-		be32(unsafe.Add(wqe, 8), uint32(q.fcs))
+		be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|q.qpnDs3)
+		*(*mlx.BE32)(unsafe.Add(wqe, 8)) = q.fcsWord
 		be64(unsafe.Add(wqe, 16), raddr)
 		be64(unsafe.Add(wqe, 24), uint64(rkey)<<32) // rkey, reserved 0
 		be64(unsafe.Add(wqe, 32), uint64(length)<<32|uint64(lkey))
@@ -140,7 +140,7 @@ func (q *SQ) rdmaWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint64, l
 	q.chk.OpenRun(fn)
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
-	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
+	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|q.qpnDs3)
 	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
 	q.fmCache = 0
 	be64(unsafe.Add(wqe, 16), raddr)
@@ -172,7 +172,7 @@ func (q *SQ) postRDMAWriteSGE(rkey uint32, raddr uint64, lkey uint32, addr uint6
 	pi, off := q.claim(uint8(opcode))
 	wqe := unsafe.Add(q.ring, off)
 	const ds = 2 + hdr/16
-	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|uint64(q.qpn<<8|ds))
+	be64(wqe, uint64(uint32(uint16(pi))<<8|uint32(opcode))<<32|q.qpnDs3)
 	be32(unsafe.Add(wqe, 8), uint32(q.fcs|q.fmCache&q.keepFm))
 	q.fmCache = 0
 	be64(unsafe.Add(wqe, 16), raddr)

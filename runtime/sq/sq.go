@@ -197,8 +197,16 @@ type SQ struct {
 	// give a WQE; keepFm is 0 when those flags fence (the cached fence is
 	// replaced), 0xff otherwise. SetWRFlags computes them.
 	fcs, keepFm uint8
-	sndDBR      unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
-	oneOK       uint8          // the one-call forms' builders whole with an SGE and offered with the current wr_flags (setOneOK)
+	// fcsWord is fcs as a run's WQEs store it (ctrl bytes 8..11, the
+	// device's byte order), and qpnDs3 the ctrl segment's second word of a
+	// one-SGE RDMA write (QPN, ds 3), as a value and as stored: the
+	// writes' fast paths store them as they are, not shifted, ORed and
+	// swapped again every work request.
+	fcsWord    mlx.BE32
+	qpnDs3     uint64
+	qpnDs3Word mlx.BE32
+	sndDBR     unsafe.Pointer // &mem.DBR[4]: the send doorbell record (MLX5_SND_DBR)
+	oneOK      uint8          // the one-call forms' builders whole with an SGE and offered with the current wr_flags (setOneOK)
 
 	chk wrcheck.Chain // the rules; it owns the batch's open/error state and the mkeys'
 
@@ -252,12 +260,14 @@ func New(c Config) (*SQ, error) {
 	q := &SQ{
 		ring: c.Mem.SQBase(), mem: c.Mem, qend: n * wqebb, n: uint32(n), mask: uint32(n - 1),
 		maxPost: c.QP.MaxPost,
-		qpn:     c.QPN, dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
+		qpn:     c.QPN, qpnDs3: uint64(c.QPN<<8 | (2 + mlx.WQERaddrSegSize/16)),
+		dci: c.QP.Type == mlx.QPDCI, xts: c.QP.CryptoMultiBlock, bf: c.BF, pd: c.PD,
 		curPost: c.CurPost, head: c.Head, tail: c.Tail, fmCache: c.FmCache,
 		start:     make([]uint32, n),
 		Slots:     make([]Slot, n),
 		closeWait: c.CloseWait,
 	}
+	q.qpnDs3Word = mlx.ToBE32(uint32(q.qpnDs3))
 	if q.closeWait <= 0 {
 		q.closeWait = DefaultCloseWait
 	}
@@ -328,6 +338,7 @@ func (q *SQ) SetWRFlags(f mlx.SendFlags) error {
 	if f&mlx.IBV_SEND_SOLICITED != 0 {
 		q.fcs |= se
 	}
+	q.fcsWord = mlx.ToBE32(uint32(q.fcs))
 	q.setOneOK()
 	return nil
 }
