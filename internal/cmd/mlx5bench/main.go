@@ -48,11 +48,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src := fs.String("rdma-core-src", "", "an rdma-core source tree (tag v44.0) to build libmlx5's builders from for the libmlx5 rows (default $"+srcEnv+")")
 	asJSON := fs.Bool("json", false, "print (or -o) the rows as a JSON array instead of the Markdown table")
 	placements := fs.Int("placements", 4, "placements of the libmlx5 harness's code (32 bytes apart) the rounds rotate through")
+	against := fs.String("against", "", "measure the libmlx5 rows in this tree and in this git revision, round by round, and print the change (runtime/sq in -placements placements)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 || *rounds < 1 || *placements < 1 || *placements > maxPlacements {
 		fmt.Fprintf(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds must be at least 1, -placements from 1 to %d\n", maxPlacements)
+		return 2
+	}
+	if *against != "" && (*update != "" || *asJSON) {
+		fmt.Fprintln(stderr, "mlx5bench: -against prints its own table: no -update or -json with it")
 		return 2
 	}
 	re, err := regexp.Compile(*sel)
@@ -92,7 +97,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	o := output{cmdLine: *cmdLine, file: *outFile, updates: updates, json: *asJSON}
-	if err := measure(rs, lb, plan{*rounds, *placements}, *bt, *gbt, o, stdout, stderr); err != nil {
+	if *against != "" {
+		err = measureAgainst(rs, lb, plan{*rounds, *placements}, *bt, *against, o, stdout, stderr)
+	} else {
+		err = measure(rs, lb, plan{*rounds, *placements}, *bt, *gbt, o, stdout, stderr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
 		return 1
 	}
@@ -144,11 +154,7 @@ type plan struct{ rounds, placements int }
 // measure runs the rounds of n and writes the table.
 func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, stderr io.Writer) error {
 	rounds := n.rounds
-	root, err := rdmacore.ModuleRoot(".")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "mlx5bench")
+	root, tmp, err := benchDirs()
 	if err != nil {
 		return err
 	}
@@ -191,6 +197,30 @@ func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, s
 	}
 	_, err = stdout.Write(out)
 	return err
+}
+
+// benchDirs is the module's root and a new temporary directory for a
+// run's binaries, which the caller removes.
+func benchDirs() (root, tmp string, err error) {
+	if root, err = rdmacore.ModuleRoot("."); err != nil {
+		return "", "", err
+	}
+	tmp, err = os.MkdirTemp("", "mlx5bench")
+	return root, tmp, err
+}
+
+// write sends what fn prints to the -o file, or to stdout.
+func (o output) write(stdout io.Writer, fn func(io.Writer)) error {
+	if o.file == "" {
+		fn(stdout)
+		return nil
+	}
+	f, err := os.Create(o.file)
+	if err != nil {
+		return err
+	}
+	fn(f)
+	return f.Close()
 }
 
 // cpuModel is /proc/cpuinfo's first "model name" (absent on some

@@ -23,6 +23,7 @@ type runner struct {
 	rows         []row
 	bins         map[string][]string // package -> test binaries (one a placement), "process" -> mlx5gen
 	placements   int                 // of the libmlx5 harness's code (layout.go)
+	pad          padPkg              // the package a placement pads ("": the harness)
 	done         int                 // rounds run
 	include      string              // 44.0 headers, for the whole-process row
 	vals, refs   map[string][]float64
