@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,6 +68,13 @@ func measureAgainst(rs []row, lb *libBuild, n plan, bt, rev string, o output, st
 		return err
 	}
 	defer remove()
+	// An interrupt (^C) reaches the benchmark or build running in the
+	// foreground too: that one fails, and the run returns its error
+	// through the deferred removals instead of dying with a worktree
+	// registered in the repository.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
 	var sides [2]*runner
 	for i, dir := range []string{root, wt} {
 		r := newRunner(dir, filepath.Join(tmp, fmt.Sprint(i)), rs)
