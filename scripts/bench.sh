@@ -3,7 +3,7 @@
 # run: mlx5gen against its C reference, interleaved, 12 rounds (each from a
 # fresh copy of the test binaries; the libmlx5 rows' rounds rotate through
 # four placements of their code), the median of the per-round ratios.
-# Extra arguments go to internal/cmd/mlx5bench (-rounds, -placements, -against REV,
+# Extra arguments go to internal/cmd/mlx5bench (-rounds, -placements, -samples, -against REV,
 # -benchtime, -rows, -o FILE, -json, -update FILES). Needs gcc (cgo) for
 # the C loops.
 #

@@ -81,7 +81,7 @@ func measureAgainst(rs []row, lb *libBuild, n plan, bt, rev string, o output, st
 		if err := os.Mkdir(r.tmp, 0o755); err != nil {
 			return err
 		}
-		r.lib, r.benchtime, r.placements, r.pad = lb, bt, n.placements, runtimePad
+		r.lib, r.benchtime, r.placements, r.pad, r.samples = lb, bt, n.placements, runtimePad, n.samples
 		fmt.Fprintf(stderr, "mlx5bench: building %s\n", []string{"this tree", rev}[i])
 		if err := r.build(); err != nil {
 			return fmt.Errorf("%s: %w", []string{"this tree", rev}[i], err)
@@ -103,8 +103,8 @@ func measureAgainst(rs []row, lb *libBuild, n plan, bt, rev string, o output, st
 // and the change: the median of the per-round quotients (this tree's
 // ratio over rev's), with their range.
 func writeAgainst(w io.Writer, cmdLine, rev string, rs []row, sides [2]*runner) {
-	fmt.Fprintf(w, "This tree against %s, %d rounds, runtime/sq in %d placements:\n\n    %s\n\n", rev,
-		len(sides[0].vals[rs[0].Key]), sides[0].placements, cmdLine)
+	fmt.Fprintf(w, "This tree against %s, %d rounds (each benchmark the least of %d runs), runtime/sq in %d placements:\n\n    %s\n\n", rev,
+		len(sides[0].vals[rs[0].Key]), max(sides[0].samples, 1), sides[0].placements, cmdLine)
 	fmt.Fprintf(w, "| row | this tree | %s | this tree ÷ %s (median of rounds) | range |\n| --- | --- | --- | --- | --- |\n", rev, rev)
 	for _, x := range rs {
 		var ratios [2][]float64

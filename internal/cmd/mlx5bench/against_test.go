@@ -52,7 +52,7 @@ func TestWriteAgainst(t *testing.T) {
 	if !strings.Contains(out, "| `onecall-libmlx5` | 0.55× | 1.00× | 0.500 | 0.500–0.600 |") {
 		t.Errorf("row:\n%s", out)
 	}
-	if !strings.Contains(out, "This tree against main, 3 rounds, runtime/sq in 4 placements") {
+	if !strings.Contains(out, "This tree against main, 3 rounds (each benchmark the least of 1 runs), runtime/sq in 4 placements") {
 		t.Errorf("header:\n%s", out)
 	}
 }

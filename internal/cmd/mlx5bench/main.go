@@ -48,12 +48,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src := fs.String("rdma-core-src", "", "an rdma-core source tree (tag v44.0) to build libmlx5's builders from for the libmlx5 rows (default $"+srcEnv+")")
 	asJSON := fs.Bool("json", false, "print (or -o) the rows as a JSON array instead of the Markdown table")
 	placements := fs.Int("placements", 4, "placements of the libmlx5 harness's code (32 bytes apart) the rounds rotate through")
+	samples := fs.Int("samples", 1, "runs of each benchmark a round (-test.count), the least kept: a busy machine only slows a run down")
 	against := fs.String("against", "", "measure the libmlx5 rows in this tree and in this git revision, round by round, and print the change (runtime/sq in -placements placements)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 || *rounds < 1 || *placements < 1 || *placements > maxPlacements {
-		fmt.Fprintf(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds must be at least 1, -placements from 1 to %d\n", maxPlacements)
+	if fs.NArg() > 0 || *rounds < 1 || *samples < 1 || *placements < 1 || *placements > maxPlacements {
+		fmt.Fprintf(stderr, "mlx5bench: usage: mlx5bench [flags]; -rounds and -samples must be at least 1, -placements from 1 to %d\n", maxPlacements)
 		return 2
 	}
 	if *against != "" && (*update != "" || *asJSON) {
@@ -98,9 +99,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	o := output{cmdLine: *cmdLine, file: *outFile, updates: updates, json: *asJSON}
 	if *against != "" {
-		err = measureAgainst(rs, lb, plan{*rounds, *placements}, *bt, *against, o, stdout, stderr)
+		err = measureAgainst(rs, lb, plan{*rounds, *placements, *samples}, *bt, *against, o, stdout, stderr)
 	} else {
-		err = measure(rs, lb, plan{*rounds, *placements}, *bt, *gbt, o, stdout, stderr)
+		err = measure(rs, lb, plan{*rounds, *placements, *samples}, *bt, *gbt, o, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mlx5bench: %v\n", err)
@@ -149,7 +150,7 @@ func libRows(rs []row, src string, log io.Writer) ([]row, *libBuild, error) {
 
 // plan is how many rounds a run measures, and in how many placements of
 // their code the libmlx5 rows' rounds rotate (layout.go).
-type plan struct{ rounds, placements int }
+type plan struct{ rounds, placements, samples int }
 
 // measure runs the rounds of n and writes the table.
 func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, stderr io.Writer) error {
@@ -160,7 +161,7 @@ func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, s
 	}
 	defer os.RemoveAll(tmp)
 	r := newRunner(root, tmp, rs)
-	r.lib = lb
+	r.lib, r.samples = lb, n.samples
 	if lb != nil {
 		r.placements = n.placements
 	}
@@ -178,7 +179,7 @@ func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, s
 	}
 	h := header{Date: start.Format("2006-01-02 15:04 UTC"), CPU: cpuModel(), Cores: runtime.NumCPU(),
 		GoVersion: goEnv("GOVERSION"), GOAMD64: goEnv("GOAMD64"), Command: o.cmdLine, Rounds: rounds, Load: load,
-		Benchtime: bt, GenBenchtime: gbt, Placements: r.placements}
+		Benchtime: bt, GenBenchtime: gbt, Placements: r.placements, Samples: r.samples}
 	var md bytes.Buffer
 	writeTable(&md, h, rs, r)
 	if len(o.updates) > 0 {

@@ -17,11 +17,14 @@ type result map[string]float64
 // procSuffix is the -GOMAXPROCS suffix the testing package appends.
 var procSuffix = regexp.MustCompile(`-\d+$`)
 
-// parseBench reads `go test -bench` output and returns the results by
-// benchmark name (without the -N suffix). A benchmark that appears twice is
-// an error: each round runs every benchmark once.
-func parseBench(r io.Reader) (map[string]result, error) {
+// parseBench reads `go test -bench` output of samples runs of each
+// benchmark (-test.count) and returns the results by benchmark name
+// (without the -N suffix), each metric the least of the samples: other
+// jobs on the machine only ever slow a sample down. A benchmark that
+// appears other than samples times is an error.
+func parseBench(r io.Reader, samples int) (map[string]result, error) {
 	out := map[string]result{}
+	seen := map[string]int{}
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -45,10 +48,22 @@ func parseBench(r io.Reader) (map[string]result, error) {
 			}
 			res[f[i+1]] = v
 		}
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("line %d: %s appears twice", line, name)
+		if seen[name]++; seen[name] > samples {
+			return nil, fmt.Errorf("line %d: %s appears more than %d times", line, name, samples)
+		}
+		if prev, ok := out[name]; ok {
+			for u, v := range prev {
+				if cur, ok := res[u]; !ok || v < cur {
+					res[u] = v
+				}
+			}
 		}
 		out[name] = res
+	}
+	for name, k := range seen {
+		if k != samples {
+			return nil, fmt.Errorf("%s appears %d times, not %d", name, k, samples)
+		}
 	}
 	return out, sc.Err()
 }

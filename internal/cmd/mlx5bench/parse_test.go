@@ -19,7 +19,7 @@ PASS
 `
 
 func TestParseBench(t *testing.T) {
-	got, err := parseBench(strings.NewReader(sample))
+	got, err := parseBench(strings.NewReader(sample), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,27 @@ func TestParseBenchErrors(t *testing.T) {
 		"BenchmarkX-2 10 abc ns/op\n",                            // not a number
 		"BenchmarkX-2 10 1.0 ns/op 5\n",                          // a value without its unit
 	} {
-		if _, err := parseBench(strings.NewReader(in)); err == nil {
+		if _, err := parseBench(strings.NewReader(in), 1); err == nil {
 			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+// TestParseBenchSamples: with -test.count samples, each metric is the
+// least of a benchmark's samples, and a benchmark seen another number of
+// times is an error.
+func TestParseBenchSamples(t *testing.T) {
+	in := "BenchmarkX-2 10 3.0 ns/op 0 allocs/op\nBenchmarkY-2 10 5.0 ns/op\nBenchmarkX-2 10 2.0 ns/op 1 allocs/op\nBenchmarkY-2 10 6.0 ns/op\n"
+	got, err := parseBench(strings.NewReader(in), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["BenchmarkX"]["ns/op"] != 2 || got["BenchmarkX"]["allocs/op"] != 0 || got["BenchmarkY"]["ns/op"] != 5 {
+		t.Errorf("got %v", got)
+	}
+	for _, n := range []int{1, 3} {
+		if _, err := parseBench(strings.NewReader(in), n); err == nil {
+			t.Errorf("samples %d of a run of 2: no error", n)
 		}
 	}
 }

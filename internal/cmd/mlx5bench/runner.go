@@ -24,6 +24,7 @@ type runner struct {
 	bins         map[string][]string // package -> test binaries (one a placement), "process" -> mlx5gen
 	placements   int                 // of the libmlx5 harness's code (layout.go)
 	pad          padPkg              // the package a placement pads ("": the harness)
+	samples      int                 // runs of each benchmark a round, the least of them kept (0: one)
 	done         int                 // rounds run
 	include      string              // 44.0 headers, for the whole-process row
 	vals, refs   map[string][]float64
@@ -235,7 +236,7 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	}
 	defer os.Remove(run)
 	cmd := exec.Command(run, "-test.run=^$", "-test.bench="+r.pattern(p, true),
-		"-test.benchtime="+bt, "-test.count=1", "-test.benchmem")
+		"-test.benchtime="+bt, fmt.Sprintf("-test.count=%d", max(r.samples, 1)), "-test.benchmem")
 	cmd.Dir = filepath.Join(r.root, strings.TrimSuffix(p, pgoKey))
 	if p == command {
 		// BenchmarkGenerate is the cold run: never the model cache the
@@ -247,7 +248,7 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", p, err, out.Bytes())
 	}
-	return parseBench(&out)
+	return parseBench(&out, max(r.samples, 1))
 }
 
 // freshCopy copies the executable bin into a new file in dir and returns

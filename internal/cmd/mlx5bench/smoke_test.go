@@ -46,7 +46,7 @@ func TestSmoke(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{"-rows", "nosuchrow"}, {"-rows", "("}, {"-rounds", "0"}, {"-placements", "0"}, {"-placements", "17"}, {"-against", "HEAD", "-json"}, {"extra"}} {
+	for _, args := range [][]string{{"-rows", "nosuchrow"}, {"-rows", "("}, {"-rounds", "0"}, {"-placements", "0"}, {"-placements", "17"}, {"-against", "HEAD", "-json"}, {"-samples", "0"}, {"extra"}} {
 		var out, errb bytes.Buffer
 		if st := run(args, &out, &errb); st != 2 || errb.Len() == 0 {
 			t.Errorf("%v: status %d, %q", args, st, errb.String())

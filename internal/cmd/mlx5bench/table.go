@@ -37,14 +37,18 @@ type header struct {
 	Load                                   string // /proc/loadavg at the start: how quiet the machine was
 	Cores, Rounds                          int
 	Placements                             int // of the libmlx5 rows' code (layout.go)
+	Samples                                int // runs of each benchmark a round, the least kept
 	Benchtime, GenBenchtime                string
 }
 
 // writeTable prints the Markdown table of rows from the runner's samples.
 func writeTable(w io.Writer, h header, rs []row, r *runner) {
 	where := ""
+	if h.Samples > 1 {
+		where = fmt.Sprintf(" (each benchmark the least of %d runs)", h.Samples)
+	}
 	if h.Placements > 1 {
-		where = fmt.Sprintf(", the libmlx5 rows' round i with their code at placement i mod %d", h.Placements)
+		where += fmt.Sprintf(", the libmlx5 rows' round i with their code at placement i mod %d", h.Placements)
 	}
 	fmt.Fprintf(w, "Measured %s on %s (%d cores, load average %s), %s, GOAMD64=%s; %d rounds%s, benchtime %s (BenchmarkGenerate %s):\n\n",
 		h.Date, h.CPU, h.Cores, h.Load, h.GoVersion, h.GOAMD64, h.Rounds, where, h.Benchtime, h.GenBenchtime)
