@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -96,7 +97,9 @@ func measureAgainst(rs []row, lb *libBuild, n plan, bt, rev string, o output, st
 			}
 		}
 	}
-	return o.write(stdout, func(w io.Writer) { writeAgainst(w, o.cmdLine, rev, rs, sides) })
+	var b bytes.Buffer
+	writeAgainst(&b, o.cmdLine, rev, rs, sides)
+	return o.emit(stdout, b.Bytes())
 }
 
 // writeAgainst prints each row's median ratio to libmlx5 on both sides
@@ -104,7 +107,7 @@ func measureAgainst(rs []row, lb *libBuild, n plan, bt, rev string, o output, st
 // ratio over rev's), with their range.
 func writeAgainst(w io.Writer, cmdLine, rev string, rs []row, sides [2]*runner) {
 	fmt.Fprintf(w, "This tree against %s, %d rounds (each benchmark the least of %d runs), runtime/sq in %d placements:\n\n    %s\n\n", rev,
-		len(sides[0].vals[rs[0].Key]), max(sides[0].samples, 1), sides[0].placements, cmdLine)
+		len(sides[0].vals[rs[0].Key]), sides[0].samples, sides[0].placements, cmdLine)
 	fmt.Fprintf(w, "| row | this tree | %s | this tree ÷ %s (median of rounds) | range |\n| --- | --- | --- | --- | --- |\n", rev, rev)
 	for _, x := range rs {
 		var ratios [2][]float64

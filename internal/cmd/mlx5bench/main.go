@@ -193,11 +193,7 @@ func measure(rs []row, lb *libBuild, n plan, bt, gbt string, o output, stdout, s
 			return err
 		}
 	}
-	if o.file != "" {
-		return os.WriteFile(o.file, out, 0o644)
-	}
-	_, err = stdout.Write(out)
-	return err
+	return o.emit(stdout, out)
 }
 
 // benchDirs is the module's root and a new temporary directory for a
@@ -210,18 +206,13 @@ func benchDirs() (root, tmp string, err error) {
 	return root, tmp, err
 }
 
-// write sends what fn prints to the -o file, or to stdout.
-func (o output) write(stdout io.Writer, fn func(io.Writer)) error {
-	if o.file == "" {
-		fn(stdout)
-		return nil
+// emit writes a run's output to the -o file, or to stdout.
+func (o output) emit(stdout io.Writer, out []byte) error {
+	if o.file != "" {
+		return os.WriteFile(o.file, out, 0o644)
 	}
-	f, err := os.Create(o.file)
-	if err != nil {
-		return err
-	}
-	fn(f)
-	return f.Close()
+	_, err := stdout.Write(out)
+	return err
 }
 
 // cpuModel is /proc/cpuinfo's first "model name" (absent on some

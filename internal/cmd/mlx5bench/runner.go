@@ -24,7 +24,7 @@ type runner struct {
 	bins         map[string][]string // package -> test binaries (one a placement), "process" -> mlx5gen
 	placements   int                 // of the libmlx5 harness's code (layout.go)
 	pad          padPkg              // the package a placement pads ("": the harness)
-	samples      int                 // runs of each benchmark a round, the least of them kept (0: one)
+	samples      int                 // runs of each benchmark a round, the least of them kept
 	done         int                 // rounds run
 	include      string              // 44.0 headers, for the whole-process row
 	vals, refs   map[string][]float64
@@ -33,7 +33,7 @@ type runner struct {
 }
 
 func newRunner(root, tmp string, rs []row) *runner {
-	return &runner{root: root, tmp: tmp, rows: rs, bins: map[string][]string{}, placements: 1,
+	return &runner{root: root, tmp: tmp, rows: rs, bins: map[string][]string{}, placements: 1, samples: 1,
 		vals: map[string][]float64{}, refs: map[string][]float64{}, allocs: map[string][]float64{}}
 }
 
@@ -236,7 +236,7 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	}
 	defer os.Remove(run)
 	cmd := exec.Command(run, "-test.run=^$", "-test.bench="+r.pattern(p, true),
-		"-test.benchtime="+bt, fmt.Sprintf("-test.count=%d", max(r.samples, 1)), "-test.benchmem")
+		"-test.benchtime="+bt, fmt.Sprintf("-test.count=%d", r.samples), "-test.benchmem")
 	cmd.Dir = filepath.Join(r.root, strings.TrimSuffix(p, pgoKey))
 	if p == command {
 		// BenchmarkGenerate is the cold run: never the model cache the
@@ -248,7 +248,7 @@ func (r *runner) runPkg(p string) (map[string]result, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", p, err, out.Bytes())
 	}
-	return parseBench(&out, max(r.samples, 1))
+	return parseBench(&out, r.samples)
 }
 
 // freshCopy copies the executable bin into a new file in dir and returns
