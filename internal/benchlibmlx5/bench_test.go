@@ -68,6 +68,29 @@ func BenchmarkLibmlx5DoorbellEach(b *testing.B) {
 	b.Run("GoPost", func(b *testing.B) { benchGo(b, PostEach) })
 }
 
+// BenchmarkLibmlx5DoorbellEachFloor is the doorbell-each row beside its
+// Go floor: CUnlocked is libmlx5 without its SQ lock, Go runtime/sq's four
+// calls, Floor the same bytes through Floor's four calls that check
+// nothing (TestFloorBytes). Not one of bench.sh's rows: the floor says
+// what no check, gate or hand-off at all would leave of the row's ratio.
+func BenchmarkLibmlx5DoorbellEachFloor(b *testing.B) {
+	b.Run("CUnlocked", func(b *testing.B) { benchLib(b, false, func(l *Lib, n int) error { return l.PostWrites(n, 1) }) })
+	b.Run("Go", func(b *testing.B) { benchGo(b, func(q *sq.SQ, n int) error { return PostWrites(q, n, 1) }) })
+	b.Run("Floor", func(b *testing.B) {
+		mem, err := NewMem()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mem.Close()
+		f := NewFloor(mem)
+		b.ReportAllocs()
+		b.ResetTimer()
+		if err := PostFloor(f, b.N, 1); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
 // BenchmarkLibmlx5Mkey configures the signature mkey (access, 4-entry
 // list, T10-DIF wire domain: a UMR with a BSF and a SET_PSV) per
 // configurations per doorbell: C with libmlx5's four calls, Go with
