@@ -43,7 +43,9 @@ func NewFloor(mem *qmem.Memory) *Floor {
 }
 
 // Side is what the floor left, for Same.
-func (f *Floor) Side(mem *qmem.Memory) Side { return Side{Mem: mem, CurPost: f.curPost, BFOff: f.bfOff} }
+func (f *Floor) Side(mem *qmem.Memory) Side {
+	return Side{Mem: mem, CurPost: f.curPost, BFOff: f.bfOff}
+}
 
 // Start opens a batch: the one test a closed queue needs.
 //
