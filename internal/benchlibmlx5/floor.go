@@ -5,6 +5,7 @@ import (
 	"errors"
 	"unsafe"
 
+	mlx "github.com/mlx5gen/mlx5gen/generated/mlx5dv"
 	"github.com/mlx5gen/mlx5gen/runtime/barrier"
 	"github.com/mlx5gen/mlx5gen/runtime/qmem"
 )
@@ -22,6 +23,7 @@ import (
 // inside a WQE (a write of one WQEBB cannot wrap); Complete rings an
 // 8-byte doorbell for one work request only (batch 1: the doorbell each).
 type Floor struct {
+	mem           *qmem.Memory
 	ring          unsafe.Pointer
 	start         *[WQEBBs]uint32
 	slots         *[WQEBBs][2]uint64
@@ -38,14 +40,12 @@ var errFloorClosed = errors.New("benchlibmlx5: the floor is closed")
 
 // NewFloor is a Floor on mem (NewMem's geometry).
 func NewFloor(mem *qmem.Memory) *Floor {
-	return &Floor{ring: mem.SQBase(), start: new([WQEBBs]uint32), slots: new([WQEBBs][2]uint64),
+	return &Floor{mem: mem, ring: mem.SQBase(), start: new([WQEBBs]uint32), slots: new([WQEBBs][2]uint64),
 		dbr: unsafe.Pointer(&mem.DBR[4]), reg: unsafe.Pointer(unsafe.SliceData(mem.BF))}
 }
 
 // Side is what the floor left, for Same.
-func (f *Floor) Side(mem *qmem.Memory) Side {
-	return Side{Mem: mem, CurPost: f.curPost, BFOff: f.bfOff}
-}
+func (f *Floor) Side() Side { return Side{Mem: f.mem, CurPost: f.curPost, BFOff: f.bfOff} }
 
 // Start opens a batch: the one test a closed queue needs.
 //
@@ -62,15 +62,15 @@ func (f *Floor) Start() error {
 //
 //go:noinline
 func (f *Floor) RDMAWrite(rkey uint32, raddr uint64) error {
-	const opRDMAWrite = 8
+	const op = uint32(mlx.MLX5_OPCODE_RDMA_WRITE)
 	pi := f.curPost
 	w := f.head + f.nreq
 	f.start[w%WQEBBs] = pi
-	f.slots[pi%WQEBBs] = [2]uint64{f.wrID, uint64(w)<<32 | opRDMAWrite<<24}
+	f.slots[pi%WQEBBs] = [2]uint64{f.wrID, uint64(w)<<32 | uint64(op)<<24}
 	f.nreq++
 	off := int(pi%WQEBBs) * 64
 	wqe := (*[32]byte)(unsafe.Add(f.ring, off))
-	binary.BigEndian.PutUint32(wqe[0:], uint32(uint16(pi))<<8|opRDMAWrite)
+	binary.BigEndian.PutUint32(wqe[0:], uint32(uint16(pi))<<8|op)
 	binary.BigEndian.PutUint32(wqe[8:], 0) // unsignaled, no fence
 	binary.BigEndian.PutUint64(wqe[16:], raddr)
 	binary.BigEndian.PutUint64(wqe[24:], uint64(rkey)<<32)
@@ -97,9 +97,7 @@ func (f *Floor) SetSGE(lkey uint32, addr uint64, length uint32) error {
 func (f *Floor) Complete() error {
 	f.head += f.nreq
 	f.nreq = 0
-	var rec [4]byte
-	binary.BigEndian.PutUint32(rec[:], f.curPost&0xffff)
-	barrier.Doorbell8(f.dbr, *(*uint32)(unsafe.Pointer(&rec)), unsafe.Add(f.reg, f.bfOff), *(*uint64)(unsafe.Add(f.ring, f.curCtrl)))
+	barrier.Doorbell8(f.dbr, uint32(mlx.ToBE32(f.curPost&0xffff)), unsafe.Add(f.reg, f.bfOff), *(*uint64)(unsafe.Add(f.ring, f.curCtrl)))
 	f.bfOff ^= BFSize
 	return nil
 }

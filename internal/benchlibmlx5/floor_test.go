@@ -21,7 +21,7 @@ func TestFloorBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := goSide(t, func(q *sq.SQ) error { return PostWrites(q, n, 1) })
-		if err := Same("floor", want, f.Side(mem)); err != nil {
+		if err := Same("floor", want, f.Side()); err != nil {
 			t.Errorf("%d writes: %v", n, err)
 		}
 	}
